@@ -1,0 +1,42 @@
+"""Process configuration, read once from the environment (and ``.env``) by pydantic-settings.
+
+Names are the public contract in DESIGN.md; nothing else in the code reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"
+
+    callops_db: str = "callops.db"
+    callops_secret_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key(s) for secrets at rest; comma-separated, newest first.",
+    )
+    callops_base_url: str | None = None
+    callops_api_key: SecretStr | None = None
+    callops_timezone: str = "UTC"
+    callops_admins: str = ""
+
+    @property
+    def secret_keys(self) -> list[str]:
+        """The Fernet keys, newest first (the first one encrypts; all of them decrypt)."""
+        if self.callops_secret_key is None:
+            return []
+        raw = self.callops_secret_key.get_secret_value()
+        return [k.strip() for k in raw.split(",") if k.strip()]
+
+    @property
+    def admin_ids(self) -> frozenset[str]:
+        return frozenset(u.strip() for u in self.callops_admins.split(",") if u.strip())
