@@ -68,7 +68,7 @@ class TokenV3(WireModel):
     expired_in: int = 0
     refresh_token: str = ""
     token: str
-    token_type: str = "Bearer"
+    token_type: str = "Bearer"  # noqa: S105 - a scheme name, not a secret
     user_id: str = ""
 
 
