@@ -1,0 +1,72 @@
+"""Workspace storage on one SQLite file: workspaces and their encrypted API keys, roles,
+approval policy and approvals, audit log, digests, notification routes, Slack installations.
+
+Every read and write of workspace data takes the Slack team id; nothing returns another
+workspace's rows. Imports only sqlite-utils, cryptography, the stdlib and callcenter.tokens.
+"""
+
+from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
+from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
+from storage.database import connect, open_database, write_transaction
+from storage.digests import DigestRun, DigestSchedule, DigestStore
+from storage.facade import Storage
+from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
+from storage.migrations import LATEST_VERSION, migrate, read_schema_version
+from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
+from storage.policy import (
+    ADMINS,
+    DEFAULT_POLICY,
+    ActionKind,
+    KindPolicy,
+    Mode,
+    PolicyStore,
+)
+from storage.roles import DEFAULT_ROLE, Role, RoleStore
+from storage.secrets import SecretBox, rotate_secrets
+from storage.workspaces import UNCHANGED, Workspace, WorkspaceStore, WorkspaceTokenCache
+
+__all__ = [
+    "ADMINS",
+    "DEFAULT_POLICY",
+    "DEFAULT_ROLE",
+    "LATEST_VERSION",
+    "UNCHANGED",
+    "ActionKind",
+    "Approval",
+    "ApprovalState",
+    "ApprovalStore",
+    "AuditEntry",
+    "AuditLog",
+    "CallbackTokenStore",
+    "DedupStore",
+    "DigestRun",
+    "DigestSchedule",
+    "DigestStore",
+    "InstallationRecord",
+    "InstallationStore",
+    "KindPolicy",
+    "Mode",
+    "NotificationRoute",
+    "OAuthStateStore",
+    "Outcome",
+    "PolicyStore",
+    "Role",
+    "RoleStore",
+    "RouteStore",
+    "SecretBox",
+    "Storage",
+    "Workspace",
+    "WorkspaceStore",
+    "WorkspaceTokenCache",
+    "canonical_json",
+    "connect",
+    "migrate",
+    "open_database",
+    "params_hash",
+    "read_schema_version",
+    "redact",
+    "rotate_secrets",
+    "write_csv",
+    "write_json",
+    "write_transaction",
+]

@@ -1,0 +1,415 @@
+"""Approvals: a request to run one risky action, and the state machine that runs it once.
+
+    pending -> approved -> executing -> done | failed
+    pending -> denied | expired | cancelled
+
+Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``; SQLite
+serialises writers across processes, so of two people clicking at the same moment exactly one
+sees rowcount 1 and the other is told who was first. The parameters are stored encrypted (a
+user change can carry a password; leads carry phone numbers) with a SHA-256 of their canonical
+JSON: the decider's card carries the hash it showed, and `claim_for_execution` hands back
+exactly the stored parameters that were approved. Who may decide is snapshotted from the
+policy when the request is made, so a later policy edit does not change a pending request.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from sqlite_utils import Database
+
+from storage.clock import Clock, system_clock
+from storage.errors import (
+    ApprovalExpiredError,
+    ApprovalForbiddenError,
+    ApprovalParamsMismatchError,
+    ApprovalStateError,
+    InvalidValueError,
+    NotFoundError,
+)
+from storage.policy import (
+    ActionKind,
+    Approvers,
+    KindPolicy,
+    Mode,
+    PolicyStore,
+    approvers_from_json,
+    approvers_to_json,
+    may_decide,
+)
+from storage.roles import Role
+from storage.secrets import SecretBox
+from storage.transactions import write_transaction
+
+log = logging.getLogger(__name__)
+
+
+class ApprovalState(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    EXECUTING = "executing"
+    DONE = "done"
+    FAILED = "failed"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in _FINAL
+
+
+_FINAL = frozenset(
+    {
+        ApprovalState.DONE,
+        ApprovalState.FAILED,
+        ApprovalState.DENIED,
+        ApprovalState.EXPIRED,
+        ApprovalState.CANCELLED,
+    }
+)
+
+
+def canonical_json(params: Mapping[str, Any]) -> str:
+    """One text per parameter set: sorted keys, no spaces, so equal params hash equally."""
+    try:
+        return json.dumps(
+            params, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except (TypeError, ValueError) as exc:
+        raise InvalidValueError(f"approval parameters must be plain JSON data: {exc}") from None
+
+
+def params_hash(params: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(params).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    team_id: str
+    kind: ActionKind
+    params: dict[str, Any] = field(repr=False)
+    params_hash: str
+    approvers: Approvers
+    allow_self_approval: bool
+    requester: str
+    decider: str | None
+    reason: str | None
+    state: ApprovalState
+    created_at: float
+    decided_at: float | None
+    executed_at: float | None
+    finished_at: float | None
+    expires_at: float
+    channel: str | None
+    message_ts: str | None
+    result: Any = None
+
+
+class ApprovalStore:
+    def __init__(
+        self,
+        db: Database,
+        box: SecretBox,
+        policies: PolicyStore,
+        *,
+        clock: Clock = system_clock,
+    ) -> None:
+        self._db = db
+        self._box = box
+        self._policies = policies
+        self._clock = clock
+
+    # -- reading -----------------------------------------------------------------------
+
+    def get(self, team_id: str, approval_id: str) -> Approval | None:
+        rows = list(
+            self._db.query(
+                "SELECT * FROM approvals WHERE team_id = ? AND id = ?", [team_id, approval_id]
+            )
+        )
+        return self._approval(rows[0]) if rows else None
+
+    def require(self, team_id: str, approval_id: str) -> Approval:
+        found = self.get(team_id, approval_id)
+        if found is None:
+            raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
+        return found
+
+    def list(
+        self,
+        team_id: str,
+        *,
+        states: Iterable[ApprovalState] | None = None,
+        limit: int = 50,
+    ) -> list[Approval]:
+        """Newest first."""
+        sql = "SELECT * FROM approvals WHERE team_id = ?"
+        args: list[Any] = [team_id]
+        if states is not None:
+            wanted = [ApprovalState(s).value for s in states]
+            sql += f" AND state IN ({', '.join('?' for _ in wanted)})"
+            args += wanted
+        sql += " ORDER BY created_at DESC, id LIMIT ?"
+        args.append(limit)
+        return [self._approval(row) for row in self._db.query(sql, args)]
+
+    def teams_with_pending(self) -> builtins.list[str]:
+        """Team ids that have pending requests (only ids: the expiry sweep visits each team)."""
+        rows = self._db.execute(
+            "SELECT DISTINCT team_id FROM approvals WHERE state = 'pending' ORDER BY team_id"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # -- transitions ---------------------------------------------------------------------
+
+    def create(
+        self,
+        team_id: str,
+        kind: ActionKind,
+        params: Mapping[str, Any],
+        requester: str,
+        *,
+        policy: KindPolicy | None = None,
+        channel: str | None = None,
+    ) -> Approval:
+        """A new pending request. A confirm-mode request is decided by its requester alone."""
+        kind = ActionKind(kind)
+        rule = policy or self._policies.get(team_id, kind)
+        approvers: Approvers = rule.approvers
+        allow_self = rule.allow_self_approval
+        if rule.mode is not Mode.APPROVAL:
+            approvers, allow_self = (requester,), True
+        text = canonical_json(params)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        now = self._clock()
+        approval_id = secrets.token_urlsafe(9)
+        self._db.execute(
+            """INSERT INTO approvals (id, team_id, kind, params_enc, params_hash, approvers,
+                   allow_self_approval, requester, state, created_at, expires_at, channel)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""",
+            [
+                approval_id,
+                team_id,
+                kind.value,
+                self._box.encrypt(text),
+                digest,
+                approvers_to_json(approvers),
+                int(allow_self),
+                requester,
+                now,
+                now + rule.expiry_seconds,
+                channel,
+            ],
+        )
+        log.info("team %s: approval %s requested for %s", team_id, approval_id, kind.value)
+        return self.require(team_id, approval_id)
+
+    def attach_message(
+        self, team_id: str, approval_id: str, channel: str, message_ts: str
+    ) -> Approval:
+        """Remember the Slack message that shows this request, to update it on every move."""
+        cursor = self._db.execute(
+            "UPDATE approvals SET channel = ?, message_ts = ? WHERE team_id = ? AND id = ?",
+            [channel, message_ts, team_id, approval_id],
+        )
+        if cursor.rowcount != 1:
+            raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
+        return self.require(team_id, approval_id)
+
+    def decide(
+        self,
+        team_id: str,
+        approval_id: str,
+        *,
+        decider: str,
+        decider_role: Role,
+        approve: bool,
+        params_hash: str,
+        reason: str | None = None,
+    ) -> Approval:
+        """Approve or deny a pending request; exactly one of concurrent deciders wins.
+
+        Raises ApprovalStateError (not pending any more: someone was first),
+        ApprovalExpiredError (overdue: it is expired now), ApprovalParamsMismatchError (the
+        card showed other parameters), ApprovalForbiddenError (policy says no).
+        """
+        current = self.require(team_id, approval_id)
+        now = self._clock()
+        self._check_pending(current)
+        if now >= current.expires_at:
+            raise ApprovalExpiredError(
+                "this request expired before it was decided", self._expire(current, now)
+            )
+        if params_hash != current.params_hash:
+            raise ApprovalParamsMismatchError(
+                "the parameters shown to you are not the ones requested; nothing was decided",
+                current,
+            )
+        refusal = self._refusal(current, decider, Role(decider_role), approve)
+        if refusal:
+            raise ApprovalForbiddenError(refusal, current)
+        target = ApprovalState.APPROVED if approve else ApprovalState.DENIED
+        cursor = self._db.execute(
+            """UPDATE approvals SET state = ?, decider = ?, reason = ?, decided_at = ?
+               WHERE team_id = ? AND id = ? AND state = 'pending'
+                 AND params_hash = ? AND expires_at > ?""",
+            [target.value, decider, reason, now, team_id, approval_id, params_hash, now],
+        )
+        if cursor.rowcount != 1:
+            raise self._lost(team_id, approval_id, now)
+        log.info("team %s: approval %s %s by %s", team_id, approval_id, target.value, decider)
+        return self.require(team_id, approval_id)
+
+    def cancel(
+        self,
+        team_id: str,
+        approval_id: str,
+        *,
+        by: str,
+        by_role: Role,
+        reason: str | None = None,
+    ) -> Approval:
+        """Withdraw a pending request: its requester, or an admin, may."""
+        current = self.require(team_id, approval_id)
+        now = self._clock()
+        self._check_pending(current)
+        if by != current.requester and Role(by_role) is not Role.ADMIN:
+            raise ApprovalForbiddenError(
+                "only the requester or an admin may cancel this request", current
+            )
+        cursor = self._db.execute(
+            """UPDATE approvals SET state = 'cancelled', decider = ?, reason = ?, decided_at = ?
+               WHERE team_id = ? AND id = ? AND state = 'pending'""",
+            [by, reason, now, team_id, approval_id],
+        )
+        if cursor.rowcount != 1:
+            raise self._lost(team_id, approval_id, now)
+        log.info("team %s: approval %s cancelled by %s", team_id, approval_id, by)
+        return self.require(team_id, approval_id)
+
+    def claim_for_execution(self, team_id: str, approval_id: str) -> Approval:
+        """approved -> executing, once: the winner gets the exact parameters that were approved."""
+        now = self._clock()
+        cursor = self._db.execute(
+            """UPDATE approvals SET state = 'executing', executed_at = ?
+               WHERE team_id = ? AND id = ? AND state = 'approved'""",
+            [now, team_id, approval_id],
+        )
+        claimed = self.require(team_id, approval_id)
+        if cursor.rowcount != 1:
+            raise ApprovalStateError(_state_message(claimed, "run"), claimed)
+        if params_hash(claimed.params) != claimed.params_hash:
+            # Only possible if the row was edited behind our back: refuse to act on it.
+            self.finish(team_id, approval_id, ok=False, result={"error": "parameters altered"})
+            raise ApprovalParamsMismatchError(
+                "the stored parameters no longer match what was approved; not running it",
+                self.require(team_id, approval_id),
+            )
+        log.info("team %s: approval %s executing", team_id, approval_id)
+        return claimed
+
+    def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
+        """executing -> done | failed, with the outcome the Slack card will show."""
+        target = ApprovalState.DONE if ok else ApprovalState.FAILED
+        cursor = self._db.execute(
+            """UPDATE approvals SET state = ?, finished_at = ?, result = ?
+               WHERE team_id = ? AND id = ? AND state = 'executing'""",
+            [target.value, self._clock(), json.dumps(result), team_id, approval_id],
+        )
+        finished = self.require(team_id, approval_id)
+        if cursor.rowcount != 1:
+            raise ApprovalStateError(_state_message(finished, "finish"), finished)
+        log.info("team %s: approval %s %s", team_id, approval_id, target.value)
+        return finished
+
+    def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
+        """Move this team's overdue pending requests to expired; returns them (to update cards)."""
+        moment = self._clock() if now is None else now
+        with write_transaction(self._db):
+            ids = [
+                row[0]
+                for row in self._db.execute(
+                    """UPDATE approvals SET state = 'expired', decided_at = ?
+                       WHERE team_id = ? AND state = 'pending' AND expires_at <= ?
+                       RETURNING id""",
+                    [moment, team_id, moment],
+                ).fetchall()
+            ]
+        if ids:
+            log.info("team %s: %d approval(s) expired", team_id, len(ids))
+        return [self.require(team_id, i) for i in sorted(ids)]
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _refusal(self, current: Approval, decider: str, role: Role, approve: bool) -> str | None:
+        if not approve and decider == current.requester and not current.allow_self_approval:
+            return "you asked for this action: cancel it instead of denying it"
+        return may_decide(
+            current.approvers, current.allow_self_approval, decider, role, current.requester
+        )
+
+    def _check_pending(self, current: Approval) -> None:
+        if current.state is not ApprovalState.PENDING:
+            raise ApprovalStateError(_state_message(current, "decide"), current)
+
+    def _expire(self, current: Approval, now: float) -> Approval:
+        self._db.execute(
+            """UPDATE approvals SET state = 'expired', decided_at = ?
+               WHERE team_id = ? AND id = ? AND state = 'pending' AND expires_at <= ?""",
+            [now, current.team_id, current.id, now],
+        )
+        return self.require(current.team_id, current.id)
+
+    def _lost(self, team_id: str, approval_id: str, now: float) -> ApprovalStateError:
+        current = self.require(team_id, approval_id)
+        if current.state is ApprovalState.PENDING and now >= current.expires_at:
+            current = self._expire(current, now)
+        return ApprovalStateError(_state_message(current, "decide"), current)
+
+    def _approval(self, row: dict[str, Any]) -> Approval:
+        params: dict[str, Any] = json.loads(self._box.decrypt(row["params_enc"]))
+        return Approval(
+            id=row["id"],
+            team_id=row["team_id"],
+            kind=ActionKind(row["kind"]),
+            params=params,
+            params_hash=row["params_hash"],
+            approvers=approvers_from_json(row["approvers"]),
+            allow_self_approval=bool(row["allow_self_approval"]),
+            requester=row["requester"],
+            decider=row["decider"],
+            reason=row["reason"],
+            state=ApprovalState(row["state"]),
+            created_at=row["created_at"],
+            decided_at=row["decided_at"],
+            executed_at=row["executed_at"],
+            finished_at=row["finished_at"],
+            expires_at=row["expires_at"],
+            channel=row["channel"],
+            message_ts=row["message_ts"],
+            result=None if row["result"] is None else json.loads(row["result"]),
+        )
+
+
+def _state_message(approval: Approval, verb: str) -> str:
+    who = f" by {approval.decider}" if approval.decider else ""
+    state = approval.state
+    if state is ApprovalState.PENDING:
+        return f"cannot {verb} it: it has not been approved yet"
+    if state in (ApprovalState.APPROVED, ApprovalState.DENIED, ApprovalState.CANCELLED):
+        return f"cannot {verb} it: it was already {state.value}{who}"
+    if state is ApprovalState.EXPIRED:
+        return f"cannot {verb} it: it expired"
+    if state is ApprovalState.EXECUTING:
+        return f"cannot {verb} it: it is already running"
+    return f"cannot {verb} it: it already ran ({state.value})"

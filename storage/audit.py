@@ -1,0 +1,177 @@
+"""The audit log: who did what, when, with which result; append-only by database trigger.
+
+Parameters are redacted by key name before they are written, so a password or API key in an
+action's parameters never reaches the log, whatever the caller passes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from sqlite_utils import Database
+
+from storage.clock import Clock, iso_utc, system_clock
+
+log = logging.getLogger(__name__)
+
+REDACTED = "[redacted]"
+
+_SECRET_KEYS = frozenset(
+    {"api_key", "apikey", "password", "confirm_password", "passwd", "authorization", "cookie"}
+)
+_SECRET_PARTS = ("token", "secret", "password", "api_key", "private_key", "credential")
+
+
+def is_secret_key(name: str) -> bool:
+    """Names that carry credentials: exact ones, and any name containing token/secret/..."""
+    lowered = name.lower().replace("-", "_")
+    return lowered in _SECRET_KEYS or any(part in lowered for part in _SECRET_PARTS)
+
+
+def redact(value: Any) -> Any:
+    """A copy of `value` with every secret-named entry replaced, at any depth."""
+    if isinstance(value, Mapping):
+        return {str(k): REDACTED if is_secret_key(str(k)) else redact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    return value
+
+
+class Outcome:
+    """Common outcome words (free text is allowed; these keep exports consistent)."""
+
+    OK = "ok"
+    FAILED = "failed"
+    REFUSED = "refused"
+    REQUESTED = "requested"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: float
+    team_id: str | None
+    user_id: str | None
+    action: str
+    params: dict[str, Any]
+    outcome: str
+    detail: str | None
+
+    def as_export(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "time": iso_utc(self.at),
+            "team_id": self.team_id,
+            "user_id": self.user_id,
+            "action": self.action,
+            "params": self.params,
+            "outcome": self.outcome,
+            "detail": self.detail,
+        }
+
+
+EXPORT_FIELDS: Sequence[str] = (
+    "id",
+    "time",
+    "team_id",
+    "user_id",
+    "action",
+    "params",
+    "outcome",
+    "detail",
+)
+
+
+class AuditLog:
+    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    def append(
+        self,
+        team_id: str | None,
+        user_id: str | None,
+        action: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        outcome: str = Outcome.OK,
+        detail: str | None = None,
+    ) -> int:
+        """Record one action. team_id None is for operator actions that span workspaces
+        (e.g. secret rotation); user_id is the Slack user, or "cli:<name>" for the CLI."""
+        text = json.dumps(redact(dict(params or {})), sort_keys=True, default=str)
+        cursor = self._db.execute(
+            """INSERT INTO audit_log (at, team_id, user_id, action, params, outcome, detail)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            [self._clock(), team_id, user_id, action, text, outcome, detail],
+        )
+        log.debug("audit: team %s user %s %s -> %s", team_id, user_id, action, outcome)
+        return int(cursor.lastrowid or 0)
+
+    def entries(
+        self, team_id: str, *, since: float | None = None, limit: int | None = None
+    ) -> list[AuditEntry]:
+        """One workspace's entries, oldest first."""
+        return self._select("team_id = ?", [team_id], since, limit)
+
+    def all_entries(
+        self, *, since: float | None = None, limit: int | None = None
+    ) -> list[AuditEntry]:
+        """Every workspace's entries: for the server operator's `callops audit` export only."""
+        return self._select("1 = 1", [], since, limit)
+
+    def _select(
+        self, where: str, args: list[Any], since: float | None, limit: int | None
+    ) -> list[AuditEntry]:
+        sql = f"SELECT * FROM audit_log WHERE {where}"
+        if since is not None:
+            sql += " AND at >= ?"
+            args = [*args, since]
+        sql += " ORDER BY at, id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args = [*args, limit]
+        return [
+            AuditEntry(
+                id=row["id"],
+                at=row["at"],
+                team_id=row["team_id"],
+                user_id=row["user_id"],
+                action=row["action"],
+                params=json.loads(row["params"]),
+                outcome=row["outcome"],
+                detail=row["detail"],
+            )
+            for row in self._db.query(sql, args)
+        ]
+
+
+def write_json(entries: Iterable[AuditEntry], out: TextIO) -> None:
+    json.dump([e.as_export() for e in entries], out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_csv(entries: Iterable[AuditEntry], out: TextIO) -> None:
+    """CSV for spreadsheets: params as compact JSON in one column; formula-like text quoted."""
+    writer = csv.DictWriter(out, fieldnames=list(EXPORT_FIELDS), lineterminator="\n")
+    writer.writeheader()
+    for entry in entries:
+        row = entry.as_export()
+        row["params"] = json.dumps(row["params"], sort_keys=True, ensure_ascii=False)
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+
+
+def _cell(value: Any) -> Any:
+    """Text a spreadsheet would run as a formula (from Slack input) is quoted as text."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

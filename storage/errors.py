@@ -1,0 +1,61 @@
+"""Storage errors: each one says what went wrong in words an operator can act on, because
+they surface in the CLI and (through `commands/`) in Slack messages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from storage.approvals import Approval
+
+
+class StorageError(Exception):
+    """Base of every error raised on purpose by `storage`."""
+
+
+class SchemaTooNewError(StorageError):
+    """The database was written by a newer callops; opening it could corrupt it."""
+
+
+class MissingSecretKeyError(StorageError):
+    """No CALLOPS_SECRET_KEY outside demo mode: refusing beats storing keys in plain text."""
+
+
+class InvalidSecretKeyError(StorageError):
+    """A CALLOPS_SECRET_KEY entry is not a Fernet key."""
+
+
+class SecretDecryptError(StorageError):
+    """A stored secret cannot be decrypted with any configured key."""
+
+
+class NotFoundError(StorageError, LookupError):
+    """The row asked for does not exist in this workspace."""
+
+
+class InvalidValueError(StorageError, ValueError):
+    """A value failed validation before anything was written."""
+
+
+class ApprovalError(StorageError):
+    """An approval could not make the requested move; `approval` is its state now."""
+
+    def __init__(self, message: str, approval: Approval) -> None:
+        super().__init__(message)
+        self.approval = approval
+
+
+class ApprovalStateError(ApprovalError):
+    """Illegal transition, or another decider/executor got there first."""
+
+
+class ApprovalExpiredError(ApprovalError):
+    """The approval passed its expiry before the decision; it is now `expired`."""
+
+
+class ApprovalForbiddenError(ApprovalError):
+    """The user may not make this decision under the policy snapshot of the approval."""
+
+
+class ApprovalParamsMismatchError(ApprovalError):
+    """The decider saw different parameters than the ones stored (stale or forged card)."""

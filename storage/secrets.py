@@ -1,0 +1,123 @@
+"""Secrets at rest: Fernet with a key list, so keys can be rotated without downtime.
+
+`CALLOPS_SECRET_KEY` holds one key, or several separated by commas, newest first: the first
+encrypts, all of them decrypt. Rotation is: put a new key in front, run
+`callops secrets rotate` (every secret re-encrypted under the new key in one transaction),
+then drop the old key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from sqlite_utils import Database
+
+from storage.errors import InvalidSecretKeyError, MissingSecretKeyError, SecretDecryptError
+from storage.migrations import SECRET_SUFFIX
+from storage.transactions import write_transaction
+
+log = logging.getLogger(__name__)
+
+MAKE_KEY_HINT = (
+    'make one with: python -c "from cryptography.fernet import Fernet; '
+    'print(Fernet.generate_key().decode())"'
+)
+
+
+class SecretBox:
+    """Encrypts and decrypts text under the configured keys; never logs or reprs a secret."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        if not keys:
+            raise MissingSecretKeyError(
+                "CALLOPS_SECRET_KEY is not set: callops encrypts API keys and tokens at rest "
+                f"and will not store them without a key; {MAKE_KEY_HINT}"
+            )
+        fernets: list[Fernet] = []
+        for position, key in enumerate(keys, start=1):
+            try:
+                fernets.append(Fernet(key.strip().encode()))
+            except (ValueError, TypeError):
+                # The key itself is never echoed: a mistyped key is still mostly a key.
+                raise InvalidSecretKeyError(
+                    f"CALLOPS_SECRET_KEY entry {position} is not a Fernet key "
+                    f"(32 url-safe base64-encoded bytes); {MAKE_KEY_HINT}"
+                ) from None
+        self._multi = MultiFernet(fernets)
+        self._count = len(fernets)
+
+    @classmethod
+    def from_settings(cls, keys: Sequence[str], *, demo: bool = False) -> SecretBox:
+        """The box for this process: refuses to run without a key unless in demo mode.
+
+        Demo mode gets a key that lives as long as the process, which is right for the demo's
+        throw-away database and wrong for anything else (secrets become unreadable on restart).
+        """
+        if not keys and demo:
+            log.warning("demo mode: secrets are encrypted with a temporary key for this run only")
+            return cls([Fernet.generate_key().decode()])
+        return cls(keys)
+
+    @property
+    def key_count(self) -> int:
+        return self._count
+
+    def encrypt(self, plaintext: str) -> str:
+        return self._multi.encrypt(plaintext.encode()).decode("ascii")
+
+    def decrypt(self, ciphertext: str) -> str:
+        try:
+            return self._multi.decrypt(ciphertext.encode("ascii")).decode()
+        except (InvalidToken, UnicodeError):
+            raise SecretDecryptError(
+                "a stored secret cannot be decrypted with any key in CALLOPS_SECRET_KEY; "
+                "was the key that encrypted it removed before `callops secrets rotate`?"
+            ) from None
+
+    def rotate(self, ciphertext: str) -> str:
+        """Re-encrypt under the first key (whichever key encrypted it before)."""
+        try:
+            return self._multi.rotate(ciphertext.encode("ascii")).decode("ascii")
+        except (InvalidToken, UnicodeError):
+            raise SecretDecryptError(
+                "a stored secret cannot be decrypted with any key in CALLOPS_SECRET_KEY, so it "
+                "cannot be rotated; nothing was changed"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"SecretBox(<{self._count} key(s)>)"
+
+
+def secret_columns(db: Database) -> dict[str, list[str]]:
+    """Every table's encrypted columns, found by the ``_enc`` naming rule of the schema."""
+    found: dict[str, list[str]] = {}
+    for table in db.table_names():
+        columns = [c.name for c in db.table(table).columns if c.name.endswith(SECRET_SUFFIX)]
+        if columns:
+            found[table] = columns
+    return found
+
+
+def rotate_secrets(db: Database, box: SecretBox) -> int:
+    """Re-encrypt every stored secret under the box's first key, all or nothing.
+
+    Returns how many values were re-encrypted. If any value cannot be decrypted the
+    transaction rolls back and SecretDecryptError says so.
+    """
+    rotated = 0
+    with write_transaction(db):
+        for table, columns in secret_columns(db).items():
+            column_list = ", ".join(f'"{c}"' for c in columns)
+            rows = db.execute(f'SELECT rowid, {column_list} FROM "{table}"').fetchall()
+            for row in rows:
+                rowid, values = row[0], row[1:]
+                new_values = [None if v is None else box.rotate(v) for v in values]
+                rotated += sum(v is not None for v in values)
+                assignments = ", ".join(f'"{c}" = ?' for c in columns)
+                db.execute(
+                    f'UPDATE "{table}" SET {assignments} WHERE rowid = ?', [*new_values, rowid]
+                )
+    log.info("re-encrypted %d stored secrets under the first key", rotated)
+    return rotated

@@ -1,0 +1,40 @@
+"""Checks on values that come from people (CLI flags, Slack modals) before they are stored."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from storage.errors import InvalidValueError
+
+
+def check_timezone(name: str) -> str:
+    """An IANA zone name that zoneinfo knows (so digests fire at the local time people mean)."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidValueError(
+            f"unknown timezone {name!r}: use an IANA name such as Asia/Ho_Chi_Minh, "
+            "Europe/Berlin or UTC"
+        ) from None
+    return name
+
+
+def check_base_url(url: str) -> str:
+    """An http(s) URL with a host, without the trailing slash (paths are appended to it)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidValueError(
+            f"the base URL {url!r} is not an http(s) URL; write it like https://pbx.example.com/api"
+        )
+    if parts.query or parts.fragment:
+        raise InvalidValueError(f"the base URL {url!r} must not carry a query or fragment")
+    return url.strip().rstrip("/")
+
+
+def check_id(value: str, what: str) -> str:
+    """A non-empty identifier (Slack team/user/channel id) without surrounding blanks."""
+    cleaned = value.strip()
+    if not cleaned or any(ch.isspace() for ch in cleaned):
+        raise InvalidValueError(f"{what} must be a non-empty id without spaces, got {value!r}")
+    return cleaned

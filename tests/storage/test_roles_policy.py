@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import pytest
+
+from storage import ADMINS, DEFAULT_POLICY, ActionKind, KindPolicy, Mode, Role, Storage
+from storage.errors import InvalidValueError
+
+
+def test_users_nobody_named_are_viewers(store: Storage) -> None:
+    assert store.roles.resolve_role(
+        "T1", "U1", is_workspace_admin=False, env_admins=frozenset()
+    ) == (Role.VIEWER)
+
+
+def test_stored_roles_apply_per_team(store: Storage) -> None:
+    store.roles.set_role("T1", "U1", Role.OPERATOR, granted_by="U0")
+    none: frozenset[str] = frozenset()
+    assert store.roles.resolve_role("T1", "U1", is_workspace_admin=False, env_admins=none) is (
+        Role.OPERATOR
+    )
+    assert store.roles.resolve_role("T2", "U1", is_workspace_admin=False, env_admins=none) is (
+        Role.VIEWER
+    )
+    assert store.roles.list_roles("T1") == {"U1": Role.OPERATOR}
+    assert store.roles.remove_role("T1", "U1")
+    assert store.roles.stored_role("T1", "U1") is None
+
+
+def test_slack_admins_and_env_admins_are_admins_whatever_is_stored(store: Storage) -> None:
+    store.roles.set_role("T1", "U1", Role.VIEWER)
+    resolve = store.roles.resolve_role
+    assert resolve("T1", "U1", is_workspace_admin=True, env_admins=frozenset()) is Role.ADMIN
+    assert resolve("T1", "U1", is_workspace_admin=False, env_admins=frozenset({"U1"})) is (
+        Role.ADMIN
+    )
+
+
+def test_the_installing_user_is_recorded_as_admin(store: Storage) -> None:
+    from storage import InstallationRecord
+
+    store.installations.save(InstallationRecord(user_id="UINSTALL", team_id="T1", bot_token="x"))
+    assert store.roles.stored_role("T1", "UINSTALL") is Role.ADMIN
+
+
+def test_role_names_are_parsed_with_a_helpful_error() -> None:
+    assert Role.parse(" Operator ") is Role.OPERATOR
+    with pytest.raises(InvalidValueError, match="admin, operator or viewer"):
+        Role.parse("owner")
+    assert Role.ADMIN.at_least(Role.OPERATOR) and not Role.VIEWER.at_least(Role.OPERATOR)
+
+
+def test_default_policy_follows_the_design() -> None:
+    approval = {
+        ActionKind.CAMPAIGN_START,
+        ActionKind.AUTOCALL_PUSH,
+        ActionKind.LEAD_INSERT,
+        ActionKind.LEAD_UPLOAD,
+        ActionKind.GROUP_CREATE,
+        ActionKind.GROUP_UPDATE,
+        ActionKind.USER_UPDATE,
+        ActionKind.NOTIFY_ATTACH,
+    }
+    confirm = {
+        ActionKind.CAMPAIGN_PAUSE,
+        ActionKind.CAMPAIGN_STOP,
+        ActionKind.CALL_TRANSFER,
+        ActionKind.CAMPAIGN_PAUSE_ALL,
+    }
+    assert set(DEFAULT_POLICY) == set(ActionKind)
+    for kind, policy in DEFAULT_POLICY.items():
+        assert policy.expiry_seconds == 30 * 60
+        assert policy.allow_self_approval is False
+        assert policy.approvers == ADMINS
+        assert policy.min_role is Role.OPERATOR
+        if kind in approval:
+            assert policy.mode is Mode.APPROVAL, kind
+        elif kind in confirm:
+            assert policy.mode is Mode.CONFIRM, kind
+    assert DEFAULT_POLICY[ActionKind.NOTIFY_ROUTE].mode is Mode.NONE
+
+
+def test_a_team_can_override_one_kind_without_touching_others(store: Storage) -> None:
+    named = KindPolicy(Mode.APPROVAL, approvers=("U7", "U8"), allow_self_approval=True)
+    store.policies.set("T1", ActionKind.LEAD_UPLOAD, named, updated_by="U0")
+
+    assert store.policies.get("T1", ActionKind.LEAD_UPLOAD) == named
+    assert (
+        store.policies.get("T2", ActionKind.LEAD_UPLOAD) == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
+    )
+    merged = store.policies.all("T1")
+    assert merged[ActionKind.LEAD_UPLOAD] == named
+    assert merged[ActionKind.CAMPAIGN_START] == DEFAULT_POLICY[ActionKind.CAMPAIGN_START]
+
+    updated = store.policies.update("T1", ActionKind.LEAD_UPLOAD, expiry_seconds=600)
+    assert updated.expiry_seconds == 600 and updated.approvers == ("U7", "U8")
+    store.policies.reset("T1", ActionKind.LEAD_UPLOAD)
+    assert (
+        store.policies.get("T1", ActionKind.LEAD_UPLOAD) == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
+    )
+
+
+@pytest.mark.parametrize(
+    ("approvers", "allow_self", "decider", "role", "allowed"),
+    [
+        (ADMINS, False, "U2", Role.ADMIN, True),
+        (ADMINS, False, "U2", Role.OPERATOR, False),
+        (ADMINS, False, "U1", Role.ADMIN, False),  # the requester
+        (ADMINS, True, "U1", Role.ADMIN, True),
+        (("U5",), False, "U5", Role.VIEWER, True),
+        (("U5",), False, "U2", Role.ADMIN, False),
+    ],
+)
+def test_who_may_approve(
+    approvers: tuple[str, ...] | str, allow_self: bool, decider: str, role: Role, allowed: bool
+) -> None:
+    policy = KindPolicy(Mode.APPROVAL, approvers=approvers, allow_self_approval=allow_self)  # type: ignore[arg-type]
+    assert (policy.may_approve(decider, role, requester="U1") is None) is allowed
+
+
+def test_nonsense_policies_are_refused() -> None:
+    with pytest.raises(InvalidValueError):
+        KindPolicy(Mode.APPROVAL, expiry_seconds=0)
+    with pytest.raises(InvalidValueError):
+        KindPolicy(Mode.APPROVAL, approvers=())
