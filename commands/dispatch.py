@@ -1,0 +1,147 @@
+"""From the text after ``/callops`` to a reply: parse, check the role, run, explain failures.
+
+This is the one way through for every command, typed or clicked (paging and choice
+buttons re-enter here with the command text they carry), so the role check and the
+error wording cannot differ between surfaces.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+
+from callcenter import errors
+from commands import calls, campaigns, cdr, connection, directory, help, leads, reports
+from commands.catalog import CommandSpec, find, match, role_allows
+from commands.connection import not_connected
+from commands.context import CommandContext, NotConnectedError
+from commands.grammar import UsageError, tokenize
+from commands.reply import Outcome, Reply, error, notice
+from commands.resolve import CampaignNotFound
+from commands.text import escape
+
+log = logging.getLogger(__name__)
+
+
+Handler = Callable[[CommandContext, list[str]], Awaitable[Outcome]]
+
+HANDLERS: dict[str, Handler] = {
+    "help": help.help_command,
+    "connect": connection.connect,
+    "disconnect": connection.disconnect,
+    "status": connection.status,
+    "campaigns": campaigns.list_campaigns,
+    "campaign": campaigns.show_campaign,
+    "calls": calls.live_calls,
+    "list": leads.show_list,
+    "cdr": cdr.call_records,
+    "stats": reports.stats,
+    "monitor": reports.monitor,
+    "agents": reports.agents,
+    "extensions": reports.extensions,
+    "users": directory.users,
+    "groups": directory.groups,
+    "templates": directory.templates,
+    "carriers": directory.carriers,
+    "gateways": directory.gateways,
+    "blacklist": directory.blacklist,
+}
+"""Commands that work today; the rest of the catalog answers that it is coming."""
+
+NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
+
+
+async def dispatch(ctx: CommandContext, text: str) -> Outcome:
+    """Run one command and always come back with something to show the user."""
+    try:
+        tokens = tokenize(text)
+    except UsageError as exc:
+        return error(exc.message)
+    if not tokens:
+        return await help.help_command(ctx, [])
+    found = match(tokens)
+    if found is None:
+        return unknown_command(tokens[0], ctx.role)
+    spec, args = found
+    if not role_allows(ctx.role, spec.role):
+        return refused(spec, ctx.role)
+    handler = HANDLERS.get(spec.name)
+    if handler is None:
+        return notice(
+            f"`/callops {escape(spec.name)}` is not available in this version yet.",
+            emoji=":construction:",
+        )
+    if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
+        return not_connected(ctx)
+    try:
+        return await handler(ctx, args)
+    except UsageError as exc:
+        return error(exc.message, exc.usage or spec.usage)
+    except NotConnectedError:
+        return not_connected(ctx)
+    except CampaignNotFound as exc:
+        return error(
+            f"No campaign is called or starts with '{exc.query}'.",
+            "campaigns  (to see their names)",
+        )
+    except errors.CallCenterError as exc:
+        return service_failure(exc)
+    except Exception:
+        ref = secrets.token_hex(4)
+        log.exception("command %r failed (ref %s)", spec.name, ref)
+        return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+
+
+def unknown_command(word: str, role: str) -> Reply:
+    """An unknown word gets the whole command list, headed by what was not understood."""
+    headline = error(f"I don't know the command '{word}'. Here is what I can do:")
+    return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
+
+
+def refused(spec: CommandSpec, role: str) -> Reply:
+    return error(
+        f"'/callops {spec.name}' needs the {spec.role} role; you are {_article(role)} {role}. "
+        "An admin can change that with /callops role @you "
+        f"{spec.role}."
+    )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def service_failure(exc: errors.CallCenterError) -> Reply:
+    """Name the cause in words a supervisor can act on; never a stack trace."""
+    message = escape(exc.message)
+    if isinstance(exc, errors.APITimeoutError):
+        text = "The call-center service did not answer in time. Try again in a moment."
+    elif isinstance(exc, errors.APIConnectionError):
+        text = f"I could not reach the call-center service ({message}). Try again in a moment."
+    elif isinstance(exc, errors.AuthenticationError):
+        text = (
+            "The call-center service refused this workspace's API key "
+            f"({message}). An admin can reconnect with `/callops connect`."
+        )
+    elif isinstance(exc, errors.RateLimitError):
+        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
+        text = f"The call-center service asks us to slow down{wait}. Try again shortly."
+    elif isinstance(exc, errors.ServerError):
+        text = f"The call-center service failed ({message}). Try again in a moment."
+    elif isinstance(exc, errors.FieldValidationError):
+        lines = [
+            f"• `{escape(field)}`: {escape('; '.join(msgs))}" for field, msgs in exc.fields.items()
+        ]
+        text = "The call-center service rejected some values:\n" + "\n".join(lines)
+    elif isinstance(exc, errors.TransferFailedError):
+        text = f"The transfer failed: {escape(exc.code)}."
+    elif isinstance(exc, errors.UnexpectedResponseError):
+        text = "The call-center service answered with something I could not read."
+    else:
+        text = f"The call-center service said: {message}"
+    return notice(text, emoji=":x:")
+
+
+def usage_of(name: str) -> str:
+    spec = find(name)
+    return spec.usage if spec else name

@@ -1,0 +1,36 @@
+"""Fixtures for the command tests: a real client to the emulator and a context maker."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from callcenter import CallCenter
+from commands.context import CommandContext
+
+if TYPE_CHECKING:
+    from emulators.pbx.testing import EmulatorServer
+
+TZ = ZoneInfo("Asia/Ho_Chi_Minh")
+
+MakeContext = Callable[..., CommandContext]
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
+        yield client
+
+
+@pytest.fixture
+def make_ctx(cc: CallCenter) -> MakeContext:
+    def make(offset: int = 0, role: str = "viewer", **kw: Any) -> CommandContext:
+        return CommandContext(
+            team_id="T1", user_id="U1", channel_id="C1", role=role, tz=TZ, cc=cc,
+            offset=offset, **kw,
+        )  # fmt: skip
+
+    return make

@@ -1,0 +1,66 @@
+"""What a Slack user would see of a reply, and the checks every reply must pass."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from commands.grammar import tokenize
+from commands.paging import read_page_value
+from commands.reply import Reply
+
+
+def payload(reply: Reply) -> dict[str, Any]:
+    """Serialize as the bot will (``to_dict`` enforces Block Kit's limits)."""
+    data = reply.payload()
+    assert len(data["blocks"]) <= 50
+    assert len(reply.blocks) <= 50, "a handler must page, not rely on fit() cutting"
+    return data
+
+
+def _texts(node: Any) -> list[str]:
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "text" and isinstance(value, str):
+                found.append(value)
+            else:
+                found.extend(_texts(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_texts(item))
+    return found
+
+
+def visible(reply: Reply) -> str:
+    """Every piece of text a user can read in the reply, one per line."""
+    return "\n".join(_texts(payload(reply)["blocks"]))
+
+
+def buttons(reply: Reply) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "button":
+                found.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(payload(reply)["blocks"])
+    return found
+
+
+def next_page(reply: Reply) -> tuple[list[str], int]:
+    """The args and offset a click on Next reruns (the command word removed)."""
+    values = [b["value"] for b in buttons(reply) if b["action_id"].endswith("_next")]
+    assert len(values) == 1, f"expected one Next button, got {values}"
+    command, offset = read_page_value(values[0])
+    return tokenize(command), offset
+
+
+def dumps(reply: Reply) -> str:
+    return json.dumps(payload(reply), ensure_ascii=False)

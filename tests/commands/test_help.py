@@ -1,0 +1,61 @@
+"""``help``: every command, grouped by family; one command explained; unknown ones named."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from commands.catalog import COMMANDS
+from commands.context import CommandContext
+from commands.help import FAMILY_TITLES, help_command
+from tests.commands.helpers import payload, visible
+
+
+def _ctx(role: str = "viewer") -> CommandContext:
+    # No client: help must work before the workspace is connected.
+    return CommandContext("T1", "U1", "C1", role, tz=ZoneInfo("Asia/Ho_Chi_Minh"))
+
+
+async def test_help_lists_every_command_by_family() -> None:
+    reply = await help_command(_ctx(), [])
+    text = visible(reply)
+    for spec in COMMANDS:
+        assert spec.usage.replace("<", "&lt;").replace(">", "&gt;") in text
+    for family in {s.family for s in COMMANDS}:
+        assert FAMILY_TITLES[family] in text
+    payload(reply)
+
+
+async def test_help_marks_what_a_viewer_cannot_run() -> None:
+    viewer = visible(await help_command(_ctx("viewer"), []))
+    admin = visible(await help_command(_ctx("admin"), []))
+    assert ":lock: _admin_" in viewer and ":lock: _operator_" in viewer
+    assert ":lock:" not in admin.replace(":lock: marks", "")
+
+
+async def test_help_for_one_command_shows_usage_examples_and_role() -> None:
+    text = visible(await help_command(_ctx(), ["cdr"]))
+    assert "/callops cdr [phone=] [ext=]" in text
+    assert "Look up call records." in text
+    assert "/callops cdr phone=0912345678" in text
+    assert "You can run it" in text
+    start = visible(await help_command(_ctx("viewer"), ["start"]))
+    assert "Needs the *operator* role" in start
+
+
+async def test_help_for_two_word_commands_and_families() -> None:
+    assert "/callops pause all" in visible(await help_command(_ctx(), ["pause", "all"]))
+    digest = visible(await help_command(_ctx(), ["digest"]))
+    assert "digest add" in digest and "digest remove" in digest
+    assert "leads upload" in visible(await help_command(_ctx(), ["leads"]))
+
+
+async def test_help_for_an_unknown_command_says_so_and_lists_them() -> None:
+    reply = await help_command(_ctx(), ["nosuch"])
+    text = visible(reply)
+    assert "There is no command `nosuch`" in text
+    assert "campaigns [autocall|autodialer|inbound|manual]" in text
+
+
+async def test_help_escapes_what_was_typed() -> None:
+    text = visible(await help_command(_ctx(), ["<!channel>"]))
+    assert "&lt;!channel&gt;" in text and "<!channel>" not in text
