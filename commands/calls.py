@@ -1,4 +1,4 @@
-"""``calls``: what is on the line right now, each call with a Transfer button.
+"""``calls``: what is on the line right now.
 
 The service gives no page parameters for live calls (spec 4.8: one array and a total),
 so the listing is paged here; a call center's live calls number in the tens.
@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import (
     Block,
-    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -28,8 +27,6 @@ from commands.reply import Reply, notice
 from commands.text import clip, duration, local_time, number, parse_service_time, truncate
 
 PAGE_SIZE = 15
-TRANSFER_ACTION = "call_transfer"
-MAX_BUTTON_VALUE = 2000
 
 DIRECTION_LABEL = {
     "inbound": ":arrow_lower_left: in",
@@ -72,10 +69,7 @@ def _call_row(call: ActiveCall, ctx: CommandContext, now: datetime) -> SectionBl
         f"{direction_label(call.direction)} · {state_label(call.state)} · "
         f":stopwatch: {elapsed} (since {local_time(call.created_time, ctx.tz, '%H:%M:%S')})"
     )
-    button = None
-    if call.call_id and len(call.call_id) <= MAX_BUTTON_VALUE:
-        button = ButtonElement(text="Transfer", action_id=TRANSFER_ACTION, value=call.call_id)
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)), accessory=button)
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 def calls_reply(

@@ -43,7 +43,7 @@ def status_label(status: str) -> str:
     return STATUS_LABEL.get(status, escape(status) or "unknown")
 
 
-def _campaign_row(c: Campaign) -> SectionBlock:
+def _campaign_row(c: Campaign, index: int) -> SectionBlock:
     mode = MODE_LABEL.get(c.mode_call, escape(c.mode_call))
     text = (
         f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
@@ -51,7 +51,10 @@ def _campaign_row(c: Campaign) -> SectionBlock:
     )
     return SectionBlock(
         text=MarkdownTextObject(text=truncate(text, 3000)),
-        accessory=ButtonElement(text="Open", action_id=OPEN_ACTION, value=c.campaign_uuid),
+        # Slack wants action ids unique within a message, hence the row number.
+        accessory=ButtonElement(
+            text="Open", action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
+        ),
     )
 
 
@@ -68,7 +71,7 @@ def campaigns_reply(
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
-    blocks.extend(_campaign_row(c) for c in page)
+    blocks.extend(_campaign_row(c, i) for i, c in enumerate(page))
     blocks.append(showing(offset, len(page), total, "campaigns"))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
@@ -209,28 +212,9 @@ def campaign_card(
 
 
 def control_buttons(c: Campaign) -> ActionsBlock:
-    """Start/Pause/Stop as the status allows, and Refresh; each click asks again before acting."""
-    elements: list[ButtonElement] = []
-    if c.status != "start":
-        elements.append(
-            ButtonElement(
-                text="Start", action_id="campaign_start", value=c.campaign_uuid, style="primary"
-            )
-        )
-    if c.status == "start":
-        elements.append(
-            ButtonElement(text="Pause", action_id="campaign_pause", value=c.campaign_uuid)
-        )
-    if c.status != "stop":
-        elements.append(
-            ButtonElement(
-                text="Stop", action_id="campaign_stop", value=c.campaign_uuid, style="danger"
-            )
-        )
-    elements.append(
-        ButtonElement(text="Refresh", action_id="campaign_refresh", value=c.campaign_uuid)
-    )
-    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=elements)
+    """Refresh re-reads the card in place."""
+    refresh = ButtonElement(text="Refresh", action_id="campaign_refresh", value=c.campaign_uuid)
+    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[refresh])
 
 
 def ambiguous_reply(exc: AmbiguousCampaign, command: str) -> Reply:

@@ -1,0 +1,91 @@
+"""The one place the Slack app is put together: client, authorization mode, listeners.
+
+Two ways to authorize, as Bolt offers them:
+- single workspace: ``SLACK_BOT_TOKEN`` (and ``SLACK_SIGNING_SECRET``);
+- distribution: ``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET`` with Bolt's OAuth flow, the
+  installations kept encrypted in callops' database.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.installation_store import EncryptedInstallationStore, StoredOAuthStateStore
+from bot.listeners import register_all
+from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+BOT_SCOPES = (
+    "commands",
+    "chat:write",
+    "users:read",
+    "channels:read",
+    "groups:read",
+    "files:read",
+    "files:write",
+)
+"""Must match ``app-manifest.yml`` (a test checks)."""
+
+
+class ConfigurationError(Exception):
+    """The environment does not describe a runnable Slack app."""
+
+
+def authorize_url(api_url: str) -> str:
+    """Slack's authorize page lives beside its Web API: ``…/api/`` -> ``…/oauth/v2/authorize``,
+    which also points the OAuth flow at the Slack stand-in when ``SLACK_API_URL`` does."""
+    base = api_url.rstrip("/")
+    if base.endswith("/api"):
+        base = base[: -len("/api")]
+    return base + "/oauth/v2/authorize"
+
+
+def web_client(api_url: str, token: str | None = None) -> AsyncWebClient:
+    """Every Web API client of the app: Slack's 429s are retried after Retry-After."""
+    return AsyncWebClient(
+        token=token,
+        base_url=api_url,
+        retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
+    )
+
+
+def create_app(rt: Runtime) -> AsyncApp:
+    settings = rt.settings
+    signing_secret = (
+        settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    )
+    if not signing_secret and settings.slack_app_token is None:
+        raise ConfigurationError("SLACK_SIGNING_SECRET is required to verify requests from Slack.")
+    bot_token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    oauth = settings.slack_client_id and settings.slack_client_secret
+    if bot_token:
+        app = AsyncApp(
+            client=web_client(settings.slack_api_url, bot_token),
+            signing_secret=signing_secret,
+        )
+    elif oauth and settings.slack_client_secret is not None:
+        app = AsyncApp(
+            client=web_client(settings.slack_api_url),
+            signing_secret=signing_secret,
+            oauth_settings=AsyncOAuthSettings(
+                client_id=settings.slack_client_id,
+                client_secret=settings.slack_client_secret.get_secret_value(),
+                scopes=list(BOT_SCOPES),
+                installation_store=EncryptedInstallationStore(rt.storage),
+                state_store=StoredOAuthStateStore(rt.storage),
+                authorization_url=authorize_url(settings.slack_api_url),
+            ),
+        )
+    else:
+        raise ConfigurationError(
+            "Set SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET "
+            "(installable app)."
+        )
+    register_all(app, rt)
+    return app

@@ -1,0 +1,13 @@
+"""Bolt listeners grouped by Slack surface; ``register_all`` wires them onto an app."""
+
+from __future__ import annotations
+
+from slack_bolt.async_app import AsyncApp
+
+from bot.listeners import actions, commands, events, views
+from bot.runtime import Runtime
+
+
+def register_all(app: AsyncApp, runtime: Runtime) -> None:
+    for module in (commands, actions, views, events):
+        module.register(app, runtime)

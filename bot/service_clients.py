@@ -1,0 +1,80 @@
+"""One call-center client per Slack workspace, built from its stored connection.
+
+Clients are kept between requests so each workspace reuses its HTTP connections and
+its cached token; ``forget`` drops one when the workspace reconnects or disconnects.
+In single-workspace mode (``CALLOPS_BASE_URL``/``CALLOPS_API_KEY``) every team without a
+stored connection uses that binding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from bot.settings import Settings
+from callcenter import CallCenter, TokenCache
+from storage import Storage
+
+
+@dataclass(frozen=True)
+class Binding:
+    base_url: str
+    api_key: str
+    stored: bool
+    """True when the connection comes from the database, False for the environment's."""
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256(self.api_key.encode()).hexdigest()[:16]
+        return f"{self.base_url}|{digest}"
+
+
+class ServiceClients:
+    def __init__(self, storage: Storage, settings: Settings, *, timeout: float = 10.0) -> None:
+        self._storage = storage
+        self._settings = settings
+        self._timeout = timeout
+        self._clients: dict[str, tuple[str, CallCenter]] = {}
+
+    def binding(self, team_id: str) -> Binding | None:
+        workspace = self._storage.workspaces.get(team_id)
+        if workspace is not None and workspace.connected and workspace.base_url:
+            key = self._storage.workspaces.api_key(team_id)
+            if key:
+                return Binding(workspace.base_url, key, stored=True)
+        if self._settings.callops_base_url and self._settings.callops_api_key:
+            return Binding(
+                self._settings.callops_base_url,
+                self._settings.callops_api_key.get_secret_value(),
+                stored=False,
+            )
+        return None
+
+    async def get(self, team_id: str) -> CallCenter | None:
+        binding = self.binding(team_id)
+        if binding is None:
+            return None
+        fingerprint = binding.fingerprint()
+        cached = self._clients.get(team_id)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        cache: TokenCache | None = (
+            self._storage.workspaces.token_cache(team_id) if binding.stored else None
+        )
+        client = CallCenter(
+            binding.base_url, binding.api_key, timeout=self._timeout, token_cache=cache
+        )
+        self._clients[team_id] = (fingerprint, client)
+        if cached is not None:
+            await cached[1].close()
+        return client
+
+    async def forget(self, team_id: str) -> None:
+        cached = self._clients.pop(team_id, None)
+        if cached is not None:
+            await cached[1].close()
+
+    async def close(self) -> None:
+        clients = [c for _, c in self._clients.values()]
+        self._clients.clear()
+        for client in clients:
+            await client.close()

@@ -1,0 +1,49 @@
+"""The app as deployed, on loopback: Bolt over HTTP, the Slack stand-in driving it with
+signed requests, the call-center emulator behind it, SQLite on disk."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+
+from bot.runtime import Runtime
+from bot.server import open_runtime, serving
+from bot.settings import Settings
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import TEAM, SlackStandIn
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as stand_in:
+        yield stand_in
+
+
+@pytest.fixture
+def settings(tmp_path: Path, slack: SlackStandIn) -> Settings:
+    return Settings(
+        _env_file=None,
+        slack_bot_token=slack.bot_token(),
+        slack_signing_secret=slack.signing_secret,
+        slack_api_url=slack.api_url,
+        callops_db=str(tmp_path / "callops.db"),
+        callops_secret_key=Fernet.generate_key().decode(),
+        callops_timezone="Asia/Ho_Chi_Minh",
+    )
+
+
+@pytest.fixture
+async def app(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> AsyncIterator[Runtime]:
+    """The app serving ``/slack/events``, its workspace connected to the emulator's first domain."""
+    rt = open_runtime(settings)
+    rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    async with serving(rt, port=0) as url:
+        slack.connect_app(url + "/slack/events")
+        yield rt
+    rt.storage.close()
+    assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
