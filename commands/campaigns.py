@@ -266,3 +266,5 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         )
         stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
     return campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+
+HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}

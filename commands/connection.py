@@ -148,3 +148,5 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
             ContextBlock(elements=[MarkdownTextObject(text="The API key is never shown.")]),
         ],
     )
+
+HANDLERS = {"connect": connect, "disconnect": disconnect, "status": status}

@@ -26,26 +26,11 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[CommandContext, list[str]], Awaitable[Outcome]]
 
+FAMILIES = (help, connection, campaigns, calls, leads, cdr, reports, directory)
+"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler)."""
+
 HANDLERS: dict[str, Handler] = {
-    "help": help.help_command,
-    "connect": connection.connect,
-    "disconnect": connection.disconnect,
-    "status": connection.status,
-    "campaigns": campaigns.list_campaigns,
-    "campaign": campaigns.show_campaign,
-    "calls": calls.live_calls,
-    "list": leads.show_list,
-    "cdr": cdr.call_records,
-    "stats": reports.stats,
-    "monitor": reports.monitor,
-    "agents": reports.agents,
-    "extensions": reports.extensions,
-    "users": directory.users,
-    "groups": directory.groups,
-    "templates": directory.templates,
-    "carriers": directory.carriers,
-    "gateways": directory.gateways,
-    "blacklist": directory.blacklist,
+    name: handler for family in FAMILIES for name, handler in family.HANDLERS.items()
 }
 """Commands that work today; the rest of the catalog answers that it is coming."""
 
