@@ -11,10 +11,10 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 
 
 def _registrars() -> list[Register]:
-    from bot import cli_admin
-    from emulators.pbx import cli as emulator_cli
+    import emulators.pbx.cli as emulator_cli
+    from bot import cli_admin, cli_app
 
-    return [emulator_cli.register, cli_admin.register]
+    return [cli_app.register, emulator_cli.register, cli_admin.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

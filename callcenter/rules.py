@@ -104,3 +104,19 @@ def check_user_update(body: Mapping[str, Any]) -> FieldErrors:
     return check_name(str(body.get("username") or ""), "username") + check_password(
         str(body.get("password") or "")
     )
+
+
+def check_lead_multi(body: Mapping[str, Any]) -> FieldErrors:
+    """POST /v3/lead/multi: the ``list_uuid`` length, then each item's phone number, the
+    item named by its position (``data.<i>.phone_number``), so one bad row rejects the
+    request before anything is inserted.  A missing ``list_uuid`` is not a field error
+    but the plain string ``list_uuid is missing`` (rule 7.3)."""
+    errors = check_list_uuid(str(body.get("list_uuid") or ""))
+    items = body.get("data")
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, Mapping):
+                errors += check_phone(
+                    str(item.get("phone_number") or ""), field=f"data.{i}.phone_number"
+                )
+    return errors

@@ -1,0 +1,63 @@
+"""``callops emulator``: serve the call-center emulator until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from emulators.pbx.config import CALL_MODES, DEMO_API_KEYS, EmulatorConfig
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "emulator",
+        help="serve the call-center emulator",
+        description="Serve a stateful emulator of the call-center service (all of spec "
+        "section 4) with seeded demo data, simulated calls and fault injection.",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8900)
+    parser.add_argument("--db", default=None, help="SQLite file to keep state in (default: memory)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the demo data and outcomes")
+    parser.add_argument("--latency-ms", type=int, default=0, help="delay added to every request")
+    parser.add_argument(
+        "--error-rate", type=float, default=0.0, help="share of requests answered with a 500"
+    )
+    parser.add_argument("--token-ttl", type=int, default=3600, help="token lifetime in seconds")
+    parser.add_argument("--call-mode", choices=CALL_MODES, default="timed")
+    parser.add_argument("--timezone", default="UTC", help="zone of wall-clock times (IANA name)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from emulators.pbx.app import create_app
+
+    try:
+        config = EmulatorConfig(
+            seed=args.seed,
+            token_ttl=args.token_ttl,
+            latency_ms=args.latency_ms,
+            error_rate=args.error_rate,
+            call_mode=args.call_mode,
+            db=args.db,
+            timezone=args.timezone,
+        )
+    except ValueError as exc:
+        print(f"callops emulator: {exc}", file=sys.stderr)
+        return 2
+    app = create_app(config)
+    url = f"http://{args.host}:{args.port}"
+    print(f"Call-center emulator on {url}  (API description: {url}/openapi.json)")
+    print(
+        f"Demo API keys (public): {DEMO_API_KEYS[0]} (domain demo), "
+        f"{DEMO_API_KEYS[1]} (domain demo2)"
+    )
+    print("Control surface: /_emulator/  -  Ctrl-C to stop")
+    sys.stdout.flush()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0

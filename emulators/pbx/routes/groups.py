@@ -1,0 +1,150 @@
+"""4.6 Groups: create and update.
+
+The spec has no group listing; groups show up inside users (and in
+``/_emulator/state/groups``).  Names follow the spec's character rule, are unique in a
+domain (409, "already exists"), and an unknown group is 404 ("group not found").
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from callcenter.models import Group, GroupCreate, GroupCreated, GroupUpdate, GroupUpdated
+from callcenter.rules import FieldErrors, check_group_name
+from emulators.pbx import fakedata as fd
+from emulators.pbx.auth import CurrentDomain
+from emulators.pbx.bodies import check, read_object
+from emulators.pbx.errors import field_errors, not_found, string_error
+from emulators.pbx.openapi import json_body, responses
+from emulators.pbx.paging import json_response
+from emulators.pbx.state import emulator
+
+router = APIRouter(tags=["users and groups"])
+
+
+def _name_errors(body: dict[str, object], bad: set[str]) -> FieldErrors:
+    value = body.get("group_name")
+    return check_group_name(value) if "group_name" not in bad and isinstance(value, str) else []
+
+
+def _taken(conn: sqlite3.Connection, domain_uuid: str, name: str, other_than: str = "") -> bool:
+    """Case-insensitive in any script (SQLite's ``lower`` folds ASCII only)."""
+    wanted = name.casefold()
+    return any(
+        existing.casefold() == wanted
+        for (existing,) in conn.execute(
+            "SELECT group_name FROM groups WHERE domain_uuid = ? AND group_uuid != ?",
+            (domain_uuid, other_than),
+        )
+    )
+
+
+def group_wire(conn: sqlite3.Connection, group_uuid: str) -> Group:
+    row = conn.execute(
+        "SELECT group_uuid, domain_uuid, group_name, group_description, department_uuid, "
+        "group_priority FROM groups WHERE group_uuid = ?",
+        (group_uuid,),
+    ).fetchone()
+    return Group(
+        group_uuid=row[0],
+        domain_uuid=row[1],
+        group_name=row[2],
+        group_description=row[3],
+        department_uuid=row[4],
+        group_weight=row[5],
+    )
+
+
+@router.post(
+    "/v3/group",
+    responses=responses(GroupCreated, 400, 401, 409),
+    openapi_extra=json_body(GroupCreate),
+)
+async def create_group(request: Request, domain: CurrentDomain) -> Response:
+    emu = emulator(request)
+    body = await read_object(request)
+    checked = check(GroupCreate, body)
+    errors = checked.errors + _name_errors(body, checked.bad)
+    if errors:
+        raise field_errors(errors)
+    create = GroupCreate.model_validate(body)
+    if _taken(emu.conn, domain.domain_uuid, create.group_name):
+        raise string_error(f"group {create.group_name} already exists", 409)
+    group_uuid = fd.new_uuid(emu.sim.rng)
+    with emu.store.tx() as conn:
+        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM groups").fetchone()[0]
+        conn.execute(
+            "INSERT INTO groups VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                group_uuid,
+                domain.domain_uuid,
+                seq,
+                create.group_name,
+                create.group_description or "",
+                "",
+                0,
+            ),
+        )
+    return json_response(GroupCreated(created=True, group_uuid=group_uuid))
+
+
+@router.put(
+    "/v3/group/{group_uuid}",
+    responses=responses(GroupUpdated, 400, 401, 404, 409),
+    openapi_extra=json_body(GroupUpdate),
+)
+async def update_group(request: Request, domain: CurrentDomain, group_uuid: str) -> Response:
+    emu = emulator(request)
+    conn = emu.conn
+    body = await read_object(request)
+    checked = check(GroupUpdate, body)
+    errors = checked.errors + _name_errors(body, checked.bad)
+    if errors:
+        raise field_errors(errors)
+    update = GroupUpdate.model_validate(body)
+    if not conn.execute(
+        "SELECT 1 FROM groups WHERE domain_uuid = ? AND group_uuid = ?",
+        (domain.domain_uuid, group_uuid),
+    ).fetchone():
+        raise not_found("group")
+    if _taken(conn, domain.domain_uuid, update.group_name, other_than=group_uuid):
+        raise string_error(f"group {update.group_name} already exists", 409)
+    for table, key, wanted in (
+        ("users", "user_uuid", update.user_assigns),
+        ("campaigns", "campaign_uuid", update.campaign_assigns),
+    ):
+        for value in wanted or []:
+            if not conn.execute(
+                f"SELECT 1 FROM {table} WHERE domain_uuid = ? AND {key} = ?",
+                (domain.domain_uuid, value),
+            ).fetchone():
+                raise not_found(f"{table[:-1]} {value}")
+    with emu.store.tx():
+        conn.execute(
+            "UPDATE groups SET group_name = ?, group_description = COALESCE(?, group_description), "
+            "group_priority = COALESCE(?, group_priority), "
+            "department_uuid = COALESCE(?, department_uuid) WHERE group_uuid = ?",
+            (
+                update.group_name,
+                update.group_description,
+                update.group_priority,
+                update.department_uuid,
+                group_uuid,
+            ),
+        )
+        if update.user_assigns is not None:
+            conn.execute("DELETE FROM group_users WHERE group_uuid = ?", (group_uuid,))
+            conn.executemany(
+                "INSERT OR IGNORE INTO group_users VALUES (?, ?)",
+                [(group_uuid, u) for u in update.user_assigns],
+            )
+        if update.campaign_assigns is not None:
+            conn.execute("DELETE FROM group_campaigns WHERE group_uuid = ?", (group_uuid,))
+            conn.executemany(
+                "INSERT OR IGNORE INTO group_campaigns VALUES (?, ?)",
+                [(group_uuid, c) for c in update.campaign_assigns],
+            )
+    return json_response(GroupUpdated(data=group_wire(conn, group_uuid), message="group updated"))

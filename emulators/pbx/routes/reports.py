@@ -1,0 +1,137 @@
+"""4.2 and 4.3 Reports and statistics, computed from the call records.
+
+``start_time``/``end_time`` (and ``start_date``/``end_date`` of ``/v2/stats``) default to
+the start of today and now on the emulator clock, in its time zone.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from callcenter.models import (
+    AgentTimeList,
+    AutodialerStats,
+    ExtensionReport,
+    ExtensionSummaryDayList,
+    ExtensionSummaryList,
+    Page,
+    ReportUserList,
+    StatsList,
+)
+from emulators.pbx import reports
+from emulators.pbx.auth import CurrentDomain
+from emulators.pbx.errors import field_errors
+from emulators.pbx.paging import json_response, paging
+from emulators.pbx.routes.records import parse_times
+from emulators.pbx.state import Emulator, emulator
+from emulators.pbx.timeutil import day_start
+
+router = APIRouter(tags=["reports"])
+
+Text = Annotated[str | None, Query()]
+
+
+def _window(
+    emu: Emulator, start_name: str, start: str | None, end_name: str, end: str | None
+) -> tuple[float, float]:
+    times = parse_times({start_name: start, end_name: end}, {end_name}, emu.tz)
+    now = emu.now()
+    lower = times[start_name]
+    upper = times[end_name]
+    return (day_start(now, emu.tz) if lower is None else lower, now if upper is None else upper)
+
+
+def _tallies(
+    request: Request, domain_uuid: str, start_time: str | None, end_time: str | None
+) -> tuple[Emulator, float, reports.ExtensionTallies]:
+    emu = emulator(request)
+    lower, upper = _window(emu, "start_time", start_time, "end_time", end_time)
+    return emu, lower, reports.tally(emu.conn, domain_uuid, lower, upper, emu.tz)
+
+
+@router.get("/v3/report/call/user", responses={200: {"model": ReportUserList}})
+async def call_users(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Response:
+    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+    return json_response(ReportUserList(data=reports.call_users(t, emu.tz)))
+
+
+@router.get("/v2/report/extension", responses={200: {"model": ExtensionReport}})
+async def extension_report(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Response:
+    _, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+    return json_response(
+        ExtensionReport(code=200, content="success", data=reports.extension_counters(t))
+    )
+
+
+@router.get("/v2/report/extension/summary", responses={200: {"model": ExtensionSummaryList}})
+async def extension_summary(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Response:
+    _, lower, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+    return json_response(ExtensionSummaryList(data=reports.extension_summary(t, lower)))
+
+
+@router.get("/v2/report/extension/summary/day", responses={200: {"model": ExtensionSummaryDayList}})
+async def extension_summary_day(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Response:
+    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+    return json_response(ExtensionSummaryDayList(data=reports.extension_summary_day(t, emu.tz)))
+
+
+@router.get("/v2/report/agent/time", responses={200: {"model": AgentTimeList}})
+async def agent_time(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Response:
+    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+    return json_response(AgentTimeList(data=reports.agent_time(t, domain.domain_uuid, emu.tz)))
+
+
+@router.get("/v2/stats", responses={200: {"model": StatsList}})
+async def stats(
+    request: Request,
+    domain: CurrentDomain,
+    start_date: Text = None,
+    end_date: Text = None,
+    interval: Annotated[Literal["hour", "day", "week", "month"], Query()] = "day",
+) -> Response:
+    emu = emulator(request)
+    lower, upper = _window(emu, "start_date", start_date, "end_date", end_date)
+    rows = reports.stats(emu.conn, domain.domain_uuid, lower, upper, interval, emu.tz)
+    return json_response(StatsList(data=rows))
+
+
+@router.get(
+    "/v3/monitor-stats/campaign/autodialer", responses={200: {"model": Page[AutodialerStats]}}
+)
+async def autodialer_stats(
+    request: Request,
+    domain: CurrentDomain,
+    interval: Annotated[int | None, Query()] = None,
+    campaign_uuid: Annotated[list[str] | None, Query()] = None,
+    status: Annotated[list[str] | None, Query()] = None,
+    limit: Annotated[int | None, Query()] = None,
+    offset: Annotated[int | None, Query()] = None,
+) -> Response:
+    """``campaign_uuid`` and ``status`` repeat to filter by several values (spec 4.3)."""
+    if interval is None:
+        raise field_errors([{"interval": "interval is required"}])
+    if interval <= 0 or interval > 60 * 24 * 3660:
+        raise field_errors([{"interval": "interval must be a positive number of minutes"}])
+    size, skip = paging(limit, offset)
+    emu = emulator(request)
+    rows = reports.autodialer(
+        emu.conn, domain.domain_uuid, emu.now(), interval, campaign_uuid or [], status or []
+    )
+    return json_response(
+        Page[AutodialerStats](
+            data=rows[skip : skip + size], limit=size, offset=skip, total=len(rows)
+        )
+    )
