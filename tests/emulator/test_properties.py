@@ -266,7 +266,9 @@ json_values = st.recursive(
     max_leaves=10,
 )
 garbage_text = st.text(max_size=40)
-segment = st.text(alphabet=string.ascii_letters + string.digits + "-_.~", min_size=1, max_size=40)
+segment = st.text(
+    alphabet=string.ascii_letters + string.digits + "-_.~", min_size=1, max_size=40
+).filter(lambda s: s not in {".", ".."})  # dot segments are folded away by the URL itself
 
 
 def value_for(world: World, name: str) -> st.SearchStrategy[Any]:
