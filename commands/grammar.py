@@ -51,6 +51,9 @@ def tokenize(text: str) -> list[str]:
     """Split on whitespace, honouring quotes so ``campaign "Summer sale"`` is two words.
 
     Slack turns straight quotes into curly ones on some clients; those count as quotes too.
+    Slack also sends what the user typed as ``&``, ``<`` and ``>`` escaped (``&amp;``...),
+    while the mentions it made itself arrive as real ``<@U1|name>``: each word is unescaped
+    after splitting, so ``name=A&B`` reaches the service as ``A&B``.
     """
     normalized = (
         text.replace("\u201c", '"')
@@ -59,9 +62,15 @@ def tokenize(text: str) -> list[str]:
         .replace("\u2019", "'")
     )
     try:
-        return shlex.split(normalized, posix=True)
+        words = shlex.split(normalized, posix=True)
     except ValueError as exc:
         raise UsageError(f"I could not read that: {exc} (a quote is not closed).") from exc
+    return [unescape_slack(word) for word in words]
+
+
+def unescape_slack(text: str) -> str:
+    """Undo Slack's escaping of user-typed text (``&amp;`` last, so ``&amp;lt;`` stays ``&lt;``)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def parse_user(token: str) -> UserRef | None:
