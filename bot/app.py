@@ -29,6 +29,8 @@ BOT_SCOPES = (
     "groups:read",
     "files:read",
     "files:write",
+    "channels:history",
+    "groups:history",
 )
 """Must match ``app-manifest.yml`` (a test checks)."""
 
@@ -80,6 +82,7 @@ def create_app(rt: Runtime) -> AsyncApp:
                 installation_store=EncryptedInstallationStore(rt.storage),
                 state_store=StoredOAuthStateStore(rt.storage),
                 authorization_url=authorize_url(settings.slack_api_url),
+                redirect_uri=settings.slack_redirect_uri,
             ),
         )
     else:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import (
     Block,
+    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -25,6 +26,7 @@ from commands.grammar import UsageError
 from commands.paging import pager, showing
 from commands.reply import Reply, notice
 from commands.text import clip, duration, local_time, number, parse_service_time, truncate
+from commands.transfer import TRANSFER_BUTTON, button_value
 
 PAGE_SIZE = 15
 
@@ -59,7 +61,7 @@ def state_label(state: str) -> str:
     return STATE_LABEL.get(state.upper(), clip(state, 40) or "–")
 
 
-def _call_row(call: ActiveCall, ctx: CommandContext, now: datetime) -> SectionBlock:
+def _call_row(call: ActiveCall, ctx: CommandContext, now: datetime, index: int = 0) -> SectionBlock:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
     source = clip(call.source, 60) or "unknown"
@@ -69,7 +71,12 @@ def _call_row(call: ActiveCall, ctx: CommandContext, now: datetime) -> SectionBl
         f"{direction_label(call.direction)} · {state_label(call.state)} · "
         f":stopwatch: {elapsed} (since {local_time(call.created_time, ctx.tz, '%H:%M:%S')})"
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    # Slack wants action ids unique within a message, hence the row number; the button
+    # opens the transfer form at once, before any service call (trigger ids last 3 s).
+    transfer = ButtonElement(
+        text="Transfer", action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
+    )
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)), accessory=transfer)
 
 
 def calls_reply(
@@ -89,7 +96,7 @@ def calls_reply(
         HeaderBlock(text=f"Live calls: {number(total)}"),
         ContextBlock(elements=[MarkdownTextObject(text=summary or "–")]),
     ]
-    blocks.extend(_call_row(c, ctx, moment) for c in page)
+    blocks.extend(_call_row(c, ctx, moment, i) for i, c in enumerate(page))
     blocks.append(showing(ctx.offset, len(page), total, "live calls"))
     blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
     return Reply(text=f"Live calls: {total}", blocks=blocks)

@@ -211,10 +211,29 @@ def campaign_card(
     return Reply(text=f"Campaign {escape(c.campaign_name)}: {c.status}", blocks=blocks)
 
 
+CONTROL_ACTION = "campaign_control"
+"""Start/Pause/Stop buttons are ``campaign_control_<status>``; each asks for a confirm."""
+
+
 def control_buttons(c: Campaign) -> ActionsBlock:
-    """Refresh re-reads the card in place."""
+    """The switches that make sense from the campaign's state, then Refresh (re-reads the
+    card in place).  A click runs ``start|pause|stop <uuid>``, as if typed."""
+    running = c.status in ("start", "running")
+    switches: list[tuple[str, str, str | None]] = []
+    if not running:
+        switches.append(("start", "Start", "primary"))
+    if running:
+        switches.append(("pause", "Pause", None))
+    if c.status != "stop":
+        switches.append(("stop", "Stop", "danger"))
+    elements = [
+        ButtonElement(
+            text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
+        )
+        for status, label, style in switches
+    ]
     refresh = ButtonElement(text="Refresh", action_id="campaign_refresh", value=c.campaign_uuid)
-    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[refresh])
+    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
 
 
 def ambiguous_reply(exc: AmbiguousCampaign, command: str) -> Reply:
@@ -266,5 +285,6 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         )
         stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
     return campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+
 
 HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}

@@ -159,11 +159,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "digest add",
         "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
-        " [campaign ...]",
+        " [campaign ...] [sections=totals,campaigns,agents,chart]",
         "Schedule a statistics digest.",
         "operator",
         "digests",
-        ("digest add #digests daily 08:00",),
+        ("digest add #digests daily 08:00", 'digest add #digests "0 8 * * 1-5" Summer'),
     ),
     CommandSpec("digest list", "digest list", "Scheduled digests.", "viewer", "digests"),
     CommandSpec("digest remove", "digest remove <id>", "Delete a digest.", "operator", "digests"),
@@ -171,7 +171,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("digest resume", "digest resume <id>", "Resume a digest.", "operator", "digests"),
     CommandSpec("digest run", "digest run <id>", "Post a digest now.", "operator", "digests"),
     CommandSpec(
-        "digest preview", "digest preview", "Show a digest to you only.", "viewer", "digests"
+        "digest preview",
+        "digest preview [id]",
+        "Show a digest to you only.",
+        "viewer",
+        "digests",
     ),
     CommandSpec(
         "alert add",
@@ -191,6 +195,22 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "notifications",
     ),
     CommandSpec("policy", "policy", "Show or change who must approve what.", "admin", "admin"),
+    CommandSpec(
+        "policy set",
+        "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
+        "expiry=30m",
+        "Change what one kind of action needs.",
+        "admin",
+        "admin",
+        ("policy set campaign.start approvers=admins self=no expiry=30m",),
+    ),
+    CommandSpec(
+        "policy channel",
+        "policy channel #channel|none",
+        "Where approval cards are posted.",
+        "admin",
+        "admin",
+    ),
     CommandSpec(
         "role",
         "role @user admin|operator|viewer",

@@ -31,6 +31,7 @@ from commands.text import escape
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
 API_KEY_BLOCK = "api_key"
+"""Each input's action_id is its block_id: Slack rejects a view whose action_ids repeat."""
 DISCONNECT_ACTION = "workspace_disconnect"
 
 
@@ -38,9 +39,9 @@ def connect_modal(current_base_url: str | None = None) -> View:
     """Base URL and API key.  Slack has no password input, so the modal says the key is
     used once to check it and then stored encrypted, and the field is left empty even
     when a key is already saved."""
-    url_input = UrlInputElement(action_id="value", initial_value=current_base_url or None)
+    url_input = UrlInputElement(action_id=BASE_URL_BLOCK, initial_value=current_base_url or None)
     key_input = PlainTextInputElement(
-        action_id="value", placeholder="API key from your call-center operator"
+        action_id=API_KEY_BLOCK, placeholder="API key from your call-center operator"
     )
     return View(
         type="modal",
@@ -148,5 +149,6 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
             ContextBlock(elements=[MarkdownTextObject(text="The API key is never shown.")]),
         ],
     )
+
 
 HANDLERS = {"connect": connect, "disconnect": disconnect, "status": status}

@@ -12,7 +12,26 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from callcenter import errors
-from commands import calls, campaigns, cdr, connection, directory, help, leads, reports
+from commands import (
+    admin,
+    alerts,
+    autocall,
+    calls,
+    campaigns,
+    cdr,
+    connection,
+    control,
+    digests,
+    directory,
+    groups_users,
+    help,
+    lead_insert,
+    leads,
+    leads_upload,
+    notify,
+    reports,
+    transfer,
+)
 from commands.catalog import CommandSpec, find, match, role_allows
 from commands.connection import not_connected
 from commands.context import CommandContext, NotConnectedError
@@ -26,7 +45,26 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[CommandContext, list[str]], Awaitable[Outcome]]
 
-FAMILIES = (help, connection, campaigns, calls, leads, cdr, reports, directory)
+FAMILIES = (
+    help,
+    connection,
+    campaigns,
+    calls,
+    leads,
+    cdr,
+    reports,
+    directory,
+    notify,
+    digests,
+    alerts,
+    control,
+    transfer,
+    autocall,
+    lead_insert,
+    leads_upload,
+    groups_users,
+    admin,
+)
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler)."""
 
 HANDLERS: dict[str, Handler] = {

@@ -111,6 +111,9 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         team, user, _ = _where(body)
         role = await rt.roles.role(client, team, user)
         if not role_allows(role, "admin"):
+            rt.storage.audit.append(
+                team, user, "workspace.disconnect", {}, outcome=Outcome.REFUSED, detail="not admin"
+            )
             await respond(**error("Only a callops admin can disconnect the workspace.").payload())
             return
         removed = rt.storage.workspaces.disconnect(team)

@@ -1,32 +1,37 @@
 """``/callops``: acknowledge at once, then run the command and answer via ``response_url``.
 
-Bolt returns the HTTP response the moment ``ack()`` is called and lets the rest of the
-listener run after it, so a slow call-center service never makes Slack show
-"operation timed out".
+Slack shows "operation timed out" unless the request is answered within 3 seconds, and a
+supervisor types ``/callops`` precisely when the call center is busy, so the HTTP answer
+must not wait for anything.  Calling ``ack()`` inside a Bolt listener is not quite that:
+Bolt's listener runner notices the ack at its next 10 ms poll, after every other ready task
+has had its turn, so under a burst (``benchmarks/ack.py``: 200 commands at once) each ack
+waits behind the others' work for hundreds of milliseconds.  ``answer_first`` answers
+from the listener's middleware instead, before any work is started, and runs the command
+as a task of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import deliver
 from bot.runtime import Runtime
 from commands.dispatch import dispatch
+from commands.reply import error
 
 log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
-    @app.command("/callops")
-    async def callops(
-        ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
-    ) -> None:
-        await ack()
+    async def run(command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         ctx = await rt.context(
             client,
             team_id=command["team_id"],
@@ -42,3 +47,35 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             trigger_id=command.get("trigger_id"),
             private_metadata=metadata,
         )
+
+    async def run_reporting(
+        command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
+    ) -> None:
+        try:
+            await run(command, respond, client)
+        except Exception:
+            # dispatch turns every expected failure into a message; this is a bug, and the
+            # person who typed the command still deserves an answer rather than silence.
+            log.exception("/callops %r failed", (command.get("text") or "").split(" ")[0])
+            try:
+                await respond(
+                    **error("Something went wrong in callops; it has been logged.").payload()
+                )
+            except Exception:
+                log.exception("could not tell the user that /callops failed")
+
+    async def answer_first(
+        body: dict[str, Any],
+        respond: AsyncRespond,
+        client: AsyncWebClient,
+        next: Callable[[], Awaitable[None]],
+    ) -> BoltResponse:
+        task = asyncio.create_task(run_reporting(body, respond, client))
+        rt.background.add(task)
+        task.add_done_callback(rt.background.discard)
+        return BoltResponse(status=200, body="")
+
+    @app.command("/callops", middleware=[answer_first])
+    async def callops(ack: AsyncAck) -> None:
+        """Routes ``/callops`` to ``answer_first``, which answers Slack before this runs."""
+        await ack()

@@ -42,9 +42,18 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await publish_home(rt, client, team_id=body["team_id"], user_id=event["user"])
 
     async def wipe(team: str, reason: str) -> None:
+        db = rt.storage.db
+        # Zero the deleted cells instead of leaving them in freed space.
+        db.execute("PRAGMA secure_delete = ON")
         rt.storage.workspaces.disconnect(team)
         rt.storage.installations.delete(enterprise_id=None, team_id=team)
         rt.storage.callback_tokens.revoke(team)
+        # Older copies of those pages stay in the write-ahead log until it is checkpointed
+        # and emptied. A reader in another process can keep that from finishing now; the
+        # operator then needs to know the old ciphertext may still be on disk.
+        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy and busy[0]:
+            log.warning("could not empty the write-ahead log after wiping %s; retry later", team)
         await rt.clients.forget(team)
         rt.storage.audit.append(
             team, None, "workspace.wipe", {"reason": reason}, outcome=Outcome.OK

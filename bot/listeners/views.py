@@ -29,7 +29,7 @@ VERIFY_TIMEOUT = 2.0
 
 
 def _value(view: dict[str, Any], block: str) -> str:
-    state = view["state"]["values"].get(block, {}).get("value", {})
+    state = view["state"]["values"].get(block, {}).get(block, {})  # action_id == block_id
     return str(state.get("value") or "").strip()
 
 
@@ -60,9 +60,13 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         user = body["user"]["id"]
         role = await rt.roles.role(client, team, user)
         if not role_allows(role, "admin"):
+            # Only a forged request gets here (viewers are never shown the form): record it.
             await ack(
                 response_action="errors",
                 errors={BASE_URL_BLOCK: "Only a callops admin can connect this workspace."},
+            )
+            rt.storage.audit.append(
+                team, user, "workspace.connect", {}, outcome=Outcome.REFUSED, detail="not admin"
             )
             return
         base_url = _value(view, BASE_URL_BLOCK)

@@ -1,0 +1,103 @@
+"""``SlackFiles`` over the Web API: find the CSV a person shared, download it with the bot
+token (``url_private_download`` answers a sign-in page to anyone else), post a file back.
+
+The download is streamed in chunks, so a large lead file never sits in memory whole.
+Finding the file reads the channel's recent history (``channels:history``), the one
+place that says who shared which file where.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from commands.slack_files import FileDownloadError, SharedFile
+
+log = logging.getLogger(__name__)
+
+HISTORY_LIMIT = 100
+"""Messages looked at for the newest CSV of the requester."""
+CHUNK = 64 * 1024
+DOWNLOAD_TIMEOUT = 60.0
+
+
+def _is_csv(body: dict[str, Any]) -> bool:
+    name = str(body.get("name") or "").lower()
+    return body.get("filetype") == "csv" or name.endswith(".csv")
+
+
+def _shared(body: dict[str, Any]) -> SharedFile:
+    return SharedFile(
+        id=str(body.get("id", "")),
+        name=str(body.get("name") or "leads.csv"),
+        size=int(body.get("size") or 0),
+        download_url=str(body.get("url_private_download") or body.get("url_private") or ""),
+        user=str(body.get("user") or ""),
+    )
+
+
+class WebApiFiles:
+    def __init__(self, client: AsyncWebClient) -> None:
+        self._client = client
+
+    async def latest_csv(self, channel: str, user: str) -> SharedFile | None:
+        try:
+            response = await self._client.conversations_history(
+                channel=channel, limit=HISTORY_LIMIT
+            )
+        except SlackApiError as exc:
+            log.info("conversations.history %s: %s", channel, exc.response.get("error"))
+            return None
+        for message in response.get("messages") or []:
+            if not isinstance(message, dict) or message.get("user") != user:
+                continue
+            for body in message.get("files") or []:
+                if isinstance(body, dict) and _is_csv(body):
+                    return _shared(body)
+        return None
+
+    async def find(self, file_id: str) -> SharedFile | None:
+        try:
+            response = await self._client.files_info(file=file_id)
+        except SlackApiError as exc:
+            log.info("files.info %s: %s", file_id, exc.response.get("error"))
+            return None
+        body = response.get("file")
+        return _shared(body) if isinstance(body, dict) else None
+
+    async def download(self, file: SharedFile) -> AsyncIterator[bytes]:
+        if not file.download_url.startswith(("http://", "https://")):
+            raise FileDownloadError(f"{file.name} has no download address")
+        headers = {"Authorization": f"Bearer {self._client.token or ''}"}
+        async with (
+            httpx.AsyncClient(timeout=DOWNLOAD_TIMEOUT, trust_env=False) as http,
+            http.stream("GET", file.download_url, headers=headers) as response,
+        ):
+            kind = response.headers.get("content-type", "")
+            if response.status_code != 200 or kind.startswith("text/html"):
+                # Slack answers a sign-in page, not an error, when the token is not accepted.
+                raise FileDownloadError(f"Slack did not let me download {file.name}")
+            async for chunk in response.aiter_bytes(CHUNK):
+                yield chunk
+
+    async def post(
+        self, channel: str, *, filename: str, path: str, comment: str, thread_ts: str | None
+    ) -> bool:
+        try:
+            await self._client.files_upload_v2(
+                channel=channel,
+                file=path,
+                filename=filename,
+                title=filename,
+                initial_comment=comment,
+                thread_ts=thread_ts,
+            )
+        except SlackApiError as exc:
+            log.info("files_upload_v2 to %s: %s", channel, exc.response.get("error"))
+            return False
+        return True

@@ -1,0 +1,254 @@
+"""Groups, users, policy and roles end to end.  Group and user changes wait for an admin;
+the user form's password reaches the service once and is never shown, logged, audited or
+stored in plain text; admins change the policy and give roles, and both take effect."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.runtime import Runtime
+from bot.settings import Settings
+from callcenter import CallCenter
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import (
+    AGENT,
+    APPROVALS,
+    CALL_CENTER,
+    MANAGER,
+    SUPERVISOR,
+    TEAM,
+    SlackStandIn,
+)
+from storage import Role
+from tests.bot.approval_helpers import (
+    ask,
+    audit_outcomes,
+    campaigns,
+    card_in,
+    card_now,
+    confirm,
+    ephemeral_with,
+    give_roles,
+    prompt_for,
+    settled,
+    shown,
+    use_approvals_channel,
+)
+
+PASSWORD = "Tr0ub4dor&3-never-shown"
+
+
+def database_bytes(settings: Settings) -> bytes:
+    """The SQLite file as stored (with its write-ahead log), to look for plain text."""
+    found = b""
+    for suffix in ("", "-wal"):
+        path = Path(settings.callops_db + suffix)
+        if path.exists():
+            found += path.read_bytes()
+    return found
+
+
+async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> dict[str, Any]:
+    return await slack.wait_for(
+        lambda: next(
+            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
+        )
+    )
+
+
+async def approve(slack: SlackStandIn, card: dict[str, Any], user: str = MANAGER) -> None:
+    await slack.driver.block_action(
+        user=user, action_id="approval_approve", channel=APPROVALS, ts=str(card["ts"])
+    )
+
+
+async def test_group_add_is_approved_then_created_once(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    prompt = await prompt_for(slack, 'group add "Night shift" Calls after 18h')
+    assert "Night shift" in shown(prompt) and "Calls after 18h" in shown(prompt)
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "Night shift")
+    await approve(slack, card)
+    done = await card_now(slack, APPROVALS, str(card["ts"]), settled)
+    assert done["text"].endswith(": done")
+    sent = pbx.journal(method="POST", path="/v3/group")
+    assert [e["body"] for e in sent] == [
+        {"group_name": "Night shift", "group_description": "Calls after 18h"}
+    ]
+    assert any(g["group_name"] == "Night shift" for g in pbx.state("groups"))
+
+
+async def test_a_bad_or_taken_group_name_is_explained(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    reply = await ask(slack, "group add Night/shift", user=AGENT)
+    assert "letters, digits, spaces" in shown(reply)
+    prompt = await prompt_for(slack, "group add telesale")
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "telesale")
+    await approve(slack, card)
+    failed = await card_now(slack, APPROVALS, str(card["ts"]), settled)
+    assert failed["text"].endswith(": failed") and "exists" in shown(failed)
+
+
+async def test_group_edit_form_sets_members_and_keeps_campaigns(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    group = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
+    keep = group["members"][:2]
+    await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text="group edit telesale")
+    form = await latest_view(slack, AGENT, "group_edit_form")
+    assert "Members" in shown(form) and "Campaigns" in shown(form)
+    await slack.driver.view_submission(
+        str(form["id"]),
+        {
+            "group_name": "Telesale",
+            "group_description": "Outbound sales",
+            "group_priority": "3",
+            "members": keep,
+            "campaigns": [],
+        },
+    )
+    card = await card_in(slack, APPROVALS, "Outbound sales")
+    assert "members (2)" in shown(card) and "campaigns: unchanged" in shown(card)
+    await approve(slack, card)
+    done = await card_now(slack, APPROVALS, str(card["ts"]), settled)
+    assert done["text"].endswith(": done"), shown(done)
+    sent = pbx.journal(method="PUT", path=f"/v3/group/{group['group_uuid']}")
+    assert len(sent) == 1
+    assert sent[0]["body"]["user_assigns"] == keep and "campaign_assigns" not in sent[0]["body"]
+    after = next(g for g in pbx.state("groups") if g["group_uuid"] == group["group_uuid"])
+    assert sorted(after["members"]) == sorted(keep)
+    assert after["campaigns"] == group["campaigns"]
+
+
+async def test_user_edit_sends_the_password_once_and_never_shows_it(
+    app: Runtime,
+    slack: SlackStandIn,
+    pbx: EmulatorServer,
+    settings: Settings,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    give_roles(app)
+    use_approvals_channel(app)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        people = [u async for u in cc.users.iterate()]
+    user = next(u for u in people if u.username == "agent.mai")
+    admin_role = next(u.role_uuid for u in people if u.level == "admin")
+    reply = await ask(slack, "user edit agent.mai", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    await slack.driver.slash_command(
+        user=SUPERVISOR, channel=CALL_CENTER, text="user edit agent.mai"
+    )
+    form = await latest_view(slack, SUPERVISOR, "user_edit_form")
+    await slack.driver.view_submission(
+        str(form["id"]),
+        {
+            "level": "agent",
+            "role": admin_role,
+            "extension": "1077",
+            "flags": ["enabled"],
+            "password": PASSWORD,
+            "confirm_password": PASSWORD + "x",
+        },
+    )
+    assert "differ" in slack.view_errors(str(form["id"]))["confirm_password"]
+    await slack.driver.view_submission(
+        str(form["id"]),
+        {
+            "level": "agent",
+            "role": admin_role,
+            "extension": "1077",
+            "flags": ["enabled"],
+            "password": PASSWORD,
+            "confirm_password": PASSWORD,
+        },
+    )
+    card = await card_in(slack, APPROVALS, "agent.mai")
+    assert "never shown" in shown(card)
+    await approve(slack, card, user=SUPERVISOR)
+    assert await ephemeral_with(slack, SUPERVISOR, "someone else has to approve")
+    await approve(slack, card)
+    done = await card_now(slack, APPROVALS, str(card["ts"]), settled)
+    assert done["text"].endswith(": done"), shown(done)
+    sent = pbx.journal(method="PUT", path=f"/v3/user/{user.user_uuid}")
+    assert len(sent) == 1 and sent[0]["body"]["extension"] == "1077"
+    assert sent[0]["body"]["is_active"] is True and sent[0]["body"]["enable_webrtc"] is False
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        changed = await cc.users.get(user.user_uuid)
+    assert (changed.extension, changed.role_uuid, changed.enable_webrtc) == (
+        "1077",
+        admin_role,
+        False,
+    )
+    everything_slack_saw = json.dumps(
+        [(e.params, e.response) for e in slack.journal()], ensure_ascii=False, default=str
+    )
+    assert PASSWORD not in everything_slack_saw
+    assert PASSWORD.encode() not in database_bytes(settings)
+    audited = [e for e in app.storage.audit.entries(TEAM) if e.action == "user.update"]
+    assert audited and all(e.params["password"] == "[redacted]" for e in audited)
+    assert all(PASSWORD not in r.getMessage() for r in caplog.records)
+
+
+async def test_admins_change_the_policy_and_it_takes_effect(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    reply = await ask(slack, "policy", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    reply = await ask(slack, "policy")
+    assert "Start campaign" in shown(reply) and "by any admin" in shown(reply)
+    assert "where the request is made" in shown(reply)
+    reply = await ask(slack, "policy channel <#C0002|approvals>")
+    assert "<#C0002>" in shown(reply)
+    assert app.storage.workspaces.require(TEAM).approvals_channel == APPROVALS
+    reply = await ask(slack, "policy set start self=yes expiry=2h")
+    assert "self-approval allowed" in shown(reply) and "2 h" in shown(reply)
+    reply = await ask(slack, "policy set pause mode=approval approvers=<@U0003|maria>")
+    assert "by <@U0003>" in shown(reply)
+    reply = await ask(slack, "policy set pause mode=sometimes")
+    assert "not a mode" in shown(reply)
+    target = next(c for c in await campaigns(pbx) if c.status == "start")
+    prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
+    assert "Ask for approval" in shown(prompt) and "<@U0003>" in shown(prompt)
+    stopped = next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
+    prompt = await prompt_for(slack, f"start {stopped.campaign_uuid}", user=SUPERVISOR)
+    await confirm(slack, prompt, user=SUPERVISOR)
+    card = await card_in(slack, APPROVALS, stopped.campaign_uuid)
+    await approve(slack, card, user=SUPERVISOR)
+    done = await card_now(slack, APPROVALS, str(card["ts"]), settled)
+    assert done["text"].endswith(": done")
+    assert audit_outcomes(app, "policy.set") == ["ok", "ok"]
+
+
+async def test_admins_give_roles_and_viewers_become_operators(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    target = next(c for c in await campaigns(pbx) if c.status == "start")
+    reply = await ask(slack, f"pause {target.campaign_uuid}", user=AGENT)
+    assert "needs the operator role" in shown(reply)
+    reply = await ask(slack, "role <@U0003|maria> admin", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    reply = await ask(slack, "role <@U0002|alex> operator")
+    assert "<@U0002> is now operator" in shown(reply)
+    assert app.storage.roles.stored_role(TEAM, AGENT) is Role.OPERATOR
+    await prompt_for(slack, f"pause {target.campaign_uuid}")
+    reply = await ask(slack, "role @alex operator")
+    assert "mention them" in shown(reply)
+    reply = await ask(slack, "role")
+    assert "<@U0002>: operator" in shown(reply)
+    assert audit_outcomes(app, "role.set") == ["ok"]

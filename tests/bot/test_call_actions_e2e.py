@@ -1,0 +1,224 @@
+"""Transfer and autocall end to end.  A transfer opens its form from the live-call list
+before anything is asked of the service, needs the requester's confirm only, and explains
+an unregistered extension or an ended call plainly.  An autocall with a value missing
+opens a form of the template's placeholders; a complete one waits for an admin, then
+shows the call id and lead id, which stay with the approval for the call's outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.runtime import Runtime
+from callcenter import CallCenter
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage import ActionKind, ApprovalState
+from tests.bot.approval_helpers import (
+    ask,
+    audit_outcomes,
+    button_ids,
+    campaigns,
+    card_in,
+    card_now,
+    confirm,
+    ephemeral_with,
+    give_roles,
+    prompt_for,
+    settled,
+    shown,
+    use_approvals_channel,
+)
+
+JSON = dict[str, Any]
+
+
+def live_call(pbx: EmulatorServer) -> JSON:
+    pbx.set_call_mode("manual")
+    return pbx.originate(direction="inbound", source="0912000111", destination="1001")
+
+
+def button_for(listing: JSON, call_id: str) -> str:
+    """The action id of the Transfer button on ``call_id``'s row."""
+    for block in listing.get("blocks", []):
+        accessory = block.get("accessory") or {}
+        if call_id in str(accessory.get("value", "")):
+            return str(accessory["action_id"])
+    raise AssertionError(f"no Transfer button for {call_id}")
+
+
+def transfers(pbx: EmulatorServer, call_id: str) -> list[JSON]:
+    return pbx.journal(method="POST", path=f"/v1/call/{call_id}/transfer")
+
+
+async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> JSON:
+    return await slack.wait_for(
+        lambda: next(
+            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
+        )
+    )
+
+
+async def result_card(slack: SlackStandIn, needle: str) -> JSON:
+    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
+
+
+async def test_transfer_button_opens_the_form_and_moves_the_call_once(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    call = live_call(pbx)
+    listing = await ask(slack, "calls", user=AGENT)
+    assert "call_transfer_0" in button_ids(listing)
+    journal_before = len(pbx.journal())
+    await slack.driver.block_action(
+        user=AGENT, action_id=button_for(listing, call["call_id"]), ephemeral_ts=listing["ts"]
+    )
+    form = await latest_view(slack, AGENT, "call_transfer_form")
+    assert len(pbx.journal()) == journal_before, "the form must open before any service call"
+    assert "the caller (A leg)" in shown(form) and "the agent's side (B leg)" in shown(form)
+    await slack.driver.view_submission(form["id"], {"ext": "1002", "leg": "bleg"})
+    card = await result_card(slack, call["call_id"])
+    assert card["text"].endswith(": done") and "extension *1002*" in shown(card)
+    assert len(transfers(pbx, call["call_id"])) == 1
+    assert transfers(pbx, call["call_id"])[0]["body"] == {"ext": "1002", "legs": "bleg"}
+    assert audit_outcomes(app, "call.transfer") == ["requested", "approved", "ok"]
+
+
+async def test_a_bad_extension_is_caught_on_the_form(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    live_call(pbx)
+    listing = await ask(slack, "calls", user=AGENT)
+    await slack.driver.block_action(
+        user=AGENT, action_id="call_transfer_0", ephemeral_ts=listing["ts"]
+    )
+    form = await latest_view(slack, AGENT, "call_transfer_form")
+    await slack.driver.view_submission(form["id"], {"ext": "ten o two", "leg": "aleg"})
+    assert "not an extension" in slack.view_errors(form["id"])["ext"]
+    assert app.storage.approvals.list(TEAM) == []
+
+
+async def test_transfer_to_an_unregistered_extension_is_explained(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    call = live_call(pbx)
+    prompt = await prompt_for(slack, f"transfer {call['call_id']} 1999")
+    assert "the caller (A leg)" in shown(prompt)
+    await confirm(slack, prompt)
+    card = await result_card(slack, call["call_id"])
+    assert card["text"].endswith(": failed")
+    assert "Extension *1999* is not registered" in shown(card)
+    assert "stays where it was" in shown(card)
+    assert len(transfers(pbx, call["call_id"])) == 1
+    assert audit_outcomes(app, "call.transfer")[-1] == "failed"
+
+
+async def test_a_call_that_ended_is_explained_and_not_sent(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    call = live_call(pbx)
+    prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002 aleg")
+    pbx.hangup(call["call_id"])
+    await confirm(slack, prompt)
+    card = await result_card(slack, call["call_id"])
+    assert card["text"].endswith(": failed") and "call has ended" in shown(card)
+    assert transfers(pbx, call["call_id"]) == []
+    reply = await ask(slack, f"transfer {call['call_id']} 1002", user=AGENT)
+    assert "not live any more" in shown(reply)
+
+
+async def test_viewers_get_no_transfer_form(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    live_call(pbx)
+    listing = await ask(slack, "calls", user=AGENT)
+    await slack.driver.block_action(
+        user=AGENT, action_id="call_transfer_0", ephemeral_ts=listing["ts"]
+    )
+    assert await ephemeral_with(slack, AGENT, "needs the operator role")
+    assert slack.views(AGENT) == []
+
+
+async def autocall_campaign(pbx: EmulatorServer, template: str) -> Any:
+    return next(
+        c
+        for c in await campaigns(pbx)
+        if c.type == "autocall" and c.template_name == template and c.status != "start"
+    )
+
+
+async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    pbx.set_call_mode("manual")
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=<!here>")
+    assert "0912345678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "0912345678")
+    assert pbx.journal(method="POST", path="/v3/autocall/import") == []
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    assert done["text"].endswith(": done"), shown(done)
+    pushes = pbx.journal(method="POST", path="/v3/autocall/import")
+    assert len(pushes) == 1
+    assert pushes[0]["body"]["param"] == {"name": "<!here>"}
+    approval = app.storage.approvals.list(TEAM)[0]
+    assert approval.kind is ActionKind.AUTOCALL_PUSH and approval.state is ApprovalState.DONE
+    result = approval.result
+    assert result["call_id"] in shown(done) and result["lead_uuid"] in shown(done)
+    assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])
+
+
+async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Nhắc thanh toán")
+    await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678 name=An"
+    )
+    form = await latest_view(slack, AGENT, "autocall_form")
+    blocks = {b.get("block_id"): b for b in form["blocks"]}
+    assert {"phone", "param:name", "param:amount", "param:due_date"} <= set(blocks)
+    assert "Still needed" in shown(form) and "{{amount}}" in shown(form)
+    assert "amount" in shown(blocks["param:amount"]["hint"]).lower()
+    assert "dd/mm/yyyy" in shown(blocks["param:due_date"]["hint"])
+    await slack.driver.view_submission(
+        form["id"],
+        {"phone": "12345", "param:name": "An", "param:amount": "150000", "param:due_date": "x"},
+    )
+    assert "not a phone number" in slack.view_errors(form["id"])["phone"]
+    await slack.driver.view_submission(
+        form["id"],
+        {
+            "phone": "0912345678",
+            "param:name": "An",
+            "param:amount": "150000",
+            "param:due_date": "15/12/2026",
+        },
+    )
+    card = await card_in(slack, CALL_CENTER, "0912345678")
+    assert "150000" in shown(card) and "15/12/2026" in shown(card)
+    assert pbx.journal(method="POST", path="/v3/autocall/import") == []
+
+
+async def test_a_blacklisted_number_is_refused_before_anything_is_asked(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        number = (await cc.blacklist.list()).data[0].phone_number
+    reply = await ask(slack, f"autocall {target.campaign_uuid} {number} name=An", user=AGENT)
+    assert "blacklist" in shown(reply)
+    assert app.storage.approvals.list(TEAM) == []
+    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 nme=An", user=AGENT)
+    assert "has no placeholder nme" in shown(reply) and "name" in shown(reply)

@@ -1,0 +1,142 @@
+"""Campaign control end to end: pause and stop need the requester's confirm only, run once
+and keep every other field; the card's buttons ask the same way; ``pause all`` pauses
+every running campaign, and nothing else, and says so in the approvals channel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.runtime import Runtime
+from callcenter.models import Campaign
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SlackStandIn
+from tests.bot.approval_helpers import (
+    ask,
+    audit_outcomes,
+    button_ids,
+    campaign,
+    campaigns,
+    confirm,
+    ephemeral_with,
+    give_roles,
+    prompt_for,
+    puts,
+    settled,
+    shown,
+    use_approvals_channel,
+)
+
+VOLATILE = {"status", "run_id", "updated_at"}
+
+
+async def running(pbx: EmulatorServer, kind: str = "manual") -> Campaign:
+    return next(c for c in await campaigns(pbx) if c.status == "start" and c.type == kind)
+
+
+async def result_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
+    """The card of a confirmed action, posted where it was asked, once it has settled."""
+    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
+
+
+async def test_pause_is_confirmed_by_the_requester_and_sent_once(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await running(pbx)
+    prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
+    assert "Pause campaign" in shown(prompt) and "Ask for approval" not in shown(prompt)
+    first = await slack.driver.block_action(
+        user=AGENT, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+    )
+    card = await result_card(slack, target.campaign_uuid)
+    assert card["text"].endswith(": done") and "Confirmed by <@U0002>" in shown(card)
+    await slack.driver.resend(first, as_retry=False)
+    assert await ephemeral_with(slack, AGENT, "already confirmed")
+    after = await campaign(pbx, target.campaign_uuid)
+    assert after.status == "pause"
+    assert after.model_dump(exclude=VOLATILE) == target.model_dump(exclude=VOLATILE)
+    assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
+    assert audit_outcomes(app, "campaign.pause") == ["requested", "approved", "ok"]
+
+
+async def test_stop_from_the_card_button_keeps_the_other_fields(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await running(pbx, "autodialer")
+    card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    assert {"campaign_control_pause", "campaign_control_stop"} <= set(button_ids(card))
+    assert "campaign_control_start" not in button_ids(card)
+    before = len(slack.ephemerals(AGENT))
+    await slack.driver.block_action(
+        user=AGENT, action_id="campaign_control_stop", ephemeral_ts=card["ts"]
+    )
+    prompt = await slack.wait_for(
+        lambda: slack.ephemerals(AGENT)[before] if len(slack.ephemerals(AGENT)) > before else None
+    )
+    assert "Stop campaign" in shown(prompt)
+    await confirm(slack, prompt)
+    done = await result_card(slack, target.campaign_uuid)
+    assert done["text"].endswith(": done")
+    after = await campaign(pbx, target.campaign_uuid)
+    assert after.status == "stop"
+    assert after.model_dump(exclude=VOLATILE) == target.model_dump(exclude=VOLATILE)
+    assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
+
+
+async def test_a_campaign_already_in_that_state_is_left_alone(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await running(pbx)
+    reply = await ask(slack, f"start {target.campaign_uuid}", user=AGENT)
+    assert "already running" in shown(reply)
+    assert app.storage.approvals.list("T0001") == []
+
+
+async def test_the_campaign_vanishing_before_the_confirm_is_explained(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await running(pbx)
+    prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
+    pbx.fail_next("GET", "/v3/campaign", 200, {"data": [], "limit": 100, "offset": 0, "total": 0})
+    await confirm(slack, prompt)
+    card = await result_card(slack, target.campaign_uuid)
+    assert card["text"].endswith(": failed") and "no longer exists" in shown(card)
+    assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
+
+
+async def test_pause_all_pauses_every_running_campaign_and_nothing_else(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    before = {c.campaign_uuid: c for c in await campaigns(pbx)}
+    started = {u for u, c in before.items() if c.status == "start"}
+    assert len(started) >= 2
+    prompt = await prompt_for(slack, "pause all")
+    assert "every running campaign" in shown(prompt)
+    await confirm(slack, prompt)
+    done = await result_card(slack, "every running campaign")
+    assert done["text"].endswith(": done")
+    assert f"Paused {len(started)} of {len(started)}" in shown(done)
+    announced = await slack.wait_for_message(APPROVALS, lambda m: "Emergency brake" in shown(m))
+    assert "<@U0002>" in shown(announced)
+    after = {c.campaign_uuid: c for c in await campaigns(pbx)}
+    for uuid, old in before.items():
+        expected = "pause" if uuid in started else old.status
+        assert after[uuid].status == expected, old.campaign_name
+        assert after[uuid].model_dump(exclude=VOLATILE) == old.model_dump(exclude=VOLATILE)
+    sent = [e["path"] for e in pbx.journal(method="PUT")]
+    assert sorted(sent) == sorted(f"/v3/campaign/{u}" for u in started)
+    assert audit_outcomes(app, "campaign.pause_all") == ["requested", "approved", "ok"]
+
+
+async def test_viewers_cannot_pull_the_brake(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    reply = await ask(slack, "pause all", user=AGENT)
+    assert "needs the operator role" in shown(reply)
+    assert pbx.journal(method="PUT") == []
+    assert await ephemeral_with(slack, AGENT, "operator")

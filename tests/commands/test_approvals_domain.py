@@ -1,0 +1,221 @@
+"""The approval flow without Slack: who may ask, running exactly once, what a failure says,
+and how each state of a request reads on its card."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from cryptography.fernet import Fernet
+
+from callcenter import CallCenter
+from callcenter.models import Template
+from commands import actions
+from commands.actions import ExecutionEnv
+from commands.admin import parse_duration, parse_kind
+from commands.approvals import (
+    APPROVE_ACTION,
+    DENY_ACTION,
+    Proposal,
+    RequestRefused,
+    card,
+    decide,
+    deny_modal,
+    open_request,
+    propose,
+    run_approved,
+)
+from commands.autocall import fields_of, hint_for, missing_values
+from commands.context import CommandContext
+from commands.grammar import UsageError
+from commands.transfer import transfer_failure
+from emulators.pbx.testing import EmulatorServer
+from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
+from storage.errors import ApprovalStateError
+from tests.commands.helpers import dumps
+
+TZ = ZoneInfo("Asia/Ho_Chi_Minh")
+TEAM, ASKER, ADMIN = "T1", "U0101", "U0102"
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Iterator[Storage]:
+    with Storage.open(tmp_path / "db.sqlite", SecretBox([Fernet.generate_key().decode()])) as s:
+        yield s
+
+
+async def stopped(cc: CallCenter) -> str:
+    async for campaign in cc.campaigns.iterate():
+        if campaign.status == "stop":
+            return campaign.campaign_uuid
+    raise AssertionError("the seed has stopped campaigns")
+
+
+def start_of(uuid: str) -> Proposal:
+    return Proposal(
+        ActionKind.CAMPAIGN_START,
+        {"campaign_uuid": uuid, "campaign_name": "Spring <sale>", "status": "start", "was": "stop"},
+    )
+
+
+def ask(storage: Storage, proposal: Proposal, role: str = "operator") -> tuple[Approval, Mode]:
+    return open_request(
+        storage, team_id=TEAM, user_id=ASKER, role=role, channel_id="C1", proposal=proposal
+    )
+
+
+def test_viewers_and_roles_below_the_policy_cannot_ask(storage: Storage) -> None:
+    with pytest.raises(RequestRefused, match="Viewers can look but not act"):
+        ask(storage, start_of("x"), role="viewer")
+    storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, min_role=Role.ADMIN)
+    with pytest.raises(RequestRefused, match="only admins"):
+        ask(storage, start_of("x"))
+    assert [e.outcome for e in storage.audit.entries(TEAM)] == ["refused", "refused"]
+    assert storage.approvals.list(TEAM) == []
+
+
+async def test_an_approved_request_runs_once_however_many_try(
+    storage: Storage, cc: CallCenter, pbx: EmulatorServer
+) -> None:
+    uuid = await stopped(cc)
+    approval, mode = ask(storage, start_of(uuid))
+    assert mode is Mode.APPROVAL
+    decision = decide(
+        storage,
+        TEAM,
+        approval.id,
+        user=ADMIN,
+        role="admin",
+        approve=True,
+        params_hash=approval.params_hash,
+    )
+    assert decision.moved
+    env = ExecutionEnv(cc=cc)
+    outcomes = await asyncio.gather(
+        *(run_approved(storage, TEAM, approval.id, env) for _ in range(3)),
+        return_exceptions=True,
+    )
+    finished = [o for o in outcomes if not isinstance(o, BaseException)]
+    assert len(finished) == 1 and finished[0].state is ApprovalState.DONE
+    assert sum(isinstance(o, ApprovalStateError) for o in outcomes) == 2
+    assert len(pbx.journal(method="PUT", path=f"/v3/campaign/{uuid}")) == 1
+
+
+async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
+    storage: Storage, cc: CallCenter, pbx: EmulatorServer
+) -> None:
+    uuid = await stopped(cc)
+    approval, _ = ask(storage, start_of(uuid))
+    decide(
+        storage,
+        TEAM,
+        approval.id,
+        user=ADMIN,
+        role="admin",
+        approve=True,
+        params_hash=approval.params_hash,
+    )
+    pbx.fail_next("PUT", f"/v3/campaign/{uuid}", 502, drop=True)
+    finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
+    assert finished.state is ApprovalState.FAILED
+    assert "cannot tell whether it was done" in finished.result["text"]
+    assert len(pbx.journal(method="PUT", path=f"/v3/campaign/{uuid}")) == 1
+
+
+async def test_a_policy_of_none_runs_at_once_and_shows_the_result(
+    storage: Storage, cc: CallCenter, pbx: EmulatorServer
+) -> None:
+    storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, mode=Mode.NONE)
+    ctx = CommandContext(
+        team_id=TEAM,
+        user_id=ASKER,
+        channel_id="C1",
+        role="operator",
+        tz=TZ,
+        cc=cc,
+        storage=storage,
+    )
+    uuid = await stopped(cc)
+    reply = await propose(ctx, start_of(uuid))
+    assert not reply.ephemeral and "Spring &lt;sale&gt;" in dumps(reply)
+    assert "is now :large_green_circle: running" in dumps(reply)
+    assert len(pbx.journal(method="PUT", path=f"/v3/campaign/{uuid}")) == 1
+
+
+def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
+    storage: Storage,
+) -> None:
+    approval, _ = ask(storage, start_of("3c250fe1-52c5-4367-8300-fbff46c2a968"))
+    pending = card(approval, TZ)
+    text = dumps(pending)
+    assert APPROVE_ACTION in text and DENY_ACTION in text
+    assert "Spring &lt;sale&gt;" in text and "<@U0101>" in text and "an admin other than" in text
+    denied = decide(
+        storage,
+        TEAM,
+        approval.id,
+        user=ADMIN,
+        role="admin",
+        approve=False,
+        params_hash=approval.params_hash,
+        reason="Not <today>",
+    )
+    text = dumps(card(denied.approval, TZ))
+    assert (
+        APPROVE_ACTION not in text and "Denied by <@U0102>" in text and "Not &lt;today&gt;" in text
+    )
+    late = decide(
+        storage,
+        TEAM,
+        approval.id,
+        user=ADMIN,
+        role="admin",
+        approve=True,
+        params_hash=approval.params_hash,
+    )
+    assert not late.moved and late.message == "<@U0102> already denied this request."
+    modal = deny_modal(denied.approval, "{}").to_dict()
+    assert modal["callback_id"] == "approval_deny_reason"
+
+
+def test_every_action_kind_of_this_family_is_registered() -> None:
+    for kind in ActionKind:
+        if kind.value.startswith("notify."):
+            continue
+        assert actions.spec_for(kind).kind is kind
+
+
+def test_policy_words_are_read_forgivingly() -> None:
+    assert parse_duration("30m") == 1800
+    assert parse_duration("2h") == 7200
+    assert parse_duration("90s") == 90
+    assert parse_duration("45") == 2700
+    with pytest.raises(UsageError):
+        parse_duration("soon")
+    assert parse_kind("start") is ActionKind.CAMPAIGN_START
+    assert parse_kind("pause-all") is ActionKind.CAMPAIGN_PAUSE_ALL
+    assert parse_kind("lead.upload") is ActionKind.LEAD_UPLOAD
+    with pytest.raises(UsageError, match="not a kind of action"):
+        parse_kind("launch")
+
+
+def test_autocall_fields_and_hints() -> None:
+    tts = Template(
+        template_uuid="t", voice_type="tts", content="Hi {{name}}, {{amount}} due {{due_date}}"
+    )
+    audio = Template(template_uuid="a", voice_type="audio_file", content="{{ignored}}")
+    assert fields_of(tts) == ["name", "amount", "due_date"]
+    assert fields_of(audio) == [] and fields_of(None) == []
+    assert missing_values(["name", "amount"], {"name": "An", "amount": " "}) == ["amount"]
+    assert hint_for("amount").startswith("Read as an amount")
+    assert "dd/mm/yyyy" in hint_for("due_date")
+    assert hint_for("otp_code").startswith("Read digit by digit")
+
+
+def test_transfer_failures_are_explained() -> None:
+    assert "is not registered" in transfer_failure("USER_NOT_REGISTERED", "1999")
+    assert "ended before" in transfer_failure("CALL_NOT_FOUND", "1002")
+    assert "BUSY_HERE" in transfer_failure("BUSY_HERE", "1002")
