@@ -122,6 +122,15 @@ class DigestStore:
             )
         ]
 
+    def active(self) -> builtins.list[DigestSchedule]:
+        """Every workspace's digests that are not paused: what the scheduler looks at."""
+        return [
+            _digest(row)
+            for row in self._db.query(
+                "SELECT * FROM digests WHERE paused = 0 ORDER BY team_id, created_at, id"
+            )
+        ]
+
     def team_ids(self) -> builtins.list[str]:
         """Teams that have digests (ids only): the scheduler loads each team's at start."""
         rows = self._db.execute("SELECT DISTINCT team_id FROM digests ORDER BY team_id")

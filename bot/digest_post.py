@@ -1,0 +1,223 @@
+"""Putting one digest (or one alert) in its channel, and saying once when a workspace can't.
+
+``DigestPoster`` is what ``digest run`` calls through ``CommandContext.digests`` and what
+the scheduler calls for each due slot: build the content against the workspace's service,
+post the message, upload the chart with ``files_upload_v2`` (Slack's three-step external
+upload) right after it.
+
+Failures come in two kinds.  A workspace-wide one (its API key refused, the service
+unreachable or failing, no connection at all) would repeat for every slot of every digest,
+so it is told once, in the workspace's digest channel, and remembered in storage until a
+later attempt succeeds.  Anything else (Slack refusing one channel, say) belongs to that
+one post and is recorded with its slot.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from slack_sdk.errors import SlackApiError
+
+from bot.posting import BotClients, ChannelPace
+from callcenter import CallCenter, errors
+from commands.context import DigestPostError, NotConnectedError
+from commands.digest_content import build_digest
+from commands.digests import latest_slot, request_for
+from commands.reply import Reply, notice
+from commands.text import escape
+from storage import DigestSchedule
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+SERVICE_NOTICE = "service"
+"""The notice kind of a workspace whose call-center service cannot be used."""
+
+_SLACK_WORDS = {
+    "not_in_channel": "I am not in <#{channel}> any more; invite me back (/invite @CallOps)",
+    "channel_not_found": "the channel <#{channel}> is gone or I cannot see it",
+    "is_archived": "the channel <#{channel}> is archived",
+    "token_revoked": "this workspace removed the app's access",
+    "invalid_auth": "Slack refused the app's token",
+    "account_inactive": "Slack refused the app's token",
+    "ratelimited": "Slack asked us to slow down and kept refusing",
+}
+
+
+@dataclass(frozen=True)
+class Posted:
+    channel: str
+    ts: str
+    chart_uploaded: bool
+
+
+def workspace_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` will recur for every post of the workspace (so: tell people once)."""
+    return isinstance(
+        exc,
+        NotConnectedError
+        | errors.AuthenticationError
+        | errors.APIConnectionError
+        | errors.ServerError
+        | errors.RateLimitError
+        | errors.UnexpectedResponseError,
+    )
+
+
+def failure_words(exc: BaseException) -> str:
+    """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
+    if isinstance(exc, NotConnectedError):
+        return "this workspace is not connected to the call-center service"
+    if isinstance(exc, errors.AuthenticationError):
+        return "the call-center service refused this workspace's API key"
+    if isinstance(exc, errors.APITimeoutError):
+        return "the call-center service did not answer in time"
+    if isinstance(exc, errors.APIConnectionError):
+        return "I could not reach the call-center service"
+    if isinstance(exc, errors.RateLimitError):
+        return "the call-center service keeps asking us to slow down"
+    if isinstance(exc, errors.CallCenterError):
+        return f"the call-center service failed ({escape(exc.message)})"
+    return "something went wrong on our side"
+
+
+def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
+    code = str(exc.response.get("error") or "unknown_error")
+    words = _SLACK_WORDS.get(code, f"Slack refused the post ({escape(code)})")
+    return DigestPostError(words.format(channel=channel))
+
+
+class DigestPoster:
+    def __init__(
+        self,
+        rt: Runtime,
+        *,
+        bots: BotClients | None = None,
+        pace: ChannelPace | None = None,
+    ) -> None:
+        self._rt = rt
+        self.bots = bots or BotClients(rt.settings, rt.storage)
+        self.pace = pace or ChannelPace()
+        self._listeners: list[Callable[[str], None]] = []
+
+    # --- CommandContext.digests ---------------------------------------------------------
+
+    async def post_now(self, team_id: str, digest_id: str) -> str:
+        digest = self._rt.storage.digests.require(team_id, digest_id)
+        posted = await self.post(digest, latest_slot(digest))
+        return posted.channel
+
+    def changed(self, team_id: str) -> None:
+        for listener in list(self._listeners):
+            listener(team_id)
+
+    def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(team_id)`` when a command changed schedules; returns the undo."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    async def close(self) -> None:
+        await self.bots.close()
+
+    # --- posting ------------------------------------------------------------------------
+
+    async def service(self, team_id: str) -> CallCenter:
+        cc = await self._rt.clients.get(team_id)
+        if cc is None:
+            raise NotConnectedError
+        return cc
+
+    async def post(self, digest: DigestSchedule, slot: datetime) -> Posted:
+        """Build and post ``digest`` for the period that ends at ``slot``."""
+        cc = await self.service(digest.team_id)
+        content = await build_digest(cc, request_for(digest, slot))
+        ts = await self.post_reply(digest.team_id, digest.channel, content.reply)
+        uploaded = False
+        if content.chart_png is not None:
+            uploaded = await self._upload(
+                digest.team_id, digest.channel, content.chart_png, content.chart_filename,
+                content.chart_title,
+            )  # fmt: skip
+        return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
+
+    async def post_reply(
+        self, team_id: str, channel: str, reply: Reply, *, thread_ts: str | None = None
+    ) -> str:
+        """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
+        client = self.bots.get(team_id)
+        if client is None:
+            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+        payload = reply.payload()
+        await self.pace.wait(channel)
+        try:
+            response = await client.chat_postMessage(
+                channel=channel,
+                text=payload["text"],
+                blocks=payload["blocks"],
+                thread_ts=thread_ts,
+                unfurl_links=False,
+            )
+        except SlackApiError as exc:
+            raise slack_failure(exc, channel) from exc
+        return str(response.get("ts") or "")
+
+    async def _upload(
+        self, team_id: str, channel: str, png: bytes, filename: str, title: str
+    ) -> bool:
+        """The chart after its message; a failed upload leaves the posted digest standing."""
+        client = self.bots.get(team_id)
+        if client is None:
+            return False
+        await self.pace.wait(channel)
+        try:
+            await client.files_upload_v2(
+                channel=channel,
+                content=png,
+                filename=filename,
+                title=title,
+                alt_txt=title,
+                request_file_info=False,
+            )
+        except SlackApiError as exc:
+            log.warning(
+                "chart upload to %s (team %s) failed: %s",
+                channel,
+                team_id,
+                exc.response.get("error"),
+            )
+            return False
+        return True
+
+    # --- one notice per broken workspace ------------------------------------------------
+
+    async def tell_failure(self, team_id: str, channel: str, exc: BaseException) -> bool:
+        """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
+        workspace = self._rt.storage.workspaces.get(team_id)
+        where = (workspace.digests_channel if workspace else None) or channel
+        words = failure_words(exc)
+        if not self._rt.storage.notices.open(
+            team_id, SERVICE_NOTICE, detail=type(exc).__name__, channel=where
+        ):
+            return False
+        text = (
+            f"Scheduled digests and alerts of this workspace are on hold: {words}. "
+            "An admin can check with `/callops status` and reconnect with `/callops connect`. "
+            "I keep trying at each slot and will not repeat this message; posts resume on "
+            "their own once it works."
+        )
+        try:
+            await self.post_reply(team_id, where, notice(text, emoji=":warning:"))
+        except DigestPostError as post_error:
+            log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
+        log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)
+        return True
+
+    def tell_recovery(self, team_id: str) -> bool:
+        """The service works again for ``team_id``: the next failure is told afresh."""
+        return self._rt.storage.notices.close(team_id, SERVICE_NOTICE)

@@ -1,0 +1,130 @@
+"""The digest's picture: calls per hour or per day, answered stacked on not answered.
+
+Drawn with Pillow into a PNG, no plotting library: a bar chart is a few rectangles, and
+drawing them ourselves keeps the output byte-for-byte the same for the same numbers (no
+timestamps, no randomness), so a digest re-posted for the same slot shows the same image.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw, ImageFont
+
+WIDTH = 960
+HEIGHT = 420
+MARGIN_LEFT = 64
+MARGIN_RIGHT = 24
+MARGIN_TOP = 56
+MARGIN_BOTTOM = 78
+
+BACKGROUND = (255, 255, 255)
+INK = (29, 28, 29)
+GRID = (230, 230, 230)
+ANSWERED = (46, 182, 125)
+NOT_ANSWERED = (224, 30, 90)
+MUTED = (97, 96, 97)
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    """Shown under the bar (``08``, ``Mon 23``); thinned out when bars are narrow."""
+    answered: int
+    not_answered: int
+
+    @property
+    def total(self) -> int:
+        return self.answered + self.not_answered
+
+
+@functools.cache
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+@functools.cache
+def _palette() -> Image.Image:
+    """Every colour the chart uses plus a grey ramp for the text's anti-aliasing: an
+    8-bit PNG of these encodes about four times faster than RGB, which matters when
+    hundreds of digests fall due in the same minute."""
+    colours = [BACKGROUND, INK, MUTED, GRID, ANSWERED, NOT_ANSWERED]
+    colours += [(v, v, v) for v in range(0, 256, 8)]
+    flat = [channel for colour in colours for channel in colour]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(flat + [0] * (768 - len(flat)))
+    return palette
+
+
+def _nice_ceiling(value: int) -> tuple[int, int]:
+    """The axis top and tick step: 1, 2 or 5 times a power of ten, about 5 ticks."""
+    if value <= 0:
+        return 5, 1
+    rough = value / 5
+    power = 10 ** math.floor(math.log10(rough)) if rough >= 1 else 1
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= rough)
+    step = max(1, int(step))
+    return step * math.ceil(value / step), step
+
+
+def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
+    """A PNG of ``bars`` with a title, both axis labels, y ticks and a legend."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    title_font, font, small = _font(18), _font(13), _font(11)
+    draw.text((MARGIN_LEFT, 16), title, fill=INK, font=title_font)
+
+    plot_left, plot_right = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
+    plot_top, plot_bottom = MARGIN_TOP, HEIGHT - MARGIN_BOTTOM
+    top, step = _nice_ceiling(max((b.total for b in bars), default=0))
+    scale = (plot_bottom - plot_top) / top
+
+    for tick in range(0, top + 1, step):
+        y = plot_bottom - round(tick * scale)
+        draw.line([(plot_left, y), (plot_right, y)], fill=GRID, width=1)
+        text = f"{tick:,}"
+        width = draw.textlength(text, font=small)
+        draw.text((plot_left - 8 - width, y - 7), text, fill=MUTED, font=small)
+    draw.line([(plot_left, plot_top), (plot_left, plot_bottom)], fill=INK, width=1)
+    draw.line([(plot_left, plot_bottom), (plot_right, plot_bottom)], fill=INK, width=1)
+
+    count = max(1, len(bars))
+    slot = (plot_right - plot_left) / count
+    bar_width = max(1, round(slot * 0.7))
+    label_every = max(1, math.ceil(34 / slot)) if slot < 34 else 1
+    for i, bar in enumerate(bars):
+        x0 = round(plot_left + i * slot + (slot - bar_width) / 2)
+        x1 = x0 + bar_width - 1
+        answered_top = plot_bottom - round(bar.answered * scale)
+        total_top = plot_bottom - round(bar.total * scale)
+        if bar.answered:
+            draw.rectangle([(x0, answered_top), (x1, plot_bottom - 1)], fill=ANSWERED)
+        if bar.not_answered:
+            draw.rectangle([(x0, total_top), (x1, answered_top - 1)], fill=NOT_ANSWERED)
+        if i % label_every == 0:
+            width = draw.textlength(bar.label, font=small)
+            centre = x0 + bar_width / 2
+            draw.text((centre - width / 2, plot_bottom + 6), bar.label, fill=MUTED, font=small)
+
+    # Axis titles: the y title sits above the axis (rotated text would need a second
+    # image), the x title centred under the tick labels.
+    draw.text((8, plot_top - 22), "calls", fill=INK, font=font)
+    x_width = draw.textlength(x_label, font=font)
+    draw.text(
+        ((plot_left + plot_right) / 2 - x_width / 2, plot_bottom + 28), x_label, fill=INK, font=font
+    )
+
+    legend_y = HEIGHT - 24
+    x = plot_left
+    for colour, name in ((ANSWERED, "answered"), (NOT_ANSWERED, "not answered")):
+        draw.rectangle([(x, legend_y), (x + 12, legend_y + 12)], fill=colour)
+        draw.text((x + 18, legend_y - 1), name, fill=INK, font=font)
+        x += 30 + round(draw.textlength(name, font=font))
+
+    out = io.BytesIO()
+    image.quantize(palette=_palette(), dither=Image.Dither.NONE).save(out, format="PNG")
+    return out.getvalue()

@@ -1,0 +1,45 @@
+"""The digest chart: a real PNG, the same bytes for the same numbers, bars to scale."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from commands.chart import ANSWERED, HEIGHT, NOT_ANSWERED, WIDTH, Bar, render_bar_chart
+
+
+def _bars() -> list[Bar]:
+    return [Bar(f"{h:02d}", answered=h * 2, not_answered=h % 5) for h in range(24)]
+
+
+def test_the_chart_is_a_png_of_the_agreed_size() -> None:
+    png = render_bar_chart(_bars(), title="Calls per hour, Mon 23 Nov", x_label="hour (UTC)")
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(io.BytesIO(png))
+    image.verify()
+    assert image.size == (WIDTH, HEIGHT)
+
+
+def test_the_same_numbers_give_the_same_bytes() -> None:
+    first = render_bar_chart(_bars(), title="t", x_label="hour (UTC)")
+    assert render_bar_chart(_bars(), title="t", x_label="hour (UTC)") == first
+    other = render_bar_chart(_bars()[:-1], title="t", x_label="hour (UTC)")
+    assert other != first
+
+
+def test_answered_and_not_answered_are_drawn_in_their_colours() -> None:
+    png = render_bar_chart(
+        [Bar("a", answered=10, not_answered=0), Bar("b", answered=0, not_answered=10)],
+        title="t",
+        x_label="day (UTC)",
+    )
+    counted = Image.open(io.BytesIO(png)).convert("RGB").getcolors(10**6)
+    assert counted is not None
+    colours = {colour for _, colour in counted}
+    assert ANSWERED in colours and NOT_ANSWERED in colours
+
+
+def test_an_empty_period_still_draws_axes() -> None:
+    png = render_bar_chart([], title="Calls per day", x_label="day (UTC)")
+    Image.open(io.BytesIO(png)).verify()
