@@ -17,7 +17,10 @@ from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 
 from bot.app import create_app
+from bot.approval_sweeper import approval_sweeper
+from bot.callbacks import install_call_feed
 from bot.runtime import Runtime
+from bot.scheduler import scheduling
 from bot.settings import Settings
 from storage import SecretBox, Storage
 
@@ -36,7 +39,7 @@ def open_runtime(settings: Settings, *, demo: bool = False) -> Runtime:
 
 def build_web_app(rt: Runtime, app: AsyncApp) -> web.Application:
     """Bolt's aiohttp server (``/slack/events``, ``/slack/install``, ``/slack/oauth_redirect``)
-    with ``/healthz`` added."""
+    with ``/healthz`` and the call-record receiver ``/callbacks/{token}`` added."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     web_app = server.web_app
 
@@ -53,12 +56,16 @@ def build_web_app(rt: Runtime, app: AsyncApp) -> web.Application:
 
     web_app.router.add_get("/healthz", healthz)
     web_app.on_cleanup.append(close_runtime)
+    install_call_feed(web_app, rt, app)
     return web_app
 
 
 @asynccontextmanager
-async def serving(rt: Runtime, *, host: str = "127.0.0.1", port: int = 3000) -> AsyncIterator[str]:
-    """Serve HTTP until the block exits; yields the base URL (port 0 picks a free one)."""
+async def serving(
+    rt: Runtime, *, host: str = "127.0.0.1", port: int = 3000, scheduler: bool = True
+) -> AsyncIterator[str]:
+    """Serve HTTP until the block exits; yields the base URL (port 0 picks a free one).
+    ``scheduler``: also run the digest and alert scheduler in this process."""
     app = create_app(rt)
     runner = web.AppRunner(build_web_app(rt, app), access_log=None)
     await runner.setup()
@@ -66,13 +73,16 @@ async def serving(rt: Runtime, *, host: str = "127.0.0.1", port: int = 3000) -> 
     await site.start()
     bound = runner.addresses[0][1] if runner.addresses else port
     try:
-        yield f"http://{host}:{bound}"
+        async with scheduling(rt, enabled=scheduler), approval_sweeper(rt, app):
+            yield f"http://{host}:{bound}"
     finally:
         await runner.cleanup()
 
 
 @asynccontextmanager
-async def socket_mode(rt: Runtime) -> AsyncIterator[AsyncSocketModeHandler]:
+async def socket_mode(
+    rt: Runtime, *, scheduler: bool = True
+) -> AsyncIterator[AsyncSocketModeHandler]:
     """Connect over Socket Mode until the block exits."""
     if rt.settings.slack_app_token is None:
         raise SystemExit("callops socket needs SLACK_APP_TOKEN (an xapp- app-level token).")
@@ -80,22 +90,25 @@ async def socket_mode(rt: Runtime) -> AsyncIterator[AsyncSocketModeHandler]:
     handler = AsyncSocketModeHandler(app, rt.settings.slack_app_token.get_secret_value())
     await handler.connect_async()  # type: ignore[no-untyped-call]
     try:
-        yield handler
+        async with scheduling(rt, enabled=scheduler), approval_sweeper(rt, app):
+            yield handler
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await rt.close()
 
 
-async def serve_forever(settings: Settings, host: str, port: int) -> None:
+async def serve_forever(
+    settings: Settings, host: str, port: int, *, scheduler: bool = True
+) -> None:
     rt = open_runtime(settings)
-    async with serving(rt, host=host, port=port) as url:
+    async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
         log.info("callops listening on %s%s", url, EVENTS_PATH)
         print(f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz", flush=True)
         await asyncio.Event().wait()
 
 
-async def socket_forever(settings: Settings) -> None:
+async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
     rt = open_runtime(settings)
-    async with socket_mode(rt):
+    async with socket_mode(rt, scheduler=scheduler):
         print("callops: connected to Slack over Socket Mode", flush=True)
         await asyncio.Event().wait()

@@ -17,6 +17,11 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
+    slack_redirect_uri: str | None = Field(
+        default=None,
+        description="OAuth redirect URL (https://<host>/slack/oauth_redirect); Slack uses the "
+        "app's configured one when unset, the Slack stand-in needs it.",
+    )
     slack_api_url: str = "https://slack.com/api/"
 
     callops_db: str = "callops.db"
@@ -28,6 +33,10 @@ class Settings(BaseSettings):
     callops_api_key: SecretStr | None = None
     callops_timezone: str = "UTC"
     callops_admins: str = ""
+    callops_public_url: str = Field(
+        default="http://localhost:3000",
+        description="Where the service can reach this app (the callback URL's base).",
+    )
 
     @property
     def secret_keys(self) -> list[str]:

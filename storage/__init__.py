@@ -5,13 +5,16 @@ Every read and write of workspace data takes the Slack team id; nothing returns 
 workspace's rows. Imports only sqlite-utils, cryptography, the stdlib and callcenter.tokens.
 """
 
+from storage.alerts import Alert, AlertStore, FiredAlert
 from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
+from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
 from storage.database import connect, open_database, write_transaction
 from storage.digests import DigestRun, DigestSchedule, DigestStore
 from storage.facade import Storage
 from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
+from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
 from storage.policy import (
     ADMINS,
@@ -30,26 +33,35 @@ __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_ROLE",
     "LATEST_VERSION",
+    "OUTCOME_LANE",
     "UNCHANGED",
     "ActionKind",
+    "Alert",
+    "AlertStore",
     "Approval",
     "ApprovalState",
     "ApprovalStore",
     "AuditEntry",
     "AuditLog",
+    "CallFeedStore",
     "CallbackTokenStore",
     "DedupStore",
     "DigestRun",
     "DigestSchedule",
     "DigestStore",
+    "FiredAlert",
     "InstallationRecord",
     "InstallationStore",
     "KindPolicy",
     "Mode",
+    "Notice",
+    "NoticeStore",
     "NotificationRoute",
     "OAuthStateStore",
     "Outcome",
     "PolicyStore",
+    "PushedMessage",
+    "QueuedRecord",
     "Role",
     "RoleStore",
     "RouteStore",

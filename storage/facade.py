@@ -6,12 +6,15 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from storage.alerts import AlertStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
+from storage.call_feed import CallFeedStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_BUSY_TIMEOUT, open_database
 from storage.digests import DigestStore
 from storage.installations import InstallationStore, OAuthStateStore
+from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
 from storage.roles import RoleStore
@@ -40,9 +43,12 @@ class Storage:
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
         self.audit = AuditLog(db, clock=clock)
         self.digests = DigestStore(db, clock=clock)
+        self.alerts = AlertStore(db, clock=clock)
+        self.notices = NoticeStore(db, clock=clock)
         self.routes = RouteStore(db, clock=clock)
         self.callback_tokens = CallbackTokenStore(db, box, clock=clock)
         self.dedup = DedupStore(db, clock=clock)
+        self.call_feed = CallFeedStore(db, box, self.dedup, clock=clock)
         self.installations = InstallationStore(db, box, self.roles, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
 

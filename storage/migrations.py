@@ -217,7 +217,90 @@ _V2_DIGESTS_NOTIFICATIONS = _sql(
     "CREATE INDEX processed_events_at ON processed_events (processed_at)",
 )
 
-MIGRATIONS: Sequence[Migration] = (_V1_INITIAL, _V2_DIGESTS_NOTIFICATIONS)
+_V3_CALL_FEED = _sql(
+    # Call records accepted from the service and not yet posted to Slack, one row per
+    # destination; a row goes only once Slack accepted the post, so a restart loses none.
+    # `lane` orders the posts: a channel id for cards (posted in seq order per channel),
+    # '~outcome:<record id>' for an autocall outcome waiting for the message that pushed
+    # the call (each on its own, so one that waits holds up no other). The poster leases
+    # a lane's head row before posting it, so two app processes never post it both.
+    """CREATE TABLE callback_queue (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        team_id TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('card', 'outcome')),
+        record_id TEXT NOT NULL,
+        payload_enc TEXT NOT NULL,
+        received_at REAL NOT NULL,
+        not_before REAL NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        lease_owner TEXT,
+        lease_until REAL
+    )""",
+    "CREATE INDEX callback_queue_lane ON callback_queue (team_id, lane, seq)",
+    # The first card of the day per (channel, lead or number): later cards thread under
+    # it. The subject is a hash, so no phone number sits in this table.
+    """CREATE TABLE call_threads (
+        team_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        day TEXT NOT NULL,
+        subject_hash TEXT NOT NULL,
+        root_ts TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (team_id, channel, day, subject_hash)
+    )""",
+    "CREATE INDEX call_threads_created ON call_threads (created_at)",
+)
+
+_V4_ALERTS_NOTICES = _sql(
+    # Threshold alerts on the autodialer statistics; the metric and operator are checked by
+    # the command that creates them, so a new metric needs no migration.
+    """CREATE TABLE alerts (
+        id TEXT PRIMARY KEY,
+        team_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        metric TEXT NOT NULL,
+        op TEXT NOT NULL,
+        threshold REAL NOT NULL,
+        campaign_uuid TEXT,
+        campaign_name TEXT,
+        window_minutes INTEGER NOT NULL CHECK (window_minutes > 0),
+        snoozed_until REAL,
+        created_by TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )""",
+    "CREATE INDEX alerts_team ON alerts (team_id)",
+    # One row per (alert, campaign) currently past its threshold: the row IS the fired
+    # state, so firing (INSERT OR IGNORE) and recovering (DELETE) happen once even with
+    # two schedulers checking at the same minute.
+    """CREATE TABLE alert_fired (
+        alert_id TEXT NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        value REAL NOT NULL,
+        fired_at REAL NOT NULL,
+        channel TEXT,
+        message_ts TEXT,
+        PRIMARY KEY (alert_id, subject)
+    )""",
+    # A workspace-wide problem (revoked key, service down) told once in Slack: the row
+    # exists from the first failure until the next success.
+    """CREATE TABLE workspace_notices (
+        team_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        detail TEXT,
+        channel TEXT,
+        opened_at REAL NOT NULL,
+        PRIMARY KEY (team_id, kind)
+    )""",
+)
+
+MIGRATIONS: Sequence[Migration] = (
+    _V1_INITIAL,
+    _V2_DIGESTS_NOTIFICATIONS,
+    _V3_CALL_FEED,
+    _V4_ALERTS_NOTICES,
+)
 """Index i holds the migration to version i + 1."""
 
 LATEST_VERSION = len(MIGRATIONS)

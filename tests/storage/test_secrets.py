@@ -60,6 +60,7 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
             "incoming_webhook_url_enc",
         ],
         "callback_tokens": ["token_enc"],
+        "callback_queue": ["payload_enc"],
     }
 
 

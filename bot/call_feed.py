@@ -1,0 +1,427 @@
+"""The poster of the call feed: queued call records become cards in Slack, at Slack's pace.
+
+The receiver only queues (it must answer the service at once); this worker posts. Slack
+allows about one message per second per channel, so a burst of records for one channel is
+drained in order, one card a second, while other channels go on in parallel. A row leaves
+the queue only after Slack accepted the post; a 429 that the client's retry handler could
+not absorb, a network error or a Slack outage postpones the row and holds its channel's
+later cards behind it, so order is kept and nothing is lost.
+
+Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the
+Slack stand-in's clock and move it forward instead of waiting a second per card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import aiohttp
+from pydantic import ValidationError
+from slack_sdk.errors import SlackApiError
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
+from slack_sdk.web.async_client import AsyncWebClient
+
+from callcenter.errors import CallCenterError
+from callcenter.models import Cdr
+from commands.call_card import CallCard, call_card, call_day, outcome_card, thread_subject
+from commands.resolve import all_campaigns
+from storage import QueuedRecord
+from storage.errors import StorageError
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+OUTCOME_WAIT = 120.0
+"""Seconds an autocall's outcome waits for the push that placed it to be recorded."""
+OUTCOME_RECHECK = 1.0
+MAX_BACKOFF = 300.0
+CAMPAIGN_NAMES_TTL = 300.0
+CAMPAIGN_NAMES_RETRY = 60.0
+CAMPAIGN_LOOKUP_TIMEOUT = 5.0
+IDLE_POLL = 30.0
+STOP_GRACE = 5.0
+LEASE_SECONDS = 60.0
+"""How long a row taken for posting is another process's to leave alone."""
+LEASE_RECHECK = 1.0
+MAINTENANCE_EVERY = 3600.0
+THREAD_RETENTION = 3 * 86400.0
+DEDUP_RETENTION = 7 * 86400.0
+
+PERMANENT_ERRORS = frozenset(
+    {
+        "channel_not_found",
+        "not_in_channel",
+        "is_archived",
+        "invalid_blocks",
+        "invalid_blocks_format",
+        "msg_too_long",
+        "no_text",
+        "invalid_auth",
+        "not_authed",
+        "account_inactive",
+        "token_revoked",
+        "missing_scope",
+        "restricted_action",
+        "team_access_not_granted",
+        "ekm_access_denied",
+    }
+)
+"""Slack errors that retrying cannot fix: the card is dropped (and logged) so the cards
+behind it in the channel still go out."""
+
+
+class _Retry(Exception):
+    """Post this row again at ``at`` (its channel waits behind it)."""
+
+    def __init__(self, at: float, reason: str) -> None:
+        super().__init__(reason)
+        self.at = at
+        self.reason = reason
+
+
+class _Drop(Exception):
+    """This row cannot be posted, ever: drop it so the channel's next cards go out."""
+
+
+class CallFeed:
+    def __init__(
+        self,
+        rt: Runtime,
+        client: AsyncWebClient,
+        *,
+        installation_store: AsyncInstallationStore | None = None,
+        per_second: float = 1.0,
+        max_in_flight: int = 16,
+        clock: Clock = time.time,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self._rt = rt
+        self._client = client
+        self._installations = installation_store
+        self._interval = 1.0 / per_second if per_second > 0 else 0.0
+        self._max_in_flight = max_in_flight
+        self._clock = clock
+        self._sleep = sleep
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._next_ok: dict[tuple[str, str], float] = {}
+        self._busy: set[tuple[str, str]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._runner: asyncio.Task[None] | None = None
+        self._names: dict[str, tuple[float, dict[str, str]]] = {}
+        self._name_locks: dict[str, asyncio.Lock] = {}
+        self._last_maintenance = 0.0
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.posted = 0
+        """Cards and outcomes Slack accepted since start (for benchmarks and the demo)."""
+        self.dropped = 0
+        """Rows given up on (permanent Slack errors, undecodable rows)."""
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def use_clock(self, clock: Clock, sleep: Sleep | None = None) -> None:
+        """Pace on another clock; ``sleep`` moves that clock (None: wait in real time)."""
+        self._clock = clock
+        self._sleep = sleep
+        self._next_ok.clear()
+        self.wake()
+
+    def wake(self) -> None:
+        """Something was queued: look at the queue now rather than at the next due time."""
+        self._wake.set()
+
+    def start(self) -> None:
+        if self._runner is None:
+            self._runner = asyncio.get_running_loop().create_task(self._run(), name="call-feed")
+
+    async def stop(self) -> None:
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+        if self._tasks:
+            # Let posts under way finish (a cancelled post may have reached Slack and would
+            # be posted again after a restart); cut them off after a few seconds.
+            await asyncio.wait(set(self._tasks), timeout=STOP_GRACE)
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._rt.storage.call_feed.release(self._owner)
+
+    async def drained(self, within: float = 30.0) -> None:
+        """Wait until the queue is empty (tests, benchmarks, a graceful shutdown)."""
+        async with asyncio.timeout(within):
+            while True:
+                self._idle.clear()
+                self.wake()
+                await self._idle.wait()
+                if not self._rt.storage.call_feed.pending() and not self._tasks:
+                    return
+
+    # -- the loop --------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # The feed must outlive one bad moment (a locked database, say).
+                log.exception("call feed: step failed; trying again shortly")
+                await asyncio.sleep(1.0)
+
+    async def _step(self) -> None:
+        self._wake.clear()
+        now = self._clock()
+        self._maintain(now)
+        next_due: float | None = None
+        store = self._rt.storage.call_feed
+        heads = store.heads()
+        if not heads and not self._tasks:
+            self._idle.set()
+        for head in heads:
+            lane = (head.team_id, head.lane)
+            if lane in self._busy:
+                continue
+            if store.leased_elsewhere(head, self._owner):
+                # Another app process is posting it; look again in a moment.
+                next_due = (
+                    now + LEASE_RECHECK if next_due is None else min(next_due, now + LEASE_RECHECK)
+                )
+                continue
+            due = max(head.not_before, self._next_ok.get(lane, 0.0))
+            if due <= now and len(self._busy) < self._max_in_flight:
+                self._launch(head, lane)
+            elif due > now:
+                next_due = due if next_due is None else min(next_due, due)
+        if self._tasks:
+            timeout = None if next_due is None or self._sleep else max(0.0, next_due - now)
+            waiter = asyncio.ensure_future(self._wake.wait())
+            try:
+                await asyncio.wait(
+                    {*self._tasks, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                waiter.cancel()
+        elif next_due is None:
+            # Nothing due: wait for the receiver, but look now and then anyway, for rows
+            # another process queued (it may have died before posting them).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), IDLE_POLL)
+        elif self._sleep is not None:
+            await self._sleep(next_due - now)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(0.0, next_due - now))
+
+    def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+        if not self._rt.storage.call_feed.lease(head.seq, self._owner, LEASE_SECONDS):
+            return  # another process took it a moment ago
+        self._busy.add(lane)
+        task = asyncio.get_running_loop().create_task(self._deliver(head, lane))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+        store = self._rt.storage.call_feed
+        try:
+            if head.kind == "outcome":
+                await self._post_outcome(head)
+            else:
+                await self._post_card(head)
+        except _Retry as retry:
+            store.postpone(head.seq, retry.at, retry.reason)
+        except _Drop as drop:
+            log.warning(
+                "call feed: team %s record %s cannot be posted (%s); dropped",
+                head.team_id,
+                head.record_id,
+                drop,
+            )
+            store.remove(head.seq)
+            self.dropped += 1
+        except Exception as exc:
+            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            log.exception(
+                "call feed: team %s record %s failed (%s); retrying in %.0fs",
+                head.team_id,
+                head.record_id,
+                type(exc).__name__,
+                backoff,
+            )
+            store.postpone(head.seq, self._clock() + backoff, type(exc).__name__)
+        finally:
+            self._busy.discard(lane)
+            self._wake.set()
+
+    # -- posting ---------------------------------------------------------------------------
+
+    async def _post_card(self, head: QueuedRecord) -> None:
+        store = self._rt.storage.call_feed
+        cdr = self._record(head)
+        team, channel = head.team_id, head.lane
+        tz = self._rt.timezone(team)
+        card = call_card(cdr, tz=tz, campaign_name=await self._campaign_name(team, cdr))
+        received = datetime.fromtimestamp(head.received_at, UTC)
+        day = call_day(cdr, tz, received)
+        subject = thread_subject(cdr)
+        root = store.thread_root(team, channel, day, subject) if subject else None
+        try:
+            ts = await self._post(head, channel, card, thread_ts=root)
+        except SlackApiError as exc:
+            if exc.response.get("error") == "thread_not_found" and subject and root:
+                # The day's first card was deleted: this one starts the thread afresh.
+                store.forget_thread_root(team, channel, day, subject)
+                raise _Retry(self._clock(), "thread_not_found") from None
+            self._failed(head, channel, exc)
+        if subject and root is None and ts:
+            store.set_thread_root(team, channel, day, subject, ts)
+        store.remove(head.seq)
+        self.posted += 1
+
+    async def _post_outcome(self, head: QueuedRecord) -> None:
+        store = self._rt.storage.call_feed
+        now = self._clock()
+        pushed = store.pushed_message(head.team_id, head.record_id)
+        if pushed is None:
+            waited = time.time() - head.received_at
+            if waited < OUTCOME_WAIT and store.push_in_flight(head.team_id):
+                raise _Retry(now + OUTCOME_RECHECK, "push not recorded yet")
+            store.remove(head.seq)  # not pushed from Slack: nothing to append to
+            return
+        lane = (head.team_id, pushed.channel)
+        if self._next_ok.get(lane, 0.0) > now:
+            raise _Retry(self._next_ok[lane], "channel pace")
+        cdr = self._record(head)
+        tz = self._rt.timezone(head.team_id)
+        card = outcome_card(cdr, tz=tz, campaign_name=await self._campaign_name(head.team_id, cdr))
+        try:
+            await self._post(head, pushed.channel, card, thread_ts=pushed.ts)
+        except SlackApiError as exc:
+            self._failed(head, pushed.channel, exc)
+        store.remove(head.seq)
+        self.posted += 1
+
+    async def _post(
+        self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None
+    ) -> str | None:
+        """One chat.postMessage at the channel's pace; transport failures become retries."""
+        lane = (head.team_id, channel)
+        self._next_ok[lane] = self._clock() + self._interval
+        kwargs: dict[str, Any] = {}
+        token = await self._token(head.team_id)
+        if token is not None:
+            kwargs["token"] = token
+        try:
+            response = await self._client.chat_postMessage(
+                channel=channel,
+                text=card.text,
+                blocks=[block.to_dict() for block in card.blocks],
+                thread_ts=thread_ts,
+                unfurl_links=False,
+                unfurl_media=False,
+                **kwargs,
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+        ts = response.get("ts")
+        return str(ts) if ts else None
+
+    def _failed(self, head: QueuedRecord, channel: str, exc: SlackApiError) -> NoReturn:
+        """Slack refused the post: wait when it asks us to, drop what cannot succeed."""
+        error = str(exc.response.get("error") or "")
+        status = exc.response.status_code
+        now = self._clock()
+        if status == 429 or error == "ratelimited":
+            wait = _retry_after(exc) or 1.0
+            self._next_ok[(head.team_id, channel)] = now + wait
+            raise _Retry(now + wait, "ratelimited") from None
+        if error in PERMANENT_ERRORS:
+            raise _Drop(f"Slack said {error} for channel {channel}") from None
+        backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+        raise _Retry(now + backoff, error or f"HTTP {status}") from None
+
+    def _record(self, head: QueuedRecord) -> Cdr:
+        try:
+            return Cdr.model_validate(self._rt.storage.call_feed.payload(head))
+        except (ValidationError, ValueError, StorageError):
+            # The receiver validated it; only a hand-edited row gets here.
+            raise _Drop("the queued row is no call record") from None
+
+    # -- look-ups --------------------------------------------------------------------------
+
+    async def _token(self, team_id: str) -> str | None:
+        """The bot token for the team: None means the client's own (single workspace)."""
+        if self._client.token or self._installations is None:
+            return None
+        bot = await self._installations.async_find_bot(enterprise_id=None, team_id=team_id)
+        if bot is None or not bot.bot_token:
+            raise _Drop("the app is not installed in this workspace any more")
+        return str(bot.bot_token)
+
+    async def _campaign_name(self, team_id: str, cdr: Cdr) -> str | None:
+        """Campaign names, fetched once per team every few minutes; a service that is down
+        costs a card its campaign name, never the card."""
+        if not cdr.campaign_uuid:
+            return None
+        now = time.monotonic()
+        cached = self._names.get(team_id)
+        if cached is None or cached[0] <= now:
+            lock = self._name_locks.setdefault(team_id, asyncio.Lock())
+            async with lock:
+                cached = self._names.get(team_id)
+                if cached is None or cached[0] <= now:
+                    cached = await self._fetch_names(team_id, now)
+                    self._names[team_id] = cached
+        return cached[1].get(cdr.campaign_uuid)
+
+    async def _fetch_names(self, team_id: str, now: float) -> tuple[float, dict[str, str]]:
+        try:
+            cc = await self._rt.clients.get(team_id)
+            if cc is None:
+                return now + CAMPAIGN_NAMES_RETRY, {}
+            async with asyncio.timeout(CAMPAIGN_LOOKUP_TIMEOUT):
+                campaigns = await all_campaigns(cc)
+        except (CallCenterError, TimeoutError) as exc:
+            log.info("call feed: campaign names for %s unavailable (%s)", team_id, exc)
+            return now + CAMPAIGN_NAMES_RETRY, {}
+        return now + CAMPAIGN_NAMES_TTL, {c.campaign_uuid: c.campaign_name for c in campaigns}
+
+    def _maintain(self, now: float) -> None:
+        if now - self._last_maintenance < MAINTENANCE_EVERY:
+            return
+        self._last_maintenance = now
+        storage = self._rt.storage
+        wall = time.time()
+        threads = storage.call_feed.prune_threads(wall - THREAD_RETENTION)
+        seen = storage.dedup.prune(wall - DEDUP_RETENTION)
+        if threads or seen:
+            log.info("call feed: forgot %d old thread roots and %d old ids", threads, seen)
+
+
+def _retry_after(exc: SlackApiError) -> float | None:
+    headers = exc.response.headers or {}
+    for key, value in headers.items():
+        if key.lower() == "retry-after":
+            raw = value[0] if isinstance(value, list) else value
+            with contextlib.suppress(TypeError, ValueError):
+                return max(0.0, float(raw))
+    return None

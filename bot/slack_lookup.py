@@ -1,0 +1,68 @@
+"""``SlackLookup`` over the Web API: which channel a command names, and whether the bot is in it.
+
+Commands that make the app post into a channel later (notification routes, digests) check
+this when they are set up, so the admin hears "invite me first" at once instead of the
+posts failing with ``not_in_channel`` in the middle of the night.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from commands.context import SlackChannel
+
+log = logging.getLogger(__name__)
+
+_CHANNEL_ID = re.compile(r"^[CG][A-Z0-9]{2,}$")
+_LIST_PAGES = 20
+"""At most this many pages of 200 channels are searched for a name (4,000 channels)."""
+
+
+def _channel(body: dict[str, Any]) -> SlackChannel:
+    return SlackChannel(
+        id=str(body.get("id", "")),
+        name=str(body.get("name", "")),
+        is_member=bool(body.get("is_member")),
+    )
+
+
+class WebApiLookup:
+    def __init__(self, client: AsyncWebClient) -> None:
+        self._client = client
+
+    async def channel(self, ref: str) -> SlackChannel | None:
+        if _CHANNEL_ID.match(ref):
+            try:
+                response = await self._client.conversations_info(channel=ref)
+            except SlackApiError as exc:
+                log.info("conversations.info %s: %s", ref, exc.response.get("error"))
+                return None
+            body = response.get("channel")
+            return _channel(body) if isinstance(body, dict) else None
+        return await self._by_name(ref.lstrip("#").lower())
+
+    async def _by_name(self, name: str) -> SlackChannel | None:
+        cursor: str | None = None
+        for _ in range(_LIST_PAGES):
+            try:
+                response = await self._client.conversations_list(
+                    types="public_channel,private_channel",
+                    exclude_archived=True,
+                    limit=200,
+                    cursor=cursor,
+                )
+            except SlackApiError as exc:
+                log.info("conversations.list: %s", exc.response.get("error"))
+                return None
+            for body in response.get("channels") or []:
+                if isinstance(body, dict) and str(body.get("name", "")).lower() == name:
+                    return _channel(body)
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return None
+        return None

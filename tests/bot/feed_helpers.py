@@ -1,0 +1,101 @@
+"""Helpers of the call-feed tests: the app served with its callback URL, records, and
+reading the cards back out of the Slack stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from bot.runtime import Runtime
+from bot.server import open_runtime, serving
+from bot.settings import Settings
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import TEAM, SlackStandIn
+
+
+@asynccontextmanager
+async def feed_app(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> AsyncIterator[tuple[Runtime, str]]:
+    """The app on loopback, connected to the emulator, its public URL set to where it
+    listens (so the callback URL it hands out reaches it); yields it and that URL."""
+    rt = open_runtime(settings)
+    rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    try:
+        async with serving(rt, port=0) as url:
+            rt.settings.callops_public_url = url
+            slack.connect_app(url + "/slack/events")
+            yield rt, url
+    finally:
+        rt.storage.close()
+    assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+def virtual_pace(rt: Runtime, slack: SlackStandIn) -> None:
+    """Pace the feed on the stand-in's clock: a second between two cards is a clock move,
+    not a wait, and the stand-in's own pace check sees exactly that second."""
+
+    async def sleep(seconds: float) -> None:
+        slack.clock.advance(seconds)
+        await asyncio.sleep(0)
+
+    assert rt.call_feed is not None
+    rt.call_feed.use_clock(slack.clock.now, sleep)
+
+
+def callback_url(rt: Runtime, base: str) -> str:
+    return f"{base}/callbacks/{rt.storage.callback_tokens.get_or_create(TEAM)}"
+
+
+def make_record(**fields: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": str(uuid.uuid4()),
+        "direction": "outbound",
+        "status": "answered",
+        "cause": "NORMAL_CLEARING",
+        "duration": 40,
+        "billsec": 31,
+        "from_number": "02871234567",
+        "to_number": "0912345678",
+        "time_started": "2026-11-22 02:00:00",
+        "time_ended": "2026-11-22 02:00:40",
+        "app": "",
+        "campaign_uuid": "",
+        "lead_uuid": "",
+    }
+    body.update(fields)
+    return body
+
+
+async def post(http: httpx.AsyncClient, url: str, body: Any) -> httpx.Response:
+    if isinstance(body, bytes | str):
+        return await http.post(url, content=body, headers={"Content-Type": "application/json"})
+    return await http.post(url, json=body)
+
+
+def posted_record_ids(slack: SlackStandIn, channel: str | None = None) -> list[str]:
+    """Record ids of the cards Slack accepted, in the order it accepted them."""
+    found = []
+    for entry in slack.journal("chat.postMessage"):
+        if not entry.ok or (channel is not None and entry.params.get("channel") != channel):
+            continue
+        found.append(card_record_id(entry.params.get("blocks")))
+    return found
+
+
+def card_record_id(blocks: Any) -> str:
+    """The call id a card shows in its context line (``call `<id>` ``)."""
+    text = blocks if isinstance(blocks, str) else json.dumps(blocks)
+    marker = "call `"
+    start = text.rindex(marker) + len(marker)
+    return text[start : text.index("`", start)]
+
+
+def status_429s(slack: SlackStandIn) -> int:
+    return sum(1 for e in slack.journal("chat.postMessage") if e.status == 429)

@@ -1,0 +1,317 @@
+"""Call notifications end to end: ``/callops notify`` typed in the Slack stand-in, the
+campaign attached on the emulator, the emulator's autocalls calling the app back, and the
+cards a supervisor then sees in the channel."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.settings import Settings
+from callcenter import CallCenter
+from callcenter.models import Campaign
+from commands.resolve import all_campaigns
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import (
+    AGENT,
+    APPROVALS,
+    CALL_CENTER,
+    MANAGER,
+    SUPERVISOR,
+    TEAM,
+    SlackStandIn,
+)
+from storage import ActionKind, KindPolicy, Mode, Role
+from tests.bot.feed_helpers import callback_url, feed_app, posted_record_ids, virtual_pace
+from tests.bot.test_commands_e2e import ask, mrkdwn, shown
+
+CAMPAIGN = "Nhắc thanh toán HN"
+"""A paused autocall campaign of the seed (its template asks for ``{{name}}``)."""
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    async with CallCenter(pbx.base_url, pbx.api_key) as client:
+        yield client
+
+
+async def campaign_named(cc: CallCenter, name: str) -> Campaign:
+    return next(c for c in await all_campaigns(cc) if c.campaign_name == name)
+
+
+def card_with(slack: SlackStandIn, channel: str, text: str) -> dict[str, Any] | None:
+    return next((m for m in slack.messages(channel) if text in shown(m)), None)
+
+
+async def test_only_admins_see_the_callback_url(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        refused = await ask(slack, "notify", user=AGENT)
+        assert "needs the admin role" in shown(refused)
+        assert "/callbacks/" not in shown(refused)
+        reply = await ask(slack, "notify")
+        assert reply.get("response_type", "ephemeral") == "ephemeral"
+        assert callback_url(rt, base) in shown(reply)
+        assert "notify attach" in shown(reply)
+
+
+async def test_routes_are_added_listed_and_removed_with_clear_refusals(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, _):
+        not_in = await ask(slack, "notify add <#C0003|digests>")
+        assert "I am not in #digests" in shown(not_in) and "/invite" in shown(not_in)
+        unknown = await ask(slack, "notify add #no-such-channel")
+        assert "cannot see the channel #no-such-channel" in shown(unknown)
+        bad_status = await ask(slack, "notify add <#C0001|call-center> status=ans!wered")
+        assert "is not a call status" in shown(bad_status)
+        assert "Usage: `/callops notify add #channel" in shown(bad_status)
+        bad_key = await ask(slack, "notify add <#C0001|call-center> colour=red")
+        assert "'colour=' is not a route filter" in shown(bad_key)
+        no_campaign = await ask(slack, "notify add <#C0001|call-center> zzz-nothing")
+        assert "No campaign is called or starts with 'zzz-nothing'" in shown(no_campaign)
+        assert rt.storage.routes.list(TEAM) == []
+
+        added = await ask(
+            slack,
+            f'notify add <#C0001|call-center> "{CAMPAIGN}" status=ANSWERED,busy '
+            "direction=out presskey",
+        )
+        assert "added" in shown(added), shown(added)
+        (route,) = rt.storage.routes.list(TEAM)
+        assert route.channel == CALL_CENTER
+        assert route.statuses == ("answered", "busy")
+        assert route.directions == ("outbound",)
+        assert route.presskey_only
+        assert "does not send its call records here yet" in shown(added)
+
+        listing = await ask(slack, "notify list")
+        assert route.id in shown(listing) and CAMPAIGN in shown(listing)
+        assert "only when a key was pressed" in shown(listing)
+
+        missing = await ask(slack, "notify remove 0badc0de")
+        assert "There is no route" in shown(missing)
+        removed = await ask(slack, f"notify remove {route.id}")
+        assert "removed" in shown(removed)
+        assert rt.storage.routes.list(TEAM) == []
+        actions = [e.action for e in rt.storage.audit.entries(TEAM)]
+        assert actions.count("notify.route.add") == 1
+        assert actions.count("notify.route.remove") == 1
+
+
+async def test_rotate_gives_a_new_url_and_names_campaigns_left_on_the_old_one(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        old = callback_url(rt, base)
+        target = await campaign_named(cc, CAMPAIGN)
+        await cc.campaigns.set_fields(target.campaign_uuid, callback_url=old)
+        reply = await ask(slack, "notify rotate")
+        new = callback_url(rt, base)
+        assert new != old and new in shown(reply) and old not in shown(reply)
+        assert CAMPAIGN in shown(reply) and "still point at the old URL" in shown(reply)
+        async with httpx.AsyncClient(trust_env=False) as http:
+            assert (await http.post(old, json={"id": "x"})).status_code == 404
+        entry = next(e for e in rt.storage.audit.entries(TEAM) if e.action == "notify.rotate")
+        assert old.rsplit("/", 1)[1] not in str(entry.params)
+
+
+async def push_autocall(cc: CallCenter, campaign: Campaign, phone: str) -> str:
+    result = await cc.autocall.push(campaign.campaign_uuid, phone, {"name": "Anh Minh"})
+    return result.call_id
+
+
+async def request_and_approve(slack: SlackStandIn, text: str) -> list[Any]:
+    """Type the command as the supervisor, ask for approval, and let the manager (an admin
+    here) approve the card twice at once, as a double click or two tabs would."""
+    prompt = await ask(slack, text)
+    assert "approval_confirm" in shown(prompt), shown(prompt)
+    before = len(slack.messages(APPROVALS))
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+    )
+
+    def new_card() -> dict[str, Any] | None:
+        cards = slack.messages(APPROVALS)
+        return cards[-1] if len(cards) > before else None
+
+    card = await slack.wait_for(new_card)
+    assert "/callbacks/" not in shown(card)  # the card never shows the secret URL
+    return list(
+        await asyncio.gather(
+            *(
+                slack.driver.block_action(
+                    user=MANAGER, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+                )
+                for _ in range(2)
+            )
+        )
+    )
+
+
+async def test_an_attached_campaign_calls_back_and_cards_land_threaded_once(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    pbx.set_call_mode("immediate")
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        virtual_pace(rt, slack)
+        rt.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN, granted_by=SUPERVISOR)
+        rt.storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
+        target = await campaign_named(cc, CAMPAIGN)
+        path = f"/v3/campaign/{target.campaign_uuid}"
+        clicks = await request_and_approve(slack, f'notify attach "{CAMPAIGN}"')
+        assert all(c.in_time for c in clicks)
+        await slack.wait_for(lambda: pbx.journal(method="PUT", path=path))
+        attached = await campaign_named(cc, CAMPAIGN)
+        assert attached.callback_url == callback_url(rt, base)
+        unchanged = attached.model_dump(exclude={"callback_url", "updated_at"})
+        assert unchanged == target.model_dump(exclude={"callback_url", "updated_at"})
+        token = callback_url(rt, base).rsplit("/", 1)[1]
+        assert all(token not in str(e.params) for e in rt.storage.audit.entries(TEAM))
+        assert all(token not in shown(m) for m in slack.messages(APPROVALS))
+
+        await ask(slack, "notify add <#C0001|call-center>")
+        first_id = await push_autocall(cc, attached, "0912345678")
+        first = await slack.wait_for(lambda: card_with(slack, CALL_CENTER, first_id))
+        assert CAMPAIGN in shown(first)
+        assert "0912345678" in mrkdwn(first)
+        second_id = await push_autocall(cc, attached, "0912345678")
+        other_id = await push_autocall(cc, attached, "0987654321")
+        await slack.wait_for(lambda: card_with(slack, CALL_CENTER, other_id))
+        await slack.wait_for(lambda: len(slack.thread(CALL_CENTER, first["ts"])) == 2)
+        thread = slack.thread(CALL_CENTER, first["ts"])
+        assert second_id in shown(thread[1])  # same number, same day: under the first card
+
+        # The service delivers a record again: it is not posted again.
+
+        def three_callbacks() -> list[dict[str, Any]] | None:
+            found = pbx.callbacks()
+            return found if len(found) == 3 else None
+
+        sent = await slack.wait_for(three_callbacks)
+        assert [c["status"] for c in sent] == [200, 200, 200]
+        replay = next(c["body"] for c in sent if c["body"]["id"] == first_id)
+        async with httpx.AsyncClient(trust_env=False) as http:
+            again = await http.post(callback_url(rt, base), json=replay)
+        assert again.json()["duplicate"] is True
+        assert rt.call_feed is not None
+        await rt.call_feed.drained()
+        assert sorted(posted_record_ids(slack, CALL_CENTER)) == sorted(
+            [first_id, second_id, other_id]
+        )
+        assert len(slack.messages(CALL_CENTER)) == 2  # two numbers: two top-level cards
+
+        await request_and_approve(slack, f'notify detach "{CAMPAIGN}"')
+        await slack.wait_for(lambda: len(pbx.journal(method="PUT", path=path)) == 2)
+        assert (await campaign_named(cc, CAMPAIGN)).callback_url == ""
+    assert len(pbx.journal(method="PUT", path=path)) == 2  # each approved once, run once
+
+
+async def test_a_confirm_only_policy_attaches_at_one_click(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        rt.storage.policies.set(TEAM, ActionKind.NOTIFY_ATTACH, KindPolicy(Mode.CONFIRM))
+        prompt = await ask(slack, f'notify attach "{CAMPAIGN}"')
+        await slack.driver.block_action(
+            user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+        )
+        await slack.wait_for(lambda: pbx.journal(method="PUT"))
+        assert (await campaign_named(cc, CAMPAIGN)).callback_url == callback_url(rt, base)
+        # (the confirmed prompt was deleted, so wait for the words rather than a count)
+        await slack.driver.slash_command(
+            user=SUPERVISOR, channel=CALL_CENTER, text=f'notify attach "{CAMPAIGN}"'
+        )
+        await slack.wait_for_ephemeral(
+            SUPERVISOR, lambda m: "already sends its call records here" in shown(m)
+        )
+
+
+async def test_an_autocall_pushed_from_slack_gets_its_outcome_under_its_message(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    """The approval flow records ``{"call_id", "channel", "ts"}`` with the push's result;
+    here that flow is played through storage, the call ending before the result is
+    stored (immediate mode), as a fast service makes happen."""
+    pbx.set_call_mode("immediate")
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        virtual_pace(rt, slack)
+        target = await campaign_named(cc, CAMPAIGN)
+        await cc.campaigns.set_fields(target.campaign_uuid, callback_url=callback_url(rt, base))
+        approvals = rt.storage.approvals
+        request = approvals.create(
+            TEAM,
+            ActionKind.AUTOCALL_PUSH,
+            {"campaign_uuid": target.campaign_uuid, "phone_number": "0912345678"},
+            SUPERVISOR,
+            policy=KindPolicy(Mode.CONFIRM),
+        )
+        approvals.decide(
+            TEAM,
+            request.id,
+            decider=SUPERVISOR,
+            decider_role=Role.ADMIN,
+            approve=True,
+            params_hash=request.params_hash,
+        )
+        approvals.claim_for_execution(TEAM, request.id)
+        bot = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
+        pushed = await bot.chat_postMessage(channel=APPROVALS, text="Autocall to 0912345678")
+        call_id = await push_autocall(cc, target, "0912345678")
+        await slack.wait_for(lambda: pbx.callbacks())  # the record is in before the result
+        approvals.finish(
+            TEAM,
+            request.id,
+            ok=True,
+            result={"call_id": call_id, "channel": APPROVALS, "ts": str(pushed["ts"])},
+        )
+        root = str(pushed["ts"])
+
+        def replied() -> list[dict[str, Any]] | None:
+            thread = slack.thread(APPROVALS, root)
+            return thread if len(thread) == 2 else None
+
+        thread = await slack.wait_for(replied)
+        assert "Outcome of this autocall" in shown(thread[1])
+        assert call_id in shown(thread[1])
+        assert slack.messages(CALL_CENTER) == []  # no route: the outcome only
+
+
+async def test_an_autocall_pushed_through_slack_gets_its_outcome_in_the_cards_thread(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    """The whole way: ``/callops autocall`` (confirm-only policy), the call, the service's
+    callback, and the outcome under the card that shows the push."""
+    pbx.set_call_mode("immediate")
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        virtual_pace(rt, slack)
+        rt.storage.policies.set(TEAM, ActionKind.AUTOCALL_PUSH, KindPolicy(Mode.CONFIRM))
+        target = await campaign_named(cc, CAMPAIGN)
+        await cc.campaigns.set_fields(target.campaign_uuid, callback_url=callback_url(rt, base))
+        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        prompt = await ask(slack, f'autocall "{CAMPAIGN}" 0912345678 name=An')
+        assert "approval_confirm" in shown(prompt), shown(prompt)
+        await slack.driver.block_action(
+            user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+        )
+        await slack.wait_for(lambda: pbx.callbacks())
+        (push,) = [c for c in pbx.journal(method="POST") if c["path"] == "/v3/autocall/import"]
+        (record,) = [c["body"] for c in pbx.callbacks()]
+
+        def outcome() -> dict[str, Any] | None:
+            for message in slack.messages(CALL_CENTER):
+                for reply in slack.thread(CALL_CENTER, message["ts"])[1:]:
+                    if "Outcome of this autocall" in shown(reply):
+                        return message
+            return None
+
+        card = await slack.wait_for(outcome)
+        assert record["id"] in shown(slack.thread(CALL_CENTER, card["ts"])[-1])
+        assert card_with(slack, CALL_CENTER, record["id"]) is not None  # and the routed card
+        assert push["status"] == 200
