@@ -22,7 +22,7 @@ import contextlib
 import secrets
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -30,6 +30,12 @@ from aiohttp import web
 
 from emulators.slack.bus import EventBus, StandInEvent
 from emulators.slack.clock import Clock
+from emulators.slack.console_api import (
+    Completion,
+    ConsoleConfig,
+    add_console_routes,
+    completions_from,
+)
 from emulators.slack.core import Core
 from emulators.slack.driver import SlackDriver
 from emulators.slack.ids import IdFactory
@@ -66,6 +72,7 @@ class SlackStandIn:
         client_secret: str | None = None,
         app_name: str = "CallOps",
         request_url: str | None = None,
+        completions: Sequence[Completion | JSON | tuple[str, str, str]] = (),
     ) -> None:
         if host not in {"127.0.0.1", "localhost", "::1"}:
             raise ValueError("the stand-in only listens on loopback")
@@ -92,6 +99,7 @@ class SlackStandIn:
         self.hub = SocketHub(self.core)
         self.driver = SlackDriver(self.core, self.hub, signing_secret=self.signing_secret)
         self.driver.request_url = request_url
+        self.console = ConsoleConfig(completions=completions_from(completions))
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self.seed()
@@ -109,6 +117,15 @@ class SlackStandIn:
     def api_url(self) -> str:
         """What to give ``AsyncWebClient(base_url=...)`` / ``SLACK_API_URL``."""
         return self.base_url + "api/"
+
+    @property
+    def console_url(self) -> str:
+        """The demo's browser console (``console_api.py``, ``console/``)."""
+        return self.base_url + "console/"
+
+    def set_completions(self, items: Sequence[Completion | JSON | tuple[str, str, str]]) -> None:
+        """What the console's composer offers after the slash command (name, usage, summary)."""
+        self.console.completions = completions_from(items)
 
     @property
     def oauth_authorize_url(self) -> str:
@@ -130,9 +147,9 @@ class SlackStandIn:
         self.port = sock.getsockname()[1]
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.core.base_url = f"http://{host}:{self.port}/"
-        self._runner = web.AppRunner(
-            build_app(self.core, self.hub), access_log=None, shutdown_timeout=1.0
-        )
+        web_app = build_app(self.core, self.hub)
+        add_console_routes(web_app, self.core, self.driver, self.console)
+        self._runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
         return self

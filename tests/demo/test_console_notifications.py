@@ -1,0 +1,37 @@
+"""Call notifications in the browser: the demo's autocall campaigns call the app back,
+and the record appears in #call-center while the page is open."""
+
+from __future__ import annotations
+
+import asyncio
+
+from playwright.async_api import expect
+
+from bot.demo import Demo
+from callcenter import CallCenter
+from emulators.slack import CALL_CENTER, SUPERVISOR
+from tests.demo.conftest import BROWSER, Console
+
+pytestmark = BROWSER
+
+PHONE = "0912345678"
+
+
+async def test_a_finished_call_shows_up_live_in_call_center(console: Console, demo: Demo) -> None:
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        autocalls = [c async for c in cc.campaigns.iterate() if c.type == "autocall"]
+    autocall = autocalls[0]
+    await console.open(SUPERVISOR, CALL_CENTER)
+    call = await asyncio.to_thread(
+        demo.pbx.originate,
+        direction="outbound",
+        campaign_uuid=autocall.campaign_uuid,
+        destination=PHONE,
+    )
+    await asyncio.to_thread(demo.pbx.answer, call["call_id"])
+    await asyncio.to_thread(demo.pbx.hangup, call["call_id"])
+
+    card = console.messages.filter(has_text=PHONE).last
+    await expect(card).to_contain_text("Answered")
+    await expect(card).to_contain_text(autocall.campaign_name)
+    await expect(card.locator(".only-you")).to_have_count(0)  # posted for the channel
