@@ -38,8 +38,8 @@ from slack_sdk.models.blocks import (
 from callcenter.models import AutodialerStats
 from commands.campaigns import OPEN_ACTION
 from commands.catalog import find
+from commands.channels import channel_for_posting
 from commands.context import CommandContext
-from commands.digests import channel_for_posting
 from commands.grammar import UsageError, split_options
 from commands.reply import Outcome, Reply, notice
 from commands.reports import MONITOR_WINDOW_MINUTES, parse_window

@@ -25,9 +25,10 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.catalog import find
+from commands.channels import channel_for_posting
 from commands.context import CommandContext, DigestPostError
 from commands.digest_content import SECTIONS, DigestRequest, build_digest
-from commands.grammar import UsageError, parse_channel, split_options
+from commands.grammar import UsageError, split_options
 from commands.reply import Outcome, Reply, notice
 from commands.resolve import AmbiguousCampaign, CampaignNotFound, all_campaigns, pick_campaign
 from commands.schedules import (
@@ -55,29 +56,6 @@ def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
         raise UsageError("Digests are not available here (no database).")
     return ctx.storage
-
-
-async def channel_for_posting(ctx: CommandContext, token: str, usage: str) -> str:
-    """The id of the channel ``token`` names, once it is sure the bot can post there."""
-    ref = parse_channel(token)
-    if ref is None:
-        raise UsageError(f"'{token}' is not a channel; name one like #digests.", usage)
-    if ctx.slack is None:
-        if ref.id is None:
-            raise UsageError("Pick the channel from Slack's list so I get its id.", usage)
-        return ref.id
-    found = await ctx.slack.channel(ref.id or ref.name or "")
-    if found is None:
-        label = f"#{ref.name}" if ref.name else token
-        raise UsageError(f"I cannot see the channel {label}; is it spelled right?", usage)
-    if not found.is_member:
-        label = f"#{found.name or ref.name or found.id}"
-        raise UsageError(
-            f"I am not in {label}, so I could not post there. "
-            f"Invite me first (/invite @CallOps in {label}), then run this again.",
-            usage,
-        )
-    return found.id
 
 
 def parse_sections(text: str, usage: str) -> tuple[str, ...]:

@@ -36,8 +36,9 @@ from callcenter.models import Campaign, Cdr
 from commands.actions import ActionRefused, ActionResult, ActionSpec, ExecutionEnv, register
 from commands.approvals import Proposal, propose
 from commands.campaigns import ambiguous_reply
+from commands.channels import channel_for_posting
 from commands.context import CommandContext
-from commands.grammar import UsageError, parse_channel, split_options
+from commands.grammar import UsageError, split_options
 from commands.reply import Outcome, Reply, notice
 from commands.resolve import AmbiguousCampaign, CampaignNotFound, all_campaigns, pick_campaign
 from commands.text import clip, code, escape, truncate
@@ -205,29 +206,6 @@ def _directions(raw: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-async def _resolve_channel(ctx: CommandContext, token: str, usage: str) -> str:
-    """The channel's id, once Slack confirmed the bot can post there."""
-    ref = parse_channel(token)
-    if ref is None:
-        raise UsageError(f"'{token}' is not a channel; name one like #call-center.", usage)
-    if ctx.slack is None:
-        if ref.id is None:
-            raise UsageError("Pick the channel from Slack's list so I get its id.", usage)
-        return ref.id
-    found = await ctx.slack.channel(ref.id or ref.name or "")
-    if found is None:
-        label = f"#{ref.name}" if ref.name else token
-        raise UsageError(f"I cannot see the channel {label}; is it spelled right?", usage)
-    if not found.is_member:
-        label = f"#{found.name or ref.name or found.id}"
-        raise UsageError(
-            f"I am not in {label}, so I could not post there. "
-            f"Invite me first (/invite @CallOps in {label}), then run this again.",
-            usage,
-        )
-    return found.id
-
-
 async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     storage = _storage(ctx)
     usage = USAGE["add"]
@@ -245,7 +223,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     channel_token, words = positional[0], positional[1:]
     presskey = any(w.lower() in ("presskey", "pressed") for w in words)
     names = [w for w in words if w.lower() not in ("presskey", "pressed")]
-    channel = await _resolve_channel(ctx, channel_token, usage)
+    channel = await channel_for_posting(ctx, channel_token, usage)
     campaigns: list[Campaign] = []
     if names:
         listing = await all_campaigns(ctx.client())
