@@ -21,7 +21,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy callcenter storage commands bot emulators
+	$(BIN)/mypy callcenter storage commands bot emulators tests scripts
 
 pytest: install
 	$(BIN)/pytest

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlencode, urlsplit
 
 import pytest
@@ -30,7 +31,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 WAIT_MS = 10_000
-LOOP = "session"
+LOOP: Final = "session"
 """Browser tests run on the session's event loop, the one the shared browser lives on:
 mark a test module with ``pytestmark = BROWSER``."""
 BROWSER = pytest.mark.asyncio(loop_scope=LOOP)
