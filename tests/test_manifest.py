@@ -1,0 +1,111 @@
+"""``app-manifest.yml`` is what an admin pastes into api.slack.com to create the app, so it
+must be a manifest Slack accepts and must ask for what the code uses: the scopes the OAuth
+flow requests, the events the app listens to, no more and no fewer."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]  # no stubs are pinned
+import pytest
+import yaml
+from cryptography.fernet import Fernet
+from slack_bolt.async_app import AsyncApp
+
+from bot.app import BOT_SCOPES, create_app
+from bot.server import open_runtime
+from bot.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ROOT / "app-manifest.yml"
+SCHEMA = ROOT.parent / "shared" / "slack" / "manifest.schema.1.0.0.json"
+"""CI clones the repository with ``shared/`` beside it."""
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, Any]:
+    loaded = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_manifest_validates_against_slacks_schema(manifest: dict[str, Any]) -> None:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(
+        schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
+    )
+    problems = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in validator.iter_errors(manifest)
+    ]
+    assert problems == []
+
+
+def test_bot_scopes_are_the_ones_the_app_requests(manifest: dict[str, Any]) -> None:
+    scopes = manifest["oauth_config"]["scopes"]["bot"]
+    assert sorted(scopes) == sorted(BOT_SCOPES)
+    assert len(scopes) == len(set(scopes))
+    assert "user" not in manifest["oauth_config"]["scopes"]  # callops acts as its bot only
+
+
+def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[str]:
+    """The event types the real app wires listeners for, recorded as ``create_app`` runs."""
+    seen: set[str] = set()
+    original_event = AsyncApp.event
+    original_message = AsyncApp.message
+
+    def event(self: AsyncApp, event: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(event, dict):
+            event = event.get("type")
+        assert isinstance(event, str), f"a listener matches events by pattern: {event!r}"
+        seen.add(event)
+        return original_event(self, event, *args, **kwargs)
+
+    def message(self: AsyncApp, *args: Any, **kwargs: Any) -> Any:
+        seen.add("message")
+        return original_message(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncApp, "event", event)
+    monkeypatch.setattr(AsyncApp, "message", message)
+    settings = Settings(
+        _env_file=None,
+        slack_bot_token="xoxb-manifest-test",
+        slack_signing_secret="manifest-test",
+        slack_api_url="http://127.0.0.1:9/api/",
+        callops_db=str(tmp_path / "callops.db"),
+        callops_secret_key=Fernet.generate_key().decode(),
+    )
+    rt = open_runtime(settings)
+    try:
+        create_app(rt)
+    finally:
+        rt.storage.close()
+    return seen
+
+
+def test_bot_events_are_exactly_the_ones_listened_to(
+    manifest: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    subscribed = manifest["settings"]["event_subscriptions"]["bot_events"]
+    assert len(subscribed) == len(set(subscribed))
+    # ``message.channels``, ``message.im``, ... all arrive as the one ``message`` event.
+    assert {e.split(".")[0] for e in subscribed} == registered_events(monkeypatch, tmp_path)
+
+
+def test_slash_command_escapes_and_hints(manifest: dict[str, Any]) -> None:
+    commands = manifest["features"]["slash_commands"]
+    assert [c["command"] for c in commands] == ["/callops"]
+    command = commands[0]
+    assert command["should_escape"] is True  # mentions arrive as <@U…|name>, as parsed
+    assert re.search(r"\bhelp\b", command["usage_hint"])
+    assert len(command["description"]) <= 100
+
+
+def test_surfaces_the_app_uses_are_switched_on(manifest: dict[str, Any]) -> None:
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert manifest["settings"]["socket_mode_enabled"] is True
+    assert manifest["features"]["bot_user"]["display_name"]
