@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from commands.home import not_connected_home, wallboard
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runtime import Runtime
+from commands.home import not_connected_home, wallboard
 
 log = logging.getLogger(__name__)
 
