@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from callcenter.timefmt import parse_time
+
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
@@ -82,26 +84,15 @@ def signed_change(current: float, previous: float) -> str:
     return f"{arrow} {abs(delta):.0f}%"
 
 
-_SERVICE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d")
-
-
 def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) -> datetime | None:
-    """Parse the service's timestamps: ``YYYY-MM-DD HH:MM:SS`` (no zone: taken as
-    ``service_tz``, UTC by default), ISO 8601 with offset or ``Z``, or empty."""
-    if not value:
-        return None
-    text = value.strip()
-    for fmt in _SERVICE_FORMATS:
-        try:
-            naive = datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-        return naive.replace(tzinfo=service_tz or UTC)
+    """A service timestamp as an aware datetime, for display: the client's parser
+    (``callcenter.timefmt.parse_time``) with zone-less times taken as ``service_tz`` (UTC
+    by default).  An unreadable value shows as absent rather than failing a whole reply."""
     try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        parsed = parse_time(value)
     except ValueError:
         return None
-    if parsed.tzinfo is None:
+    if parsed is not None and parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=service_tz or UTC)
     return parsed
 
