@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.approval_flow import ApprovalFlow
 from bot.delivery import deliver
-from bot.listeners.approvals import where
+from bot.listeners.payload import where
 from bot.runtime import Runtime
 from callcenter import errors
 from commands import actions

@@ -15,6 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import deliver
 from bot.home import publish_home
+from bot.listeners.payload import where
 from bot.runtime import Runtime
 from commands.catalog import role_allows
 from commands.connection import DISCONNECT_ACTION, connect_modal
@@ -29,12 +30,6 @@ CAMPAIGN_REFRESH = "campaign_refresh"
 CAMPAIGN_CHOOSE = re.compile(r"^campaign_choose_\d+$")
 
 
-def _where(body: dict[str, Any]) -> tuple[str, str, str | None]:
-    team = (body.get("team") or {}).get("id") or body["user"].get("team_id")
-    channel = (body.get("channel") or {}).get("id")
-    return team, body["user"]["id"], channel
-
-
 def register(app: AsyncApp, rt: Runtime) -> None:
     async def rerun(
         body: dict[str, Any],
@@ -45,7 +40,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         offset: int = 0,
         replace: bool,
     ) -> None:
-        team, user, channel = _where(body)
+        team, user, channel = where(body)
         ctx = await rt.context(
             client, team_id=team, user_id=user, channel_id=channel, offset=offset
         )
@@ -108,7 +103,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
     ) -> None:
         await ack()
-        team, user, _ = _where(body)
+        team, user, _ = where(body)
         role = await rt.roles.role(client, team, user)
         if not role_allows(role, "admin"):
             rt.storage.audit.append(
@@ -138,13 +133,13 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     @app.action("home_refresh")
     async def home_refresh(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        team, user, _ = _where(body)
+        team, user, _ = where(body)
         await publish_home(rt, client, team_id=team, user_id=user)
 
     @app.action("home_connect")
     async def home_connect(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        team, user, _ = _where(body)
+        team, user, _ = where(body)
         role = await rt.roles.role(client, team, user)
         if not role_allows(role, "admin"):
             return

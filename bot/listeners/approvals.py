@@ -17,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.approval_flow import ApprovalFlow
+from bot.listeners.payload import where
 from bot.runtime import Runtime
 from commands.approvals import (
     APPROVE_ACTION,
@@ -40,12 +41,6 @@ from storage import ApprovalState, Outcome, Role
 from storage.policy import may_decide
 
 log = logging.getLogger(__name__)
-
-
-def where(body: dict[str, Any]) -> tuple[str, str, str | None]:
-    team = (body.get("team") or {}).get("id") or body["user"].get("team_id")
-    channel = (body.get("channel") or {}).get("id")
-    return str(team), str(body["user"]["id"]), channel
 
 
 def replacing(reply: Reply) -> dict[str, Any]:

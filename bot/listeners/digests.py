@@ -15,6 +15,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.listeners.payload import where
 from bot.runtime import Runtime
 from callcenter import errors
 from commands.alerts import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION, snooze_until
@@ -32,11 +33,16 @@ SNOOZE = re.compile(f"^({SNOOZE_HOUR_ACTION}|{SNOOZE_TOMORROW_ACTION})$")
 
 def _where(body: dict[str, Any]) -> tuple[str, str, str | None, str | None, bool]:
     """Team, user, channel, message ts, and whether the message is ephemeral."""
-    team = (body.get("team") or {}).get("id") or body["user"].get("team_id")
+    team, user, channel = where(body)
     container = body.get("container") or {}
-    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
     ts = (body.get("message") or {}).get("ts") or container.get("message_ts")
-    return team, body["user"]["id"], channel, ts, bool(container.get("is_ephemeral"))
+    return (
+        team,
+        user,
+        channel or container.get("channel_id"),
+        ts,
+        bool(container.get("is_ephemeral")),
+    )
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
