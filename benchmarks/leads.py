@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 
 from callcenter import CallCenter
-from commands.actions import ExecutionEnv
-from commands.leads_upload import download_and_check, execute_upload
-from commands.phones import blocked_numbers
-from commands.slack_files import SharedFile
+from commands.approvals.actions import ExecutionEnv
+from commands.kernel.phones import blocked_numbers
+from commands.kernel.slack_files import SharedFile
+from commands.leads.upload import download_and_check, execute_upload
 
 TIME_TARGET_S = 10.0
 MEMORY_TARGET_MB = 150.0

@@ -1,6 +1,6 @@
 """The Slack side of approvals: posting the card, updating it in place, running once.
 
-``commands.approvals`` decides and runs; this module puts the result in front of people:
+``commands.approvals.workflow`` decides and runs; this module puts the result in front of people:
 the approval card in the approvals channel (or the requesting channel), the card of a
 confirmed action in the channel it was asked in, the note to the requester in the card's
 thread, the emergency brake's announcement.  Every update re-renders the card from the
@@ -18,9 +18,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runtime import Runtime
 from bot.slack_files import WebApiFiles
-from commands import actions
-from commands.actions import ExecutionEnv
-from commands.approvals import (
+from commands.approvals import actions
+from commands.approvals.actions import ExecutionEnv
+from commands.approvals.workflow import (
     asked,
     cancel,
     card,
@@ -32,8 +32,8 @@ from commands.approvals import (
     outcome_note,
     run_approved,
 )
-from commands.reply import Reply, notice
-from commands.text import truncate
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import truncate
 from storage import Approval, ApprovalState
 from storage.errors import ApprovalStateError
 

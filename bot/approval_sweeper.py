@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.app import web_client
 from bot.approval_flow import ApprovalFlow
 from bot.runtime import Runtime
-from commands.approvals import expire_due
+from commands.approvals.workflow import expire_due
 from storage import Approval
 
 log = logging.getLogger(__name__)

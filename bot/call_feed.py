@@ -32,8 +32,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
-from commands.call_card import CallCard, call_card, call_day, outcome_card, thread_subject
-from commands.resolve import all_campaigns
+from commands.kernel.resolve import all_campaigns
+from commands.notifications.call_card import (
+    CallCard,
+    call_card,
+    call_day,
+    outcome_card,
+    thread_subject,
+)
 from storage import QueuedRecord
 from storage.errors import StorageError
 

@@ -24,7 +24,7 @@ from slack_bolt.async_app import AsyncApp
 from bot.call_feed import CallFeed
 from bot.runtime import Runtime
 from callcenter.models import Cdr
-from commands.notify import matching_channels
+from commands.notifications.notify import matching_channels
 from storage import NotificationRoute, Storage
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from slack_bolt.async_app import AsyncRespond
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from commands.reply import OpenModal, Outcome, notice
+from commands.kernel.reply import OpenModal, Outcome, notice
 
 log = logging.getLogger(__name__)
 

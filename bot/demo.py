@@ -29,8 +29,8 @@ from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, open_runtime, serving
 from bot.settings import Settings
 from callcenter import CallCenter
-from commands.catalog import COMMANDS
-from commands.notify import callback_url
+from commands.kernel.catalog import COMMANDS
+from commands.notifications.notify import callback_url
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,

@@ -24,11 +24,11 @@ from slack_sdk.errors import SlackApiError
 
 from bot.posting import BotClients, ChannelPace
 from callcenter import CallCenter, errors
-from commands.context import DigestPostError, NotConnectedError
-from commands.digest_content import build_digest
-from commands.digests import latest_slot, request_for
-from commands.reply import Reply, notice
-from commands.text import escape
+from commands.digests.content import build_digest
+from commands.digests.manage import latest_slot, request_for
+from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import escape
 from storage import DigestSchedule
 
 if TYPE_CHECKING:

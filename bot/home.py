@@ -8,7 +8,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runtime import Runtime
-from commands.home import not_connected_home, wallboard
+from commands.reports.wallboard import not_connected_home, wallboard
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
-from commands.context import CommandContext
+from commands.kernel.context import CommandContext
 from storage import Storage
 
 if TYPE_CHECKING:

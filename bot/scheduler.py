@@ -43,9 +43,9 @@ from bot.digest_post import DigestPoster, workspace_failure
 from bot.settings import Settings
 from callcenter import errors
 from callcenter.models import AutodialerStats
-from commands import alerts as alert_rules
-from commands.context import DigestPostError, NotConnectedError
-from commands.schedules import ScheduleError, latest_fire, slot_key, trigger_for
+from commands.digests import alerts as alert_rules
+from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
+from commands.kernel.context import DigestPostError, NotConnectedError
 from storage import Alert, DigestSchedule
 
 if TYPE_CHECKING:

@@ -12,33 +12,30 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from callcenter import errors
-from commands import (
-    admin,
-    alerts,
-    autocall,
-    calls,
-    campaigns,
-    cdr,
-    connection,
-    control,
-    digests,
-    directory,
-    groups_users,
-    help,
-    lead_insert,
-    leads,
-    leads_upload,
-    notify,
-    reports,
-    transfer,
-)
-from commands.catalog import CommandSpec, find, match, role_allows
-from commands.connection import not_connected
-from commands.context import CommandContext, NotConnectedError
-from commands.grammar import UsageError, tokenize
-from commands.reply import Outcome, Reply, error, notice
-from commands.resolve import CampaignNotFound
-from commands.text import escape
+from commands.admin import connection
+from commands.admin import policy as admin
+from commands.admin.connection import not_connected
+from commands.calls import autocall, transfer
+from commands.calls import live as calls
+from commands.campaigns import cards as campaigns
+from commands.campaigns import control
+from commands.digests import alerts
+from commands.digests import manage as digests
+from commands.directory import groups_users
+from commands.directory import listings as directory
+from commands.kernel import help
+from commands.kernel.catalog import CommandSpec, find, match, role_allows
+from commands.kernel.context import CommandContext, NotConnectedError
+from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.resolve import CampaignNotFound
+from commands.kernel.text import escape
+from commands.leads import insert as lead_insert
+from commands.leads import lists as leads
+from commands.leads import upload as leads_upload
+from commands.notifications import notify
+from commands.reports import cdr
+from commands.reports import stats as reports
 
 log = logging.getLogger(__name__)
 

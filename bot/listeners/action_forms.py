@@ -22,15 +22,15 @@ from bot.delivery import deliver
 from bot.listeners.payload import where
 from bot.runtime import Runtime
 from callcenter import errors
-from commands import actions
-from commands.approvals import RequestRefused, needs_second_person, open_request
-from commands.campaigns import CONTROL_ACTION
-from commands.catalog import role_allows
-from commands.connection import not_connected
+from commands.admin.connection import not_connected
+from commands.approvals import actions
+from commands.approvals.workflow import RequestRefused, needs_second_person, open_request
+from commands.calls.transfer import TRANSFER_BUTTON, read_button_value, transfer_modal
+from commands.campaigns.cards import CONTROL_ACTION
 from commands.dispatch import dispatch, service_failure
-from commands.forms import FORMS, meta, read_state
-from commands.reply import Reply, error, notice
-from commands.transfer import TRANSFER_BUTTON, read_button_value, transfer_modal
+from commands.kernel.catalog import role_allows
+from commands.kernel.forms import FORMS, meta, read_state
+from commands.kernel.reply import Reply, error, notice
 
 log = logging.getLogger(__name__)
 

@@ -17,12 +17,12 @@ from bot.delivery import deliver
 from bot.home import publish_home
 from bot.listeners.payload import where
 from bot.runtime import Runtime
-from commands.catalog import role_allows
-from commands.connection import DISCONNECT_ACTION, connect_modal
+from commands.admin.connection import DISCONNECT_ACTION, connect_modal
 from commands.dispatch import dispatch
-from commands.paging import PAGE_ACTION, read_page_value
-from commands.reply import error, notice
-from commands.text import escape
+from commands.kernel.catalog import role_allows
+from commands.kernel.paging import PAGE_ACTION, read_page_value
+from commands.kernel.reply import error, notice
+from commands.kernel.text import escape
 from storage import Outcome
 
 CAMPAIGN_OPEN = re.compile(r"^campaign_open_\d+$")

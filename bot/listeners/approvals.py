@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.approval_flow import ApprovalFlow
 from bot.listeners.payload import where
 from bot.runtime import Runtime
-from commands.approvals import (
+from commands.approvals.workflow import (
     APPROVE_ACTION,
     CANCEL_ACTION,
     CONFIRM_ACTION,
@@ -34,9 +34,9 @@ from commands.approvals import (
     mention,
     needs_second_person,
 )
-from commands.forms import meta, read_state
-from commands.reply import Reply, notice
-from commands.text import truncate
+from commands.kernel.forms import meta, read_state
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import truncate
 from storage import ApprovalState, Outcome, Role
 from storage.policy import may_decide
 

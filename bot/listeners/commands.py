@@ -25,7 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.delivery import deliver
 from bot.runtime import Runtime
 from commands.dispatch import dispatch
-from commands.reply import error
+from commands.kernel.reply import error
 
 log = logging.getLogger(__name__)
 

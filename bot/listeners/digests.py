@@ -18,12 +18,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.listeners.payload import where
 from bot.runtime import Runtime
 from callcenter import errors
-from commands.alerts import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION, snooze_until
-from commands.catalog import role_allows
-from commands.digest_content import FULL_REPORT_ACTION, full_report, read_full_report_value
+from commands.digests.alerts import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION, snooze_until
+from commands.digests.content import FULL_REPORT_ACTION, full_report, read_full_report_value
 from commands.dispatch import service_failure
-from commands.reply import error, notice
-from commands.text import code, escape
+from commands.kernel.catalog import role_allows
+from commands.kernel.reply import error, notice
+from commands.kernel.text import code, escape
 from storage import Outcome
 
 log = logging.getLogger(__name__)

@@ -15,10 +15,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.home import publish_home
 from bot.runtime import Runtime
 from callcenter import CallCenter, errors
-from commands.catalog import role_allows
-from commands.connection import API_KEY_BLOCK, BASE_URL_BLOCK, CONNECT_CALLBACK
-from commands.reply import notice
-from commands.text import escape
+from commands.admin.connection import API_KEY_BLOCK, BASE_URL_BLOCK, CONNECT_CALLBACK
+from commands.kernel.catalog import role_allows
+from commands.kernel.reply import notice
+from commands.kernel.text import escape
 from storage import Outcome
 from storage.errors import InvalidValueError
 

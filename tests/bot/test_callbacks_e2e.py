@@ -15,7 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import Campaign
-from commands.resolve import all_campaigns
+from commands.kernel.resolve import all_campaigns
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,

@@ -21,9 +21,9 @@ from bot.scheduler import DigestScheduler
 from bot.server import serving
 from bot.settings import Settings
 from callcenter import CallCenter
-from commands.digest_content import change_words
-from commands.schedules import latest_fire, slot_key, trigger_for
-from commands.text import duration, number
+from commands.digests.content import change_words
+from commands.digests.schedules import latest_fire, slot_key, trigger_for
+from commands.kernel.text import duration, number
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, TEAM, SlackStandIn
 from storage import InstallationRecord

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from callcenter import CallCenter
-from commands.context import CommandContext
+from commands.kernel.context import CommandContext
 
 if TYPE_CHECKING:
     from emulators.pbx.testing import EmulatorServer

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from commands.grammar import tokenize
-from commands.paging import read_page_value
-from commands.reply import Reply
+from commands.kernel.grammar import tokenize
+from commands.kernel.paging import read_page_value
+from commands.kernel.reply import Reply
 
 
 def payload(reply: Reply) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from cryptography.fernet import Fernet
 
 from callcenter import CallCenter
 from callcenter.models import Template
-from commands import actions
-from commands.actions import ExecutionEnv
-from commands.admin import parse_duration, parse_kind
-from commands.approvals import (
+from commands.admin.policy import parse_duration, parse_kind
+from commands.approvals import actions
+from commands.approvals.actions import ExecutionEnv
+from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
     Proposal,
@@ -28,10 +28,10 @@ from commands.approvals import (
     propose,
     run_approved,
 )
-from commands.autocall import fields_of, hint_for, missing_values
-from commands.context import CommandContext
-from commands.grammar import UsageError
-from commands.transfer import transfer_failure
+from commands.calls.autocall import fields_of, hint_for, missing_values
+from commands.calls.transfer import transfer_failure
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
 from storage.errors import ApprovalStateError

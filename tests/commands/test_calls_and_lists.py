@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from commands.calls import live_calls
-from commands.catalog import find
-from commands.grammar import UsageError
-from commands.leads import show_list
-from commands.text import number
+from commands.calls.live import live_calls
+from commands.kernel.catalog import find
+from commands.kernel.grammar import UsageError
+from commands.kernel.text import number
+from commands.leads.lists import show_list
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import visible

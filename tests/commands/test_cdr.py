@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from commands.catalog import find
-from commands.cdr import PAGE_SIZE, call_records
-from commands.grammar import UsageError, tokenize
-from commands.periods import parse_moment, to_service
-from commands.text import number
+from commands.kernel.catalog import find
+from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.periods import parse_moment, to_service
+from commands.kernel.text import number
+from commands.reports.cdr import PAGE_SIZE, call_records
 from tests.commands.conftest import TZ, MakeContext
 from tests.commands.helpers import buttons, next_page, visible
 

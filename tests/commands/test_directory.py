@@ -6,7 +6,7 @@ import pytest
 
 from callcenter import CallCenter
 from callcenter.models import GroupCreate, GroupUpdate
-from commands.directory import (
+from commands.directory.listings import (
     PAGE_SIZE,
     blacklist,
     carriers,
@@ -15,8 +15,8 @@ from commands.directory import (
     templates,
     users,
 )
-from commands.grammar import UsageError
-from commands.text import escape, number
+from commands.kernel.grammar import UsageError
+from commands.kernel.text import escape, number
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import next_page, visible
 

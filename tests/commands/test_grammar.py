@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commands.grammar import (
+from commands.kernel.grammar import (
     ChannelRef,
     UsageError,
     UserRef,

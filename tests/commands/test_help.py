@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.catalog import COMMANDS
-from commands.context import CommandContext
-from commands.help import FAMILY_TITLES, help_command
+from commands.kernel.catalog import COMMANDS
+from commands.kernel.context import CommandContext
+from commands.kernel.help import FAMILY_TITLES, help_command
 from tests.commands.helpers import payload, visible
 
 

@@ -12,8 +12,10 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter
 from callcenter.models import ActiveCall, ActiveCallList, Campaign, StatsRow
-from commands.context import CommandContext
-from commands.home import (
+from commands.kernel.context import CommandContext
+from commands.kernel.periods import parse_period
+from commands.kernel.text import duration, escape, number, percent, ratio_percent
+from commands.reports.wallboard import (
     CONNECT_ACTION,
     MAX_CALL_ROWS,
     MAX_CAMPAIGN_ROWS,
@@ -24,8 +26,6 @@ from commands.home import (
     wallboard,
     wallboard_view,
 )
-from commands.periods import parse_period
-from commands.text import duration, escape, number, percent, ratio_percent
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import TZ, MakeContext
 

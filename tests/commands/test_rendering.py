@@ -25,10 +25,8 @@ from callcenter.models import (
     Template,
     User,
 )
-from commands.calls import calls_reply
-from commands.cdr import parse_query, records_reply
-from commands.context import CommandContext
-from commands.directory import (
+from commands.calls.live import calls_reply
+from commands.directory.listings import (
     blacklist_reply,
     carriers_reply,
     gateways_reply,
@@ -37,10 +35,12 @@ from commands.directory import (
     templates_reply,
     users_reply,
 )
-from commands.leads import list_card
-from commands.periods import parse_period
-from commands.reply import Reply
-from commands.reports import (
+from commands.kernel.context import CommandContext
+from commands.kernel.periods import parse_period
+from commands.kernel.reply import Reply
+from commands.leads.lists import list_card
+from commands.reports.cdr import parse_query, records_reply
+from commands.reports.stats import (
     agents_reply,
     extensions_reply,
     local_buckets,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from commands.catalog import find
-from commands.grammar import UsageError
-from commands.periods import parse_period
-from commands.reports import agents, extensions, monitor, stats
-from commands.text import duration, number, ratio_percent
+from commands.kernel.catalog import find
+from commands.kernel.grammar import UsageError
+from commands.kernel.periods import parse_period
+from commands.kernel.text import duration, number, ratio_percent
+from commands.reports.stats import agents, extensions, monitor, stats
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import TZ, MakeContext
 from tests.commands.helpers import next_page, payload, visible

@@ -1,0 +1,154 @@
+"""``connect``, ``disconnect`` and ``status``: the workspace's link to the call-center service.
+
+The API key opens a phone system that calls real customers, so it is typed only into a
+modal (never into a channel), checked against the service before it is saved, and never
+shown again: ``status`` names the domain and the user behind the token instead.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    SectionBlock,
+    UrlInputElement,
+)
+from slack_sdk.models.views import View
+
+from callcenter import errors
+from commands.kernel.catalog import role_allows
+from commands.kernel.context import CommandContext
+from commands.kernel.reply import OpenModal, Reply, notice
+from commands.kernel.text import escape
+
+CONNECT_CALLBACK = "connect_workspace"
+BASE_URL_BLOCK = "base_url"
+API_KEY_BLOCK = "api_key"
+"""Each input's action_id is its block_id: Slack rejects a view whose action_ids repeat."""
+DISCONNECT_ACTION = "workspace_disconnect"
+
+
+def connect_modal(current_base_url: str | None = None) -> View:
+    """Base URL and API key.  Slack has no password input, so the modal says the key is
+    used once to check it and then stored encrypted, and the field is left empty even
+    when a key is already saved."""
+    url_input = UrlInputElement(action_id=BASE_URL_BLOCK, initial_value=current_base_url or None)
+    key_input = PlainTextInputElement(
+        action_id=API_KEY_BLOCK, placeholder="API key from your call-center operator"
+    )
+    return View(
+        type="modal",
+        callback_id=CONNECT_CALLBACK,
+        title="Connect call center",
+        submit="Connect",
+        close="Cancel",
+        blocks=[
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text="callops checks the key with the service before saving it. The key is "
+                    "stored encrypted and is never shown again, to anyone."
+                )
+            ),
+            InputBlock(
+                block_id=BASE_URL_BLOCK,
+                label="Service URL",
+                element=url_input,
+                hint="For example https://callcenter.example.com",
+            ),
+            InputBlock(block_id=API_KEY_BLOCK, label="API key", element=key_input),
+        ],
+    )
+
+
+def not_connected(ctx: CommandContext) -> Reply:
+    how = (
+        "Run `/callops connect` to connect it."
+        if role_allows(ctx.role, "admin")
+        else "Ask a callops admin to run `/callops connect`."
+    )
+    return notice(
+        f"This workspace is not connected to a call-center service yet. {how}",
+        emoji=":electric_plug:",
+    )
+
+
+async def connect(ctx: CommandContext, args: list[str]) -> OpenModal:
+    return OpenModal(connect_modal(ctx.workspace.base_url if ctx.workspace else ctx.base_url))
+
+
+async def disconnect(ctx: CommandContext, args: list[str]) -> Reply:
+    if ctx.workspace is None or not ctx.workspace.connected:
+        return notice("This workspace is not connected; there is nothing to disconnect.")
+    confirm = ConfirmObject(
+        title="Disconnect?",
+        text="callops will forget the API key and stop all service calls for this workspace.",
+        confirm="Disconnect",
+        deny="Keep it",
+        style="danger",
+    )
+    text = (
+        f"Disconnect this workspace from *{escape(ctx.workspace.base_url or '')}*? Digests, alerts "
+        "and commands stop working until an admin connects again."
+    )
+    return Reply(
+        text="Disconnect this workspace?",
+        blocks=[
+            SectionBlock(text=MarkdownTextObject(text=text)),
+            ActionsBlock(
+                elements=[
+                    ButtonElement(
+                        text="Disconnect",
+                        action_id=DISCONNECT_ACTION,
+                        value=ctx.team_id,
+                        style="danger",
+                        confirm=confirm,
+                    )
+                ]
+            ),
+        ],
+    )
+
+
+async def status(ctx: CommandContext, args: list[str]) -> Reply:
+    if ctx.cc is None:
+        return not_connected(ctx)
+    base = escape(ctx.base_url or ctx.cc.base_url)
+    try:
+        token = await ctx.cc.auth.verify()
+    except errors.CallCenterError as exc:
+        return notice(
+            f"Connected to *{base}*, but the service refuses us right now: {escape(exc.message)}",
+            emoji=":warning:",
+        )
+    who = escape(token.user_id or "unknown user")
+    try:
+        user = await ctx.cc.users.get(token.user_id)
+        who = f"{escape(user.username)} ({escape(user.level or 'user')})"
+    except errors.CallCenterError:
+        pass
+    since = ""
+    if ctx.workspace and ctx.workspace.connected_at:
+        moment = datetime.fromtimestamp(ctx.workspace.connected_at, UTC).astimezone(ctx.tz)
+        since = f" since {moment:%Y-%m-%d %H:%M}"
+    lines = [
+        f":large_green_circle: Connected to *{base}*{since}.",
+        f"*Domain* `{escape(token.domain_uuid or '–')}` · *Service user* {who}",
+        f"*Time zone* {escape(str(ctx.tz))} · *Your role* {escape(ctx.role)}",
+    ]
+    return Reply(
+        text="Connected",
+        blocks=[
+            SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
+            ContextBlock(elements=[MarkdownTextObject(text="The API key is never shown.")]),
+        ],
+    )
+
+
+HANDLERS = {"connect": connect, "disconnect": disconnect, "status": status}

@@ -1,0 +1,120 @@
+"""The actions that change the phone system, one entry per ``ActionKind``.
+
+An approval stores only a kind and plain JSON parameters; after a restart, or in another
+process, this registry is what turns them back into words for the card (``describe``)
+and into the one service call that was approved (``execute``).  Each family module
+registers its kinds when imported; ``ACTION_MODULES`` lists them so the registry is
+complete whoever asks first.
+
+An executor re-checks what may have changed since the request (the campaign still exists,
+the call is still live) and raises ``ActionRefused`` before sending anything when it no
+longer makes sense.  It makes its effectful call once: the client never retries those,
+and nothing here does either.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from callcenter import CallCenter
+from commands.kernel.slack_files import SlackFiles
+from storage import ActionKind
+
+ACTION_MODULES = (
+    "commands.campaigns.control",
+    "commands.calls.transfer",
+    "commands.calls.autocall",
+    "commands.leads.insert",
+    "commands.leads.upload",
+    "commands.directory.groups_users",
+    "commands.notifications.notify",
+)
+"""Modules whose import registers their kinds (another family may append its own)."""
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What one execution did, for the card and the approval record."""
+
+    ok: bool
+    text: str
+    """One or two lines of escaped mrkdwn: what happened, in plain words."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """Plain JSON facts kept with the approval (``call_id``, ``lead_uuid``...)."""
+    announce: str | None = None
+    """Escaped mrkdwn to post in the approvals channel as well (the emergency brake)."""
+
+
+class ActionRefused(Exception):
+    """Re-validation at execution failed; nothing was sent.  ``message`` is plain text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class ExecutionEnv:
+    """What an executor may use: the workspace's service client, and Slack's files (to
+    download again a CSV that was approved by its checksum)."""
+
+    cc: CallCenter
+    files: SlackFiles | None = None
+
+
+Executor = Callable[[Mapping[str, Any], ExecutionEnv], Awaitable[ActionResult]]
+Describer = Callable[[Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    kind: ActionKind
+    title: str
+    """Card header: ``Start campaign``."""
+    confirm_label: str
+    """The requester's button: ``Start``, ``Transfer``, ``Upload leads``."""
+    describe: Describer
+    """Escaped mrkdwn saying exactly what will happen, from the stored parameters."""
+    execute: Executor
+
+
+_REGISTRY: dict[ActionKind, ActionSpec] = {}
+
+
+def register(spec: ActionSpec) -> ActionSpec:
+    _REGISTRY[ActionKind(spec.kind)] = spec
+    return spec
+
+
+def load_all() -> None:
+    """Import every action module (which registers its kinds and forms)."""
+    for name in ACTION_MODULES:
+        importlib.import_module(name)
+
+
+def spec_for(kind: ActionKind | str) -> ActionSpec:
+    wanted = ActionKind(kind)
+    if wanted not in _REGISTRY:
+        load_all()
+    try:
+        return _REGISTRY[wanted]
+    except KeyError:
+        raise LookupError(f"no action is registered for {wanted.value}") from None
+
+
+def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
+    return spec_for(kind).describe(params)
+
+
+async def execute(
+    kind: ActionKind | str,
+    params: Mapping[str, Any],
+    cc: CallCenter,
+    *,
+    files: SlackFiles | None = None,
+) -> ActionResult:
+    """Perform one approved action with the client; returns what to show."""
+    return await spec_for(kind).execute(params, ExecutionEnv(cc=cc, files=files))

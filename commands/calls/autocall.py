@@ -1,0 +1,316 @@
+"""``autocall <campaign> <phone> [key=value ...]``: push one automated call.
+
+The values fill the ``{{placeholders}}`` of the campaign's text-to-speech template; a
+recorded (audio) template needs none.  With the number or a value missing, a form opens
+whose fields are exactly the template's placeholders, each with the service's reading
+rules as a hint (spec 4.5), so nobody has to remember how ``150000`` is spoken.  The
+number is checked with the service's pattern and against its blacklist before anything
+is asked for; a blocked number is refused outright.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from callcenter import CallCenter, errors
+from callcenter.models import Campaign, Template
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.workflow import Proposal, propose
+from commands.campaigns.cards import ambiguous_reply
+from commands.directory.listings import placeholders
+from commands.kernel.catalog import find
+from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
+from commands.kernel.text import clip, code, truncate
+from storage import ActionKind
+
+AUTOCALL_CALLBACK = "autocall_form"
+PHONE_BLOCK = "phone"
+PARAM_BLOCK = "param:"
+"""Each placeholder's input is the block ``param:<name>``."""
+MAX_FIELDS = 40
+
+READING_RULES = (
+    "How values are spoken: plain digits are read as an amount (150000); digits separated "
+    "by spaces one by one (0 9 1 2); a value starting with # as a number (#15); dates as "
+    "dd/mm/yyyy or yyyy-mm-dd."
+)
+_HINTS = (
+    (("amount", "money", "price", "total", "fee", "balance"), "Read as an amount: 150000."),
+    (("otp", "code", "pin", "digit"), "Read digit by digit: write them apart, 4 8 1 5."),
+    (("date", "day", "due", "deadline"), "A date: dd/mm/yyyy or yyyy-mm-dd."),
+    (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
+    (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
+)
+
+
+def _usage() -> str:
+    spec = find("autocall")
+    return spec.usage if spec else "autocall <campaign> <phone> [key=value ...]"
+
+
+def hint_for(name: str) -> str:
+    """The reading rule that most likely applies to a placeholder, by its name."""
+    lowered = name.lower()
+    for words, hint in _HINTS:
+        if any(word in lowered for word in words):
+            return f"{hint} {READING_RULES}"[:2000]
+    return READING_RULES
+
+
+async def template_of(cc: CallCenter, campaign: Campaign) -> Template | None:
+    if not campaign.template_uuid:
+        return None
+    async for template in cc.templates.iterate(page_size=100):
+        if template.template_uuid == campaign.template_uuid:
+            return template
+    return None
+
+
+def fields_of(template: Template | None) -> list[str]:
+    """The values a push must give: a TTS template's placeholders; none for audio."""
+    if template is None or template.voice_type != "tts":
+        return []
+    return placeholders(template)
+
+
+def missing_values(names: list[str], given: Mapping[str, str]) -> list[str]:
+    return [n for n in names if not str(given.get(n) or "").strip()]
+
+
+def autocall_modal(
+    campaign: Campaign,
+    template: Template | None,
+    names: list[str],
+    *,
+    phone: str,
+    given: Mapping[str, str],
+    channel: str | None,
+) -> View:
+    meta = {
+        "campaign_uuid": campaign.campaign_uuid,
+        "campaign_name": truncate(campaign.campaign_name, 150),
+        "template_name": truncate(template.template_name if template else "", 150),
+        "names": names[:MAX_FIELDS],
+        "channel": channel or "",
+    }
+    template_words = f" with template *{clip(template.template_name, 150)}*" if template else ""
+    blocks: list[Block] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=f"Push one automated call from *{clip(campaign.campaign_name, 150)}*"
+                f"{template_words}."
+            )
+        ),
+        InputBlock(
+            block_id=PHONE_BLOCK,
+            label="Customer's phone number",
+            element=PlainTextInputElement(
+                action_id=PHONE_BLOCK, initial_value=phone or None, placeholder="0912345678"
+            ),
+            hint="10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused.",
+        ),
+    ]
+    missing = missing_values(names, given)
+    if names and missing and len(missing) < len(names):
+        named = ", ".join(code("{{" + n + "}}") for n in missing[:20])
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Still needed: {named}")]))
+    for name in names[:MAX_FIELDS]:
+        blocks.append(
+            InputBlock(
+                block_id=PARAM_BLOCK + name,
+                label=truncate("{{" + name + "}}", 2000),
+                element=PlainTextInputElement(
+                    action_id=PARAM_BLOCK + name, initial_value=str(given.get(name) or "") or None
+                ),
+                hint=hint_for(name),
+            )
+        )
+    if not names:
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text="This campaign plays a recorded message: it needs no values."
+                    )
+                ]
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=AUTOCALL_CALLBACK,
+        title="Push an autocall",
+        submit="Push the call",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        blocks=blocks,
+    )
+
+
+def describe_autocall(params: Mapping[str, Any]) -> str:
+    lines = [
+        f"Call *{clip(params['phone_number'], 40)}* now from autocall campaign "
+        f"*{clip(params.get('campaign_name', ''), 150)}*"
+        + (
+            f" (template *{clip(params['template_name'], 150)}*)"
+            if params.get("template_name")
+            else ""
+        )
+        + "."
+    ]
+    values = params.get("param") or {}
+    for name, value in list(values.items())[:25]:
+        lines.append(f"• {code(name)}: {clip(value, 200)}")
+    if not values:
+        lines.append("No values: the template is a recording.")
+    return "\n".join(lines)
+
+
+async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+    uuid = str(params["campaign_uuid"])
+    phone = str(params["phone_number"])
+    try:
+        await env.cc.campaigns.get(uuid)
+    except errors.NotFoundError:
+        raise ActionRefused("The campaign no longer exists") from None
+    if phone in await blocked_numbers(env.cc):
+        raise ActionRefused(f"{phone} has been blacklisted since the request")
+    result = await env.cc.autocall.push(uuid, phone, dict(params.get("param") or {}))
+    return ActionResult(
+        True,
+        f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
+        f"lead {code(result.lead_uuid)}.",
+        data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
+    )
+
+
+async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
+    problem = phone_problem(phone)
+    if problem:
+        return error(problem, _usage())
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    return None
+
+
+def _proposal(
+    campaign_uuid: str, campaign_name: str, template_name: str, phone: str, values: dict[str, str]
+) -> Proposal:
+    return Proposal(
+        ActionKind.AUTOCALL_PUSH,
+        {
+            "campaign_uuid": campaign_uuid,
+            "campaign_name": campaign_name,
+            "template_name": template_name,
+            "phone_number": phone,
+            "param": values,
+        },
+    )
+
+
+async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
+    positional, given = split_options(args)
+    if not positional:
+        raise UsageError(
+            "Give the campaign (quote a name with spaces), then the phone number; "
+            "values as name=value.",
+            _usage(),
+        )
+    cc = ctx.client()
+    try:
+        campaign = pick_campaign(await all_campaigns(cc), positional[0])
+    except AmbiguousCampaign as exc:
+        return ambiguous_reply(exc, "autocall")
+    if campaign.type != "autocall":
+        return error(
+            f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
+            "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+        )
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        raise UsageError(
+            f"The template of {campaign.campaign_name} has no placeholder "
+            f"{', '.join(unknown)}; it uses: {wanted}.",
+            _usage(),
+        )
+    # The rest is the number, however it was spaced out: 0912 345 678.
+    phone = normalize_phone("".join(positional[1:]))
+    if not phone or missing_values(names, given):
+        return OpenModal(
+            autocall_modal(
+                campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
+            )
+        )
+    refusal = await _refusal(cc, phone)
+    if refusal:
+        return refusal
+    values = {n: str(given[n]) for n in names}
+    template_name = template.template_name if template else ""
+    return await propose(
+        ctx, _proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values)
+    )
+
+
+def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    phone_issue = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
+    if phone_issue:
+        problems[PHONE_BLOCK] = phone_issue
+    for name in meta.get("names") or []:
+        if not text(values, PARAM_BLOCK + str(name)):
+            problems[PARAM_BLOCK + str(name)] = f"The template needs {{{{{name}}}}}."
+    return problems
+
+
+async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    phone = normalize_phone(text(values, PHONE_BLOCK))
+    refusal = await _refusal(ctx.client(), phone)
+    if refusal:
+        return refusal
+    names = [str(n) for n in meta.get("names") or []]
+    return _proposal(
+        str(meta.get("campaign_uuid") or ""),
+        str(meta.get("campaign_name") or ""),
+        str(meta.get("template_name") or ""),
+        phone,
+        {n: text(values, PARAM_BLOCK + n) for n in names},
+    )
+
+
+register(
+    ActionSpec(
+        ActionKind.AUTOCALL_PUSH,
+        "Push an automated call",
+        "Push the call",
+        describe_autocall,
+        execute_autocall,
+    )
+)
+register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))
+
+HANDLERS = {"autocall": autocall}

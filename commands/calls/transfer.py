@@ -1,0 +1,251 @@
+"""``transfer <call_id> <ext> [aleg|bleg]`` and the Transfer form of the live-call list.
+
+A transfer is time-critical, so the form opens from the button before anything is asked
+of the service (Slack's trigger id lasts 3 seconds), and the default policy asks only for
+the requester's confirm.  Which leg moves is said in plain words: the A leg is the
+caller, the B leg the side that answered (usually the agent).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    InputBlock,
+    MarkdownTextObject,
+    Option,
+    PlainTextInputElement,
+    RadioButtonsElement,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from callcenter import errors
+from callcenter.models import ActiveCall
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.workflow import Proposal, propose
+from commands.kernel.catalog import find
+from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form as ModalForm
+from commands.kernel.forms import FormValues, Meta, register_form, text
+from commands.kernel.grammar import UsageError
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import clip, code, escape, truncate
+from storage import ActionKind
+
+TRANSFER_BUTTON = "call_transfer"
+"""Each live call's button is ``call_transfer_<row>``; its value names the call."""
+TRANSFER_CALLBACK = "call_transfer_form"
+EXT_BLOCK = "ext"
+LEG_BLOCK = "leg"
+
+LEG_WORDS = {
+    "aleg": "the caller (A leg)",
+    "bleg": "the agent's side (B leg)",
+}
+LEG_HINTS = {
+    "aleg": "The person who placed the call is moved to the extension.",
+    "bleg": "The side that answered (usually the agent) is moved to the extension.",
+}
+_EXTENSION = re.compile(r"^[0-9A-Za-z*#+_.-]{1,32}$")
+
+NOT_REGISTERED = "USER_NOT_REGISTERED"
+ENDED_CODES = frozenset({"CALL_NOT_FOUND", "NO_SUCH_CHANNEL", "CHANNEL_NOT_FOUND"})
+
+
+def _usage() -> str:
+    spec = find("transfer")
+    return spec.usage if spec else "transfer <call_id> <ext> [aleg|bleg]"
+
+
+def extension_problem(ext: str) -> str | None:
+    if not ext:
+        return "Give the extension to transfer to, e.g. 1002."
+    if not _EXTENSION.match(ext):
+        return f"'{truncate(ext, 40)}' is not an extension: use its number, e.g. 1002."
+    return None
+
+
+def button_value(call: ActiveCall) -> str:
+    """What the row's Transfer button carries: enough to show the form without asking
+    the service first."""
+    return json.dumps(
+        {
+            "call_id": call.call_id,
+            "source": truncate(call.source, 60),
+            "destination": truncate(call.destination, 60),
+        },
+        separators=(",", ":"),
+    )
+
+
+def read_button_value(value: str) -> dict[str, str]:
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError:
+        return {"call_id": value, "source": "", "destination": ""}
+    if not isinstance(data, dict):
+        return {"call_id": str(value), "source": "", "destination": ""}
+    return {k: str(data.get(k) or "") for k in ("call_id", "source", "destination")}
+
+
+def _call_words(source: str, destination: str) -> str:
+    if source or destination:
+        return f"*{clip(source or 'unknown', 60)}* → *{clip(destination or 'unknown', 60)}*"
+    return "this call"
+
+
+def transfer_modal(call: Mapping[str, str], channel: str | None) -> View:
+    """Extension and leg; nothing here needs the service."""
+    options = [
+        Option(value=leg, text=words, description=LEG_HINTS[leg])
+        for leg, words in LEG_WORDS.items()
+    ]
+    meta = {k: call.get(k, "") for k in ("call_id", "source", "destination")}
+    meta["channel"] = channel or ""
+    words = _call_words(call.get("source", ""), call.get("destination", ""))
+    return View(
+        type="modal",
+        callback_id=TRANSFER_CALLBACK,
+        title="Transfer call",
+        submit="Transfer",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":")),
+        blocks=[
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text=truncate(f"Transfer {words}\nCall {code(call.get('call_id', ''))}", 3000)
+                )
+            ),
+            InputBlock(
+                block_id=EXT_BLOCK,
+                label="To extension",
+                element=PlainTextInputElement(action_id=EXT_BLOCK, placeholder="e.g. 1002"),
+                hint="The extension must be signed in, or the service refuses the transfer.",
+            ),
+            InputBlock(
+                block_id=LEG_BLOCK,
+                label="Which side moves",
+                element=RadioButtonsElement(
+                    action_id=LEG_BLOCK, options=options, initial_option=options[0]
+                ),
+            ),
+        ],
+    )
+
+
+def describe_transfer(params: Mapping[str, Any]) -> str:
+    leg = str(params.get("legs", "aleg"))
+    source, destination = str(params.get("source", "")), str(params.get("destination", ""))
+    return (
+        f"Transfer {_call_words(source, destination)}: move {LEG_WORDS.get(leg, escape(leg))} "
+        f"to extension *{clip(params.get('ext', ''), 32)}*.\nCall {code(params['call_id'])}"
+    )
+
+
+async def execute_transfer(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+    call_id, ext, leg = str(params["call_id"]), str(params["ext"]), str(params["legs"])
+    live = await env.cc.calls.list()
+    if not any(c.call_id == call_id for c in live.data):
+        raise ActionRefused("The call has ended, so there is nothing to transfer")
+    try:
+        await env.cc.calls.transfer(call_id, ext, leg)
+    except errors.TransferFailedError as exc:
+        return ActionResult(False, transfer_failure(exc.code, ext), data={"error": exc.code})
+    return ActionResult(
+        True,
+        f"Transferred: {LEG_WORDS.get(leg, escape(leg))} is now with extension *{clip(ext, 32)}*.",
+        data={"call_id": call_id, "ext": ext, "legs": leg},
+    )
+
+
+def transfer_failure(code_: str, ext: str) -> str:
+    if code_ == NOT_REGISTERED:
+        return (
+            f"Extension *{clip(ext, 32)}* is not registered: nobody is signed in on it, or it "
+            "does not exist. The call stays where it was."
+        )
+    if code_ in ENDED_CODES:
+        return "The call ended before it could be transferred."
+    return f"The service refused the transfer ({escape(code_)}). The call stays where it was."
+
+
+async def _live_call(ctx: CommandContext, call_id: str) -> ActiveCall | None:
+    live = await ctx.client().calls.list()
+    return next((c for c in live.data if c.call_id == call_id), None)
+
+
+def _ended(call_id: str) -> Reply:
+    return notice(
+        f"Call {code(call_id)} is not live any more: it has ended, or the id is mistyped. "
+        "`/callops calls` lists the calls on the line now.",
+        emoji=":telephone_receiver:",
+    )
+
+
+async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
+    if len(args) < 2 or len(args) > 3:
+        raise UsageError("Give the call id, the extension, and optionally aleg or bleg.", _usage())
+    call_id, ext = args[0], args[1]
+    leg = args[2].lower() if len(args) == 3 else "aleg"
+    if leg not in LEG_WORDS:
+        raise UsageError(f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", _usage())
+    problem = extension_problem(ext)
+    if problem:
+        raise UsageError(problem, _usage())
+    call = await _live_call(ctx, call_id)
+    if call is None:
+        return _ended(call_id)
+    return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
+
+
+def _params(call: ActiveCall, ext: str, leg: str) -> dict[str, Any]:
+    return {
+        "call_id": call.call_id,
+        "ext": ext,
+        "legs": leg,
+        "source": truncate(call.source, 60),
+        "destination": truncate(call.destination, 60),
+    }
+
+
+def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    ext_problem = extension_problem(text(values, EXT_BLOCK))
+    if ext_problem:
+        problems[EXT_BLOCK] = ext_problem
+    if values.get(LEG_BLOCK) not in LEG_WORDS:
+        problems[LEG_BLOCK] = "Choose which side of the call moves."
+    return problems
+
+
+async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    call_id = str(meta.get("call_id") or "")
+    call = await _live_call(ctx, call_id)
+    if call is None:
+        return _ended(call_id)
+    leg = str(values.get(LEG_BLOCK))
+    return Proposal(ActionKind.CALL_TRANSFER, _params(call, text(values, EXT_BLOCK), leg))
+
+
+register(
+    ActionSpec(
+        ActionKind.CALL_TRANSFER,
+        "Transfer a live call",
+        "Transfer",
+        describe_transfer,
+        execute_transfer,
+    )
+)
+register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form))
+
+HANDLERS = {"transfer": transfer}

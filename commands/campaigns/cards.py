@@ -1,0 +1,290 @@
+"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from callcenter.models import AutodialerStats, Campaign, Schedule
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
+from commands.kernel.paging import pager, showing
+from commands.kernel.reply import Reply
+from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
+from commands.kernel.text import escape, local_time, number, percent, truncate
+
+CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
+PAGE_SIZE = 10
+OPEN_ACTION = "campaign_open"
+CHOOSE_ACTION = "campaign_choose"
+
+STATUS_LABEL = {
+    "start": ":large_green_circle: running",
+    "running": ":large_green_circle: running",
+    "pause": ":large_yellow_circle: paused",
+    "stop": ":red_circle: stopped",
+}
+MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+NANOS_PER_MINUTE = 60 * 1_000_000_000
+
+
+def status_label(status: str) -> str:
+    return STATUS_LABEL.get(status, escape(status) or "unknown")
+
+
+def _campaign_row(c: Campaign, index: int) -> SectionBlock:
+    mode = MODE_LABEL.get(c.mode_call, escape(c.mode_call))
+    text = (
+        f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
+        f"{status_label(c.status)} · {mode} · {number(c.concurrent_call)} concurrent"
+    )
+    return SectionBlock(
+        text=MarkdownTextObject(text=truncate(text, 3000)),
+        # Slack wants action ids unique within a message, hence the row number.
+        accessory=ButtonElement(
+            text="Open", action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
+        ),
+    )
+
+
+def campaigns_reply(
+    campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
+) -> Reply:
+    total = len(campaigns)
+    page = list(campaigns[offset : offset + PAGE_SIZE])
+    title = f"{kind.capitalize()} campaigns" if kind else "Campaigns"
+    counts: dict[str, int] = {}
+    for c in campaigns:
+        counts[c.status] = counts.get(c.status, 0) + 1
+    summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
+    blocks: list[Block] = [HeaderBlock(text=title)]
+    if summary:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
+    blocks.extend(_campaign_row(c, i) for i, c in enumerate(page))
+    blocks.append(showing(offset, len(page), total, "campaigns"))
+    blocks.extend(pager(command, offset, PAGE_SIZE, total))
+    return Reply(text=f"{title}: {total}", blocks=blocks)
+
+
+async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
+    kind: str | None = None
+    if args:
+        kind = args[0].lower()
+        if kind not in CAMPAIGN_TYPES or len(args) > 1:
+            raise UsageError(
+                f"'{args[0]}' is not a campaign type; use one of {', '.join(CAMPAIGN_TYPES)}.",
+                "campaigns [autocall|autodialer|inbound|manual]",
+            )
+    cc = ctx.client()
+    campaigns = [c async for c in cc.campaigns.iterate(type=kind, page_size=100)]
+    campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
+    command = "campaigns" + (f" {kind}" if kind else "")
+    return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)
+
+
+def _window(schedule: Schedule) -> list[str]:
+    """Group weekdays that share a dialing window: ``Mon–Fri 08:00–17:30``."""
+
+    def hhmm(nanos: int) -> str:
+        minutes = nanos // NANOS_PER_MINUTE
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+    spans: list[tuple[list[str], str]] = []
+    for day in DAYS:
+        start = int(getattr(schedule, f"{day}_start_time"))
+        end = int(getattr(schedule, f"{day}_end_time"))
+        if start == 0 and end == 0:
+            continue
+        window = f"{hhmm(start)}–{hhmm(end)}"
+        if spans and spans[-1][1] == window and DAYS.index(spans[-1][0][-1]) == DAYS.index(day) - 1:
+            spans[-1][0].append(day)
+        else:
+            spans.append(([day], window))
+    lines = []
+    for days, window in spans:
+        first, last = days[0][:3].capitalize(), days[-1][:3].capitalize()
+        label = first if len(days) == 1 else f"{first}–{last}"
+        lines.append(f"{label} {window}")
+    return lines
+
+
+def _recall(c: Campaign) -> str:
+    if not c.recall_times:
+        return "no redial"
+    statuses = ", ".join(escape(s) for s in (c.recall_status or [])) or "any status"
+    wait = (
+        f"after {c.schedule_recall_duration} min"
+        if c.schedule_recall_duration
+        else escape(c.schedule_recall or "")
+    )
+    return f"{c.recall_times}× on {statuses} {wait}".strip()
+
+
+def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
+    pairs = [
+        ("Leads", f"{number(stats.total_leads)} ({number(stats.leads_in_progress)} in progress)"),
+        ("Calls (window)", number(stats.total_calls)),
+        ("Connection rate", percent(stats.customer_connection_rate)),
+        ("Dropped rate", percent(stats.dropped_call_rate)),
+        (
+            "Agents",
+            f"{stats.agents_ready} ready · {stats.agents_pause} paused · "
+            f"{stats.agents_in_call} in call",
+        ),
+        ("Last call", "–"),
+    ]
+    return [MarkdownTextObject(text=f"*{k}*\n{v}") for k, v in pairs]
+
+
+def campaign_card(
+    c: Campaign, stats: AutodialerStats | None, ctx: CommandContext, *, window_minutes: int
+) -> Reply:
+    template = escape(c.template_name) or "–"
+    carrier = escape(c.carrier_name) or "–"
+    fields = [
+        (
+            "Type",
+            f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
+        ),
+        ("Status", status_label(c.status)),
+        ("Mode", MODE_LABEL.get(c.mode_call, escape(c.mode_call))),
+        ("Concurrency", f"{c.concurrent_call} calls · ratio {c.ratio}"),
+        ("Template", template),
+        ("Carrier", carrier),
+        ("Redial", _recall(c)),
+        ("Call timeout", f"{c.call_timeout}s" if c.call_timeout else "–"),
+    ]
+    blocks: list[Block] = [HeaderBlock(text=truncate(c.campaign_name, 150))]
+    if c.description:
+        blocks.append(
+            SectionBlock(text=MarkdownTextObject(text=truncate(escape(c.description), 3000)))
+        )
+    blocks.append(
+        SectionBlock(
+            fields=[MarkdownTextObject(text=f"*{k}*\n{truncate(v, 1900)}") for k, v in fields]
+        )
+    )
+    hours = [w for s in (c.schedules or []) for w in _window(s)]
+    if c.local_start_time or c.local_end_time:
+        hours.insert(0, f"daily {escape(c.local_start_time)}–{escape(c.local_end_time)}")
+    if hours:
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(text="*Dialing hours*\n" + truncate("\n".join(hours), 2900))
+            )
+        )
+    if stats is not None:
+        fields_stats = _stats_fields(stats)
+        fields_stats[-1] = MarkdownTextObject(
+            text=f"*Last call*\n{local_time(stats.last_call_time, ctx.tz)}"
+        )
+        blocks.append(DividerBlock())
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(text=f"Live statistics, last {window_minutes} minutes")
+                ]
+            )
+        )
+        blocks.append(SectionBlock(fields=fields_stats))
+    blocks.append(control_buttons(c))
+    blocks.append(
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text=f"Updated {local_time(c.updated_at, ctx.tz)} · `{escape(c.campaign_uuid)}`"
+                )
+            ]
+        )
+    )
+    return Reply(text=f"Campaign {escape(c.campaign_name)}: {c.status}", blocks=blocks)
+
+
+CONTROL_ACTION = "campaign_control"
+"""Start/Pause/Stop buttons are ``campaign_control_<status>``; each asks for a confirm."""
+
+
+def control_buttons(c: Campaign) -> ActionsBlock:
+    """The switches that make sense from the campaign's state, then Refresh (re-reads the
+    card in place).  A click runs ``start|pause|stop <uuid>``, as if typed."""
+    running = c.status in ("start", "running")
+    switches: list[tuple[str, str, str | None]] = []
+    if not running:
+        switches.append(("start", "Start", "primary"))
+    if running:
+        switches.append(("pause", "Pause", None))
+    if c.status != "stop":
+        switches.append(("stop", "Stop", "danger"))
+    elements = [
+        ButtonElement(
+            text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
+        )
+        for status, label, style in switches
+    ]
+    refresh = ButtonElement(text="Refresh", action_id="campaign_refresh", value=c.campaign_uuid)
+    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
+
+
+def ambiguous_reply(exc: AmbiguousCampaign, command: str) -> Reply:
+    """Offer the candidates as buttons; the click runs ``command`` with the chosen UUID."""
+    shown = exc.candidates[:20]
+    blocks: list[Block] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=f"Several campaigns start with *{escape(exc.query)}*. Which one?"
+            )
+        )
+    ]
+    for start in range(0, len(shown), 5):
+        blocks.append(
+            ActionsBlock(
+                elements=[
+                    ButtonElement(
+                        text=truncate(c.campaign_name, 75),
+                        action_id=f"{CHOOSE_ACTION}_{i}",
+                        value=f"{command} {c.campaign_uuid}",
+                    )
+                    for i, c in enumerate(shown[start : start + 5], start=start)
+                ]
+            )
+        )
+    if len(exc.candidates) > len(shown):
+        blocks.append(showing(0, len(shown), len(exc.candidates), "matches"))
+    return Reply(text=f"Several campaigns match {escape(exc.query)}", blocks=blocks)
+
+
+AUTODIALER_WINDOW_MINUTES = 60
+
+
+async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
+    if not args:
+        raise UsageError(
+            "Which campaign? Give its name, the start of its name, or its UUID.", "campaign <name>"
+        )
+    query = " ".join(args)
+    cc = ctx.client()
+    try:
+        campaign = pick_campaign(await all_campaigns(cc), query)
+    except AmbiguousCampaign as exc:
+        return ambiguous_reply(exc, "campaign")
+    stats: AutodialerStats | None = None
+    if campaign.type in ("autodialer", "autocall"):
+        page = await cc.reports.autodialer(
+            interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
+        )
+        stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
+    return campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+
+
+HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}

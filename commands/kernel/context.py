@@ -1,0 +1,89 @@
+"""What every command handler is given: who asked, where, with which role, and a client.
+
+Built by ``bot/`` for each request; handlers never look anything up in Slack or the
+database themselves, which keeps them testable against the emulator alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from callcenter import CallCenter
+from commands.kernel.slack_files import SlackFiles
+from storage import Storage, Workspace
+
+
+@dataclass(frozen=True)
+class SlackChannel:
+    """A channel as Slack describes it to the bot: enough to say whether posting can work."""
+
+    id: str
+    name: str
+    is_member: bool
+    """Whether the bot is in the channel (``chat.postMessage`` fails with
+    ``not_in_channel`` otherwise)."""
+
+
+class SlackLookup(Protocol):
+    """Read-only Slack look-ups a command may need, answered by ``bot/`` with the Web API."""
+
+    async def channel(self, ref: str) -> SlackChannel | None:
+        """The channel with this id (``C123``) or name (``call-center``); None if unknown."""
+        ...
+
+
+class DigestActions(Protocol):
+    """What the digest commands need from ``bot/``: a post now, and a nudge on changes."""
+
+    async def post_now(self, team_id: str, digest_id: str) -> str:
+        """Build and post the digest for its latest complete period; returns the channel id.
+        Raises ``callcenter.errors.CallCenterError`` when the service fails, and
+        ``DigestPostError`` when Slack refuses the post."""
+        ...
+
+    def changed(self, team_id: str) -> None:
+        """Schedules of ``team_id`` were added, removed, paused or resumed."""
+        ...
+
+
+class DigestPostError(Exception):
+    """Slack refused a digest post; the message says why in words for people."""
+
+
+@dataclass
+class CommandContext:
+    team_id: str
+    user_id: str
+    channel_id: str | None
+    role: str
+    tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    cc: CallCenter | None = None
+    """``None`` when the workspace is not connected; handlers that need it ask ``client()``."""
+    workspace: Workspace | None = None
+    """The stored connection, when there is one (single-workspace mode may have none)."""
+    base_url: str | None = None
+    """Where the service is, for ``status``; never the key."""
+    offset: int = 0
+    """Where a paged listing starts; set when someone clicks Next or Previous."""
+    storage: Storage | None = None
+    """The app's database, for commands that keep settings (notification routes, ...)."""
+    slack: SlackLookup | None = None
+    """Channel look-ups (is the bot in that channel?); None where no Slack client is at hand."""
+    public_url: str | None = None
+    """The app's own public base URL (``CALLOPS_PUBLIC_URL``), e.g. for its callback URL."""
+    files: SlackFiles | None = None
+    """Files shared in Slack (the lead upload's CSV); None where no Slack client is at hand."""
+    digests: DigestActions | None = None
+    """Posting a digest now (``digest run``) and telling this process's scheduler that the
+    schedules changed; None where no Slack client is at hand."""
+
+    def client(self) -> CallCenter:
+        if self.cc is None:
+            raise NotConnectedError
+        return self.cc
+
+
+class NotConnectedError(Exception):
+    """The workspace has no call-center connection yet."""

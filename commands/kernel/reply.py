@@ -1,0 +1,78 @@
+"""What a command hands back to the Slack layer: blocks plus a plain-text fallback.
+
+Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes through
+``response_url``, ``chat.postMessage`` or ``views.publish``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.views import View
+
+from commands.kernel.text import escape, truncate
+
+MAX_MESSAGE_BLOCKS = 50
+"""Slack's limit for one message; ``fit`` keeps replies under it."""
+SECTION_TEXT_LIMIT = 3000
+
+
+@dataclass
+class Reply:
+    text: str
+    """Notification and screen-reader fallback; escaped where it holds outside values."""
+    blocks: list[Block] = field(default_factory=list)
+    ephemeral: bool = True
+    replace_original: bool = False
+
+    def payload(self) -> dict[str, Any]:
+        """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by to_dict)."""
+        return {
+            "text": self.text,
+            "blocks": [b.to_dict() for b in fit(self.blocks)],
+            "response_type": "ephemeral" if self.ephemeral else "in_channel",
+            "replace_original": self.replace_original,
+        }
+
+
+@dataclass
+class OpenModal:
+    """The command's answer is a modal; ``bot`` opens it with the trigger id at once
+    (a trigger id lives 3 seconds, so nothing slow may come first)."""
+
+    view: View
+
+
+Outcome = Reply | OpenModal
+
+
+def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
+    """Cut a block list to Slack's limit, saying how much was left out."""
+    if len(blocks) <= limit:
+        return blocks
+    kept = blocks[: limit - 1]
+    left = len(blocks) - len(kept)
+    kept.append(
+        ContextBlock(elements=[MarkdownTextObject(text=f"_{left} more blocks not shown._")])
+    )
+    return kept
+
+
+def _one_section(body: str) -> Reply:
+    body = truncate(body, SECTION_TEXT_LIMIT)
+    return Reply(text=body, blocks=[SectionBlock(text=MarkdownTextObject(text=body))])
+
+
+def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
+    """A one-line ephemeral message; ``text`` must already be escaped mrkdwn."""
+    return _one_section(f"{emoji} {text}")
+
+
+def error(what: str, how: str | None = None) -> Reply:
+    """Bad input or a refusal: what was wrong, and how to write it (both plain text)."""
+    body = f":warning: {escape(what)}"
+    if how:
+        body += f"\nUsage: `/callops {escape(how)}`"
+    return _one_section(body)

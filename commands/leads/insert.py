@@ -1,0 +1,112 @@
+"""``lead <list_uuid> <phone> [key=value ...]``: one customer into a list.
+
+One lead is one real person the dialer will call, so it is approved like an upload
+(DESIGN.md).  The list UUID, the number (pattern and blacklist) and the field names are
+checked before the request is made; the keys are the optional fields of ``POST /v3/lead``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from callcenter import errors
+from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
+from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.workflow import Proposal, propose
+from commands.kernel.catalog import find
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.reply import Reply, error, notice
+from commands.kernel.text import clip, code
+from storage import ActionKind
+
+
+def _usage() -> str:
+    spec = find("lead")
+    return spec.usage if spec else "lead <list_uuid> <phone> [key=value ...]"
+
+
+def list_uuid_problem(list_uuid: str) -> str | None:
+    if check_list_uuid(list_uuid):
+        return (
+            f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; '{list_uuid[:60]}' has "
+            f"{len(list_uuid)}."
+        )
+    return None
+
+
+def describe_lead(params: Mapping[str, Any]) -> str:
+    name = params.get("list_name") or params["list_uuid"]
+    lines = [
+        f"Add *{clip(params['phone_number'], 40)}* to the lead list *{clip(name, 150)}*; the "
+        "dialer will call this number."
+    ]
+    for key, value in list((params.get("fields") or {}).items())[:20]:
+        lines.append(f"• {code(key)}: {clip(value, 200)}")
+    lines.append(f"List {code(params['list_uuid'])}")
+    return "\n".join(lines)
+
+
+async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+    list_uuid, phone = str(params["list_uuid"]), str(params["phone_number"])
+    try:
+        await env.cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        raise ActionRefused("The lead list no longer exists") from None
+    if phone in await blocked_numbers(env.cc):
+        raise ActionRefused(f"{phone} has been blacklisted since the request")
+    body = LeadCreate.model_validate(
+        {"list_uuid": list_uuid, "phone_number": phone, **dict(params.get("fields") or {})}
+    )
+    created = await env.cc.leads.create(body)
+    return ActionResult(
+        True,
+        f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
+        data={"lead_uuid": created.lead_uuid},
+    )
+
+
+async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
+    positional, fields = split_options(args)
+    if len(positional) != 2:
+        raise UsageError("Give the list UUID and the phone number; other fields as key=value.")
+    list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
+    problem = list_uuid_problem(list_uuid) or phone_problem(phone)
+    if problem:
+        raise UsageError(problem, _usage())
+    unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
+    if unknown:
+        raise UsageError(
+            f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
+            _usage(),
+        )
+    cc = ctx.client()
+    try:
+        lead_list = await cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    params = {
+        "list_uuid": list_uuid,
+        "list_name": lead_list.list_name,
+        "phone_number": phone,
+        "fields": {k: v for k, v in fields.items() if v},
+    }
+    return await propose(ctx, Proposal(ActionKind.LEAD_INSERT, params))
+
+
+register(
+    ActionSpec(ActionKind.LEAD_INSERT, "Add a lead", "Add the lead", describe_lead, execute_lead)
+)
+
+HANDLERS = {"lead": insert_lead}
