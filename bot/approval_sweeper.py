@@ -17,8 +17,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import web_client
-from bot.approval_flow import ApprovalFlow
 from bot.runtime import Runtime
+from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import expire_due
 from storage import Approval
 
@@ -43,14 +43,14 @@ async def team_client(rt: Runtime, app: AsyncApp, team_id: str) -> AsyncWebClien
 
 async def sweep_once(rt: Runtime, app: AsyncApp) -> list[Approval]:
     """Expire every team's overdue requests now; returns them."""
-    flow = ApprovalFlow(rt)
     expired: list[Approval] = []
     for team in rt.storage.approvals.teams_with_pending():
         client = await team_client(rt, app, team)
         if client is None:
             expired.extend(expire_due(rt.storage, team))
             continue
-        expired.extend(await flow.sweep_team(client, team))
+        flow = ApprovalFlow(await rt.system_context(client, team))
+        expired.extend(await flow.sweep())
     return expired
 
 

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.messenger import WebApiMessenger
 from bot.roles import RoleResolver
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
@@ -82,6 +83,28 @@ class Runtime:
             public_url=self.settings.callops_public_url,
             files=WebApiFiles(client),
             digests=self.digests,
+            messenger=WebApiMessenger(client),
+        )
+
+    async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
+        """The context of work nobody clicked (the expiry sweep, a schedule): the team's
+        client, time zone and Slack, with no person and the least role."""
+        binding = self.clients.binding(team_id)
+        return CommandContext(
+            team_id=team_id,
+            user_id="",
+            channel_id=None,
+            role="viewer",
+            tz=self.timezone(team_id),
+            cc=await self.clients.get(team_id),
+            workspace=self.storage.workspaces.get(team_id),
+            base_url=binding.base_url if binding else None,
+            storage=self.storage,
+            slack=WebApiLookup(client),
+            public_url=self.settings.callops_public_url,
+            files=WebApiFiles(client),
+            digests=self.digests,
+            messenger=WebApiMessenger(client),
         )
 
     async def close(self) -> None:

@@ -44,6 +44,7 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.context import CommandContext
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, truncate
 from storage import ADMINS, ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
@@ -67,14 +68,6 @@ BLOCK_PREFIX = "approval:"
 """The actions block of a prompt or card is ``approval:<params hash>``."""
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """An action a command wants to run: its kind and the exact parameters."""
-
-    kind: ActionKind
-    params: dict[str, Any]
 
 
 class RequestRefused(Exception):

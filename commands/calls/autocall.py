@@ -33,14 +33,16 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.workflow import propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import clip, code, truncate

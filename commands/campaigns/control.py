@@ -21,11 +21,12 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose, service_error_text
+from commands.approvals.workflow import propose, service_error_text
 from commands.campaigns.cards import ambiguous_reply, status_label
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import escape, number, truncate

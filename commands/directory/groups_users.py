@@ -45,11 +45,13 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.workflow import propose
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, full_name, number, truncate

@@ -241,5 +241,5 @@ def find(name: str) -> CommandSpec | None:
     return None
 
 
-def role_allows(role: str, needed: Role) -> bool:
+def role_allows(role: str, needed: str) -> bool:
     return ROLE_RANK.get(role, -1) >= ROLE_RANK[needed]

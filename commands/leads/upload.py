@@ -28,11 +28,12 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.workflow import propose
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.phones import blocked_numbers
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, number, ratio_percent

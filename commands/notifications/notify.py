@@ -40,11 +40,12 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.workflow import propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
     AmbiguousCampaign,

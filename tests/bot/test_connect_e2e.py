@@ -123,7 +123,7 @@ async def test_viewer_can_neither_open_nor_submit_the_form(
         view["id"], {"base_url": pbx.base_url, "api_key": pbx.api_key}, user=AGENT
     )
     assert forged.in_time
-    assert "Only a callops admin" in slack.view_errors(view["id"])["base_url"]
+    assert "needs the admin role" in slack.view_errors(view["id"])["base_url"]
     assert unconnected.storage.workspaces.api_key(TEAM) is None
     refused = [e for e in unconnected.storage.audit.entries(TEAM) if e.user_id == AGENT]
     assert [(e.action, e.outcome) for e in refused] == [("workspace.connect", "refused")]
@@ -147,7 +147,7 @@ async def test_disconnect_asks_first_then_forgets_the_key(
     await slack.driver.block_action(
         user=AGENT, action_id="workspace_disconnect", ephemeral_ts=question["ts"]
     )
-    await slack.wait_for_ephemeral(AGENT, lambda m: "Only a callops admin" in shown(m))
+    await slack.wait_for_ephemeral(AGENT, lambda m: "needs the admin role" in shown(m))
     assert app.storage.workspaces.api_key(TEAM) == pbx.api_key
 
     await slack.driver.block_action(

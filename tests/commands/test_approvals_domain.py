@@ -19,7 +19,6 @@ from commands.approvals.actions import ExecutionEnv
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
-    Proposal,
     RequestRefused,
     card,
     decide,
@@ -32,6 +31,7 @@ from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
 from storage.errors import ApprovalStateError
