@@ -61,6 +61,11 @@ async def deliver(outcome: Outcome, surface: Surface, ctx: CommandContext) -> No
         return
 
 
+def answerable(respond: AsyncRespond | None) -> AsyncRespond | None:
+    """Bolt hands every listener a ``respond``, usable only where Slack gave a URL."""
+    return respond if respond is not None and respond.response_url else None
+
+
 async def _reply(reply: Reply, surface: Surface, ctx: CommandContext) -> None:
     if surface.respond is not None:
         await surface.respond(**reply.payload())

@@ -12,7 +12,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
 
-from bot.delivery import Surface, deliver
+from bot.delivery import Surface, answerable, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
@@ -39,7 +39,7 @@ async def on_click(
     messenger = ctx.messenger or WebApiMessenger(builder(context).client)
     surface = Surface(
         messenger=messenger,
-        respond=respond,
+        respond=answerable(respond),
         trigger_id=click.trigger_id,
         private_metadata=json.dumps({"channel": ctx.channel_id}),
     )
