@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 from cryptography.fernet import Fernet
 
+from bot.digest_scheduler import DigestScheduler
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.settings import Settings
 from emulators.pbx.config import DEMO_API_KEYS
 from emulators.slack import TEAM, SlackStandIn

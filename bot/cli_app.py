@@ -61,7 +61,7 @@ def _socket(args: argparse.Namespace) -> int:
 
 
 def _scheduler(args: argparse.Namespace) -> int:
-    from bot.scheduler import scheduler_forever
+    from bot.digest_scheduler import scheduler_forever
 
     return _run(scheduler_forever(Settings()))
 

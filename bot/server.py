@@ -19,8 +19,8 @@ from slack_bolt.async_app import AsyncApp
 from bot.app import create_app
 from bot.approval_sweeper import approval_sweeper
 from bot.callbacks import install_call_feed
+from bot.digest_scheduler import scheduling
 from bot.runtime import Runtime
-from bot.scheduler import scheduling
 from bot.settings import Settings
 from storage import SecretBox, Storage
 

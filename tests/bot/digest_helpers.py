@@ -10,9 +10,9 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
+from bot.digest_scheduler import DigestScheduler
 from bot.posting import ChannelPace
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.digest_scheduler import DigestScheduler
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.settings import Settings
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer

@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from PIL import Image
 
+from bot.digest_scheduler import DigestScheduler
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.server import serving
 from bot.settings import Settings
 from callcenter import CallCenter
@@ -379,7 +379,7 @@ async def test_a_broken_workspace_is_told_once_and_holds_up_nobody(
 async def test_serving_runs_the_scheduler_unless_told_not_to(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, clock: FakeClock
 ) -> None:
-    from bot.scheduler import running_scheduler
+    from bot.digest_scheduler import running_scheduler
 
     rt = runtime_on(settings, clock)
     async with serving(rt, port=0) as _:

@@ -1,4 +1,5 @@
-"""The scheduler: every minute, post the digests that fell due and check the alerts.
+"""The digest and alert scheduler: every minute, post the digests that fell due and check
+the alerts.
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
