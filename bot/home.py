@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.runtime import Runtime
+from commands.kernel.context import CommandContext
 from commands.reports.wallboard import not_connected_home, wallboard
 
 log = logging.getLogger(__name__)
 
 
-async def publish_home(rt: Runtime, client: AsyncWebClient, *, team_id: str, user_id: str) -> None:
+class Contexts(Protocol):
+    """Where a request's command context comes from (``bot.runtime.Runtime``)."""
+
+    async def context(
+        self,
+        client: AsyncWebClient,
+        *,
+        team_id: str,
+        user_id: str,
+        channel_id: str | None,
+        offset: int = 0,
+    ) -> CommandContext: ...
+
+
+async def publish_home(rt: Contexts, client: AsyncWebClient, *, team_id: str, user_id: str) -> None:
     ctx = await rt.context(client, team_id=team_id, user_id=user_id, channel_id=None)
     view = await wallboard(ctx) if ctx.cc is not None else not_connected_home(ctx.role)
     try:
