@@ -16,7 +16,7 @@ from cryptography.fernet import Fernet
 from slack_bolt.async_app import AsyncApp
 
 from bot.app import BOT_SCOPES, create_app
-from bot.server import open_runtime
+from bot.runtime import Runtime
 from bot.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
         callops_db=str(tmp_path / "callops.db"),
         callops_secret_key=Fernet.generate_key().decode(),
     )
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     try:
         create_app(rt)
     finally:

@@ -12,7 +12,6 @@ as a task of its own.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -67,9 +66,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         context: AsyncBoltContext,
         next: Callable[[], Awaitable[None]],
     ) -> BoltResponse:
-        task = asyncio.create_task(run_reporting(body, respond, context))
-        rt.background.add(task)
-        task.add_done_callback(rt.background.discard)
+        rt.background.spawn(run_reporting(body, respond, context), name="callops-command")
         return BoltResponse(status=200, body="")
 
     @app.command("/callops", middleware=[answer_first])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
@@ -25,7 +25,7 @@ WRONG_KEY = "not-the-key-0000"
 @pytest.fixture
 async def unconnected(settings: Settings, slack: SlackStandIn) -> AsyncIterator[Runtime]:
     """The app served as installed but before any admin connected it to a service."""
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     async with serving(rt, port=0) as url:
         slack.connect_app(url + "/slack/events")
         yield rt
