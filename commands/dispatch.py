@@ -26,12 +26,13 @@ from commands.digests import manage as digests
 from commands.directory import groups_users
 from commands.directory import listings as directory
 from commands.kernel import help, paging
-from commands.kernel.catalog import find, match, role_allows
+from commands.kernel.catalog import COMMANDS, find, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
-from commands.kernel.resolve import CampaignNotFound
+from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
@@ -111,7 +112,7 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return await help.help_command(ctx, [])
     found = match(tokens)
     if found is None:
-        return unknown_command(tokens[0], ctx.role)
+        return unknown_command(tokens)
     spec, args = found
     if not role_allows(ctx.role, spec.role):
         return refused(f"'/callops {spec.name}'", spec.role, ctx.role)
@@ -123,7 +124,8 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
-    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage)
+    typed = [*spec.words, *args]
+    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage, typed=typed)
 
 
 async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
@@ -176,18 +178,29 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
 
 
 async def _guarded(
-    name: str, work: Awaitable[Outcome], ctx: CommandContext, *, usage: str | None = None
+    name: str,
+    work: Awaitable[Outcome],
+    ctx: CommandContext,
+    *,
+    usage: str | None = None,
+    typed: list[str] | None = None,
 ) -> Outcome:
-    """Every expected failure of a handler, typed or clicked, in the same words."""
+    """Every expected failure of a handler, typed or clicked, in the same words.
+
+    A campaign name that fits several campaigns (or, mistyped, none) is answered here for
+    every command: buttons that re-run ``typed``, everything in it kept, with the chosen
+    campaign in place of the name."""
     try:
         return await work
     except UsageError as exc:
         return error(exc.message, exc.usage or usage)
     except NotConnectedError:
         return not_connected(ctx)
+    except AmbiguousCampaign as exc:
+        return campaigns.ambiguous_reply(exc, typed or [name])
     except CampaignNotFound as exc:
         return error(
-            f"No campaign is called or starts with '{exc.query}'.",
+            f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
             "campaigns  (to see their names)",
         )
     except errors.CallCenterError as exc:
@@ -210,10 +223,27 @@ def _audit_refusal(ctx: CommandContext, what: str, needed: str) -> None:
         )
 
 
-def unknown_command(word: str, role: str) -> Reply:
-    """An unknown word gets the whole command list, headed by what was not understood."""
-    headline = error(f"I don't know the command '{word}'. Here is what I can do:")
-    return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
+def unknown_command(tokens: list[str]) -> Reply:
+    """What was not understood, the nearest commands, and where the list is: a typo
+    deserves a one-line answer, not the whole help."""
+    word = tokens[0]
+    family = [s for s in COMMANDS if len(s.words) > 1 and s.words[0] == fold(word)]
+    if family:
+        # ``digest ad``: the first word is right, the second is not.
+        typed = " ".join(tokens[:2])
+        subs = [" ".join(s.words[1:]) for s in family]
+        near = suggest(tokens[1], subs, limit=2) if len(tokens) > 1 else []
+        hint = (
+            f"Did you mean {alternatives([f'{word} {n}' for n in near])}?"
+            if near
+            else f"`{word}` takes {alternatives(subs)}."
+        )
+        text = f"I don't know `{typed}`. {hint} `/callops help {word}` explains them."
+    else:
+        near = suggest(word, {s.words[0] for s in COMMANDS})
+        hint = f" Did you mean {alternatives(near)}?" if near else ""
+        text = f"I don't know `{word}`.{hint} `/callops help` lists every command."
+    return notice(escape(text), emoji=":grey_question:")
 
 
 def refused(what: str, needed: str, role: str) -> Reply:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from commands.kernel.matching import fold
+
 Role = Literal["viewer", "operator", "admin"]
 ROLE_RANK: dict[str, int] = {"viewer": 0, "operator": 1, "admin": 2}
 
@@ -222,8 +224,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
 
 
 def match(tokens: list[str]) -> tuple[CommandSpec, list[str]] | None:
-    """The command whose words lead ``tokens`` (longest match wins), and the rest."""
-    lowered = [t.lower() for t in tokens]
+    """The command whose words lead ``tokens`` (longest match wins), and the rest.
+    Words compare folded: ``Campaign``, ``CAMPAIGNS`` and ``Digest  Add`` all count."""
+    lowered = [fold(t) for t in tokens[:3]]
     best: CommandSpec | None = None
     for spec in COMMANDS:
         words = spec.words

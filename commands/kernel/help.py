@@ -11,7 +11,6 @@ from __future__ import annotations
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
-    DividerBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -19,7 +18,8 @@ from slack_sdk.models.blocks import (
 
 from commands.kernel.catalog import COMMANDS, CommandSpec, find, match, role_allows
 from commands.kernel.context import CommandContext
-from commands.kernel.reply import Reply
+from commands.kernel.matching import alternatives, fold, suggest
+from commands.kernel.reply import WRITING_TOPIC, Reply
 from commands.kernel.text import code, escape, truncate
 
 FAMILY_TITLES = {
@@ -33,6 +33,21 @@ FAMILY_TITLES = {
     "notifications": ":bell: Call notifications",
     "admin": ":closed_lock_with_key: Administration",
 }
+WRITING_TITLE = "How to write names and values"
+WRITING = (
+    "• *Names* may have spaces, quoted or not: `campaign goi lai khach hang ct` or "
+    '`campaign "Gọi lại khách hàng CT"`. Case, accents and spacing do not matter; the start '
+    "of a name is enough when only one campaign starts that way, and a near miss is "
+    "offered as _Did you mean_.\n"
+    "• What follows a name comes after it: `autocall Nhắc lịch hẹn HN 0912345678 name=An`.\n"
+    "• *Several campaigns*: separate them with commas, or quote each: "
+    "`monitor Gọi lại khách hàng CT, Vay tiêu dùng HCM`.\n"
+    "• *Options* are `key=value`. A free-text value (a person's name, an address, "
+    "`campaign=`) may have spaces and runs to the next `key=`: "
+    "`lead <list> 0912345678 lead_name=Nguyễn Văn An address=12 Lê Lợi`. Quote a value to "
+    "end it sooner; put such options last.\n"
+    "• *Channels and people*: `#channel` and `@name`, typed or picked from Slack's menu."
+)
 ROLE_NOTE = {"viewer": "everyone", "operator": "operators and admins", "admin": "admins only"}
 
 
@@ -55,6 +70,7 @@ def overview(role: str) -> list[Block]:
         title = FAMILY_TITLES.get(family, escape(family.capitalize()))
         body = f"*{title}*\n" + "\n".join(_line(s, role) for s in specs)
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(body, 3000))))
+    blocks.append(writing_section())
     blocks.append(
         ContextBlock(
             elements=[
@@ -66,6 +82,14 @@ def overview(role: str) -> list[Block]:
         )
     )
     return blocks
+
+
+def writing_section() -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=f"*:pencil2: {WRITING_TITLE}*\n{WRITING}"))
+
+
+def writing_help() -> Reply:
+    return Reply(text=WRITING_TITLE, blocks=[writing_section()])
 
 
 def command_help(spec: CommandSpec, role: str) -> Reply:
@@ -111,10 +135,12 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
         return Reply(text="/callops commands", blocks=overview(ctx.role))
     wanted = " ".join(args)
-    exact = find(wanted.lower())
+    if fold(wanted) in (WRITING_TOPIC, "names", "values", "grammar"):
+        return writing_help()
+    exact = find(" ".join(fold(a) for a in args))
     if exact is not None:
         return command_help(exact, ctx.role)
-    first = args[0].lower()
+    first = fold(args[0])
     family = [s for s in COMMANDS if s.words[0] == first]
     if family and len(args) == 1:
         if len(family) == 1:
@@ -124,16 +150,16 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if found is not None:
         # ``help transfer 7f3c 1002``: someone pasted a whole command; explain it.
         return command_help(found[0], ctx.role)
-    blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f":grey_question: There is no command {code(wanted)}. Here is what there is:"
-            )
-        ),
-        DividerBlock(),
-        *overview(ctx.role),
-    ]
-    return Reply(text=f"There is no command {escape(wanted)}.", blocks=blocks)
+    near = suggest(args[0], {s.words[0] for s in COMMANDS})
+    hint = f" Did you mean {alternatives(near, code)}?" if near else ""
+    text = (
+        f":grey_question: There is no command {code(wanted)}.{hint} "
+        "`/callops help` lists every command."
+    )
+    return Reply(
+        text=f"There is no command {escape(wanted)}.",
+        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+    )
 
 
 HANDLERS = {"help": help_command}

@@ -26,7 +26,7 @@ def test_text_slack_escaped_reaches_the_service_as_typed() -> None:
 
 
 def test_unclosed_quote_is_a_usage_error() -> None:
-    with pytest.raises(UsageError, match="quote is not closed"):
+    with pytest.raises(UsageError, match="the quote .* before 'Summer' is not closed"):
         tokenize('campaign "Summer')
 
 
