@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from callcenter import models as m
 from emulators.pbx.testing import EmulatorServer
-from tests.emulator.conftest import Api
+from tests.emulator.conftest import SPEC_ACTIVE_CALL, Api
 
 
 def full(model: type[BaseModel], body: dict[str, Any]) -> BaseModel:
@@ -231,6 +231,7 @@ def test_live_calls_and_transfer(pbx: EmulatorServer, api: Api) -> None:
     assert set(live) == {"data", "total"} and live["total"] == len(live["data"]) >= 1
     listed = next(c for c in live["data"] if c["call_id"] == call["call_id"])
     full(m.ActiveCall, listed)
+    assert set(listed) == SPEC_ACTIVE_CALL
     assert listed["state"] == "CS_EXECUTE" and listed["direction"] == "inbound"
     agent = api.data("/v3/user", limit=50)[3]
     moved = api.post(
@@ -242,7 +243,8 @@ def test_live_calls_and_transfer(pbx: EmulatorServer, api: Api) -> None:
         "ext": agent["extension"],
     }
     now = next(c for c in api.get("/v1/call").json()["data"] if c["call_id"] == call["call_id"])
-    assert now["destination"] == agent["extension"] and now["extension"] == agent["extension"]
+    assert set(now) == SPEC_ACTIVE_CALL
+    assert now["destination"] == agent["extension"] and now["source"] == listed["source"]
 
 
 def test_cdr_listing_paging_and_filters(api: Api) -> None:
