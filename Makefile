@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Quiet: pip says nothing unless something fails.
+PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 
 .PHONY: install test lint typecheck pytest demo emulator bench lock clean
 
@@ -11,9 +13,9 @@ install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(PIP) install --upgrade "pip>=24"
+	$(PIP) install -r requirements.lock
+	$(PIP) install --no-deps -e .
 	touch $(STAMP)
 
 lint: install
@@ -40,8 +42,8 @@ bench: install
 # Re-pin every transitive dependency after changing pyproject.toml.
 lock:
 	rm -rf /tmp/callops-lock && $(PYTHON) -m venv /tmp/callops-lock
-	/tmp/callops-lock/bin/pip install --quiet --upgrade pip
-	/tmp/callops-lock/bin/pip install --quiet '.[dev]'
+	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check --upgrade pip
+	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check '.[dev]'
 	/tmp/callops-lock/bin/pip freeze --exclude callops > requirements.lock
 
 clean:
