@@ -1,5 +1,6 @@
-# One entry point for people and CI alike: `make test` and `make demo` work on a fresh
-# machine (they create .venv and install the pinned dependencies first).
+# One entry point for people and CI alike: `make check` (lint, types and the tests that need
+# no server or browser), `make test` (everything) and `make demo` work on a fresh machine
+# (they create .venv and install the pinned dependencies first).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +8,7 @@ STAMP := $(VENV)/.installed
 # Quiet: pip says nothing unless something fails.
 PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 
-.PHONY: install test lint typecheck pytest demo emulator bench lock clean
+.PHONY: install check test lint typecheck pytest pytest-check demo emulator bench lock clean
 
 install: $(STAMP)
 
@@ -24,6 +25,12 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy callcenter storage commands bot emulators tests scripts
+
+# The test tiers are pytest markers, given to every test in tests/conftest.py.
+pytest-check: install
+	$(BIN)/pytest -m check
+
+check: lint typecheck pytest-check
 
 pytest: install
 	$(BIN)/pytest
