@@ -26,11 +26,10 @@ from commands.digests import manage as digests
 from commands.directory import groups_users
 from commands.directory import listings as directory
 from commands.kernel import help, paging
-from commands.kernel.catalog import COMMANDS, find, match, role_allows
+from commands.kernel.catalog import find, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
-from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
@@ -197,7 +196,10 @@ async def _guarded(
     except NotConnectedError:
         return not_connected(ctx)
     except AmbiguousCampaign as exc:
-        return campaigns.ambiguous_reply(exc, typed or [name])
+        if typed is None:
+            # A click is answered with a campaign already chosen; this is a stale one.
+            return error(f"'{exc.query}' no longer names one campaign; run the command again.")
+        return campaigns.ambiguous_reply(exc, typed)
     except CampaignNotFound as exc:
         return error(
             f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
@@ -226,24 +228,8 @@ def _audit_refusal(ctx: CommandContext, what: str, needed: str) -> None:
 def unknown_command(tokens: list[str]) -> Reply:
     """What was not understood, the nearest commands, and where the list is: a typo
     deserves a one-line answer, not the whole help."""
-    word = tokens[0]
-    family = [s for s in COMMANDS if len(s.words) > 1 and s.words[0] == fold(word)]
-    if family:
-        # ``digest ad``: the first word is right, the second is not.
-        typed = " ".join(tokens[:2])
-        subs = [" ".join(s.words[1:]) for s in family]
-        near = suggest(tokens[1], subs, limit=2) if len(tokens) > 1 else []
-        hint = (
-            f"Did you mean {alternatives([f'{word} {n}' for n in near])}?"
-            if near
-            else f"`{word}` takes {alternatives(subs)}."
-        )
-        text = f"I don't know `{typed}`. {hint} `/callops help {word}` explains them."
-    else:
-        near = suggest(word, {s.words[0] for s in COMMANDS})
-        hint = f" Did you mean {alternatives(near)}?" if near else ""
-        text = f"I don't know `{word}`.{hint} `/callops help` lists every command."
-    return notice(escape(text), emoji=":grey_question:")
+    typed, hint, pointer = help.nearest_commands(tokens)
+    return notice(f"I don't know {typed}.{hint} {pointer}", emoji=":grey_question:")
 
 
 def refused(what: str, needed: str, role: str) -> Reply:

@@ -19,6 +19,7 @@ from callcenter.models import AutodialerStats, Campaign, Schedule
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
 from commands.kernel.resolve import AmbiguousCampaign, CampaignMatch, all_campaigns, find_campaign
@@ -83,10 +84,13 @@ def campaigns_reply(
 async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
     kind: str | None = None
     if args:
-        kind = args[0].lower()
+        kind = fold(args[0])
         if kind not in CAMPAIGN_TYPES or len(args) > 1:
+            near = suggest(args[0], CAMPAIGN_TYPES, limit=1)
+            hint = f" Did you mean `campaigns {near[0]}`?" if near else ""
             raise UsageError(
-                f"'{args[0]}' is not a campaign type; use one of {', '.join(CAMPAIGN_TYPES)}.",
+                f"'{args[0]}' is not a campaign type.{hint} Use one of "
+                f"{', '.join(CAMPAIGN_TYPES)}; for one campaign, `campaign <name>`.",
                 "campaigns [autocall|autodialer|inbound|manual]",
             )
     cc = ctx.client()

@@ -150,16 +150,32 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if found is not None:
         # ``help transfer 7f3c 1002``: someone pasted a whole command; explain it.
         return command_help(found[0], ctx.role)
-    near = suggest(args[0], {s.words[0] for s in COMMANDS})
-    hint = f" Did you mean {alternatives(near, code)}?" if near else ""
-    text = (
-        f":grey_question: There is no command {code(wanted)}.{hint} "
-        "`/callops help` lists every command."
-    )
+    typed, hint, pointer = nearest_commands(args)
+    text = f":grey_question: There is no command {typed}.{hint} {pointer}"
     return Reply(
         text=f"There is no command {escape(wanted)}.",
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
     )
+
+
+def nearest_commands(tokens: list[str]) -> tuple[str, str, str]:
+    """For words that name no command: what was not understood, "Did you mean" the
+    nearest commands (or subcommands, when the first word is right), and where to read
+    more; mrkdwn, escaped.  ``digest ad`` is answered with ``digest add``."""
+    word = tokens[0]
+    family = [s for s in COMMANDS if len(s.words) > 1 and s.words[0] == fold(word)]
+    if not family:
+        near = suggest(word, {s.words[0] for s in COMMANDS})
+        hint = f" Did you mean {alternatives(near, code)}?" if near else ""
+        return code(word), hint, "`/callops help` lists every command."
+    subs = [" ".join(s.words[1:]) for s in family]
+    near = suggest(tokens[1], subs, limit=2) if len(tokens) > 1 else []
+    if near:
+        hint = f" Did you mean {alternatives([f'{family[0].words[0]} {n}' for n in near], code)}?"
+    else:
+        hint = f" {code(family[0].words[0])} takes {alternatives(subs, code)}."
+    pointer = f"`/callops help {escape(family[0].words[0])}` explains them."
+    return code(" ".join(tokens[:2])), hint, pointer
 
 
 HANDLERS = {"help": help_command}

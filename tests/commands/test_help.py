@@ -57,6 +57,9 @@ async def test_help_for_an_unknown_command_says_so_and_suggests_the_nearest() ->
     typo = visible(await help_command(_ctx(), ["campain"]))
     assert "Did you mean `campaign` or `campaigns`?" in typo
     assert len(typo.splitlines()) == 1, "a typo gets one line, not the whole list"
+    sub = visible(await help_command(_ctx(), ["digest", "ad"]))
+    assert "There is no command `digest ad`. Did you mean `digest add`?" in sub
+    assert "`/callops help digest` explains them." in sub
 
 
 async def test_help_explains_how_to_write_names_and_values_once() -> None:

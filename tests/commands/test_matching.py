@@ -162,3 +162,11 @@ async def test_a_command_too_long_for_a_button_lists_the_names_instead(
     assert buttons(reply) == []
     text = visible(reply)
     assert "Nhắc lịch hẹn HN" in text and "too long to put on a button" in text
+
+
+async def test_a_mistyped_campaign_type_is_named(make_ctx: MakeContext) -> None:
+    reply = await dispatch(make_ctx(), "campaigns autocal")
+    assert isinstance(reply, Reply)
+    assert "'autocal' is not a campaign type. Did you mean `campaigns autocall`?" in visible(reply)
+    listing = await dispatch(make_ctx(), "Campaigns AUTOCALL")
+    assert isinstance(listing, Reply) and "Autocall campaigns" in visible(listing)
