@@ -170,6 +170,8 @@ ANY_KEY: Collection[str] = _AnyKey()
 """For ``split_options(spaced=...)``: every key's value may run over several words."""
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 
 
 def option_key(token: str) -> str | None:
@@ -189,20 +191,27 @@ def split_options(
     needs no quotes; other values are one word, so ``status=busy Summer`` leaves
     ``Summer`` positional.  A word whose part before ``=`` is not a plain identifier
     stays positional, so a value such as a URL with ``=`` in its query is not mistaken
-    for an option.
+    for an option.  A date followed by a time of day (``from=2026-11-01 08:00``) is one
+    value whatever the key.
     """
     positional: list[str] = []
     options: dict[str, str] = {}
     running: str | None = None
+    last: str | None = None
     for token in tokens:
         key = option_key(token)
         if key is not None:
             options[key] = token.partition("=")[2]
             running = key if key.lower() in spaced or key in spaced else None
+            last = key
         elif running is not None:
             options[running] = f"{options[running]} {token}".strip()
+        elif last is not None and _DATE.fullmatch(options[last]) and _TIME_OF_DAY.fullmatch(token):
+            options[last] = f"{options[last]} {token}"
+            last = None
         else:
             positional.append(token)
+            last = None
     return positional, options
 
 

@@ -125,3 +125,11 @@ def test_the_words_that_named_a_campaign_are_replaced_in_place() -> None:
 def test_joined_words_read_back_as_the_same_words(words: list[str]) -> None:
     # What a button carries must re-run as exactly the words it was built from.
     assert tokenize(join_words(words)) == words
+
+
+def test_a_date_and_its_time_are_one_value() -> None:
+    positional, options = split_options(
+        tokenize("0912 from=2026-11-01 08:00 to=2026-11-02 17:30:00 9")
+    )
+    assert options == {"from": "2026-11-01 08:00", "to": "2026-11-02 17:30:00"}
+    assert positional == ["0912", "9"]
