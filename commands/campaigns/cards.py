@@ -251,7 +251,8 @@ CHOICES_SHOWN = 20
 def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
     """Offer the candidates as buttons; a click runs the command as it was typed
     (``typed``: its words, phone and values included) with the chosen campaign's UUID
-    in place of the name.  A command too long to ride on a button gets the names only."""
+    in place of the name.  When that cannot ride on a button (too long for Slack, or the
+    name's words were not typed together) the names are listed instead."""
     shown = exc.candidates[:CHOICES_SHOWN]
     query = escape(exc.query)
     headline = (
@@ -260,11 +261,11 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
         else f"Several campaigns match *{query}*. Which one?"
     )
     commands = [_with_campaign(typed, exc.query, c.campaign_uuid) for c in shown]
-    if any(len(command) > BUTTON_VALUE_LIMIT for command in commands):
+    if any(command is None or len(command) > BUTTON_VALUE_LIMIT for command in commands):
         names = "\n".join(f"• {clip(c.campaign_name, 150)}" for c in shown)
         text = (
-            f"{headline}\n{names}\nThe command is too long to put on a button: "
-            "type it again with the whole name (or the UUID)."
+            f"{headline}\n{names}\nI cannot put this command on a button: type it again "
+            "with the whole name (or the UUID)."
         )
         return Reply(
             text=headline, blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
@@ -277,7 +278,7 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
                     ButtonElement(
                         text=truncate(c.campaign_name, 75),
                         action_id=f"{CHOOSE_ACTION}_{i}",
-                        value=commands[i],
+                        value=str(commands[i]),
                     )
                     for i, c in enumerate(shown[start : start + 5], start=start)
                 ]
@@ -288,13 +289,11 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
     return Reply(text=f"Which campaign did you mean by {query}?", blocks=blocks)
 
 
-def _with_campaign(typed: Sequence[str], query: str, uuid: str) -> str:
-    """The typed command with the words that named the campaign replaced by ``uuid``."""
+def _with_campaign(typed: Sequence[str], query: str, uuid: str) -> str | None:
+    """The typed command with the words that named the campaign replaced by ``uuid``;
+    None when no run of typed words spells the name."""
     replaced = replace_run(typed, query, uuid)
-    if replaced is None:
-        # Not spelled by any run of words (it should be); the command word and the choice.
-        replaced = [*typed[:1], uuid]
-    return join_words(replaced)
+    return None if replaced is None else join_words(replaced)
 
 
 def guess_note(matches: Sequence[CampaignMatch]) -> ContextBlock | None:

@@ -161,7 +161,7 @@ async def test_a_command_too_long_for_a_button_lists_the_names_instead(
     assert isinstance(reply, Reply)
     assert buttons(reply) == []
     text = visible(reply)
-    assert "Nhắc lịch hẹn HN" in text and "too long to put on a button" in text
+    assert "Nhắc lịch hẹn HN" in text and "cannot put this command on a button" in text
 
 
 async def test_a_mistyped_campaign_type_is_named(make_ctx: MakeContext) -> None:
