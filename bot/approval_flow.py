@@ -34,7 +34,7 @@ from commands.approvals.workflow import (
 )
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import truncate
-from storage import Approval, ApprovalState
+from storage import Approval, ApprovalState, Role
 from storage.errors import ApprovalStateError
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ class ApprovalFlow:
         approval: Approval,
         *,
         user: str,
-        role: str,
+        role: Role,
         params_hash: str,
     ) -> Progress:
         """The requester confirmed (prompt button or form): post the approval card, or

@@ -71,7 +71,7 @@ class Runtime:
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
-            role=str(role),
+            role=role,
             tz=self.timezone(team_id),
             cc=await self.clients.get(team_id),
             workspace=self.storage.workspaces.get(team_id),

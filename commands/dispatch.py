@@ -36,6 +36,7 @@ from commands.leads import upload as leads_upload
 from commands.notifications import notify
 from commands.reports import cdr
 from commands.reports import stats as reports
+from storage import Role
 
 log = logging.getLogger(__name__)
 
@@ -113,13 +114,13 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
 
 
-def unknown_command(word: str, role: str) -> Reply:
+def unknown_command(word: str, role: Role) -> Reply:
     """An unknown word gets the whole command list, headed by what was not understood."""
     headline = error(f"I don't know the command '{word}'. Here is what I can do:")
     return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
 
 
-def refused(spec: CommandSpec, role: str) -> Reply:
+def refused(spec: CommandSpec, role: Role) -> Reply:
     return error(
         f"'/callops {spec.name}' needs the {spec.role} role; you are {_article(role)} {role}. "
         "An admin can change that with /callops role @you "

@@ -31,6 +31,7 @@ from commands.dispatch import dispatch, service_failure
 from commands.kernel.catalog import role_allows
 from commands.kernel.forms import FORMS, meta, read_state
 from commands.kernel.reply import Reply, error, notice
+from storage import Role
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await ack()
         team, user, channel = where(body)
         role = await rt.roles.role(client, team, user)
-        if not role_allows(str(role), "operator"):
+        if not role_allows(role, Role.OPERATOR):
             await respond(
                 **error(
                     "Transferring a call needs the operator role; an admin can give it with "

@@ -23,7 +23,7 @@ from commands.kernel.catalog import role_allows
 from commands.kernel.paging import PAGE_ACTION, read_page_value
 from commands.kernel.reply import error, notice
 from commands.kernel.text import escape
-from storage import Outcome
+from storage import Outcome, Role
 
 CAMPAIGN_OPEN = re.compile(r"^campaign_open_\d+$")
 CAMPAIGN_REFRESH = "campaign_refresh"
@@ -105,7 +105,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await ack()
         team, user, _ = where(body)
         role = await rt.roles.role(client, team, user)
-        if not role_allows(role, "admin"):
+        if not role_allows(role, Role.ADMIN):
             rt.storage.audit.append(
                 team, user, "workspace.disconnect", {}, outcome=Outcome.REFUSED, detail="not admin"
             )
@@ -141,7 +141,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await ack()
         team, user, _ = where(body)
         role = await rt.roles.role(client, team, user)
-        if not role_allows(role, "admin"):
+        if not role_allows(role, Role.ADMIN):
             return
         binding = rt.clients.binding(team)
         view = connect_modal(binding.base_url if binding else None)

@@ -78,7 +78,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             client,
             approval,
             user=user,
-            role=str(role),
+            role=role,
             params_hash=hash_from_block(action.get("block_id")),
         )
         if progress.late:
@@ -101,7 +101,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         role = await rt.roles.role(client, team, user)
         try:
             decision = cancel(
-                rt.storage, team, str(action.get("value", "")), user=user, role=str(role)
+                rt.storage, team, str(action.get("value", "")), user=user, role=role
             )
         except LookupError:
             await respond(**replacing(notice("This request no longer exists.")))
@@ -127,7 +127,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 team,
                 str(action.get("value", "")),
                 user=user,
-                role=str(role),
+                role=role,
                 approve=True,
                 params_hash=hash_from_block(action.get("block_id")),
             )
@@ -231,7 +231,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 team,
                 str(data.get("id", "")),
                 user=user,
-                role=str(role),
+                role=role,
                 approve=False,
                 params_hash=str(data.get("hash", "")),
                 reason=reason,

@@ -24,7 +24,7 @@ from commands.dispatch import service_failure
 from commands.kernel.catalog import role_allows
 from commands.kernel.reply import error, notice
 from commands.kernel.text import code, escape
-from storage import Outcome
+from storage import Outcome, Role
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await ack()
         team, user, channel, ts, _ = _where(body)
         role = await rt.roles.role(client, team, user)
-        if not role_allows(role, "operator"):
+        if not role_allows(role, Role.OPERATOR):
             await respond(
                 **error(
                     f"Snoozing an alert needs the operator role; you are {role}. "

@@ -19,7 +19,7 @@ from commands.admin.connection import API_KEY_BLOCK, BASE_URL_BLOCK, CONNECT_CAL
 from commands.kernel.catalog import role_allows
 from commands.kernel.reply import notice
 from commands.kernel.text import escape
-from storage import Outcome
+from storage import Outcome, Role
 from storage.errors import InvalidValueError
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         team = body["team"]["id"] if body.get("team") else body["user"]["team_id"]
         user = body["user"]["id"]
         role = await rt.roles.role(client, team, user)
-        if not role_allows(role, "admin"):
+        if not role_allows(role, Role.ADMIN):
             # Only a forged request gets here (viewers are never shown the form): record it.
             await ack(
                 response_action="errors",

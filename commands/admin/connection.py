@@ -27,6 +27,7 @@ from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import OpenModal, Reply, notice
 from commands.kernel.text import escape
+from storage import Role
 
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
@@ -70,7 +71,7 @@ def connect_modal(current_base_url: str | None = None) -> View:
 def not_connected(ctx: CommandContext) -> Reply:
     how = (
         "Run `/callops connect` to connect it."
-        if role_allows(ctx.role, "admin")
+        if role_allows(ctx.role, Role.ADMIN)
         else "Ask a callops admin to run `/callops connect`."
     )
     return notice(

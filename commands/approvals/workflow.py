@@ -116,14 +116,13 @@ def open_request(
     *,
     team_id: str,
     user_id: str,
-    role: str,
+    role: Role,
     channel_id: str | None,
     proposal: Proposal,
 ) -> tuple[Approval, Mode]:
     """Record the request (audited) and return it with the mode the policy gives it."""
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
     kind = ActionKind(proposal.kind)
-    if who is Role.VIEWER:
+    if role is Role.VIEWER:
         storage.audit.append(
             team_id,
             user_id,
@@ -137,7 +136,7 @@ def open_request(
             "/callops role @you operator."
         )
     policy = storage.policies.get(team_id, kind)
-    if not who.at_least(policy.min_role):
+    if not role.at_least(policy.min_role):
         storage.audit.append(
             team_id,
             user_id,
@@ -209,19 +208,18 @@ def decide(
     approval_id: str,
     *,
     user: str,
-    role: str,
+    role: Role,
     approve: bool,
     params_hash: str,
     reason: str | None = None,
 ) -> Decision:
     """Approve or deny (a confirm is an approval by the requester); audited either way."""
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
     try:
         moved = storage.approvals.decide(
             team_id,
             approval_id,
             decider=user,
-            decider_role=who,
+            decider_role=role,
             approve=approve,
             params_hash=params_hash,
             reason=reason,
@@ -246,10 +244,9 @@ def decide(
     return Decision(moved, True)
 
 
-def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: str) -> Decision:
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
+def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: Role) -> Decision:
     try:
-        moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=who)
+        moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=role)
     except ApprovalForbiddenError as exc:
         return Decision(exc.approval, False, _sentence(str(exc)))
     except ApprovalError as exc:

@@ -45,6 +45,7 @@ from commands.kernel.text import (
 )
 from commands.reports.chart import Bar, render_bar_chart
 from commands.reports.stats import DROPPED_RATE_WARNING, local_buckets, stats_reply
+from storage import Role
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
 """What a digest can hold, in the order it is shown; all of them unless told otherwise."""
@@ -412,7 +413,9 @@ async def full_report(cc: CallCenter, period: DigestPeriod) -> Reply:
         end=period.end - timedelta(seconds=1),
     )
     # stats_reply reads only the time zone of its context.
-    context = CommandContext(team_id="", user_id="", channel_id=None, role="viewer", tz=period.tz)
+    context = CommandContext(
+        team_id="", user_id="", channel_id=None, role=Role.VIEWER, tz=period.tz
+    )
     reply = stats_reply(rows, as_period, period.interval, context)
     active = sorted(
         (a for a in agents if a.total_talk_sec or a.total_wait_sec),

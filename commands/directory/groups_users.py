@@ -53,7 +53,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, full_name, number, truncate
-from storage import ActionKind
+from storage import ActionKind, Role
 
 GROUP_CALLBACK = "group_edit_form"
 USER_CALLBACK = "user_edit_form"
@@ -547,6 +547,6 @@ register(
     )
 )
 register_form(Form(GROUP_CALLBACK, check_group_form, build_group_form))
-register_form(Form(USER_CALLBACK, check_user_form, build_user_form, role="admin"))
+register_form(Form(USER_CALLBACK, check_user_form, build_user_form, role=Role.ADMIN))
 
 HANDLERS = {"group add": group_add, "group edit": group_edit, "user edit": user_edit}

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from callcenter import CallCenter
 from commands.kernel.slack_files import SlackFiles
-from storage import Storage, Workspace
+from storage import Role, Storage, Workspace
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class CommandContext:
     team_id: str
     user_id: str
     channel_id: str | None
-    role: str
+    role: Role
     tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     cc: CallCenter | None = None
     """``None`` when the workspace is not connected; handlers that need it ask ``client()``."""

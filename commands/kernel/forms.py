@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from commands.approvals.workflow import Proposal
-from commands.kernel.catalog import Role as CatalogRole
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
+from storage import Role
 
 FormValues = dict[str, Any]
 """block_id -> what was entered: text, the chosen option's value, a list for
@@ -35,7 +35,7 @@ class Form:
     callback_id: str
     check: Check
     build: Build
-    role: CatalogRole = "operator"
+    role: Role = Role.OPERATOR
     """The least role that may submit it (as the command that opened it)."""
 
 

@@ -1,1 +1,3 @@
-"""Reports: statistics, call records (cdr), agents and extensions, the App Home wallboard and charts."""
+"""Reports: statistics, call records (cdr), agents and extensions, the App Home wallboard
+and charts.
+"""

@@ -48,6 +48,7 @@ from commands.kernel.text import (
     truncate,
 )
 from commands.reports.stats import DROPPED_RATE_WARNING
+from storage import Role
 
 REFRESH_ACTION = "home_refresh"
 CONNECT_ACTION = "home_connect"
@@ -403,7 +404,7 @@ async def wallboard(
     return wallboard_view(await snapshot(ctx, now=now, section_seconds=section_seconds), ctx)
 
 
-def not_connected_home(role: str) -> View:
+def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
         HeaderBlock(text=":wave: Welcome to callops"),
@@ -416,7 +417,7 @@ def not_connected_home(role: str) -> View:
         ),
         DividerBlock(),
     ]
-    if role_allows(role, "admin"):
+    if role_allows(role, Role.ADMIN):
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(

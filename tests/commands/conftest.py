@@ -10,6 +10,7 @@ import pytest
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
+from storage import Role
 
 if TYPE_CHECKING:
     from emulators.pbx.testing import EmulatorServer
@@ -27,7 +28,7 @@ async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
 
 @pytest.fixture
 def make_ctx(cc: CallCenter) -> MakeContext:
-    def make(offset: int = 0, role: str = "viewer", **kw: Any) -> CommandContext:
+    def make(offset: int = 0, role: Role = Role.VIEWER, **kw: Any) -> CommandContext:
         return CommandContext(
             team_id="T1", user_id="U1", channel_id="C1", role=role, tz=TZ, cc=cc,
             offset=offset, **kw,

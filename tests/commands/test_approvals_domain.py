@@ -61,7 +61,7 @@ def start_of(uuid: str) -> Proposal:
     )
 
 
-def ask(storage: Storage, proposal: Proposal, role: str = "operator") -> tuple[Approval, Mode]:
+def ask(storage: Storage, proposal: Proposal, role: Role = Role.OPERATOR) -> tuple[Approval, Mode]:
     return open_request(
         storage, team_id=TEAM, user_id=ASKER, role=role, channel_id="C1", proposal=proposal
     )
@@ -69,7 +69,7 @@ def ask(storage: Storage, proposal: Proposal, role: str = "operator") -> tuple[A
 
 def test_viewers_and_roles_below_the_policy_cannot_ask(storage: Storage) -> None:
     with pytest.raises(RequestRefused, match="Viewers can look but not act"):
-        ask(storage, start_of("x"), role="viewer")
+        ask(storage, start_of("x"), role=Role.VIEWER)
     storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, min_role=Role.ADMIN)
     with pytest.raises(RequestRefused, match="only admins"):
         ask(storage, start_of("x"))
@@ -88,7 +88,7 @@ async def test_an_approved_request_runs_once_however_many_try(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )
@@ -114,7 +114,7 @@ async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )
@@ -133,7 +133,7 @@ async def test_a_policy_of_none_runs_at_once_and_shows_the_result(
         team_id=TEAM,
         user_id=ASKER,
         channel_id="C1",
-        role="operator",
+        role=Role.OPERATOR,
         tz=TZ,
         cc=cc,
         storage=storage,
@@ -158,7 +158,7 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=False,
         params_hash=approval.params_hash,
         reason="Not <today>",
@@ -172,7 +172,7 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )

@@ -7,10 +7,11 @@ from zoneinfo import ZoneInfo
 from commands.kernel.catalog import COMMANDS
 from commands.kernel.context import CommandContext
 from commands.kernel.help import FAMILY_TITLES, help_command
+from storage import Role
 from tests.commands.helpers import payload, visible
 
 
-def _ctx(role: str = "viewer") -> CommandContext:
+def _ctx(role: Role = Role.VIEWER) -> CommandContext:
     # No client: help must work before the workspace is connected.
     return CommandContext("T1", "U1", "C1", role, tz=ZoneInfo("Asia/Ho_Chi_Minh"))
 
@@ -26,8 +27,8 @@ async def test_help_lists_every_command_by_family() -> None:
 
 
 async def test_help_marks_what_a_viewer_cannot_run() -> None:
-    viewer = visible(await help_command(_ctx("viewer"), []))
-    admin = visible(await help_command(_ctx("admin"), []))
+    viewer = visible(await help_command(_ctx(Role.VIEWER), []))
+    admin = visible(await help_command(_ctx(Role.ADMIN), []))
     assert ":lock: _admin_" in viewer and ":lock: _operator_" in viewer
     assert ":lock:" not in admin.replace(":lock: marks", "")
 
@@ -38,7 +39,7 @@ async def test_help_for_one_command_shows_usage_examples_and_role() -> None:
     assert "Look up call records." in text
     assert "/callops cdr phone=0912345678" in text
     assert "You can run it" in text
-    start = visible(await help_command(_ctx("viewer"), ["start"]))
+    start = visible(await help_command(_ctx(Role.VIEWER), ["start"]))
     assert "Needs the *operator* role" in start
 
 
