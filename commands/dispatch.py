@@ -26,6 +26,7 @@ from commands.directory import listings as directory
 from commands.kernel import help
 from commands.kernel.catalog import CommandSpec, find, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
+from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import CampaignNotFound
@@ -133,34 +134,8 @@ def _article(word: str) -> str:
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
-    """Name the cause in words a supervisor can act on; never a stack trace."""
-    message = escape(exc.message)
-    if isinstance(exc, errors.APITimeoutError):
-        text = "The call-center service did not answer in time. Try again in a moment."
-    elif isinstance(exc, errors.APIConnectionError):
-        text = f"I could not reach the call-center service ({message}). Try again in a moment."
-    elif isinstance(exc, errors.AuthenticationError):
-        text = (
-            "The call-center service refused this workspace's API key "
-            f"({message}). An admin can reconnect with `/callops connect`."
-        )
-    elif isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        text = f"The call-center service asks us to slow down{wait}. Try again shortly."
-    elif isinstance(exc, errors.ServerError):
-        text = f"The call-center service failed ({message}). Try again in a moment."
-    elif isinstance(exc, errors.FieldValidationError):
-        lines = [
-            f"• `{escape(field)}`: {escape('; '.join(msgs))}" for field, msgs in exc.fields.items()
-        ]
-        text = "The call-center service rejected some values:\n" + "\n".join(lines)
-    elif isinstance(exc, errors.TransferFailedError):
-        text = f"The transfer failed: {escape(exc.code)}."
-    elif isinstance(exc, errors.UnexpectedResponseError):
-        text = "The call-center service answered with something I could not read."
-    else:
-        text = f"The call-center service said: {message}"
-    return notice(text, emoji=":x:")
+    """A failed read, as the reply to the command that needed it."""
+    return notice(describe_failure(exc).text, emoji=":x:")
 
 
 def usage_of(name: str) -> str:

@@ -79,6 +79,9 @@ class ActionSpec:
     describe: Describer
     """Escaped mrkdwn saying exactly what will happen, from the stored parameters."""
     execute: Executor
+    unknown_outcome: str = "it may or may not have been done"
+    """Plain words for when the service's answer was lost after sending: the action may
+    or may not have happened (``describe_failure``'s ``effect``)."""
 
 
 _REGISTRY: dict[ActionKind, ActionSpec] = {}

@@ -44,6 +44,7 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, truncate
 from storage import ADMINS, ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
@@ -339,38 +340,12 @@ async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult
     except ActionRefused as exc:
         return ActionResult(False, f"{escape(_sentence(exc.message))} Nothing was sent.")
     except errors.CallCenterError as exc:
-        return ActionResult(False, service_error_text(exc))
+        spec = actions.spec_for(approval.kind)
+        return ActionResult(False, describe_failure(exc, effect=spec.unknown_outcome).text)
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
         return ActionResult(False, f"Something went wrong on our side (ref {ref}).")
-
-
-def service_error_text(exc: errors.CallCenterError) -> str:
-    """The service's refusal in words a supervisor can act on (escaped mrkdwn).
-
-    A write that timed out or lost its connection may have reached the service, so the
-    words say so instead of inviting a blind retry."""
-    message = escape(exc.message)
-    if isinstance(exc, errors.APIConnectionError):
-        return (
-            "The call-center service did not answer, so I cannot tell whether it was done. "
-            "Check before trying again."
-        )
-    if isinstance(exc, errors.FieldValidationError):
-        fields = "; ".join(f"`{escape(f)}`: {escape(', '.join(m))}" for f, m in exc.fields.items())
-        return f"The service rejected some values: {fields}"
-    if isinstance(exc, errors.TransferFailedError):
-        return f"The transfer failed: {escape(exc.code)}."
-    if isinstance(exc, errors.AuthenticationError):
-        return "The service refused this workspace's API key; an admin can reconnect."
-    if isinstance(exc, errors.NotFoundError):
-        return f"The service no longer knows it: {message}."
-    if isinstance(exc, errors.ConflictError):
-        return f"The service refused: {message}."
-    if isinstance(exc, errors.ServerError):
-        return f"The service failed ({message}); it may not have been done."
-    return f"The service said: {message}"
 
 
 # --- rendering ------------------------------------------------------------------------

@@ -21,10 +21,11 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose, service_error_text
+from commands.approvals.workflow import Proposal, propose
 from commands.campaigns.cards import ambiguous_reply, status_label
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
@@ -164,7 +165,7 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
             try:
                 await env.cc.campaigns.set_status(campaign.campaign_uuid, "pause")
             except errors.CallCenterError as exc:
-                return service_error_text(exc)
+                return describe_failure(exc, effect="it may or may not be paused").text
         return None
 
     outcomes = await asyncio.gather(*(pause_one(c) for c in running))
@@ -205,12 +206,21 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
 
 
-for _kind, _title, _label in (
-    (ActionKind.CAMPAIGN_START, "Start campaign", "Start"),
-    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause"),
-    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop"),
+for _kind, _title, _label, _unknown in (
+    (
+        ActionKind.CAMPAIGN_START,
+        "Start campaign",
+        "Start",
+        "the campaign may or may not have started",
+    ),
+    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause", "the campaign may or may not be paused"),
+    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop", "the campaign may or may not be stopped"),
 ):
-    register(ActionSpec(_kind, _title, _label, describe_control, execute_control))
+    register(
+        ActionSpec(
+            _kind, _title, _label, describe_control, execute_control, unknown_outcome=_unknown
+        )
+    )
 register(
     ActionSpec(
         ActionKind.CAMPAIGN_PAUSE_ALL,

@@ -35,6 +35,7 @@ from commands.calls.live import direction_label, state_label
 from commands.campaigns.cards import MODE_LABEL, status_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.periods import Period, parse_period
 from commands.kernel.text import (
     clip,
@@ -96,35 +97,13 @@ class Snapshot:
 # --- reading ------------------------------------------------------------------------------
 
 
-def reason(exc: errors.CallCenterError) -> str:
-    """Why a read failed, in words a supervisor can act on (escaped, one line)."""
-    message = clip(exc.message, 200)
-    if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time"
-    if isinstance(exc, errors.APIConnectionError):
-        return f"the call-center service cannot be reached ({message})"
-    if isinstance(exc, errors.AuthenticationError):
-        return (
-            f"the call-center service refuses this workspace's API key ({message}); "
-            "an admin can reconnect with `/callops connect`"
-        )
-    if isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        return f"the call-center service asks us to slow down{wait}"
-    if isinstance(exc, errors.ServerError):
-        status = f", HTTP {exc.status_code}" if exc.status_code else ""
-        return f"the call-center service failed ({message}{status})"
-    if isinstance(exc, errors.UnexpectedResponseError):
-        return "the call-center service answered with something unreadable"
-    return f"the call-center service said: {message}"
-
-
 async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
     try:
         async with asyncio.timeout(seconds):
             return await work
     except errors.CallCenterError as exc:
-        return Unavailable(reason(exc), refused=isinstance(exc, errors.AuthenticationError))
+        words = describe_failure(exc)
+        return Unavailable(words.inline, refused=words.key_refused)
     except TimeoutError:
         return Unavailable(f"the call-center service gave no answer within {seconds:g}s")
 

@@ -121,7 +121,8 @@ async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
     pbx.fail_next("PUT", f"/v3/campaign/{uuid}", 502, drop=True)
     finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
     assert finished.state is ApprovalState.FAILED
-    assert "cannot tell whether it was done" in finished.result["text"]
+    assert "the campaign may or may not have started" in finished.result["text"]
+    assert "Check before trying again" in finished.result["text"]
     assert len(pbx.journal(method="PUT", path=f"/v3/campaign/{uuid}")) == 1
 
 

@@ -218,7 +218,7 @@ async def test_a_refused_key_is_the_connection_state(pbx: EmulatorServer) -> Non
         view = await wallboard(ctx)
     text = visible(view)
     assert text.count(":red_circle: *http://127.0.0.1:") == 1
-    assert "refuses this workspace's API key" in text and "/callops connect" in text
+    assert "refused this workspace's API key" in text and "/callops connect" in text
     dumped = json.dumps(serialize(view))
     assert "secret" not in dumped and "leak" not in dumped and "not-the-key" not in dumped
 
