@@ -40,6 +40,7 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.catalog import find
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
@@ -49,7 +50,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import clip, code, escape, number, truncate
-from commands.reports.stats import MONITOR_WINDOW_MINUTES, parse_window
+from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
 from storage import Alert, Storage
 from storage import Outcome as Audit
 
@@ -120,7 +121,6 @@ _OP_WORDS = {
 }
 _OP_VALUE = re.compile(r"^(>=|<=|=>|=<|>|<)\s*(.*)$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
-_WINDOW_WORD = re.compile(r"^\d{1,6}\s*(m|min|h|d)$", re.IGNORECASE)
 
 
 def _usage(name: str) -> str:
@@ -183,14 +183,6 @@ def _fmt(value: float) -> str:
     return f"{value:g}"
 
 
-def window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        return f"{minutes // 1440} d"
-    if minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    return f"{minutes} min"
-
-
 # --- evaluation ------------------------------------------------------------------------
 
 
@@ -235,7 +227,7 @@ def fired_message(
     headline = (
         f":rotating_light: *{escape(metric.label.capitalize())} is {_fmt(round(value, 2))}{unit}* "
         f"on *{name}* (alert: {escape(describe(alert))}, last "
-        f"{escape(window_words(alert.window_minutes))})"
+        f"{escape(recent_words(alert.window_minutes * 60))})"
     )
     facts = (
         f":phone: {number(stats.total_calls)} calls · connected "
@@ -304,19 +296,15 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     window_text = opts.get("window")
     campaign_words: list[str] = []
     for word in rest:
-        if window_text is None and _WINDOW_WORD.match(word.strip()):
+        if window_text is None and is_duration(word):
             window_text = word
         else:
             campaign_words.append(word)
     minutes = MONITOR_WINDOW_MINUTES
     if window_text is not None:
-        try:
-            minutes = parse_window(window_text)
-        except ValueError as exc:
-            raise UsageError(
-                f"The window is minutes (30m), hours (2h) or days (1d), not '{window_text}'.",
-                usage,
-            ) from exc
+        minutes = parse_minutes(
+            window_text, longest_minutes=MAX_WINDOW_MINUTES, name="The window", usage=usage
+        )
     if len(campaign_words) > 1:
         raise UsageError(
             "Give one campaign (quote a name with spaces), or none to watch all running ones.",
@@ -366,7 +354,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     scope = f"*{clip(campaign_name, 100)}*" if campaign_name else "every running campaign"
     return notice(
         f"Alert {code(alert.id)}: <#{channel}> hears when the {escape(describe(alert))} on "
-        f"{scope} (last {escape(window_words(minutes))}). Checked every minute; told once "
+        f"{scope} (last {escape(recent_words(minutes * 60))}). Checked every minute; told once "
         "until it recovers.",
         emoji=":rotating_light:",
     )
@@ -381,7 +369,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
         state = f":zzz: snoozed until {until}"
     text = (
         f"{code(alert.id)} {state} · *{escape(describe(alert))}* on {scope} "
-        f"(last {escape(window_words(alert.window_minutes))}) → <#{alert.channel}>"
+        f"(last {escape(recent_words(alert.window_minutes * 60))}) → <#{alert.channel}>"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 

@@ -30,6 +30,7 @@ from callcenter.models import AgentTime, AutodialerStats, StatsRow
 from commands.campaigns.cards import OPEN_ACTION, status_label
 from commands.digests.schedules import DigestPeriod, span_label
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import recent_words
 from commands.kernel.periods import Period, to_service
 from commands.kernel.reply import Reply
 from commands.kernel.text import (
@@ -44,7 +45,12 @@ from commands.kernel.text import (
     truncate,
 )
 from commands.reports.chart import Bar, render_bar_chart
-from commands.reports.stats import DROPPED_RATE_WARNING, local_buckets, stats_reply
+from commands.reports.stats import (
+    DROPPED_RATE_WARNING,
+    MAX_WINDOW_MINUTES,
+    local_buckets,
+    stats_reply,
+)
 from storage import Role
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
@@ -53,7 +59,6 @@ FULL_REPORT_ACTION = "digest_full_report"
 MAX_CAMPAIGNS = 6
 MAX_CAMPAIGN_BUTTONS = 5
 TOP_AGENTS = 3
-MAX_WINDOW_MINUTES = 30 * 24 * 60
 """The autodialer statistics look back at most this far (the service's window is minutes)."""
 MIN_CHART_HOURS = 3
 """A shorter period (an hourly digest) is charted from local midnight, so there is a shape."""
@@ -286,20 +291,12 @@ def autodialer_minutes(period: DigestPeriod) -> int:
     return max(1, min(MAX_WINDOW_MINUTES, round(period.seconds / 60)))
 
 
-def _window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        return f"{minutes // 1440 * 24} h" if minutes <= 2880 else f"{minutes // 1440} days"
-    if minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    return f"{minutes} min"
-
-
 def _campaign_blocks(
     shown: Sequence[AutodialerStats], chosen: bool, period: DigestPeriod
 ) -> list[Block]:
     # The service's autodialer figures look back from the moment they are asked for, so
     # they are labelled with their own window rather than the digest's period.
-    title = f"*Autodialer campaigns* (last {_window_words(autodialer_minutes(period))})"
+    title = f"*Autodialer campaigns* (last {recent_words(autodialer_minutes(period) * 60)})"
     if not shown:
         empty = "none of the chosen campaigns has statistics" if chosen else "no activity"
         return [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=f"{title}: {empty}."))]

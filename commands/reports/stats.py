@@ -8,7 +8,6 @@ paged here; the autodialer statistics are walked with the client's iterator.
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -31,6 +30,7 @@ from callcenter.models import (
 from commands.campaigns.cards import ambiguous_reply, status_label
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import SERVICE_TZ, Period, PeriodError, parse_period
@@ -272,32 +272,6 @@ async def stats(ctx: CommandContext, args: list[str]) -> Reply:
 # --- monitor --------------------------------------------------------------------------
 
 
-_WINDOW = re.compile(r"^(\d{1,6})\s*(m|min|h|d)?$")
-
-
-def parse_window(text: str) -> int:
-    """Minutes from ``90``, ``90m``, ``2h`` or ``1d``."""
-    match = _WINDOW.match(text.strip().lower())
-    if not match:
-        raise ValueError(text)
-    amount = int(match.group(1))
-    unit = match.group(2) or "m"
-    minutes = amount * {"m": 1, "min": 1, "h": 60, "d": 1440}[unit]
-    if not 1 <= minutes <= MAX_WINDOW_MINUTES:
-        raise ValueError(text)
-    return minutes
-
-
-def _window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        days = minutes // 1440
-        return "24 hours" if days == 1 else f"{days} days"
-    if minutes % 60 == 0 and minutes >= 60:
-        hours = minutes // 60
-        return "hour" if hours == 1 else f"{hours} hours"
-    return f"{minutes} minutes"
-
-
 def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
     dropped_flag = ":warning: " if s.dropped_call_rate > DROPPED_RATE_WARNING else ""
     text = (
@@ -318,7 +292,7 @@ def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
 def monitor_reply(
     items: Sequence[AutodialerStats], *, minutes: int, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Autodialer monitor: last {_window_words(minutes)}"
+    title = f"Autodialer monitor: last {recent_words(minutes * 60)}"
     if not items:
         return Reply(
             text="No autodialer statistics.",
@@ -360,14 +334,9 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
     for key, value in options.items():
         if key.lower() != "window":
             raise UsageError(f"'{key}=' is not an option of monitor; only window= is.", usage)
-        try:
-            minutes = parse_window(value)
-        except ValueError as exc:
-            raise UsageError(
-                f"window= takes minutes (90), hours (2h) or days (1d), up to 30 days; "
-                f"not '{value}'.",
-                usage,
-            ) from exc
+        minutes = parse_minutes(
+            value, longest_minutes=MAX_WINDOW_MINUTES, name="window=", usage=usage
+        )
     cc = ctx.client()
     uuids: list[str] = []
     if positional:

@@ -13,7 +13,7 @@ from cryptography.fernet import Fernet
 
 from callcenter import CallCenter
 from callcenter.models import Template
-from commands.admin.policy import parse_duration, parse_kind
+from commands.admin.policy import parse_kind
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
 from commands.approvals.workflow import (
@@ -31,6 +31,7 @@ from commands.approvals.workflow import (
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
