@@ -24,7 +24,7 @@ from commands.digests import manage as digests
 from commands.directory import groups_users
 from commands.directory import listings as directory
 from commands.kernel import help
-from commands.kernel.catalog import CommandSpec, find, match, role_allows
+from commands.kernel.catalog import CommandSpec, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
@@ -136,8 +136,3 @@ def _article(word: str) -> str:
 def service_failure(exc: errors.CallCenterError) -> Reply:
     """A failed read, as the reply to the command that needed it."""
     return notice(describe_failure(exc).text, emoji=":x:")
-
-
-def usage_of(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name

@@ -25,7 +25,7 @@ from slack_sdk.models.blocks import (
 
 from commands.approvals import actions
 from commands.approvals.workflow import mention
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
@@ -43,11 +43,6 @@ SET_USAGE = (
     "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
     "expiry=30m requester=operator|admin"
 )
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -126,7 +121,7 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
 async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
         raise UsageError(
-            "To change the policy use `policy set` or `policy channel`.", _usage("policy")
+            "To change the policy use `policy set` or `policy channel`.", usage_of("policy")
         )
     return policy_reply(_storage(ctx), ctx.team_id)
 
@@ -220,7 +215,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("policy channel")
+    usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError("Name one channel, or none.", usage)
     storage = _storage(ctx)
@@ -248,7 +243,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("role")
+    usage = usage_of("role")
     storage = _storage(ctx)
     if not args:
         stored = storage.roles.list_roles(ctx.team_id)

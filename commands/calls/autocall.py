@@ -36,7 +36,7 @@ from commands.approvals.actions import (
 from commands.approvals.workflow import Proposal, propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, FormValues, Meta, register_form, text
 from commands.kernel.grammar import UsageError, split_options
@@ -64,11 +64,6 @@ _HINTS = (
     (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
     (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
 )
-
-
-def _usage() -> str:
-    spec = find("autocall")
-    return spec.usage if spec else "autocall <campaign> <phone> [key=value ...]"
 
 
 def hint_for(name: str) -> str:
@@ -209,7 +204,7 @@ async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> Acti
 async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
     problem = phone_problem(phone)
     if problem:
-        return error(problem, _usage())
+        return error(problem, usage_of("autocall"))
     if phone in await blocked_numbers(cc):
         return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
     return None
@@ -236,7 +231,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(
             "Give the campaign (quote a name with spaces), then the phone number; "
             "values as name=value.",
-            _usage(),
+            usage_of("autocall"),
         )
     cc = ctx.client()
     try:
@@ -256,7 +251,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(
             f"The template of {campaign.campaign_name} has no placeholder "
             f"{', '.join(unknown)}; it uses: {wanted}.",
-            _usage(),
+            usage_of("autocall"),
         )
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(positional[1:]))

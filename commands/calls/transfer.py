@@ -33,7 +33,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.workflow import Proposal, propose
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form as ModalForm
 from commands.kernel.forms import FormValues, Meta, register_form, text
@@ -60,11 +60,6 @@ _EXTENSION = re.compile(r"^[0-9A-Za-z*#+_.-]{1,32}$")
 
 NOT_REGISTERED = "USER_NOT_REGISTERED"
 ENDED_CODES = frozenset({"CALL_NOT_FOUND", "NO_SUCH_CHANNEL", "CHANNEL_NOT_FOUND"})
-
-
-def _usage() -> str:
-    spec = find("transfer")
-    return spec.usage if spec else "transfer <call_id> <ext> [aleg|bleg]"
 
 
 def extension_problem(ext: str) -> str | None:
@@ -194,14 +189,18 @@ def _ended(call_id: str) -> Reply:
 
 async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) < 2 or len(args) > 3:
-        raise UsageError("Give the call id, the extension, and optionally aleg or bleg.", _usage())
+        raise UsageError(
+            "Give the call id, the extension, and optionally aleg or bleg.", usage_of("transfer")
+        )
     call_id, ext = args[0], args[1]
     leg = args[2].lower() if len(args) == 3 else "aleg"
     if leg not in LEG_WORDS:
-        raise UsageError(f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", _usage())
+        raise UsageError(
+            f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", usage_of("transfer")
+        )
     problem = extension_problem(ext)
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("transfer"))
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)

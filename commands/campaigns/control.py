@@ -23,7 +23,7 @@ from commands.approvals.actions import (
 )
 from commands.approvals.workflow import Proposal, propose
 from commands.campaigns.cards import ambiguous_reply, status_label
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
@@ -47,11 +47,6 @@ CONSEQUENCE = {
     "pause": "It stops placing new calls; calls in progress finish.",
     "stop": "It stops dialing; starting it again begins a new run.",
 }
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else f"{name} <campaign>"
 
 
 def _is(campaign_status: str, status: str) -> bool:
@@ -99,7 +94,7 @@ async def execute_control(params: Mapping[str, Any], env: ExecutionEnv) -> Actio
 async def _control(ctx: CommandContext, args: list[str], status: str) -> Reply:
     if not args:
         raise UsageError(
-            "Which campaign? Give its name, the start of its name, or its UUID.", _usage(status)
+            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
         )
     try:
         campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
@@ -194,7 +189,7 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
 
 async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
-        raise UsageError("`pause all` takes nothing after it.", _usage("pause all"))
+        raise UsageError("`pause all` takes nothing after it.", usage_of("pause all"))
     running = _running(await all_campaigns(ctx.client()))
     if not running:
         return notice("No campaign is running right now; there is nothing to pause.")

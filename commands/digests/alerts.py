@@ -37,7 +37,7 @@ from slack_sdk.models.blocks import (
 
 from callcenter.models import AutodialerStats
 from commands.campaigns.cards import OPEN_ACTION
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
@@ -121,11 +121,6 @@ _OP_WORDS = {
 }
 _OP_VALUE = re.compile(r"^(>=|<=|=>|=<|>|<)\s*(.*)$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -282,7 +277,7 @@ def recovered_message(alert: Alert, stats: AutodialerStats, value: float) -> Rep
 
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("alert add")
+    usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
     opts = {k.lower(): v for k, v in options.items()}
@@ -376,7 +371,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
 
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("alert list takes no arguments.", _usage("alert list"))
+        raise UsageError("alert list takes no arguments.", usage_of("alert list"))
     storage = _storage(ctx)
     alerts = storage.alerts.list(ctx.team_id)
     if not alerts:
@@ -394,7 +389,7 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("alert remove")
+    usage = usage_of("alert remove")
     if len(args) != 1:
         raise UsageError("Give the alert's id (alert list shows them).", usage)
     storage = _storage(ctx)

@@ -34,7 +34,7 @@ from commands.digests.schedules import (
     period_for_slot,
     trigger_for,
 )
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestPostError
 from commands.kernel.grammar import UsageError, split_options
@@ -50,11 +50,6 @@ from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 
 _TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -102,7 +97,7 @@ def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime
 
 
 def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
-    usage = _usage(name)
+    usage = usage_of(name)
     if len(args) != 1:
         raise UsageError("Give the digest's id (digest list shows them).", usage)
     found = _storage(ctx).digests.get(ctx.team_id, args[0].strip().lower())
@@ -138,7 +133,7 @@ async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str)
 
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest add")
+    usage = usage_of("digest add")
     storage = _storage(ctx)
     positional, options = split_options(args)
     if not positional:
@@ -213,7 +208,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("digest list takes no arguments.", _usage("digest list"))
+        raise UsageError("digest list takes no arguments.", usage_of("digest list"))
     digests = _storage(ctx).digests.list(ctx.team_id)
     if not digests:
         return notice(
@@ -308,7 +303,7 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest preview")
+    usage = usage_of("digest preview")
     if len(args) > 1:
         raise UsageError("Give at most one digest id.", usage)
     if args:

@@ -46,7 +46,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.workflow import Proposal, propose
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, FormValues, Meta, register_form, text
 from commands.kernel.grammar import UsageError
@@ -65,11 +65,6 @@ FLAG_ENABLED = "enabled"
 FLAG_WEBRTC = "webrtc"
 _EXTENSION = re.compile(r"^[0-9]{1,10}$")
 _UUID = re.compile(r"^[0-9a-fA-F-]{36}$")
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def name_problem(name: str, what: str) -> str | None:
@@ -105,11 +100,15 @@ async def execute_group_create(params: Mapping[str, Any], env: ExecutionEnv) -> 
 
 async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
-        raise UsageError("Give the group's name (in quotes if it has spaces).", _usage("group add"))
+        raise UsageError(
+            "Give the group's name (in quotes if it has spaces).", usage_of("group add")
+        )
     name, description = args[0].strip(), " ".join(args[1:]).strip()
     problem = name_problem(name, "group name")
     if problem or check_group_name(name):
-        raise UsageError(problem or f"A group name may use only {NAME_RULE}.", _usage("group add"))
+        raise UsageError(
+            problem or f"A group name may use only {NAME_RULE}.", usage_of("group add")
+        )
     params = {"group_name": name, "group_description": description}
     return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
 
@@ -234,7 +233,7 @@ def group_modal(
 
 async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
-        raise UsageError("Which group? Give its name or UUID.", _usage("group edit"))
+        raise UsageError("Which group? Give its name or UUID.", usage_of("group edit"))
     cc = ctx.client()
     people = [u async for u in cc.users.iterate(page_size=100)]
     group = find_group(people, " ".join(args))
@@ -246,7 +245,7 @@ async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
             return error(
                 f"No group called '{query}' has members I can see (the service lists groups "
                 "only through their members). Use the group's UUID instead.",
-                _usage("group edit"),
+                usage_of("group edit"),
             )
     campaigns = await all_campaigns(cc)
     return OpenModal(group_modal(group, people, campaigns, ctx.channel_id))
@@ -428,7 +427,7 @@ def known_roles(people: Sequence[User]) -> dict[str, str]:
 
 async def user_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) != 1:
-        raise UsageError("Give one username.", _usage("user edit"))
+        raise UsageError("Give one username.", usage_of("user edit"))
     wanted = args[0].strip().lstrip("@").casefold()
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     user = next((u for u in people if u.username.casefold() == wanted), None)

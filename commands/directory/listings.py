@@ -33,7 +33,7 @@ from callcenter.models import (
     Template,
     User,
 )
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.paging import pager, showing
@@ -65,8 +65,7 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([^{}\s]+)\s*\}\}")
 
 def _no_args(name: str, args: list[str]) -> None:
     if args:
-        spec = find(name)
-        raise UsageError(f"`{name}` takes no arguments.", spec.usage if spec else name)
+        raise UsageError(f"`{name}` takes no arguments.", usage_of(name))
 
 
 def _section(text: str) -> SectionBlock:

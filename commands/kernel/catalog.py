@@ -257,6 +257,15 @@ def find(name: str) -> CommandSpec | None:
     return None
 
 
+def usage_of(name: str) -> str:
+    """How to write the command ``name``, for a ``UsageError``.  An unknown name is a
+    mistake in the code, not in the input, so it fails loudly instead of guessing."""
+    spec = find(name)
+    if spec is None:
+        raise LookupError(f"no command is called {name!r}")
+    return spec.usage
+
+
 def role_allows(role: Role, needed: Role) -> bool:
     """Whether someone with ``role`` may run what needs ``needed`` (admin > operator > viewer)."""
     return role.at_least(needed)

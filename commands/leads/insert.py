@@ -21,18 +21,13 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.workflow import Proposal, propose
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import clip, code
 from storage import ActionKind
-
-
-def _usage() -> str:
-    spec = find("lead")
-    return spec.usage if spec else "lead <list_uuid> <phone> [key=value ...]"
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
@@ -82,12 +77,12 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
     list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
     problem = list_uuid_problem(list_uuid) or phone_problem(phone)
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("lead"))
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
     if unknown:
         raise UsageError(
             f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            _usage(),
+            usage_of("lead"),
         )
     cc = ctx.client()
     try:

@@ -18,7 +18,7 @@ from slack_sdk.models.blocks import (
 from callcenter import errors
 from callcenter.models import LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.reply import Reply, notice
@@ -32,11 +32,6 @@ from commands.kernel.text import (
     ratio_percent,
     truncate,
 )
-
-
-def _usage() -> str:
-    spec = find("list")
-    return spec.usage if spec else "list <list_uuid>"
 
 
 def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
@@ -98,14 +93,14 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
 async def show_list(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) != 1:
         raise UsageError(
-            "Give one list UUID." if not args else "Give only the list UUID.", _usage()
+            "Give one list UUID." if not args else "Give only the list UUID.", usage_of("list")
         )
     list_uuid = args[0].strip()
     if check_list_uuid(list_uuid):
         raise UsageError(
             f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; "
             f"'{list_uuid}' has {len(list_uuid)}.",
-            _usage(),
+            usage_of("list"),
         )
     try:
         lead_list = await ctx.client().lists.get(list_uuid)

@@ -29,7 +29,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.workflow import Proposal, propose
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.phones import blocked_numbers
@@ -47,11 +47,6 @@ REASON_WORDS = {
     "blacklisted": "blacklisted",
     "columns": "wrong column count",
 }
-
-
-def _usage() -> str:
-    spec = find("leads upload")
-    return spec.usage if spec else "leads upload <list_uuid>"
 
 
 def how_to_share(list_uuid: str) -> str:
@@ -128,11 +123,11 @@ async def download_and_check(
 
 async def upload(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) != 1:
-        raise UsageError("Give the UUID of the list to upload into.", _usage())
+        raise UsageError("Give the UUID of the list to upload into.", usage_of("leads upload"))
     list_uuid = args[0].strip()
     problem = list_uuid_problem(list_uuid)
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("leads upload"))
     if ctx.files is None or not ctx.channel_id:
         return error("Run this in the channel where you shared the CSV.")
     cc = ctx.client()

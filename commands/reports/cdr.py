@@ -31,7 +31,7 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
 from commands.campaigns.cards import ambiguous_reply
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.paging import pager, showing
@@ -88,11 +88,6 @@ STATUS_ICON = {
     "phone-block": ":no_entry_sign:",
     "drop": ":warning:",
 }
-
-
-def _usage() -> str:
-    spec = find("cdr")
-    return spec.usage if spec else "cdr"
 
 
 def status_icon(status: str) -> str:
@@ -152,7 +147,7 @@ class CdrQuery:
 
 
 def _bad(key: str, what: str) -> UsageError:
-    return UsageError(f"{key}= {what}", _usage())
+    return UsageError(f"{key}= {what}", usage_of("cdr"))
 
 
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
@@ -162,7 +157,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     if unknown:
         raise UsageError(
             f"'{unknown[0]}=' is not a filter; use {', '.join(k + '=' for k in FILTER_KEYS)}.",
-            _usage(),
+            usage_of("cdr"),
         )
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
@@ -173,7 +168,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         else:
             raise UsageError(
                 f"'{word}' is not a filter; write filters as key=value, e.g. phone=0912345678.",
-                _usage(),
+                usage_of("cdr"),
             )
     for key, value in options.items():
         if not value:
@@ -210,7 +205,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         query.end = parse_moment("now", tz, now=now)
         query.start = query.end - DEFAULT_WINDOW
     if query.start is not None and query.end is not None and query.start > query.end:
-        raise UsageError("from= is after to=; the window would be empty.", _usage())
+        raise UsageError("from= is after to=; the window would be empty.", usage_of("cdr"))
     query.campaign_query = options.get("campaign")
     return query
 

@@ -28,7 +28,7 @@ from callcenter.models import (
     StatsRow,
 )
 from commands.campaigns.cards import ambiguous_reply, status_label
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
@@ -64,11 +64,6 @@ DROPPED_RATE_WARNING = 3.0
 regulatory ceiling for abandoned calls)."""
 TABLE_CHUNK = 2900
 MAX_TABLE_BLOCKS = 4
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _window_text(period: Period, tz: ZoneInfo) -> str:
@@ -247,7 +242,7 @@ def stats_reply(
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("stats")
+    usage = usage_of("stats")
     positional, raw_options = split_options(args)
     options = {k.lower(): v for k, v in raw_options.items()}
     for key in options:
@@ -328,7 +323,7 @@ def monitor_reply(
 
 
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("monitor")
+    usage = usage_of("monitor")
     positional, options = split_options(args)
     minutes = MONITOR_WINDOW_MINUTES
     for key, value in options.items():
@@ -416,7 +411,7 @@ def agents_reply(
 
 
 def _period_only(name: str, args: list[str], ctx: CommandContext) -> Period:
-    usage = _usage(name)
+    usage = usage_of(name)
     positional, options = split_options(args)
     if options:
         raise UsageError(f"{name} takes no options; give a period only.", usage)

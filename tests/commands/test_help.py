@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from commands.kernel.catalog import COMMANDS
+import pytest
+
+import commands
+from commands.kernel.catalog import COMMANDS, find, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.help import FAMILY_TITLES, help_command
 from storage import Role
@@ -60,3 +65,24 @@ async def test_help_for_an_unknown_command_says_so_and_lists_them() -> None:
 async def test_help_escapes_what_was_typed() -> None:
     text = visible(await help_command(_ctx(), ["<!channel>"]))
     assert "&lt;!channel&gt;" in text and "<!channel>" not in text
+
+
+def test_every_usage_a_command_quotes_is_in_the_catalog() -> None:
+    """``usage_of`` fails loudly on an unknown name; no handler may quote one."""
+    root = Path(commands.__file__).parent
+    quoted = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "usage_of"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                quoted.add(str(node.args[0].value))
+    assert len(quoted) > 20
+    for name in quoted:
+        assert usage_of(name) == find(name).usage  # type: ignore[union-attr]
+    with pytest.raises(LookupError):
+        usage_of("no such command")
