@@ -42,7 +42,7 @@ from slack_sdk.models.views import View
 
 from callcenter import errors
 from commands.approvals import actions
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
+from commands.approvals.actions import ActionParams, ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, error
@@ -72,10 +72,21 @@ _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 @dataclass(frozen=True)
 class Proposal:
-    """An action a command wants to run: its kind and the exact parameters."""
+    """An action a command wants to run: its kind and the exact parameters (the model
+    the kind registered)."""
 
     kind: ActionKind
-    params: dict[str, Any]
+    params: ActionParams
+
+    def to_json(self) -> dict[str, Any]:
+        """The parameters as stored, audited and hashed; refuses a model of another kind,
+        which would otherwise be stored and fail only when someone approves it."""
+        expected = actions.spec_for(self.kind).params
+        if not issubclass(type(self.params), expected):
+            raise TypeError(
+                f"{self.kind.value} takes {expected.__name__}, not {type(self.params).__name__}"
+            )
+        return self.params.to_json()
 
 
 class RequestRefused(Exception):
@@ -123,12 +134,13 @@ def open_request(
 ) -> tuple[Approval, Mode]:
     """Record the request (audited) and return it with the mode the policy gives it."""
     kind = ActionKind(proposal.kind)
+    params = proposal.to_json()
     if role is Role.VIEWER:
         storage.audit.append(
             team_id,
             user_id,
             kind.value,
-            proposal.params,
+            params,
             outcome=Outcome.REFUSED,
             detail="viewer",
         )
@@ -142,7 +154,7 @@ def open_request(
             team_id,
             user_id,
             kind.value,
-            proposal.params,
+            params,
             outcome=Outcome.REFUSED,
             detail=f"needs {policy.min_role.value}",
         )
@@ -151,13 +163,13 @@ def open_request(
             f"{actions.spec_for(kind).title.lower()}."
         )
     approval = storage.approvals.create(
-        team_id, kind, proposal.params, user_id, policy=policy, channel=channel_id
+        team_id, kind, params, user_id, policy=policy, channel=channel_id
     )
     storage.audit.append(
         team_id,
         user_id,
         kind.value,
-        proposal.params,
+        params,
         outcome=Outcome.REQUESTED,
         detail=f"{policy.mode.value} {approval.id}",
     )
@@ -331,21 +343,22 @@ async def run_approved(
 async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult:
     if env is None:
         return ActionResult(
-            False,
-            "This workspace is not connected to the call-center service any more; "
+            ok=False,
+            text="This workspace is not connected to the call-center service any more; "
             "nothing was sent.",
         )
     try:
         return await actions.execute(approval.kind, approval.params, env.cc, files=env.files)
     except ActionRefused as exc:
-        return ActionResult(False, f"{escape(_sentence(exc.message))} Nothing was sent.")
+        return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
     except errors.CallCenterError as exc:
         spec = actions.spec_for(approval.kind)
-        return ActionResult(False, describe_failure(exc, effect=spec.unknown_outcome).text)
+        words = describe_failure(exc, effect=spec.unknown_outcome)
+        return ActionResult(ok=False, text=words.text)
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
-        return ActionResult(False, f"Something went wrong on our side (ref {ref}).")
+        return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")
 
 
 # --- rendering ------------------------------------------------------------------------
@@ -371,7 +384,11 @@ def _header(approval: Approval) -> list[Block]:
     spec = actions.spec_for(approval.kind)
     return [
         HeaderBlock(text=truncate(spec.title, 150)),
-        SectionBlock(text=MarkdownTextObject(text=truncate(spec.describe(approval.params), 3000))),
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=truncate(actions.describe(approval.kind, approval.params), 3000)
+            )
+        ),
     ]
 
 
@@ -535,7 +552,7 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
                 text=MarkdownTextObject(
                     text=truncate(
                         f"*{escape(spec.title)}*, asked by {mention(approval.requester)}\n"
-                        + spec.describe(approval.params),
+                        + actions.describe(approval.kind, approval.params),
                         3000,
                     )
                 )

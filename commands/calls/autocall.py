@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
+from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -27,6 +27,7 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Template
 from commands.approvals.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -164,18 +165,24 @@ def autocall_modal(
     )
 
 
-def describe_autocall(params: Mapping[str, Any]) -> str:
+class AutocallParams(ActionParams):
+    """One automated call: the campaign, the number, and a value for each of the
+    template's placeholders (none for a recording)."""
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    template_name: str = ""
+    phone_number: str
+    param: dict[str, str] = Field(default_factory=dict)
+
+
+def describe_autocall(params: AutocallParams) -> str:
+    template = f" (template *{clip(params.template_name, 150)}*)" if params.template_name else ""
     lines = [
-        f"Call *{clip(params['phone_number'], 40)}* now from autocall campaign "
-        f"*{clip(params.get('campaign_name', ''), 150)}*"
-        + (
-            f" (template *{clip(params['template_name'], 150)}*)"
-            if params.get("template_name")
-            else ""
-        )
-        + "."
+        f"Call *{clip(params.phone_number, 40)}* now from autocall campaign "
+        f"*{clip(params.campaign_name, 150)}*{template}."
     ]
-    values = params.get("param") or {}
+    values = params.param
     for name, value in list(values.items())[:25]:
         lines.append(f"• {code(name)}: {clip(value, 200)}")
     if not values:
@@ -183,19 +190,18 @@ def describe_autocall(params: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    uuid = str(params["campaign_uuid"])
-    phone = str(params["phone_number"])
+async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionResult:
+    uuid, phone = params.campaign_uuid, params.phone_number
     try:
         await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused("The campaign no longer exists") from None
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(f"{phone} has been blacklisted since the request")
-    result = await env.cc.autocall.push(uuid, phone, dict(params.get("param") or {}))
+    result = await env.cc.autocall.push(uuid, phone, dict(params.param))
     return ActionResult(
-        True,
-        f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
+        ok=True,
+        text=f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
         f"lead {code(result.lead_uuid)}.",
         data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
     )
@@ -215,13 +221,13 @@ def _proposal(
 ) -> Proposal:
     return Proposal(
         ActionKind.AUTOCALL_PUSH,
-        {
-            "campaign_uuid": campaign_uuid,
-            "campaign_name": campaign_name,
-            "template_name": template_name,
-            "phone_number": phone,
-            "param": values,
-        },
+        AutocallParams(
+            campaign_uuid=campaign_uuid,
+            campaign_name=campaign_name,
+            template_name=template_name,
+            phone_number=phone,
+            param=values,
+        ),
     )
 
 
@@ -299,11 +305,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 
 register(
     ActionSpec(
-        ActionKind.AUTOCALL_PUSH,
-        "Push an automated call",
-        "Push the call",
-        describe_autocall,
-        execute_autocall,
+        kind=ActionKind.AUTOCALL_PUSH,
+        title="Push an automated call",
+        confirm_label="Push the call",
+        params=AutocallParams,
+        describe=describe_autocall,
+        execute=execute_autocall,
+        unknown_outcome="the call may or may not have been placed",
     )
 )
 register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Literal
 
 from slack_sdk.models.blocks import (
     InputBlock,
@@ -26,6 +26,7 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from callcenter.models import ActiveCall
 from commands.approvals.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -48,11 +49,14 @@ TRANSFER_CALLBACK = "call_transfer_form"
 EXT_BLOCK = "ext"
 LEG_BLOCK = "leg"
 
-LEG_WORDS = {
+Leg = Literal["aleg", "bleg"]
+"""The side of a call that moves: the A leg is the caller, the B leg who answered."""
+
+LEG_WORDS: dict[Leg, str] = {
     "aleg": "the caller (A leg)",
     "bleg": "the agent's side (B leg)",
 }
-LEG_HINTS = {
+LEG_HINTS: dict[Leg, str] = {
     "aleg": "The person who placed the call is moved to the extension.",
     "bleg": "The side that answered (usually the agent) is moved to the extension.",
 }
@@ -138,27 +142,39 @@ def transfer_modal(call: Mapping[str, str], channel: str | None) -> View:
     )
 
 
-def describe_transfer(params: Mapping[str, Any]) -> str:
-    leg = str(params.get("legs", "aleg"))
-    source, destination = str(params.get("source", "")), str(params.get("destination", ""))
+class TransferParams(ActionParams):
+    """Which call, to which extension, which side moves; ``source`` and ``destination``
+    are the numbers the requester saw (cut to 60 characters), for the card."""
+
+    call_id: str
+    ext: str
+    legs: Leg = "aleg"
+    source: str = ""
+    destination: str = ""
+
+
+def describe_transfer(params: TransferParams) -> str:
     return (
-        f"Transfer {_call_words(source, destination)}: move {LEG_WORDS.get(leg, escape(leg))} "
-        f"to extension *{clip(params.get('ext', ''), 32)}*.\nCall {code(params['call_id'])}"
+        f"Transfer {_call_words(params.source, params.destination)}: move "
+        f"{LEG_WORDS[params.legs]} to extension *{clip(params.ext, 32)}*.\n"
+        f"Call {code(params.call_id)}"
     )
 
 
-async def execute_transfer(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    call_id, ext, leg = str(params["call_id"]), str(params["ext"]), str(params["legs"])
+async def execute_transfer(params: TransferParams, env: ExecutionEnv) -> ActionResult:
+    call_id, ext, leg = params.call_id, params.ext, params.legs
     live = await env.cc.calls.list()
     if not any(c.call_id == call_id for c in live.data):
         raise ActionRefused("The call has ended, so there is nothing to transfer")
     try:
         await env.cc.calls.transfer(call_id, ext, leg)
     except errors.TransferFailedError as exc:
-        return ActionResult(False, transfer_failure(exc.code, ext), data={"error": exc.code})
+        return ActionResult(
+            ok=False, text=transfer_failure(exc.code, ext), data={"error": exc.code}
+        )
     return ActionResult(
-        True,
-        f"Transferred: {LEG_WORDS.get(leg, escape(leg))} is now with extension *{clip(ext, 32)}*.",
+        ok=True,
+        text=f"Transferred: {LEG_WORDS[leg]} is now with extension *{clip(ext, 32)}*.",
         data={"call_id": call_id, "ext": ext, "legs": leg},
     )
 
@@ -193,8 +209,8 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
             "Give the call id, the extension, and optionally aleg or bleg.", usage_of("transfer")
         )
     call_id, ext = args[0], args[1]
-    leg = args[2].lower() if len(args) == 3 else "aleg"
-    if leg not in LEG_WORDS:
+    leg = _leg(args[2] if len(args) == 3 else "aleg")
+    if leg is None:
         raise UsageError(
             f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", usage_of("transfer")
         )
@@ -207,14 +223,19 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
 
 
-def _params(call: ActiveCall, ext: str, leg: str) -> dict[str, Any]:
-    return {
-        "call_id": call.call_id,
-        "ext": ext,
-        "legs": leg,
-        "source": truncate(call.source, 60),
-        "destination": truncate(call.destination, 60),
-    }
+def _leg(word: str) -> Leg | None:
+    lowered = word.lower()
+    return "aleg" if lowered == "aleg" else "bleg" if lowered == "bleg" else None
+
+
+def _params(call: ActiveCall, ext: str, leg: Leg) -> TransferParams:
+    return TransferParams(
+        call_id=call.call_id,
+        ext=ext,
+        legs=leg,
+        source=truncate(call.source, 60),
+        destination=truncate(call.destination, 60),
+    )
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
@@ -222,7 +243,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
     ext_problem = extension_problem(text(values, EXT_BLOCK))
     if ext_problem:
         problems[EXT_BLOCK] = ext_problem
-    if values.get(LEG_BLOCK) not in LEG_WORDS:
+    if _leg(str(values.get(LEG_BLOCK) or "")) is None:
         problems[LEG_BLOCK] = "Choose which side of the call moves."
     return problems
 
@@ -232,17 +253,19 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)
-    leg = str(values.get(LEG_BLOCK))
+    leg = _leg(str(values.get(LEG_BLOCK) or "")) or "aleg"
     return Proposal(ActionKind.CALL_TRANSFER, _params(call, text(values, EXT_BLOCK), leg))
 
 
 register(
     ActionSpec(
-        ActionKind.CALL_TRANSFER,
-        "Transfer a live call",
-        "Transfer",
-        describe_transfer,
-        execute_transfer,
+        kind=ActionKind.CALL_TRANSFER,
+        title="Transfer a live call",
+        confirm_label="Transfer",
+        params=TransferParams,
+        describe=describe_transfer,
+        execute=execute_transfer,
+        unknown_outcome="the call may or may not have been transferred",
     )
 )
 register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form))

@@ -18,8 +18,8 @@ import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
     CheckboxesElement,
@@ -39,6 +39,7 @@ from callcenter import errors
 from callcenter.models import Campaign, GroupCreate, GroupUpdate, User, UserUpdate
 from callcenter.rules import check_group_name, check_name
 from commands.approvals.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -78,22 +79,26 @@ def name_problem(name: str, what: str) -> str | None:
 # --- group add ------------------------------------------------------------------------
 
 
-def describe_group_create(params: Mapping[str, Any]) -> str:
-    text_ = f"Create the group *{clip(params['group_name'], 100)}*"
-    if params.get("group_description"):
-        text_ += f": {clip(params['group_description'], 300)}"
+class GroupCreateParams(ActionParams):
+    group_name: str
+    group_description: str = ""
+
+
+def describe_group_create(params: GroupCreateParams) -> str:
+    text_ = f"Create the group *{clip(params.group_name, 100)}*"
+    if params.group_description:
+        text_ += f": {clip(params.group_description, 300)}"
     return text_ + "."
 
 
-async def execute_group_create(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> ActionResult:
     body = GroupCreate(
-        group_name=str(params["group_name"]),
-        group_description=str(params.get("group_description") or "") or None,
+        group_name=params.group_name, group_description=params.group_description or None
     )
     created = await env.cc.groups.create(body)
     return ActionResult(
-        True,
-        f"Group *{clip(body.group_name, 100)}* created: {code(created.group_uuid)}.",
+        ok=True,
+        text=f"Group *{clip(body.group_name, 100)}* created: {code(created.group_uuid)}.",
         data={"group_uuid": created.group_uuid},
     )
 
@@ -109,7 +114,7 @@ async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             problem or f"A group name may use only {NAME_RULE}.", usage_of("group add")
         )
-    params = {"group_name": name, "group_description": description}
+    params = GroupCreateParams(group_name=name, group_description=description)
     return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
 
 
@@ -269,19 +274,17 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     members = [str(v) for v in values.get("members") or []]
     chosen = [str(v) for v in values.get("campaigns") or []]
     priority = text(values, "group_priority")
-    params: dict[str, Any] = {
-        "group_uuid": str(meta.get("group_uuid") or ""),
-        "old_name": str(meta.get("old_name") or ""),
-        "group_name": text(values, "group_name"),
-        "group_description": text(values, "group_description"),
-        "user_assigns": members,
-        "member_names": [users.get(m, m) for m in members],
-    }
-    if priority:
-        params["group_priority"] = int(priority)
-    if chosen:
-        params["campaign_assigns"] = chosen
-        params["campaign_names"] = [campaign_names.get(c, c) for c in chosen]
+    params = GroupUpdateParams(
+        group_uuid=str(meta.get("group_uuid") or ""),
+        old_name=str(meta.get("old_name") or ""),
+        group_name=text(values, "group_name"),
+        group_description=text(values, "group_description"),
+        user_assigns=members,
+        member_names=[users.get(m, m) for m in members],
+        group_priority=int(priority) if priority else None,
+        campaign_assigns=chosen or None,
+        campaign_names=[campaign_names.get(c, c) for c in chosen] if chosen else None,
+    )
     return Proposal(ActionKind.GROUP_UPDATE, params)
 
 
@@ -292,45 +295,60 @@ def _listing(names: Sequence[str], empty: str) -> str:
     return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
 
 
-def describe_group_update(params: Mapping[str, Any]) -> str:
-    old = params.get("old_name") or params["group_uuid"]
+class GroupUpdateParams(ActionParams):
+    """The whole group as the form left it (the service's PUT replaces what it is given);
+    no ``campaign_assigns`` means the group's campaigns stay as they are."""
+
+    OMIT_WHEN_NONE = frozenset({"group_priority", "campaign_assigns", "campaign_names"})
+
+    group_uuid: str
+    old_name: str = ""
+    group_name: str
+    group_description: str = ""
+    user_assigns: list[str] = Field(default_factory=list)
+    member_names: list[str] = Field(default_factory=list)
+    group_priority: int | None = None
+    campaign_assigns: list[str] | None = None
+    campaign_names: list[str] | None = None
+
+
+def describe_group_update(params: GroupUpdateParams) -> str:
+    old = params.old_name or params.group_uuid
     lines = [f"Change the group *{clip(old, 100)}*:"]
-    if params.get("old_name") != params["group_name"]:
-        lines.append(f"• name: *{clip(params['group_name'], 100)}*")
-    lines.append(f"• description: {clip(params.get('group_description') or '–', 300)}")
-    if "group_priority" in params:
-        lines.append(f"• priority: {number(int(params['group_priority']))}")
+    if params.old_name != params.group_name:
+        lines.append(f"• name: *{clip(params.group_name, 100)}*")
+    lines.append(f"• description: {clip(params.group_description or '–', 300)}")
+    if params.group_priority is not None:
+        lines.append(f"• priority: {number(params.group_priority)}")
     lines.append(
-        f"• members ({number(len(params.get('user_assigns') or []))}): "
-        + _listing(params.get("member_names") or [], "none: the group will be empty")
+        f"• members ({number(len(params.user_assigns))}): "
+        + _listing(params.member_names, "none: the group will be empty")
     )
-    if "campaign_assigns" in params:
-        lines.append("• campaigns: " + _listing(params.get("campaign_names") or [], "none"))
+    if params.campaign_assigns is not None:
+        lines.append("• campaigns: " + _listing(params.campaign_names or [], "none"))
     else:
         lines.append("• campaigns: unchanged")
-    lines.append(f"Group {code(params['group_uuid'])}")
+    lines.append(f"Group {code(params.group_uuid)}")
     return "\n".join(lines)
 
 
-async def execute_group_update(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> ActionResult:
     body = GroupUpdate(
-        group_name=str(params["group_name"]),
-        group_description=str(params.get("group_description") or ""),
-        group_priority=params.get("group_priority"),
-        user_assigns=list(params.get("user_assigns") or []),
-        campaign_assigns=params.get("campaign_assigns"),
+        group_name=params.group_name,
+        group_description=params.group_description,
+        group_priority=params.group_priority,
+        user_assigns=list(params.user_assigns),
+        campaign_assigns=params.campaign_assigns,
     )
     wire = {k: v for k, v in body.to_wire().items() if v is not None}
     try:
-        updated = await env.cc.groups.update(
-            str(params["group_uuid"]), GroupUpdate.model_validate(wire)
-        )
+        updated = await env.cc.groups.update(params.group_uuid, GroupUpdate.model_validate(wire))
     except errors.NotFoundError:
         raise ActionRefused("The group no longer exists") from None
     return ActionResult(
-        True,
-        f"Group *{clip(updated.data.group_name or body.group_name, 100)}* saved.",
-        data={"group_uuid": str(params["group_uuid"])},
+        ok=True,
+        text=f"Group *{clip(updated.data.group_name or body.group_name, 100)}* saved.",
+        data={"group_uuid": params.group_uuid},
     )
 
 
@@ -461,57 +479,75 @@ async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     roles = known_roles(people)
     role_uuid = str(values.get("role") or "")
-    params: dict[str, Any] = {
-        "user_uuid": str(meta.get("user_uuid") or ""),
-        "username": str(meta.get("username") or ""),
-        "level": str(values.get("level") or ""),
-        "role_uuid": role_uuid,
-        "role_name": roles.get(role_uuid, ""),
-        "extension": text(values, "extension"),
-        "is_active": FLAG_ENABLED in flags,
-        "enable_webrtc": FLAG_WEBRTC in flags,
-        "password": str(values.get("password") or ""),
-        "confirm_password": str(values.get("confirm_password") or ""),
-        "nonce": secrets.token_hex(16),
-    }
+    params = UserUpdateParams(
+        user_uuid=str(meta.get("user_uuid") or ""),
+        username=str(meta.get("username") or ""),
+        level=str(values.get("level") or ""),
+        role_uuid=role_uuid,
+        role_name=roles.get(role_uuid, ""),
+        extension=text(values, "extension"),
+        is_active=FLAG_ENABLED in flags,
+        enable_webrtc=FLAG_WEBRTC in flags,
+        password=str(values.get("password") or ""),
+        confirm_password=str(values.get("confirm_password") or ""),
+        nonce=secrets.token_hex(16),
+    )
     return Proposal(ActionKind.USER_UPDATE, params)
 
 
-def describe_user_update(params: Mapping[str, Any]) -> str:
+class UserUpdateParams(ActionParams):
+    """A user's settings as the form left them.  The service wants the password with
+    every change, so it travels here (encrypted at rest with the approval, redacted
+    from the audit log, never in a repr); ``nonce`` salts the parameters' hash."""
+
+    user_uuid: str
+    username: str
+    level: str
+    role_uuid: str
+    role_name: str = ""
+    extension: str = ""
+    is_active: bool = False
+    enable_webrtc: bool = False
+    password: str = Field(repr=False)
+    confirm_password: str = Field(repr=False)
+    nonce: str = Field(default="", repr=False)
+
+
+def describe_user_update(params: UserUpdateParams) -> str:
     lines = [
-        f"Change the user *{clip(params['username'], 80)}*:",
-        f"• level: {clip(params['level'], 40)} · role: "
-        f"{clip(params.get('role_name') or params['role_uuid'], 80)}",
-        f"• extension: {clip(params.get('extension') or 'unchanged', 20)}",
-        f"• enabled: {'yes' if params.get('is_active') else 'no'} · WebRTC: "
-        f"{'yes' if params.get('enable_webrtc') else 'no'}",
+        f"Change the user *{clip(params.username, 80)}*:",
+        f"• level: {clip(params.level, 40)} · role: "
+        f"{clip(params.role_name or params.role_uuid, 80)}",
+        f"• extension: {clip(params.extension or 'unchanged', 20)}",
+        f"• enabled: {'yes' if params.is_active else 'no'} · WebRTC: "
+        f"{'yes' if params.enable_webrtc else 'no'}",
         "• password: set with the change (never shown)",
-        f"User {code(params['user_uuid'])}",
+        f"User {code(params.user_uuid)}",
     ]
     return "\n".join(lines)
 
 
-async def execute_user_update(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    uuid = str(params["user_uuid"])
+async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> ActionResult:
+    uuid = params.user_uuid
     try:
         await env.cc.users.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused("The user no longer exists") from None
     body = UserUpdate(
-        username=str(params["username"]),
-        level=str(params["level"]),
-        role_uuid=str(params["role_uuid"]),
-        password=str(params["password"]),
-        confirm_password=str(params["confirm_password"]),
+        username=params.username,
+        level=params.level,
+        role_uuid=params.role_uuid,
+        password=params.password,
+        confirm_password=params.confirm_password,
         user_uuid=uuid,
-        extension=str(params.get("extension") or "") or None,
-        is_active=bool(params.get("is_active")),
-        enable_webrtc=bool(params.get("enable_webrtc")),
+        extension=params.extension or None,
+        is_active=params.is_active,
+        enable_webrtc=params.enable_webrtc,
     )
     updated = await env.cc.users.update(uuid, body)
     return ActionResult(
-        True,
-        f"User *{clip(body.username, 80)}* saved"
+        ok=True,
+        text=f"User *{clip(body.username, 80)}* saved"
         + (f" (extension record {code(updated.extension_uuid)})" if updated.extension_uuid else "")
         + ".",
         data={"user_uuid": uuid},
@@ -520,29 +556,35 @@ async def execute_user_update(params: Mapping[str, Any], env: ExecutionEnv) -> A
 
 register(
     ActionSpec(
-        ActionKind.GROUP_CREATE,
-        "Create a group",
-        "Create the group",
-        describe_group_create,
-        execute_group_create,
+        kind=ActionKind.GROUP_CREATE,
+        title="Create a group",
+        confirm_label="Create the group",
+        params=GroupCreateParams,
+        describe=describe_group_create,
+        execute=execute_group_create,
+        unknown_outcome="the group may or may not have been created",
     )
 )
 register(
     ActionSpec(
-        ActionKind.GROUP_UPDATE,
-        "Change a group",
-        "Save the group",
-        describe_group_update,
-        execute_group_update,
+        kind=ActionKind.GROUP_UPDATE,
+        title="Change a group",
+        confirm_label="Save the group",
+        params=GroupUpdateParams,
+        describe=describe_group_update,
+        execute=execute_group_update,
+        unknown_outcome="the group may or may not have been changed",
     )
 )
 register(
     ActionSpec(
-        ActionKind.USER_UPDATE,
-        "Change a user",
-        "Save the user",
-        describe_user_update,
-        execute_user_update,
+        kind=ActionKind.USER_UPDATE,
+        title="Change a user",
+        confirm_label="Save the user",
+        params=UserUpdateParams,
+        describe=describe_user_update,
+        execute=execute_user_update,
+        unknown_outcome="the user may or may not have been changed",
     )
 )
 register_form(Form(GROUP_CALLBACK, check_group_form, build_group_form))

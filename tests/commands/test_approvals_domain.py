@@ -4,12 +4,9 @@ and how each state of a request reads on its card."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from cryptography.fernet import Fernet
 
 from callcenter import CallCenter
 from callcenter.models import Template
@@ -30,22 +27,17 @@ from commands.approvals.workflow import (
 )
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
+from commands.campaigns.control import ControlParams
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
 from emulators.pbx.testing import EmulatorServer
-from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
+from storage import ActionKind, Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError
 from tests.commands.helpers import dumps
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM, ASKER, ADMIN = "T1", "U0101", "U0102"
-
-
-@pytest.fixture
-def storage(tmp_path: Path) -> Iterator[Storage]:
-    with Storage.open(tmp_path / "db.sqlite", SecretBox([Fernet.generate_key().decode()])) as s:
-        yield s
 
 
 async def stopped(cc: CallCenter) -> str:
@@ -58,7 +50,9 @@ async def stopped(cc: CallCenter) -> str:
 def start_of(uuid: str) -> Proposal:
     return Proposal(
         ActionKind.CAMPAIGN_START,
-        {"campaign_uuid": uuid, "campaign_name": "Spring <sale>", "status": "start", "was": "stop"},
+        ControlParams(
+            campaign_uuid=uuid, campaign_name="Spring <sale>", status="start", was="stop"
+        ),
     )
 
 
