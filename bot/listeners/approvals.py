@@ -100,9 +100,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         team, user, _ = where(body)
         role = await rt.roles.role(client, team, user)
         try:
-            decision = cancel(
-                rt.storage, team, str(action.get("value", "")), user=user, role=role
-            )
+            decision = cancel(rt.storage, team, str(action.get("value", "")), user=user, role=role)
         except LookupError:
             await respond(**replacing(notice("This request no longer exists.")))
             return
@@ -177,7 +175,11 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             refusal: str | None = "You asked for this: withdraw it from your own message instead."
         else:
             refusal = may_decide(
-                approval.approvers, approval.allow_self_approval, user, role, approval.requester
+                approval.approvers,
+                user,
+                role,
+                approval.requester,
+                allow_self_approval=approval.allow_self_approval,
             )
         if refusal:
             rt.storage.audit.append(

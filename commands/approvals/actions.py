@@ -3,9 +3,9 @@
 An approval stores only a kind and plain JSON parameters; after a restart, or in another
 process, this registry is what reads them back into the kind's typed parameters
 (``ActionParams``, a model defined next to each executor) and turns those into words for
-the card (``describe``) and into the one service call that was approved (``execute``).  Each family module
-registers its kinds when imported; ``ACTION_MODULES`` lists them so the registry is
-complete whoever asks first.
+the card (``describe``) and into the one service call that was approved (``execute``).
+Each family module registers its kinds when imported; ``ACTION_MODULES`` lists them so
+the registry is complete whoever asks first.
 
 An executor re-checks what may have changed since the request (the campaign still exists,
 the call is still live) and raises ``ActionRefused`` before sending anything when it no

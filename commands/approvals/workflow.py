@@ -22,7 +22,7 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -103,6 +103,7 @@ class Decision:
     and (when it did not) what to tell the person who clicked."""
 
     approval: Approval
+    _: KW_ONLY
     moved: bool
     message: str | None = None
     expired_now: bool = False
@@ -242,30 +243,33 @@ def decide(
     except ApprovalExpiredError as exc:
         _audit(storage, exc.approval, user, Outcome.EXPIRED, "clicked after expiry")
         return Decision(
-            exc.approval, False, "This request expired before anyone decided.", expired_now=True
+            exc.approval,
+            moved=False,
+            message="This request expired before anyone decided.",
+            expired_now=True,
         )
     except ApprovalForbiddenError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, str(exc))
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalParamsMismatchError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, "parameters differ from the card")
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
-        return Decision(exc.approval, False, late_message(exc.approval))
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     outcome = Outcome.APPROVED if approve else Outcome.DENIED
     _audit(storage, moved, user, outcome, reason)
-    return Decision(moved, True)
+    return Decision(moved, moved=True)
 
 
 def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: Role) -> Decision:
     try:
         moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=role)
     except ApprovalForbiddenError as exc:
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
-        return Decision(exc.approval, False, late_message(exc.approval))
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     _audit(storage, moved, user, Outcome.CANCELLED, None)
-    return Decision(moved, True)
+    return Decision(moved, moved=True)
 
 
 def expire_due(storage: Storage, team_id: str) -> list[Approval]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -64,6 +64,7 @@ class Metric:
     name: str
     label: str
     read: Callable[[AutodialerStats], float]
+    _: KW_ONLY
     percent: bool
     needs_calls: bool
     """A rate means nothing before the first call: such a campaign is not judged."""
@@ -72,17 +73,33 @@ class Metric:
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
-        Metric("dropped_rate", "dropped-call rate", lambda s: s.dropped_call_rate, True, True),
         Metric(
-            "connection_rate", "connection rate", lambda s: s.customer_connection_rate, True, True
+            "dropped_rate",
+            "dropped-call rate",
+            lambda s: s.dropped_call_rate,
+            percent=True,
+            needs_calls=True,
         ),
-        Metric("agents_ready", "agents ready", lambda s: float(s.agents_ready), False, False),
+        Metric(
+            "connection_rate",
+            "connection rate",
+            lambda s: s.customer_connection_rate,
+            percent=True,
+            needs_calls=True,
+        ),
+        Metric(
+            "agents_ready",
+            "agents ready",
+            lambda s: float(s.agents_ready),
+            percent=False,
+            needs_calls=False,
+        ),
         Metric(
             "leads_in_progress",
             "leads in progress",
             lambda s: float(s.leads_in_progress),
-            False,
-            False,
+            percent=False,
+            needs_calls=False,
         ),
     )
 }

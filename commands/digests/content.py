@@ -199,7 +199,7 @@ async def build_digest(cc: CallCenter, request: DigestRequest) -> DigestContent:
     if "totals" in sections:
         blocks.extend(_totals_blocks(totals, before))
     if "campaigns" in sections:
-        blocks.extend(_campaign_blocks(shown, bool(request.campaigns), period))
+        blocks.extend(_campaign_blocks(shown, period, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents))
     blocks.append(_buttons(shown, period, request.digest_id))
@@ -292,7 +292,7 @@ def autodialer_minutes(period: DigestPeriod) -> int:
 
 
 def _campaign_blocks(
-    shown: Sequence[AutodialerStats], chosen: bool, period: DigestPeriod
+    shown: Sequence[AutodialerStats], period: DigestPeriod, *, chosen: bool
 ) -> list[Block]:
     # The service's autodialer figures look back from the moment they are asked for, so
     # they are labelled with their own window rather than the digest's period.

@@ -233,11 +233,11 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(text=f"{len(digests)} digests", blocks=blocks)
 
 
-def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
+def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
     name = "digest pause" if paused else "digest resume"
     digest = _require(ctx, args, name)
     storage = _storage(ctx)
-    storage.digests.set_paused(ctx.team_id, digest.id, paused)
+    storage.digests.set_paused(ctx.team_id, digest.id, paused=paused)
     storage.audit.append(
         ctx.team_id, ctx.user_id, name.replace(" ", "."), {"digest": digest.id}, outcome=Audit.OK
     )
@@ -257,11 +257,11 @@ def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
 
 
 async def pause(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, True)
+    return _set_paused(ctx, args, paused=True)
 
 
 async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, False)
+    return _set_paused(ctx, args, paused=False)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:

@@ -15,7 +15,7 @@ from commands.kernel.slack_files import SlackFiles
 from storage import Role, Storage, Workspace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SlackChannel:
     """A channel as Slack describes it to the bot: enough to say whether posting can work."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -77,6 +77,7 @@ class Unavailable:
     """A section whose service read failed; ``reason`` is escaped mrkdwn, in words."""
 
     reason: str
+    _: KW_ONLY
     refused: bool = False
     """The service refused the API key: the whole connection is in question."""
 
@@ -204,7 +205,7 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
     return " · ".join(parts)
 
 
-def _campaign_row(c: Campaign, stats: AutodialerStats | None, dialer_down: bool) -> SectionBlock:
+def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bool) -> SectionBlock:
     head = f"*{clip(c.campaign_name, 150) or 'Unnamed campaign'}* `{clip(c.type, 30)}` · " + (
         status_label(c.status)
     )
@@ -243,7 +244,7 @@ def _campaign_blocks(snap: Snapshot) -> list[Block]:
     stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
     shown = active[:MAX_CAMPAIGN_ROWS]
-    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), down) for c in shown)
+    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), dialer_down=down) for c in shown)
     if len(shown) < len(active):
         blocks.append(
             _context(
