@@ -20,20 +20,17 @@ from bot.runtime import Runtime
 from bot.slack_files import WebApiFiles
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
+from commands.approvals.cards import asked, card, outcome_note
 from commands.approvals.workflow import (
-    asked,
     cancel,
-    card,
     decide,
     expire_due,
     late_message,
-    mention,
     needs_second_person,
-    outcome_note,
     run_approved,
 )
 from commands.kernel.reply import Reply, notice
-from commands.kernel.text import truncate
+from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Role
 from storage.errors import ApprovalStateError
 

@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.approval_flow import ApprovalFlow
 from bot.listeners.payload import where
 from bot.runtime import Runtime
+from commands.approvals.cards import deny_modal, hash_from_block
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     CANCEL_ACTION,
@@ -28,15 +29,12 @@ from commands.approvals.workflow import (
     REASON_BLOCK,
     cancel,
     decide,
-    deny_modal,
-    hash_from_block,
     late_message,
-    mention,
     needs_second_person,
 )
 from commands.kernel.forms import meta, read_state
 from commands.kernel.reply import Reply, notice
-from commands.kernel.text import truncate
+from commands.kernel.text import mention, truncate
 from storage import ApprovalState, Outcome, Role
 from storage.policy import may_decide
 

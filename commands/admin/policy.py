@@ -24,13 +24,12 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.approvals import actions
-from commands.approvals.workflow import mention
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
 from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import code, escape, truncate
+from commands.kernel.text import code, escape, mention, truncate
 from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
 from storage.errors import InvalidValueError
 

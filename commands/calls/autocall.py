@@ -34,7 +34,8 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.cards import propose
+from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of

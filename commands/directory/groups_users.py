@@ -46,7 +46,8 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.cards import propose
+from commands.approvals.workflow import Proposal
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, FormValues, Meta, register_form, text

@@ -8,12 +8,14 @@ instead of pinging a channel.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from callcenter.timefmt import parse_time
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
 def escape(value: object) -> str:
@@ -128,3 +130,11 @@ def clip(value: object, limit: int) -> str:
     """One outside value cut to ``limit`` characters, then escaped (cutting after escaping
     could split ``&lt;``), so one long name cannot push a row's other facts past a limit."""
     return escape(truncate(str(value), limit))
+
+
+def mention(user_id: str | None) -> str:
+    """A Slack user id as a mention (``<@U123>``); anything else (a name kept from an
+    earlier version) as escaped text, and nobody as "someone"."""
+    if not user_id:
+        return "someone"
+    return f"<@{user_id}>" if _USER_ID.match(user_id) else escape(user_id)

@@ -41,7 +41,8 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal, propose
+from commands.approvals.cards import propose
+from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext

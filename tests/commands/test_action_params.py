@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from commands.approvals import actions
-from commands.approvals.workflow import Proposal, card
+from commands.approvals.cards import card
+from commands.approvals.workflow import Proposal
 from commands.calls.transfer import TransferParams
 from commands.campaigns.control import ControlParams
 from storage import ActionKind, Storage, params_hash

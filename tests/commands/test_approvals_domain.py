@@ -13,16 +13,14 @@ from callcenter.models import Template
 from commands.admin.policy import parse_kind
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
+from commands.approvals.cards import card, deny_modal, propose
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
     Proposal,
     RequestRefused,
-    card,
     decide,
-    deny_modal,
     open_request,
-    propose,
     run_approved,
 )
 from commands.calls.autocall import fields_of, hint_for, missing_values
