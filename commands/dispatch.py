@@ -21,7 +21,7 @@ from commands.campaigns import cards as campaigns
 from commands.campaigns import control
 from commands.digests import alerts
 from commands.digests import manage as digests
-from commands.directory import groups_users
+from commands.directory import groups, users
 from commands.directory import listings as directory
 from commands.kernel import help
 from commands.kernel.catalog import CommandSpec, match, role_allows
@@ -61,7 +61,8 @@ FAMILIES = (
     autocall,
     lead_insert,
     leads_upload,
-    groups_users,
+    groups,
+    users,
     admin,
 )
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler)."""

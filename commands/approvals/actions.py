@@ -32,7 +32,8 @@ ACTION_MODULES = (
     "commands.calls.autocall",
     "commands.leads.insert",
     "commands.leads.upload",
-    "commands.directory.groups_users",
+    "commands.directory.groups",
+    "commands.directory.users",
     "commands.notifications.notify",
 )
 """Modules whose import registers their kinds (another family may append its own)."""
