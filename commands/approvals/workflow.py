@@ -108,33 +108,26 @@ def open_request(
     """Record the request (audited) and return it with the mode the policy gives it."""
     kind = ActionKind(proposal.kind)
     params = proposal.to_json()
-    if role is Role.VIEWER:
-        storage.audit.append(
-            team_id,
-            user_id,
-            kind.value,
-            params,
-            outcome=Outcome.REFUSED,
-            detail="viewer",
-        )
-        raise RequestRefused(
-            "Viewers can look but not act. An admin can make you an operator with "
-            "/callops role @you operator."
-        )
     policy = storage.policies.get(team_id, kind)
-    if not role.at_least(policy.min_role):
-        storage.audit.append(
-            team_id,
-            user_id,
-            kind.value,
-            params,
-            outcome=Outcome.REFUSED,
-            detail=f"needs {policy.min_role.value}",
+    refusal: tuple[str, str] | None = None
+    if role is Role.VIEWER:
+        refusal = (
+            "viewer",
+            "Viewers can look but not act. An admin can make you an operator with "
+            "/callops role @you operator.",
         )
-        raise RequestRefused(
+    elif not role.at_least(policy.min_role):
+        refusal = (
+            f"needs {policy.min_role.value}",
             f"This workspace lets only {policy.min_role.value}s ask for "
-            f"{actions.spec_for(kind).title.lower()}."
+            f"{actions.spec_for(kind).title.lower()}.",
         )
+    if refusal is not None:
+        detail, message = refusal
+        storage.audit.append(
+            team_id, user_id, kind.value, params, outcome=Outcome.REFUSED, detail=detail
+        )
+        raise RequestRefused(message)
     approval = storage.approvals.create(
         team_id, kind, params, user_id, policy=policy, channel=channel_id
     )

@@ -23,14 +23,14 @@ from commands.approvals.actions import (
 )
 from commands.approvals.cards import propose
 from commands.approvals.workflow import Proposal
-from commands.campaigns.cards import ambiguous_reply, status_label
+from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
-from commands.kernel.text import escape, number, truncate
+from commands.kernel.text import escape, number, plural, status_label, truncate
 from storage import ActionKind
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -80,7 +80,7 @@ def describe_control(params: ControlParams) -> str:
     was = status_label(params.was)
     text = f"{verb} campaign {_name(params.campaign_name)} (now {was}). {CONSEQUENCE[status]}"
     if status == "start" and params.concurrent_call:
-        text += f"\nUp to {number(params.concurrent_call)} calls at a time."
+        text += f"\nUp to {plural(params.concurrent_call, 'call')} at a time."
     text += f"\n`{escape(params.campaign_uuid)}`"
     return text
 

@@ -49,7 +49,16 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, number, truncate
+from commands.kernel.text import (
+    campaign_label,
+    clip,
+    code,
+    day_time,
+    escape,
+    number,
+    plural,
+    truncate,
+)
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
 from storage import Alert, Storage
 from storage import Outcome as Audit
@@ -235,14 +244,14 @@ def fired_message(
 ) -> Reply:
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
-    name = clip(stats.campaign_name or "Unnamed campaign", 100)
+    name = campaign_label(stats.campaign_name, 100)
     headline = (
         f":rotating_light: *{escape(metric.label.capitalize())} is {_fmt(round(value, 2))}{unit}* "
         f"on *{name}* (alert: {escape(describe(alert))}, last "
         f"{escape(recent_words(alert.window_minutes * 60))})"
     )
     facts = (
-        f":phone: {number(stats.total_calls)} calls · connected "
+        f":phone: {plural(stats.total_calls, 'call')} · connected "
         f"{stats.customer_connection_rate:.1f}% · dropped {stats.dropped_call_rate:.1f}% · "
         f":busts_in_silhouette: {number(stats.agents_ready)} ready / "
         f"{number(stats.agents_in_call)} in call · :clipboard: "
@@ -377,7 +386,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
     fired = storage.alerts.fired(alert.team_id, alert.id)
     state = f":rotating_light: firing on {len(fired)}" if fired else ":white_check_mark: armed"
     if alert.snoozed_until and alert.snoozed_until > now:
-        until = datetime.fromtimestamp(alert.snoozed_until, tz).strftime("%a %d %b %H:%M")
+        until = day_time(alert.snoozed_until, tz)
         state = f":zzz: snoozed until {until}"
     text = (
         f"{code(alert.id)} {state} · *{escape(describe(alert))}* on {scope} "
@@ -402,7 +411,7 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks.append(
         ContextBlock(elements=[MarkdownTextObject(text="`alert remove <id>` deletes one")])
     )
-    return Reply(text=f"{len(alerts)} alerts", blocks=blocks)
+    return Reply(text=plural(len(alerts), "alert"), blocks=blocks)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:

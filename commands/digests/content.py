@@ -27,21 +27,24 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter
 from callcenter.models import AgentTime, AutodialerStats, StatsRow
-from commands.campaigns.cards import OPEN_ACTION, status_label
+from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod, span_label
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import recent_words
 from commands.kernel.periods import Period, to_service
 from commands.kernel.reply import Reply
 from commands.kernel.text import (
+    campaign_label,
     clip,
     duration,
     escape,
     full_name,
     number,
     percent,
+    plural,
     ratio_percent,
     signed_change,
+    status_label,
     truncate,
 )
 from commands.reports.chart import Bar, render_bar_chart
@@ -211,7 +214,7 @@ async def build_digest(cc: CallCenter, request: DigestRequest) -> DigestContent:
     if footer:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(footer))]))
     text = (
-        f"{request.title}: {number(totals.calls)} calls, {number(totals.answered)} answered "
+        f"{request.title}: {plural(totals.calls, 'call')}, {number(totals.answered)} answered "
         f"({ratio_percent(totals.answered, totals.calls)})"
     )
     content = DigestContent(
@@ -255,7 +258,7 @@ def _totals_blocks(t: Totals, p: Totals) -> list[Block]:
     if t.calls == 0 and p.calls == 0:
         return [SectionBlock(text=MarkdownTextObject(text=":zzz: No calls in this period."))]
     headline = (
-        f"*{number(t.calls)} calls* {_change(t.calls, p.calls)} · :white_check_mark: "
+        f"*{plural(t.calls, 'call')}* {_change(t.calls, p.calls)} · :white_check_mark: "
         f"*{number(t.answered)} answered ({ratio_percent(t.answered, t.calls)})* "
         f"{_change(t.answered, p.answered)}"
     )
@@ -274,17 +277,13 @@ def _totals_blocks(t: Totals, p: Totals) -> list[Block]:
 def _campaign_line(s: AutodialerStats) -> str:
     flag = ":warning: " if s.dropped_call_rate > DROPPED_RATE_WARNING else ""
     return (
-        f"*{clip(s.campaign_name, 100) or 'Unnamed campaign'}* {status_label(s.status)}\n"
-        f":clipboard: {number(s.total_leads)} leads ({number(s.leads_in_progress)} in progress)"
-        f" · :phone: {_plural(s.total_calls, 'call')} · connected "
+        f"*{campaign_label(s.campaign_name, 100)}* {status_label(s.status)}\n"
+        f":clipboard: {plural(s.total_leads, 'lead')} ({number(s.leads_in_progress)} in progress)"
+        f" · :phone: {plural(s.total_calls, 'call')} · connected "
         f"*{percent(s.customer_connection_rate)}* · {flag}dropped "
         f"*{percent(s.dropped_call_rate)}* · :busts_in_silhouette: {number(s.agents_ready)} ready"
-        f" / {number(s.agents_in_call)} in call / {number(s.total_agents)} agents"
+        f" / {number(s.agents_in_call)} in call / {plural(s.total_agents, 'agent')}"
     )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{number(count)} {word}{'' if count == 1 else 's'}"
 
 
 def autodialer_minutes(period: DigestPeriod) -> int:

@@ -45,7 +45,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, day_time, escape, plural, truncate
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 
@@ -175,8 +175,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
-    extra = f" for {len(uuids)} campaign{'s' if len(uuids) != 1 else ''}" if uuids else ""
+    when = day_time(upcoming) if upcoming else "never"
+    extra = f" for {plural(len(uuids), 'campaign')}" if uuids else ""
     shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
     return notice(
         f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
@@ -200,8 +200,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
     )
     text = (
         f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
-        f"{campaigns} · {escape(sections)}"
-        + (f" · next {upcoming.strftime('%a %d %b %H:%M')}" if upcoming else "")
+        f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
@@ -230,7 +229,7 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
             ]
         )
     )
-    return Reply(text=f"{len(digests)} digests", blocks=blocks)
+    return Reply(text=plural(len(digests), "digest"), blocks=blocks)
 
 
 def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
@@ -249,7 +248,7 @@ def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcom
             emoji=":double_vertical_bar:",
         )
     upcoming = next_fire(trigger_for(digest.schedule, digest.timezone), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
+    when = day_time(upcoming) if upcoming else "never"
     return notice(
         f"Digest {code(digest.id)} resumed; next post {escape(when)} ({escape(digest.timezone)}).",
         emoji=":arrow_forward:",

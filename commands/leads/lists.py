@@ -29,6 +29,7 @@ from commands.kernel.text import (
     full_name,
     local_time,
     number,
+    plural,
     ratio_percent,
     truncate,
 )
@@ -86,7 +87,7 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         )
     )
     return Reply(
-        text=f"List {clip(name, 150)}: {number(lead_list.total_leads)} leads", blocks=blocks
+        text=f"List {clip(name, 150)}: {plural(lead_list.total_leads, 'lead')}", blocks=blocks
     )
 
 

@@ -46,7 +46,7 @@ from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, parse_direction, split_options
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
     AmbiguousCampaign,
@@ -54,7 +54,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, escape, number, truncate
 from storage import ActionKind, NotificationRoute, Storage
 
 CALLBACK_PREFIX = "/callbacks/"
@@ -68,13 +68,6 @@ USAGE = {
     "attach": "notify attach <campaign>",
     "detach": "notify detach <campaign>",
     "rotate": "notify rotate",
-}
-DIRECTIONS = {
-    "inbound": "inbound",
-    "in": "inbound",
-    "outbound": "outbound",
-    "out": "outbound",
-    "local": "local",
 }
 _STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
 _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
@@ -207,7 +200,7 @@ def _statuses(raw: str) -> list[str]:
 def _directions(raw: str) -> list[str]:
     found = []
     for value in _split_values(raw, "direction"):
-        direction = DIRECTIONS.get(value.lower())
+        direction = parse_direction(value)
         if direction is None:
             raise UsageError(
                 f"'{value}' is not a direction; use inbound, outbound or local.", USAGE["add"]
@@ -360,8 +353,8 @@ async def rotate(ctx: CommandContext) -> Reply:
     if stale:
         names = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in stale[:20])
         text += (
-            f"\n:warning: {len(stale)} campaign(s) still point at the old URL: {names}. "
-            "Attach them again with `/callops notify attach <campaign>`."
+            f"\n:warning: Campaigns that still point at the old URL ({number(len(stale))}): "
+            f"{names}. Attach them again with `/callops notify attach <campaign>`."
         )
     return notice(text, emoji=":arrows_counterclockwise:")
 

@@ -33,7 +33,7 @@ from commands.calls.live import direction_label
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, parse_direction, split_options
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import PeriodError, format_moment, parse_moment, to_service
 from commands.kernel.reply import Reply
@@ -58,13 +58,6 @@ from commands.kernel.text import (
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
 FILTER_KEYS = ("phone", "ext", "status", "direction", "campaign", "from", "to")
-DIRECTIONS = {
-    "inbound": "inbound",
-    "in": "inbound",
-    "outbound": "outbound",
-    "out": "outbound",
-    "local": "local",
-}
 
 _PHONE = re.compile(r"^\+?[0-9]{2,20}$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
@@ -187,7 +180,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
             raise _bad("status", "takes a call status such as status=answered or status=busy.")
         query.status = options["status"]
     if "direction" in options:
-        direction = DIRECTIONS.get(options["direction"].lower())
+        direction = parse_direction(options["direction"])
         if direction is None:
             raise _bad("direction", "is inbound, outbound or local.")
         query.direction = direction

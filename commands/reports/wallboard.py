@@ -32,20 +32,23 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter, errors
 from callcenter.models import ActiveCall, ActiveCallList, AutodialerStats, Campaign, StatsRow
 from commands.calls.live import direction_label, state_label
-from commands.campaigns.cards import MODE_LABEL, status_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.periods import Period, parse_period
 from commands.kernel.text import (
+    campaign_label,
     clip,
     duration,
     escape,
     local_time,
+    mode_label,
     number,
     parse_service_time,
     percent,
+    plural,
     ratio_percent,
+    status_label,
     truncate,
 )
 from commands.reports.stats import DROPPED_RATE_WARNING
@@ -206,9 +209,7 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
 
 
 def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bool) -> SectionBlock:
-    head = f"*{clip(c.campaign_name, 150) or 'Unnamed campaign'}* `{clip(c.type, 30)}` · " + (
-        status_label(c.status)
-    )
+    head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
     if stats is not None and stats.total_calls == 0:
         detail = f"no calls in the last hour · {number(stats.leads_in_progress)} dialing now"
     elif stats is not None:
@@ -216,13 +217,13 @@ def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bo
         detail = (
             f"connected *{percent(stats.customer_connection_rate)}* · "
             f"{flag}dropped *{percent(stats.dropped_call_rate)}* · "
-            f"{number(stats.total_calls)} calls in the last hour · "
+            f"{plural(stats.total_calls, 'call')} in the last hour · "
             f"{number(stats.leads_in_progress)} dialing now"
         )
     elif c.type == "autodialer":
         detail = "rates unavailable" if dialer_down else "no dialer figures yet"
     else:
-        mode = MODE_LABEL.get(c.mode_call, clip(c.mode_call, 30))
+        mode = mode_label(c.mode_call)
         detail = f"{mode} · {number(c.concurrent_call)} concurrent"
     return _section(f"{head}\n{detail}")
 
