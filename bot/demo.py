@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.runtime import Runtime
-from bot.server import EVENTS_PATH, open_runtime, serving
+from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
 from callcenter import CallCenter
 from commands.kernel.catalog import COMMANDS
@@ -138,7 +138,7 @@ async def running_demo(
         slack = SlackStandIn(port=port, completions=completions())
         await slack.start()
         try:
-            rt = open_runtime(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
+            rt = Runtime.open(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
             try:
                 prepare_workspace(rt, slack, pbx)
                 async with serving(rt, port=0) as app_url:

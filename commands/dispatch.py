@@ -15,28 +15,32 @@ from callcenter import errors
 from commands.admin import connection
 from commands.admin import policy as admin
 from commands.admin.connection import not_connected
+from commands.approvals import interactions as approval_interactions
 from commands.calls import autocall, transfer
 from commands.calls import live as calls
 from commands.campaigns import cards as campaigns
 from commands.campaigns import control
 from commands.digests import alerts
+from commands.digests import content as digest_content
 from commands.digests import manage as digests
 from commands.directory import groups, users
 from commands.directory import listings as directory
-from commands.kernel import help
-from commands.kernel.catalog import CommandSpec, match, role_allows
+from commands.kernel import help, paging
+from commands.kernel.catalog import match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
 from commands.kernel.resolve import CampaignNotFound
-from commands.kernel.text import escape
+from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
 from commands.leads import upload as leads_upload
 from commands.notifications import notify
-from commands.reports import cdr
+from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
+from storage import Outcome as AuditOutcome
 from storage import Role
 
 log = logging.getLogger(__name__)
@@ -65,18 +69,43 @@ FAMILIES = (
     users,
     admin,
 )
-"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler)."""
+"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
+``INTERACTIONS`` (its buttons and forms)."""
 
 HANDLERS: dict[str, Handler] = {
     name: handler for family in FAMILIES for name, handler in family.HANDLERS.items()
 }
 """Commands that work today; the rest of the catalog answers that it is coming."""
 
+INTERACTIVE = (paging, approval_interactions, digest_content, wallboard)
+"""Modules with buttons or forms but no typed command of their own."""
+
+INTERACTIONS: Interactions = (
+    sum(
+        (getattr(family, "INTERACTIONS", Interactions()) for family in (*FAMILIES, *INTERACTIVE)),
+        Interactions(),
+    )
+    + approval_interactions.form_interactions()
+)
+"""Every button and form the app answers, gathered from the families that own them."""
+
+_CLICKS = [(route.pattern(), route) for route in INTERACTIONS.clicks]
+_SUBMISSIONS = {route.callback_id: route for route in INTERACTIONS.submissions}
+
+
+def click_route(action_id: str) -> OnClick | None:
+    return next((route for pattern, route in _CLICKS if pattern.match(action_id)), None)
+
+
+def submission_route(callback_id: str) -> OnSubmit | None:
+    return _SUBMISSIONS.get(callback_id)
+
+
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
 
 
 async def dispatch(ctx: CommandContext, text: str) -> Outcome:
-    """Run one command and always come back with something to show the user."""
+    """Run one typed command and always come back with something to show the user."""
     try:
         tokens = tokenize(text)
     except UsageError as exc:
@@ -88,7 +117,7 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return unknown_command(tokens[0], ctx.role)
     spec, args = found
     if not role_allows(ctx.role, spec.role):
-        return refused(spec, ctx.role)
+        return refused(f"'/callops {spec.name}'", spec.role, ctx.role)
     handler = HANDLERS.get(spec.name)
     if handler is None:
         return notice(
@@ -97,10 +126,66 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
+    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage)
+
+
+async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
+    """Run the handler that owns a clicked button, after the same role check as a typed
+    command; a ``Rerun`` is answered as the typed command it stands for."""
+    route = click_route(click.action_id)
+    if route is None:
+        return error("This button is no longer in use; run the command again.")
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
+        return refused("This button", route.role, ctx.role)
+    outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
+    if isinstance(outcome, Rerun):
+        again = await dispatch(ctx.at(outcome.offset), outcome.command)
+        if isinstance(again, Reply) and outcome.replace_original:
+            again.replace_original = True
+        return again
+    return outcome
+
+
+async def validate_submission(ctx: CommandContext, submission: Submission) -> FieldErrors | None:
+    """The fast first answer to a submitted form: messages on its fields, or None to
+    accept it.  A person without the form's role is refused here, on its first field."""
+    route = submission_route(submission.callback_id)
+    if route is None:
+        return FieldErrors({"": "This form is no longer in use."})
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
+        first = next(iter(submission.values), "")
+        message = refused("This form", route.role, ctx.role).text.removeprefix(":warning: ")
+        return FieldErrors({first: truncate(message, 150)})
+    if route.validate is None:
+        return None
     try:
-        return await handler(ctx, args)
+        problems = await route.validate(ctx, submission)
+    except Exception:
+        ref = secrets.token_hex(4)
+        log.exception("form %r failed its check (ref %s)", route.callback_id, ref)
+        first = next(iter(submission.values), "")
+        return FieldErrors({first: f"Something went wrong on our side (ref {ref})."})
+    return FieldErrors({k: truncate(v, 150) for k, v in problems.items()}) if problems else None
+
+
+async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Outcome:
+    """Run an accepted form's handler (after ``validate_submission`` let it through)."""
+    route = submission_route(submission.callback_id)
+    if route is None or not role_allows(ctx.role, route.role):
+        return error("This form can no longer be submitted.")
+    return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
+
+
+async def _guarded(
+    name: str, work: Awaitable[Outcome], ctx: CommandContext, *, usage: str | None = None
+) -> Outcome:
+    """Every expected failure of a handler, typed or clicked, in the same words."""
+    try:
+        return await work
     except UsageError as exc:
-        return error(exc.message, exc.usage or spec.usage)
+        return error(exc.message, exc.usage or usage)
     except NotConnectedError:
         return not_connected(ctx)
     except CampaignNotFound as exc:
@@ -112,8 +197,20 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return service_failure(exc)
     except Exception:
         ref = secrets.token_hex(4)
-        log.exception("command %r failed (ref %s)", spec.name, ref)
+        log.exception("%r failed (ref %s)", name, ref)
         return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+
+
+def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
+    if ctx.storage is not None:
+        ctx.storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            what,
+            {},
+            outcome=AuditOutcome.REFUSED,
+            detail=f"needs {needed}, is {ctx.role}",
+        )
 
 
 def unknown_command(word: str, role: Role) -> Reply:
@@ -122,11 +219,10 @@ def unknown_command(word: str, role: Role) -> Reply:
     return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
 
 
-def refused(spec: CommandSpec, role: Role) -> Reply:
+def refused(what: str, needed: Role, role: Role) -> Reply:
     return error(
-        f"'/callops {spec.name}' needs the {spec.role} role; you are {_article(role)} {role}. "
-        "An admin can change that with /callops role @you "
-        f"{spec.role}."
+        f"{what} needs the {needed} role; you are {_article(role)} {role}. "
+        f"An admin can change that with /callops role @you {needed}."
     )
 
 

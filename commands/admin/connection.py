@@ -7,6 +7,7 @@ shown again: ``status`` names the domain and the user behind the token instead.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import (
@@ -22,18 +23,27 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
-from commands.kernel.reply import OpenModal, Reply, notice
+from commands.kernel.failures import describe_failure
+from commands.kernel.forms import text
+from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
-from storage import Role
+from storage import Outcome as AuditOutcome
+from storage import Role, Storage
+from storage.errors import InvalidValueError
 
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
 API_KEY_BLOCK = "api_key"
 """Each input's action_id is its block_id: Slack rejects a view whose action_ids repeat."""
 DISCONNECT_ACTION = "workspace_disconnect"
+HOME_CONNECT_ACTION = "home_connect"
+"""The Connect button of App Home's welcome (a workspace with no connection yet)."""
+VERIFY_TIMEOUT = 2.0
+"""Seconds the key check may take: Slack closes a modal's request after 3."""
 
 
 def connect_modal(current_base_url: str | None = None) -> View:
@@ -125,8 +135,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
         token = await ctx.cc.auth.verify()
     except errors.CallCenterError as exc:
         return notice(
-            f"Connected to *{base}*, but the service refuses us right now: {escape(exc.message)}",
-            emoji=":warning:",
+            f"Connected to *{base}*, but {describe_failure(exc).inline}.", emoji=":warning:"
         )
     who = escape(token.user_id or "unknown user")
     try:
@@ -152,4 +161,110 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
     )
 
 
+async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    storage = _storage(ctx)
+    removed = storage.workspaces.disconnect(ctx.team_id)
+    storage.audit.append(
+        team_id=ctx.team_id,
+        user_id=ctx.user_id,
+        action="workspace.disconnect",
+        params={},
+        outcome=AuditOutcome.OK,
+        detail=None if removed else "already disconnected",
+    )
+    text = (
+        f"<@{escape(ctx.user_id)}> disconnected this workspace from the call-center service."
+        if removed
+        else "This workspace was already disconnected."
+    )
+    reply = notice(text, emoji=":electric_plug:")
+    reply.replace_original = True
+    return reply
+
+
+async def home_connect_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    view = connect_modal(ctx.base_url)
+    view.private_metadata = json.dumps({"channel": None})
+    return OpenModal(view)
+
+
+async def verify_key(base_url: str, api_key: str) -> dict[str, str] | None:
+    """``None`` when the key works, else a message for the field it concerns."""
+    try:
+        async with CallCenter(base_url, api_key, timeout=VERIFY_TIMEOUT, max_retries=0) as cc:
+            await cc.auth.verify()
+    except errors.CallCenterError as exc:
+        # Nothing came back: the address is at fault; anything else concerns the key.
+        words = describe_failure(exc)
+        return {(BASE_URL_BLOCK if words.unreachable else API_KEY_BLOCK): words.plain(150)}
+    except ValueError as exc:
+        return {BASE_URL_BLOCK: str(exc)}
+    return None
+
+
+async def accept_connection(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
+    """The connect form is answered within Slack's 3 seconds: the key is checked with the
+    service, and saved only when it works, so a refusal lands on the field it concerns."""
+    storage = _storage(ctx)
+    base_url = text(submission.values, BASE_URL_BLOCK)
+    api_key = text(submission.values, API_KEY_BLOCK)
+    if not base_url.startswith(("http://", "https://")):
+        return {BASE_URL_BLOCK: "Give the full address, starting with https://"}
+    problems = await verify_key(base_url, api_key)
+    if problems is None:
+        try:
+            storage.workspaces.connect(ctx.team_id, base_url, api_key)
+        except InvalidValueError as exc:
+            problems = {BASE_URL_BLOCK: str(exc)}
+    if problems is not None:
+        storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            "workspace.connect",
+            {"base_url": base_url},
+            outcome=AuditOutcome.REFUSED,
+            detail="; ".join(problems.values()),
+        )
+    return problems
+
+
+async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
+    base_url = text(submission.values, BASE_URL_BLOCK)
+    _storage(ctx).audit.append(
+        ctx.team_id, ctx.user_id, "workspace.connect", {"base_url": base_url}
+    )
+    channel = submission.metadata.get("channel")
+    if channel and ctx.messenger is not None:
+        reply = notice(
+            f"Connected to *{escape(base_url)}*. Try `/callops status`.",
+            emoji=":white_check_mark:",
+        )
+        await ctx.messenger.tell(ctx.user_id, str(channel), reply)
+    return PublishHome()
+
+
+def _storage(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise RuntimeError("connecting needs the app's database")
+    return ctx.storage
+
+
 HANDLERS = {"connect": connect, "disconnect": disconnect, "status": status}
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(
+            DISCONNECT_ACTION, disconnect_clicked, role=Role.ADMIN, audit_as="workspace.disconnect"
+        ),
+        OnClick(HOME_CONNECT_ACTION, home_connect_clicked, role=Role.ADMIN),
+    ),
+    submissions=(
+        OnSubmit(
+            CONNECT_CALLBACK,
+            connected,
+            role=Role.ADMIN,
+            validate=accept_connection,
+            audit_as="workspace.connect",
+        ),
+    ),
+)

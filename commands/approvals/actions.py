@@ -18,11 +18,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
-
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from typing import Any, Generic, TypeVar
 
 from callcenter import CallCenter
+from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
 from storage import ActionKind
 
@@ -67,33 +66,6 @@ class ExecutionEnv:
 
     cc: CallCenter
     files: SlackFiles | None = None
-
-
-class ActionParams(BaseModel):
-    """The parameters of one kind of action, as a typed model next to its executor.
-
-    Storage keeps them as plain JSON (``to_json``), hashed as they are, and the registry
-    reads them back with ``ActionSpec.read``.  Unknown keys are ignored on reading, so an
-    approval stored by an earlier version still renders and runs.  A field listed in
-    ``OMIT_WHEN_NONE`` is left out of the JSON when it is ``None``, exactly as the kinds
-    stored their optional parameters before they were typed: the same parameters give
-    the same JSON, hence the same hash, and approvals already asked for stay valid."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for name in self.OMIT_WHEN_NONE:
-            if data.get(name) is None:
-                data.pop(name, None)
-        return data
-
-    def to_json(self) -> dict[str, Any]:
-        """The plain JSON stored with the approval."""
-        return self.model_dump(mode="json")
 
 
 P = TypeVar("P", bound=ActionParams)

@@ -37,7 +37,6 @@ from commands.approvals.workflow import (
     DENY_ACTION,
     DENY_CALLBACK,
     REASON_BLOCK,
-    Proposal,
     RequestRefused,
     decide,
     needs_second_person,
@@ -45,6 +44,7 @@ from commands.approvals.workflow import (
     run_approved,
 )
 from commands.kernel.context import CommandContext
+from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate
 from storage import ADMINS, Approval, ApprovalState, Mode

@@ -26,8 +26,9 @@ from typing import Any
 
 from callcenter import errors
 from commands.approvals import actions
-from commands.approvals.actions import ActionParams, ActionRefused, ActionResult, ExecutionEnv
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.failures import describe_failure
+from commands.kernel.proposal import Proposal
 from commands.kernel.text import escape, mention, truncate
 from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
 from storage.errors import (
@@ -46,25 +47,6 @@ APPROVE_ACTION = "approval_approve"
 DENY_ACTION = "approval_deny"
 DENY_CALLBACK = "approval_deny_reason"
 REASON_BLOCK = "reason"
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """An action a command wants to run: its kind and the exact parameters (the model
-    the kind registered)."""
-
-    kind: ActionKind
-    params: ActionParams
-
-    def to_json(self) -> dict[str, Any]:
-        """The parameters as stored, audited and hashed; refuses a model of another kind,
-        which would otherwise be stored and fail only when someone approves it."""
-        expected = actions.spec_for(self.kind).params
-        if not issubclass(type(self.params), expected):
-            raise TypeError(
-                f"{self.kind.value} takes {expected.__name__}, not {type(self.params).__name__}"
-            )
-        return self.params.to_json()
 
 
 class RequestRefused(Exception):
@@ -107,7 +89,13 @@ def open_request(
 ) -> tuple[Approval, Mode]:
     """Record the request (audited) and return it with the mode the policy gives it."""
     kind = ActionKind(proposal.kind)
-    params = proposal.to_json()
+    expected = actions.spec_for(kind).params
+    if not issubclass(type(proposal.params), expected):
+        # A model of another kind would be stored, then fail only when someone approves.
+        raise TypeError(
+            f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
+        )
+    params = proposal.params.to_json()
     policy = storage.policies.get(team_id, kind)
     refusal: tuple[str, str] | None = None
     if role is Role.VIEWER:

@@ -27,7 +27,6 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Template
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -35,14 +34,15 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import clip, code, truncate

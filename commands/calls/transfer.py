@@ -26,7 +26,6 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from callcenter.models import ActiveCall
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -34,15 +33,16 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form as ModalForm
-from commands.kernel.forms import FormValues, Meta, register_form, text
+from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
-from commands.kernel.reply import Reply, notice
+from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import OpenModal, Outcome, Reply, notice
 from commands.kernel.text import clip, code, escape, truncate
-from storage import ActionKind
+from storage import ActionKind, Role
 
 TRANSFER_BUTTON = "call_transfer"
 """Each live call's button is ``call_transfer_<row>``; its value names the call."""
@@ -272,3 +272,14 @@ register(
 register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form))
 
 HANDLERS = {"transfer": transfer}
+
+
+async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """A live call's Transfer button opens its form at once: the trigger id lives 3
+    seconds, so nothing is asked of the service first."""
+    return OpenModal(transfer_modal(read_button_value(click.value), ctx.channel_id))
+
+
+INTERACTIONS = Interactions(
+    clicks=(OnClick(TRANSFER_BUTTON, transfer_clicked, role=Role.OPERATOR, numbered=True),)
+)

@@ -18,8 +18,9 @@ from slack_sdk.models.blocks import (
 from callcenter.models import AutodialerStats, Campaign, Schedule
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.paging import pager, showing
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Outcome, Reply, Rerun
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import (
     escape,
@@ -30,11 +31,13 @@ from commands.kernel.text import (
     status_label,
     truncate,
 )
+from storage import Role
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
 OPEN_ACTION = "campaign_open"
 CHOOSE_ACTION = "campaign_choose"
+REFRESH_ACTION = "campaign_refresh"
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 NANOS_PER_MINUTE = 60 * 1_000_000_000
@@ -229,7 +232,7 @@ def control_buttons(c: Campaign) -> ActionsBlock:
         )
         for status, label, style in switches
     ]
-    refresh = ButtonElement(text="Refresh", action_id="campaign_refresh", value=c.campaign_uuid)
+    refresh = ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value=c.campaign_uuid)
     return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
 
 
@@ -285,3 +288,35 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}
+
+
+async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Open (a listing, a digest, an alert): the campaign's card, as a new message."""
+    return Rerun(f"campaign {click.value}", replace_original=False)
+
+
+async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    return Rerun(f"campaign {click.value}")
+
+
+async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
+    return Rerun(click.value)
+
+
+async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Start/Pause/Stop on a card: exactly the typed command, checked the same way."""
+    status = click.action_id.rsplit("_", 1)[1]
+    return Rerun(f"{status} {click.value}", replace_original=False)
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(OPEN_ACTION, open_clicked, numbered=True),
+        OnClick(REFRESH_ACTION, refresh_clicked),
+        OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
+        OnClick(
+            CONTROL_ACTION, control_clicked, role=Role.OPERATOR, suffixes=("start", "pause", "stop")
+        ),
+    )
+)

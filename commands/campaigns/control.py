@@ -14,7 +14,6 @@ from typing import Literal
 from callcenter import errors
 from callcenter.models import Campaign
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -22,12 +21,12 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import escape, number, plural, status_label, truncate

@@ -42,7 +42,8 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
     AmbiguousCampaign,
     CampaignNotFound,
@@ -60,7 +61,7 @@ from commands.kernel.text import (
     truncate,
 )
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
-from storage import Alert, Storage
+from storage import Alert, Role, Storage
 from storage import Outcome as Audit
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
@@ -434,3 +435,49 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 HANDLERS = {"alert add": add, "alert list": list_alerts, "alert remove": remove}
+
+
+async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Snooze on an alert: silent until then, and said in the alert's thread."""
+    storage = _store(ctx)
+    alert = storage.alerts.get(ctx.team_id, click.value)
+    if alert is None:
+        return error("That alert was removed.")
+    kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
+    until = snooze_until(kind, datetime.now(UTC), ctx.tz)
+    storage.alerts.snooze(ctx.team_id, alert.id, until.timestamp())
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "alert.snooze",
+        {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
+        outcome=Audit.OK,
+    )
+    text = (
+        f":zzz: <@{escape(ctx.user_id)}> snoozed alert {code(alert.id)} until "
+        f"{escape(until.astimezone(ctx.tz).strftime('%a %d %b %H:%M'))} ({escape(ctx.tz.key)}). "
+        "If it is still crossed then, it is told once more."
+    )
+    note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
+    note.ephemeral = False
+    channel = ctx.channel_id or alert.channel
+    if ctx.messenger is not None and await ctx.messenger.post(
+        channel, note, thread_ts=click.message_ts
+    ):
+        return Nothing()
+    note.ephemeral = True
+    return note
+
+
+def _store(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise RuntimeError("alerts need the app's database")
+    return ctx.storage
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(SNOOZE_HOUR_ACTION, snooze_clicked, role=Role.OPERATOR),
+        OnClick(SNOOZE_TOMORROW_ACTION, snooze_clicked, role=Role.OPERATOR),
+    )
+)

@@ -31,8 +31,9 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod, span_label
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import recent_words
+from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Period, to_service
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Nothing, Outcome, Reply, notice
 from commands.kernel.text import (
     campaign_label,
     clip,
@@ -428,3 +429,28 @@ async def full_report(cc: CallCenter, period: DigestPeriod) -> Reply:
         reply.blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
     reply.ephemeral = False
     return reply
+
+
+async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Full report: posted once in the digest's thread (a second click is told it is
+    there already); from an ephemeral preview, shown only to the person who asked."""
+    if ctx.storage is None:
+        raise RuntimeError("the full report needs the app's database")
+    digest_id, period = read_full_report_value(click.value, ctx.tz)
+    digest = ctx.storage.digests.get(ctx.team_id, digest_id) if digest_id else None
+    if digest is not None:  # its own clock, which may differ from the workspace's now
+        period = read_full_report_value(click.value, ZoneInfo(digest.timezone))[1]
+    channel, ts = ctx.channel_id, click.message_ts
+    in_thread = channel is not None and ts is not None and not click.ephemeral
+    if in_thread and not ctx.storage.dedup.mark_event(ctx.team_id, f"digest-full:{channel}:{ts}"):
+        return notice("The full report is already in this digest's thread.")
+    reply = await full_report(ctx.client(), period)
+    if in_thread and channel is not None and ctx.messenger is not None:
+        reply.text = f"Full report, asked for by <@{ctx.user_id}>: " + reply.text
+        if await ctx.messenger.post(channel, reply, thread_ts=ts):
+            return Nothing()
+    reply.ephemeral = True
+    return reply
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(FULL_REPORT_ACTION, full_report_clicked),))

@@ -29,7 +29,6 @@ from callcenter import errors
 from callcenter.models import Campaign, GroupCreate, GroupUpdate, User
 from callcenter.rules import check_group_name, check_name
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -37,12 +36,13 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, full_name, number, truncate

@@ -27,19 +27,19 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from callcenter.models import User, UserUpdate
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import Proposal
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, FormValues, Meta, register_form, text
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, error
 from commands.kernel.text import clip, code, full_name
 from storage import ActionKind, Role

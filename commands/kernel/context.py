@@ -6,11 +6,14 @@ database themselves, which keeps them testable against the emulator alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from slack_sdk.models.views import View
+
 from callcenter import CallCenter
+from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
 from storage import Role, Storage, Workspace
 
@@ -31,6 +34,43 @@ class SlackLookup(Protocol):
 
     async def channel(self, ref: str) -> SlackChannel | None:
         """The channel with this id (``C123``) or name (``call-center``); None if unknown."""
+        ...
+
+
+@dataclass(frozen=True)
+class Posted:
+    """Where a message went: enough to update it or thread under it later."""
+
+    channel: str
+    ts: str
+
+
+class Messenger(Protocol):
+    """The Slack messages a handler may send besides its answer (an approval card in
+    another channel, a note in a thread, the App Home tab), sent by ``bot/`` with the Web
+    API.  Failures are logged there and reported as ``None``/``False``: a message Slack
+    refuses never breaks the action that wanted to send it."""
+
+    async def post(
+        self, channel: str, reply: Reply, *, thread_ts: str | None = None
+    ) -> Posted | None:
+        """Post in a channel (or a thread); the message's address, or None if refused."""
+        ...
+
+    async def update(self, channel: str, ts: str, reply: Reply) -> bool:
+        """Rewrite a message the bot posted."""
+        ...
+
+    async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
+        """An ephemeral message in ``channel``, else (no channel, bot not in it) a DM."""
+        ...
+
+    async def open_view(self, trigger_id: str, view: View) -> bool:
+        """Open a modal; False when Slack refused (the trigger id lives 3 seconds)."""
+        ...
+
+    async def publish_home(self, user: str, view: View) -> bool:
+        """Publish the person's App Home tab."""
         ...
 
 
@@ -78,6 +118,13 @@ class CommandContext:
     digests: DigestActions | None = None
     """Posting a digest now (``digest run``) and telling this process's scheduler that the
     schedules changed; None where no Slack client is at hand."""
+    messenger: Messenger | None = None
+    """Messages besides the answer (cards, thread notes, App Home); None where no Slack
+    client is at hand."""
+
+    def at(self, offset: int) -> CommandContext:
+        """The same request, showing a listing from ``offset`` (a Next/Previous click)."""
+        return replace(self, offset=max(0, offset))
 
     def client(self) -> CallCenter:
         if self.cc is None:

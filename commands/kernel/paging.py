@@ -11,6 +11,10 @@ import json
 
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
 
+from commands.kernel.context import CommandContext
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Rerun
+
 PAGE_ACTION = "callops_page"
 
 
@@ -53,3 +57,12 @@ def pager(command: str, offset: int, page_size: int, total: int) -> list[Actions
             )
         )
     return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
+
+
+async def page_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Previous/Next: the same command again, from the offset the button carries."""
+    command, offset = read_page_value(click.value)
+    return Rerun(command, offset=offset)
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(PAGE_ACTION, page_clicked, suffixes=("prev", "next")),))

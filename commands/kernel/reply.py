@@ -46,7 +46,44 @@ class OpenModal:
     view: View
 
 
-Outcome = Reply | OpenModal
+@dataclass
+class FieldErrors:
+    """A submitted form is refused: one message per input block, shown on the fields.
+    Only a submission that has not been acknowledged yet can say this."""
+
+    errors: dict[str, str]
+
+
+@dataclass
+class PublishHome:
+    """The answer is the person's App Home tab: ``view``, or (None) the wallboard as it
+    is now."""
+
+    view: View | None = None
+
+
+@dataclass
+class Rerun:
+    """Run a typed command again on the person's behalf (a Next button, a choice among
+    campaigns): the dispatcher answers it exactly as if it had been typed."""
+
+    command: str
+    _: KW_ONLY
+    offset: int = 0
+    replace_original: bool = True
+
+
+@dataclass
+class DeleteOriginal:
+    """Remove the message that was clicked (a prompt whose request moved elsewhere)."""
+
+
+@dataclass
+class Nothing:
+    """Everything was already said where it belongs (a card updated, a thread note)."""
+
+
+Outcome = Reply | OpenModal | FieldErrors | PublishHome | Rerun | DeleteOriginal | Nothing
 
 
 def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:

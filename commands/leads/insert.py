@@ -13,7 +13,6 @@ from callcenter import errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -21,11 +20,11 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import clip, code
 from storage import ActionKind

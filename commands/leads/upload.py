@@ -22,7 +22,6 @@ from pydantic import Field
 
 from callcenter import errors
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -30,11 +29,11 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.phones import blocked_numbers
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, number, ratio_percent

@@ -34,7 +34,6 @@ from slack_sdk.models.blocks import (
 from callcenter import errors
 from callcenter.models import Campaign, Cdr
 from commands.approvals.actions import (
-    ActionParams,
     ActionRefused,
     ActionResult,
     ActionSpec,
@@ -42,11 +41,11 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.workflow import Proposal
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, parse_direction, split_options
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
     AmbiguousCampaign,

@@ -31,11 +31,14 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
 from callcenter.models import ActiveCall, ActiveCallList, AutodialerStats, Campaign, StatsRow
+from commands.admin.connection import HOME_CONNECT_ACTION
 from commands.calls.live import direction_label, state_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
+from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Period, parse_period
+from commands.kernel.reply import Outcome, PublishHome
 from commands.kernel.text import (
     campaign_label,
     clip,
@@ -55,7 +58,6 @@ from commands.reports.stats import DROPPED_RATE_WARNING
 from storage import Role
 
 REFRESH_ACTION = "home_refresh"
-CONNECT_ACTION = "home_connect"
 WINDOW_MINUTES = 60
 """The autodialer statistics window behind the connection and dropped-call rates."""
 MAX_CAMPAIGN_ROWS = 20
@@ -413,7 +415,10 @@ def not_connected_home(role: Role) -> View:
                 block_id="home_controls",
                 elements=[
                     ButtonElement(
-                        text="Connect", action_id=CONNECT_ACTION, value="connect", style="primary"
+                        text="Connect",
+                        action_id=HOME_CONNECT_ACTION,
+                        value="connect",
+                        style="primary",
                     )
                 ],
             )
@@ -427,3 +432,10 @@ def not_connected_home(role: Role) -> View:
         )
     blocks.append(_context("Type `/callops help` in any channel to see every command."))
     return View(type="home", callback_id="callops_home", blocks=blocks)
+
+
+async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    return PublishHome(await wallboard(ctx))
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(REFRESH_ACTION, refresh_clicked),))

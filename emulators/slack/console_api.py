@@ -40,7 +40,14 @@ from emulators.slack.driver import Delivery, SlackDriver
 from emulators.slack.model import JSON, User
 
 STATIC_DIR = Path(__file__).with_name("console")
-STATIC_FILES = ("index.html", "console.css", "console.js", "blocks.js", "mrkdwn.js")
+STATIC_FILES = (
+    "index.html",
+    "console.css",
+    "console.js",
+    "blocks.js",
+    "mrkdwn.js",
+    "emoji.json",  # the shortcode table, written by scripts/emoji_table.py
+)
 LIVE_KINDS = frozenset(
     {
         "message.posted",

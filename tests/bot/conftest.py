@@ -10,7 +10,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
@@ -40,7 +40,7 @@ async def app(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> AsyncIterator[Runtime]:
     """The app serving ``/slack/events``, its workspace connected to the emulator's first domain."""
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     async with serving(rt, port=0) as url:
         slack.connect_app(url + "/slack/events")

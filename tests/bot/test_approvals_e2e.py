@@ -8,8 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.app import create_app
-from bot.approval_sweeper import approval_sweeper
+from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
@@ -269,11 +268,15 @@ async def test_the_background_sweep_updates_overdue_cards_by_itself(
     use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     clock.advance(31 * 60)
-    async with approval_sweeper(rt, create_app(rt), every=0.05):
+    sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt), every=0.05)
+    sweeper.start()
+    try:
         expired = await card_now(slack, APPROVALS, card["ts"], settled)
         thread = await slack.wait_for(
             lambda: replies if len(replies := slack.thread(APPROVALS, card["ts"])) > 1 else None
         )
+    finally:
+        await sweeper.stop()
     assert expired["text"].endswith(": expired")
     assert "<@U0002> your request (start campaign) expired" in shown(thread[-1])
     assert puts(pbx, path_of(target)) == []

@@ -10,10 +10,11 @@ import pytest
 
 from commands.approvals import actions
 from commands.approvals.cards import card
-from commands.approvals.workflow import Proposal
+from commands.approvals.workflow import open_request
 from commands.calls.transfer import TransferParams
 from commands.campaigns.control import ControlParams
-from storage import ActionKind, Storage, params_hash
+from commands.kernel.proposal import Proposal
+from storage import ActionKind, Role, Storage, params_hash
 from tests.commands.helpers import visible
 
 STORED: list[tuple[ActionKind, dict[str, Any]]] = [
@@ -147,16 +148,22 @@ def test_stored_parameters_read_back_to_the_same_json_and_hash(
     model = spec.read(stored)
     assert isinstance(model, spec.params)
     assert model.to_json() == stored
-    assert params_hash(Proposal(kind, model).to_json()) == params_hash(stored)
+    assert params_hash(model.to_json()) == params_hash(stored)
     assert actions.describe(kind, stored)
 
 
 def test_a_new_request_stores_what_an_earlier_version_stored(storage: Storage) -> None:
     typed = ControlParams(campaign_uuid="c-1", campaign_name="Spring", status="pause", was="start")
     earlier = {"campaign_uuid": "c-1", "campaign_name": "Spring", "status": "pause", "was": "start"}
-    approval = storage.approvals.create(
-        "T1", ActionKind.CAMPAIGN_PAUSE, Proposal(ActionKind.CAMPAIGN_PAUSE, typed).to_json(), "U1"
+    approval, _ = open_request(
+        storage,
+        team_id="T1",
+        user_id="U1",
+        role=Role.OPERATOR,
+        channel_id="C1",
+        proposal=Proposal(ActionKind.CAMPAIGN_PAUSE, typed),
     )
+    assert approval.params == earlier
     assert approval.params_hash == params_hash(earlier)
 
 
@@ -167,10 +174,20 @@ def test_keys_an_earlier_version_stored_do_not_stop_the_card(storage: Storage) -
     assert "Start campaign" in text and "Spring &lt;sale&gt;" in text
 
 
-def test_parameters_of_another_kind_are_refused_before_anything_is_stored() -> None:
+def test_parameters_of_another_kind_are_refused_before_anything_is_stored(
+    storage: Storage,
+) -> None:
     transfer = TransferParams(call_id="k", ext="1002")
     with pytest.raises(TypeError, match=r"campaign\.start takes ControlParams"):
-        Proposal(ActionKind.CAMPAIGN_START, transfer).to_json()
+        open_request(
+            storage,
+            team_id="T1",
+            user_id="U1",
+            role=Role.OPERATOR,
+            channel_id="C1",
+            proposal=Proposal(ActionKind.CAMPAIGN_START, transfer),
+        )
+    assert storage.approvals.list("T1") == []
 
 
 def test_a_password_never_shows_in_a_repr() -> None:

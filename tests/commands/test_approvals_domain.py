@@ -17,7 +17,6 @@ from commands.approvals.cards import card, deny_modal, propose
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
-    Proposal,
     RequestRefused,
     decide,
     open_request,
@@ -29,6 +28,7 @@ from commands.campaigns.control import ControlParams
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
+from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError

@@ -12,11 +12,11 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter
 from callcenter.models import ActiveCall, ActiveCallList, Campaign, StatsRow
+from commands.admin.connection import HOME_CONNECT_ACTION as CONNECT_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.periods import parse_period
 from commands.kernel.text import duration, escape, number, percent, ratio_percent
 from commands.reports.wallboard import (
-    CONNECT_ACTION,
     MAX_CALL_ROWS,
     MAX_CAMPAIGN_ROWS,
     REFRESH_ACTION,

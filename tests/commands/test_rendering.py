@@ -90,11 +90,14 @@ def test_live_calls_escape_and_page() -> None:
         )
         for i in range(40)
     ]
-    reply = calls_reply(calls, _ctx(), now=now)
+    # A user whose extension is the calls' source is their agent; their name is escaped.
+    agent = User(user_uuid="u-1", username="x", first_name=PING, extension=PING)
+    reply = calls_reply(calls, _ctx(), users=[agent], now=now)
     _assert_no_ping(reply)
     text = visible(reply)
     assert "Live calls: 40" in text and "Showing 1–15 of 40 live calls." in text
     assert "3m 44s" in text  # the oldest call first: 185 + 39 seconds
+    assert text.count("agent *&lt;!channel&gt;") == 15
 
 
 def test_lead_list_card_escapes_names() -> None:

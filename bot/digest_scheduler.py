@@ -1,4 +1,5 @@
-"""The scheduler: every minute, post the digests that fell due and check the alerts.
+"""The digest and alert scheduler: every minute, post the digests that fell due and
+check the alerts.
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
@@ -21,6 +22,9 @@ have changed it) and at once when a command here adds, removes, pauses or resume
 Fan-out: all due digests of all workspaces run concurrently, at most ``concurrency`` at a
 time, each within ``digest_timeout``.  A workspace whose service fails gets one notice
 (``DigestPoster.tell_failure``) and holds up nobody else.
+
+It needs the database, the poster and each team's time zone, nothing else; whoever serves
+calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in ``bot.cli_app``).
 """
 
 from __future__ import annotations
@@ -29,27 +33,22 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from bot.app import ConfigurationError
 from bot.digest_post import DigestPoster, workspace_failure
-from bot.settings import Settings
 from callcenter import errors
 from callcenter.models import AutodialerStats
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.context import DigestPostError, NotConnectedError
-from storage import Alert, DigestSchedule
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+from storage import Alert, DigestSchedule, Storage
 
 log = logging.getLogger(__name__)
 
@@ -85,16 +84,18 @@ class AlertReport:
 class DigestScheduler:
     def __init__(
         self,
-        rt: Runtime,
+        storage: Storage,
+        poster: DigestPoster,
+        zone_of: Callable[[str], ZoneInfo],
         *,
-        poster: DigestPoster | None = None,
         concurrency: int = DEFAULT_CONCURRENCY,
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self._rt = rt
-        self.poster = poster or _runtime_poster(rt)
+        self._storage = storage
+        self.poster = poster
+        self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
         self._grace = misfire_grace
         self._timeout = digest_timeout
@@ -166,7 +167,7 @@ class DigestScheduler:
     def reload(self) -> None:
         """Rebuild the digest table from storage (every team, paused ones left out)."""
         table: dict[str, tuple[DigestSchedule, CronTrigger]] = {}
-        for digest in self._rt.storage.digests.active():
+        for digest in self._storage.digests.active():
             trigger = self._trigger(digest)
             if trigger is not None:
                 table[digest.id] = (digest, trigger)
@@ -252,7 +253,7 @@ class DigestScheduler:
                 self._inflight -= 1
 
     async def _post_slot(self, digest: DigestSchedule, slot: datetime) -> str:
-        storage = self._rt.storage
+        storage = self._storage
         key = slot_key(slot)
         if not storage.digests.claim_slot(digest.team_id, digest.id, key):
             return "taken"
@@ -267,7 +268,7 @@ class DigestScheduler:
         return "posted"
 
     async def _slot_failed(self, digest: DigestSchedule, key: str, exc: BaseException) -> str:
-        storage = self._rt.storage
+        storage = self._storage
         if workspace_failure(exc):
             why = type(exc).__name__
             await self.poster.tell_failure(digest.team_id, digest.channel, exc)
@@ -289,7 +290,7 @@ class DigestScheduler:
         """Check every workspace's alerts against its autodialer statistics."""
         moment = now or self._clock()
         by_team: dict[str, list[Alert]] = defaultdict(list)
-        for alert in self._rt.storage.alerts.all():
+        for alert in self._storage.alerts.all():
             by_team[alert.team_id].append(alert)
         report = AlertReport()
         await asyncio.gather(
@@ -323,7 +324,7 @@ class DigestScheduler:
             return
         self.poster.tell_recovery(team_id)
         stats = dict(zip(windows, fetched, strict=True))
-        tz = self._rt.timezone(team_id)
+        tz = self._zone_of(team_id)
         for alert in awake:
             for item in alert_rules.watched(alert, stats[alert.window_minutes]):
                 value = alert_rules.value_of(alert, item)
@@ -339,7 +340,7 @@ class DigestScheduler:
     async def _fire(
         self, alert: Alert, item: AutodialerStats, value: float, tz: ZoneInfo, now: datetime
     ) -> bool:
-        storage = self._rt.storage
+        storage = self._storage
         subject = item.campaign_uuid
         if not storage.alerts.mark_fired(alert.team_id, alert.id, subject, value):
             return False
@@ -357,7 +358,7 @@ class DigestScheduler:
         return True
 
     async def _recover(self, alert: Alert, item: AutodialerStats, value: float) -> bool:
-        fired = self._rt.storage.alerts.recover(alert.team_id, alert.id, item.campaign_uuid)
+        fired = self._storage.alerts.recover(alert.team_id, alert.id, item.campaign_uuid)
         if fired is None:
             return False
         message = alert_rules.recovered_message(alert, item, value)
@@ -375,53 +376,3 @@ class DigestScheduler:
 
 async def _autodialer(items: Any) -> list[AutodialerStats]:
     return [s async for s in items]
-
-
-def _runtime_poster(rt: Runtime) -> DigestPoster:
-    poster = getattr(rt, "digests", None)
-    if isinstance(poster, DigestPoster):
-        return poster
-    return DigestPoster(rt)
-
-
-@contextlib.asynccontextmanager
-async def scheduling(rt: Runtime, *, enabled: bool = True) -> AsyncIterator[DigestScheduler | None]:
-    """Run the scheduler in this loop for the block (kept in ``rt.background``)."""
-    if not enabled:
-        yield None
-        return
-    scheduler = DigestScheduler(rt)
-    scheduler.start()
-    rt.background.add(scheduler)
-    try:
-        yield scheduler
-    finally:
-        rt.background.discard(scheduler)
-        await scheduler.stop()
-
-
-def running_scheduler(rt: Runtime) -> DigestScheduler | None:
-    """The scheduler ``scheduling`` started for ``rt``, if any."""
-    return next((o for o in rt.background if isinstance(o, DigestScheduler)), None)
-
-
-async def scheduler_forever(settings: Settings) -> None:
-    """``callops scheduler``: only the scheduler, for a deployment whose web processes run
-    with ``--no-scheduler`` (one scheduler in all; a second one would post nothing twice,
-    but would fetch everything twice)."""
-    from bot.server import open_runtime  # bot.server starts schedulers itself
-
-    if settings.slack_bot_token is None and not settings.slack_client_id:
-        raise ConfigurationError(
-            "callops scheduler posts as the bot: set SLACK_BOT_TOKEN (one workspace), or "
-            "SLACK_CLIENT_ID/SLACK_CLIENT_SECRET with installations in CALLOPS_DB."
-        )
-    rt = open_runtime(settings)
-    try:
-        async with scheduling(rt) as scheduler:
-            count = len(rt.storage.digests.active()) if scheduler else 0
-            print(f"callops: scheduler running ({count} active digests)", flush=True)
-            await asyncio.Event().wait()
-    finally:
-        await rt.close()
-        rt.storage.close()
