@@ -21,6 +21,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import WRITING_TOPIC, Reply
 from commands.kernel.text import code, escape, truncate
+from storage import Role
 
 FAMILY_TITLES = {
     "general": ":gear: General",
@@ -48,7 +49,11 @@ WRITING = (
     "end it sooner; put such options last.\n"
     "• *Channels and people*: `#channel` and `@name`, typed or picked from Slack's menu."
 )
-ROLE_NOTE = {"viewer": "everyone", "operator": "operators and admins", "admin": "admins only"}
+ROLE_NOTE = {
+    Role.VIEWER: "everyone",
+    Role.OPERATOR: "operators and admins",
+    Role.ADMIN: "admins only",
+}
 
 
 def _families() -> dict[str, list[CommandSpec]]:
@@ -59,12 +64,12 @@ def _families() -> dict[str, list[CommandSpec]]:
     return grouped
 
 
-def _line(spec: CommandSpec, role: str) -> str:
+def _line(spec: CommandSpec, role: Role) -> str:
     lock = "" if role_allows(role, spec.role) else f" :lock: _{spec.role}_"
     return f"{code(spec.usage)} {escape(spec.summary)}{lock}"
 
 
-def overview(role: str) -> list[Block]:
+def overview(role: Role) -> list[Block]:
     blocks: list[Block] = [HeaderBlock(text="/callops commands")]
     for family, specs in _families().items():
         title = FAMILY_TITLES.get(family, escape(family.capitalize()))
@@ -92,7 +97,7 @@ def writing_help() -> Reply:
     return Reply(text=WRITING_TITLE, blocks=[writing_section()])
 
 
-def command_help(spec: CommandSpec, role: str) -> Reply:
+def command_help(spec: CommandSpec, role: Role) -> Reply:
     allowed = role_allows(role, spec.role)
     who = ROLE_NOTE[spec.role]
     access = (
@@ -119,7 +124,7 @@ def command_help(spec: CommandSpec, role: str) -> Reply:
     return Reply(text=f"/callops {spec.usage}: {spec.summary}", blocks=blocks)
 
 
-def _family_help(word: str, specs: list[CommandSpec], role: str) -> Reply:
+def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
     body = "\n".join(_line(s, role) for s in specs)
     blocks: list[Block] = [
         SectionBlock(

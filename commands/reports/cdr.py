@@ -30,9 +30,15 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
 from commands.campaigns.cards import guess_note
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, check_keys, quote_word, split_options
+from commands.kernel.grammar import (
+    UsageError,
+    check_keys,
+    parse_direction,
+    quote_word,
+    split_options,
+)
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import PeriodError, format_moment, parse_moment, to_service
 from commands.kernel.reply import Reply
@@ -57,13 +63,6 @@ from commands.kernel.text import (
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
 FILTER_KEYS = ("phone", "ext", "status", "direction", "campaign", "from", "to")
-DIRECTIONS = {
-    "inbound": "inbound",
-    "in": "inbound",
-    "outbound": "outbound",
-    "out": "outbound",
-    "local": "local",
-}
 
 _PHONE = re.compile(r"^\+?[0-9]{2,20}$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
@@ -87,11 +86,6 @@ STATUS_ICON = {
     "phone-block": ":no_entry_sign:",
     "drop": ":warning:",
 }
-
-
-def _usage() -> str:
-    spec = find("cdr")
-    return spec.usage if spec else "cdr"
 
 
 def status_icon(status: str) -> str:
@@ -151,14 +145,14 @@ class CdrQuery:
 
 
 def _bad(key: str, what: str) -> UsageError:
-    return UsageError(f"{key}= {what}", _usage())
+    return UsageError(f"{key}= {what}", usage_of("cdr"))
 
 
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
     """Read the filters; every problem names the key it is about."""
     # A campaign's name may have spaces: ``campaign=Gọi lại khách hàng CT status=busy``.
     positional, options = split_options(args, spaced=("campaign",))
-    check_keys(options, FILTER_KEYS, what="a filter", usage=_usage())
+    check_keys(options, FILTER_KEYS, what="a filter", usage=usage_of("cdr"))
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
         if _UUID.match(word) and "campaign" not in options:
@@ -168,7 +162,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         else:
             raise UsageError(
                 f"'{word}' is not a filter; write filters as key=value, e.g. phone=0912345678.",
-                _usage(),
+                usage_of("cdr"),
             )
     for key, value in options.items():
         if not value:
@@ -187,7 +181,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
             raise _bad("status", "takes a call status such as status=answered or status=busy.")
         query.status = options["status"]
     if "direction" in options:
-        direction = DIRECTIONS.get(options["direction"].lower())
+        direction = parse_direction(options["direction"])
         if direction is None:
             raise _bad("direction", "is inbound, outbound or local.")
         query.direction = direction
@@ -205,7 +199,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         query.end = parse_moment("now", tz, now=now)
         query.start = query.end - DEFAULT_WINDOW
     if query.start is not None and query.end is not None and query.start > query.end:
-        raise UsageError("from= is after to=; the window would be empty.", _usage())
+        raise UsageError("from= is after to=; the window would be empty.", usage_of("cdr"))
     query.campaign_query = options.get("campaign")
     return query
 

@@ -18,6 +18,7 @@ from commands.kernel.resolve import (
     leading_campaign,
     pick_campaign,
 )
+from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import buttons, visible
 
@@ -156,7 +157,7 @@ async def test_a_command_too_long_for_a_button_lists_the_names_instead(
 ) -> None:
     letter = "An " * 700
     reply = await dispatch(
-        make_ctx(role="operator"), f"autocall nhac lich 0912345678 name={letter}"
+        make_ctx(role=Role.OPERATOR), f"autocall nhac lich 0912345678 name={letter}"
     )
     assert isinstance(reply, Reply)
     assert buttons(reply) == []
