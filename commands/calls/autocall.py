@@ -208,7 +208,8 @@ async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> Acti
     )
 
 
-async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
+async def refusal(cc: CallCenter, phone: str) -> Reply | None:
+    """Why the number must not be called (the service's rule, its blacklist), or None."""
     problem = phone_problem(phone)
     if problem:
         return error(problem, _usage())
@@ -217,7 +218,7 @@ async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
     return None
 
 
-def _proposal(
+def push_proposal(
     campaign_uuid: str, campaign_name: str, template_name: str, phone: str, values: dict[str, str]
 ) -> Proposal:
     return Proposal(
@@ -230,6 +231,31 @@ def _proposal(
             "param": values,
         },
     )
+
+
+def not_autocall(campaign: Campaign) -> Reply | None:
+    if campaign.type == "autocall":
+        return None
+    return error(
+        f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
+        "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+    )
+
+
+def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str]) -> None:
+    """Every value given must fill a placeholder of the template (``UsageError``)."""
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        raise UsageError(
+            f"The template of {campaign.campaign_name} has no placeholder "
+            f"{', '.join(unknown)}; it uses: {wanted}.",
+            _usage(),
+        )
+
+
+def value_needed(name: str) -> str:
+    return f"The template needs {{{{{name}}}}}."
 
 
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -245,21 +271,12 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign = pick_campaign(await all_campaigns(cc), positional[0])
     except AmbiguousCampaign as exc:
         return ambiguous_reply(exc, "autocall")
-    if campaign.type != "autocall":
-        return error(
-            f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
-            "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
-        )
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
     template = await template_of(cc, campaign)
     names = fields_of(template)
-    unknown = [k for k in given if k not in names]
-    if unknown:
-        wanted = ", ".join(names) if names else "none (it plays a recording)"
-        raise UsageError(
-            f"The template of {campaign.campaign_name} has no placeholder "
-            f"{', '.join(unknown)}; it uses: {wanted}.",
-            _usage(),
-        )
+    check_values(campaign, names, given)
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(positional[1:]))
     if not phone or missing_values(names, given):
@@ -268,13 +285,14 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
             )
         )
-    refusal = await _refusal(cc, phone)
-    if refusal:
-        return refusal
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
     values = {n: str(given[n]) for n in names}
     template_name = template.template_name if template else ""
     return await propose(
-        ctx, _proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values)
+        ctx,
+        push_proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values),
     )
 
 
@@ -285,17 +303,17 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         problems[PHONE_BLOCK] = phone_issue
     for name in meta.get("names") or []:
         if not text(values, PARAM_BLOCK + str(name)):
-            problems[PARAM_BLOCK + str(name)] = f"The template needs {{{{{name}}}}}."
+            problems[PARAM_BLOCK + str(name)] = value_needed(str(name))
     return problems
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     phone = normalize_phone(text(values, PHONE_BLOCK))
-    refusal = await _refusal(ctx.client(), phone)
-    if refusal:
-        return refusal
+    refused = await refusal(ctx.client(), phone)
+    if refused:
+        return refused
     names = [str(n) for n in meta.get("names") or []]
-    return _proposal(
+    return push_proposal(
         str(meta.get("campaign_uuid") or ""),
         str(meta.get("campaign_name") or ""),
         str(meta.get("template_name") or ""),

@@ -96,6 +96,22 @@ async def execute_control(params: Mapping[str, Any], env: ExecutionEnv) -> Actio
     )
 
 
+def proposal_for(campaign: Campaign, status: str) -> Proposal | None:
+    """The request to move ``campaign`` to ``status``, or None when it is there already.
+    Typed, clicked and workflow-step requests are all made here."""
+    if _is(campaign.status, status):
+        return None
+    params: dict[str, Any] = {
+        "campaign_uuid": campaign.campaign_uuid,
+        "campaign_name": campaign.campaign_name,
+        "status": status,
+        "was": campaign.status,
+    }
+    if status == "start":
+        params["concurrent_call"] = campaign.concurrent_call
+    return Proposal(KIND_OF[status], params)
+
+
 async def _control(ctx: CommandContext, args: list[str], status: str) -> Reply:
     if not args:
         raise UsageError(
@@ -105,20 +121,13 @@ async def _control(ctx: CommandContext, args: list[str], status: str) -> Reply:
         campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     except AmbiguousCampaign as exc:
         return ambiguous_reply(exc, status)
-    if _is(campaign.status, status):
+    proposal = proposal_for(campaign, status)
+    if proposal is None:
         return notice(
             f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
             emoji=":information_source:",
         )
-    params: dict[str, Any] = {
-        "campaign_uuid": campaign.campaign_uuid,
-        "campaign_name": campaign.campaign_name,
-        "status": status,
-        "was": campaign.status,
-    }
-    if status == "start":
-        params["concurrent_call"] = campaign.concurrent_call
-    return await propose(ctx, Proposal(KIND_OF[status], params))
+    return await propose(ctx, proposal)
 
 
 async def start(ctx: CommandContext, args: list[str]) -> Reply:

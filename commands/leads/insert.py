@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
@@ -76,21 +76,18 @@ async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionRe
     )
 
 
-async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
-    positional, fields = split_options(args)
-    if len(positional) != 2:
-        raise UsageError("Give the list UUID and the phone number; other fields as key=value.")
-    list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
-    problem = list_uuid_problem(list_uuid) or phone_problem(phone)
-    if problem:
-        raise UsageError(problem, _usage())
+def fields_problem(fields: Mapping[str, str]) -> str | None:
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
     if unknown:
-        raise UsageError(
-            f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            _usage(),
-        )
-    cc = ctx.client()
+        return f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}."
+    return None
+
+
+async def lead_proposal(
+    cc: CallCenter, list_uuid: str, phone: str, fields: Mapping[str, str]
+) -> Proposal | Reply:
+    """The request to add one lead, after every check (the list exists, the number is not
+    blacklisted), or the reply saying why not; typed commands and workflow steps alike."""
     try:
         lead_list = await cc.lists.get(list_uuid)
     except errors.NotFoundError:
@@ -103,7 +100,21 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
         "phone_number": phone,
         "fields": {k: v for k, v in fields.items() if v},
     }
-    return await propose(ctx, Proposal(ActionKind.LEAD_INSERT, params))
+    return Proposal(ActionKind.LEAD_INSERT, params)
+
+
+async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
+    positional, fields = split_options(args)
+    if len(positional) != 2:
+        raise UsageError("Give the list UUID and the phone number; other fields as key=value.")
+    list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
+    problem = list_uuid_problem(list_uuid) or phone_problem(phone) or fields_problem(fields)
+    if problem:
+        raise UsageError(problem, _usage())
+    proposal = await lead_proposal(ctx.client(), list_uuid, phone, fields)
+    if isinstance(proposal, Reply):
+        return proposal
+    return await propose(ctx, proposal)
 
 
 register(
