@@ -60,8 +60,10 @@ INPUTS = (
     ),
 )
 OUTPUTS = (
-    StepParam("call_id", "string", "Call ID", "The call the service placed."),
-    StepParam("lead_id", "string", "Lead ID", "The lead the service made for the number."),
+    StepParam("call_id", "string", "Call ID", "The call the service placed.", required=True),
+    StepParam(
+        "lead_id", "string", "Lead ID", "The lead the service made for the number.", required=True
+    ),
 )
 _RESULT_KEYS = {"call_id": "call_id", "lead_id": "lead_uuid"}
 

@@ -29,8 +29,14 @@ CAMPAIGN = StepParam(
     required=True,
 )
 OUTPUTS = (
-    StepParam("status", "string", "Status", "The campaign's status now: start, pause or stop."),
-    StepParam("campaign_id", "string", "Campaign ID", "The campaign's UUID."),
+    StepParam(
+        "status",
+        "string",
+        "Status",
+        "The campaign's status now: start, pause or stop.",
+        required=True,
+    ),
+    StepParam("campaign_id", "string", "Campaign ID", "The campaign's UUID.", required=True),
 )
 _RESULT_KEYS = {"status": "status", "campaign_id": "campaign_uuid"}
 

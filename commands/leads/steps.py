@@ -42,7 +42,7 @@ INPUTS = (
         'More lead fields as name=value, e.g. address="12 Lý Thái Tổ" province=HN.',
     ),
 )
-OUTPUTS = (StepParam("lead_id", "string", "Lead ID", "The new lead's UUID."),)
+OUTPUTS = (StepParam("lead_id", "string", "Lead ID", "The new lead's UUID.", required=True),)
 _RESULT_KEYS = {"lead_id": "lead_uuid"}
 
 

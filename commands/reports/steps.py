@@ -39,22 +39,40 @@ FIGURE_INPUTS = (
     ),
 )
 FIGURE_OUTPUTS = (
-    StepParam("calls", "integer", "Calls", "Calls the campaign placed in the window."),
-    StepParam("answered", "integer", "Answered", "Calls a customer answered in the window."),
+    StepParam(
+        "calls", "integer", "Calls", "Calls the campaign placed in the window.", required=True
+    ),
+    StepParam(
+        "answered", "integer", "Answered", "Calls a customer answered in the window.", required=True
+    ),
     StepParam(
         "connection_rate",
         "number",
         "Connection rate (%)",
         "Answered calls as a percentage of calls, as the service counts it.",
+        required=True,
     ),
     StepParam(
         "dropped_rate",
         "number",
         "Dropped rate (%)",
         "Dropped calls as a percentage of answered calls, as the service counts it.",
+        required=True,
     ),
-    StepParam("agents_ready", "integer", "Agents ready", "Agents ready for a call right now."),
-    StepParam("window_minutes", "integer", "Window (minutes)", "The window the figures cover."),
+    StepParam(
+        "agents_ready",
+        "integer",
+        "Agents ready",
+        "Agents ready for a call right now.",
+        required=True,
+    ),
+    StepParam(
+        "window_minutes",
+        "integer",
+        "Window (minutes)",
+        "The window the figures cover.",
+        required=True,
+    ),
 )
 LOOKUP_INPUTS = (
     StepParam(
@@ -66,11 +84,23 @@ LOOKUP_INPUTS = (
     ),
 )
 LOOKUP_OUTPUTS = (
-    StepParam("status", "string", "Status", "How the call ended: answered, busy, no-answer…"),
-    StepParam("duration", "integer", "Duration (s)", "Seconds from the start to the end."),
-    StepParam("time", "slack#/types/timestamp", "Time", "When the call started."),
     StepParam(
-        "recording_url", "string", "Recording", "The recording's link; empty when none was made."
+        "status",
+        "string",
+        "Status",
+        "How the call ended: answered, busy, no-answer…",
+        required=True,
+    ),
+    StepParam(
+        "duration", "integer", "Duration (s)", "Seconds from the start to the end.", required=True
+    ),
+    StepParam("time", "slack#/types/timestamp", "Time", "When the call started.", required=True),
+    StepParam(
+        "recording_url",
+        "string",
+        "Recording",
+        "The recording's link; empty when none was made.",
+        required=True,
     ),
 )
 
