@@ -36,8 +36,8 @@ def main() -> None:
 
     dump = {"allow_unicode": True, "sort_keys": False, "width": 92}
     print("# features:")
-    print(yaml.safe_dump({"shortcuts": shortcuts()}, **dump), end="")  # type: ignore[call-overload]
-    print(yaml.safe_dump({"functions": functions()}, **dump), end="")  # type: ignore[call-overload]
+    print(yaml.safe_dump({"shortcuts": shortcuts()}, **dump), end="")
+    print(yaml.safe_dump({"functions": functions()}, **dump), end="")
 
 
 if __name__ == "__main__":

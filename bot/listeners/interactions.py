@@ -6,8 +6,11 @@ step run to the dispatcher and delivers the outcome; the ids come from the famil
 
 A workflow step arrives as Slack's ``function_executed`` event; Bolt's ``app.function``
 acknowledges it at once, puts the run's just-in-time token on the client, and gives the
-listener ``complete`` and ``fail``.  The event names no person: the step's
-``interactivity`` input does, so the context is built for that person here.
+listener ``complete`` and ``fail``, which answer the run with that token.  Everything
+else the step does in Slack (the approval card, later updated by other requests) uses
+the bot's own token: the run's token stops working once the run is answered.  The event
+names no person: the step's ``interactivity`` input does, so the context is built for
+that person here.
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         run = StepRun.from_event(event, token=context.function_bot_access_token)
         team = context.team_id or ""
+        client = rt.bots.get(team) or client
         if run.user_id:
             ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
         else:
