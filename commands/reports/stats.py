@@ -41,6 +41,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
+from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import (
     clip,
     duration,
@@ -411,6 +412,34 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+AGENT_COLUMNS = (
+    Column("Agent"),
+    Column("Username"),
+    Column("Talk", "right"),
+    Column("Wait", "right"),
+    Column("Pause", "right"),
+    Column("Wrap-up", "right"),
+    Column("Occupancy", "right"),
+    Column("Logged in"),
+)
+
+
+def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
+    name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
+    busy = a.total_talk_sec + a.total_dispo_sec
+    fmt = "%d %b %H:%M" if multi_day else "%H:%M"
+    return [
+        name,
+        a.username,
+        duration(a.total_talk_sec),
+        duration(a.total_wait_sec),
+        duration(a.total_pause_sec),
+        duration(a.total_dispo_sec),
+        ratio_percent(busy, busy + a.total_wait_sec, 0),
+        f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}",
+    ]
+
+
 def agents_reply(
     rows: Sequence[AgentTime], period: Period, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -440,7 +469,11 @@ def agents_reply(
     )
     page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     multi_day = period.start.date() != period.end.date()
-    blocks.extend(_agent_row(a, ctx.tz, multi_day=multi_day) for a in page)
+    grid = table(AGENT_COLUMNS, [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page])
+    if grid is not None:
+        blocks.append(grid)
+    else:
+        blocks.extend(_agent_row(a, ctx.tz, multi_day=multi_day) for a in page)
     blocks.append(showing(ctx.offset, len(page), len(ordered), "agents"))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
     return Reply(text=f"{title}: {len(ordered)} agents, talk {duration(talk)}", blocks=blocks)
@@ -479,6 +512,37 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+EXTENSION_COLUMNS = (
+    Column("Extension"),
+    Column("Name"),
+    Column("Calls", "right"),
+    Column("Answered", "right"),
+    Column("Answer rate", "right"),
+    Column("Busy", "right"),
+    Column("No answer", "right"),
+    Column("Unavailable", "right"),
+    Column("In", "right"),
+    Column("Out", "right"),
+    Column("Local", "right"),
+)
+
+
+def _extension_cells(e: ExtensionCounters) -> list[Cell]:
+    return [
+        e.extension,
+        full_name(e.firstname, e.middlename, e.lastname) or e.username,
+        number(e.total),
+        number(e.answered),
+        ratio_percent(e.answered, e.total),
+        number(e.busy),
+        number(e.no_answered),
+        number(e.not_available),
+        number(e.inbound),
+        number(e.outbound),
+        number(e.local),
+    ]
+
+
 def extensions_reply(
     rows: Sequence[ExtensionCounters], period: Period, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -507,7 +571,11 @@ def extensions_reply(
         )
     )
     page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
-    blocks.extend(_extension_row(e) for e in page)
+    grid = table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page])
+    if grid is not None:
+        blocks.append(grid)
+    else:
+        blocks.extend(_extension_row(e) for e in page)
     blocks.append(showing(ctx.offset, len(page), len(ordered), "extensions"))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
     return Reply(text=f"{title}: {total} calls", blocks=blocks)
