@@ -36,6 +36,7 @@ from emulators.slack.console_api import (
     add_console_routes,
     completions_from,
 )
+from emulators.slack.console_workflows import add_workflow_routes
 from emulators.slack.core import Core
 from emulators.slack.driver import SlackDriver
 from emulators.slack.ids import IdFactory
@@ -159,6 +160,7 @@ class SlackStandIn:
         self.core.base_url = f"http://{host}:{self.port}/"
         web_app = build_app(self.core, self.hub)
         add_console_routes(web_app, self.core, self.driver, self.console)
+        add_workflow_routes(web_app)
         self._runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
