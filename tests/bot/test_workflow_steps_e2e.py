@@ -270,6 +270,18 @@ async def test_a_pause_needs_only_the_runners_confirm_and_completes_at_once(
         "approved",
         "ok",
     ]
+    stop = await slack.driver.run_step(
+        "campaign_stop", user=AGENT, inputs={"campaign": running.campaign_name}
+    )
+    stopped_run = await slack.wait_for_step(stop.payload["event"]["function_execution_id"])
+    assert stopped_run.outputs == {"status": "stop", "campaign_id": running.campaign_uuid}
+    assert [e.outcome for e in app.storage.audit.entries(TEAM) if e.action == "campaign.stop"] == [
+        "requested",
+        "approved",
+        "ok",
+    ]
+    unknown = await run(slack, "campaign_stop", AGENT, campaign="Nothing like it")
+    assert unknown.error == "No campaign is called or starts with 'Nothing like it'."
     answered_with_run_token(slack)
 
 
