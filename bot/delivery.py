@@ -46,7 +46,11 @@ async def deliver(outcome: Outcome, surface: Surface, ctx: CommandContext) -> No
             view.private_metadata = surface.private_metadata
         if not await surface.messenger.open_view(surface.trigger_id or "", view):
             text = "Slack did not let me open the form in time; please try again."
-            await _reply(notice(text, emoji=":hourglass:"), surface, ctx)
+            late = notice(text, emoji=":hourglass:")
+            late.replace_original = outcome.dismiss_original
+            await _reply(late, surface, ctx)
+        elif outcome.dismiss_original and surface.respond is not None:
+            await surface.respond(delete_original=True)
     elif isinstance(outcome, Reply):
         await _reply(outcome, surface, ctx)
     elif isinstance(outcome, DeleteOriginal):

@@ -31,7 +31,7 @@ from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
-from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
+from commands.kernel.reply import FieldErrors, OpenModal, Outcome, Reply, Rerun, error, notice
 from commands.kernel.resolve import CampaignNotFound
 from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
@@ -141,8 +141,12 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
     if isinstance(outcome, Rerun):
         again = await dispatch(ctx.at(outcome.offset), outcome.command)
-        if isinstance(again, Reply) and outcome.replace_original:
-            again.replace_original = True
+        if outcome.replace_original:
+            # The clicked message (a page, a "Which one?" picker) gives way to the answer.
+            if isinstance(again, Reply):
+                again.replace_original = True
+            elif isinstance(again, OpenModal):
+                again.dismiss_original = True
         return again
     return outcome
 

@@ -43,6 +43,9 @@ class Click:
     """The message that holds the button (None in App Home and modals)."""
     ephemeral: bool = False
     """The button sits on an ephemeral message (which cannot be threaded under)."""
+    response_url: str | None = field(default=None, repr=False)
+    """Where Slack lets the app rewrite the clicked message for a while (30 minutes, 5
+    uses); a capability, so it is never shown or logged."""
 
     @classmethod
     def from_payload(cls, body: Mapping[str, Any], action: Mapping[str, Any]) -> Click:
@@ -59,6 +62,7 @@ class Click:
             trigger_id=body.get("trigger_id"),
             message_ts=message.get("ts") or container.get("message_ts"),
             ephemeral=bool(container.get("is_ephemeral")),
+            response_url=body.get("response_url") or None,
         )
 
 

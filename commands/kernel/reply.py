@@ -44,6 +44,10 @@ class OpenModal:
     (a trigger id lives 3 seconds, so nothing slow may come first)."""
 
     view: View
+    _: KW_ONLY
+    dismiss_original: bool = False
+    """Remove the clicked message once the modal is open (a "Which one?" picker whose
+    choice opened a form: it must not stay behind, offering the choice again)."""
 
 
 @dataclass
