@@ -34,9 +34,11 @@ from storage.errors import ApprovalStateError
 
 log = logging.getLogger(__name__)
 
-PROMPT_URL_LIFETIME = 29 * 60
+PROMPT_URL_LIFETIME = 30 * 60 - 15
 """Slack honours a ``response_url`` for 30 minutes (5 uses); the requester's prompt is
-rewritten through it only while it is younger than this, a minute to spare."""
+rewritten through it only while it is younger than this, with seconds to spare.  A prompt
+older than that (a request decided late under a long expiry) keeps its Withdraw button
+until it is clicked, when it is replaced by how the request ended."""
 
 
 @dataclass(frozen=True)
