@@ -74,8 +74,9 @@ async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     if progress.card_posted:
         current = flow.storage.approvals.require(ctx.team_id, approval.id)
         if current.state.is_final:
-            # Decided while the card was being posted: say how it ended, not "asked".
-            await flow.conclude_prompt(current)
+            # Decided while the card was being posted: say how it ended, not "asked"
+            # (this answer rewrites the prompt, so its kept address is not needed).
+            flow.storage.approval_secrets.forget(ctx.team_id, approval.id)
             return _replacing(concluded(current, ctx.tz))
     return _replacing(progress.reply)
 
