@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from emulators.pbx.testing import EmulatorServer
+from emulators.slack.mrkdwn import AUDIT
 
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")
@@ -112,3 +113,38 @@ def _check_tier_stays_offline(
     yield
     if attempts:
         pytest.fail(f"check-tier test used the network: {attempts}", pytrace=False)
+
+
+APP_FIXTURES = frozenset({"app", "demo"})
+"""Fixtures that run callops against the Slack stand-in."""
+_app_tests: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _mrkdwn_says_what_was_meant(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every message, ephemeral, reply, modal and App Home view a test caused the Slack
+    stand-in to receive is scanned (``emulators/slack/mrkdwn.py``); a ``<`` that starts
+    none of Slack's control sequences fails the test that sent it."""
+    if APP_FIXTURES & set(request.fixturenames):
+        _app_tests.append(request.node.nodeid)
+    mark = AUDIT.mark()
+    yield
+    if request.node.get_closest_marker("stray_markup"):
+        return
+    found = AUDIT.since(mark)
+    if found:
+        pytest.fail(
+            "mrkdwn with a '<' Slack would read as a control sequence (write &lt;):\n"
+            + "\n".join(found[:10]),
+            pytrace=False,
+        )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _mrkdwn_scan_saw_messages() -> Iterator[None]:
+    """The scan cannot pass by seeing nothing: a session that ran the app saw its text."""
+    yield
+    if _app_tests:
+        assert AUDIT.scanned > 0, (
+            f"{len(_app_tests)} tests ran the app, yet no mrkdwn reached the scan"
+        )

@@ -218,7 +218,8 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text="`digest run <id>` posts one now · `digest pause|resume|remove <id>`"
+                    text=f"{code('digest run <id>')} posts one now · "
+                    f"{code('digest pause|resume|remove <id>')}"
                 )
             ]
         )

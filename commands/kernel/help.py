@@ -45,7 +45,7 @@ WRITING = (
     "`monitor Gọi lại khách hàng CT, Vay tiêu dùng HCM`.\n"
     "• *Options* are `key=value`. A free-text value (a person's name, an address, "
     "`campaign=`) may have spaces and runs to the next `key=`: "
-    "`lead <list> 0912345678 lead_name=Nguyễn Văn An address=12 Lê Lợi`. Quote a value to "
+    "`lead &lt;list&gt; 0912345678 lead_name=Nguyễn Văn An address=12 Lê Lợi`. Quote a value to "
     "end it sooner; put such options last.\n"
     "• *Channels and people*: `#channel` and `@name`, typed or picked from Slack's menu."
 )
@@ -80,7 +80,7 @@ def overview(role: Role) -> list[Block]:
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text="`/callops help <command>` explains one command. "
+                    text=f"{code('/callops help <command>')} explains one command. "
                     ":lock: marks commands your role cannot run."
                 )
             ]

@@ -72,6 +72,7 @@ USAGE = {
     "detach": "notify detach <campaign>",
     "rotate": "notify rotate [only]",
 }
+ATTACH_HINT = code("/callops notify attach <campaign>")
 _STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
 _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
 
@@ -177,7 +178,7 @@ async def show(ctx: CommandContext) -> Reply:
         (
             "*Attached campaigns:* " + ", ".join(clip(c.campaign_name, 80) for c in attached)
             if attached
-            else "*Attached campaigns:* none yet: `/callops notify attach <campaign>`."
+            else f"*Attached campaigns:* none yet: {ATTACH_HINT}."
         ),
         f"*Routes:* {len(routes)} (`/callops notify list`)",
     ]
@@ -274,10 +275,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     detached = [c for c in campaigns if c.callback_url != url]
     if detached:
         listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
-        text += (
-            f"\n{listed} does not send its call records here yet: "
-            "`/callops notify attach <campaign>`."
-        )
+        text += f"\n{listed} does not send its call records here yet: {ATTACH_HINT}."
     return notice(text, emoji=":white_check_mark:")
 
 
@@ -319,7 +317,9 @@ async def list_routes(ctx: CommandContext) -> Reply:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(chunk, 3000))))
     blocks.append(
         ContextBlock(
-            elements=[MarkdownTextObject(text="Remove one with `/callops notify remove <id>`.")]
+            elements=[
+                MarkdownTextObject(text=f"Remove one with {code('/callops notify remove <id>')}.")
+            ]
         )
     )
     return Reply(text=f"Notification routes: {len(routes)}", blocks=blocks)
@@ -418,7 +418,7 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     elif stale:
         text += (
             f"\n:warning: Still on the old URL: {_campaign_names([c.campaign_name for c in stale])}"
-            ". Attach them again with `/callops notify attach <campaign>`."
+            f". Attach them again with {ATTACH_HINT}."
         )
     return ActionResult(
         ok=not failed,

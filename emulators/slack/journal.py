@@ -2,7 +2,9 @@
 
 Tests read it to assert what the app did ("posted once", "no invalid blocks sent");
 ``problems`` holds the Block Kit and limit failures found in that request, so one
-assertion covers every message and view the app produced.
+assertion covers every message and view the app produced; ``markup`` holds each ``<`` in
+its mrkdwn that starts none of Slack's control sequences (``mrkdwn.py``), which Slack
+accepts but shows wrongly.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulators.slack.bus import EventBus
+from emulators.slack.mrkdwn import AUDIT, check_markup
 
 SECRET_KEYS = frozenset({"token", "client_secret", "code", "refresh_token", "app_token"})
 REDACTED = "[redacted]"
@@ -43,6 +46,7 @@ class JournalEntry:
     status: int
     response: dict[str, Any]
     problems: list[str] = field(default_factory=list)
+    markup: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -72,6 +76,8 @@ class Journal:
         response: dict[str, Any],
         problems: list[str] | None = None,
     ) -> JournalEntry:
+        scanned, markup = check_markup(kind, method, params)
+        AUDIT.add(f"{kind} {method}", scanned, markup)
         with self._lock:
             entry = JournalEntry(
                 seq=len(self._entries) + 1,
@@ -83,6 +89,7 @@ class Journal:
                 status=status,
                 response=redact(response),
                 problems=list(problems or []),
+                markup=markup,
             )
             self._entries.append(entry)
         self._bus.publish("api.call", team_id, entry=entry)

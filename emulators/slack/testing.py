@@ -417,6 +417,11 @@ class SlackStandIn:
         """Every message, view or reply the app sent that broke Block Kit or a limit."""
         return [e for e in self.core.journal.entries() if e.problems]
 
+    def stray_markup(self) -> list[JournalEntry]:
+        """Every message, view or reply whose mrkdwn has a ``<`` that starts none of
+        Slack's control sequences: Slack accepts it and swallows or mangles the text."""
+        return [e for e in self.core.journal.entries() if e.markup]
+
     # ------------------------------------------------------------------ waiting
 
     def subscribe(self, callback: Callable[[StandInEvent], None]) -> Callable[[], None]:
