@@ -187,15 +187,17 @@ class AutocallParams(ActionParams):
     """The campaign's status when the push was asked for (for the card's warning)."""
 
 
-def not_running_warning(campaign_name: str, status: str) -> str | None:
+def not_running_warning(campaign_name: str, status: str, *, asked: bool = False) -> str | None:
     """Escaped mrkdwn warning that the campaign is paused or stopped, and how to start it;
-    None while it runs."""
+    None while it runs.  ``asked``: the status is the one seen when the call was asked for
+    (a request's card outlives it), and the warning says so."""
     if is_running(status):
         return None
     quoted = f'"{campaign_name}"' if " " in campaign_name else campaign_name
     state = "paused" if status == "pause" else "stopped"
+    was = f"was {state} when asked" if asked else f"is {state}"
     return (
-        f":warning: *{clip(campaign_name, 150)}* is {state}. The service takes this one call "
+        f":warning: *{clip(campaign_name, 150)}* {was}. The service takes this one call "
         f"anyway, but the campaign itself does not dial. To start it: "
         f"{code('/callops start ' + truncate(quoted, 150))}."
     )
@@ -213,7 +215,7 @@ def describe_autocall(params: AutocallParams) -> str:
     if not values:
         lines.append("No values: the template is a recording.")
     if params.campaign_status is not None:
-        warning = not_running_warning(params.campaign_name, params.campaign_status)
+        warning = not_running_warning(params.campaign_name, params.campaign_status, asked=True)
         if warning:
             lines.append(warning)
     return "\n".join(lines)

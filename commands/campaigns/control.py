@@ -28,7 +28,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
-from commands.kernel.text import escape, number, plural, status_label, truncate
+from commands.kernel.text import escape, number, plural, status_label, status_word, truncate
 from storage import ActionKind
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -78,10 +78,12 @@ def _name(campaign_name: str) -> str:
 
 
 def describe_control(params: ControlParams) -> str:
+    """The request as asked, true before and after it is settled: the card keeps this
+    above its result, so the campaign's status is the one it had when asked, said so."""
     status = params.status
     verb = status.capitalize()
-    was = status_label(params.was)
-    text = f"{verb} campaign {_name(params.campaign_name)} (now {was}). {CONSEQUENCE[status]}"
+    was = f" ({escape(status_word(params.was))} when asked)" if params.was else ""
+    text = f"{verb} campaign {_name(params.campaign_name)}{was}. {CONSEQUENCE[status]}"
     if status == "start" and params.concurrent_call:
         text += f"\nUp to {plural(params.concurrent_call, 'call')} at a time."
     text += f"\n`{escape(params.campaign_uuid)}`"

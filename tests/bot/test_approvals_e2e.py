@@ -86,6 +86,12 @@ async def test_start_is_approved_runs_once_and_keeps_every_other_field(
     done = await card_now(slack, APPROVALS, card["ts"], settled)
     assert done["text"].endswith(": done"), shown(done)
     assert "Approved by <@U0001>" in shown(done) and "running" in shown(done)
+    # The request above the result says what the campaign was when asked; it never
+    # contradicts the result below it ("now stopped" above "is now running").
+    assert "(stopped when asked)" in shown(done) and "is now :large_green_circle: running" in (
+        shown(done)
+    )
+    assert "(now" not in shown(done)
     assert button_ids(done) == []
     assert len(puts(pbx, path_of(target))) == 1
     after = await campaign(pbx, target.campaign_uuid)

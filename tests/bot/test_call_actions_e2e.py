@@ -222,7 +222,8 @@ async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
     autocalls = [c for c in await campaigns(pbx) if c.type == "autocall"]
     paused = next(c for c in autocalls if c.status == "pause")
     prompt = await prompt_for(slack, f"autocall {paused.campaign_uuid} 0912345678 name=An")
-    assert f"*{paused.campaign_name}* is paused" in shown(prompt)
+    # The prompt is the request's card text: it says the status as it was when asked.
+    assert f"*{paused.campaign_name}* was paused when asked" in shown(prompt)
     assert f"/callops start {paused.campaign_name}" in shown(prompt).replace('\\"', "")
     running = next(c for c in autocalls if c.status == "start")
     await slack.driver.slash_command(

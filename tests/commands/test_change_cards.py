@@ -84,7 +84,7 @@ def test_group_campaigns_chosen_are_shown_as_set() -> None:
 def test_an_autocall_card_warns_about_a_stopped_campaign_only() -> None:
     base = {"campaign_uuid": "c", "campaign_name": "Due HN", "phone_number": "0912345678"}
     stopped = describe_autocall(AutocallParams.model_validate(base | {"campaign_status": "stop"}))
-    assert "is stopped" in stopped and '/callops start "Due HN"' in stopped
+    assert "*Due HN* was stopped when asked" in stopped and '/callops start "Due HN"' in stopped
     running = describe_autocall(AutocallParams.model_validate(base | {"campaign_status": "start"}))
     assert "does not dial" not in running
     earlier = describe_autocall(AutocallParams.model_validate(base))
