@@ -18,6 +18,7 @@ from slack_sdk.models.blocks import (
 from callcenter import errors
 from callcenter.models import LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
+from commands.kernel.call_words import status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
@@ -25,9 +26,9 @@ from commands.kernel.reply import Reply, notice
 from commands.kernel.text import (
     clip,
     code,
+    day_time,
     escape,
     full_name,
-    local_time,
     number,
     plural,
     ratio_percent,
@@ -58,11 +59,12 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
             "Active",
             ":large_green_circle: yes" if lead_list.active else ":white_circle: no",
         ),
-        ("Reset time", local_time(lead_list.reset_time, ctx.tz)),
+        ("Reset time", day_time(lead_list.reset_time, ctx.tz)),
         ("Owner", owner_text),
     ]
     if lead_list.recall_status:
-        fields.append(("Redial on", ", ".join(clip(s, 30) for s in lead_list.recall_status[:20])))
+        redial = ", ".join(clip(status_words(s).lower(), 30) for s in lead_list.recall_status[:20])
+        fields.append(("Redial on", redial))
     blocks: list[Block] = [HeaderBlock(text=truncate(name, 150))]
     if lead_list.description:
         blocks.append(
@@ -79,8 +81,8 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Created {local_time(lead_list.created_at, ctx.tz)} · "
-                    f"updated {local_time(lead_list.updated_at, ctx.tz)} · "
+                    text=f"Created {day_time(lead_list.created_at, ctx.tz)} · "
+                    f"updated {day_time(lead_list.updated_at, ctx.tz)} · "
                     f"{code(lead_list.list_uuid)}"
                 )
             ]

@@ -1,10 +1,12 @@
 """The compact card a call record becomes in a channel, and what threads it.
 
 A supervisor reads a feed of these cards while the campaign runs, so the first line says
-what happened (status, direction, who called whom) and the rest is detail to scan: time
-on the line, the key the customer pressed, campaign, lead, agent, recording. Every value
-comes from the service (or, through it, from a customer) and is escaped; the recording is
-a link only when it is an http(s) URL.
+what happened (the outcome in words, direction, who called whom) and the rest is detail
+to scan: time on the line, the key the customer pressed, campaign, lead, agent,
+recording, and when, in the workspace's zone.  Status and hang-up cause are said in
+words (``commands.kernel.call_words``); only a cause no table knows is shown as its
+code, in the last line.  Every value comes from the service (or, through it, from a
+customer) and is escaped; the recording is a link only when it is an http(s) URL.
 """
 
 from __future__ import annotations
@@ -17,9 +19,26 @@ from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, Sec
 
 from callcenter.models import Cdr
 from commands.calls.live import direction_label
+from commands.kernel.call_words import (
+    cause_words,
+    outcome_words,
+    status_icon,
+    status_words,
+    unknown_cause,
+)
 from commands.kernel.periods import SERVICE_TZ
-from commands.kernel.text import clip, code, duration, full_name, link, parse_service_time, truncate
-from commands.reports.cdr import status_icon
+from commands.kernel.text import (
+    clip,
+    code,
+    day_time,
+    duration,
+    escape,
+    full_name,
+    link,
+    parse_service_time,
+    truncate,
+    zone_name,
+)
 
 SECTION_LIMIT = 3000
 
@@ -58,12 +77,11 @@ def call_day(cdr: Cdr, tz: ZoneInfo, received: datetime) -> str:
 
 
 def _status(cdr: Cdr) -> str:
-    status = cdr.status.strip() or "unknown"
-    text = f"{status_icon(status)} *{clip(status.replace('_', ' ').capitalize(), 40)}*"
-    cause = cdr.cause.strip()
-    if cause and cause.lower().replace("_", "-") != status.lower().replace("_", "-"):
-        text += f" ({clip(cause, 60)})"
-    return text
+    """``:hourglass: *No answer*``, or ``:no_mobile_phones: *Not available* (phone off or
+    out of reach)`` when the cause tells more."""
+    text = f"{status_icon(cdr.status)} *{clip(status_words(cdr.status), 40)}*"
+    extra = cause_words(cdr.status, cdr.cause)
+    return text + (f" ({escape(extra)})" if extra else "")
 
 
 def _parties(cdr: Cdr) -> str:
@@ -107,8 +125,13 @@ def _who(cdr: Cdr, campaign_name: str | None) -> str:
 
 def _when(cdr: Cdr, tz: ZoneInfo) -> str:
     moment = started_at(cdr)
-    when = moment.astimezone(tz).strftime("%d %b %H:%M:%S") if moment else "time unknown"
-    return f":clock3: {when} ({clip(tz.key, 40)}) · call {code(truncate(cdr.id, 64))}"
+    when = f"{day_time(moment, tz)} {zone_name(moment.astimezone(tz))}" if moment else None
+    parts = [f":clock3: {when or 'time unknown'}"]
+    cause = unknown_cause(cdr.cause)
+    if cause:
+        parts.append(f"cause {code(truncate(cause, 60))}")
+    parts.append(f"call {code(truncate(cdr.id, 64))}")
+    return " · ".join(parts)
 
 
 def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> CallCard:
@@ -119,10 +142,9 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
     if who:
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
-    status = cdr.status.strip() or "unknown"
     text = truncate(
-        f"Call {clip(status, 40)}: {clip(cdr.from_number, 60) or 'unknown'} → "
-        f"{clip(cdr.to_number, 60) or 'unknown'}",
+        f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: "
+        f"{clip(cdr.from_number, 60) or 'unknown'} → {clip(cdr.to_number, 60) or 'unknown'}",
         300,
     )
     return CallCard(
@@ -137,13 +159,13 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
 def outcome_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> CallCard:
     """The outcome of an autocall pushed from Slack, as a reply to the message that pushed it."""
     card = call_card(cdr, tz=tz, campaign_name=campaign_name)
-    status = cdr.status.strip() or "unknown"
+    outcome = clip(status_words(cdr.status).lower(), 40)
     pressed = f", pressed {code(truncate(cdr.press_key, 20))}" if cdr.press_key else ""
     intro = (
-        f":telephone_receiver: *Outcome of this autocall:* {clip(status, 40)}{pressed}, "
+        f":telephone_receiver: *Outcome of this autocall:* {outcome}{pressed}, "
         f"talk {duration(cdr.billsec)}"
     )
     return CallCard(
-        text=truncate(f"Outcome of the autocall: {clip(status, 40)}", 300),
+        text=truncate(f"Outcome of the autocall: {outcome}", 300),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(intro, 3000))), *card.blocks],
     )

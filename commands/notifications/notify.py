@@ -44,6 +44,7 @@ from commands.approvals.actions import (
 )
 from commands.approvals.cards import propose
 from commands.campaigns.control import CampaignRef
+from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -57,7 +58,7 @@ from commands.kernel.resolve import (
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, number, truncate
+from commands.kernel.text import clip, code, escape, number, plural, truncate
 from storage import ActionKind, NotificationRoute, Storage
 
 CALLBACK_PREFIX = "/callbacks/"
@@ -80,9 +81,8 @@ _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
 # --- matching a record to routes --------------------------------------------------------
 
 
-def normalize_status(status: str) -> str:
-    """``ANSWERED``, ``no_answered`` and ``no-answered`` name the same status."""
-    return status.strip().lower().replace("_", "-")
+normalize_status = fold_status
+"""``ANSWERED``, ``no_answered`` and ``no-answered`` name the same status."""
 
 
 def pressed(cdr: Cdr) -> bool:
@@ -293,7 +293,7 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
     else:
         what.append("every campaign")
     if route.statuses:
-        what.append("status " + ", ".join(code(s) for s in route.statuses))
+        what.append("status " + ", ".join(escape(status_words(s).lower()) for s in route.statuses))
     if route.directions:
         what.append(", ".join(escape(d) for d in route.directions) + " calls")
     if route.presskey_only:
@@ -369,12 +369,12 @@ def describe_rotate(params: RotateParams) -> str:
         lines.append("No campaign sends its call records to the current URL.")
     elif params.reattach:
         lines.append(
-            f"Re-attach the {number(len(names))} campaign(s) that use the current URL, in the "
+            f"Re-attach the {plural(len(names), 'campaign')} that use the current URL, in the "
             f"same step: {_campaign_names(names)} (any other campaign on it by then too)."
         )
     else:
         lines.append(
-            f":warning: {number(len(names))} campaign(s) keep the old URL and stop sending "
+            f":warning: {plural(len(names), 'campaign')} keep the old URL and stop sending "
             f"their call records here: {_campaign_names(names)}."
         )
     return "\n".join(lines)
@@ -407,7 +407,7 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
                 moved.append(campaign)
         if moved:
             text += (
-                f"\nRe-attached {number(len(moved))} of {number(len(stale))} campaign(s): "
+                f"\nRe-attached {number(len(moved))} of {plural(len(stale), 'campaign')}: "
                 f"{_campaign_names([c.campaign_name for c in moved])}."
             )
         if failed:
@@ -513,7 +513,10 @@ def describe_attach(params: AttachParams) -> str:
         "workspace's callback URL, and cards go to the channels the notification routes name."
     )
     if params.replaces_host:
-        text += f"\n:warning: It now sends them to *{clip(params.replaces_host, 100)}*; that stops."
+        text += (
+            f"\n:warning: When asked, it sent them to *{clip(params.replaces_host, 100)}*; "
+            "attaching ends that."
+        )
     return text
 
 

@@ -30,6 +30,7 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
 from commands.campaigns.cards import guess_note
+from commands.kernel.call_words import outcome_words, status_icon, status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import (
@@ -40,7 +41,13 @@ from commands.kernel.grammar import (
     split_options,
 )
 from commands.kernel.paging import pager, showing
-from commands.kernel.periods import PeriodError, format_moment, parse_moment, to_service
+from commands.kernel.periods import (
+    SERVICE_TZ,
+    PeriodError,
+    format_moment,
+    parse_moment,
+    to_service,
+)
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
     CampaignMatch,
@@ -52,13 +59,15 @@ from commands.kernel.tables import Cell, Column, Link, table
 from commands.kernel.text import (
     clip,
     code,
+    day_time,
     duration,
     escape,
     full_name,
     link,
-    local_time,
     number,
+    parse_service_time,
     truncate,
+    zone_name,
 )
 
 PAGE_SIZE = 10
@@ -69,29 +78,6 @@ _PHONE = re.compile(r"^\+?[0-9]{2,20}$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
 _STATUS = re.compile(r"^[A-Za-z][A-Za-z_\-]{0,39}$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-
-STATUS_ICON = {
-    "answered": ":white_check_mark:",
-    "busy": ":no_entry:",
-    "busy-line": ":no_entry:",
-    "no-answered": ":hourglass:",
-    "no-answer": ":hourglass:",
-    "not-available": ":no_mobile_phones:",
-    "failed": ":x:",
-    "cancel": ":leftwards_arrow_with_hook:",
-    "cancelled": ":leftwards_arrow_with_hook:",
-    "invalid": ":grey_question:",
-    "invalid-number": ":grey_question:",
-    "congestion": ":construction:",
-    "voicemail": ":mailbox_with_mail:",
-    "phone-block": ":no_entry_sign:",
-    "drop": ":warning:",
-}
-
-
-def status_icon(status: str) -> str:
-    key = status.strip().lower().replace("_", "-")
-    return STATUS_ICON.get(key, ":black_small_square:")
 
 
 @dataclass
@@ -128,16 +114,16 @@ class CdrQuery:
 
     def describe(self, tz: ZoneInfo) -> str:
         """The filters in words, for the context line under the header."""
-        fmt = "%d %b %H:%M"
-        start = self.start.astimezone(tz).strftime(fmt) if self.start else "the beginning"
-        end = self.end.astimezone(tz).strftime(fmt) if self.end else "now"
-        parts = [f":calendar: {start} → {end} ({escape(tz.key)})"]
+        start = day_time(self.start, tz) if self.start else "the beginning"
+        end = day_time(self.end, tz) if self.end else "now"
+        zone = zone_name((self.end or self.start or datetime.now(tz)).astimezone(tz))
+        parts = [f":calendar: {start} → {end} {zone}"]
         if self.phone:
             parts.append(f"phone {code(self.phone)}")
         if self.extension:
             parts.append(f"ext {code(self.extension)}")
         if self.status:
-            parts.append(f"status {code(self.status)}")
+            parts.append(f"status {escape(status_words(self.status).lower())}")
         if self.direction:
             parts.append(direction_label(self.direction))
         if self.campaign is not None:
@@ -206,12 +192,10 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
 
 
 def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> SectionBlock:
-    when = local_time(cdr.time_started, tz, "%d %b %H:%M:%S")
+    when = day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True)
     source = clip(cdr.from_number, 60) or "unknown"
     destination = clip(cdr.to_number, 60) or "unknown"
-    status = clip(cdr.status, 40) or "unknown"
-    if cdr.cause and cdr.cause.lower().replace("_", "-") != cdr.status.lower():
-        status += f" ({clip(cdr.cause, 60)})"
+    status = clip(outcome_words(cdr.status, cdr.cause), 100)
     length = f":stopwatch: {duration(cdr.duration)}"
     if cdr.billsec:
         length += f" (talk {duration(cdr.billsec)})"
@@ -253,18 +237,15 @@ DIRECTION_WORD = {"inbound": "in", "outbound": "out", "local": "local"}
 
 
 def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> list[Cell]:
-    status = cdr.status or "unknown"
-    if cdr.cause and cdr.cause.lower().replace("_", "-") != cdr.status.lower():
-        status += f" ({cdr.cause})"
     agent = full_name(cdr.fullname) or cdr.username
     extension = cdr.extension + (f" ({agent})" if agent and cdr.extension else "")
     recording = cdr.recording_url or cdr.autocall_recording_url
     return [
-        local_time(cdr.time_started, tz, "%d %b %H:%M:%S"),
+        day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True),
         DIRECTION_WORD.get(cdr.direction.lower(), cdr.direction),
         cdr.from_number,
         cdr.to_number,
-        status,
+        outcome_words(cdr.status, cdr.cause),
         duration(cdr.duration),
         duration(cdr.billsec) if cdr.billsec else None,
         extension,
@@ -302,9 +283,9 @@ def records_reply(
         blocks.append(grid)
     else:
         blocks.extend(_record(c, ctx.tz, names) for c in page)
-    blocks.append(showing(ctx.offset, len(page), total, "call records"))
+    blocks.append(showing(ctx.offset, len(page), total, one="call record"))
     blocks.extend(pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total))
-    return Reply(text=f"Call records: {total}", blocks=blocks)
+    return Reply(text=f"Call records: {number(total)}", blocks=blocks)
 
 
 async def call_records(ctx: CommandContext, args: list[str]) -> Reply:

@@ -49,8 +49,7 @@ def test_the_card_says_what_happened_in_the_workspace_timezone() -> None:
     card = call_card(record(), tz=TZ, campaign_name="Reminders")
     text = rendered(card.blocks)
     for expected in (
-        "Answered",
-        "NORMAL_CLEARING",
+        ":white_check_mark: *Answered*",
         "*02871234567* → *0912345678*",
         "1m 05s",
         "talk 52s",
@@ -59,12 +58,38 @@ def test_the_card_says_what_happened_in_the_workspace_timezone() -> None:
         "ext 1001",
         "Nguyen Van An",
         "<https://pbx.example.com/rec/1.mp3|:studio_microphone: recording>",
-        # 23:30 UTC is 06:30 the next day in Ho Chi Minh City.
-        "22 Nov 06:30:05 (Asia/Ho_Chi_Minh)",
+        # 23:30 UTC is 06:30 the next day in Ho Chi Minh City, written the one way.
+        ":clock3: Sun 22 Nov 06:30 UTC+07 ·",
     ):
         assert expected in text, expected
     assert "digits" not in text  # same as the pressed key: said once
-    assert card.text.startswith("Call answered")
+    assert "NORMAL_CLEARING" not in text and "cause" not in text  # the usual cause: unsaid
+    assert card.text.startswith("Answered: 02871234567 → 0912345678")
+
+
+def test_status_and_cause_are_said_in_words() -> None:
+    def headline(**fields: object) -> str:
+        card = call_card(record(**fields), tz=TZ)
+        return str(card.blocks[0].to_dict()["text"]["text"]).split("\n")[0]
+
+    no_answer = headline(status="no-answered", cause="NO_ANSWER")
+    assert no_answer.startswith(":hourglass: *No answer* · ")
+    assert "NO_ANSWER" not in no_answer and "(" not in no_answer
+    assert headline(status="busy-line", cause="USER_BUSY").startswith(":no_entry: *Line busy* ·")
+    assert headline(status="not-available", cause="SUBSCRIBER_ABSENT").startswith(
+        ":no_mobile_phones: *Not available* (phone off or out of reach) ·"
+    )
+    assert headline(status="phone-block", cause="CALL_REJECTED").startswith(
+        ":no_entry_sign: *Blocked* (rejected) ·"
+    )
+    assert headline(status="NO_ANSWERED", cause="").startswith(":hourglass: *No answer* ·")
+
+
+def test_a_cause_no_table_knows_is_shown_as_its_code_in_the_last_line() -> None:
+    card = call_card(record(status="congestion", cause="BEARERCAPABILITY_NOTAVAIL"), tz=TZ)
+    first, last = (rendered([b]) for b in card.blocks)
+    assert "*Congestion* ·" in first and "BEARERCAPABILITY" not in first
+    assert "cause `BEARERCAPABILITY_NOTAVAIL`" in last
 
 
 def test_service_values_cannot_ping_or_inject_links() -> None:
@@ -113,7 +138,10 @@ def test_a_record_with_almost_nothing_still_makes_a_card() -> None:
 def test_the_outcome_card_leads_with_the_outcome() -> None:
     card = outcome_card(record(status="busy", press_key="", digits="", billsec=0), tz=TZ)
     text = rendered(card.blocks)
-    assert "Outcome of this autocall:* busy" in text
+    assert "Outcome of this autocall:* busy," in text
+    no_answer = outcome_card(record(status="no-answered", cause="NO_ANSWER"), tz=TZ)
+    assert "Outcome of this autocall:* no answer," in rendered(no_answer.blocks)
+    assert no_answer.text == "Outcome of the autocall: no answer"
 
 
 def test_threads_follow_the_customer_number_then_the_lead() -> None:

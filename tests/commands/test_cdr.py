@@ -46,7 +46,7 @@ async def test_a_window_pages_through_the_service(cc: CallCenter, make_ctx: Make
 
 async def test_default_window_is_the_last_24_hours(make_ctx: MakeContext) -> None:
     text = visible(await call_records(make_ctx(), []))
-    assert "Call records:" in text and "Asia/Ho_Chi_Minh" in text
+    assert "Call records:" in text and " UTC+07\n" in text  # the window in the workspace's zone
 
 
 async def test_direction_and_phone_filters(cc: CallCenter, make_ctx: MakeContext) -> None:
@@ -79,7 +79,7 @@ async def test_campaign_by_prefix_and_an_ambiguous_one(
         f"cdr campaign={c.campaign_uuid} status=answered" for c in matches
     )
     chosen = await call_records(make_ctx(), tokenize(values[0])[1:])
-    assert "campaign *" in visible(chosen) and "status `answered`" in visible(chosen)
+    assert "campaign *" in visible(chosen) and "status answered" in visible(chosen)
 
 
 @pytest.mark.parametrize(
