@@ -12,7 +12,6 @@ policy asks for nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
@@ -46,7 +45,7 @@ from commands.approvals.workflow import (
 from commands.kernel.context import CommandContext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
-from commands.kernel.text import escape, mention, truncate
+from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode
 
 BLOCK_PREFIX = "approval:"
@@ -89,9 +88,8 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
 
 
 def _clock(ts: float | None, tz: ZoneInfo) -> str:
-    if ts is None:
-        return "–"
-    return datetime.fromtimestamp(ts, UTC).astimezone(tz).strftime("%H:%M %Z")
+    """``14:27`` today, ``Sun 22 Nov 14:27`` another day, in the workspace's zone."""
+    return when(ts, tz)
 
 
 def approvers_text(approval: Approval) -> str:

@@ -37,10 +37,10 @@ from commands.kernel.text import (
     clip,
     duration,
     full_name,
-    local_time,
     number,
     parse_service_time,
     truncate,
+    when,
 )
 
 PAGE_SIZE = 15
@@ -119,7 +119,7 @@ def _call_row(
     text = (
         f"*{source}* → *{destination}*\n"
         f"{direction_label(call.direction)} · {state_label(call.state)} · "
-        f":stopwatch: {elapsed} (since {local_time(call.created_time, ctx.tz, '%H:%M:%S')})\n"
+        f":stopwatch: {elapsed} (since {when(started, ctx.tz, now=now)})\n"
         f"{agent_words(call, users)}"
     )
     # Slack wants action ids unique within a message, hence the row number; the button
@@ -167,7 +167,7 @@ def calls_reply(
                 ]
             )
         )
-    blocks.append(showing(ctx.offset, len(page), total, "live calls"))
+    blocks.append(showing(ctx.offset, len(page), total, one="live call"))
     blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
     return Reply(text=f"Live calls: {total}", blocks=blocks)
 

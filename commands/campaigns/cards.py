@@ -16,6 +16,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter.models import AutodialerStats, Campaign, Schedule
+from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
 from commands.kernel.interactions import Click, Interactions, OnClick
@@ -31,11 +32,12 @@ from commands.kernel.resolve import (
 from commands.kernel.tables import Column, table
 from commands.kernel.text import (
     clip,
+    day_time,
     escape,
-    local_time,
     mode_label,
     number,
     percent,
+    plural,
     status_label,
     status_word,
     truncate,
@@ -122,7 +124,7 @@ def campaigns_reply(
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
     blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
-    blocks.append(showing(offset, len(page), total, "campaigns"))
+    blocks.append(showing(offset, len(page), total, one="campaign"))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
 
@@ -175,7 +177,8 @@ def _window(schedule: Schedule) -> list[str]:
 def _recall(c: Campaign) -> str:
     if not c.recall_times:
         return "no redial"
-    statuses = ", ".join(escape(s) for s in (c.recall_status or [])) or "any status"
+    statuses = ", ".join(escape(status_words(s).lower()) for s in (c.recall_status or []))
+    statuses = statuses or "any status"
     wait = (
         f"after {c.schedule_recall_duration} min"
         if c.schedule_recall_duration
@@ -212,7 +215,7 @@ def campaign_card(
         ),
         ("Status", status_label(c.status)),
         ("Mode", mode_label(c.mode_call)),
-        ("Concurrency", f"{c.concurrent_call} calls · ratio {c.ratio}"),
+        ("Concurrency", f"{plural(c.concurrent_call, 'call')} · ratio {c.ratio}"),
         ("Template", template),
         ("Carrier", carrier),
         ("Redial", _recall(c)),
@@ -240,13 +243,15 @@ def campaign_card(
     if stats is not None:
         fields_stats = _stats_fields(stats)
         fields_stats[-1] = MarkdownTextObject(
-            text=f"*Last call*\n{local_time(stats.last_call_time, ctx.tz)}"
+            text=f"*Last call*\n{day_time(stats.last_call_time, ctx.tz)}"
         )
         blocks.append(DividerBlock())
         blocks.append(
             ContextBlock(
                 elements=[
-                    MarkdownTextObject(text=f"Live statistics, last {window_minutes} minutes")
+                    MarkdownTextObject(
+                        text=f"Live statistics, last {plural(window_minutes, 'minute')}"
+                    )
                 ]
             )
         )
@@ -256,7 +261,7 @@ def campaign_card(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Updated {local_time(c.updated_at, ctx.tz)} · `{escape(c.campaign_uuid)}`"
+                    text=f"Updated {day_time(c.updated_at, ctx.tz)} · `{escape(c.campaign_uuid)}`"
                 )
             ]
         )
@@ -337,7 +342,7 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
             )
         )
     if len(exc.candidates) > len(shown):
-        blocks.append(showing(0, len(shown), len(exc.candidates), "matches"))
+        blocks.append(showing(0, len(shown), len(exc.candidates), one="match", many="matches"))
     return Reply(text=f"Which campaign did you mean by {query}?", blocks=blocks)
 
 

@@ -255,7 +255,7 @@ def fired_message(
         f"{stats.customer_connection_rate:.1f}% · dropped {stats.dropped_call_rate:.1f}% · "
         f":busts_in_silhouette: {number(stats.agents_ready)} ready / "
         f"{number(stats.agents_in_call)} in call · :clipboard: "
-        f"{number(stats.leads_in_progress)} leads in progress"
+        f"{plural(stats.leads_in_progress, 'lead')} in progress"
     )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000))),

@@ -80,7 +80,8 @@ def listing(
     total: int,
     offset: int,
     command: str,
-    noun: str,
+    one: str,
+    many: str | None = None,
     note: str | None = None,
     shown: int | None = None,
 ) -> Reply:
@@ -91,7 +92,7 @@ def listing(
     if note:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
     blocks.extend(rows)
-    blocks.append(showing(offset, len(rows) if shown is None else shown, total, noun))
+    blocks.append(showing(offset, len(rows) if shown is None else shown, total, one=one, many=many))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
 
@@ -162,9 +163,9 @@ def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
     grid = table(USER_COLUMNS, [_user_cells(u) for u in users])
     if grid is None:
         rows: list[Block] = [_user_row(u) for u in users]
-        return listing("Users", rows, total=total, offset=offset, command="users", noun="users")
+        return listing("Users", rows, total=total, offset=offset, command="users", one="user")
     return listing(
-        "Users", [grid], total=total, offset=offset, command="users", noun="users", shown=len(users)
+        "Users", [grid], total=total, offset=offset, command="users", one="user", shown=len(users)
     )
 
 
@@ -219,7 +220,7 @@ def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
         total=len(entries),
         offset=offset,
         command="groups",
-        noun="groups",
+        one="group",
         note="Groups as seen through their members; a group with no members is not listed.",
     )
 
@@ -260,7 +261,7 @@ def _template_row(t: Template) -> SectionBlock:
     names = placeholders(t)
     fill = " ".join(code("{{" + truncate(n, 40) + "}}") for n in names[:20]) if names else "none"
     options = len(t.press_options or [])
-    keys = f"{options} press options" if t.enable_option or options else "no key presses"
+    keys = plural(options, "press option") if t.enable_option or options else "no key presses"
     text = f"*{clip(t.template_name, 150) or 'Unnamed template'}* · {voice}\n"
     text += f"Placeholders: {fill} · :1234: {keys}"
     if t.description:
@@ -271,7 +272,7 @@ def _template_row(t: Template) -> SectionBlock:
 def templates_reply(templates_: Sequence[Template], *, total: int, offset: int) -> Reply:
     rows = [_template_row(t) for t in templates_]
     return listing(
-        "Templates", rows, total=total, offset=offset, command="templates", noun="templates"
+        "Templates", rows, total=total, offset=offset, command="templates", one="template"
     )
 
 
@@ -290,10 +291,10 @@ def _carrier_row(c: Carrier) -> SectionBlock:
     if c.concurrent_call:
         free = (
             f":electric_plug: *{number(c.remaining_concurrent_call)}* of "
-            f"{number(c.concurrent_call)} lines free"
+            f"{plural(c.concurrent_call, 'line')} free"
         )
     else:
-        free = f":electric_plug: *{number(c.remaining_concurrent_call)}* lines free"
+        free = f":electric_plug: *{plural(c.remaining_concurrent_call, 'line')}* free"
     text = f"*{clip(c.carrier_name, 150) or 'Unnamed carrier'}* · {state} · {dial}\n{free}"
     remaining = c.carrier_remaining_ccu
     if remaining is not None and c.dial_type == "channel_prefix":
@@ -309,9 +310,7 @@ def _carrier_row(c: Carrier) -> SectionBlock:
 
 def carriers_reply(carriers_: Sequence[Carrier], *, total: int, offset: int) -> Reply:
     rows = [_carrier_row(c) for c in carriers_]
-    return listing(
-        "Carriers", rows, total=total, offset=offset, command="carriers", noun="carriers"
-    )
+    return listing("Carriers", rows, total=total, offset=offset, command="carriers", one="carrier")
 
 
 async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
@@ -339,7 +338,7 @@ def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> 
         total=total,
         offset=offset,
         command="gateways",
-        noun="gateways",
+        one="gateway",
         shown=len(lines),
     )
 
@@ -356,7 +355,7 @@ def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: in
         total=total,
         offset=offset,
         command="blacklist",
-        noun="blocked numbers",
+        one="blocked number",
         shown=len(lines),
     )
 

@@ -14,6 +14,7 @@ from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, M
 from commands.kernel.context import CommandContext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun
+from commands.kernel.text import number, plural
 
 PAGE_ACTION = "callops_page"
 
@@ -27,13 +28,19 @@ def read_page_value(value: str) -> tuple[str, int]:
     return str(data["command"]), int(data["offset"])
 
 
-def showing(offset: int, shown: int, total: int, noun: str) -> ContextBlock:
+def showing(
+    offset: int, shown: int, total: int, *, one: str, many: str | None = None
+) -> ContextBlock:
+    """``1 call record.``, ``12 campaigns.``, ``Showing 11–20 of 42 users.``: ``one`` is
+    the noun for one item, ``many`` its plural when adding an s is wrong."""
+    several = many or one + "s"
     if total == 0:
-        text = f"No {noun}."
+        text = f"No {several}."
     elif shown >= total and offset == 0:
-        text = f"{total} {noun}."
+        text = f"{plural(total, one, many)}."
     else:
-        text = f"Showing {offset + 1}–{offset + shown} of {total} {noun}."
+        first, last = number(offset + 1), number(offset + shown)
+        text = f"Showing {first}–{last} of {number(total)} {several}."
     return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 

@@ -99,13 +99,14 @@ def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) ->
     return parsed
 
 
-def local_time(value: str | datetime | None, tz: ZoneInfo, fmt: str = "%Y-%m-%d %H:%M") -> str:
-    """A service timestamp shown in the workspace's timezone; ``–`` when absent."""
-    moment = value if isinstance(value, datetime) else parse_service_time(value)
+def local_time(value: Moment, tz: ZoneInfo, fmt: str | None = None) -> str:
+    """A service timestamp shown in the workspace's timezone; ``–`` when absent.  Without
+    ``fmt`` it is the one way a moment is written (``day_time``)."""
+    if fmt is None:
+        return day_time(value, tz)
+    moment = aware(value)
     if moment is None:
         return "–"
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(tz).strftime(fmt)
 
 
@@ -182,8 +183,65 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{number(count)} {word if count == 1 else many or word + 's'}"
 
 
-def day_time(moment: datetime | float, tz: ZoneInfo | None = None) -> str:
-    """``Mon 03 Nov 08:00`` in ``tz`` (else the moment's own zone); a float is a Unix time."""
-    if not isinstance(moment, datetime):
-        moment = datetime.fromtimestamp(moment, tz or UTC)
-    return (moment.astimezone(tz) if tz else moment).strftime(DAY_AND_TIME)
+# --- moments: one way to write a time, in the workspace's zone, on every surface ---------
+
+Moment = datetime | float | str | None
+"""A moment as it reaches a surface: an aware datetime, a Unix time, a service timestamp
+(``YYYY-MM-DD HH:MM:SS``, on the service's clock), or nothing."""
+CLOCK = "%H:%M"
+"""``14:27``: a time of a day the reader knows (today, or the day said next to it)."""
+
+
+def aware(value: Moment) -> datetime | None:
+    """Any ``Moment`` as an aware datetime (a naive one is taken as UTC); None when absent
+    or unreadable."""
+    if value is None or isinstance(value, str):
+        return parse_service_time(value) if value else None
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return datetime.fromtimestamp(value, UTC)
+
+
+def _local(value: Moment, tz: ZoneInfo | None) -> datetime | None:
+    moment = aware(value)
+    if moment is None:
+        return None
+    return moment.astimezone(tz) if tz is not None else moment
+
+
+def day_time(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:
+    """``Sun 22 Nov 14:27`` in ``tz`` (else the moment's own zone); ``–`` when absent.
+    ``seconds`` adds them (``14:27:05``) where records a few seconds apart are told apart."""
+    moment = _local(value, tz)
+    if moment is None:
+        return "–"
+    return moment.strftime(DAY_AND_TIME + (":%S" if seconds else ""))
+
+
+def clock(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:
+    """``14:27`` in ``tz``: for a day the reader already knows; ``–`` when absent."""
+    moment = _local(value, tz)
+    if moment is None:
+        return "–"
+    return moment.strftime(CLOCK + (":%S" if seconds else ""))
+
+
+def when(value: Moment, tz: ZoneInfo, *, now: datetime | None = None) -> str:
+    """``14:27`` for a moment of today (in ``tz``), else ``Sun 22 Nov 14:27``."""
+    moment = _local(value, tz)
+    if moment is None:
+        return "–"
+    today = (now or datetime.now(UTC)).astimezone(tz).date()
+    return clock(moment) if moment.date() == today else day_time(moment)
+
+
+def zone_name(where: datetime | ZoneInfo) -> str:
+    """The zone's short name (at ``where``, or now): ``ICT``-like where the zone database
+    has one, else the offset (``UTC+07``), never a bare ``+07``."""
+    moment = datetime.now(where) if isinstance(where, ZoneInfo) else where
+    short = moment.strftime("%Z")
+    if not short or short[0] in "+-":
+        offset = moment.strftime("%z")
+        hours, minutes = offset[:3], offset[3:]
+        return "UTC" + hours + ("" if minutes in ("", "00") else f":{minutes}")
+    return short

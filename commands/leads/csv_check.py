@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from commands.kernel.phones import normalize_phone, phone_problem
+from commands.kernel.text import plural
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -146,7 +147,7 @@ def _problem(
     row: list[str], width: int, phone: str, seen: dict[str, int], blocked: Collection[str]
 ) -> tuple[str | None, str]:
     if len(row) != width:
-        return f"has {len(row)} columns, the header has {width}", "columns"
+        return f"has {plural(len(row), 'column')}, the header has {width}", "columns"
     if not phone:
         return "no phone number", "missing"
     if phone_problem(phone):

@@ -36,7 +36,7 @@ from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
-from commands.kernel.text import clip, code, number, ratio_percent
+from commands.kernel.text import clip, code, escape, number, plural, ratio_percent
 from commands.leads.csv_check import (
     CsvFormatError,
     CsvReport,
@@ -87,10 +87,10 @@ def describe_upload(params: UploadParams) -> str:
     valid, invalid = params.valid, params.invalid
     total = valid + invalid
     lines = [
-        f"Upload *{number(valid)}* leads from *{clip(params.file_name, 120)}* to the "
+        f"Upload *{plural(valid, 'lead')}* from *{clip(params.file_name, 120)}* to the "
         f"list *{clip(params.list_name or params.list_uuid, 150)}*; the dialer will "
         "call these numbers.",
-        f"{number(total)} rows checked: :white_check_mark: {number(valid)} valid "
+        f"{plural(total, 'row')} checked: :white_check_mark: {number(valid)} valid "
         f"({ratio_percent(valid, total)}) · :x: {number(invalid)} left out.",
     ]
     if params.reasons:
@@ -182,7 +182,8 @@ async def upload(ctx: CommandContext, args: list[str]) -> Reply:
                 ctx.channel_id,
                 filename=f"{stem}-rows-to-fix.csv",
                 path=str(invalid_path),
-                comment=f"{report.invalid} rows of {shared.name} that will not be uploaded, "
+                comment=f"{plural(report.invalid, 'row')} of {escape(shared.name)} that will "
+                "not be uploaded, "
                 "with their line numbers and what is wrong.",
                 thread_ts=None,
             )
@@ -221,9 +222,9 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
         await env.cc.leads.upload_file(list_uuid, valid_path, filename=shared.name)
     totals = await env.cc.lists.get(list_uuid)
     text = (
-        f"Uploaded *{number(report.valid)}* leads from *{clip(shared.name, 120)}*. The list "
-        f"*{clip(totals.list_name or list_uuid, 150)}* now has {number(totals.total_leads)} "
-        f"leads (uploaded {number(totals.total_upload)}, imported "
+        f"Uploaded *{plural(report.valid, 'lead')}* from *{clip(shared.name, 120)}*. The list "
+        f"*{clip(totals.list_name or list_uuid, 150)}* now has "
+        f"{plural(totals.total_leads, 'lead')} (uploaded {number(totals.total_upload)}, imported "
         f"{number(totals.total_success)}, failed {number(totals.total_fail)})."
     )
     if report.valid != params.valid:

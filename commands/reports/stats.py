@@ -187,7 +187,13 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
     blocks: list[Block] = list(_table_blocks(lines))
     if cut or len(shown) < len(buckets):
         blocks.append(
-            showing(0, len(shown), len(buckets), f"{interval} buckets (quiet ones left out)")
+            showing(
+                0,
+                len(shown),
+                len(buckets),
+                one=f"{interval} bucket",
+                many=f"{interval} buckets (quiet ones left out)",
+            )
         )
     return blocks
 
@@ -245,7 +251,9 @@ def stats_reply(
     multi_day = period.start.date() != period.end.date()
     buckets = local_buckets(rows, interval, ctx.tz)
     blocks.extend(stats_breakdown(buckets, interval, multi_day=multi_day))
-    return Reply(text=f"{total} calls {period.label}, {answered} answered", blocks=blocks)
+    return Reply(
+        text=f"{plural(total, 'call')} {period.label}, {number(answered)} answered", blocks=blocks
+    )
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
@@ -277,7 +285,7 @@ def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
     text = (
         f"*{campaign_label(s.campaign_name)}* {status_label(s.status)}"
         + (f" · `{clip(s.type, 30)}`" if s.type else "")
-        + f"\n:phone: *{number(s.total_calls)}* calls"
+        + f"\n:phone: *{plural(s.total_calls, 'call')}*"
         f" · connected *{percent(s.customer_connection_rate)}*"
         f" · {dropped_flag}dropped *{percent(s.dropped_call_rate)}*"
         f" ({number(s.dropped_calls)})"
@@ -315,7 +323,7 @@ def monitor_reply(
     headline = (
         f"*{plural(calls, 'call')}* · connected *{ratio_percent(connected, calls)}* · "
         f"dropped *{ratio_percent(dropped, connected)}* · "
-        f"{number(running)} of {number(len(ordered))} campaigns running"
+        f"{number(running)} of {plural(len(ordered), 'campaign')} running"
     )
     page = ordered[ctx.offset : ctx.offset + MONITOR_PAGE_SIZE]
     blocks: list[Block] = [
@@ -323,9 +331,9 @@ def monitor_reply(
         SectionBlock(text=MarkdownTextObject(text=headline)),
     ]
     blocks.extend(_monitor_row(s, ctx.tz) for s in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), "campaigns"))
+    blocks.append(showing(ctx.offset, len(page), len(ordered), one="campaign"))
     blocks.extend(pager(command, ctx.offset, MONITOR_PAGE_SIZE, len(ordered)))
-    return Reply(text=f"{title}: {calls} calls", blocks=blocks)
+    return Reply(text=f"{title}: {plural(calls, 'call')}", blocks=blocks)
 
 
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
@@ -392,7 +400,7 @@ def _period_listing(
     headline: str,
     rows: Sequence[Row],
     row: Callable[[Row], SectionBlock],
-    noun: str,
+    one: str,
     command: str,
     grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
@@ -413,7 +421,7 @@ def _period_listing(
         blocks.append(drawn)
     else:
         blocks.extend(row(item) for item in page)
-    blocks.append(showing(ctx.offset, len(page), len(rows), noun))
+    blocks.append(showing(ctx.offset, len(page), len(rows), one=one))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
 
@@ -464,7 +472,7 @@ def agents_reply(
         f"wait {duration(wait)} · pause {duration(pause)}",
         rows=ordered,
         row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
-        noun="agents",
+        one="agent",
         command=command,
         grid=lambda page: table(
             AGENT_COLUMNS, [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
@@ -501,7 +509,7 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
     name = full_name(e.firstname, e.middlename, e.lastname) or e.username
     text = (
         f"*{clip(e.extension, 30) or '–'}*" + (f" {clip(name, 100)}" if name else "") + "\n"
-        f":phone: *{number(e.total)}* calls · :white_check_mark: {number(e.answered)} "
+        f":phone: *{plural(e.total, 'call')}* · :white_check_mark: {number(e.answered)} "
         f"({ratio_percent(e.answered, e.total)}) · :no_entry: {number(e.busy)} busy · "
         f":hourglass: {number(e.no_answered)} no answer · "
         f":no_mobile_phones: {number(e.not_available)} unavailable · "
@@ -557,13 +565,13 @@ def extensions_reply(
         f":white_check_mark: *{number(answered)} answered ({ratio_percent(answered, total)})*",
         rows=ordered,
         row=_extension_row,
-        noun="extensions",
+        one="extension",
         command=command,
         grid=lambda page: table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page]),
     )
     if not ordered:
         return Reply(text=f"No extension calls {period.label}.", blocks=blocks)
-    return Reply(text=f"{title}: {total} calls", blocks=blocks)
+    return Reply(text=f"{title}: {plural(total, 'call')}", blocks=blocks)
 
 
 async def extensions(ctx: CommandContext, args: list[str]) -> Reply:

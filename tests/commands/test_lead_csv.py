@@ -41,7 +41,7 @@ def test_each_kind_of_bad_row_is_named_with_its_line() -> None:
         (4, "not a phone number the service accepts"),
         (5, "no phone number"),
         (6, "the number is on the blacklist"),
-        (7, "has 1 columns, the header has 2"),
+        (7, "has 1 column, the header has 2"),
     ]
     assert dict(report.reasons) == {
         "duplicate": 1,

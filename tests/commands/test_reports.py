@@ -78,7 +78,7 @@ async def test_monitor_all_and_one_campaign(
     dialers = [c async for c in cc.campaigns.iterate(type="autodialer")]
     one = visible(await monitor(make_ctx(), [dialers[0].campaign_name, "window=2h"]))
     assert "last 2 hours" in one and dialers[0].campaign_name in one
-    assert "of 1 campaigns" in one
+    assert "1 of 1 campaign running" in one
 
 
 async def test_monitor_bad_arguments(make_ctx: MakeContext) -> None:
