@@ -13,6 +13,7 @@ approval card say so plainly, with how to start the campaign.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from pydantic import Field
@@ -48,7 +49,7 @@ from commands.kernel.phones import blocked_numbers, normalize_phone, phone_probl
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
-from commands.kernel.text import clip, code, truncate
+from commands.kernel.text import clip, code, escape, truncate
 from storage import ActionKind
 
 AUTOCALL_CALLBACK = "autocall_form"
@@ -69,6 +70,17 @@ _HINTS = (
     (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
     (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
 )
+
+
+_WORD_BREAK = re.compile(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def field_label(name: str) -> str:
+    """A placeholder as a person names it: ``due_date`` and ``dueDate`` are "Due date",
+    ``name`` is "Name", ``OTP`` stays "OTP" (plain text, for a form's label)."""
+    words = [w if len(w) > 1 and w.isupper() else w.lower() for w in _WORD_BREAK.split(name) if w]
+    label = " ".join(words)
+    return label[:1].upper() + label[1:] if label else name
 
 
 def hint_for(name: str) -> str:
@@ -138,13 +150,13 @@ def autocall_modal(
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
-        named = ", ".join(code("{{" + n + "}}") for n in missing[:20])
+        named = ", ".join(f"*{escape(field_label(n))}*" for n in missing[:20])
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Still needed: {named}")]))
     for name in names[:MAX_FIELDS]:
         blocks.append(
             InputBlock(
                 block_id=PARAM_BLOCK + name,
-                label=truncate("{{" + name + "}}", 2000),
+                label=truncate(field_label(name), 2000),
                 element=PlainTextInputElement(
                     action_id=PARAM_BLOCK + name, initial_value=str(given.get(name) or "") or None
                 ),
@@ -211,7 +223,7 @@ def describe_autocall(params: AutocallParams) -> str:
     ]
     values = params.param
     for name, value in list(values.items())[:25]:
-        lines.append(f"• {code(name)}: {clip(value, 200)}")
+        lines.append(f"• {escape(field_label(name))}: {clip(value, 200)}")
     if not values:
         lines.append("No values: the template is a recording.")
     if params.campaign_status is not None:
@@ -288,7 +300,8 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
 
 
 def value_needed(name: str) -> str:
-    return f"The template needs {{{{{name}}}}}."
+    """A missing value, said where the field is not on screen (a workflow step)."""
+    return f"The template needs a value for {field_label(name).lower()} ({name}=)."
 
 
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -331,7 +344,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         problems[PHONE_BLOCK] = phone_issue
     for name in meta.get("names") or []:
         if not text(values, PARAM_BLOCK + str(name)):
-            problems[PARAM_BLOCK + str(name)] = value_needed(str(name))
+            problems[PARAM_BLOCK + str(name)] = "The template needs this value."
     return problems
 
 

@@ -252,7 +252,13 @@ async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
     form = await latest_view(slack, AGENT, "autocall_form")
     blocks = {b.get("block_id"): b for b in form["blocks"]}
     assert {"phone", "param:name", "param:amount", "param:due_date"} <= set(blocks)
-    assert "Still needed" in shown(form) and "{{amount}}" in shown(form)
+    # Each placeholder is labelled by its name, as a person writes it, never as {{amount}}.
+    assert "Still needed: *Amount*, *Due date*" in shown(form) and "{{" not in shown(form)
+    assert [blocks[f"param:{n}"]["label"]["text"] for n in ("name", "amount", "due_date")] == [
+        "Name",
+        "Amount",
+        "Due date",
+    ]
     assert "amount" in shown(blocks["param:amount"]["hint"]).lower()
     assert "dd/mm/yyyy" in shown(blocks["param:due_date"]["hint"])
     await slack.driver.view_submission(

@@ -351,7 +351,9 @@ async def test_an_autocall_step_pushes_with_the_modals_checks(
     )
     missing = await run(slack, "autocall_push", campaign=campaign.campaign_uuid, phone="0912345678")
     assert missing.state == "failed"
-    assert missing.error == " ".join(f"The template needs {{{{{n}}}}}." for n in names)
+    assert missing.error == " ".join(
+        f"The template needs a value for {n.replace('_', ' ')} ({n}=)." for n in names
+    )
     unknown = await run(
         slack,
         "autocall_push",
