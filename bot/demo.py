@@ -11,6 +11,8 @@ The demo workspace is set up the way a team would after installing: the agent is
 operator, the manager an admin (so one person can request an action and another
 approve it), the bot is in #digests, and there is a sample digest and a notification
 route (storage has both tables; the features that act on them pick them up when present).
+Call cards go to a channel of their own, #call-feed, so a running campaign's stream of
+records does not bury what people type and read in #call-center.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,
     APPROVALS,
-    CALL_CENTER,
     DIGESTS,
     MANAGER,
     SUPERVISOR,
@@ -49,6 +50,8 @@ from storage import Role
 log = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8800
+CALL_FEED = "call-feed"
+"""The channel the demo's notification route posts call cards into."""
 DEMO_TIMEZONE = "UTC"
 SAMPLE_DIGEST_SCHEDULE = "weekdays 08:00"
 
@@ -66,6 +69,11 @@ class Demo:
     @property
     def console_url(self) -> str:
         return self.slack.console_url
+
+    @property
+    def call_feed(self) -> str:
+        """The id of #call-feed, where call cards go."""
+        return self.slack.channel(CALL_FEED).id
 
 
 def completions() -> list[tuple[str, str, str]]:
@@ -99,16 +107,23 @@ def demo_settings(slack: SlackStandIn, db_path: Path) -> Settings:
     )
 
 
+def call_feed_channel(slack: SlackStandIn) -> str:
+    """#call-feed's id, the channel made (everyone in it, and the bot) the first time."""
+    found = slack.core.state.find_channel(CALL_FEED, TEAM)
+    if found is not None:
+        return found.id
+    return slack.add_channel(TEAM, CALL_FEED, members=(SUPERVISOR, AGENT, MANAGER)).id
+
+
 def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> None:
     """Connect the demo workspace and give it what a team sets up in its first week."""
     storage = rt.storage
+    feed = call_feed_channel(slack)
     storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     storage.roles.set_role(TEAM, AGENT, Role.OPERATOR, granted_by=SUPERVISOR)
     storage.roles.set_role(TEAM, MANAGER, Role.ADMIN, granted_by=SUPERVISOR)
     slack.set_bot_member(DIGESTS, True)
-    storage.workspaces.set_channels(
-        TEAM, approvals=APPROVALS, digests=DIGESTS, notifications=CALL_CENTER
-    )
+    storage.workspaces.set_channels(TEAM, approvals=APPROVALS, digests=DIGESTS, notifications=feed)
     if not storage.digests.list(TEAM):
         storage.digests.add(
             TEAM,
@@ -118,12 +133,12 @@ def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> 
             created_by=MANAGER,
         )
     if not storage.routes.list(TEAM):
-        storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        storage.routes.add(TEAM, channel=feed, created_by=SUPERVISOR)
 
 
 async def attach_callbacks(rt: Runtime, pbx: EmulatorServer, app_url: str) -> None:
     """Point the emulator's autocall campaigns at the app's callback URL, as an admin
-    would in the service, so a pushed call ends up in #call-center (the route above)."""
+    would in the service, so a pushed call ends up in #call-feed (the route above)."""
     token = rt.storage.callback_tokens.get_or_create(TEAM)
     url = callback_url(app_url, token)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:

@@ -1,5 +1,5 @@
 """Call notifications in the browser: the demo's autocall campaigns call the app back,
-and the record appears in #call-center while the page is open."""
+and the record appears in #call-feed, a channel of its own, while the page is open."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ pytestmark = BROWSER
 PHONE = "0912345678"
 
 
-async def test_a_finished_call_shows_up_live_in_call_center(console: Console, demo: Demo) -> None:
+async def test_a_finished_call_shows_up_live_in_the_call_feed(console: Console, demo: Demo) -> None:
     async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
         autocalls = [c async for c in cc.campaigns.iterate() if c.type == "autocall"]
     autocall = autocalls[0]
-    await console.open(SUPERVISOR, CALL_CENTER)
+    await console.open(SUPERVISOR, demo.call_feed)
     call = await asyncio.to_thread(
         demo.pbx.originate,
         direction="outbound",
@@ -35,3 +35,6 @@ async def test_a_finished_call_shows_up_live_in_call_center(console: Console, de
     await expect(card).to_contain_text("Answered")
     await expect(card).to_contain_text(autocall.campaign_name)
     await expect(card.locator(".only-you")).to_have_count(0)  # posted for the channel
+    await expect(console.page.locator("#view-title")).to_have_text("#call-feed")
+    # #call-center, where people type and read, gets none of the cards.
+    assert not [m for m in demo.slack.messages(CALL_CENTER) if PHONE in str(m)]
