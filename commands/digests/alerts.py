@@ -52,12 +52,14 @@ from commands.kernel.resolve import (
 from commands.kernel.text import (
     campaign_label,
     clip,
+    clock,
     code,
     day_time,
     escape,
     number,
     plural,
     truncate,
+    zone_name,
 )
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
 from storage import Alert, Role, Storage
@@ -275,7 +277,7 @@ def fired_message(
             elements=[
                 MarkdownTextObject(
                     text=f"Alert {code(alert.id)} · told once until it recovers · "
-                    f"{now.astimezone(tz).strftime('%H:%M')} {escape(tz.key)}"
+                    f"{clock(now, tz)} {zone_name(now.astimezone(tz))}"
                 )
             ]
         ),
@@ -444,7 +446,7 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     )
     text = (
         f":zzz: <@{escape(ctx.user_id)}> snoozed alert {code(alert.id)} until "
-        f"{escape(until.astimezone(ctx.tz).strftime('%a %d %b %H:%M'))} ({escape(ctx.tz.key)}). "
+        f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}. "
         "If it is still crossed then, it is told once more."
     )
     note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])

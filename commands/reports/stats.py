@@ -46,10 +46,11 @@ from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import (
     campaign_label,
     clip,
+    clock,
+    day_time,
     duration,
     escape,
     full_name,
-    local_time,
     number,
     parse_service_time,
     percent,
@@ -57,6 +58,7 @@ from commands.kernel.text import (
     ratio_percent,
     status_label,
     truncate,
+    zone_name,
 )
 
 Row = TypeVar("Row")
@@ -74,10 +76,8 @@ MAX_TABLE_BLOCKS = 4
 
 
 def _window_text(period: Period, tz: ZoneInfo) -> str:
-    fmt = "%d %b %H:%M"
-    return (
-        f":calendar: {period.start.strftime(fmt)} → {period.end.strftime(fmt)} ({escape(tz.key)})"
-    )
+    start, end = day_time(period.start, tz), day_time(period.end, tz)
+    return f":calendar: {start} → {end} {zone_name(period.end.astimezone(tz))}"
 
 
 def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
@@ -293,7 +293,7 @@ def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
         f" · {number(s.agents_in_call)} in call"
         f" · :clipboard: {plural(s.total_leads, 'lead')}"
         f" ({number(s.leads_in_progress)} in progress)"
-        f" · last call {local_time(s.last_call_time, tz, '%d %b %H:%M')}"
+        f" · last call {day_time(s.last_call_time, tz)}"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
@@ -380,8 +380,8 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
     name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
     busy = a.total_talk_sec + a.total_dispo_sec
     occupancy = ratio_percent(busy, busy + a.total_wait_sec, 0)
-    fmt = "%d %b %H:%M" if multi_day else "%H:%M"
-    login = f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}"
+    told = day_time if multi_day else clock
+    login = f"{told(a.earliest_time, tz)}–{told(a.latest_time, tz)}"
     text = (
         f"*{clip(name, 100)}*" + (f" `{clip(a.username, 60)}`" if a.username else "") + "\n"
         f":speech_balloon: talk *{duration(a.total_talk_sec)}* · :hourglass: wait "
@@ -441,7 +441,7 @@ AGENT_COLUMNS = (
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
     name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
     busy = a.total_talk_sec + a.total_dispo_sec
-    fmt = "%d %b %H:%M" if multi_day else "%H:%M"
+    told = day_time if multi_day else clock
     return [
         name,
         a.username,
@@ -450,7 +450,7 @@ def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
         duration(a.total_pause_sec),
         duration(a.total_dispo_sec),
         ratio_percent(busy, busy + a.total_wait_sec, 0),
-        f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}",
+        f"{told(a.earliest_time, tz)}–{told(a.latest_time, tz)}",
     ]
 
 

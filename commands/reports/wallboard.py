@@ -42,9 +42,8 @@ from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
 from commands.kernel.text import (
     campaign_label,
     clip,
+    clock,
     duration,
-    escape,
-    local_time,
     mode_label,
     number,
     parse_service_time,
@@ -53,6 +52,7 @@ from commands.kernel.text import (
     ratio_percent,
     status_label,
     truncate,
+    zone_name,
 )
 from commands.reports.stats import DROPPED_RATE_WARNING
 from storage import Role
@@ -328,7 +328,7 @@ def _agent_blocks(snap: Snapshot) -> list[Block]:
 
 
 def _today_blocks(snap: Snapshot, tz_name: str) -> list[Block]:
-    title = f"*Today* (since {snap.period.start:%H:%M} {tz_name})"
+    title = f"*Today* (since {clock(snap.period.start)} {tz_name})"
     if isinstance(snap.today, Unavailable):
         return [_unavailable("Today's totals", snap.today)]
     rows = snap.today
@@ -348,7 +348,7 @@ def _today_blocks(snap: Snapshot, tz_name: str) -> list[Block]:
 
 def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
     """The wallboard for one snapshot (no service calls: render and test it on its own)."""
-    tz_name = escape(str(ctx.tz))
+    tz_name = zone_name(snap.now.astimezone(ctx.tz))
     base = shown_url(ctx.base_url or (ctx.cc.base_url if ctx.cc else "") or "")
     blocks: list[Block] = [
         HeaderBlock(text=":telephone_receiver: Call center wallboard"),
@@ -365,7 +365,7 @@ def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
     ]
     footer: list[Block] = [
         _context(
-            f"Updated {local_time(snap.now, ctx.tz, '%H:%M')} ({tz_name}) · "
+            f"Updated {clock(snap.now, ctx.tz)} {tz_name} · "
             f"rates over the last {WINDOW_MINUTES} minutes"
         ),
         ActionsBlock(
