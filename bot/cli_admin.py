@@ -22,6 +22,7 @@ from bot.settings import Settings
 from callcenter import CachedToken, CallCenter, errors
 from callcenter.models import TokenV3
 from callcenter.tokens import expires_at_from
+from commands.kernel.text import plural
 from storage import Outcome, SecretBox, Storage, write_csv, write_json
 from storage.clock import iso_utc
 from storage.errors import (
@@ -300,9 +301,12 @@ def _rotate(args: argparse.Namespace) -> int:
         count = store.rotate_secrets()
         store.audit.append(None, _operator(), "secrets.rotate", {"secrets": count})
         keys = store.box.key_count
-    print(f"re-encrypted {count} stored secret(s) under the first key of CALLOPS_SECRET_KEY")
+    print(
+        f"re-encrypted {plural(count, 'stored secret')} under the first key of CALLOPS_SECRET_KEY"
+    )
     if keys > 1:
-        print("the other key(s) are no longer needed for stored data and may be removed")
+        others = "the other key is" if keys == 2 else "the other keys are"
+        print(f"{others} no longer needed for stored data and may be removed")
     return EXIT_OK
 
 

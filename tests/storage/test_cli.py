@@ -223,7 +223,7 @@ def test_secrets_rotate_moves_everything_to_the_new_key(cli: Cli, emulator: Any,
     cli.set_keys(new, key)
     code, out, err = cli("secrets", "rotate")
     assert code == 0, err
-    assert "re-encrypted 2 stored secret(s)" in out  # the API key and the cached token
+    assert "re-encrypted 2 stored secrets" in out  # the API key and the cached token
 
     with _open(cli, new) as store:
         assert store.workspaces.api_key("T1") == emulator.api_key
