@@ -108,7 +108,7 @@ async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
     )
     prompt = await prompt_for(slack, f"leads upload {list_uuid}")
     text = shown(prompt)
-    assert "Upload *3* leads from *spring.csv*" in text
+    assert "Upload *3 leads* from *spring.csv*" in text
     assert "8 rows checked" in text and "5 left out" in text
     for line, reason in (
         (4, "not a phone number"),
@@ -135,7 +135,7 @@ async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
         )
         done = await card_now(slack, APPROVALS, card["ts"], settled)
     assert done["text"].endswith(": done"), shown(done)
-    assert "Uploaded *3* leads" in shown(done) and "now has" in shown(done)
+    assert "Uploaded *3 leads*" in shown(done) and "now has" in shown(done)
     uploads = pbx.journal(method="POST", path="/v3/lead/file")
     assert len(uploads) == 1 and uploads[0]["body"]["rows"] == 3
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
