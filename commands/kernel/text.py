@@ -128,3 +128,9 @@ def clip(value: object, limit: int) -> str:
     """One outside value cut to ``limit`` characters, then escaped (cutting after escaping
     could split ``&lt;``), so one long name cannot push a row's other facts past a limit."""
     return escape(truncate(str(value), limit))
+
+
+def caption(scope: str, window: str) -> str:
+    """What a block of figures covers, written one way everywhere: ``Telesale HCM ·
+    today 00:00–14:27 UTC+07``.  ``scope`` is mrkdwn already escaped; ``window`` is plain."""
+    return f"{scope} · {escape(window)}"
