@@ -103,7 +103,8 @@ class DigestRequest:
     schedule: str | None = None
     """For the footer: ``every day at 08:00``."""
     why: str = ""
-    """Why this period, in words: ``the last complete period of this daily digest``."""
+    """Why this period, as mrkdwn (escaped; it may mention who asked):
+    ``the last complete period of this digest (every day at 08:00)``."""
     chart_follows: bool = True
     """The chart is posted right after the message (not for a preview, which is a
     message only its reader sees and cannot carry a file)."""
@@ -184,7 +185,7 @@ async def build_digest(
     shown = _pick_campaigns(dialer or [], request.campaigns)
     context = f":calendar: {current.caption()}"
     if request.why:
-        context += f" · {escape(request.why)}"
+        context += f" · {request.why}"
     context += f" · compared with {escape(period.previous_label())}"
     blocks: list[Block] = [
         HeaderBlock(text=truncate(request.title, 150)),

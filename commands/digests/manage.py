@@ -120,10 +120,11 @@ def run_request(
     """What ``digest run`` (and its Up to now button) posts as of ``now``: the latest
     complete period, or from its end up to ``now``; the request says which, and why."""
     if not up_to_now:
-        return request_for(digest, latest_slot(digest, now), why=last_complete_words(digest))
+        why = escape(last_complete_words(digest))
+        return request_for(digest, latest_slot(digest, now), why=why)
     tz = ZoneInfo(digest.timezone)
     period = period_up_to(trigger_for(digest.schedule, tz), now, tz)
-    why = "up to now" + (f", asked for by <@{asked_by}>" if asked_by else "")
+    why = "up to now" + (f", asked for by <@{escape(asked_by)}>" if asked_by else "")
     return DigestRequest(
         period=period,
         title=digest_title(digest.schedule, period.label()),
@@ -444,7 +445,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             updated_at=0.0,
             last_slot=None,
         )
-    why = last_complete_words(digest) if args else "yesterday, as a daily digest would show it"
+    why = escape(last_complete_words(digest)) if args else "yesterday, as a daily digest shows it"
     request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
     content = await build_digest(ctx.client(), request)
     reply = content.reply

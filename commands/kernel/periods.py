@@ -164,6 +164,8 @@ def minutes_words(minutes: int) -> str:
         return f"{minutes // 1440} days"
     if minutes % 60 == 0:
         return f"{minutes // 60} hours"
+    if minutes > 120:
+        return f"{minutes // 60} h {minutes % 60:02d} min"
     return f"{minutes} minutes"
 
 
