@@ -32,21 +32,25 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter
 from callcenter.models import AgentTime
-from commands.campaigns.cards import OPEN_ACTION, status_label
+from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import recent_words
 from commands.kernel.interactions import Click, Interactions, OnClick
-from commands.kernel.periods import Window, minutes_words
+from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import (
+    campaign_label,
     caption,
     clip,
     duration,
     escape,
     number,
     percent,
+    plural,
     signed_change,
+    status_label,
     truncate,
 )
 from commands.reports.chart import Bar, render_bar_chart
@@ -62,7 +66,7 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
-from commands.reports.stats import dialer_line, stats_reply
+from commands.reports.stats import MAX_WINDOW_MINUTES, dialer_line, stats_reply
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
 """What a digest can hold, in the order it is shown; all of them unless told otherwise."""
@@ -70,8 +74,6 @@ FULL_REPORT_ACTION = "digest_full_report"
 MAX_CAMPAIGNS = 6
 MAX_CAMPAIGN_BUTTONS = 5
 TOP_AGENTS = 3
-MAX_WINDOW_MINUTES = 30 * 24 * 60
-"""The autodialer statistics look back at most this far (the service's window is minutes)."""
 MIN_CHART_HOURS = 3
 """A shorter period (an hourly digest) is charted from local midnight, so there is a shape."""
 
@@ -194,7 +196,7 @@ async def build_digest(
     if "totals" in sections:
         blocks.extend(_totals_blocks(current, previous))
     if "campaigns" in sections:
-        blocks.extend(_campaign_blocks(shown, bool(request.campaigns), period, at))
+        blocks.extend(_campaign_blocks(shown, period, at, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents or [], period, scope))
     blocks.append(_buttons(shown, period, request.digest_id))
@@ -207,7 +209,7 @@ async def build_digest(
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(footer))]))
     t = current.totals
     text = (
-        f"{request.title}: {number(t.calls)} calls, {number(t.answered)} answered "
+        f"{request.title}: {plural(t.calls, 'call')}, {number(t.answered)} answered "
         f"({percent(t.answer_rate)}) · {scope.plain()}"
     )
     content = DigestContent(
@@ -253,7 +255,7 @@ def _totals_blocks(current: CallFigures, previous: CallFigures) -> list[Block]:
     if t.calls == 0 and p.calls == 0:
         return [SectionBlock(text=MarkdownTextObject(text=":zzz: No calls in this period.")), where]
     headline = (
-        f"*{number(t.calls)} calls* {_change(t.calls, p.calls)} · :white_check_mark: "
+        f"*{plural(t.calls, 'call')}* {_change(t.calls, p.calls)} · :white_check_mark: "
         f"*{number(t.answered)} answered ({percent(t.answer_rate)})* "
         f"{_change(t.answered, p.answered)}"
     )
@@ -284,14 +286,14 @@ def autodialer_minutes(period: DigestPeriod) -> int:
 
 
 def _campaign_blocks(
-    shown: Sequence[DialerFigures], chosen: bool, period: DigestPeriod, at: datetime
+    shown: Sequence[DialerFigures], period: DigestPeriod, at: datetime, *, chosen: bool
 ) -> list[Block]:
     # The service's autodialer figures look back from the moment they are asked for, so
     # they carry their own window rather than the digest's period.
     window = (
         shown[0].window if shown else Window.back_from(at, autodialer_minutes(period), period.tz)
     )
-    title = f"*Autodialer campaigns* (last {minutes_words(autodialer_minutes(period))})"
+    title = f"*Autodialer campaigns* (last {recent_words(autodialer_minutes(period) * 60)})"
     where = ContextBlock(
         elements=[
             MarkdownTextObject(
@@ -308,8 +310,7 @@ def _campaign_blocks(
             where,
         ]
     body = "\n\n".join(
-        f"*{clip(s.name, 100) or 'Unnamed campaign'}* {status_label(s.status)}\n"
-        + dialer_line(s, period.tz)
+        f"*{campaign_label(s.name, 100)}* {status_label(s.status)}\n" + dialer_line(s, period.tz)
         for s in shown
     )
     return [

@@ -39,7 +39,7 @@ from commands.digests.schedules import (
     period_up_to,
     trigger_for,
 )
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
 from commands.kernel.grammar import UsageError, split_options
@@ -51,17 +51,12 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, day_time, escape, plural, truncate
 from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
 
 UP_TO_NOW_ACTION = "digest_up_to_now"
 _TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -145,7 +140,7 @@ def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime
 
 
 def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
-    usage = _usage(name)
+    usage = usage_of(name)
     if len(args) != 1:
         raise UsageError("Give the digest's id (digest list shows them).", usage)
     found = _storage(ctx).digests.get(ctx.team_id, args[0].strip().lower())
@@ -181,7 +176,7 @@ async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str)
 
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest add")
+    usage = usage_of("digest add")
     storage = _storage(ctx)
     positional, options = split_options(args)
     if not positional:
@@ -223,8 +218,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
-    extra = f" for {len(uuids)} campaign{'s' if len(uuids) != 1 else ''}" if uuids else ""
+    when = day_time(upcoming) if upcoming else "never"
+    extra = f" for {plural(len(uuids), 'campaign')}" if uuids else ""
     shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
     return notice(
         f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
@@ -248,15 +243,14 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
     )
     text = (
         f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
-        f"{campaigns} · {escape(sections)}"
-        + (f" · next {upcoming.strftime('%a %d %b %H:%M')}" if upcoming else "")
+        f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("digest list takes no arguments.", _usage("digest list"))
+        raise UsageError("digest list takes no arguments.", usage_of("digest list"))
     digests = _storage(ctx).digests.list(ctx.team_id)
     if not digests:
         return notice(
@@ -278,14 +272,14 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
             ]
         )
     )
-    return Reply(text=f"{len(digests)} digests", blocks=blocks)
+    return Reply(text=plural(len(digests), "digest"), blocks=blocks)
 
 
-def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
+def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
     name = "digest pause" if paused else "digest resume"
     digest = _require(ctx, args, name)
     storage = _storage(ctx)
-    storage.digests.set_paused(ctx.team_id, digest.id, paused)
+    storage.digests.set_paused(ctx.team_id, digest.id, paused=paused)
     storage.audit.append(
         ctx.team_id, ctx.user_id, name.replace(" ", "."), {"digest": digest.id}, outcome=Audit.OK
     )
@@ -297,7 +291,7 @@ def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
             emoji=":double_vertical_bar:",
         )
     upcoming = next_fire(trigger_for(digest.schedule, digest.timezone), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
+    when = day_time(upcoming) if upcoming else "never"
     return notice(
         f"Digest {code(digest.id)} resumed; next post {escape(when)} ({escape(digest.timezone)}).",
         emoji=":arrow_forward:",
@@ -305,11 +299,11 @@ def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
 
 
 async def pause(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, True)
+    return _set_paused(ctx, args, paused=True)
 
 
 async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, False)
+    return _set_paused(ctx, args, paused=False)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -376,7 +370,7 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
                 elements=[
                     MarkdownTextObject(
                         text=f"*Up to now* posts the same digest from "
-                        f"{escape(since.strftime('%a %d %b %H:%M'))} until the moment you click."
+                        f"{escape(day_time(since))} until the moment you click."
                     )
                 ]
             ),
@@ -425,7 +419,7 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest preview")
+    usage = usage_of("digest preview")
     if len(args) > 1:
         raise UsageError("Give at most one digest id.", usage)
     if args:

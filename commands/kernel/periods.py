@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from commands.kernel.durations import recent_words
+from commands.kernel.text import day_time
+
 SERVICE_TZ = ZoneInfo("UTC")
 """The zone of the service's wall-clock times (see the module docstring)."""
 
@@ -85,7 +88,9 @@ class Window:
     def back_from(cls, at: datetime, minutes: int, tz: ZoneInfo) -> Window:
         """The ``minutes`` up to ``at`` (the service's rolling windows)."""
         end = at.astimezone(tz).replace(microsecond=0)
-        return cls(end - timedelta(minutes=minutes), end, word=f"the last {minutes_words(minutes)}")
+        return cls(
+            end - timedelta(minutes=minutes), end, word=f"the last {recent_words(minutes * 60)}"
+        )
 
     @property
     def tz(self) -> ZoneInfo:
@@ -151,22 +156,8 @@ def span_words(start: datetime, end: datetime) -> str:
     if midnight and end - start <= timedelta(hours=25) and end.date() != start.date():
         return start.strftime("%a %d %b")
     if _single_day(start, end):
-        return f"{start.strftime('%a %d %b %H:%M')}–{_clock(end)}"
-    return f"{start.strftime('%a %d %b %H:%M')} → {end.strftime('%a %d %b %H:%M')}"
-
-
-def minutes_words(minutes: int) -> str:
-    """``45 minutes``, ``hour``, ``2 hours``, ``24 hours``, ``3 days``: a rolling window's
-    length, to follow "the last"."""
-    if minutes == 60:
-        return "hour"
-    if minutes % 1440 == 0 and minutes > 1440:
-        return f"{minutes // 1440} days"
-    if minutes % 60 == 0:
-        return f"{minutes // 60} hours"
-    if minutes > 120:
-        return f"{minutes // 60} h {minutes % 60:02d} min"
-    return f"{minutes} minutes"
+        return f"{day_time(start)}–{_clock(end)}"
+    return f"{day_time(start)} → {day_time(end)}"
 
 
 def to_service(moment: datetime) -> datetime:

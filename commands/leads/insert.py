@@ -7,8 +7,7 @@ checked before the request is made; the keys are the optional fields of ``POST /
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from pydantic import Field
 
 from callcenter import errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
@@ -20,20 +19,15 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
-from commands.kernel.catalog import find
+from commands.approvals.cards import propose
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import clip, code
 from storage import ActionKind
-
-
-def _usage() -> str:
-    spec = find("lead")
-    return spec.usage if spec else "lead <list_uuid> <phone> [key=value ...]"
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
@@ -45,20 +39,29 @@ def list_uuid_problem(list_uuid: str) -> str | None:
     return None
 
 
-def describe_lead(params: Mapping[str, Any]) -> str:
-    name = params.get("list_name") or params["list_uuid"]
+class LeadParams(ActionParams):
+    """One lead: the list, the number and the optional fields of ``POST /v3/lead``."""
+
+    list_uuid: str
+    list_name: str = ""
+    phone_number: str
+    fields: dict[str, str] = Field(default_factory=dict)
+
+
+def describe_lead(params: LeadParams) -> str:
+    name = params.list_name or params.list_uuid
     lines = [
-        f"Add *{clip(params['phone_number'], 40)}* to the lead list *{clip(name, 150)}*; the "
+        f"Add *{clip(params.phone_number, 40)}* to the lead list *{clip(name, 150)}*; the "
         "dialer will call this number."
     ]
-    for key, value in list((params.get("fields") or {}).items())[:20]:
+    for key, value in list(params.fields.items())[:20]:
         lines.append(f"• {code(key)}: {clip(value, 200)}")
-    lines.append(f"List {code(params['list_uuid'])}")
+    lines.append(f"List {code(params.list_uuid)}")
     return "\n".join(lines)
 
 
-async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    list_uuid, phone = str(params["list_uuid"]), str(params["phone_number"])
+async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
+    list_uuid, phone = params.list_uuid, params.phone_number
     try:
         await env.cc.lists.get(list_uuid)
     except errors.NotFoundError:
@@ -66,12 +69,12 @@ async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionRe
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(f"{phone} has been blacklisted since the request")
     body = LeadCreate.model_validate(
-        {"list_uuid": list_uuid, "phone_number": phone, **dict(params.get("fields") or {})}
+        {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
     )
     created = await env.cc.leads.create(body)
     return ActionResult(
-        True,
-        f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
+        ok=True,
+        text=f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
         data={"lead_uuid": created.lead_uuid},
     )
 
@@ -83,12 +86,12 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
     list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
     problem = list_uuid_problem(list_uuid) or phone_problem(phone)
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("lead"))
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
     if unknown:
         raise UsageError(
             f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            _usage(),
+            usage_of("lead"),
         )
     cc = ctx.client()
     try:
@@ -97,17 +100,25 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
         return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
     if phone in await blocked_numbers(cc):
         return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
-    params = {
-        "list_uuid": list_uuid,
-        "list_name": lead_list.list_name,
-        "phone_number": phone,
-        "fields": {k: v for k, v in fields.items() if v},
-    }
+    params = LeadParams(
+        list_uuid=list_uuid,
+        list_name=lead_list.list_name,
+        phone_number=phone,
+        fields={k: v for k, v in fields.items() if v},
+    )
     return await propose(ctx, Proposal(ActionKind.LEAD_INSERT, params))
 
 
 register(
-    ActionSpec(ActionKind.LEAD_INSERT, "Add a lead", "Add the lead", describe_lead, execute_lead)
+    ActionSpec(
+        kind=ActionKind.LEAD_INSERT,
+        title="Add a lead",
+        confirm_label="Add the lead",
+        params=LeadParams,
+        describe=describe_lead,
+        execute=execute_lead,
+        unknown_outcome="the lead may or may not have been added",
+    )
 )
 
 HANDLERS = {"lead": insert_lead}

@@ -8,10 +8,10 @@ paged here; the autodialer statistics are walked with the client's iterator.
 
 from __future__ import annotations
 
-import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
@@ -23,12 +23,13 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter.models import AgentTime, Campaign, ExtensionCounters
-from commands.campaigns.cards import ambiguous_reply, status_label
-from commands.kernel.catalog import find
+from commands.campaigns.cards import ambiguous_reply
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.paging import pager, showing
-from commands.kernel.periods import Period, PeriodError, Window, minutes_words, parse_period
+from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
     AmbiguousCampaign,
@@ -37,6 +38,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import (
+    campaign_label,
     caption,
     clip,
     duration,
@@ -45,6 +47,8 @@ from commands.kernel.text import (
     local_time,
     number,
     percent,
+    plural,
+    status_label,
     truncate,
 )
 from commands.reports.figures import (
@@ -62,17 +66,14 @@ from commands.reports.figures import (
     occupancy,
 )
 
+Row = TypeVar("Row")
+
 ROWS_PAGE_SIZE = 15
 MONITOR_PAGE_SIZE = 10
 MONITOR_WINDOW_MINUTES = 60
 MAX_WINDOW_MINUTES = 30 * 24 * 60
 TABLE_CHUNK = 2900
 MAX_TABLE_BLOCKS = 4
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
@@ -176,7 +177,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str = "Call stati
         blocks.append(SectionBlock(text=MarkdownTextObject(text=":zzz: No calls.")))
         return Reply(text=escape(f"No calls: {words}."), blocks=blocks)
     headline = (
-        f"*{number(t.calls)} calls* · :white_check_mark: *{number(t.answered)} answered "
+        f"*{plural(t.calls, 'call')}* · :white_check_mark: *{number(t.answered)} answered "
         f"({percent(t.answer_rate)})*"
     )
     blocks.append(
@@ -198,7 +199,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str = "Call stati
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("stats")
+    usage = usage_of("stats")
     positional, raw_options = split_options(args)
     options = {k.lower(): v for k, v in raw_options.items()}
     for key in options:
@@ -219,22 +220,6 @@ async def stats(ctx: CommandContext, args: list[str]) -> Reply:
 # --- monitor --------------------------------------------------------------------------
 
 
-_WINDOW = re.compile(r"^(\d{1,6})\s*(m|min|h|d)?$")
-
-
-def parse_window(text: str) -> int:
-    """Minutes from ``90``, ``90m``, ``2h`` or ``1d``."""
-    match = _WINDOW.match(text.strip().lower())
-    if not match:
-        raise ValueError(text)
-    amount = int(match.group(1))
-    unit = match.group(2) or "m"
-    minutes = amount * {"m": 1, "min": 1, "h": 60, "d": 1440}[unit]
-    if not 1 <= minutes <= MAX_WINDOW_MINUTES:
-        raise ValueError(text)
-    return minutes
-
-
 def dialer_line(s: DialerFigures, tz: ZoneInfo) -> str:
     """One autodialer campaign's figures (mrkdwn): the monitor's rows, the wallboard's and
     the digest's campaign lines say it alike."""
@@ -244,14 +229,14 @@ def dialer_line(s: DialerFigures, tz: ZoneInfo) -> str:
         f" · {flag}dropped *{percent(s.dropped_rate)}* ({number(s.dropped)})"
         f"\n:busts_in_silhouette: {number(s.agents_ready)} ready · {number(s.agents_paused)} "
         f"paused · {number(s.agents_in_call)} in call of {number(s.agents)}"
-        f" · :clipboard: {number(s.leads)} leads ({number(s.leads_in_progress)} in progress)"
+        f" · :clipboard: {plural(s.leads, 'lead')} ({number(s.leads_in_progress)} in progress)"
         f" · last call {local_time(s.last_call_time, tz, '%d %b %H:%M')}"
     )
 
 
 def _monitor_row(s: DialerFigures, tz: ZoneInfo) -> SectionBlock:
     text = (
-        f"*{clip(s.name, 150) or 'Unnamed campaign'}* {status_label(s.status)}"
+        f"*{campaign_label(s.name)}* {status_label(s.status)}"
         + (f" · `{clip(s.type, 30)}`" if s.type else "")
         + "\n"
         + dialer_line(s, tz)
@@ -266,7 +251,7 @@ def monitor_reply(
     command: str,
     ctx: CommandContext,
 ) -> Reply:
-    title = f"Autodialer monitor: last {minutes_words(_minutes(totals.window))}"
+    title = f"Autodialer monitor: last {recent_words(round(totals.window.seconds))}"
     scope_line = ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {totals.caption()}")])
     if not items:
         return Reply(
@@ -281,7 +266,7 @@ def monitor_reply(
         )
     ordered = sorted(items, key=lambda s: (not s.running, -s.calls, s.name))
     headline = (
-        f"*{number(totals.calls)} calls* · connected *{percent(totals.connection_rate)}* · "
+        f"*{plural(totals.calls, 'call')}* · connected *{percent(totals.connection_rate)}* · "
         f"dropped *{percent(totals.dropped_rate)}* · "
         f"{number(totals.running)} of {number(totals.campaigns)} campaigns running"
     )
@@ -297,25 +282,16 @@ def monitor_reply(
     return Reply(text=f"{title}: {totals.calls} calls", blocks=blocks)
 
 
-def _minutes(window: Window) -> int:
-    return round(window.seconds / 60)
-
-
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("monitor")
+    usage = usage_of("monitor")
     positional, options = split_options(args)
     minutes = MONITOR_WINDOW_MINUTES
     for key, value in options.items():
         if key.lower() != "window":
             raise UsageError(f"'{key}=' is not an option of monitor; only window= is.", usage)
-        try:
-            minutes = parse_window(value)
-        except ValueError as exc:
-            raise UsageError(
-                f"window= takes minutes (90), hours (2h) or days (1d), up to 30 days; "
-                f"not '{value}'.",
-                usage,
-            ) from exc
+        minutes = parse_minutes(
+            value, longest_minutes=MAX_WINDOW_MINUTES, name="window=", usage=usage
+        )
     cc = ctx.client()
     uuids: list[str] = []
     campaigns: list[Campaign] = []
@@ -363,6 +339,37 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+def _period_listing(
+    title: str,
+    window: Window,
+    ctx: CommandContext,
+    *,
+    empty: str,
+    headline: str,
+    rows: Sequence[Row],
+    row: Callable[[Row], SectionBlock],
+    noun: str,
+    command: str,
+) -> list[Block]:
+    """A paged listing over a window: title, what it covers, a headline, then this page of
+    ``rows`` (all of them, in order) drawn by ``row``; ``empty`` (plain text) when there
+    is none."""
+    blocks: list[Block] = [
+        HeaderBlock(text=title),
+        ContextBlock(
+            elements=[MarkdownTextObject(text=f":calendar: {caption(WHOLE, window.label())}")]
+        ),
+    ]
+    if not rows:
+        return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
+    page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
+    blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
+    blocks.extend(row(item) for item in page)
+    blocks.append(showing(ctx.offset, len(page), len(rows), noun))
+    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
+    return blocks
+
+
 def agents_reply(
     rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -371,33 +378,28 @@ def agents_reply(
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
     pause = sum(a.total_pause_sec for a in ordered)
-    blocks: list[Block] = [
-        HeaderBlock(text=title),
-        ContextBlock(
-            elements=[MarkdownTextObject(text=f":calendar: {caption(WHOLE, window.label())}")]
-        ),
-    ]
-    if not ordered:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=":zzz: No agent time.")))
-        return Reply(text=escape(f"No agent time: {window.label()}."), blocks=blocks)
-    blocks.append(
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"*{number(len(ordered))} agents* · talk *{duration(talk)}* · "
-                f"wait {duration(wait)} · pause {duration(pause)}"
-            )
-        )
-    )
-    page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     multi_day = window.start.date() != (window.end - timedelta(seconds=1)).date()
-    blocks.extend(_agent_row(a, ctx.tz, multi_day=multi_day) for a in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), "agents"))
-    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
-    return Reply(text=f"{title}: {len(ordered)} agents, talk {duration(talk)}", blocks=blocks)
+    blocks = _period_listing(
+        title,
+        window,
+        ctx,
+        empty="No agent time",
+        headline=f"*{plural(len(ordered), 'agent')}* · talk *{duration(talk)}* · "
+        f"wait {duration(wait)} · pause {duration(pause)}",
+        rows=ordered,
+        row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
+        noun="agents",
+        command=command,
+    )
+    if not ordered:
+        return Reply(text=escape(f"No agent time: {window.label()}."), blocks=blocks)
+    return Reply(
+        text=f"{title}: {plural(len(ordered), 'agent')}, talk {duration(talk)}", blocks=blocks
+    )
 
 
 def _period_only(name: str, args: list[str], ctx: CommandContext) -> Period:
-    usage = _usage(name)
+    usage = usage_of(name)
     positional, options = split_options(args)
     if options:
         raise UsageError(f"{name} takes no options; give a period only.", usage)
@@ -437,28 +439,20 @@ def extensions_reply(
     title = f"Calls per extension: {window.word or 'the period'}"
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
-    blocks: list[Block] = [
-        HeaderBlock(text=title),
-        ContextBlock(
-            elements=[MarkdownTextObject(text=f":calendar: {caption(WHOLE, window.label())}")]
-        ),
-    ]
-    if not ordered:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=":zzz: No extension calls.")))
-        return Reply(text=escape(f"No extension calls: {window.label()}."), blocks=blocks)
-    blocks.append(
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"*{number(total.calls)} calls* on {number(len(ordered))} extensions · "
-                f":white_check_mark: *{number(total.answered)} answered "
-                f"({percent(total.answer_rate)})*"
-            )
-        )
+    blocks = _period_listing(
+        title,
+        window,
+        ctx,
+        empty="No extension calls",
+        headline=f"*{plural(total.calls, 'call')}* on {plural(len(ordered), 'extension')} · "
+        f":white_check_mark: *{number(total.answered)} answered ({percent(total.answer_rate)})*",
+        rows=ordered,
+        row=_extension_row,
+        noun="extensions",
+        command=command,
     )
-    page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
-    blocks.extend(_extension_row(e) for e in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), "extensions"))
-    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
+    if not ordered:
+        return Reply(text=escape(f"No extension calls: {window.label()}."), blocks=blocks)
     return Reply(text=f"{title}: {total.calls} calls", blocks=blocks)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -37,19 +37,22 @@ from callcenter import CallCenter, errors
 from callcenter.models import ActiveCall, ActiveCallList, Campaign, User
 from commands.admin.connection import HOME_CONNECT_ACTION
 from commands.calls.live import direction_label, state_label
-from commands.campaigns.cards import MODE_LABEL, status_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.reply import Outcome, PublishHome
 from commands.kernel.text import (
+    campaign_label,
     caption,
     clip,
     duration,
+    mode_label,
     number,
     parse_service_time,
     percent,
+    status_label,
     truncate,
 )
 from commands.reports.figures import (
@@ -64,6 +67,7 @@ from commands.reports.figures import (
     live_figures,
 )
 from commands.reports.stats import dialer_line
+from storage import Role
 
 REFRESH_ACTION = "home_refresh"
 WINDOW_MINUTES = 60
@@ -88,6 +92,7 @@ class Unavailable:
     """A section whose service read failed; ``reason`` is escaped mrkdwn, in words."""
 
     reason: str
+    _: KW_ONLY
     refused: bool = False
     """The service refused the API key: the whole connection is in question."""
 
@@ -115,35 +120,13 @@ class Snapshot:
 # --- reading ------------------------------------------------------------------------------
 
 
-def reason(exc: errors.CallCenterError) -> str:
-    """Why a read failed, in words a supervisor can act on (escaped, one line)."""
-    message = clip(exc.message, 200)
-    if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time"
-    if isinstance(exc, errors.APIConnectionError):
-        return f"the call-center service cannot be reached ({message})"
-    if isinstance(exc, errors.AuthenticationError):
-        return (
-            f"the call-center service refuses this workspace's API key ({message}); "
-            "an admin can reconnect with `/callops connect`"
-        )
-    if isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        return f"the call-center service asks us to slow down{wait}"
-    if isinstance(exc, errors.ServerError):
-        status = f", HTTP {exc.status_code}" if exc.status_code else ""
-        return f"the call-center service failed ({message}{status})"
-    if isinstance(exc, errors.UnexpectedResponseError):
-        return "the call-center service answered with something unreadable"
-    return f"the call-center service said: {message}"
-
-
 async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
     try:
         async with asyncio.timeout(seconds):
             return await work
     except errors.CallCenterError as exc:
-        return Unavailable(reason(exc), refused=isinstance(exc, errors.AuthenticationError))
+        words = describe_failure(exc)
+        return Unavailable(words.inline, refused=words.key_refused)
     except TimeoutError:
         return Unavailable(f"the call-center service gave no answer within {seconds:g}s")
 
@@ -246,17 +229,15 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
 
 
 def _campaign_row(
-    c: Campaign, stats: DialerFigures | None, dialer_down: bool, tz: ZoneInfo
+    c: Campaign, stats: DialerFigures | None, tz: ZoneInfo, *, dialer_down: bool
 ) -> SectionBlock:
-    head = f"*{clip(c.campaign_name, 150) or 'Unnamed campaign'}* `{clip(c.type, 30)}` · " + (
-        status_label(c.status)
-    )
+    head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
     if stats is not None:
         detail = dialer_line(stats, tz)
     elif c.type == "autodialer":
         detail = "rates unavailable" if dialer_down else "no dialer figures yet"
     else:
-        mode = MODE_LABEL.get(c.mode_call, clip(c.mode_call, 30))
+        mode = mode_label(c.mode_call)
         detail = f"{mode} · {number(c.concurrent_call)} concurrent"
     return _section(f"{head}\n{detail}")
 
@@ -286,7 +267,7 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
     shown = active[:MAX_CAMPAIGN_ROWS]
-    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), down, tz) for c in shown)
+    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), tz, dialer_down=down) for c in shown)
     if len(shown) < len(active):
         blocks.append(
             _context(
@@ -417,7 +398,7 @@ async def wallboard(
     return wallboard_view(await snapshot(ctx, now=now, section_seconds=section_seconds), ctx)
 
 
-def not_connected_home(role: str) -> View:
+def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
         HeaderBlock(text=":wave: Welcome to callops"),
@@ -430,7 +411,7 @@ def not_connected_home(role: str) -> View:
         ),
         DividerBlock(),
     ]
-    if role_allows(role, "admin"):
+    if role_allows(role, Role.ADMIN):
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(
