@@ -330,6 +330,9 @@ async def test_run_now_full_report_and_preview(app: Runtime, slack: SlackStandIn
 
     preview = await ask(slack, "digest preview", user="U0002")
     assert "only you can see it" in shown(preview) and "Daily digest" in shown(preview)
+    # One thing said about the chart: it follows the posted digest, not "below" a preview.
+    assert "when posted, the digest is followed by its chart" in shown(preview)
+    assert "chart below" not in shown(preview)
     assert [e.action for e in app.storage.audit.entries(TEAM)][-1] == "digest.run"
 
 
