@@ -360,8 +360,10 @@ def period_for_slot(trigger: CronTrigger, slot: datetime, tz: ZoneInfo) -> Diges
 
 def period_up_to(trigger: CronTrigger, now: datetime, tz: ZoneInfo) -> DigestPeriod:
     """From the schedule's latest slot up to ``now`` (``Up to now``), compared with the
-    same stretch of the period before; at a slot itself, the period that just ended."""
-    end = now.astimezone(tz).replace(microsecond=0)
+    same stretch of the period before; at a slot itself, the period that just ended.
+    ``now``'s own second is in the period (its end, excluded, is the next second), as it
+    is in ``today``: a call that started this second counts."""
+    end = now.astimezone(tz).replace(microsecond=0) + timedelta(seconds=1)
     slot = latest_fire(trigger, end)
     if slot is None or slot.timestamp() >= end.timestamp():
         return period_for_slot(trigger, slot or end, tz)

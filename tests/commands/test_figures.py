@@ -86,7 +86,7 @@ def test_up_to_now_runs_from_the_last_slot_and_compares_like_with_like() -> None
     trigger = trigger_for("daily 18:00", HCM)
     period = period_up_to(trigger, NOW, HCM)
     assert period.start == datetime(2026, 11, 21, 18, tzinfo=HCM)
-    assert period.end == datetime(2026, 11, 22, 14, 27, 40, tzinfo=HCM)
+    assert period.end == datetime(2026, 11, 22, 14, 27, 41, tzinfo=HCM)  # now included
     assert period.previous_start == datetime(2026, 11, 20, 18, tzinfo=HCM)
-    assert period.previous_until == datetime(2026, 11, 21, 14, 27, 40, tzinfo=HCM)
+    assert period.previous_until == datetime(2026, 11, 21, 14, 27, 41, tzinfo=HCM)
     assert period.previous_label() == "Fri 20 Nov 18:00 → Sat 21 Nov 14:27"
