@@ -22,7 +22,7 @@ from commands.approvals.actions import (
 from commands.approvals.cards import propose
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, error, notice
@@ -80,19 +80,19 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
 
 
 async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
-    positional, fields = split_options(args)
-    if len(positional) != 2:
-        raise UsageError("Give the list UUID and the phone number; other fields as key=value.")
-    list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
+    # Every lead field is free text: ``lead_name=Nguyễn Văn An`` needs no quotes.
+    positional, fields = split_options(args, spaced=ANY_KEY)
+    if len(positional) < 2:
+        raise UsageError(
+            "Give the list UUID and the phone number; other fields as key=value.", usage_of("lead")
+        )
+    # The number however it was spaced out: 0912 345 678.
+    list_uuid, phone = positional[0].strip(), normalize_phone("".join(positional[1:]))
     problem = list_uuid_problem(list_uuid) or phone_problem(phone)
     if problem:
         raise UsageError(problem, usage_of("lead"))
-    unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
-    if unknown:
-        raise UsageError(
-            f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            usage_of("lead"),
-        )
+    check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
+    fields = {k.lower(): v for k, v in fields.items()}
     cc = ctx.client()
     try:
         lead_list = await cc.lists.get(list_uuid)
