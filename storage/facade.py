@@ -7,6 +7,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage.alerts import AlertStore
+from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
@@ -19,6 +20,7 @@ from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
 from storage.roles import RoleStore
 from storage.secrets import SecretBox, rotate_secrets
+from storage.step_runs import StepRunStore
 from storage.workspaces import WorkspaceStore
 
 
@@ -41,6 +43,7 @@ class Storage:
         self.roles = RoleStore(db, clock=clock)
         self.policies = PolicyStore(db, clock=clock)
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
+        self.approval_secrets = ApprovalSecretStore(db, box, clock=clock)
         self.audit = AuditLog(db, clock=clock)
         self.digests = DigestStore(db, clock=clock)
         self.alerts = AlertStore(db, clock=clock)
@@ -51,6 +54,7 @@ class Storage:
         self.call_feed = CallFeedStore(db, box, self.dedup, clock=clock)
         self.installations = InstallationStore(db, box, self.roles, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
+        self.step_runs = StepRunStore(db, box, clock=clock)
 
     @classmethod
     def open(

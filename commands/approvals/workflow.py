@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.failures import describe_failure
 from commands.kernel.proposal import Proposal
+from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
 from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
 from storage.errors import (
@@ -119,6 +121,9 @@ def open_request(
     approval = storage.approvals.create(
         team_id, kind, params, user_id, policy=policy, channel=channel_id
     )
+    secret = proposal.params.secret_json()
+    if secret:
+        storage.approval_secrets.keep_secret(team_id, approval.id, secret)
     storage.audit.append(
         team_id,
         user_id,
@@ -158,6 +163,7 @@ def decide(
     except NotFoundError:
         raise
     except ApprovalExpiredError as exc:
+        storage.approval_secrets.wipe(team_id, approval_id)
         _audit(storage, exc.approval, user, Outcome.EXPIRED, "clicked after expiry")
         return Decision(
             exc.approval,
@@ -173,6 +179,8 @@ def decide(
         return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    if not approve:
+        storage.approval_secrets.wipe(team_id, approval_id)
     outcome = Outcome.APPROVED if approve else Outcome.DENIED
     _audit(storage, moved, user, outcome, reason)
     return Decision(moved, moved=True)
@@ -185,6 +193,7 @@ def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role:
         return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    storage.approval_secrets.wipe(team_id, approval_id)
     _audit(storage, moved, user, Outcome.CANCELLED, None)
     return Decision(moved, moved=True)
 
@@ -193,6 +202,7 @@ def expire_due(storage: Storage, team_id: str) -> list[Approval]:
     """Move this team's overdue requests to expired (audited once each)."""
     expired = storage.approvals.expire_due(team_id)
     for approval in expired:
+        storage.approval_secrets.wipe(team_id, approval.id)
         _audit(storage, approval, None, Outcome.EXPIRED, "nobody decided in time")
     return expired
 
@@ -242,7 +252,10 @@ async def run_approved(
     """Claim the approved request (exactly one caller wins; the others get
     ``ApprovalStateError``), run it, record and audit the outcome."""
     claimed = storage.approvals.claim_for_execution(team_id, approval_id)
-    result = await _perform(claimed, env)
+    # Only the caller that claimed the run gets the secret, and it is gone from the
+    # database before the call is made: the call is never repeated.
+    secret = storage.approval_secrets.take_secret(team_id, approval_id)
+    result = await _perform(claimed, env, secret)
     data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)
@@ -261,7 +274,9 @@ async def run_approved(
     return finished
 
 
-async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult:
+async def _perform(
+    approval: Approval, env: ExecutionEnv | None, secret: dict[str, Any]
+) -> ActionResult:
     if env is None:
         return ActionResult(
             ok=False,
@@ -269,7 +284,7 @@ async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult
             "nothing was sent.",
         )
     try:
-        return await actions.execute(approval.kind, approval.params, env.cc, files=env.files)
+        return await actions.execute(approval.kind, approval.params, env, secret=secret)
     except ActionRefused as exc:
         return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
     except errors.CallCenterError as exc:
@@ -280,3 +295,27 @@ async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
         return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")
+
+
+def step_outcome(approval: Approval, outputs: Mapping[str, str]) -> StepCompleted | StepFailed:
+    """How a settled request answers the workflow step that asked for it: the outputs
+    (``outputs`` maps each output to a key of the result's data), or why not, in the
+    words the card uses."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    title = actions.spec_for(approval.kind).title
+    state = approval.state
+    if state is ApprovalState.DONE:
+        return StepCompleted({name: result.get(key) for name, key in outputs.items()})
+    if state is ApprovalState.FAILED:
+        said = plain_words(Reply(text=str(result.get("text") or "it failed.")))
+        return StepFailed(f"{title} was approved but failed: {said}")
+    if state is ApprovalState.DENIED:
+        reason = f": {approval.reason}" if approval.reason else "."
+        return StepFailed(f"{title} was denied by {mention(approval.decider)}{reason}")
+    if state is ApprovalState.EXPIRED:
+        return StepFailed(
+            f"{title}: the approval request expired before anyone decided. Nothing was done."
+        )
+    if state is ApprovalState.CANCELLED:
+        return StepFailed(f"{title}: the request was withdrawn. Nothing was done.")
+    return StepFailed(f"{title}: the request is still {state.value}.")

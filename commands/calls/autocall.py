@@ -5,7 +5,9 @@ recorded (audio) template needs none.  With the number or a value missing, a for
 whose fields are exactly the template's placeholders, each with the service's reading
 rules as a hint (spec 4.5), so nobody has to remember how ``150000`` is spoken.  The
 number is checked with the service's pattern and against its blacklist before anything
-is asked for; a blocked number is refused outright.
+is asked for; a blocked number is refused outright.  A push into a paused or stopped
+campaign is accepted by the service, but it is rarely what was meant: the prompt and the
+approval card say so plainly, with how to start the campaign.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
@@ -130,6 +133,9 @@ def autocall_modal(
             hint="10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused.",
         ),
     ]
+    warning = not_running_warning(campaign.campaign_name, campaign.status)
+    if warning:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
         named = ", ".join(code("{{" + n + "}}") for n in missing[:20])
@@ -170,11 +176,29 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
+    OMIT_WHEN_NONE = frozenset({"campaign_status"})
+
     campaign_uuid: str
     campaign_name: str = ""
     template_name: str = ""
     phone_number: str
     param: dict[str, str] = Field(default_factory=dict)
+    campaign_status: str | None = None
+    """The campaign's status when the push was asked for (for the card's warning)."""
+
+
+def not_running_warning(campaign_name: str, status: str) -> str | None:
+    """Escaped mrkdwn warning that the campaign is paused or stopped, and how to start it;
+    None while it runs."""
+    if is_running(status):
+        return None
+    quoted = f'"{campaign_name}"' if " " in campaign_name else campaign_name
+    state = "paused" if status == "pause" else "stopped"
+    return (
+        f":warning: *{clip(campaign_name, 150)}* is {state}. The service takes this one call "
+        f"anyway, but the campaign itself does not dial. To start it: "
+        f"{code('/callops start ' + truncate(quoted, 150))}."
+    )
 
 
 def describe_autocall(params: AutocallParams) -> str:
@@ -188,6 +212,10 @@ def describe_autocall(params: AutocallParams) -> str:
         lines.append(f"• {code(name)}: {clip(value, 200)}")
     if not values:
         lines.append("No values: the template is a recording.")
+    if params.campaign_status is not None:
+        warning = not_running_warning(params.campaign_name, params.campaign_status)
+        if warning:
+            lines.append(warning)
     return "\n".join(lines)
 
 
@@ -208,7 +236,8 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     )
 
 
-async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
+async def refusal(cc: CallCenter, phone: str) -> Reply | None:
+    """Why the number must not be called (the service's rule, its blacklist), or None."""
     problem = phone_problem(phone)
     if problem:
         return error(problem, usage_of("autocall"))
@@ -217,19 +246,47 @@ async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
     return None
 
 
-def _proposal(
-    campaign_uuid: str, campaign_name: str, template_name: str, phone: str, values: dict[str, str]
+def push_proposal(
+    campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
 ) -> Proposal:
     return Proposal(
         ActionKind.AUTOCALL_PUSH,
         AutocallParams(
-            campaign_uuid=campaign_uuid,
-            campaign_name=campaign_name,
-            template_name=template_name,
+            campaign_uuid=campaign.campaign_uuid,
+            campaign_name=campaign.campaign_name,
+            template_name=template.template_name if template else "",
             phone_number=phone,
             param=values,
+            campaign_status=campaign.status,
         ),
     )
+
+
+def not_autocall(campaign: Campaign) -> Reply | None:
+    if campaign.type == "autocall":
+        return None
+    return error(
+        f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
+        "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+    )
+
+
+def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str]) -> None:
+    """Every value given must fill a placeholder of the template (``UsageError``)."""
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        near = suggest(unknown[0], names, limit=2)
+        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
+        raise UsageError(
+            f"The template of {campaign.campaign_name} has no placeholder "
+            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
+            usage_of("autocall"),
+        )
+
+
+def value_needed(name: str) -> str:
+    return f"The template needs {{{{{name}}}}}."
 
 
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -244,23 +301,12 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     campaigns = await all_campaigns(cc)
     name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
     campaign = pick_campaign(campaigns, name)
-    if campaign.type != "autocall":
-        return error(
-            f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
-            "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
-        )
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
     template = await template_of(cc, campaign)
     names = fields_of(template)
-    unknown = [k for k in given if k not in names]
-    if unknown:
-        wanted = ", ".join(names) if names else "none (it plays a recording)"
-        near = suggest(unknown[0], names, limit=2)
-        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
-        raise UsageError(
-            f"The template of {campaign.campaign_name} has no placeholder "
-            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
-            usage_of("autocall"),
-        )
+    check_values(campaign, names, given)
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(number_words))
     if not phone or missing_values(names, given):
@@ -269,14 +315,11 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
             )
         )
-    refusal = await _refusal(cc, phone)
-    if refusal:
-        return refusal
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
     values = {n: str(given[n]) for n in names}
-    template_name = template.template_name if template else ""
-    return await propose(
-        ctx, _proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values)
-    )
+    return await propose(ctx, push_proposal(campaign, template, phone, values))
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
@@ -286,23 +329,29 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         problems[PHONE_BLOCK] = phone_issue
     for name in meta.get("names") or []:
         if not text(values, PARAM_BLOCK + str(name)):
-            problems[PARAM_BLOCK + str(name)] = f"The template needs {{{{{name}}}}}."
+            problems[PARAM_BLOCK + str(name)] = value_needed(str(name))
     return problems
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     phone = normalize_phone(text(values, PHONE_BLOCK))
-    refusal = await _refusal(ctx.client(), phone)
-    if refusal:
-        return refusal
-    names = [str(n) for n in meta.get("names") or []]
-    return _proposal(
-        str(meta.get("campaign_uuid") or ""),
-        str(meta.get("campaign_name") or ""),
-        str(meta.get("template_name") or ""),
-        phone,
-        {n: text(values, PARAM_BLOCK + n) for n in names},
-    )
+    cc = ctx.client()
+    try:
+        campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
+    except errors.NotFoundError:
+        return error("The campaign no longer exists. Nothing was asked.")
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
+    template = await template_of(cc, campaign)
+    given = {str(n): text(values, PARAM_BLOCK + str(n)) for n in meta.get("names") or []}
+    missing = missing_values(fields_of(template), given)
+    if missing:
+        return error(
+            f"The template of {campaign.campaign_name} changed since the form opened: it now "
+            f"also needs {', '.join(missing)}. Run the autocall again. Nothing was asked."
+        )
+    return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
 
 
 register(

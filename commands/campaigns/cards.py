@@ -22,7 +22,13 @@ from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
-from commands.kernel.resolve import AmbiguousCampaign, CampaignMatch, all_campaigns, find_campaign
+from commands.kernel.resolve import (
+    AmbiguousCampaign,
+    CampaignMatch,
+    all_campaigns,
+    find_campaign,
+)
+from commands.kernel.tables import Column, table
 from commands.kernel.text import (
     clip,
     escape,
@@ -31,6 +37,7 @@ from commands.kernel.text import (
     number,
     percent,
     status_label,
+    status_word,
     truncate,
 )
 from storage import Role
@@ -60,6 +67,47 @@ def _campaign_row(c: Campaign, index: int) -> SectionBlock:
     )
 
 
+TABLE_COLUMNS = (
+    Column("Campaign"),
+    Column("Type"),
+    Column("Status"),
+    Column("Mode"),
+    Column("Concurrent", "right"),
+)
+
+
+def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
+    """The page as a table, with its Open buttons under it (a cell holds no button)."""
+    rows = [
+        [
+            c.campaign_name,
+            c.type,
+            status_word(c.status),
+            mode_label(c.mode_call),
+            number(c.concurrent_call),
+        ]
+        for c in page
+    ]
+    block = table(TABLE_COLUMNS, rows)
+    if block is None:
+        return None
+    opens: list[Block] = [
+        ActionsBlock(
+            block_id=f"open:{start}",
+            elements=[
+                ButtonElement(
+                    text=truncate(f"Open {c.campaign_name}", 75),
+                    action_id=f"{OPEN_ACTION}_{i}",
+                    value=c.campaign_uuid,
+                )
+                for i, c in enumerate(page[start : start + 5], start=start)
+            ],
+        )
+        for start in range(0, len(page), 5)
+    ]
+    return [block, *opens]
+
+
 def campaigns_reply(
     campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
 ) -> Reply:
@@ -73,7 +121,7 @@ def campaigns_reply(
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
-    blocks.extend(_campaign_row(c, i) for i, c in enumerate(page))
+    blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
     blocks.append(showing(offset, len(page), total, "campaigns"))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
@@ -203,7 +251,7 @@ def campaign_card(
             )
         )
         blocks.append(SectionBlock(fields=fields_stats))
-    blocks.append(control_buttons(c))
+    blocks.append(control_buttons(c, ctx.role))
     blocks.append(
         ContextBlock(
             elements=[
@@ -218,11 +266,15 @@ def campaign_card(
 
 CONTROL_ACTION = "campaign_control"
 """Start/Pause/Stop buttons are ``campaign_control_<status>``; each asks for a confirm."""
+CONTROL_ROLE = Role.OPERATOR
+"""The least role whose card shows the switches (and whose click on one is run)."""
 
 
-def control_buttons(c: Campaign) -> ActionsBlock:
-    """The switches that make sense from the campaign's state, then Refresh (re-reads the
-    card in place).  A click runs ``start|pause|stop <uuid>``, as if typed."""
+def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
+    """The switches that make sense from the campaign's state, for a person whose role
+    may use them (a viewer's card has none: a button that can only refuse is noise),
+    then Refresh (re-reads the card in place).  A click runs ``start|pause|stop <uuid>``,
+    as if typed."""
     running = c.status in ("start", "running")
     switches: list[tuple[str, str, str | None]] = []
     if not running:
@@ -231,6 +283,8 @@ def control_buttons(c: Campaign) -> ActionsBlock:
         switches.append(("pause", "Pause", None))
     if c.status != "stop":
         switches.append(("stop", "Stop", "danger"))
+    if not role.at_least(CONTROL_ROLE):
+        switches = []
     elements = [
         ButtonElement(
             text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
@@ -358,7 +412,7 @@ INTERACTIONS = Interactions(
         OnClick(REFRESH_ACTION, refresh_clicked),
         OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
         OnClick(
-            CONTROL_ACTION, control_clicked, role=Role.OPERATOR, suffixes=("start", "pause", "stop")
+            CONTROL_ACTION, control_clicked, role=CONTROL_ROLE, suffixes=("start", "pause", "stop")
         ),
     )
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.views import View
@@ -46,6 +46,14 @@ class Posted:
     ts: str
 
 
+@dataclass(frozen=True)
+class StepExecution:
+    """A workflow step run to complete later: its id and its just-in-time bot token."""
+
+    function_execution_id: str
+    token: str = field(repr=False)
+
+
 class Messenger(Protocol):
     """The Slack messages a handler may send besides its answer (an approval card in
     another channel, a note in a thread, the App Home tab), sent by ``bot/`` with the Web
@@ -66,8 +74,27 @@ class Messenger(Protocol):
         """An ephemeral message in ``channel``, else (no channel, bot not in it) a DM."""
         ...
 
-    async def open_view(self, trigger_id: str, view: View) -> bool:
-        """Open a modal; False when Slack refused (the trigger id lives 3 seconds)."""
+    async def rewrite(self, response_url: str, reply: Reply) -> bool:
+        """Replace the message a ``response_url`` belongs to (an ephemeral prompt, which
+        the Web API cannot update); False when Slack refused (the address expired or was
+        used up)."""
+        ...
+
+    async def open_view(self, trigger_id: str, view: View) -> str | None:
+        """Open a modal; its view id, or None when Slack refused (the trigger id lives
+        3 seconds)."""
+        ...
+
+    async def update_view(self, view_id: str, view: View) -> bool:
+        """Replace an open modal."""
+        ...
+
+    async def complete_step(
+        self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
+    ) -> bool:
+        """Tell Slack a workflow step finished (``outputs``) or failed (``error``), with
+        the run's own just-in-time token; False when Slack refused (the run was already
+        completed, or is gone)."""
         ...
 
     async def publish_home(self, user: str, view: View) -> bool:

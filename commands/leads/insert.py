@@ -7,9 +7,11 @@ checked before the request is made; the keys are the optional fields of ``POST /
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import Field
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
@@ -79,6 +81,34 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     )
 
 
+def fields_problem(fields: Mapping[str, str]) -> str | None:
+    """Lead fields the service does not take, named (a workflow step's inputs)."""
+    unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
+    if unknown:
+        return f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}."
+    return None
+
+
+async def lead_proposal(
+    cc: CallCenter, list_uuid: str, phone: str, fields: Mapping[str, str]
+) -> Proposal | Reply:
+    """The request to add one lead, after every check (the list exists, the number is not
+    blacklisted), or the reply saying why not; typed commands and workflow steps alike."""
+    try:
+        lead_list = await cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    params = LeadParams(
+        list_uuid=list_uuid,
+        list_name=lead_list.list_name,
+        phone_number=phone,
+        fields={k: v for k, v in fields.items() if v},
+    )
+    return Proposal(ActionKind.LEAD_INSERT, params)
+
+
 async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
     # Every lead field is free text: ``lead_name=Nguyễn Văn An`` needs no quotes.
     positional, fields = split_options(args, spaced=ANY_KEY)
@@ -93,20 +123,10 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(problem, usage_of("lead"))
     check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
     fields = {k.lower(): v for k, v in fields.items()}
-    cc = ctx.client()
-    try:
-        lead_list = await cc.lists.get(list_uuid)
-    except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
-    if phone in await blocked_numbers(cc):
-        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
-    params = LeadParams(
-        list_uuid=list_uuid,
-        list_name=lead_list.list_name,
-        phone_number=phone,
-        fields={k: v for k, v in fields.items() if v},
-    )
-    return await propose(ctx, Proposal(ActionKind.LEAD_INSERT, params))
+    proposal = await lead_proposal(ctx.client(), list_uuid, phone, fields)
+    if isinstance(proposal, Reply):
+        return proposal
+    return await propose(ctx, proposal)
 
 
 register(

@@ -37,6 +37,7 @@ from commands.kernel.resolve import (
     campaign_queries,
     find_campaign,
 )
+from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import (
     campaign_label,
     caption,
@@ -349,10 +350,11 @@ def _period_listing(
     row: Callable[[Row], SectionBlock],
     noun: str,
     command: str,
+    grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
     """A paged listing over a window: title, what it covers, a headline, then this page of
-    ``rows`` (all of them, in order) drawn by ``row``; ``empty`` (plain text) when there
-    is none."""
+    ``rows`` (all of them, in order) as a table (``grid``) where it fits Slack's limits,
+    else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
         ContextBlock(
@@ -363,10 +365,40 @@ def _period_listing(
         return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
-    blocks.extend(row(item) for item in page)
+    drawn = grid(page) if grid is not None else None
+    if drawn is not None:
+        blocks.append(drawn)
+    else:
+        blocks.extend(row(item) for item in page)
     blocks.append(showing(ctx.offset, len(page), len(rows), noun))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
+
+
+AGENT_COLUMNS = (
+    Column("Agent"),
+    Column("Username"),
+    Column("Talk", "right"),
+    Column("Wait", "right"),
+    Column("Pause", "right"),
+    Column("Wrap-up", "right"),
+    Column("Occupancy", "right"),
+    Column("Logged in"),
+)
+
+
+def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
+    fmt = "%d %b %H:%M" if multi_day else "%H:%M"
+    return [
+        agent_name(a),
+        a.username,
+        duration(a.total_talk_sec),
+        duration(a.total_wait_sec),
+        duration(a.total_pause_sec),
+        duration(a.total_dispo_sec),
+        percent(occupancy(a), 0),
+        f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}",
+    ]
 
 
 def agents_reply(
@@ -389,6 +421,9 @@ def agents_reply(
         row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
         noun="agents",
         command=command,
+        grid=lambda page: table(
+            AGENT_COLUMNS, [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
+        ),
     )
     if not ordered:
         return Reply(text=escape(f"No agent time: {window.label()}."), blocks=blocks)
@@ -432,6 +467,40 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+EXTENSION_COLUMNS = (
+    Column("Extension"),
+    Column("Name"),
+    Column("Calls", "right"),
+    Column("Answered", "right"),
+    Column("Answer rate", "right"),
+    Column("Busy", "right"),
+    Column("Line busy", "right"),
+    Column("No answer", "right"),
+    Column("Unavailable", "right"),
+    Column("In", "right"),
+    Column("Out", "right"),
+    Column("Local", "right"),
+)
+
+
+def _extension_cells(e: ExtensionCounters) -> list[Cell]:
+    c = Counts.of_extension(e)
+    return [
+        e.extension,
+        full_name(e.firstname, e.middlename, e.lastname) or e.username,
+        number(c.calls),
+        number(c.answered),
+        percent(c.answer_rate),
+        number(c.busy),
+        number(c.line_busy),
+        number(c.no_answer),
+        number(c.not_available),
+        number(c.inbound),
+        number(c.outbound),
+        number(c.local),
+    ]
+
+
 def extensions_reply(
     rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -449,6 +518,7 @@ def extensions_reply(
         row=_extension_row,
         noun="extensions",
         command=command,
+        grid=lambda page: table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page]),
     )
     if not ordered:
         return Reply(text=escape(f"No extension calls: {window.label()}."), blocks=blocks)
