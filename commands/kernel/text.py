@@ -99,17 +99,6 @@ def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) ->
     return parsed
 
 
-def local_time(value: Moment, tz: ZoneInfo, fmt: str | None = None) -> str:
-    """A service timestamp shown in the workspace's timezone; ``–`` when absent.  Without
-    ``fmt`` it is the one way a moment is written (``day_time``)."""
-    if fmt is None:
-        return day_time(value, tz)
-    moment = aware(value)
-    if moment is None:
-        return "–"
-    return moment.astimezone(tz).strftime(fmt)
-
-
 def link(url: str | None, label: str) -> str:
     """A mrkdwn link only for an http(s) URL; anything else shows as escaped text.
 
@@ -131,6 +120,12 @@ def clip(value: object, limit: int) -> str:
     """One outside value cut to ``limit`` characters, then escaped (cutting after escaping
     could split ``&lt;``), so one long name cannot push a row's other facts past a limit."""
     return escape(truncate(str(value), limit))
+
+
+def caption(scope: str, window: str) -> str:
+    """What a block of figures covers, written one way everywhere: ``Telesale HCM ·
+    today 00:00–14:27 UTC+07``.  ``scope`` is mrkdwn already escaped; ``window`` is plain."""
+    return f"{scope} · {escape(window)}"
 
 
 def mention(user_id: str | None) -> str:
@@ -155,7 +150,9 @@ STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD
 MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
 """A campaign's calling mode (the service spells one of them ``parralel``)."""
 UNNAMED_CAMPAIGN = "Unnamed campaign"
-DAY_AND_TIME = "%a %d %b %H:%M"
+DAY = "%a %d %b"
+"""``Mon 03 Nov``: a whole day."""
+DAY_AND_TIME = DAY + " %H:%M"
 """``Mon 03 Nov 08:00``: a moment within a week or so of now."""
 
 
@@ -216,6 +213,12 @@ def day_time(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False
     if moment is None:
         return "–"
     return moment.strftime(DAY_AND_TIME + (":%S" if seconds else ""))
+
+
+def day(value: Moment, tz: ZoneInfo | None = None) -> str:
+    """``Sun 22 Nov``: the day of a moment in ``tz``, written as ``day_time`` writes it."""
+    moment = _local(value, tz)
+    return moment.strftime(DAY) if moment is not None else "–"
 
 
 def clock(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:

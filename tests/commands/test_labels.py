@@ -11,8 +11,8 @@ from commands.kernel.paging import showing
 from commands.kernel.text import (
     campaign_label,
     clock,
+    day,
     day_time,
-    local_time,
     mention,
     plural,
     status_label,
@@ -45,7 +45,7 @@ def test_moments_are_told_in_the_workspaces_zone() -> None:
     assert day_time(moment.astimezone(SAIGON)) == "Mon 02 Nov 08:30"
     # A service timestamp is on the service's clock (UTC) and is written the same way.
     assert day_time("2026-11-02 01:30:00", SAIGON) == "Mon 02 Nov 08:30"
-    assert local_time("2026-11-02 01:30:00", SAIGON) == "Mon 02 Nov 08:30"
+    assert day("2026-11-02 01:30:00", SAIGON) == "Mon 02 Nov"
     assert day_time("2026-11-02 01:30:05", SAIGON, seconds=True) == "Mon 02 Nov 08:30:05"
     assert day_time(None, SAIGON) == day_time("", SAIGON) == clock(None, SAIGON) == "–"
     assert clock(moment, SAIGON) == "08:30"
