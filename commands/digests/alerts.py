@@ -393,7 +393,7 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks: list[Block] = [HeaderBlock(text=f"Alerts ({len(alerts)})")]
     blocks.extend(_alert_row(a, storage, ctx.tz, now) for a in alerts[:45])
     blocks.append(
-        ContextBlock(elements=[MarkdownTextObject(text="`alert remove <id>` deletes one")])
+        ContextBlock(elements=[MarkdownTextObject(text=f"{code('alert remove <id>')} deletes one")])
     )
     return Reply(text=plural(len(alerts), "alert"), blocks=blocks)
 

@@ -52,6 +52,7 @@ from commands.kernel.text import (
     signed_change,
     status_label,
     truncate,
+    zone_name,
 )
 from commands.reports.chart import Bar, render_bar_chart
 from commands.reports.figures import (
@@ -396,7 +397,7 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
     # The chart's font has no arrows or dashes: plain words in the picture.
     span = window.label().replace(" → ", " to ").replace("–", "-")
     title = f"Calls per {interval}, {figures.scope.plain()}, {span}"
-    x_label = f"{'hour' if interval == 'hour' else 'day'} ({period.tz.key})"
+    x_label = f"{'hour' if interval == 'hour' else 'day'} ({zone_name(window.end)})"
     # Drawing and PNG encoding run in a thread, off the event loop the other digests share.
     png = await asyncio.to_thread(render_bar_chart, bars, title=title, x_label=x_label)
     return png, title
