@@ -295,11 +295,19 @@ _V4_ALERTS_NOTICES = _sql(
     )""",
 )
 
+_V5_EXECUTION_LEASE = _sql(
+    # The process running an approved action holds it until lease_until and renews the
+    # lease while it runs; a row still 'executing' after its lease ran out was left by a
+    # process that died, and recovery settles it (never by running it again).
+    "ALTER TABLE approvals ADD COLUMN lease_until REAL",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
     _V3_CALL_FEED,
     _V4_ALERTS_NOTICES,
+    _V5_EXECUTION_LEASE,
 )
 """Index i holds the migration to version i + 1."""
 
