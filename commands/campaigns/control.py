@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import Campaign
 from commands.approvals.actions import (
     ActionRefused,
@@ -21,6 +21,7 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
+from commands.approvals.observe import Observation, register_observer
 from commands.approvals.workflow import propose, service_error_text
 from commands.campaigns.cards import ambiguous_reply, status_label
 from commands.kernel.catalog import find
@@ -93,6 +94,28 @@ async def execute_control(params: Mapping[str, Any], env: ExecutionEnv) -> Actio
         True,
         f"{_name(params)} is now {status_label(status)} (was {status_label(current.status)}).",
         data={"campaign_uuid": uuid, "status": status},
+    )
+
+
+async def observe_control(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off run: is the campaign in the state that was asked for?"""
+    uuid = str(params["campaign_uuid"])
+    status = str(params["status"])
+    try:
+        current = await cc.campaigns.get(uuid)
+    except errors.NotFoundError:
+        return Observation(False, f"{_name(params)} no longer exists; nothing more was sent.")
+    if _is(current.status, status):
+        return Observation(
+            True,
+            f"{_name(params)} is {STATE_WORD[status]}: the service shows it was done.",
+            data={"campaign_uuid": uuid, "status": current.status},
+        )
+    return Observation(
+        False,
+        f"{_name(params)} is still {status_label(current.status)}: it was not done. "
+        "Ask again if it is still wanted.",
+        data={"campaign_uuid": uuid, "status": current.status},
     )
 
 
@@ -192,6 +215,20 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
     )
 
 
+async def observe_pause_all(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off brake: is any campaign still running?"""
+    running = _running(await all_campaigns(cc))
+    if not running:
+        return Observation(True, "No campaign is running: the service shows every one paused.")
+    names = [c.campaign_name for c in running]
+    return Observation(
+        False,
+        f"{number(len(running))} campaigns are still running: {_names(names)}. "
+        "Pull the brake again if it is still needed.",
+        data={"running": [c.campaign_uuid for c in running]},
+    )
+
+
 async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
         raise UsageError("`pause all` takes nothing after it.", _usage("pause all"))
@@ -212,6 +249,7 @@ for _kind, _title, _label in (
     (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop"),
 ):
     register(ActionSpec(_kind, _title, _label, describe_control, execute_control))
+    register_observer(_kind, observe_control)
 register(
     ActionSpec(
         ActionKind.CAMPAIGN_PAUSE_ALL,
@@ -221,5 +259,6 @@ register(
         execute_pause_all,
     )
 )
+register_observer(ActionKind.CAMPAIGN_PAUSE_ALL, observe_pause_all)
 
 HANDLERS = {"start": start, "pause": pause, "stop": stop, "pause all": pause_all}

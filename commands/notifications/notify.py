@@ -31,7 +31,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
 from commands.approvals.actions import (
     ActionRefused,
@@ -40,6 +40,7 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
+from commands.approvals.observe import Observation, register_observer
 from commands.approvals.workflow import propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
@@ -440,6 +441,23 @@ async def execute_attach(params: Mapping[str, Any], env: ExecutionEnv) -> Action
     return ActionResult(True, text, data={"campaign_uuid": campaign_uuid})
 
 
+async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off run: does the campaign's callback URL say what was asked?"""
+    campaign_uuid = str(params["campaign_uuid"])
+    url = str(params.get(URL_PARAM) or "")
+    name = clip(params.get("campaign_name", ""), 100)
+    try:
+        campaign = await cc.campaigns.get(campaign_uuid)
+    except errors.NotFoundError:
+        return Observation(False, f"*{name}* no longer exists; nothing more was sent.")
+    if campaign.callback_url == url:
+        where = "sends its call records here" if url else "no longer sends its call records here"
+        return Observation(True, f"*{name}* {where}: the service shows it was done.")
+    return Observation(
+        False, f"*{name}* was not changed: its callback URL is as before. Ask again if needed."
+    )
+
+
 register(
     ActionSpec(
         kind=ActionKind.NOTIFY_ATTACH,
@@ -449,6 +467,7 @@ register(
         execute=execute_attach,
     )
 )
+register_observer(ActionKind.NOTIFY_ATTACH, observe_attach)
 
 
 def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:

@@ -3,7 +3,8 @@
 A scripted failure either replaces the request (the service never saw it), or lets
 the request take effect and then answers with the failure (``after``), closes the
 connection without answering (``drop``) or holds its real answer back (``hold_ms``):
-the cases where a client must not blindly repeat a write.  The random-failure generator is seeded, so a run is repeatable.
+the cases where a client must not blindly repeat a write.  The random-failure generator
+is seeded, so a run is repeatable.
 """
 
 from __future__ import annotations
