@@ -98,6 +98,8 @@ class SlackDriver:
         self.transport: Literal["auto", "http", "socket"] = "auto"
         self.history: list[Delivery] = []
         self._session: aiohttp.ClientSession | None = None
+        self._signed: dict[str, int] = {}
+        """The latest timestamp each body was signed with (a resend signs a later one)."""
 
     @property
     def last(self) -> Delivery | None:
@@ -177,10 +179,14 @@ class SlackDriver:
         signed_after: int | None = None,
     ) -> None:
         """POST to the request URL, signed now (``signed_after``: a later second than that
-        timestamp, as a request Slack sends again is signed afresh)."""
+        timestamp, as a request Slack sends again is signed afresh: never the same
+        signature twice)."""
         timestamp = int(time.time() - options.get("timestamp_skew", 0.0))
         if signed_after is not None:
             timestamp = max(timestamp, signed_after + 1)
+        if len(self._signed) > 10_000:
+            self._signed.clear()
+        self._signed[delivery.sent_body] = max(timestamp, self._signed.get(delivery.sent_body, 0))
         headers = {
             "Content-Type": delivery.content_type,
             "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
@@ -800,12 +806,8 @@ class SlackDriver:
         if as_retry and original.kind == "event_callback":
             extra = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
         options.setdefault("transport", original.transport)
-        stamp = original.sent_headers.get("X-Slack-Request-Timestamp", "")
         return await self._deliver(
-            again,
-            options,
-            extra_headers=extra,
-            signed_after=int(stamp) if stamp.isdigit() else None,
+            again, options, extra_headers=extra, signed_after=self._signed.get(again.sent_body)
         )
 
     async def replay(self, delivery: Delivery) -> Delivery:
