@@ -127,13 +127,14 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(
-                text=f":grey_question: There is no command {code(wanted)}. Here is what there is:"
+                text=f":grey_question: There is no command {code(truncate(wanted, 80))}. "
+                "Here is what there is:"
             )
         ),
         DividerBlock(),
         *overview(ctx.role),
     ]
-    return Reply(text=f"There is no command {escape(wanted)}.", blocks=blocks)
+    return Reply(text=f"There is no command {escape(truncate(wanted, 80))}.", blocks=blocks)
 
 
 HANDLERS = {"help": help_command}

@@ -57,6 +57,9 @@ from commands.kernel.text import (
 INTERVALS = ("hour", "day", "week", "month")
 ROWS_PAGE_SIZE = 15
 MONITOR_PAGE_SIZE = 10
+MONITOR_MAX_CAMPAIGNS = 20
+"""Campaigns ``monitor`` takes by name: one screen's worth, and few enough that the
+command a Next or choice button carries stays within Slack's 2,000 characters."""
 MONITOR_WINDOW_MINUTES = 60
 MAX_WINDOW_MINUTES = 30 * 24 * 60
 DROPPED_RATE_WARNING = 3.0
@@ -368,6 +371,12 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
                 f"not '{value}'.",
                 usage,
             ) from exc
+    if len(positional) > MONITOR_MAX_CAMPAIGNS:
+        raise UsageError(
+            f"monitor watches up to {MONITOR_MAX_CAMPAIGNS} named campaigns at once, not "
+            f"{len(positional)}; name fewer, or none to see every autodialer campaign.",
+            usage,
+        )
     cc = ctx.client()
     uuids: list[str] = []
     if positional:
