@@ -69,9 +69,8 @@ def _check_body(body: bytes, content_type: str) -> None:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise Refused(400, "body_not_utf8") from None
-    is_json = content_type == "application/json" or (
-        content_type != "application/x-www-form-urlencoded" and text.lstrip().startswith("{")
-    )
+    # Read as Bolt will read it (slack_bolt.request.internals.parse_body).
+    is_json = content_type == "application/json" or text.startswith("{")
     if is_json:
         _json_object(text)
         return
