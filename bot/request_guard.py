@@ -17,7 +17,8 @@ requests itself, with one log line and no traceback:
   ``bot.listeners.events`` handles it as before;
 - 400 when the signed body is not what Slack sends: not UTF-8, form fields beyond reason,
   a ``payload`` or JSON body that is not a JSON object, nesting or value counts beyond
-  ``bot.bounded_json``'s bounds;
+  ``bot.bounded_json``'s bounds, fields not of the type Slack sends
+  (``bot.slack_shapes``);
 - 503 (with ``Retry-After``) when the replay check cannot reach the database.
 
 Everything else goes on to Bolt untouched.
@@ -34,7 +35,7 @@ from urllib.parse import parse_qs
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
-from bot import bounded_json
+from bot import bounded_json, slack_shapes
 from storage import DedupStore
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ MAX_DEPTH = 32
 MAX_VALUES = 20_000
 """Values in one payload: a 100-block modal with its state is a few thousand."""
 MAX_FORM_FIELDS = 100
+SLASH_COMMAND_FIELDS = ("command", "team_id", "user_id", "response_url")
+"""What every slash command from Slack carries, and the listener needs to answer it."""
 REPLAY_TEAM = "*"
 """The dedup "team" of seen signatures (a signature is unique across teams)."""
 RETRY_AFTER = "5"
@@ -80,6 +83,10 @@ def _check_body(body: bytes, content_type: str) -> None:
         )
     except ValueError:
         raise Refused(400, "too_many_form_fields") from None
+    if "command" in form and not all(
+        (form.get(field) or [""])[0] for field in SLASH_COMMAND_FIELDS
+    ):
+        raise Refused(400, "slash_command_without_team_user_or_response_url")
     payloads = form.get("payload")
     if payloads is not None:
         if len(payloads) != 1:
@@ -94,6 +101,9 @@ def _json_object(text: str) -> None:
         raise Refused(400, "malformed_json: " + exc.reason) from None
     if not isinstance(data, dict):
         raise Refused(400, "payload_not_a_json_object")
+    wrong = slack_shapes.problem(data)
+    if wrong:
+        raise Refused(400, "malformed_payload: " + wrong)
 
 
 class SlackRequestGuard:
