@@ -39,10 +39,10 @@ async def test_metadata_comes_back_only_when_asked_for(
 
 @pytest.mark.parametrize(
     "metadata",
-    [{"event_type": "x"}, {"event_payload": {}}, {"event_type": "", "event_payload": {}}, []],
+    [{"event_type": "x"}, {"event_payload": {}}, {"event_type": "", "event_payload": {}}, {}],
 )
 async def test_malformed_metadata_is_refused(
-    client: AsyncWebClient, slack: SlackStandIn, metadata: object
+    client: AsyncWebClient, slack: SlackStandIn, metadata: dict[str, object]
 ) -> None:
     with pytest.raises(SlackApiError) as caught:
         await client.chat_postMessage(channel=CALL_CENTER, text="x", metadata=metadata)
