@@ -125,6 +125,7 @@ async def test_an_autocall_cut_off_ends_unknown_and_is_never_pushed_again(
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912")
+    await slack.wait_for(lambda: only_request(rt).message_ts)  # the card is recorded
     left_running(rt, only_request(rt).id)
     clock.advance(EXECUTION_LEASE + 1)
     [settled] = await recover(rt)
