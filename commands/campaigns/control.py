@@ -236,7 +236,7 @@ async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> Action
     if not running:
         text = "No campaign was running; nothing needed pausing."
     else:
-        text = f"Paused {number(len(paused))} of {number(len(running))} running campaigns"
+        text = f"Paused {number(len(paused))} of {plural(len(running), 'running campaign')}"
         text += f": {_names(paused)}." if paused else "."
     if failed:
         text += "\n:warning: Not paused: " + "; ".join(
@@ -262,7 +262,8 @@ async def observe_pause_all(params: Mapping[str, Any], cc: CallCenter) -> Observ
     names = [c.campaign_name for c in running]
     return Observation(
         False,
-        f"{number(len(running))} campaigns are still running: {_names(names)}. "
+        f"{plural(len(running), 'campaign')} {'is' if len(running) == 1 else 'are'} still "
+        f"running: {_names(names)}. "
         "Pull the brake again if it is still needed.",
         data={"running": [c.campaign_uuid for c in running]},
     )
