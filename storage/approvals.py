@@ -3,9 +3,11 @@
     pending -> approved -> executing -> done | failed
     pending -> denied | expired | cancelled
 
-Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``; SQLite
-serialises writers across processes, so of two people clicking at the same moment exactly one
-sees rowcount 1 and the other is told who was first. The parameters are stored encrypted (a
+Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``: SQLite
+serialises writers across processes, and PostgreSQL makes the second writer wait for the
+first's row lock and then re-check the WHERE against the committed row, so on either engine
+of two people clicking at the same moment exactly one sees rowcount 1 and the other is told
+who was first. The parameters are stored encrypted (a
 user change can carry a password; leads carry phone numbers) with a SHA-256 of their canonical
 JSON: the decider's card carries the hash it showed, and `claim_for_execution` hands back
 exactly the stored parameters that were approved. Who may decide is snapshotted from the
@@ -24,9 +26,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import insert, select, update
+from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
+from storage.database import Database
 from storage.errors import (
     ApprovalExpiredError,
     ApprovalForbiddenError,
@@ -46,10 +50,12 @@ from storage.policy import (
     may_decide,
 )
 from storage.roles import Role
+from storage.schema import approvals
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 
 log = logging.getLogger(__name__)
+
+_A = approvals.c
 
 
 class ApprovalState(StrEnum):
@@ -132,12 +138,8 @@ class ApprovalStore:
     # -- reading -----------------------------------------------------------------------
 
     def get(self, team_id: str, approval_id: str) -> Approval | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM approvals WHERE team_id = ? AND id = ?", [team_id, approval_id]
-            )
-        )
-        return self._approval(rows[0]) if rows else None
+        row = self._db.first(select(approvals).where(_A.team_id == team_id, _A.id == approval_id))
+        return self._approval(row) if row else None
 
     def require(self, team_id: str, approval_id: str) -> Approval:
         found = self.get(team_id, approval_id)
@@ -153,22 +155,18 @@ class ApprovalStore:
         limit: int = 50,
     ) -> list[Approval]:
         """Newest first."""
-        sql = "SELECT * FROM approvals WHERE team_id = ?"
-        args: list[Any] = [team_id]
+        query = select(approvals).where(_A.team_id == team_id)
         if states is not None:
-            wanted = [ApprovalState(s).value for s in states]
-            sql += f" AND state IN ({', '.join('?' for _ in wanted)})"
-            args += wanted
-        sql += " ORDER BY created_at DESC, id LIMIT ?"
-        args.append(limit)
-        return [self._approval(row) for row in self._db.query(sql, args)]
+            query = query.where(_A.state.in_([ApprovalState(s).value for s in states]))
+        query = query.order_by(_A.created_at.desc(), _A.id).limit(limit)
+        return [self._approval(row) for row in self._db.all(query)]
 
     def teams_with_pending(self) -> builtins.list[str]:
         """Team ids that have pending requests (only ids: the expiry sweep visits each team)."""
-        rows = self._db.execute(
-            "SELECT DISTINCT team_id FROM approvals WHERE state = 'pending' ORDER BY team_id"
-        ).fetchall()
-        return [r[0] for r in rows]
+        rows = self._db.all(
+            select(_A.team_id).distinct().where(_A.state == "pending").order_by(_A.team_id)
+        )
+        return [r["team_id"] for r in rows]
 
     # -- transitions ---------------------------------------------------------------------
 
@@ -193,23 +191,21 @@ class ApprovalStore:
         digest = hashlib.sha256(text.encode()).hexdigest()
         now = self._clock()
         approval_id = secrets.token_urlsafe(9)
-        self._db.execute(
-            """INSERT INTO approvals (id, team_id, kind, params_enc, params_hash, approvers,
-                   allow_self_approval, requester, state, created_at, expires_at, channel)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""",
-            [
-                approval_id,
-                team_id,
-                kind.value,
-                self._box.encrypt(text),
-                digest,
-                approvers_to_json(approvers),
-                int(allow_self),
-                requester,
-                now,
-                now + rule.expiry_seconds,
-                channel,
-            ],
+        self._db.change(
+            insert(approvals).values(
+                id=approval_id,
+                team_id=team_id,
+                kind=kind.value,
+                params_enc=self._box.encrypt(text),
+                params_hash=digest,
+                approvers=approvers_to_json(approvers),
+                allow_self_approval=int(allow_self),
+                requester=requester,
+                state=ApprovalState.PENDING.value,
+                created_at=now,
+                expires_at=now + rule.expiry_seconds,
+                channel=channel,
+            )
         )
         log.info("team %s: approval %s requested for %s", team_id, approval_id, kind.value)
         return self.require(team_id, approval_id)
@@ -218,11 +214,12 @@ class ApprovalStore:
         self, team_id: str, approval_id: str, channel: str, message_ts: str
     ) -> Approval:
         """Remember the Slack message that shows this request, to update it on every move."""
-        cursor = self._db.execute(
-            "UPDATE approvals SET channel = ?, message_ts = ? WHERE team_id = ? AND id = ?",
-            [channel, message_ts, team_id, approval_id],
+        changed = self._db.change(
+            update(approvals)
+            .where(_A.team_id == team_id, _A.id == approval_id)
+            .values(channel=channel, message_ts=message_ts)
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
         return self.require(team_id, approval_id)
 
@@ -259,13 +256,18 @@ class ApprovalStore:
         if refusal:
             raise ApprovalForbiddenError(refusal, current)
         target = ApprovalState.APPROVED if approve else ApprovalState.DENIED
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, decider = ?, reason = ?, decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending'
-                 AND params_hash = ? AND expires_at > ?""",
-            [target.value, decider, reason, now, team_id, approval_id, params_hash, now],
+        changed = self._db.change(
+            update(approvals)
+            .where(
+                _A.team_id == team_id,
+                _A.id == approval_id,
+                _A.state == ApprovalState.PENDING.value,
+                _A.params_hash == params_hash,
+                _A.expires_at > now,
+            )
+            .values(state=target.value, decider=decider, reason=reason, decided_at=now)
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise self._lost(team_id, approval_id, now)
         log.info("team %s: approval %s %s by %s", team_id, approval_id, target.value, decider)
         return self.require(team_id, approval_id)
@@ -287,12 +289,16 @@ class ApprovalStore:
             raise ApprovalForbiddenError(
                 "only the requester or an admin may cancel this request", current
             )
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = 'cancelled', decider = ?, reason = ?, decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending'""",
-            [by, reason, now, team_id, approval_id],
+        changed = self._db.change(
+            update(approvals)
+            .where(
+                _A.team_id == team_id,
+                _A.id == approval_id,
+                _A.state == ApprovalState.PENDING.value,
+            )
+            .values(state=ApprovalState.CANCELLED.value, decider=by, reason=reason, decided_at=now)
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise self._lost(team_id, approval_id, now)
         log.info("team %s: approval %s cancelled by %s", team_id, approval_id, by)
         return self.require(team_id, approval_id)
@@ -300,13 +306,17 @@ class ApprovalStore:
     def claim_for_execution(self, team_id: str, approval_id: str) -> Approval:
         """approved -> executing, once: the winner gets the exact parameters that were approved."""
         now = self._clock()
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = 'executing', executed_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'approved'""",
-            [now, team_id, approval_id],
+        changed = self._db.change(
+            update(approvals)
+            .where(
+                _A.team_id == team_id,
+                _A.id == approval_id,
+                _A.state == ApprovalState.APPROVED.value,
+            )
+            .values(state=ApprovalState.EXECUTING.value, executed_at=now)
         )
         claimed = self.require(team_id, approval_id)
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise ApprovalStateError(_state_message(claimed, "run"), claimed)
         if params_hash(claimed.params) != claimed.params_hash:
             # Only possible if the row was edited behind our back: refuse to act on it.
@@ -321,13 +331,17 @@ class ApprovalStore:
     def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
         """executing -> done | failed, with the outcome the Slack card will show."""
         target = ApprovalState.DONE if ok else ApprovalState.FAILED
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, finished_at = ?, result = ?
-               WHERE team_id = ? AND id = ? AND state = 'executing'""",
-            [target.value, self._clock(), json.dumps(result), team_id, approval_id],
+        changed = self._db.change(
+            update(approvals)
+            .where(
+                _A.team_id == team_id,
+                _A.id == approval_id,
+                _A.state == ApprovalState.EXECUTING.value,
+            )
+            .values(state=target.value, finished_at=self._clock(), result=json.dumps(result))
         )
         finished = self.require(team_id, approval_id)
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise ApprovalStateError(_state_message(finished, "finish"), finished)
         log.info("team %s: approval %s %s", team_id, approval_id, target.value)
         return finished
@@ -335,16 +349,19 @@ class ApprovalStore:
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
         """Move this team's overdue pending requests to expired; returns them (to update cards)."""
         moment = self._clock() if now is None else now
-        with write_transaction(self._db):
-            ids = [
-                row[0]
-                for row in self._db.execute(
-                    """UPDATE approvals SET state = 'expired', decided_at = ?
-                       WHERE team_id = ? AND state = 'pending' AND expires_at <= ?
-                       RETURNING id""",
-                    [moment, team_id, moment],
-                ).fetchall()
-            ]
+        statement = (
+            update(approvals)
+            .where(
+                _A.team_id == team_id,
+                _A.state == ApprovalState.PENDING.value,
+                _A.expires_at <= moment,
+            )
+            .values(state=ApprovalState.EXPIRED.value, decided_at=moment)
+            .returning(_A.id)
+        )
+        ids: builtins.list[str] = self._db.write(
+            lambda conn: list(conn.execute(statement).scalars())
+        )
         if ids:
             log.info("team %s: %d approval(s) expired", team_id, len(ids))
         return [self.require(team_id, i) for i in sorted(ids)]
@@ -363,10 +380,15 @@ class ApprovalStore:
             raise ApprovalStateError(_state_message(current, "decide"), current)
 
     def _expire(self, current: Approval, now: float) -> Approval:
-        self._db.execute(
-            """UPDATE approvals SET state = 'expired', decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending' AND expires_at <= ?""",
-            [now, current.team_id, current.id, now],
+        self._db.change(
+            update(approvals)
+            .where(
+                _A.team_id == current.team_id,
+                _A.id == current.id,
+                _A.state == ApprovalState.PENDING.value,
+                _A.expires_at <= now,
+            )
+            .values(state=ApprovalState.EXPIRED.value, decided_at=now)
         )
         return self.require(current.team_id, current.id)
 
@@ -376,7 +398,7 @@ class ApprovalStore:
             current = self._expire(current, now)
         return ApprovalStateError(_state_message(current, "decide"), current)
 
-    def _approval(self, row: dict[str, Any]) -> Approval:
+    def _approval(self, row: RowMapping) -> Approval:
         params: dict[str, Any] = json.loads(self._box.decrypt(row["params_enc"]))
         return Approval(
             id=row["id"],

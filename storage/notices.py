@@ -9,12 +9,16 @@ when two schedulers fail at the same minute.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import delete, select
+from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
+from storage.database import Database
+from storage.schema import workspace_notices
 from storage.validation import check_id
+
+_N = workspace_notices.c
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ class Notice:
     opened_at: float
 
 
-def _notice(row: dict[str, Any]) -> Notice:
+def _notice(row: RowMapping) -> Notice:
     return Notice(
         team_id=row["team_id"],
         kind=row["kind"],
@@ -45,32 +49,34 @@ class NoticeStore:
         self, team_id: str, kind: str, *, detail: str | None = None, channel: str | None = None
     ) -> bool:
         """True the first time a problem of ``kind`` is seen since it was last closed."""
-        cursor = self._db.execute(
-            """INSERT OR IGNORE INTO workspace_notices (team_id, kind, detail, channel, opened_at)
-               VALUES (?, ?, ?, ?, ?)""",
-            [check_id(team_id, "team id"), kind, detail, channel, self._clock()],
+        statement = (
+            self._db.insert(workspace_notices)
+            .values(
+                team_id=check_id(team_id, "team id"),
+                kind=kind,
+                detail=detail,
+                channel=channel,
+                opened_at=self._clock(),
+            )
+            .on_conflict_do_nothing()
         )
-        return cursor.rowcount == 1
+        return self._db.change(statement) == 1
 
     def close(self, team_id: str, kind: str) -> bool:
         """The problem is over; True when there was an open notice."""
-        cursor = self._db.execute(
-            "DELETE FROM workspace_notices WHERE team_id = ? AND kind = ?", [team_id, kind]
-        )
-        return cursor.rowcount == 1
+        statement = delete(workspace_notices).where(_N.team_id == team_id, _N.kind == kind)
+        return self._db.change(statement) == 1
 
     def get(self, team_id: str, kind: str) -> Notice | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM workspace_notices WHERE team_id = ? AND kind = ?", [team_id, kind]
-            )
+        row = self._db.first(
+            select(workspace_notices).where(_N.team_id == team_id, _N.kind == kind)
         )
-        return _notice(rows[0]) if rows else None
+        return _notice(row) if row else None
 
     def list(self, team_id: str) -> list[Notice]:
         return [
             _notice(row)
-            for row in self._db.query(
-                "SELECT * FROM workspace_notices WHERE team_id = ? ORDER BY opened_at", [team_id]
+            for row in self._db.all(
+                select(workspace_notices).where(_N.team_id == team_id).order_by(_N.opened_at)
             )
         ]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
-from sqlite_utils import Database
+from sqlalchemy import delete, select
+from sqlalchemy.engine import Connection
 
 from storage.clock import Clock, system_clock
+from storage.database import Database
 from storage.errors import InvalidValueError
+from storage.schema import roles
 from storage.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -48,45 +51,71 @@ class RoleStore:
         self._clock = clock
 
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
-        row = self._db.execute(
-            "SELECT role FROM roles WHERE team_id = ? AND user_id = ?", [team_id, user_id]
-        ).fetchone()
-        return Role(row[0]) if row else None
+        value = self._db.scalar(
+            select(roles.c.role).where(roles.c.team_id == team_id, roles.c.user_id == user_id)
+        )
+        return Role(value) if value else None
 
     def set_role(
         self, team_id: str, user_id: str, role: Role, *, granted_by: str | None = None
     ) -> None:
-        self._db.execute(
-            """INSERT INTO roles (team_id, user_id, role, granted_by, updated_at)
-               VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role,
-                   granted_by = excluded.granted_by, updated_at = excluded.updated_at""",
-            [
-                check_id(team_id, "team id"),
-                check_id(user_id, "user id"),
-                Role(role).value,
-                granted_by,
-                self._clock(),
-            ],
+        self._db.write(
+            lambda conn: self.set_role_in(conn, team_id, user_id, role, granted_by=granted_by)
         )
         log.info("team %s: user %s is now %s", team_id, user_id, Role(role).value)
 
+    def set_role_in(
+        self,
+        conn: Connection,
+        team_id: str,
+        user_id: str,
+        role: Role,
+        *,
+        granted_by: str | None = None,
+    ) -> None:
+        """`set_role` inside the caller's transaction."""
+        insert = self._db.insert(roles).values(
+            team_id=check_id(team_id, "team id"),
+            user_id=check_id(user_id, "user id"),
+            role=Role(role).value,
+            granted_by=granted_by,
+            updated_at=self._clock(),
+        )
+        conn.execute(
+            insert.on_conflict_do_update(
+                index_elements=[roles.c.team_id, roles.c.user_id],
+                set_={
+                    "role": insert.excluded.role,
+                    "granted_by": insert.excluded.granted_by,
+                    "updated_at": insert.excluded.updated_at,
+                },
+            )
+        )
+
     def remove_role(self, team_id: str, user_id: str) -> bool:
         """Back to the default role. True if the user had a stored role."""
-        cursor = self._db.execute(
-            "DELETE FROM roles WHERE team_id = ? AND user_id = ?", [team_id, user_id]
+        return (
+            self._db.change(
+                delete(roles).where(roles.c.team_id == team_id, roles.c.user_id == user_id)
+            )
+            == 1
         )
-        return cursor.rowcount == 1
 
     def list_roles(self, team_id: str) -> dict[str, Role]:
-        rows = self._db.execute(
-            "SELECT user_id, role FROM roles WHERE team_id = ? ORDER BY user_id", [team_id]
-        ).fetchall()
-        return {user_id: Role(role) for user_id, role in rows}
+        rows = self._db.all(
+            select(roles.c.user_id, roles.c.role)
+            .where(roles.c.team_id == team_id)
+            .order_by(roles.c.user_id)
+        )
+        return {row["user_id"]: Role(row["role"]) for row in rows}
 
     def record_installer(self, team_id: str, user_id: str) -> None:
         """The user who installed the app administers it from the start."""
         self.set_role(team_id, user_id, Role.ADMIN, granted_by="install")
+
+    def record_installer_in(self, conn: Connection, team_id: str, user_id: str) -> None:
+        """`record_installer` inside the caller's transaction."""
+        self.set_role_in(conn, team_id, user_id, Role.ADMIN, granted_by="install")
 
     def resolve_role(
         self,
