@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
@@ -56,6 +56,68 @@ from storage.secrets import SecretBox
 log = logging.getLogger(__name__)
 
 _A = approvals.c
+_THIS = (_A.team_id == bindparam("team"), _A.id == bindparam("approval"))
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_PENDING = "pending"
+
+_GET = select(approvals).where(*_THIS)
+_TEAMS_WITH_PENDING = select(_A.team_id).distinct().where(_A.state == _PENDING).order_by(_A.team_id)
+_CREATE = insert(approvals)
+_ATTACH = (
+    update(approvals)
+    .where(*_THIS)
+    .values(channel=bindparam("in_channel"), message_ts=bindparam("at_ts"))
+)
+_DECIDE = (
+    update(approvals)
+    .where(
+        *_THIS,
+        _A.state == _PENDING,
+        _A.params_hash == bindparam("expected_hash"),
+        _A.expires_at > bindparam("now"),
+    )
+    .values(
+        state=bindparam("new_state"),
+        decider=bindparam("by"),
+        reason=bindparam("why"),
+        decided_at=bindparam("now"),
+    )
+)
+_CANCEL = (
+    update(approvals)
+    .where(*_THIS, _A.state == _PENDING)
+    .values(
+        state="cancelled",
+        decider=bindparam("by"),
+        reason=bindparam("why"),
+        decided_at=bindparam("now"),
+    )
+)
+_CLAIM = (
+    update(approvals)
+    .where(*_THIS, _A.state == "approved")
+    .values(state="executing", executed_at=bindparam("now"))
+)
+_FINISH = (
+    update(approvals)
+    .where(*_THIS, _A.state == "executing")
+    .values(state=bindparam("new_state"), finished_at=bindparam("now"), result=bindparam("outcome"))
+)
+_EXPIRE_ONE = (
+    update(approvals)
+    .where(*_THIS, _A.state == _PENDING, _A.expires_at <= bindparam("now"))
+    .values(state="expired", decided_at=bindparam("now"))
+)
+_EXPIRE_DUE = (
+    update(approvals)
+    .where(
+        _A.team_id == bindparam("team"),
+        _A.state == _PENDING,
+        _A.expires_at <= bindparam("now"),
+    )
+    .values(state="expired", decided_at=bindparam("now"))
+    .returning(_A.id)
+)
 
 
 class ApprovalState(StrEnum):
@@ -138,7 +200,7 @@ class ApprovalStore:
     # -- reading -----------------------------------------------------------------------
 
     def get(self, team_id: str, approval_id: str) -> Approval | None:
-        row = self._db.first(select(approvals).where(_A.team_id == team_id, _A.id == approval_id))
+        row = self._db.first(_GET, {"team": team_id, "approval": approval_id})
         return self._approval(row) if row else None
 
     def require(self, team_id: str, approval_id: str) -> Approval:
@@ -163,9 +225,7 @@ class ApprovalStore:
 
     def teams_with_pending(self) -> builtins.list[str]:
         """Team ids that have pending requests (only ids: the expiry sweep visits each team)."""
-        rows = self._db.all(
-            select(_A.team_id).distinct().where(_A.state == "pending").order_by(_A.team_id)
-        )
+        rows = self._db.all(_TEAMS_WITH_PENDING)
         return [r["team_id"] for r in rows]
 
     # -- transitions ---------------------------------------------------------------------
@@ -192,20 +252,21 @@ class ApprovalStore:
         now = self._clock()
         approval_id = secrets.token_urlsafe(9)
         self._db.change(
-            insert(approvals).values(
-                id=approval_id,
-                team_id=team_id,
-                kind=kind.value,
-                params_enc=self._box.encrypt(text),
-                params_hash=digest,
-                approvers=approvers_to_json(approvers),
-                allow_self_approval=int(allow_self),
-                requester=requester,
-                state=ApprovalState.PENDING.value,
-                created_at=now,
-                expires_at=now + rule.expiry_seconds,
-                channel=channel,
-            )
+            _CREATE,
+            {
+                "id": approval_id,
+                "team_id": team_id,
+                "kind": kind.value,
+                "params_enc": self._box.encrypt(text),
+                "params_hash": digest,
+                "approvers": approvers_to_json(approvers),
+                "allow_self_approval": int(allow_self),
+                "requester": requester,
+                "state": _PENDING,
+                "created_at": now,
+                "expires_at": now + rule.expiry_seconds,
+                "channel": channel,
+            },
         )
         log.info("team %s: approval %s requested for %s", team_id, approval_id, kind.value)
         return self.require(team_id, approval_id)
@@ -215,9 +276,8 @@ class ApprovalStore:
     ) -> Approval:
         """Remember the Slack message that shows this request, to update it on every move."""
         changed = self._db.change(
-            update(approvals)
-            .where(_A.team_id == team_id, _A.id == approval_id)
-            .values(channel=channel, message_ts=message_ts)
+            _ATTACH,
+            {"team": team_id, "approval": approval_id, "in_channel": channel, "at_ts": message_ts},
         )
         if changed != 1:
             raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
@@ -257,15 +317,16 @@ class ApprovalStore:
             raise ApprovalForbiddenError(refusal, current)
         target = ApprovalState.APPROVED if approve else ApprovalState.DENIED
         changed = self._db.change(
-            update(approvals)
-            .where(
-                _A.team_id == team_id,
-                _A.id == approval_id,
-                _A.state == ApprovalState.PENDING.value,
-                _A.params_hash == params_hash,
-                _A.expires_at > now,
-            )
-            .values(state=target.value, decider=decider, reason=reason, decided_at=now)
+            _DECIDE,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "expected_hash": params_hash,
+                "now": now,
+                "new_state": target.value,
+                "by": decider,
+                "why": reason,
+            },
         )
         if changed != 1:
             raise self._lost(team_id, approval_id, now)
@@ -290,13 +351,8 @@ class ApprovalStore:
                 "only the requester or an admin may cancel this request", current
             )
         changed = self._db.change(
-            update(approvals)
-            .where(
-                _A.team_id == team_id,
-                _A.id == approval_id,
-                _A.state == ApprovalState.PENDING.value,
-            )
-            .values(state=ApprovalState.CANCELLED.value, decider=by, reason=reason, decided_at=now)
+            _CANCEL,
+            {"team": team_id, "approval": approval_id, "by": by, "why": reason, "now": now},
         )
         if changed != 1:
             raise self._lost(team_id, approval_id, now)
@@ -306,15 +362,7 @@ class ApprovalStore:
     def claim_for_execution(self, team_id: str, approval_id: str) -> Approval:
         """approved -> executing, once: the winner gets the exact parameters that were approved."""
         now = self._clock()
-        changed = self._db.change(
-            update(approvals)
-            .where(
-                _A.team_id == team_id,
-                _A.id == approval_id,
-                _A.state == ApprovalState.APPROVED.value,
-            )
-            .values(state=ApprovalState.EXECUTING.value, executed_at=now)
-        )
+        changed = self._db.change(_CLAIM, {"team": team_id, "approval": approval_id, "now": now})
         claimed = self.require(team_id, approval_id)
         if changed != 1:
             raise ApprovalStateError(_state_message(claimed, "run"), claimed)
@@ -332,13 +380,14 @@ class ApprovalStore:
         """executing -> done | failed, with the outcome the Slack card will show."""
         target = ApprovalState.DONE if ok else ApprovalState.FAILED
         changed = self._db.change(
-            update(approvals)
-            .where(
-                _A.team_id == team_id,
-                _A.id == approval_id,
-                _A.state == ApprovalState.EXECUTING.value,
-            )
-            .values(state=target.value, finished_at=self._clock(), result=json.dumps(result))
+            _FINISH,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "new_state": target.value,
+                "now": self._clock(),
+                "outcome": json.dumps(result),
+            },
         )
         finished = self.require(team_id, approval_id)
         if changed != 1:
@@ -349,18 +398,8 @@ class ApprovalStore:
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
         """Move this team's overdue pending requests to expired; returns them (to update cards)."""
         moment = self._clock() if now is None else now
-        statement = (
-            update(approvals)
-            .where(
-                _A.team_id == team_id,
-                _A.state == ApprovalState.PENDING.value,
-                _A.expires_at <= moment,
-            )
-            .values(state=ApprovalState.EXPIRED.value, decided_at=moment)
-            .returning(_A.id)
-        )
         ids: builtins.list[str] = self._db.write(
-            lambda conn: list(conn.execute(statement).scalars())
+            lambda conn: list(conn.execute(_EXPIRE_DUE, {"team": team_id, "now": moment}).scalars())
         )
         if ids:
             log.info("team %s: %d approval(s) expired", team_id, len(ids))
@@ -380,16 +419,7 @@ class ApprovalStore:
             raise ApprovalStateError(_state_message(current, "decide"), current)
 
     def _expire(self, current: Approval, now: float) -> Approval:
-        self._db.change(
-            update(approvals)
-            .where(
-                _A.team_id == current.team_id,
-                _A.id == current.id,
-                _A.state == ApprovalState.PENDING.value,
-                _A.expires_at <= now,
-            )
-            .values(state=ApprovalState.EXPIRED.value, decided_at=now)
-        )
+        self._db.change(_EXPIRE_ONE, {"team": current.team_id, "approval": current.id, "now": now})
         return self.require(current.team_id, current.id)
 
     def _lost(self, team_id: str, approval_id: str, now: float) -> ApprovalStateError:

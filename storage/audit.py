@@ -21,6 +21,7 @@ from storage.database import Database
 from storage.schema import audit_log
 
 _A = audit_log.c
+_APPEND = insert(audit_log)
 
 log = logging.getLogger(__name__)
 
@@ -114,18 +115,18 @@ class AuditLog:
         """Record one action. team_id None is for operator actions that span workspaces
         (e.g. secret rotation); user_id is the Slack user, or "cli:<name>" for the CLI."""
         text = json.dumps(redact(dict(params or {})), sort_keys=True, default=str)
-        statement = insert(audit_log).values(
-            at=self._clock(),
-            team_id=team_id,
-            user_id=user_id,
-            action=action,
-            params=text,
-            outcome=outcome,
-            detail=detail,
-        )
+        values = {
+            "at": self._clock(),
+            "team_id": team_id,
+            "user_id": user_id,
+            "action": action,
+            "params": text,
+            "outcome": outcome,
+            "detail": detail,
+        }
 
         def work(conn: Connection) -> int:
-            key = conn.execute(statement).inserted_primary_key
+            key = conn.execute(_APPEND, values).inserted_primary_key
             return 0 if key is None else int(key[0])
 
         entry_id = self._db.write(work)

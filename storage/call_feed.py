@@ -18,11 +18,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.notifications import DedupStore
 from storage.schema import approvals, call_threads, callback_queue, notification_routes
 from storage.secrets import SecretBox
@@ -68,6 +69,14 @@ def subject_hash(team_id: str, subject: str) -> str:
 
 _Q = callback_queue.c
 _T = call_threads.c
+_SEQ = _Q.seq == bindparam("row")
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_THREAD = (
+    _T.team_id == bindparam("team_id"),
+    _T.channel == bindparam("channel"),
+    _T.day == bindparam("day"),
+    _T.subject_hash == bindparam("subject_hash"),
+)
 _QUEUED_COLUMNS = (
     _Q.seq,
     _Q.team_id,
@@ -81,6 +90,85 @@ _QUEUED_COLUMNS = (
     _Q.lease_owner,
     _Q.lease_until,
 )
+
+
+_FIRSTS = select(func.min(_Q.seq).label("seq")).group_by(_Q.team_id, _Q.lane).subquery()
+_HEADS = select(*_QUEUED_COLUMNS).join(_FIRSTS, _Q.seq == _FIRSTS.c.seq).order_by(_Q.seq)
+_QUEUE = insert(callback_queue)
+_FREE = or_(
+    _Q.lease_until.is_(None),
+    _Q.lease_until <= bindparam("now"),
+    _Q.lease_owner == bindparam("owner"),
+)
+_PICK = select(_Q.seq).where(_SEQ, _FREE).with_for_update(skip_locked=True)
+_TAKE = (
+    update(callback_queue)
+    .where(_SEQ, _FREE)
+    .values(lease_owner=bindparam("owner"), lease_until=bindparam("until"))
+)
+_RELEASE = (
+    update(callback_queue)
+    .where(_Q.lease_owner == bindparam("owner"))
+    .values(lease_owner=None, lease_until=None)
+)
+_REMOVE = delete(callback_queue).where(_SEQ)
+_POSTPONE = (
+    update(callback_queue)
+    .where(_SEQ)
+    .values(
+        not_before=bindparam("retry_at"),
+        attempts=_Q.attempts + 1,
+        last_error=bindparam("error"),
+        lease_owner=None,
+        lease_until=None,
+    )
+)
+_PENDING_ALL = select(func.count()).select_from(callback_queue)
+_PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
+_CLEAR = delete(callback_queue)
+_R = notification_routes.c
+_ROUTES = select(_R.id, _R.created_at).where(_R.team_id == bindparam("team_id"))
+_THREAD_ROOT = select(_T.root_ts).where(*_THREAD)
+_FORGET_THREAD = delete(call_threads).where(*_THREAD)
+_PRUNE_THREADS = delete(call_threads).where(_T.created_at < bindparam("older_than"))
+_P = approvals.c
+_PUSHES = (
+    select(_P.result, _P.channel, _P.message_ts)
+    .where(
+        _P.team_id == bindparam("team_id"),
+        _P.kind == "autocall.push",
+        _P.result.is_not(None),
+        _P.result.like(bindparam("pattern"), escape="/"),
+    )
+    .order_by(_P.finished_at.desc())
+)
+_PUSH_IN_FLIGHT = (
+    select(_P.id)
+    .where(
+        _P.team_id == bindparam("team_id"),
+        _P.kind == "autocall.push",
+        _P.state.in_(("approved", "executing")),
+    )
+    .limit(1)
+)
+
+
+def _containing(text: str) -> str:
+    """A LIKE pattern matching values that contain ``text`` itself (its ``%`` and ``_``
+    are not wildcards)."""
+    escaped = text.replace("/", "//").replace("%", "/%").replace("_", "/_")
+    return f"%{escaped}%"
+
+
+def _set_thread_root(insert: InsertFactory) -> Executable:
+    statement = insert(call_threads)
+    return statement.on_conflict_do_update(
+        index_elements=[_T.team_id, _T.channel, _T.day, _T.subject_hash],
+        set_={"root_ts": statement.excluded.root_ts, "created_at": statement.excluded.created_at},
+    )
+
+
+_SET_THREAD_ROOT = by_dialect(_set_thread_root)
 
 
 class CallFeedStore:
@@ -130,18 +218,14 @@ class CallFeedStore:
             if not self._dedup.mark_callback_in(conn, team_id, record_id):
                 return None
             if rows:
-                conn.execute(insert(callback_queue), rows)
+                conn.execute(_QUEUE, rows)
             return len(rows)
 
         return self._db.write(work)
 
     def heads(self) -> list[QueuedRecord]:
         """The oldest row of every lane (posts within a lane go strictly in order)."""
-        firsts = select(func.min(_Q.seq).label("seq")).group_by(_Q.team_id, _Q.lane).subquery()
-        rows = self._db.all(
-            select(*_QUEUED_COLUMNS).join(firsts, _Q.seq == firsts.c.seq).order_by(_Q.seq)
-        )
-        return [self._queued(row) for row in rows]
+        return [self._queued(row) for row in self._db.all(_HEADS)]
 
     def lease(self, seq: int, owner: str, seconds: float) -> bool:
         """Take a row to post it: True for the one poster (of any process) that got it.
@@ -151,29 +235,18 @@ class CallFeedStore:
         finds another one taking the same row moves on at once instead of waiting for it.
         """
         now = self._clock()
-        free = (
-            _Q.seq == seq,
-            or_(_Q.lease_until.is_(None), _Q.lease_until <= now, _Q.lease_owner == owner),
-        )
-        pick = select(_Q.seq).where(*free).with_for_update(skip_locked=True)
-        take = (
-            update(callback_queue).where(*free).values(lease_owner=owner, lease_until=now + seconds)
-        )
+        params = {"row": seq, "now": now, "owner": owner, "until": now + seconds}
 
         def work(conn: Connection) -> bool:
-            if conn.execute(pick).first() is None:
+            if conn.execute(_PICK, params).first() is None:
                 return False
-            return conn.execute(take).rowcount == 1
+            return conn.execute(_TAKE, params).rowcount == 1
 
         return self._db.write(work)
 
     def release(self, owner: str) -> int:
         """Give back every row this poster holds (it is stopping)."""
-        return self._db.change(
-            update(callback_queue)
-            .where(_Q.lease_owner == owner)
-            .values(lease_owner=None, lease_until=None)
-        )
+        return self._db.change(_RELEASE, {"owner": owner})
 
     def leased_elsewhere(self, queued: QueuedRecord, owner: str) -> bool:
         """Whether another poster holds this row now."""
@@ -184,31 +257,20 @@ class CallFeedStore:
         )
 
     def remove(self, seq: int) -> bool:
-        return self._db.change(delete(callback_queue).where(_Q.seq == seq)) == 1
+        return self._db.change(_REMOVE, {"row": seq}) == 1
 
     def postpone(self, seq: int, not_before: float, error: str | None = None) -> None:
         """Try this row again at ``not_before`` (its lane waits behind it)."""
-        self._db.change(
-            update(callback_queue)
-            .where(_Q.seq == seq)
-            .values(
-                not_before=not_before,
-                attempts=_Q.attempts + 1,
-                last_error=error,
-                lease_owner=None,
-                lease_until=None,
-            )
-        )
+        self._db.change(_POSTPONE, {"row": seq, "retry_at": not_before, "error": error})
 
     def pending(self, team_id: str | None = None) -> int:
-        query = select(func.count()).select_from(callback_queue)
-        if team_id is not None:
-            query = query.where(_Q.team_id == team_id)
-        return int(self._db.scalar(query))
+        if team_id is None:
+            return int(self._db.scalar(_PENDING_ALL))
+        return int(self._db.scalar(_PENDING_TEAM, {"team_id": team_id}))
 
     def clear(self) -> int:
         """Drop every queued post of every workspace (benchmarks reset between runs)."""
-        return self._db.change(delete(callback_queue))
+        return self._db.change(_CLEAR)
 
     def payload(self, queued: QueuedRecord) -> dict[str, Any]:
         """The record as the receiver accepted it."""
@@ -233,11 +295,7 @@ class CallFeedStore:
     def routes_version(self, team_id: str) -> tuple[int, float, int]:
         """Changes whenever the team's notification routes change (added or removed, by
         this process or another), so the receiver can keep them between callbacks."""
-        rows = self._db.all(
-            select(notification_routes.c.id, notification_routes.c.created_at).where(
-                notification_routes.c.team_id == team_id
-            )
-        )
+        rows = self._db.all(_ROUTES, {"team_id": team_id})
         ids = "\n".join(sorted(str(r["id"]) for r in rows))
         checksum = int.from_bytes(hashlib.sha256(ids.encode()).digest()[:8], "big")
         newest = max((float(r["created_at"]) for r in rows), default=0.0)
@@ -245,45 +303,35 @@ class CallFeedStore:
 
     # -- threads ---------------------------------------------------------------------------
 
-    def _thread(self, team_id: str, channel: str, day: str, subject: str) -> tuple[Any, ...]:
-        return (
-            _T.team_id == team_id,
-            _T.channel == channel,
-            _T.day == day,
-            _T.subject_hash == subject_hash(team_id, subject),
-        )
+    @staticmethod
+    def _thread(team_id: str, channel: str, day: str, subject: str) -> dict[str, str]:
+        return {
+            "team_id": team_id,
+            "channel": channel,
+            "day": day,
+            "subject_hash": subject_hash(team_id, subject),
+        }
 
     def thread_root(self, team_id: str, channel: str, day: str, subject: str) -> str | None:
-        root = self._db.scalar(
-            select(_T.root_ts).where(*self._thread(team_id, channel, day, subject))
-        )
+        root = self._db.scalar(_THREAD_ROOT, self._thread(team_id, channel, day, subject))
         return None if root is None else str(root)
 
     def set_thread_root(self, team_id: str, channel: str, day: str, subject: str, ts: str) -> None:
-        insert_root = self._db.insert(call_threads).values(
-            team_id=team_id,
-            channel=channel,
-            day=day,
-            subject_hash=subject_hash(team_id, subject),
-            root_ts=ts,
-            created_at=self._clock(),
-        )
         self._db.change(
-            insert_root.on_conflict_do_update(
-                index_elements=[_T.team_id, _T.channel, _T.day, _T.subject_hash],
-                set_={
-                    "root_ts": insert_root.excluded.root_ts,
-                    "created_at": insert_root.excluded.created_at,
-                },
-            )
+            self._db.pick(_SET_THREAD_ROOT),
+            {
+                **self._thread(team_id, channel, day, subject),
+                "root_ts": ts,
+                "created_at": self._clock(),
+            },
         )
 
     def forget_thread_root(self, team_id: str, channel: str, day: str, subject: str) -> None:
-        self._db.change(delete(call_threads).where(*self._thread(team_id, channel, day, subject)))
+        self._db.change(_FORGET_THREAD, self._thread(team_id, channel, day, subject))
 
     def prune_threads(self, older_than: float) -> int:
         """Forget thread roots made before ``older_than`` (a day's threads end with the day)."""
-        return self._db.change(delete(call_threads).where(_T.created_at < older_than))
+        return self._db.change(_PRUNE_THREADS, {"older_than": older_than})
 
     # -- autocalls pushed from Slack -------------------------------------------------------
 
@@ -295,17 +343,7 @@ class CallFeedStore:
         The database narrows the pushes down to results that mention the id (a plain text
         match both engines run the same way); the JSON is read here.
         """
-        a = approvals.c
-        rows = self._db.all(
-            select(a.result, a.channel, a.message_ts)
-            .where(
-                a.team_id == team_id,
-                a.kind == "autocall.push",
-                a.result.is_not(None),
-                a.result.contains(call_id, autoescape=True),
-            )
-            .order_by(a.finished_at.desc())
-        )
+        rows = self._db.all(_PUSHES, {"team_id": team_id, "pattern": _containing(call_id)})
         for row in rows:
             try:
                 result = json.loads(row["result"])
@@ -324,14 +362,5 @@ class CallFeedStore:
     def push_in_flight(self, team_id: str) -> bool:
         """Whether an autocall push of this team is being run right now (its call id, and
         so the link from a call record to its message, is not stored yet)."""
-        a = approvals.c
-        found = self._db.first(
-            select(a.id)
-            .where(
-                a.team_id == team_id,
-                a.kind == "autocall.push",
-                a.state.in_(("approved", "executing")),
-            )
-            .limit(1)
-        )
+        found = self._db.first(_PUSH_IN_FLIGHT, {"team_id": team_id})
         return found is not None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +44,9 @@ __all__ = [
     "DEFAULT_STATEMENT_TIMEOUT",
     "DEFAULT_TRIES",
     "Database",
+    "InsertFactory",
+    "Params",
+    "by_dialect",
     "connect",
     "database_url",
     "open_database",
@@ -52,6 +55,20 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+S = TypeVar("S")
+
+Params = Mapping[str, Any] | None
+"""Values for a statement's bind parameters."""
+
+InsertFactory = Callable[[Table], sqlite.Insert | postgresql.Insert]
+
+
+def by_dialect(build: Callable[[InsertFactory], S]) -> dict[str, S]:
+    """A statement built once per engine, for what only has a dialect-specific construct in
+    SQLAlchemy: ``INSERT ... ON CONFLICT`` (upserts and claims). ``build`` receives the
+    dialect's ``insert`` and is called for both; `Database.pick` chooses at run time."""
+    return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
+
 
 DEFAULT_LOCK_TIMEOUT = 2.0
 """Seconds a writer waits for another writer's lock before this try gives up."""
@@ -164,16 +181,30 @@ class Database:
     def _run(self, work: Callable[[Connection], T], *, write: bool) -> T:
         delay = self._backoff
         for attempt in range(1, self._tries + 1):
+            committing = False
             try:
                 with self.engine.connect() as conn:
                     if write:
                         conn.execution_options(**{_WRITE: True})
                     with conn.begin():
-                        return work(conn)
+                        result = work(conn)
+                        committing = True
+                    return result
             except DBAPIError as exc:
+                last = attempt == self._tries
+                if exc.connection_invalidated and not committing and not last:
+                    # A pooled connection the server had closed (a restart, a failover):
+                    # SQLAlchemy has discarded the pool's old connections; nothing of this
+                    # transaction was committed, so it simply runs again on a fresh one.
+                    log.info(
+                        "database connection lost (try %d of %d); reconnecting",
+                        attempt,
+                        self._tries,
+                    )
+                    continue
                 if not self.is_busy(exc):
                     raise
-                if attempt == self._tries:
+                if last:
                     log.warning("database busy after %d tries; failing this request", self._tries)
                     raise StorageBusyError() from exc
                 log.info("database busy (try %d of %d); retrying", attempt, self._tries)
@@ -193,28 +224,29 @@ class Database:
         return "database is locked" in str(orig)
 
     # -- one-statement shorthands ------------------------------------------------------------
+    #
+    # The stores keep their statements as module constants with bind parameters and pass
+    # the values here: SQLAlchemy then builds and caches each statement once instead of on
+    # every call (most of the cost of a small query).
 
-    def all(self, statement: Executable) -> list[RowMapping]:
-        return self.read(lambda conn: list(conn.execute(statement).mappings()))
+    def all(self, statement: Executable, params: Params = None) -> list[RowMapping]:
+        return self.read(lambda conn: list(conn.execute(statement, params).mappings()))
 
-    def first(self, statement: Executable) -> RowMapping | None:
-        return self.read(lambda conn: conn.execute(statement).mappings().first())
+    def first(self, statement: Executable, params: Params = None) -> RowMapping | None:
+        return self.read(lambda conn: conn.execute(statement, params).mappings().first())
 
-    def scalar(self, statement: Executable) -> Any:
-        return self.read(lambda conn: conn.execute(statement).scalar())
+    def scalar(self, statement: Executable, params: Params = None) -> Any:
+        return self.read(lambda conn: conn.execute(statement, params).scalar())
 
-    def change(self, statement: Executable) -> int:
+    def change(self, statement: Executable, params: Params = None) -> int:
         """Run one writing statement in its own transaction; returns the rows it changed."""
-        return self.write(lambda conn: conn.execute(statement).rowcount)
+        return self.write(lambda conn: conn.execute(statement, params).rowcount)
 
     # -- dialect differences -----------------------------------------------------------------
 
-    def insert(self, table: Table) -> sqlite.Insert | postgresql.Insert:
-        """An INSERT that knows ``on_conflict_do_nothing`` / ``on_conflict_do_update`` (both
-        engines spell upserts ``ON CONFLICT``; SQLAlchemy has one construct per dialect)."""
-        if self.is_sqlite:
-            return sqlite.insert(table)
-        return postgresql.insert(table)
+    def pick(self, statements: Mapping[str, S]) -> S:
+        """This engine's variant of a statement built with `by_dialect`."""
+        return statements[self.dialect]
 
     def table_names(self) -> list[str]:
         return self.read(lambda conn: sorted(inspect(conn).get_table_names()))
@@ -282,11 +314,9 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
 
 
 def _postgresql_engine(url: URL, lock_timeout: float, statement_timeout: float) -> Engine:
-    # pool_pre_ping: a replica outlives a database restart or failover without failing the
-    # first request on each stale pooled connection.
-    engine = create_engine(
-        url, hide_parameters=True, pool_pre_ping=True, execution_options=_EXECUTION_OPTIONS
-    )
+    # No pool_pre_ping (a round trip before every transaction): a connection the server
+    # closed fails on its first statement and `Database` runs the transaction again.
+    engine = create_engine(url, hide_parameters=True, execution_options=_EXECUTION_OPTIONS)
     lock_ms, statement_ms = int(lock_timeout * 1000), int(statement_timeout * 1000)
 
     @event.listens_for(engine, "connect")

@@ -12,18 +12,59 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, literal, select, update
+from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage._rows import dump_list, load_list, short_id
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import NotFoundError
 from storage.schema import digest_runs, digests
 from storage.validation import check_id, check_timezone
 
 _D = digests.c
 _R = digest_runs.c
+_THIS = (_D.team_id == bindparam("team"), _D.id == bindparam("digest"))
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_ADD = insert(digests)
+_GET = select(digests).where(*_THIS)
+_LIST = select(digests).where(_D.team_id == bindparam("team")).order_by(_D.created_at, _D.id)
+_ACTIVE = select(digests).where(_D.paused == 0).order_by(_D.team_id, _D.created_at, _D.id)
+_TEAM_IDS = select(_D.team_id).distinct().order_by(_D.team_id)
+_REMOVE = delete(digests).where(*_THIS)
+_REMEMBER_SLOT = update(digests).where(*_THIS).values(last_slot=bindparam("at_slot"))
+_TEAMS_DIGEST = _R.digest_id.in_(select(_D.id).where(_D.team_id == bindparam("team")))
+_FINISH = (
+    update(digest_runs)
+    .where(_R.digest_id == bindparam("digest"), _R.slot == bindparam("at_slot"), _TEAMS_DIGEST)
+    .values(finished_at=bindparam("now"), outcome=bindparam("result"), detail=bindparam("note"))
+)
+_RUNS = (
+    select(digest_runs)
+    .join(digests, _D.id == _R.digest_id)
+    .where(*_THIS)
+    .order_by(_R.claimed_at.desc())
+    .limit(bindparam("limit"))
+)
+
+
+def _claim(insert: InsertFactory) -> Executable:
+    # Only a digest of this team can be claimed; a second claim of the slot conflicts on
+    # the (digest, slot) primary key and inserts nothing.
+    return (
+        insert(digest_runs)
+        .from_select(
+            ["digest_id", "slot", "claimed_at"],
+            select(_D.id, bindparam("at_slot", type_=Text), bindparam("now", type_=Double)).where(
+                *_THIS
+            ),
+        )
+        .on_conflict_do_nothing()
+    )
+
+
+_CLAIM = by_dialect(_claim)
 
 
 @dataclass(frozen=True)
@@ -88,24 +129,25 @@ class DigestStore:
         digest_id = short_id()
         now = self._clock()
         self._db.change(
-            insert(digests).values(
-                id=digest_id,
-                team_id=check_id(team_id, "team id"),
-                channel=check_id(channel, "channel id"),
-                schedule=schedule.strip(),
-                timezone=check_timezone(timezone),
-                campaigns=dump_list(campaigns),
-                sections=dump_list(sections),
-                paused=0,
-                created_by=created_by,
-                created_at=now,
-                updated_at=now,
-            )
+            _ADD,
+            {
+                "id": digest_id,
+                "team_id": check_id(team_id, "team id"),
+                "channel": check_id(channel, "channel id"),
+                "schedule": schedule.strip(),
+                "timezone": check_timezone(timezone),
+                "campaigns": dump_list(campaigns),
+                "sections": dump_list(sections),
+                "paused": 0,
+                "created_by": created_by,
+                "created_at": now,
+                "updated_at": now,
+            },
         )
         return self.require(team_id, digest_id)
 
     def get(self, team_id: str, digest_id: str) -> DigestSchedule | None:
-        row = self._db.first(select(digests).where(_D.team_id == team_id, _D.id == digest_id))
+        row = self._db.first(_GET, {"team": team_id, "digest": digest_id})
         return _digest(row) if row else None
 
     def require(self, team_id: str, digest_id: str) -> DigestSchedule:
@@ -115,26 +157,15 @@ class DigestStore:
         return found
 
     def list(self, team_id: str) -> list[DigestSchedule]:
-        return [
-            _digest(row)
-            for row in self._db.all(
-                select(digests).where(_D.team_id == team_id).order_by(_D.created_at, _D.id)
-            )
-        ]
+        return [_digest(row) for row in self._db.all(_LIST, {"team": team_id})]
 
     def active(self) -> builtins.list[DigestSchedule]:
         """Every workspace's digests that are not paused: what the scheduler looks at."""
-        return [
-            _digest(row)
-            for row in self._db.all(
-                select(digests).where(_D.paused == 0).order_by(_D.team_id, _D.created_at, _D.id)
-            )
-        ]
+        return [_digest(row) for row in self._db.all(_ACTIVE)]
 
     def team_ids(self) -> builtins.list[str]:
         """Teams that have digests (ids only): the scheduler loads each team's at start."""
-        rows = self._db.all(select(_D.team_id).distinct().order_by(_D.team_id))
-        return [r["team_id"] for r in rows]
+        return [r["team_id"] for r in self._db.all(_TEAM_IDS)]
 
     def update(
         self,
@@ -167,34 +198,20 @@ class DigestStore:
         return self.require(team_id, digest_id)
 
     def remove(self, team_id: str, digest_id: str) -> bool:
-        return (
-            self._db.change(delete(digests).where(_D.team_id == team_id, _D.id == digest_id)) == 1
-        )
+        return self._db.change(_REMOVE, {"team": team_id, "digest": digest_id}) == 1
 
     def claim_slot(self, team_id: str, digest_id: str, slot: str) -> bool:
         """True for exactly one caller per (digest, slot); also records it as the last slot.
 
         False when the slot was already claimed, or the digest is not this team's.
         """
-        now = self._clock()
-        claim = (
-            self._db.insert(digest_runs)
-            .from_select(
-                ["digest_id", "slot", "claimed_at"],
-                select(_D.id, literal(slot), literal(now)).where(
-                    _D.team_id == team_id, _D.id == digest_id
-                ),
-            )
-            .on_conflict_do_nothing()
-        )
-        remember = (
-            update(digests).where(_D.team_id == team_id, _D.id == digest_id).values(last_slot=slot)
-        )
+        params = {"team": team_id, "digest": digest_id, "at_slot": slot, "now": self._clock()}
+        claim = self._db.pick(_CLAIM)
 
         def work(conn: Connection) -> bool:
-            if conn.execute(claim).rowcount != 1:
+            if conn.execute(claim, params).rowcount != 1:
                 return False
-            conn.execute(remember)
+            conn.execute(_REMEMBER_SLOT, params)
             return True
 
         return self._db.write(work)
@@ -203,25 +220,21 @@ class DigestStore:
         self, team_id: str, digest_id: str, slot: str, *, outcome: str, detail: str | None = None
     ) -> bool:
         changed = self._db.change(
-            update(digest_runs)
-            .where(
-                _R.digest_id == digest_id,
-                _R.slot == slot,
-                _R.digest_id.in_(select(_D.id).where(_D.team_id == team_id)),
-            )
-            .values(finished_at=self._clock(), outcome=outcome, detail=detail)
+            _FINISH,
+            {
+                "team": team_id,
+                "digest": digest_id,
+                "at_slot": slot,
+                "now": self._clock(),
+                "result": outcome,
+                "note": detail,
+            },
         )
         return changed == 1
 
     def runs(self, team_id: str, digest_id: str, *, limit: int = 20) -> builtins.list[DigestRun]:
         """Newest slot first."""
-        rows = self._db.all(
-            select(digest_runs)
-            .join(digests, _D.id == _R.digest_id)
-            .where(_D.team_id == team_id, _R.digest_id == digest_id)
-            .order_by(_R.claimed_at.desc())
-            .limit(limit)
-        )
+        rows = self._db.all(_RUNS, {"team": team_id, "digest": digest_id, "limit": limit})
         return [DigestRun(**row) for row in rows]
 
     def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> None:

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, insert, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.roles import RoleStore
 from storage.schema import oauth_states, slack_installations
 from storage.secrets import SecretBox
@@ -100,13 +101,72 @@ def _seconds(value: float | int | datetime | str) -> float:
     return float(value)
 
 
-def _where(
-    enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool
-) -> list[ColumnElement[bool]]:
-    # An org-wide install belongs to the enterprise, whichever team it was started from.
-    if is_enterprise_install:
-        return [_I.enterprise_id == (enterprise_id or ""), _I.is_enterprise_install == 1]
-    return [_I.enterprise_id == (enterprise_id or ""), _I.team_id == (team_id or "")]
+_KEYS = ("enterprise_id", "team_id", "user_id")
+_BY_USER = _I.user_id == bindparam("user")
+_NEWEST = (_I.installed_at.desc(), _I.id.desc())
+
+
+def _scope(org: bool) -> tuple[ColumnElement[bool], ...]:
+    """An org-wide install belongs to the enterprise, whichever team it was started from."""
+    if org:
+        return (_I.enterprise_id == bindparam("enterprise"), _I.is_enterprise_install == 1)
+    return (_I.enterprise_id == bindparam("enterprise"), _I.team_id == bindparam("team"))
+
+
+_FIND = {
+    (org, by_user): select(slack_installations)
+    .where(*_scope(org), *((_BY_USER,) if by_user else ()))
+    .order_by(*_NEWEST)
+    .limit(1)
+    for org in (False, True)
+    for by_user in (False, True)
+}
+_FIND_BOT = {
+    org: select(slack_installations)
+    .where(*_scope(org), _I.bot_token_enc.is_not(None))
+    .order_by(*_NEWEST)
+    .limit(1)
+    for org in (False, True)
+}
+_DELETE = {
+    (org, by_user): delete(slack_installations).where(
+        *_scope(org), *((_BY_USER,) if by_user else ())
+    )
+    for org in (False, True)
+    for by_user in (False, True)
+}
+_DELETE_BOT = {
+    org: update(slack_installations)
+    .where(*_scope(org))
+    .values(bot_token_enc=None, bot_refresh_token_enc=None)
+    for org in (False, True)
+}
+_STATES = oauth_states.c
+_PRUNE_STATES = delete(oauth_states).where(_STATES.expires_at <= bindparam("now"))
+_ISSUE_STATE = insert(oauth_states)
+_CONSUME_STATE = delete(oauth_states).where(
+    _STATES.state == bindparam("state"), _STATES.expires_at > bindparam("now")
+)
+
+
+def _save(insert: InsertFactory) -> Executable:
+    statement = insert(slack_installations)
+    kept = ("id", *_KEYS)
+    return statement.on_conflict_do_update(
+        index_elements=list(_KEYS),
+        set_={c.name: c for c in statement.excluded if c.name not in kept},
+    )
+
+
+_SAVE = by_dialect(_save)
+
+
+def _params(
+    enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+) -> dict[str, str | None]:
+    # '' stands for "none" in the key columns, so the UNIQUE key treats it as a value. (Bind
+    # names differ from column names: SQLAlchemy keeps those for SET values.)
+    return {"enterprise": enterprise_id or "", "team": team_id or "", "user": user_id}
 
 
 class InstallationStore:
@@ -140,15 +200,9 @@ class InstallationStore:
         row["enterprise_id"] = record.enterprise_id or ""
         row["team_id"] = record.team_id or ""
         row["installed_at"] = record.installed_at or self._clock()
-        keys = ("enterprise_id", "team_id", "user_id")
-        insert_row = self._db.insert(slack_installations).values(row)
-        upsert = insert_row.on_conflict_do_update(
-            index_elements=list(keys),
-            set_={c: insert_row.excluded[c] for c in row if c not in keys},
-        )
 
         def work(conn: Connection) -> None:
-            conn.execute(upsert)
+            conn.execute(self._db.pick(_SAVE), row)
             if record.team_id and record.user_id:
                 self._roles.record_installer_in(conn, record.team_id, record.user_id)
 
@@ -168,14 +222,9 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation of the team (or of that user in it)."""
-        where = _where(enterprise_id, team_id, is_enterprise_install)
-        if user_id is not None:
-            where.append(_I.user_id == user_id)
         row = self._db.first(
-            select(slack_installations)
-            .where(*where)
-            .order_by(_I.installed_at.desc(), _I.id.desc())
-            .limit(1)
+            _FIND[is_enterprise_install, user_id is not None],
+            _params(enterprise_id, team_id, user_id),
         )
         return self._record(row) if row else None
 
@@ -187,13 +236,7 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation that carries a bot token (a user-only re-install has none)."""
-        where = _where(enterprise_id, team_id, is_enterprise_install)
-        row = self._db.first(
-            select(slack_installations)
-            .where(*where, _I.bot_token_enc.is_not(None))
-            .order_by(_I.installed_at.desc(), _I.id.desc())
-            .limit(1)
-        )
+        row = self._db.first(_FIND_BOT[is_enterprise_install], _params(enterprise_id, team_id))
         return self._record(row) if row else None
 
     def delete(
@@ -225,21 +268,16 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> int:
         """`delete` inside the caller's transaction."""
-        where = _where(enterprise_id, team_id, is_enterprise_install)
-        if user_id is not None:
-            where.append(_I.user_id == user_id)
-        return conn.execute(delete(slack_installations).where(*where)).rowcount
+        return conn.execute(
+            _DELETE[is_enterprise_install, user_id is not None],
+            _params(enterprise_id, team_id, user_id),
+        ).rowcount
 
     def delete_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool = False
     ) -> int:
         """Forget the bot tokens (app uninstalled) but keep user installations."""
-        where = _where(enterprise_id, team_id, is_enterprise_install)
-        return self._db.change(
-            update(slack_installations)
-            .where(*where)
-            .values(bot_token_enc=None, bot_refresh_token_enc=None)
-        )
+        return self._db.change(_DELETE_BOT[is_enterprise_install], _params(enterprise_id, team_id))
 
     def _record(self, row: RowMapping) -> InstallationRecord:
         values: dict[str, Any] = {}
@@ -272,15 +310,12 @@ class OAuthStateStore:
         now = self._clock()
 
         def work(conn: Connection) -> None:
-            conn.execute(delete(oauth_states).where(oauth_states.c.expires_at <= now))
-            conn.execute(insert(oauth_states).values(state=state, expires_at=now + expires_in))
+            conn.execute(_PRUNE_STATES, {"now": now})
+            conn.execute(_ISSUE_STATE, {"state": state, "expires_at": now + expires_in})
 
         self._db.write(work)
         return state
 
     def consume(self, state: str) -> bool:
         """True once for a valid, unexpired state; False for unknown, used or expired ones."""
-        statement = delete(oauth_states).where(
-            oauth_states.c.state == state, oauth_states.c.expires_at > self._clock()
-        )
-        return self._db.change(statement) == 1
+        return self._db.change(_CONSUME_STATE, {"state": state, "now": self._clock()}) == 1

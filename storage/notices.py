@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, by_dialect
 from storage.schema import workspace_notices
 from storage.validation import check_id
 
 _N = workspace_notices.c
+_THIS = (_N.team_id == bindparam("team_id"), _N.kind == bindparam("kind"))
+_CLOSE = delete(workspace_notices).where(*_THIS)
+_GET = select(workspace_notices).where(*_THIS)
+_LIST = select(workspace_notices).where(_N.team_id == bindparam("team_id")).order_by(_N.opened_at)
+# The (team, kind) primary key: the first failure opens the notice, later ones conflict.
+_OPEN = by_dialect(lambda insert: insert(workspace_notices).on_conflict_do_nothing())
 
 
 @dataclass(frozen=True)
@@ -49,34 +55,22 @@ class NoticeStore:
         self, team_id: str, kind: str, *, detail: str | None = None, channel: str | None = None
     ) -> bool:
         """True the first time a problem of ``kind`` is seen since it was last closed."""
-        statement = (
-            self._db.insert(workspace_notices)
-            .values(
-                team_id=check_id(team_id, "team id"),
-                kind=kind,
-                detail=detail,
-                channel=channel,
-                opened_at=self._clock(),
-            )
-            .on_conflict_do_nothing()
-        )
-        return self._db.change(statement) == 1
+        values = {
+            "team_id": check_id(team_id, "team id"),
+            "kind": kind,
+            "detail": detail,
+            "channel": channel,
+            "opened_at": self._clock(),
+        }
+        return self._db.change(self._db.pick(_OPEN), values) == 1
 
     def close(self, team_id: str, kind: str) -> bool:
         """The problem is over; True when there was an open notice."""
-        statement = delete(workspace_notices).where(_N.team_id == team_id, _N.kind == kind)
-        return self._db.change(statement) == 1
+        return self._db.change(_CLOSE, {"team_id": team_id, "kind": kind}) == 1
 
     def get(self, team_id: str, kind: str) -> Notice | None:
-        row = self._db.first(
-            select(workspace_notices).where(_N.team_id == team_id, _N.kind == kind)
-        )
+        row = self._db.first(_GET, {"team_id": team_id, "kind": kind})
         return _notice(row) if row else None
 
     def list(self, team_id: str) -> list[Notice]:
-        return [
-            _notice(row)
-            for row in self._db.all(
-                select(workspace_notices).where(_N.team_id == team_id).order_by(_N.opened_at)
-            )
-        ]
+        return [_notice(row) for row in self._db.all(_LIST, {"team_id": team_id})]

@@ -16,16 +16,33 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError
 from storage.roles import Role
 from storage.schema import approval_policies
 
 _P = approval_policies.c
+_TEAM = _P.team_id == bindparam("team_id")
+_GET = select(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
+_ALL = select(approval_policies).where(_TEAM)
+_RESET = delete(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
+
+
+def _set(insert: InsertFactory) -> Executable:
+    statement = insert(approval_policies)
+    kept = ("team_id", "kind")
+    return statement.on_conflict_do_update(
+        index_elements=[_P.team_id, _P.kind],
+        set_={c.name: c for c in statement.excluded if c.name not in kept},
+    )
+
+
+_SET = by_dialect(_set)
 
 
 class ActionKind(StrEnum):
@@ -144,14 +161,12 @@ class PolicyStore:
 
     def get(self, team_id: str, kind: ActionKind) -> KindPolicy:
         kind = ActionKind(kind)
-        row = self._db.first(
-            select(approval_policies).where(_P.team_id == team_id, _P.kind == kind.value)
-        )
+        row = self._db.first(_GET, {"team_id": team_id, "kind": kind.value})
         return _policy(row) if row else DEFAULT_POLICY[kind]
 
     def all(self, team_id: str) -> dict[ActionKind, KindPolicy]:
         merged = dict(DEFAULT_POLICY)
-        for row in self._db.all(select(approval_policies).where(_P.team_id == team_id)):
+        for row in self._db.all(_ALL, {"team_id": team_id}):
             if row["kind"] in _KIND_VALUES:
                 merged[ActionKind(row["kind"])] = _policy(row)
         return merged
@@ -164,23 +179,19 @@ class PolicyStore:
         *,
         updated_by: str | None = None,
     ) -> None:
-        insert = self._db.insert(approval_policies).values(
-            team_id=team_id,
-            kind=ActionKind(kind).value,
-            mode=policy.mode.value,
-            approvers=approvers_to_json(policy.approvers),
-            allow_self_approval=int(policy.allow_self_approval),
-            expiry_seconds=policy.expiry_seconds,
-            min_role=policy.min_role.value,
-            updated_by=updated_by,
-            updated_at=self._clock(),
-        )
-        kept = ("team_id", "kind")
         self._db.change(
-            insert.on_conflict_do_update(
-                index_elements=[_P.team_id, _P.kind],
-                set_={c.name: c for c in insert.excluded if c.name not in kept},
-            )
+            self._db.pick(_SET),
+            {
+                "team_id": team_id,
+                "kind": ActionKind(kind).value,
+                "mode": policy.mode.value,
+                "approvers": approvers_to_json(policy.approvers),
+                "allow_self_approval": int(policy.allow_self_approval),
+                "expiry_seconds": policy.expiry_seconds,
+                "min_role": policy.min_role.value,
+                "updated_by": updated_by,
+                "updated_at": self._clock(),
+            },
         )
 
     def update(
@@ -192,11 +203,7 @@ class PolicyStore:
         return policy
 
     def reset(self, team_id: str, kind: ActionKind) -> None:
-        self._db.change(
-            delete(approval_policies).where(
-                _P.team_id == team_id, _P.kind == ActionKind(kind).value
-            )
-        )
+        self._db.change(_RESET, {"team_id": team_id, "kind": ActionKind(kind).value})
 
 
 def _policy(row: RowMapping) -> KindPolicy:

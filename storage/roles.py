@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError
 from storage.schema import roles
 from storage.validation import check_id
@@ -45,15 +46,38 @@ DEFAULT_ROLE = Role.VIEWER
 """Users nobody gave a role can look but not act (fail closed)."""
 
 
+_R = roles.c
+_STORED = select(_R.role).where(
+    _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
+)
+_REMOVE = delete(roles).where(
+    _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
+)
+_LIST = select(_R.user_id, _R.role).where(_R.team_id == bindparam("team_id")).order_by(_R.user_id)
+
+
+def _set(insert: InsertFactory) -> Executable:
+    statement = insert(roles)
+    return statement.on_conflict_do_update(
+        index_elements=[_R.team_id, _R.user_id],
+        set_={
+            "role": statement.excluded.role,
+            "granted_by": statement.excluded.granted_by,
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+
+
+_SET = by_dialect(_set)
+
+
 class RoleStore:
     def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
         self._db = db
         self._clock = clock
 
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
-        value = self._db.scalar(
-            select(roles.c.role).where(roles.c.team_id == team_id, roles.c.user_id == user_id)
-        )
+        value = self._db.scalar(_STORED, {"team_id": team_id, "user_id": user_id})
         return Role(value) if value else None
 
     def set_role(
@@ -74,39 +98,23 @@ class RoleStore:
         granted_by: str | None = None,
     ) -> None:
         """`set_role` inside the caller's transaction."""
-        insert = self._db.insert(roles).values(
-            team_id=check_id(team_id, "team id"),
-            user_id=check_id(user_id, "user id"),
-            role=Role(role).value,
-            granted_by=granted_by,
-            updated_at=self._clock(),
-        )
         conn.execute(
-            insert.on_conflict_do_update(
-                index_elements=[roles.c.team_id, roles.c.user_id],
-                set_={
-                    "role": insert.excluded.role,
-                    "granted_by": insert.excluded.granted_by,
-                    "updated_at": insert.excluded.updated_at,
-                },
-            )
+            self._db.pick(_SET),
+            {
+                "team_id": check_id(team_id, "team id"),
+                "user_id": check_id(user_id, "user id"),
+                "role": Role(role).value,
+                "granted_by": granted_by,
+                "updated_at": self._clock(),
+            },
         )
 
     def remove_role(self, team_id: str, user_id: str) -> bool:
         """Back to the default role. True if the user had a stored role."""
-        return (
-            self._db.change(
-                delete(roles).where(roles.c.team_id == team_id, roles.c.user_id == user_id)
-            )
-            == 1
-        )
+        return self._db.change(_REMOVE, {"team_id": team_id, "user_id": user_id}) == 1
 
     def list_roles(self, team_id: str) -> dict[str, Role]:
-        rows = self._db.all(
-            select(roles.c.user_id, roles.c.role)
-            .where(roles.c.team_id == team_id)
-            .order_by(roles.c.user_id)
-        )
+        rows = self._db.all(_LIST, {"team_id": team_id})
         return {row["user_id"]: Role(row["role"]) for row in rows}
 
     def record_installer(self, team_id: str, user_id: str) -> None:

@@ -8,14 +8,16 @@ be printed, logged or rendered without a chance of showing the key; only `api_ke
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError, NotFoundError, SecretDecryptError
 from storage.schema import service_tokens, workspaces
 from storage.secrets import SecretBox
@@ -60,6 +62,7 @@ class ServiceToken:
 
 
 _W = workspaces.c
+_T = service_tokens.c
 _COLUMNS = (
     _W.team_id,
     _W.base_url,
@@ -72,6 +75,56 @@ _COLUMNS = (
     _W.updated_at,
     _W.connected_at,
 )
+
+_GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))
+_LIST = select(*_COLUMNS).order_by(_W.team_id)
+_API_KEY = select(_W.api_key_enc).where(_W.team_id == bindparam("team"))
+_CACHED_TOKEN = select(_T.token_enc, _T.expires_at).where(_T.team_id == bindparam("team"))
+_FORGET_TOKENS = delete(service_tokens).where(_T.team_id == bindparam("team"))
+_DISCONNECT = (
+    update(workspaces)
+    .where(_W.team_id == bindparam("team"), _W.api_key_enc.is_not(None))
+    .values(api_key_enc=None, connected_at=None, updated_at=bindparam("now"))
+)
+
+
+def _ensure(insert: InsertFactory) -> Executable:
+    return insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
+
+
+def _connect(keep_timezone: bool) -> Callable[[InsertFactory], Executable]:
+    def build(insert: InsertFactory) -> Executable:
+        statement = insert(workspaces)
+        changes: dict[str, Any] = {
+            "base_url": statement.excluded.base_url,
+            "api_key_enc": statement.excluded.api_key_enc,
+            "updated_at": statement.excluded.updated_at,
+            "connected_at": statement.excluded.connected_at,
+        }
+        if not keep_timezone:
+            changes["timezone"] = statement.excluded.timezone
+        return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
+
+    return build
+
+
+def _save_token(insert: InsertFactory) -> Executable:
+    statement = insert(service_tokens)
+    return statement.on_conflict_do_update(
+        index_elements=[_T.team_id],
+        set_={
+            "token_enc": statement.excluded.token_enc,
+            "expires_at": statement.excluded.expires_at,
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+
+
+_ENSURE = by_dialect(_ensure)
+_CONNECT = by_dialect(_connect(keep_timezone=False))
+_RECONNECT = by_dialect(_connect(keep_timezone=True))
+"""Connecting again without a timezone keeps the workspace's current one."""
+_SAVE_TOKEN = by_dialect(_save_token)
 
 
 def _workspace(row: RowMapping) -> Workspace:
@@ -89,10 +142,6 @@ def _workspace(row: RowMapping) -> Workspace:
     )
 
 
-def _forget_tokens(conn: Connection, team_id: str) -> None:
-    conn.execute(delete(service_tokens).where(service_tokens.c.team_id == team_id))
-
-
 class WorkspaceStore:
     def __init__(
         self,
@@ -108,7 +157,7 @@ class WorkspaceStore:
         self._default_timezone = check_timezone(default_timezone)
 
     def get(self, team_id: str) -> Workspace | None:
-        row = self._db.first(select(*_COLUMNS).where(_W.team_id == team_id))
+        row = self._db.first(_GET, {"team": team_id})
         return _workspace(row) if row else None
 
     def require(self, team_id: str) -> Workspace:
@@ -119,7 +168,7 @@ class WorkspaceStore:
 
     def list(self) -> list[Workspace]:
         """All workspaces (operator view for `callops workspace list`); carries no secrets."""
-        return [_workspace(r) for r in self._db.all(select(*_COLUMNS).order_by(_W.team_id))]
+        return [_workspace(r) for r in self._db.all(_LIST)]
 
     def ensure(self, team_id: str, *, timezone: str | None = None) -> Workspace:
         """The workspace row, created without a binding if missing (single-workspace mode)."""
@@ -127,9 +176,8 @@ class WorkspaceStore:
         tz = check_timezone(timezone or self._default_timezone)
         now = self._clock()
         self._db.change(
-            self._db.insert(workspaces)
-            .values(team_id=team_id, timezone=tz, created_at=now, updated_at=now)
-            .on_conflict_do_nothing(index_elements=[_W.team_id])
+            self._db.pick(_ENSURE),
+            {"team_id": team_id, "timezone": tz, "created_at": now, "updated_at": now},
         )
         return self.require(team_id)
 
@@ -147,28 +195,20 @@ class WorkspaceStore:
             raise InvalidValueError("the API key is empty")
         tz = check_timezone(timezone) if timezone is not None else None
         now = self._clock()
-        insert = self._db.insert(workspaces).values(
-            team_id=team_id,
-            base_url=url,
-            api_key_enc=self._box.encrypt(api_key.strip()),
-            timezone=tz or self._default_timezone,
-            created_at=now,
-            updated_at=now,
-            connected_at=now,
-        )
-        changes: dict[str, Any] = {
-            "base_url": insert.excluded.base_url,
-            "api_key_enc": insert.excluded.api_key_enc,
-            "updated_at": insert.excluded.updated_at,
-            "connected_at": insert.excluded.connected_at,
+        upsert = self._db.pick(_RECONNECT if tz is None else _CONNECT)
+        values = {
+            "team_id": team_id,
+            "base_url": url,
+            "api_key_enc": self._box.encrypt(api_key.strip()),
+            "timezone": tz or self._default_timezone,
+            "created_at": now,
+            "updated_at": now,
+            "connected_at": now,
         }
-        if tz is not None:
-            changes["timezone"] = insert.excluded.timezone
-        upsert = insert.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
 
         def work(conn: Connection) -> None:
-            conn.execute(upsert)
-            _forget_tokens(conn, team_id)
+            conn.execute(upsert, values)
+            conn.execute(_FORGET_TOKENS, {"team": team_id})
 
         self._db.write(work)
         log.info("workspace %s connected to %s", team_id, url)
@@ -183,16 +223,12 @@ class WorkspaceStore:
 
     def disconnect_in(self, conn: Connection, team_id: str) -> bool:
         """`disconnect` inside the caller's transaction."""
-        changed = conn.execute(
-            update(workspaces)
-            .where(_W.team_id == team_id, _W.api_key_enc.is_not(None))
-            .values(api_key_enc=None, connected_at=None, updated_at=self._clock())
-        ).rowcount
-        _forget_tokens(conn, team_id)
+        changed = conn.execute(_DISCONNECT, {"team": team_id, "now": self._clock()}).rowcount
+        conn.execute(_FORGET_TOKENS, {"team": team_id})
         return changed == 1
 
     def api_key(self, team_id: str) -> str | None:
-        sealed = self._db.scalar(select(_W.api_key_enc).where(_W.team_id == team_id))
+        sealed = self._db.scalar(_API_KEY, {"team": team_id})
         return None if sealed is None else self._box.decrypt(sealed)
 
     def set_timezone(self, team_id: str, timezone: str) -> Workspace:
@@ -224,11 +260,7 @@ class WorkspaceStore:
     def cached_token(self, team_id: str) -> ServiceToken | None:
         """The team's cached call-center token. One that cannot be decrypted (its key was
         removed) is a cache miss, not an error: the client fetches a new one with the key."""
-        row = self._db.first(
-            select(service_tokens.c.token_enc, service_tokens.c.expires_at).where(
-                service_tokens.c.team_id == team_id
-            )
-        )
+        row = self._db.first(_CACHED_TOKEN, {"team": team_id})
         if row is None:
             return None
         try:
@@ -239,26 +271,19 @@ class WorkspaceStore:
         return ServiceToken(token=token, expires_at=float(row["expires_at"]))
 
     def save_cached_token(self, team_id: str, token: str, expires_at: float) -> None:
-        insert = self._db.insert(service_tokens).values(
-            team_id=team_id,
-            token_enc=self._box.encrypt(token),
-            expires_at=expires_at,
-            updated_at=self._clock(),
-        )
         self._db.change(
-            insert.on_conflict_do_update(
-                index_elements=[service_tokens.c.team_id],
-                set_={
-                    "token_enc": insert.excluded.token_enc,
-                    "expires_at": insert.excluded.expires_at,
-                    "updated_at": insert.excluded.updated_at,
-                },
-            )
+            self._db.pick(_SAVE_TOKEN),
+            {
+                "team_id": team_id,
+                "token_enc": self._box.encrypt(token),
+                "expires_at": expires_at,
+                "updated_at": self._clock(),
+            },
         )
         log.debug("cached a service token for team %s", team_id)
 
     def clear_cached_token(self, team_id: str) -> None:
-        self._db.write(lambda conn: _forget_tokens(conn, team_id))
+        self._db.change(_FORGET_TOKENS, {"team": team_id})
 
     def _update(self, team_id: str, changes: dict[str, str | None]) -> None:
         changed = self._db.change(

@@ -292,3 +292,37 @@ def test_callops_db_is_a_path_or_a_url(given: str, backend: str, shown: str) -> 
 def test_a_database_callops_cannot_use_is_refused_with_a_clear_message(given: str) -> None:
     with pytest.raises(InvalidValueError, match="CALLOPS_DB"):
         database_url(given)
+
+
+def test_after_the_server_drops_the_pooled_connections_the_next_calls_reconnect(
+    postgres_server: PostgresServer,
+    postgres_template: str,
+    box: SecretBox,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """PostgreSQL only (a SQLite file has no server to lose): a restart or failover closes
+    the pool's connections; the next transaction notices on its first statement and runs
+    again on a fresh connection instead of failing the request."""
+    url = postgres_server.create_database(template=postgres_template)
+    caplog.set_level(logging.INFO, logger="storage.database")
+    try:
+        with Storage.open(url, box) as store:
+            store.workspaces.ensure("T1")  # leaves a connection in the pool
+            with psycopg.connect(url, autocommit=True) as admin:
+                others = (
+                    "SELECT pid FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+                pids = [row[0] for row in admin.execute(others).fetchall()]
+                assert pids
+                for pid in pids:
+                    admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+                deadline = time.monotonic() + 10
+                while admin.execute(others).fetchall() and time.monotonic() < deadline:
+                    pass  # wait until the server has really closed them
+                assert admin.execute(others).fetchall() == []
+            assert store.workspaces.set_timezone("T1", "Asia/Tokyo").timezone == "Asia/Tokyo"
+            assert store.workspaces.require("T1").timezone == "Asia/Tokyo"
+        assert any("connection lost" in r.getMessage() for r in caplog.records)
+    finally:
+        postgres_server.drop_database(url)
