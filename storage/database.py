@@ -86,8 +86,10 @@ DEFAULT_TRIES = 3
 _BACKOFF = 0.05
 """Seconds before the second try; doubled (with jitter) before each later one."""
 
-_WRITE = "callops_write"
-"""Execution option that marks a connection's transaction as a write (BEGIN IMMEDIATE)."""
+_MODE = "callops_transaction"
+"""Execution option telling SQLite's BEGIN what the transaction is: ``write`` (BEGIN
+IMMEDIATE: it takes the write lock before it reads), ``read`` (BEGIN), or ``single``: one
+statement, which SQLite runs atomically on its own, so no BEGIN and COMMIT around it."""
 
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
 _PG_BUSY_STATES = frozenset(
@@ -168,7 +170,7 @@ class Database:
 
     def read(self, work: Callable[[Connection], T]) -> T:
         """Run ``work`` in a read transaction (one consistent view of the data)."""
-        return self._run(work, write=False)
+        return self._run(work, "read")
 
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work`` in a write transaction: all of it commits, or none of it.
@@ -176,16 +178,15 @@ class Database:
         ``work`` may run more than once (a try that met a lock is rolled back and retried),
         so it must not have effects outside the database.
         """
-        return self._run(work, write=True)
+        return self._run(work, "write")
 
-    def _run(self, work: Callable[[Connection], T], *, write: bool) -> T:
+    def _run(self, work: Callable[[Connection], T], mode: str) -> T:
         delay = self._backoff
         for attempt in range(1, self._tries + 1):
             committing = False
             try:
                 with self.engine.connect() as conn:
-                    if write:
-                        conn.execution_options(**{_WRITE: True})
+                    conn.execution_options(**{_MODE: mode})
                     with conn.begin():
                         result = work(conn)
                         committing = True
@@ -230,17 +231,18 @@ class Database:
     # every call (most of the cost of a small query).
 
     def all(self, statement: Executable, params: Params = None) -> list[RowMapping]:
-        return self.read(lambda conn: list(conn.execute(statement, params).mappings()))
+        return self._run(lambda conn: list(conn.execute(statement, params).mappings()), "single")
 
     def first(self, statement: Executable, params: Params = None) -> RowMapping | None:
-        return self.read(lambda conn: conn.execute(statement, params).mappings().first())
+        return self._run(lambda conn: conn.execute(statement, params).mappings().first(), "single")
 
     def scalar(self, statement: Executable, params: Params = None) -> Any:
-        return self.read(lambda conn: conn.execute(statement, params).scalar())
+        return self._run(lambda conn: conn.execute(statement, params).scalar(), "single")
 
     def change(self, statement: Executable, params: Params = None) -> int:
-        """Run one writing statement in its own transaction; returns the rows it changed."""
-        return self.write(lambda conn: conn.execute(statement, params).rowcount)
+        """Run one writing statement on its own (atomic by itself); returns the rows it
+        changed."""
+        return self._run(lambda conn: conn.execute(statement, params).rowcount, "single")
 
     # -- dialect differences -----------------------------------------------------------------
 
@@ -307,8 +309,11 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
 
     @event.listens_for(engine, "begin")
     def begin(conn: Connection) -> None:
-        immediate = conn.get_execution_options().get(_WRITE)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        mode = conn.get_execution_options().get(_MODE, "read")
+        if mode == "write":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif mode == "read":
+            conn.exec_driver_sql("BEGIN")
 
     return engine
 
