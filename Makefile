@@ -1,19 +1,51 @@
-# One entry point for people and CI alike: `make test` and `make demo` work on a fresh
-# machine (they create .venv and install the pinned dependencies first).
+# One entry point for people and CI alike. On a fresh clone with Python 3.11+, git and make:
+#   make check   lint, types and the tests that need no server or browser (under a minute)
+#   make test    everything: also the end-to-end tests on loopback servers and the browser
+#   make demo    the offline demo, console at http://127.0.0.1:8800/console/
+# Each creates .venv and installs the pinned dependencies first, and the Debian packages it
+# needs (the `packages` step: as root it installs them, otherwise it names the apt-get line).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Quiet: pip says nothing unless something fails.
+PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 
-.PHONY: install test lint typecheck pytest demo emulator bench lock clean
+# Debian packages beyond Python. chromium: the console's browser tests and the screenshot
+# drive /usr/bin/chromium headless. fonts-noto-color-emoji: the console draws Slack's emoji
+# in colour. postgresql: the PostgreSQL-backed tests start their own server.
+TEST_PACKAGES := chromium fonts-noto-color-emoji postgresql
+DEMO_PACKAGES := fonts-noto-color-emoji
+SCREENSHOT_PACKAGES := chromium fonts-noto-color-emoji
+# Debian's python3 makes venvs only with python3-venv; looked for only until .venv is made.
+VENV_PACKAGE = $(if $(wildcard $(STAMP)),,$(shell $(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv))
+
+.PHONY: packages install check test lint typecheck pytest pytest-check demo emulator screenshot bench lock clean
+
+# The one place that installs Debian packages: those of $(PACKAGES) (set per goal below)
+# that dpkg does not list as installed. Nothing to do costs one dpkg-query per package;
+# `apt-get update` runs only when something is missing.
+packages:
+	@missing=""; \
+	for p in $(sort $(PACKAGES) $(VENV_PACKAGE)); do \
+	  dpkg-query -W -f='$${db:Status-Abbrev}' $$p 2>/dev/null | grep -q '^ii' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "Missing Debian packages:$$missing (no apt-get here: install their equivalents, then run make with PACKAGES= to skip this check)" >&2; exit 1; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "Missing Debian packages; run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	fi; \
+	echo "Installing Debian packages:$$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null
 
 install: $(STAMP)
 
-$(STAMP): requirements.lock pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+$(STAMP): requirements.lock pyproject.toml | packages
+	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade "pip>=24"
+	$(PIP) install -r requirements.lock
+	$(PIP) install --no-deps -e .
 	touch $(STAMP)
 
 lint: install
@@ -23,16 +55,28 @@ lint: install
 typecheck: install
 	$(BIN)/mypy callcenter storage commands bot emulators tests scripts
 
+# The test tiers are pytest markers, given to every test in tests/conftest.py.
+pytest-check: install
+	$(BIN)/pytest -m check
+
+check: lint typecheck pytest-check
+
+test pytest: PACKAGES = $(TEST_PACKAGES)
 pytest: install
 	$(BIN)/pytest
 
 test: lint typecheck pytest
 
+demo: PACKAGES = $(DEMO_PACKAGES)
 demo: install
 	$(BIN)/callops demo
 
 emulator: install
 	$(BIN)/callops emulator
+
+screenshot: PACKAGES = $(SCREENSHOT_PACKAGES)
+screenshot: install
+	$(BIN)/python scripts/screenshot.py
 
 bench: install
 	$(BIN)/python benchmarks/client.py
@@ -40,8 +84,8 @@ bench: install
 # Re-pin every transitive dependency after changing pyproject.toml.
 lock:
 	rm -rf /tmp/callops-lock && $(PYTHON) -m venv /tmp/callops-lock
-	/tmp/callops-lock/bin/pip install --quiet --upgrade pip
-	/tmp/callops-lock/bin/pip install --quiet '.[dev]'
+	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check --upgrade pip
+	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check '.[dev]'
 	/tmp/callops-lock/bin/pip freeze --exclude callops > requirements.lock
 
 clean:

@@ -43,7 +43,7 @@ import aiohttp
 from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
@@ -132,7 +132,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
                 callops_secret_key=Fernet.generate_key().decode(),
                 callops_timezone="Asia/Ho_Chi_Minh",
             )
-            rt: Runtime = open_runtime(settings)
+            rt: Runtime = Runtime.open(settings)
             rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
             for channel, campaign in zip(channels, campaigns, strict=True):
                 rt.storage.routes.add(
@@ -141,7 +141,6 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             try:
                 async with serving(rt, port=0) as base:
                     feed = rt.call_feed
-                    assert feed is not None
                     url = f"{base}/callbacks/{rt.storage.callback_tokens.get_or_create(TEAM)}"
 
                     # 1. acceptance, with the poster running at Slack's pace

@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 from cryptography.fernet import Fernet
 
+from bot.digest_scheduler import DigestScheduler
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.settings import Settings
 from emulators.pbx.config import DEMO_API_KEYS
 from emulators.slack import TEAM, SlackStandIn
@@ -152,7 +152,7 @@ async def run(workspaces: int, latency_ms: int, concurrency: int, inject_429: in
         print(f"set up {len(placed)} workspaces in {time.perf_counter() - started:.1f} s")
 
         rt = Runtime.build(settings, storage)
-        scheduler = DigestScheduler(rt, concurrency=concurrency)
+        scheduler = DigestScheduler(rt.storage, rt.digests, rt.timezone, concurrency=concurrency)
         slack.channel_pace(True)
         if inject_429:
             slack.ratelimit("chat.postMessage", times=inject_429, retry_after=1)

@@ -1,9 +1,15 @@
 """The expiry sweep: every ~30 s, overdue approval requests become expired and their cards
-say so, whether or not anyone clicks.
+say so, whether or not anyone clicks; and whatever a settled request still holds apart
+(a one-time secret, its prompt's address) is deleted.
 
-It runs as one asyncio task beside the app (``bot/server.py`` starts it with the HTTP
-server and with Socket Mode).  Expiry is one compare-and-set per request in SQLite, so
+It runs as one asyncio task beside the app (``bot.server`` starts and stops it with the
+HTTP server and with Socket Mode).  Expiry is one compare-and-set per request in SQLite, so
 two processes sweeping the same database expire (and audit) each request once.
+
+It needs the database, the bot's client per team (``BotClients``: the team's installation,
+else the single bot token) and something that expires a team's requests and updates their
+cards (the approvals family's ``ApprovalFlow`` in the team's system context, through the
+``TeamSweep`` protocol).
 """
 
 from __future__ import annotations
@@ -11,66 +17,86 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from typing import Protocol
 
-from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.app import web_client
-from bot.approval_flow import ApprovalFlow
-from bot.runtime import Runtime
-from commands.approvals import expire_due
-from storage import Approval
+from bot.posting import BotClients
+from commands.approvals.flow import PROMPT_URL_LIFETIME, ApprovalFlow
+from commands.approvals.workflow import expire_due
+from commands.kernel.context import CommandContext
+from storage import Approval, Storage
 
 log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 30.0
 
 
-async def team_client(rt: Runtime, app: AsyncApp, team_id: str) -> AsyncWebClient | None:
-    """The bot's Web API client for a team outside any request: the single-workspace
-    token, else the team's installation."""
-    if app.client.token:
-        return app.client
-    store = app.installation_store
-    if store is None:
-        return None
-    bot = await store.async_find_bot(enterprise_id=None, team_id=team_id)
-    if bot is None or not bot.bot_token:
-        return None
-    return web_client(rt.settings.slack_api_url, bot.bot_token)
+class TeamSweep(Protocol):
+    async def sweep_team(self, client: AsyncWebClient, team_id: str) -> list[Approval]:
+        """Expire ``team_id``'s overdue requests and say so on their cards."""
+        ...
 
 
-async def sweep_once(rt: Runtime, app: AsyncApp) -> list[Approval]:
-    """Expire every team's overdue requests now; returns them."""
-    flow = ApprovalFlow(rt)
-    expired: list[Approval] = []
-    for team in rt.storage.approvals.teams_with_pending():
-        client = await team_client(rt, app, team)
-        if client is None:
-            expired.extend(expire_due(rt.storage, team))
-            continue
-        expired.extend(await flow.sweep_team(client, team))
-    return expired
+class SystemContexts(Protocol):
+    async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
+        """The context of work nobody clicked, for ``team_id``."""
+        ...
 
 
-async def _sweep_forever(rt: Runtime, app: AsyncApp, every: float) -> None:
-    while True:
-        await asyncio.sleep(every)
-        try:
-            await sweep_once(rt, app)
-        except Exception:  # one bad sweep must not stop the next ones
-            log.exception("approval expiry sweep failed")
+class FlowSweep:
+    """``TeamSweep`` by the approvals family's own flow: expire, update the cards, tell
+    the requesters."""
+
+    def __init__(self, contexts: SystemContexts) -> None:
+        self._contexts = contexts
+
+    async def sweep_team(self, client: AsyncWebClient, team_id: str) -> list[Approval]:
+        ctx = await self._contexts.system_context(client, team_id)
+        return await ApprovalFlow(ctx).sweep()
 
 
-@contextlib.asynccontextmanager
-async def approval_sweeper(
-    rt: Runtime, app: AsyncApp, *, every: float = SWEEP_SECONDS
-) -> AsyncIterator[None]:
-    task = asyncio.create_task(_sweep_forever(rt, app, every), name="approval-sweeper")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+class ApprovalSweeper:
+    def __init__(
+        self, storage: Storage, bots: BotClients, flow: TeamSweep, *, every: float = SWEEP_SECONDS
+    ) -> None:
+        self._storage = storage
+        self._bots = bots
+        self._flow = flow
+        self._every = every
+        self._task: asyncio.Task[None] | None = None
+
+    async def sweep_once(self) -> list[Approval]:
+        """Expire every team's overdue requests now; returns them.  A team the bot cannot
+        post in still has its requests expired (and audited), only its cards stay as
+        they are."""
+        expired: list[Approval] = []
+        for team in self._storage.approvals.teams_with_pending():
+            client = self._bots.get(team)
+            if client is None:
+                expired.extend(expire_due(self._storage, team))
+                continue
+            expired.extend(await self._flow.sweep_team(client, team))
+        self._storage.approval_secrets.purge_settled(max_prompt_age=PROMPT_URL_LIFETIME)
+        return expired
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(
+                self._sweep_forever(), name="approval-sweeper"
+            )
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self._every)
+            try:
+                await self.sweep_once()
+            except Exception:  # one bad sweep must not stop the next ones
+                log.exception("approval expiry sweep failed")

@@ -9,6 +9,10 @@ later cards behind it, so order is kept and nothing is lost.
 
 Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the
 Slack stand-in's clock and move it forward instead of waiting a second per card.
+
+It posts as the bot through ``BotClients`` (the team's installation, else the single bot
+token), names campaigns through the team's service client and shows times in the team's
+zone; the HTTP server starts and stops it beside the receiver (``bot.callbacks``).
 """
 
 from __future__ import annotations
@@ -22,23 +26,27 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import NoReturn
+from zoneinfo import ZoneInfo
 
 import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
-from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
-from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.posting import BotClients
+from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
-from commands.call_card import CallCard, call_card, call_day, outcome_card, thread_subject
-from commands.resolve import all_campaigns
-from storage import QueuedRecord
+from commands.kernel.resolve import all_campaigns
+from commands.notifications.call_card import (
+    CallCard,
+    call_card,
+    call_day,
+    outcome_card,
+    thread_subject,
+)
+from storage import QueuedRecord, Storage
 from storage.errors import StorageError
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -100,18 +108,20 @@ class _Drop(Exception):
 class CallFeed:
     def __init__(
         self,
-        rt: Runtime,
-        client: AsyncWebClient,
+        storage: Storage,
+        services: ServiceClients,
+        bots: BotClients,
+        zone_of: Callable[[str], ZoneInfo],
         *,
-        installation_store: AsyncInstallationStore | None = None,
         per_second: float = 1.0,
         max_in_flight: int = 16,
         clock: Clock = time.time,
         sleep: Sleep | None = None,
     ) -> None:
-        self._rt = rt
-        self._client = client
-        self._installations = installation_store
+        self._storage = storage
+        self._services = services
+        self._bots = bots
+        self._zone_of = zone_of
         self._interval = 1.0 / per_second if per_second > 0 else 0.0
         self._max_in_flight = max_in_flight
         self._clock = clock
@@ -162,7 +172,7 @@ class CallFeed:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._rt.storage.call_feed.release(self._owner)
+        self._storage.call_feed.release(self._owner)
 
     async def drained(self, within: float = 30.0) -> None:
         """Wait until the queue is empty (tests, benchmarks, a graceful shutdown)."""
@@ -171,7 +181,7 @@ class CallFeed:
                 self._idle.clear()
                 self.wake()
                 await self._idle.wait()
-                if not self._rt.storage.call_feed.pending() and not self._tasks:
+                if not self._storage.call_feed.pending() and not self._tasks:
                     return
 
     # -- the loop --------------------------------------------------------------------------
@@ -192,7 +202,7 @@ class CallFeed:
         now = self._clock()
         self._maintain(now)
         next_due: float | None = None
-        store = self._rt.storage.call_feed
+        store = self._storage.call_feed
         heads = store.heads()
         if not heads and not self._tasks:
             self._idle.set()
@@ -232,7 +242,7 @@ class CallFeed:
                 await asyncio.wait_for(self._wake.wait(), max(0.0, next_due - now))
 
     def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
-        if not self._rt.storage.call_feed.lease(head.seq, self._owner, LEASE_SECONDS):
+        if not self._storage.call_feed.lease(head.seq, self._owner, LEASE_SECONDS):
             return  # another process took it a moment ago
         self._busy.add(lane)
         task = asyncio.get_running_loop().create_task(self._deliver(head, lane))
@@ -240,7 +250,7 @@ class CallFeed:
         task.add_done_callback(self._tasks.discard)
 
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
-        store = self._rt.storage.call_feed
+        store = self._storage.call_feed
         try:
             if head.kind == "outcome":
                 await self._post_outcome(head)
@@ -274,10 +284,10 @@ class CallFeed:
     # -- posting ---------------------------------------------------------------------------
 
     async def _post_card(self, head: QueuedRecord) -> None:
-        store = self._rt.storage.call_feed
+        store = self._storage.call_feed
         cdr = self._record(head)
         team, channel = head.team_id, head.lane
-        tz = self._rt.timezone(team)
+        tz = self._zone_of(team)
         card = call_card(cdr, tz=tz, campaign_name=await self._campaign_name(team, cdr))
         received = datetime.fromtimestamp(head.received_at, UTC)
         day = call_day(cdr, tz, received)
@@ -297,7 +307,7 @@ class CallFeed:
         self.posted += 1
 
     async def _post_outcome(self, head: QueuedRecord) -> None:
-        store = self._rt.storage.call_feed
+        store = self._storage.call_feed
         now = self._clock()
         pushed = store.pushed_message(head.team_id, head.record_id)
         if pushed is None:
@@ -310,7 +320,7 @@ class CallFeed:
         if self._next_ok.get(lane, 0.0) > now:
             raise _Retry(self._next_ok[lane], "channel pace")
         cdr = self._record(head)
-        tz = self._rt.timezone(head.team_id)
+        tz = self._zone_of(head.team_id)
         card = outcome_card(cdr, tz=tz, campaign_name=await self._campaign_name(head.team_id, cdr))
         try:
             await self._post(head, pushed.channel, card, thread_ts=pushed.ts)
@@ -325,19 +335,17 @@ class CallFeed:
         """One chat.postMessage at the channel's pace; transport failures become retries."""
         lane = (head.team_id, channel)
         self._next_ok[lane] = self._clock() + self._interval
-        kwargs: dict[str, Any] = {}
-        token = await self._token(head.team_id)
-        if token is not None:
-            kwargs["token"] = token
+        client = self._bots.get(head.team_id)
+        if client is None:
+            raise _Drop("the app is not installed in this workspace any more")
         try:
-            response = await self._client.chat_postMessage(
+            response = await client.chat_postMessage(
                 channel=channel,
                 text=card.text,
                 blocks=[block.to_dict() for block in card.blocks],
                 thread_ts=thread_ts,
                 unfurl_links=False,
                 unfurl_media=False,
-                **kwargs,
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
@@ -361,21 +369,12 @@ class CallFeed:
 
     def _record(self, head: QueuedRecord) -> Cdr:
         try:
-            return Cdr.model_validate(self._rt.storage.call_feed.payload(head))
+            return Cdr.model_validate(self._storage.call_feed.payload(head))
         except (ValidationError, ValueError, StorageError):
             # The receiver validated it; only a hand-edited row gets here.
             raise _Drop("the queued row is no call record") from None
 
     # -- look-ups --------------------------------------------------------------------------
-
-    async def _token(self, team_id: str) -> str | None:
-        """The bot token for the team: None means the client's own (single workspace)."""
-        if self._client.token or self._installations is None:
-            return None
-        bot = await self._installations.async_find_bot(enterprise_id=None, team_id=team_id)
-        if bot is None or not bot.bot_token:
-            raise _Drop("the app is not installed in this workspace any more")
-        return str(bot.bot_token)
 
     async def _campaign_name(self, team_id: str, cdr: Cdr) -> str | None:
         """Campaign names, fetched once per team every few minutes; a service that is down
@@ -395,7 +394,7 @@ class CallFeed:
 
     async def _fetch_names(self, team_id: str, now: float) -> tuple[float, dict[str, str]]:
         try:
-            cc = await self._rt.clients.get(team_id)
+            cc = await self._services.get(team_id)
             if cc is None:
                 return now + CAMPAIGN_NAMES_RETRY, {}
             async with asyncio.timeout(CAMPAIGN_LOOKUP_TIMEOUT):
@@ -409,7 +408,7 @@ class CallFeed:
         if now - self._last_maintenance < MAINTENANCE_EVERY:
             return
         self._last_maintenance = now
-        storage = self._rt.storage
+        storage = self._storage
         wall = time.time()
         threads = storage.call_feed.prune_threads(wall - THREAD_RETENTION)
         seen = storage.dedup.prune(wall - DEDUP_RETENTION)

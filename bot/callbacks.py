@@ -19,12 +19,10 @@ from typing import Any
 
 from aiohttp import web
 from pydantic import ValidationError
-from slack_bolt.async_app import AsyncApp
 
 from bot.call_feed import CallFeed
-from bot.runtime import Runtime
 from callcenter.models import Cdr
-from commands.notify import matching_channels
+from commands.notifications.notify import matching_channels
 from storage import NotificationRoute, Storage
 
 log = logging.getLogger(__name__)
@@ -34,7 +32,6 @@ MAX_BODY = 64 * 1024
 """A call record is about 2 KB; 64 KB leaves room for big ``additional`` objects."""
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,128}$")
 _RECORD_ID = re.compile(r"^[^\s\x00-\x1f]{1,128}$")
-FEED_KEY = web.AppKey("call_feed", CallFeed)
 
 
 def _answer(status: int, error: str | None = None, **extra: Any) -> web.Response:
@@ -82,12 +79,12 @@ class RouteCache:
         return cached[1]
 
 
-def make_receiver(rt: Runtime, feed: CallFeed) -> Any:
-    routes = RouteCache(rt.storage)
+def make_receiver(storage: Storage, feed: CallFeed) -> Any:
+    routes = RouteCache(storage)
 
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")
-        team = rt.storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
+        team = storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
         if team is None:
             log.info("callback to an unknown callback URL refused")
             return _answer(404, "unknown_callback_url")
@@ -118,7 +115,7 @@ def make_receiver(rt: Runtime, feed: CallFeed) -> Any:
         if not _RECORD_ID.match(record_id):
             log.info("team %s: callback's call record has an unusable id", team)
             return _answer(400, "not_a_call_record", fields=["id:invalid"])
-        store = rt.storage.call_feed
+        store = storage.call_feed
         channels = matching_channels(routes.routes(team), record)
         outcome = record.app.strip().lower() == "autocall" and (
             store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
@@ -135,12 +132,9 @@ def make_receiver(rt: Runtime, feed: CallFeed) -> Any:
     return receive
 
 
-def install_call_feed(web_app: web.Application, rt: Runtime, app: AsyncApp) -> CallFeed:
+def install_call_feed(web_app: web.Application, storage: Storage, feed: CallFeed) -> None:
     """Add the receiver to the app's web server and run the poster while it serves."""
-    feed = CallFeed(rt, app.client, installation_store=app.installation_store)
-    rt.call_feed = feed
-    web_app[FEED_KEY] = feed
-    web_app.router.add_post(CALLBACK_ROUTE, make_receiver(rt, feed))
+    web_app.router.add_post(CALLBACK_ROUTE, make_receiver(storage, feed))
 
     async def start(_: web.Application) -> None:
         feed.start()
@@ -150,4 +144,3 @@ def install_call_feed(web_app: web.Application, rt: Runtime, app: AsyncApp) -> C
 
     web_app.on_startup.append(start)
     web_app.on_shutdown.append(stop)
-    return feed

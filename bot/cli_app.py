@@ -1,4 +1,5 @@
-"""``callops serve`` and ``callops socket``: run the Slack app."""
+"""``callops serve``, ``callops socket``, ``callops scheduler`` and ``callops demo``: the
+processes that run the app, each until it is stopped."""
 
 from __future__ import annotations
 
@@ -6,11 +7,16 @@ import argparse
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
 from bot.app import ConfigurationError
-from bot.server import serve_forever, socket_forever
+from bot.runtime import Runtime
+from bot.server import EVENTS_PATH, serving, socket_mode
 from bot.settings import Settings
 from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,11 +47,51 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo.set_defaults(func=_demo)
 
 
-def _run(coro_factory: object) -> int:
+async def serve_forever(
+    settings: Settings, host: str, port: int, *, scheduler: bool = True
+) -> None:
+    rt = Runtime.open(settings)
+    async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
+        log.info("callops listening on %s%s", url, EVENTS_PATH)
+        print(f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz", flush=True)
+        await asyncio.Event().wait()
+
+
+async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
+    rt = Runtime.open(settings)
+    async with socket_mode(rt, scheduler=scheduler):
+        print("callops: connected to Slack over Socket Mode", flush=True)
+        await asyncio.Event().wait()
+
+
+async def scheduler_forever(settings: Settings) -> None:
+    """``callops scheduler``: only the scheduler, for a deployment whose web processes run
+    with ``--no-scheduler`` (one scheduler in all; a second one would post nothing twice,
+    but would fetch everything twice)."""
+    if settings.slack_bot_token is None and not settings.slack_client_id:
+        raise ConfigurationError(
+            "callops scheduler posts as the bot: set SLACK_BOT_TOKEN (one workspace), or "
+            "SLACK_CLIENT_ID/SLACK_CLIENT_SECRET with installations in CALLOPS_DB."
+        )
+    rt = Runtime.open(settings)
+    try:
+        rt.scheduler.start()
+        try:
+            count = len(rt.storage.digests.active())
+            print(f"callops: scheduler running ({count} active digests)", flush=True)
+            await asyncio.Event().wait()
+        finally:
+            await rt.scheduler.stop()
+    finally:
+        await rt.close()
+        rt.storage.close()
+
+
+def _run(work: Coroutine[Any, Any, None]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(coro_factory)  # type: ignore[arg-type]
+            asyncio.run(work)
     except (ConfigurationError, StorageError) as exc:
         print(f"callops: {exc}")
         return 2
@@ -61,8 +107,6 @@ def _socket(args: argparse.Namespace) -> int:
 
 
 def _scheduler(args: argparse.Namespace) -> int:
-    from bot.scheduler import scheduler_forever
-
     return _run(scheduler_forever(Settings()))
 
 

@@ -24,13 +24,15 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from bot import manifest
 from bot.runtime import Runtime
-from bot.server import EVENTS_PATH, open_runtime, serving
+from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
 from callcenter import CallCenter
-from commands.catalog import COMMANDS
-from commands.notify import callback_url
+from commands.kernel.catalog import COMMANDS
+from commands.notifications.notify import callback_url
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,
@@ -69,6 +71,12 @@ class Demo:
 def completions() -> list[tuple[str, str, str]]:
     """The composer's completion list, from the one command table the parser uses."""
     return [(spec.name, spec.usage, spec.summary) for spec in COMMANDS]
+
+
+def app_manifest() -> dict[str, Any]:
+    """What the Slack stand-in knows of the app, as Slack knows it from the manifest: its
+    Workflow Builder steps and its shortcuts (``bot.manifest``, equal to the file's)."""
+    return {"functions": manifest.functions(), "features": {"shortcuts": manifest.shortcuts()}}
 
 
 def demo_settings(slack: SlackStandIn, db_path: Path) -> Settings:
@@ -135,10 +143,10 @@ async def running_demo(
         pbx = EmulatorServer(seed=seed, timezone=DEMO_TIMEZONE)
         await asyncio.to_thread(pbx.start)
         stack.callback(pbx.stop)
-        slack = SlackStandIn(port=port, completions=completions())
+        slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
         await slack.start()
         try:
-            rt = open_runtime(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
+            rt = Runtime.open(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
             try:
                 prepare_workspace(rt, slack, pbx)
                 async with serving(rt, port=0) as app_url:

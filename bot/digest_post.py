@@ -18,21 +18,19 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from slack_sdk.errors import SlackApiError
 
 from bot.posting import BotClients, ChannelPace
+from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
-from commands.context import DigestPostError, NotConnectedError
-from commands.digest_content import build_digest
-from commands.digests import latest_slot, request_for
-from commands.reply import Reply, notice
-from commands.text import escape
-from storage import DigestSchedule
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
+from commands.digests.content import build_digest
+from commands.digests.manage import latest_slot, request_for
+from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.kernel.failures import describe_failure
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import escape
+from storage import DigestSchedule, Storage
 
 log = logging.getLogger(__name__)
 
@@ -59,31 +57,16 @@ class Posted:
 
 def workspace_failure(exc: BaseException) -> bool:
     """Whether ``exc`` will recur for every post of the workspace (so: tell people once)."""
-    return isinstance(
-        exc,
-        NotConnectedError
-        | errors.AuthenticationError
-        | errors.APIConnectionError
-        | errors.ServerError
-        | errors.RateLimitError
-        | errors.UnexpectedResponseError,
+    return (
+        isinstance(exc, errors.CallCenterError | NotConnectedError)
+        and describe_failure(exc).workspace_wide
     )
 
 
 def failure_words(exc: BaseException) -> str:
     """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
-    if isinstance(exc, NotConnectedError):
-        return "this workspace is not connected to the call-center service"
-    if isinstance(exc, errors.AuthenticationError):
-        return "the call-center service refused this workspace's API key"
-    if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time"
-    if isinstance(exc, errors.APIConnectionError):
-        return "I could not reach the call-center service"
-    if isinstance(exc, errors.RateLimitError):
-        return "the call-center service keeps asking us to slow down"
-    if isinstance(exc, errors.CallCenterError):
-        return f"the call-center service failed ({escape(exc.message)})"
+    if isinstance(exc, errors.CallCenterError | NotConnectedError):
+        return describe_failure(exc).cause
     return "something went wrong on our side"
 
 
@@ -94,22 +77,27 @@ def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
 
 
 class DigestPoster:
+    """Posts as the bot through ``bots`` (shared with the rest of the process, which
+    closes it), against each team's service from ``services``."""
+
     def __init__(
         self,
-        rt: Runtime,
+        storage: Storage,
+        services: ServiceClients,
+        bots: BotClients,
         *,
-        bots: BotClients | None = None,
         pace: ChannelPace | None = None,
     ) -> None:
-        self._rt = rt
-        self.bots = bots or BotClients(rt.settings, rt.storage)
+        self._storage = storage
+        self._services = services
+        self.bots = bots
         self.pace = pace or ChannelPace()
         self._listeners: list[Callable[[str], None]] = []
 
     # --- CommandContext.digests ---------------------------------------------------------
 
     async def post_now(self, team_id: str, digest_id: str) -> str:
-        digest = self._rt.storage.digests.require(team_id, digest_id)
+        digest = self._storage.digests.require(team_id, digest_id)
         posted = await self.post(digest, latest_slot(digest))
         return posted.channel
 
@@ -122,13 +110,10 @@ class DigestPoster:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    async def close(self) -> None:
-        await self.bots.close()
-
     # --- posting ------------------------------------------------------------------------
 
     async def service(self, team_id: str) -> CallCenter:
-        cc = await self._rt.clients.get(team_id)
+        cc = await self._services.get(team_id)
         if cc is None:
             raise NotConnectedError
         return cc
@@ -198,10 +183,10 @@ class DigestPoster:
 
     async def tell_failure(self, team_id: str, channel: str, exc: BaseException) -> bool:
         """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
-        workspace = self._rt.storage.workspaces.get(team_id)
+        workspace = self._storage.workspaces.get(team_id)
         where = (workspace.digests_channel if workspace else None) or channel
         words = failure_words(exc)
-        if not self._rt.storage.notices.open(
+        if not self._storage.notices.open(
             team_id, SERVICE_NOTICE, detail=type(exc).__name__, channel=where
         ):
             return False
@@ -220,4 +205,4 @@ class DigestPoster:
 
     def tell_recovery(self, team_id: str) -> bool:
         """The service works again for ``team_id``: the next failure is told afresh."""
-        return self._rt.storage.notices.close(team_id, SERVICE_NOTICE)
+        return self._storage.notices.close(team_id, SERVICE_NOTICE)

@@ -1,8 +1,9 @@
 """Posting as the bot outside any Slack request: whose token, and how fast per channel.
 
-A listener gets its client from Bolt; the scheduler has no request, so it looks the bot
-token up itself: the workspace's OAuth installation when there is one, else the single
-``SLACK_BOT_TOKEN``.  Every client carries the same 429 handler as ``bot.app.web_client``
+A listener gets its client from Bolt; the scheduler, the call feed and the approval
+sweeper have no request, so ``BotClients`` looks the bot token up for them: the
+workspace's OAuth installation when there is one, else the single ``SLACK_BOT_TOKEN``.
+Every client carries the same 429 handler as ``bot.app.web_client``
 (Slack's 429s are retried after ``Retry-After``) and shares one aiohttp session, so a
 minute with hundreds of digests reuses connections instead of opening one per call;
 ``ChannelPace`` keeps to Slack's posting pace of about one message per second per channel

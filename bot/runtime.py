@@ -1,28 +1,34 @@
-"""Everything a listener needs, made once per process and handed to each listener module.
+"""The composition root: every long-lived collaborator of one process, made once.
 
-Listeners get the runtime through ``register(app, runtime)``, never through globals, so a
-test can run two apps (two processes' worth of state) side by side.
+``Runtime.open`` (or ``Runtime.build`` on an already open storage) wires them; each takes
+only what it uses (the storage, the service clients, the bot's Slack clients, the time-zone
+lookup), never the runtime.  Listeners get the runtime through ``register(app, runtime)``,
+never through globals, so a test can run two apps (two processes' worth of state) side by
+side.  Starting and stopping the workers (scheduler, call feed, approval sweeper) is the
+business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.background import BackgroundTasks
+from bot.call_feed import CallFeed
+from bot.digest_post import DigestPoster
+from bot.digest_scheduler import DigestScheduler
+from bot.messenger import WebApiMessenger
+from bot.posting import BotClients
 from bot.roles import RoleResolver
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
-from commands.context import CommandContext
-from storage import Storage
-
-if TYPE_CHECKING:
-    from bot.call_feed import CallFeed
-    from bot.digest_post import DigestPoster
+from bot.time_zones import TeamZones
+from commands.kernel.context import CommandContext
+from storage import Role, SecretBox, Storage
 
 
 @dataclass
@@ -30,29 +36,50 @@ class Runtime:
     settings: Settings
     storage: Storage
     clients: ServiceClients
+    """Each workspace's call-center client."""
     roles: RoleResolver
-    background: set[object] = field(default_factory=set)
-    call_feed: CallFeed | None = None
-    """The poster of call-record cards, while the HTTP server (its receiver) runs."""
-    digests: DigestPoster | None = None
+    bots: BotClients
+    """The bot's Web API client per team, outside any request (digests, feed, sweeper)."""
+    zones: TeamZones
+    digests: DigestPoster
     """Posts digests (``digest run``, the scheduler) and tells the scheduler of changes."""
+    scheduler: DigestScheduler
+    """Posts due digests and checks alerts once a minute while started."""
+    call_feed: CallFeed
+    """Posts queued call records as cards while started (by the HTTP server, beside its
+    receiver)."""
+    background: BackgroundTasks = field(default_factory=BackgroundTasks)
+    """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
+
+    @classmethod
+    def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
+        """Storage and collaborators for this process; refuses to run without a secret key
+        unless in demo mode (storage.secrets says why)."""
+        box = SecretBox.from_settings(settings.secret_keys, demo=demo)
+        storage = Storage.open(settings.callops_db, box, default_timezone=settings.callops_timezone)
+        return cls.build(settings, storage)
 
     @classmethod
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
-        runtime = cls(
+        """The collaborators on an open ``storage`` (tests give it their own clock)."""
+        clients = ServiceClients(storage, settings)
+        bots = BotClients(settings, storage)
+        zones = TeamZones(storage, settings.callops_timezone)
+        digests = DigestPoster(storage, clients, bots)
+        return cls(
             settings=settings,
             storage=storage,
-            clients=ServiceClients(storage, settings),
+            clients=clients,
             roles=RoleResolver(storage, settings.admin_ids),
+            bots=bots,
+            zones=zones,
+            digests=digests,
+            scheduler=DigestScheduler(storage, digests, zones),
+            call_feed=CallFeed(storage, clients, bots, zones),
         )
-        from bot.digest_post import DigestPoster  # it needs the runtime it belongs to
-
-        runtime.digests = DigestPoster(runtime)
-        return runtime
 
     def timezone(self, team_id: str) -> ZoneInfo:
-        workspace = self.storage.workspaces.get(team_id)
-        return ZoneInfo(workspace.timezone if workspace else self.settings.callops_timezone)
+        return self.zones(team_id)
 
     async def context(
         self,
@@ -71,7 +98,7 @@ class Runtime:
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
-            role=str(role),
+            role=role,
             tz=self.timezone(team_id),
             cc=await self.clients.get(team_id),
             workspace=self.storage.workspaces.get(team_id),
@@ -82,9 +109,33 @@ class Runtime:
             public_url=self.settings.callops_public_url,
             files=WebApiFiles(client),
             digests=self.digests,
+            messenger=WebApiMessenger(client),
+        )
+
+    async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
+        """The context of work nobody clicked (the expiry sweep, a schedule): the team's
+        client, time zone and Slack, with no person and the least role."""
+        binding = self.clients.binding(team_id)
+        return CommandContext(
+            team_id=team_id,
+            user_id="",
+            channel_id=None,
+            role=Role.VIEWER,
+            tz=self.timezone(team_id),
+            cc=await self.clients.get(team_id),
+            workspace=self.storage.workspaces.get(team_id),
+            base_url=binding.base_url if binding else None,
+            storage=self.storage,
+            slack=WebApiLookup(client),
+            public_url=self.settings.callops_public_url,
+            files=WebApiFiles(client),
+            digests=self.digests,
+            messenger=WebApiMessenger(client),
         )
 
     async def close(self) -> None:
+        """Let background tasks finish, then close the connections (storage stays open:
+        whoever opened the runtime closes it)."""
+        await self.background.close()
         await self.clients.close()
-        if self.digests is not None:
-            await self.digests.close()
+        await self.bots.close()

@@ -1,15 +1,17 @@
 """Serving the app: HTTP (Bolt's one request URL plus health and OAuth pages) or Socket Mode.
 
-Both entry points build the same runtime and the same Bolt app, so a feature tested over
-one transport behaves the same over the other.
+Both build the same Bolt app on the same runtime and run the same workers beside it (the
+digest and alert scheduler, the approval sweeper), so a feature tested over one transport
+behaves the same over the other.  The processes that run them for good are in
+``bot.cli_app``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -17,29 +19,19 @@ from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 
 from bot.app import create_app
-from bot.approval_sweeper import approval_sweeper
+from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
 from bot.runtime import Runtime
-from bot.scheduler import scheduling
-from bot.settings import Settings
-from storage import SecretBox, Storage
 
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 
 
-def open_runtime(settings: Settings, *, demo: bool = False) -> Runtime:
-    """Storage and clients for this process; refuses to run without a secret key unless
-    in demo mode (storage.secrets says why)."""
-    box = SecretBox.from_settings(settings.secret_keys, demo=demo)
-    storage = Storage.open(settings.callops_db, box, default_timezone=settings.callops_timezone)
-    return Runtime.build(settings, storage)
-
-
 def build_web_app(rt: Runtime, app: AsyncApp) -> web.Application:
     """Bolt's aiohttp server (``/slack/events``, ``/slack/install``, ``/slack/oauth_redirect``)
-    with ``/healthz`` and the call-record receiver ``/callbacks/{token}`` added."""
+    with ``/healthz`` and the call-record receiver ``/callbacks/{token}`` added; the call
+    feed runs while it serves."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     web_app = server.web_app
 
@@ -57,11 +49,25 @@ def build_web_app(rt: Runtime, app: AsyncApp) -> web.Application:
 
     web_app.router.add_get("/healthz", healthz)
     web_app.on_cleanup.append(close_runtime)
-    install_call_feed(web_app, rt, app)
+    install_call_feed(web_app, rt.storage, rt.call_feed)
     return web_app
 
 
-@asynccontextmanager
+@contextlib.asynccontextmanager
+async def workers(rt: Runtime, *, scheduler: bool) -> AsyncIterator[None]:
+    """The scheduler (unless ``scheduler`` is False: another process runs it) and the
+    approval sweeper, for the block."""
+    sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt))
+    async with contextlib.AsyncExitStack() as stack:
+        if scheduler:
+            rt.scheduler.start()
+            stack.push_async_callback(rt.scheduler.stop)
+        sweeper.start()
+        stack.push_async_callback(sweeper.stop)
+        yield
+
+
+@contextlib.asynccontextmanager
 async def serving(
     rt: Runtime, *, host: str = "127.0.0.1", port: int = 3000, scheduler: bool = True
 ) -> AsyncIterator[str]:
@@ -74,13 +80,13 @@ async def serving(
     await site.start()
     bound = runner.addresses[0][1] if runner.addresses else port
     try:
-        async with scheduling(rt, enabled=scheduler), approval_sweeper(rt, app):
+        async with workers(rt, scheduler=scheduler):
             yield f"http://{host}:{bound}"
     finally:
         await runner.cleanup()
 
 
-@asynccontextmanager
+@contextlib.asynccontextmanager
 async def socket_mode(
     rt: Runtime, *, scheduler: bool = True
 ) -> AsyncIterator[AsyncSocketModeHandler]:
@@ -91,25 +97,8 @@ async def socket_mode(
     handler = AsyncSocketModeHandler(app, rt.settings.slack_app_token.get_secret_value())
     await handler.connect_async()  # type: ignore[no-untyped-call]
     try:
-        async with scheduling(rt, enabled=scheduler), approval_sweeper(rt, app):
+        async with workers(rt, scheduler=scheduler):
             yield handler
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await rt.close()
-
-
-async def serve_forever(
-    settings: Settings, host: str, port: int, *, scheduler: bool = True
-) -> None:
-    rt = open_runtime(settings)
-    async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
-        log.info("callops listening on %s%s", url, EVENTS_PATH)
-        print(f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz", flush=True)
-        await asyncio.Event().wait()
-
-
-async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
-    rt = open_runtime(settings)
-    async with socket_mode(rt, scheduler=scheduler):
-        print("callops: connected to Slack over Socket Mode", flush=True)
-        await asyncio.Event().wait()

@@ -16,7 +16,7 @@ import httpx
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from commands.slack_files import FileDownloadError, SharedFile
+from commands.kernel.slack_files import FileDownloadError, SharedFile
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from commands.context import SlackChannel
+from commands.kernel.context import SlackChannel
 
 log = logging.getLogger(__name__)
 

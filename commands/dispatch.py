@@ -1,8 +1,8 @@
 """From the text after ``/callops`` to a reply: parse, check the role, run, explain failures.
 
 This is the one way through for every command, typed or clicked (paging and choice
-buttons re-enter here with the command text they carry), so the role check and the
-error wording cannot differ between surfaces.
+buttons re-enter here with the command text they carry), for every form, shortcut and
+workflow step, so the role check and the error wording cannot differ between surfaces.
 """
 
 from __future__ import annotations
@@ -11,34 +11,63 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
+from slack_sdk.models.views import View
+
 from callcenter import errors
-from commands import (
-    admin,
-    alerts,
-    autocall,
-    calls,
-    campaigns,
-    cdr,
-    connection,
-    control,
-    digests,
-    directory,
-    groups_users,
-    help,
-    lead_insert,
-    leads,
-    leads_upload,
-    notify,
-    reports,
-    transfer,
+from commands.admin import connection
+from commands.admin import policy as admin
+from commands.admin.connection import not_connected
+from commands.approvals import interactions as approval_interactions
+from commands.calls import autocall, callback, transfer
+from commands.calls import live as calls
+from commands.calls import steps as call_steps
+from commands.campaigns import cards as campaigns
+from commands.campaigns import control
+from commands.campaigns import steps as campaign_steps
+from commands.digests import alerts
+from commands.digests import content as digest_content
+from commands.digests import manage as digests
+from commands.directory import groups, users
+from commands.directory import listings as directory
+from commands.kernel import help, paging
+from commands.kernel.catalog import match, role_allows
+from commands.kernel.context import CommandContext, NotConnectedError
+from commands.kernel.failures import describe_failure
+from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.interactions import (
+    Click,
+    Interactions,
+    OnClick,
+    OnShortcut,
+    OnStep,
+    OnSubmit,
+    Shortcut,
+    StepRun,
+    Submission,
 )
-from commands.catalog import CommandSpec, find, match, role_allows
-from commands.connection import not_connected
-from commands.context import CommandContext, NotConnectedError
-from commands.grammar import UsageError, tokenize
-from commands.reply import Outcome, Reply, error, notice
-from commands.resolve import CampaignNotFound
-from commands.text import escape
+from commands.kernel.reply import (
+    FieldErrors,
+    OpenModal,
+    Outcome,
+    Reply,
+    Rerun,
+    StepFailed,
+    error,
+    notice,
+    plain_words,
+)
+from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
+from commands.kernel.text import escape, truncate
+from commands.leads import insert as lead_insert
+from commands.leads import lists as leads
+from commands.leads import steps as lead_steps
+from commands.leads import upload as leads_upload
+from commands.notifications import notify
+from commands.reports import cdr, wallboard
+from commands.reports import stats as reports
+from commands.reports import steps as report_steps
+from storage import Outcome as AuditOutcome
+from storage import Role
 
 log = logging.getLogger(__name__)
 
@@ -62,21 +91,68 @@ FAMILIES = (
     autocall,
     lead_insert,
     leads_upload,
-    groups_users,
+    groups,
+    users,
     admin,
 )
-"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler)."""
+"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
+``INTERACTIONS`` (its buttons and forms)."""
 
 HANDLERS: dict[str, Handler] = {
     name: handler for family in FAMILIES for name, handler in family.HANDLERS.items()
 }
 """Commands that work today; the rest of the catalog answers that it is coming."""
 
+INTERACTIVE = (
+    paging,
+    approval_interactions,
+    digest_content,
+    wallboard,
+    callback,
+    campaign_steps,
+    call_steps,
+    lead_steps,
+    report_steps,
+)
+"""Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
+
+INTERACTIONS: Interactions = (
+    sum(
+        (getattr(family, "INTERACTIONS", Interactions()) for family in (*FAMILIES, *INTERACTIVE)),
+        Interactions(),
+    )
+    + approval_interactions.form_interactions()
+)
+"""Every button, form, shortcut and workflow step the app answers, gathered from the
+families that own them."""
+
+_CLICKS = [(route.pattern(), route) for route in INTERACTIONS.clicks]
+_SUBMISSIONS = {route.callback_id: route for route in INTERACTIONS.submissions}
+_SHORTCUTS = {route.callback_id: route for route in INTERACTIONS.shortcuts}
+_STEPS = {route.callback_id: route for route in INTERACTIONS.steps}
+
+
+def click_route(action_id: str) -> OnClick | None:
+    return next((route for pattern, route in _CLICKS if pattern.match(action_id)), None)
+
+
+def submission_route(callback_id: str) -> OnSubmit | None:
+    return _SUBMISSIONS.get(callback_id)
+
+
+def shortcut_route(callback_id: str) -> OnShortcut | None:
+    return _SHORTCUTS.get(callback_id)
+
+
+def step_route(callback_id: str) -> OnStep | None:
+    return _STEPS.get(callback_id)
+
+
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
 
 
 async def dispatch(ctx: CommandContext, text: str) -> Outcome:
-    """Run one command and always come back with something to show the user."""
+    """Run one typed command and always come back with something to show the user."""
     try:
         tokens = tokenize(text)
     except UsageError as exc:
@@ -85,10 +161,10 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return await help.help_command(ctx, [])
     found = match(tokens)
     if found is None:
-        return unknown_command(tokens[0], ctx.role)
+        return unknown_command(tokens)
     spec, args = found
     if not role_allows(ctx.role, spec.role):
-        return refused(spec, ctx.role)
+        return refused(f"'/callops {spec.name}'", spec.role, ctx.role)
     handler = HANDLERS.get(spec.name)
     if handler is None:
         return notice(
@@ -97,36 +173,197 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
+    typed = [*spec.words, *args]
+    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage, typed=typed)
+
+
+async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
+    """Run the handler that owns a clicked button, after the same role check as a typed
+    command; a ``Rerun`` is answered as the typed command it stands for."""
+    route = click_route(click.action_id)
+    if route is None:
+        return error("This button is no longer in use; run the command again.")
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
+        return refused("This button", route.role, ctx.role)
+    outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
+    if isinstance(outcome, Rerun):
+        again = await dispatch(ctx.at(outcome.offset), outcome.command)
+        if outcome.replace_original:
+            # The clicked message (a page, a "Which one?" picker) gives way to the answer.
+            if isinstance(again, Reply):
+                again.replace_original = True
+            elif isinstance(again, OpenModal):
+                again.dismiss_original = True
+        return again
+    return outcome
+
+
+async def validate_submission(ctx: CommandContext, submission: Submission) -> FieldErrors | None:
+    """The fast first answer to a submitted form: messages on its fields, or None to
+    accept it.  A person without the form's role is refused here, on its first field."""
+    route = submission_route(submission.callback_id)
+    if route is None:
+        return FieldErrors({"": "This form is no longer in use."})
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
+        first = next(iter(submission.values), "")
+        message = refused("This form", route.role, ctx.role).text.removeprefix(":warning: ")
+        return FieldErrors({first: truncate(message, 150)})
+    if route.validate is None:
+        return None
     try:
-        return await handler(ctx, args)
-    except UsageError as exc:
-        return error(exc.message, exc.usage or spec.usage)
-    except NotConnectedError:
-        return not_connected(ctx)
-    except CampaignNotFound as exc:
-        return error(
-            f"No campaign is called or starts with '{exc.query}'.",
-            "campaigns  (to see their names)",
-        )
-    except errors.CallCenterError as exc:
-        return service_failure(exc)
+        problems = await route.validate(ctx, submission)
     except Exception:
         ref = secrets.token_hex(4)
-        log.exception("command %r failed (ref %s)", spec.name, ref)
-        return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+        log.exception("form %r failed its check (ref %s)", route.callback_id, ref)
+        first = next(iter(submission.values), "")
+        return FieldErrors({first: f"Something went wrong on our side (ref {ref})."})
+    return FieldErrors({k: truncate(v, 150) for k, v in problems.items()}) if problems else None
 
 
-def unknown_command(word: str, role: str) -> Reply:
-    """An unknown word gets the whole command list, headed by what was not understood."""
-    headline = error(f"I don't know the command '{word}'. Here is what I can do:")
-    return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
+async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Outcome:
+    """Run an accepted form's handler (after ``validate_submission`` let it through)."""
+    route = submission_route(submission.callback_id)
+    if route is None or not role_allows(ctx.role, route.role):
+        return error("This form can no longer be submitted.")
+    return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
 
 
-def refused(spec: CommandSpec, role: str) -> Reply:
+async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+    """Run the handler of a shortcut, after the same role check as a typed command."""
+    route = shortcut_route(shortcut.callback_id)
+    if route is None:
+        return error("This shortcut is no longer offered by callops.")
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.callback_id, route.role)
+        return refused(f"The shortcut '{route.name}'", route.role, ctx.role)
+    if ctx.cc is None:
+        return not_connected(ctx)
+    return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
+
+
+NO_PERSON = (
+    "callops could not tell who runs this step, so it did nothing. Give the step's "
+    "'Who runs it' input the interactivity of the person who used the workflow (a "
+    "workflow started from a link, a button or a shortcut has one)."
+)
+
+
+async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
+    """Run a workflow step for the person who started the workflow, after the same role
+    check as a typed command (fail closed: nobody known is nobody allowed).  A step's
+    failure is words, not a message: every ``Reply`` a handler or the checks come back
+    with becomes ``StepFailed`` with the same words, in plain text."""
+    route = step_route(run.callback_id)
+    if route is None:
+        return StepFailed(f"callops has no step '{run.callback_id}'; remove it from the workflow.")
+    if not run.user_id:
+        return StepFailed(NO_PERSON)
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.callback_id, route.role)
+        return StepFailed(plain_words(refused(f"The step '{route.title}'", route.role, ctx.role)))
+    if ctx.cc is None:
+        return StepFailed(plain_words(not_connected(ctx)))
+    outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
+    if isinstance(outcome, Reply):
+        return StepFailed(plain_words(outcome))
+    return outcome
+
+
+async def _guarded(
+    name: str,
+    work: Awaitable[Outcome],
+    ctx: CommandContext,
+    *,
+    usage: str | None = None,
+    typed: list[str] | None = None,
+) -> Outcome:
+    """Every expected failure of a handler, typed or clicked, in the same words; a modal
+    filled in later gets the same treatment, shown in the modal.
+
+    A campaign name that fits several campaigns (or, mistyped, none) is answered here for
+    every typed command: buttons that re-run ``typed``, everything in it kept, with the
+    chosen campaign in place of the name."""
+    try:
+        outcome = await work
+    except Exception as exc:
+        return failure(name, exc, ctx, usage=usage, typed=typed)
+    if isinstance(outcome, OpenModal) and outcome.fill is not None:
+        outcome.fill = _guarded_fill(name, outcome.view, outcome.fill, ctx)
+    return outcome
+
+
+def failure(
+    name: str,
+    exc: Exception,
+    ctx: CommandContext,
+    *,
+    usage: str | None = None,
+    typed: list[str] | None = None,
+) -> Reply:
+    if isinstance(exc, UsageError):
+        return error(exc.message, exc.usage or usage)
+    if isinstance(exc, NotConnectedError):
+        return not_connected(ctx)
+    if isinstance(exc, AmbiguousCampaign) and typed is not None:
+        return campaigns.ambiguous_reply(exc, typed)
+    if isinstance(exc, CampaignNotFound):
+        return error(
+            f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
+            "campaigns  (to see their names)",
+        )
+    if isinstance(exc, AmbiguousCampaign):
+        return error(exc.words())
+    if isinstance(exc, errors.CallCenterError):
+        return service_failure(exc)
+    ref = secrets.token_hex(4)
+    log.error("%r failed (ref %s)", name, ref, exc_info=exc)
+    return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+
+
+def _guarded_fill(
+    name: str, placeholder: View, fill: Callable[[], Awaitable[View]], ctx: CommandContext
+) -> Callable[[], Awaitable[View]]:
+    async def safely() -> View:
+        try:
+            return await fill()
+        except Exception as exc:
+            reply = failure(name, exc, ctx)
+            return View(
+                type="modal",
+                callback_id=placeholder.callback_id,
+                title=placeholder.title.text if placeholder.title else "callops",
+                close="Close",
+                blocks=reply.blocks,
+            )
+
+    return safely
+
+
+def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
+    if ctx.storage is not None:
+        ctx.storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            what,
+            {},
+            outcome=AuditOutcome.REFUSED,
+            detail=f"needs {needed}, is {ctx.role}",
+        )
+
+
+def unknown_command(tokens: list[str]) -> Reply:
+    """What was not understood, the nearest commands, and where the list is: a typo
+    deserves a one-line answer, not the whole help."""
+    typed, hint, pointer = help.nearest_commands(tokens)
+    return notice(f"I don't know {typed}.{hint} {pointer}", emoji=":grey_question:")
+
+
+def refused(what: str, needed: Role, role: Role) -> Reply:
     return error(
-        f"'/callops {spec.name}' needs the {spec.role} role; you are {_article(role)} {role}. "
-        "An admin can change that with /callops role @you "
-        f"{spec.role}."
+        f"{what} needs the {needed} role; you are {_article(role)} {role}. "
+        f"An admin can change that with /callops role @you {needed}."
     )
 
 
@@ -135,36 +372,5 @@ def _article(word: str) -> str:
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
-    """Name the cause in words a supervisor can act on; never a stack trace."""
-    message = escape(exc.message)
-    if isinstance(exc, errors.APITimeoutError):
-        text = "The call-center service did not answer in time. Try again in a moment."
-    elif isinstance(exc, errors.APIConnectionError):
-        text = f"I could not reach the call-center service ({message}). Try again in a moment."
-    elif isinstance(exc, errors.AuthenticationError):
-        text = (
-            "The call-center service refused this workspace's API key "
-            f"({message}). An admin can reconnect with `/callops connect`."
-        )
-    elif isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        text = f"The call-center service asks us to slow down{wait}. Try again shortly."
-    elif isinstance(exc, errors.ServerError):
-        text = f"The call-center service failed ({message}). Try again in a moment."
-    elif isinstance(exc, errors.FieldValidationError):
-        lines = [
-            f"• `{escape(field)}`: {escape('; '.join(msgs))}" for field, msgs in exc.fields.items()
-        ]
-        text = "The call-center service rejected some values:\n" + "\n".join(lines)
-    elif isinstance(exc, errors.TransferFailedError):
-        text = f"The transfer failed: {escape(exc.code)}."
-    elif isinstance(exc, errors.UnexpectedResponseError):
-        text = "The call-center service answered with something I could not read."
-    else:
-        text = f"The call-center service said: {message}"
-    return notice(text, emoji=":x:")
-
-
-def usage_of(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
+    """A failed read, as the reply to the command that needed it."""
+    return notice(describe_failure(exc).text, emoji=":x:")

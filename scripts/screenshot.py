@@ -6,7 +6,8 @@ Starts the demo in-process (``bot.demo.running_demo`` on ephemeral loopback port
 the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would
 (an agent asks to start two campaigns, the supervisor approves one in #approvals), and
 saves what the browser shows. Nothing is drawn by hand, so the picture changes when
-the app's messages do. Install ``fonts-noto-color-emoji`` for Slack's emoji to show.
+the app's messages do. ``make screenshot`` runs it after installing the Debian packages it
+needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's emoji in colour).
 """
 
 from __future__ import annotations
@@ -94,7 +95,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/console.png"))
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
-        print(f"{CHROMIUM} is missing: apt-get install -y chromium", file=sys.stderr)
+        print(
+            f"{CHROMIUM} is missing: `make screenshot` installs it as root, "
+            "or run: sudo apt-get install -y chromium",
+            file=sys.stderr,
+        )
         return 2
     asyncio.run(take(args.out))
     print(f"saved {args.out}")

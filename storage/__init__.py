@@ -8,6 +8,7 @@ workspace's rows. Imports only SQLAlchemy, cryptography and the stdlib: nothing 
 """
 
 from storage.alerts import Alert, AlertStore, FiredAlert
+from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
 from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
@@ -29,6 +30,7 @@ from storage.policy import (
 )
 from storage.roles import DEFAULT_ROLE, Role, RoleStore
 from storage.secrets import SecretBox, rotate_secrets
+from storage.step_runs import StepLink, StepRunStore
 from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStore
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "Alert",
     "AlertStore",
     "Approval",
+    "ApprovalSecretStore",
     "ApprovalState",
     "ApprovalStore",
     "AuditEntry",
@@ -72,6 +75,8 @@ __all__ = [
     "RouteStore",
     "SecretBox",
     "ServiceToken",
+    "StepLink",
+    "StepRunStore",
     "Storage",
     "WipeResult",
     "Workspace",

@@ -67,7 +67,7 @@ def _claim(insert: InsertFactory) -> Executable:
 _CLAIM = by_dialect(_claim)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DigestSchedule:
     id: str
     team_id: str
@@ -193,7 +193,7 @@ class DigestStore:
         self._set(team_id, digest_id, changes)
         return self.require(team_id, digest_id)
 
-    def set_paused(self, team_id: str, digest_id: str, paused: bool) -> DigestSchedule:
+    def set_paused(self, team_id: str, digest_id: str, *, paused: bool) -> DigestSchedule:
         self._set(team_id, digest_id, {"paused": int(paused)})
         return self.require(team_id, digest_id)
 

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from storage.alerts import AlertStore
+from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
@@ -21,13 +22,28 @@ from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
 from storage.roles import RoleStore
-from storage.schema import callback_tokens, service_tokens, slack_installations, workspaces
+from storage.schema import (
+    approval_secrets,
+    callback_tokens,
+    service_tokens,
+    slack_installations,
+    step_runs,
+    workspaces,
+)
 from storage.secrets import SecretBox, rotate_secrets
+from storage.step_runs import StepRunStore
 from storage.workspaces import WorkspaceStore
 
 log = logging.getLogger(__name__)
 
-_SECRET_TABLES = (workspaces, service_tokens, slack_installations, callback_tokens)
+_SECRET_TABLES = (
+    workspaces,
+    service_tokens,
+    slack_installations,
+    callback_tokens,
+    approval_secrets,
+    step_runs,
+)
 """The tables a workspace wipe deletes secrets from."""
 
 
@@ -41,6 +57,9 @@ class WipeResult:
     """Slack installations (bot and user tokens) deleted."""
     callback_token: bool
     """The workspace had a callback URL token (now revoked: its URL answers 404)."""
+    held: int
+    """Rows of what open requests held: one-time secrets and prompt addresses deleted,
+    waiting workflow steps' tokens forgotten."""
     scrubbed: bool
     """The old values were also cleared from the database's files (SQLite: zeroed and the
     write-ahead log emptied; PostgreSQL: the tables rewritten). False when another process
@@ -67,6 +86,7 @@ class Storage:
         self.roles = RoleStore(db, clock=clock)
         self.policies = PolicyStore(db, clock=clock)
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
+        self.approval_secrets = ApprovalSecretStore(db, box, clock=clock)
         self.audit = AuditLog(db, clock=clock)
         self.digests = DigestStore(db, clock=clock)
         self.alerts = AlertStore(db, clock=clock)
@@ -77,6 +97,7 @@ class Storage:
         self.call_feed = CallFeedStore(db, box, self.dedup, clock=clock)
         self.installations = InstallationStore(db, box, self.roles, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
+        self.step_runs = StepRunStore(db, box, clock=clock)
 
     @classmethod
     def open(
@@ -103,10 +124,11 @@ class Storage:
     def wipe_workspace_secrets(self, team_id: str) -> WipeResult:
         """Delete every secret of a workspace whose app was uninstalled or whose tokens were
         revoked: its API key and cached tokens, its Slack installations, its callback URL
-        token, in one transaction; then clear the old values from the database's files as
+        token, what its open requests held (one-time secrets, prompt addresses, workflow
+        step tokens), in one transaction; then clear the old values from the database's files as
         far as the engine allows."""
 
-        def work(conn: Connection) -> tuple[bool, int, bool]:
+        def work(conn: Connection) -> tuple[bool, int, bool, int]:
             if self.db.is_sqlite:
                 # Zero the deleted cells instead of leaving them in freed space.
                 conn.exec_driver_sql("PRAGMA secure_delete = ON")
@@ -114,10 +136,12 @@ class Storage:
                 self.workspaces.disconnect_in(conn, team_id),
                 self.installations.delete_in(conn, enterprise_id=None, team_id=team_id),
                 self.callback_tokens.revoke_in(conn, team_id),
+                self.approval_secrets.forget_team_in(conn, team_id)
+                + self.step_runs.drop_tokens_in(conn, team_id),
             )
 
-        disconnected, installations, token = self.db.write(work)
-        return WipeResult(disconnected, installations, token, self._scrub())
+        disconnected, installations, token, held = self.db.write(work)
+        return WipeResult(disconnected, installations, token, held, self._scrub())
 
     def _scrub(self) -> bool:
         if self.db.is_sqlite:

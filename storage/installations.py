@@ -38,7 +38,7 @@ _SECRET_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class InstallationRecord:
     user_id: str
     app_id: str | None = None

@@ -380,11 +380,46 @@ _V4_ALERTS_NOTICES = _sql(
     )""",
 )
 
+_V5_STEP_RUNS = _sql(
+    # A workflow step waiting on an approval request: which run to complete when the
+    # request is settled, with the run's just-in-time token (until it is used), and how
+    # the request's result becomes the step's outputs. ``settled_at`` is claimed once.
+    """CREATE TABLE step_runs (
+        team_id TEXT NOT NULL,
+        approval_id TEXT NOT NULL,
+        function_execution_id TEXT NOT NULL,
+        callback_id TEXT NOT NULL,
+        outputs TEXT NOT NULL,
+        token_enc TEXT,
+        created_at REAL NOT NULL,
+        settled_at REAL,
+        PRIMARY KEY (team_id, approval_id)
+    )""",
+    "CREATE UNIQUE INDEX step_runs_execution ON step_runs (function_execution_id)",
+)
+
+_V6_APPROVAL_SECRETS = _sql(
+    # What a request holds only until it is settled (storage/approval_secrets.py): a
+    # one-time secret of the action, outside the hashed parameters, and the address of
+    # the requester's prompt. Both encrypted; the row goes once the request is settled.
+    """CREATE TABLE approval_secrets (
+        team_id TEXT NOT NULL,
+        approval_id TEXT NOT NULL,
+        secret_enc TEXT,
+        prompt_url_enc TEXT,
+        prompt_url_at REAL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (team_id, approval_id)
+    )""",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
     _V3_CALL_FEED,
     _V4_ALERTS_NOTICES,
+    _V5_STEP_RUNS,
+    _V6_APPROVAL_SECRETS,
 )
 """Index i holds the migration to version i + 1."""
 

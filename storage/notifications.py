@@ -69,7 +69,7 @@ _MARK_CALLBACK = by_dialect(lambda insert: insert(processed_callbacks).on_confli
 _MARK_EVENT = by_dialect(lambda insert: insert(processed_events).on_conflict_do_nothing())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NotificationRoute:
     id: str
     team_id: str

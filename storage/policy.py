@@ -7,12 +7,15 @@ time-critical, so a confirm by the requester is enough; "pause all" is the emerg
 operator can pull with one confirm. `lead.insert` needs approval like `lead.upload`: one lead
 is one real customer the dialer will call. `notify.route` only decides which Slack channel
 hears about calls (nothing changes on the phone system), so it needs no confirmation.
+`notify.rotate` (a new callback URL, and the campaigns that used the old one pointed at
+it again) needs the requesting admin's confirm: it restores callbacks that were already
+attached, and it is the fix when the URL has leaked.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -58,6 +61,7 @@ class ActionKind(StrEnum):
     GROUP_UPDATE = "group.update"
     USER_UPDATE = "user.update"
     NOTIFY_ATTACH = "notify.attach"
+    NOTIFY_ROTATE = "notify.rotate"
     NOTIFY_ROUTE = "notify.route"
 
 
@@ -82,6 +86,7 @@ DEFAULT_EXPIRY_SECONDS = 30 * 60
 @dataclass(frozen=True)
 class KindPolicy:
     mode: Mode
+    _: KW_ONLY
     approvers: Approvers = ADMINS
     allow_self_approval: bool = False
     expiry_seconds: int = DEFAULT_EXPIRY_SECONDS
@@ -99,16 +104,21 @@ class KindPolicy:
     def may_approve(self, decider: str, decider_role: Role, requester: str) -> str | None:
         """None if `decider` may decide; else the reason, phrased for the decider."""
         return may_decide(
-            self.approvers, self.allow_self_approval, decider, decider_role, requester
+            self.approvers,
+            decider,
+            decider_role,
+            requester,
+            allow_self_approval=self.allow_self_approval,
         )
 
 
 def may_decide(
     approvers: Approvers,
-    allow_self_approval: bool,
     decider: str,
     decider_role: Role,
     requester: str,
+    *,
+    allow_self_approval: bool,
 ) -> str | None:
     if decider == requester and not allow_self_approval:
         return "you asked for this action, so someone else has to approve it"
@@ -137,6 +147,7 @@ DEFAULT_POLICY: dict[ActionKind, KindPolicy] = {
     ActionKind.GROUP_UPDATE: _APPROVAL,
     ActionKind.USER_UPDATE: _APPROVAL,
     ActionKind.NOTIFY_ATTACH: _APPROVAL,
+    ActionKind.NOTIFY_ROTATE: _CONFIRM,
     ActionKind.NOTIFY_ROUTE: KindPolicy(Mode.NONE),
 }
 

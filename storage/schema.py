@@ -287,5 +287,29 @@ workspace_notices = Table(
     _real("opened_at", nullable=False),
 )
 
+step_runs = Table(
+    "step_runs",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("approval_id", primary_key=True),
+    _text("function_execution_id", nullable=False),
+    _text("callback_id", nullable=False),
+    _text("outputs", nullable=False),
+    _text("token_enc"),
+    _real("created_at", nullable=False),
+    _real("settled_at"),
+)
+
+approval_secrets = Table(
+    "approval_secrets",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("approval_id", primary_key=True),
+    _text("secret_enc"),
+    _text("prompt_url_enc"),
+    _real("prompt_url_at"),
+    _real("created_at", nullable=False),
+)
+
 DATA_TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t is not schema_version)
 """Every table holding callops data, parents before children (the order to copy them in)."""

@@ -1,17 +1,47 @@
-"""Shared fixtures: one call-center emulator per test session, reset before each test.
+"""Shared fixtures and the test tiers.
 
 ``pbx`` is what tests use: the same running server every time (it starts once, in well
 under a second), back in its seeded state with the clock, call mode, faults and journal
 reset, so tests are isolated without paying for a server each.
+
+Every test lands in exactly one tier, given here rather than by each file, so a new test
+cannot fall out of one (``make check`` runs ``-m check``, ``make test`` runs them all):
+
+* ``browser``: drives headless Chromium (it uses the ``browser`` fixture);
+* ``server``: talks to servers on loopback (emulator, Slack stand-in, the app, PostgreSQL):
+  it lives in a folder of end-to-end tests, or uses a fixture that starts one;
+* ``check``: everything else: pure code, SQLite on disk, in-process fakes.
+
+A ``check`` test that opens a network connection or listens on a port anyway fails and
+says how to move it, so ``make check`` stays fast and never needs a server.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from emulators.pbx.testing import EmulatorServer
+
+TESTS = Path(__file__).resolve().parent
+TIERS = ("check", "server", "browser")
+BROWSER_FIXTURES = frozenset({"browser"})
+SERVER_DIRS = frozenset({"bot", "contract", "demo", "emulator", "slack_standin"})
+"""Folders of end-to-end tests: every test in them runs against loopback servers."""
+SERVER_FIXTURES = frozenset({"emulator_server", "emulator", "slack", "demo", "receiver"})
+"""Fixtures, outside those folders, that start a server."""
+SERVER_MODULES = frozenset(
+    {
+        "callcenter/test_upload.py",  # streams an upload to an inline loopback server
+        "commands/test_home.py",  # asks a closed loopback port, to show the outage notice
+        "storage/test_cli.py",  # `workspace connect` checks the key with a real service
+    }
+)
+"""Test files, outside those folders, whose tests open sockets without such a fixture."""
 
 
 @pytest.fixture(scope="session")
@@ -24,3 +54,61 @@ def emulator_server() -> Iterator[EmulatorServer]:
 def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
     emulator_server.reset()
     yield emulator_server
+
+
+def tier_of(item: pytest.Item) -> str:
+    """The tier of one test: its own marker if it has one, else by fixtures and folder."""
+    own = [name for name in TIERS if item.get_closest_marker(name)]
+    if len(own) > 1:
+        raise pytest.UsageError(f"{item.nodeid} is marked with several tiers: {own}")
+    if own:
+        return own[0]
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if fixtures & BROWSER_FIXTURES:
+        return "browser"
+    where = Path(item.path).resolve().relative_to(TESTS)
+    if where.parts[0] in SERVER_DIRS or where.as_posix() in SERVER_MODULES:
+        return "server"
+    if fixtures & SERVER_FIXTURES:
+        return "server"
+    return "check"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = tier_of(item)
+        if not item.get_closest_marker(tier):
+            item.add_marker(tier)
+
+
+class NetworkInCheckTier(BaseException):
+    """Raised, not as an OSError, so code that handles connection errors cannot swallow it."""
+
+
+@pytest.fixture(autouse=True)
+def _check_tier_stays_offline(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """In a ``check`` test, refuse to listen on or connect to a socket."""
+    if request.node.get_closest_marker("check") is None:
+        yield
+        return
+    attempts: list[str] = []
+
+    def refuse(what: str) -> Any:
+        def blocked(sock: socket.socket, *args: Any) -> Any:
+            attempts.append(f"{what}{args!r}")
+            raise NetworkInCheckTier(
+                f"{request.node.nodeid} is in the check tier but tried to {what} a socket; "
+                "use a server fixture, put it under a folder in SERVER_DIRS, or mark it "
+                "@pytest.mark.server (tests/conftest.py)"
+            )
+
+        return blocked
+
+    for method in ("connect", "connect_ex"):
+        monkeypatch.setattr(socket.socket, method, refuse("connect"))
+    monkeypatch.setattr(socket.socket, "listen", refuse("listen on"))
+    yield
+    if attempts:
+        pytest.fail(f"check-tier test used the network: {attempts}", pytrace=False)

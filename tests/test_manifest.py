@@ -15,14 +15,16 @@ import yaml
 from cryptography.fernet import Fernet
 from slack_bolt.async_app import AsyncApp
 
+from bot import manifest as declared
 from bot.app import BOT_SCOPES, create_app
-from bot.server import open_runtime
+from bot.runtime import Runtime
 from bot.settings import Settings
+from commands.kernel.interactions import INTERACTIVITY_INPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "app-manifest.yml"
-SCHEMA = ROOT.parent / "shared" / "slack" / "manifest.schema.1.0.0.json"
-"""CI clones the repository with ``shared/`` beside it."""
+SCHEMA = ROOT / "tests" / "manifest_schema" / "manifest.schema.1.0.0.json"
+"""Slack's schema for classic app manifests, vendored (MIT): see its README."""
 
 
 @pytest.fixture(scope="module")
@@ -32,16 +34,24 @@ def manifest() -> dict[str, Any]:
     return loaded
 
 
-def test_manifest_validates_against_slacks_schema(manifest: dict[str, Any]) -> None:
+def schema_problems(manifest: dict[str, Any]) -> list[str]:
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     validator = jsonschema.Draft7Validator(
         schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
     )
-    problems = [
+    return [
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
         for e in validator.iter_errors(manifest)
     ]
-    assert problems == []
+
+
+def test_manifest_validates_against_slacks_schema(manifest: dict[str, Any]) -> None:
+    assert schema_problems(manifest) == []
+
+
+def test_slacks_schema_refuses_a_manifest_slack_would_refuse(manifest: dict[str, Any]) -> None:
+    broken = {**manifest, "display_information": {"description": "no name"}}
+    assert schema_problems(broken) == ["display_information: 'name' is a required property"]
 
 
 def test_bot_scopes_are_the_ones_the_app_requests(manifest: dict[str, Any]) -> None:
@@ -56,6 +66,7 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
     seen: set[str] = set()
     original_event = AsyncApp.event
     original_message = AsyncApp.message
+    original_function = AsyncApp.function
 
     def event(self: AsyncApp, event: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(event, dict):
@@ -68,8 +79,13 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
         seen.add("message")
         return original_message(self, *args, **kwargs)
 
+    def function(self: AsyncApp, *args: Any, **kwargs: Any) -> Any:
+        seen.add("function_executed")  # a step listener is a function_executed listener
+        return original_function(self, *args, **kwargs)
+
     monkeypatch.setattr(AsyncApp, "event", event)
     monkeypatch.setattr(AsyncApp, "message", message)
+    monkeypatch.setattr(AsyncApp, "function", function)
     settings = Settings(
         _env_file=None,
         slack_bot_token="xoxb-manifest-test",
@@ -78,7 +94,7 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
         callops_db=str(tmp_path / "callops.db"),
         callops_secret_key=Fernet.generate_key().decode(),
     )
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     try:
         create_app(rt)
     finally:
@@ -109,3 +125,28 @@ def test_surfaces_the_app_uses_are_switched_on(manifest: dict[str, Any]) -> None
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
     assert manifest["features"]["bot_user"]["display_name"]
+
+
+def test_workflow_steps_are_the_declared_ones(manifest: dict[str, Any]) -> None:
+    """What Workflow Builder offers is what the code answers, input for input."""
+    assert manifest["functions"] == declared.functions()
+    assert len(manifest["functions"]) >= 7
+    settings = manifest["settings"]
+    assert settings["function_runtime"] == "remote"
+    assert settings["org_deploy_enabled"] is True
+    for callback_id, function in manifest["functions"].items():
+        inputs = function["input_parameters"]
+        who = inputs[INTERACTIVITY_INPUT]
+        assert who["type"] == "slack#/types/interactivity" and who["is_required"], callback_id
+        for name, parameter in [*inputs.items(), *function["output_parameters"].items()]:
+            assert parameter["name"] == name, callback_id
+            assert parameter["title"] and parameter["description"], (callback_id, name)
+
+
+def test_shortcuts_are_the_declared_ones(manifest: dict[str, Any]) -> None:
+    shortcuts = manifest["features"]["shortcuts"]
+    assert shortcuts == declared.shortcuts()
+    assert {(s["type"], s["name"]) for s in shortcuts} == {
+        ("message", "Call back with callops"),
+        ("global", "Call-center status"),
+    }

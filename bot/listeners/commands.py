@@ -12,47 +12,43 @@ as a task of its own.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
 from slack_bolt.response import BoltResponse
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.delivery import deliver
+from bot.delivery import Surface, deliver
+from bot.listeners.context import builder
+from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
 from commands.dispatch import dispatch
-from commands.reply import error
+from commands.kernel.reply import error
 
 log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
-    async def run(command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
-        ctx = await rt.context(
-            client,
-            team_id=command["team_id"],
-            user_id=command["user_id"],
-            channel_id=command.get("channel_id"),
-        )
+    async def run(
+        command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
+    ) -> None:
+        ctx = await builder(context).build()
         outcome = await dispatch(ctx, command.get("text") or "")
-        metadata = json.dumps({"channel": command.get("channel_id")})
-        await deliver(
-            outcome,
+        surface = Surface(
+            messenger=ctx.messenger or WebApiMessenger(builder(context).client),
             respond=respond,
-            client=client,
             trigger_id=command.get("trigger_id"),
-            private_metadata=metadata,
+            private_metadata=json.dumps({"channel": command.get("channel_id")}),
         )
+        await deliver(outcome, surface, ctx)
 
     async def run_reporting(
-        command: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
+        command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
         try:
-            await run(command, respond, client)
+            await run(command, respond, context)
         except Exception:
             # dispatch turns every expected failure into a message; this is a bug, and the
             # person who typed the command still deserves an answer rather than silence.
@@ -67,12 +63,10 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def answer_first(
         body: dict[str, Any],
         respond: AsyncRespond,
-        client: AsyncWebClient,
+        context: AsyncBoltContext,
         next: Callable[[], Awaitable[None]],
     ) -> BoltResponse:
-        task = asyncio.create_task(run_reporting(body, respond, client))
-        rt.background.add(task)
-        task.add_done_callback(rt.background.discard)
+        rt.background.spawn(run_reporting(body, respond, context), name="callops-command")
         return BoltResponse(status=200, body="")
 
     @app.command("/callops", middleware=[answer_first])

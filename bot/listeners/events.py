@@ -8,12 +8,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.response import BoltResponse
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.home import publish_home
+from bot.delivery import Surface, deliver
+from bot.listeners.context import builder
+from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
+from commands.kernel.reply import PublishHome
 from storage import Outcome
 
 log = logging.getLogger(__name__)
@@ -35,12 +37,12 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         return None
 
     @app.event("app_home_opened")
-    async def home_opened(
-        event: dict[str, Any], body: dict[str, Any], client: AsyncWebClient
-    ) -> None:
+    async def home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("tab", "home") != "home":
             return
-        await publish_home(rt, client, team_id=body["team_id"], user_id=event["user"])
+        ctx = await builder(context).build()
+        messenger = ctx.messenger or WebApiMessenger(builder(context).client)
+        await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
 
     async def wipe(team: str, reason: str) -> None:
         # API key, cached tokens, installations and callback token in one transaction,

@@ -31,6 +31,7 @@ from callcenter.models import (
     StatsRow,
 )
 from emulators.pbx.errors import string_error
+from emulators.pbx.presence import on_calls
 from emulators.pbx.records import CdrFilter
 from emulators.pbx.timeutil import (
     SERVICE_FORMAT,
@@ -420,13 +421,7 @@ def autodialer(
         params += campaign_uuids
     wanted = {"running" if s.lower() == "start" else s.lower() for s in statuses}
     since = now - interval_minutes * 60
-    busy = {
-        r[0]
-        for r in conn.execute(
-            "SELECT extension FROM live_calls WHERE domain_uuid = ? AND extension != ''",
-            (domain_uuid,),
-        )
-    }
+    on_call = on_calls(conn, domain_uuid)
     out = []
     for campaign_uuid, name, ctype, status, mode_call, created in conn.execute(
         f"SELECT campaign_uuid, campaign_name, type, status, json_extract(body, '$.mode_call'), "
@@ -470,8 +465,13 @@ def autodialer(
             "JOIN group_campaigns gc ON gc.group_uuid = gu.group_uuid WHERE gc.campaign_uuid = ?",
             (campaign_uuid,),
         ).fetchall()
+        # An agent is in call for the campaign whose live call it is on (one call at
+        # most, presence.on_calls), so summing agents_in_call over campaigns counts each
+        # agent once; an agent on another campaign's call or a call of no campaign is
+        # neither ready nor paused here, nor in call.
         available = [a for a in agents if a[1] == "Available"]
-        in_call = [a for a in agents if a[3] in busy]
+        in_call = [a for a in agents if on_call.get(a[3]) == campaign_uuid]
+        idle = [a for a in available if a[3] not in on_call]
         calls, connected, dropped = int(calls), int(connected or 0), int(dropped or 0)
         handled = int(leads.get("DONE", 0))
         out.append(
@@ -489,8 +489,8 @@ def autodialer(
                 total_connected_customers=connected,
                 customer_connection_rate=_rate(connected, calls),
                 connected_agents=len(available),
-                agents_ready=len([a for a in available if a[2] == "RESUME" and a[3] not in busy]),
-                agents_pause=len([a for a in available if a[2] == "PAUSE"]),
+                agents_ready=len([a for a in idle if a[2] == "RESUME"]),
+                agents_pause=len([a for a in idle if a[2] == "PAUSE"]),
                 agents_in_call=len(in_call),
                 total_agents=len(agents),
                 created_at=fmt_iso_utc(created),

@@ -1,8 +1,11 @@
 """Live calls and the campaign dialer, simulated on the emulator clock.
 
 A live call rings, may be answered (connected to a free agent of the campaign, for an
-autodialer), and ends as a call record; the record is POSTed to the campaign's
-``callback_url`` when it has one.  How calls progress depends on the call mode:
+autodialer), and ends as a call record whose ``id`` is the live call's ``call_id``; the
+record is POSTed to the campaign's ``callback_url`` when it has one.  The campaign, lead
+and agent of a live call live in this module's table, never on the wire: the agent
+shows only as an extension among the call's parties (``presence``), and is on one live
+call at most.  How calls progress depends on the call mode:
 
 * ``timed``: each call has a planned ring and talk time and moves when the clock
   passes them (a ticker runs every 200 ms; ``advance`` replays everything in between
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from callcenter.models import ActiveCall
 from emulators.pbx import fakedata as fd
 from emulators.pbx.errors import not_found, string_error, transfer_failed
+from emulators.pbx.presence import on_calls, parties
 from emulators.pbx.records import by_id
 from emulators.pbx.schema import CDR_INSERT
 from emulators.pbx.timeutil import fmt_service
@@ -138,22 +142,35 @@ class Simulator:
         return by_id(self.conn, domain_uuid, call_id)
 
     def wire(self, row: dict[str, Any]) -> dict[str, Any]:
-        """The Active call object (spec 2.13) plus what a supervisor also wants to see."""
+        """The Active call object of spec 2.13, and nothing more: the campaign, lead and
+        agent of the call stay in the emulator's own state (the agent shows only as an
+        extension among the parties, ``presence.parties``)."""
+        source, destination = parties(row)
         call = ActiveCall(
             call_id=row["call_id"],
             context=row["context"],
             created_time=fmt_service(row["created_at"], self.emu.tz),
-            destination=row["destination"],
+            destination=destination,
             direction=row["direction"],
             ip="10.10.0.21",
-            source=row["source"],
+            source=source,
             state="CS_EXECUTE",
-            callstate="ACTIVE" if row["phase"] == "active" else "RINGING",
-            extension=row["extension"],
-            campaign_uuid=row["campaign_uuid"],
-            lead_uuid=row["lead_uuid"],
         )
         return call.model_dump(mode="json")
+
+    def control_view(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A live call as the control surface shows it to tests: the wire object plus
+        the emulator's own state of the call, which the service never sends."""
+        return {
+            **self.wire(row),
+            "domain": self.emu.domains[row["domain_uuid"]].name,
+            "phase": row["phase"],
+            "outcome": row["outcome"],
+            "due_at": row["due_at"],
+            "extension": row["extension"],
+            "campaign_uuid": row["campaign_uuid"],
+            "lead_uuid": row["lead_uuid"],
+        }
 
     # --- placing calls ------------------------------------------------------------------
 
@@ -234,6 +251,10 @@ class Simulator:
             "press_key": "",
             "transfers": 0,
         }
+        busy = on_calls(self.conn, domain.domain_uuid)
+        taken = [p for p in parties(row) if p in busy]
+        if taken:
+            raise string_error(f"extension {taken[0]} is already on a live call", 409)
         with self.emu.store.tx() as conn:
             conn.execute(
                 f"INSERT INTO live_calls ({_LIVE_SELECT}) VALUES "
@@ -327,25 +348,25 @@ class Simulator:
         return row
 
     def _free_agent(self, domain_uuid: str, campaign_uuid: str, rng: random.Random) -> str:
-        busy = "SELECT extension FROM live_calls WHERE domain_uuid = ? AND extension != ''"
+        """A ready agent (of the campaign, when there is one) who is on no live call."""
         if campaign_uuid:
             sql = (
                 "SELECT DISTINCT u.extension FROM users u "
                 "JOIN group_users gu ON gu.user_uuid = u.user_uuid "
                 "JOIN group_campaigns gc ON gc.group_uuid = gu.group_uuid "
                 "WHERE gc.campaign_uuid = ? AND u.domain_uuid = ? AND u.extension != '' "
-                "AND u.user_status = 'Available' AND u.agent_status = 'RESUME' "
-                f"AND u.extension NOT IN ({busy}) ORDER BY u.seq"
+                "AND u.user_status = 'Available' AND u.agent_status = 'RESUME' ORDER BY u.seq"
             )
-            params: tuple[Any, ...] = (campaign_uuid, domain_uuid, domain_uuid)
+            params: tuple[Any, ...] = (campaign_uuid, domain_uuid)
         else:
             sql = (
                 "SELECT u.extension FROM users u WHERE u.domain_uuid = ? AND u.extension != '' "
                 "AND u.user_status = 'Available' AND u.agent_status = 'RESUME' "
-                f"AND u.level = 'agent' AND u.extension NOT IN ({busy}) ORDER BY u.seq"
+                "AND u.level = 'agent' ORDER BY u.seq"
             )
-            params = (domain_uuid, domain_uuid)
-        free = [r[0] for r in self.conn.execute(sql, params)]
+            params = (domain_uuid,)
+        busy = on_calls(self.conn, domain_uuid)
+        free = [r[0] for r in self.conn.execute(sql, params) if r[0] not in busy]
         return rng.choice(free) if free else ""
 
     def _campaign(self, campaign_uuid: str) -> dict[str, Any] | None:
@@ -548,7 +569,7 @@ class Simulator:
         self.conn.execute(
             "UPDATE live_calls SET outcome = 'answered' WHERE call_id = ?", (call_id,)
         )
-        return {**self.wire(connected), "ended": False}
+        return {**self.control_view(connected), "ended": False}
 
     def hangup(
         self, domain_uuid: str | None, call_id: str, now: float, status: str | None
@@ -567,7 +588,10 @@ class Simulator:
         return self._finish(row, now, final)
 
     def transfer(self, domain: Domain, call_id: str, ext: str, legs: str) -> None:
-        """Move a live call to another extension (both legs end up at ``ext``)."""
+        """Move a live call to another extension: ``ext`` takes the agent's side of the
+        call (``presence.parties``) and the record's ``extension``, whichever leg is
+        named.  An extension already on another live call is refused (``USER_BUSY``),
+        so an agent is never on two calls at once."""
         row = self.live(call_id, domain.domain_uuid)
         if row is None:
             raise transfer_failed("CALL_NOT_FOUND", 404)
@@ -577,8 +601,9 @@ class Simulator:
         ).fetchone()
         if registered is None:
             raise transfer_failed("USER_NOT_REGISTERED")
+        if ext in on_calls(self.conn, domain.domain_uuid, except_call=call_id):
+            raise transfer_failed("USER_BUSY", 409)
         self.conn.execute(
-            "UPDATE live_calls SET destination = ?, extension = ?, transfers = transfers + 1 "
-            "WHERE call_id = ?",
-            (ext, ext, call_id),
+            "UPDATE live_calls SET extension = ?, transfers = transfers + 1 WHERE call_id = ?",
+            (ext, call_id),
         )

@@ -19,6 +19,7 @@ Routes, all under ``/console``:
   ``app_home_opened`` and ``user_message``.
 * ``GET /console/files/<file id>/<name>``: a shared file's bytes (the signed-in person may
   see the files of channels they are in, as in Slack's own client).
+* Workflow steps and shortcuts: ``console_workflows.py``.
 """
 
 from __future__ import annotations
@@ -40,7 +41,17 @@ from emulators.slack.driver import Delivery, SlackDriver
 from emulators.slack.model import JSON, User
 
 STATIC_DIR = Path(__file__).with_name("console")
-STATIC_FILES = ("index.html", "console.css", "console.js", "blocks.js", "mrkdwn.js")
+STATIC_FILES = (
+    "index.html",
+    "console.css",
+    "console.js",
+    "blocks.js",
+    "mrkdwn.js",
+    "emoji.json",  # the shortcode table, written by scripts/emoji_table.py
+    "table.js",
+    "workflows.js",
+    "workflows.css",
+)
 LIVE_KINDS = frozenset(
     {
         "message.posted",
@@ -56,6 +67,9 @@ LIVE_KINDS = frozenset(
         "home.published",
         "file.shared",
         "delivery",
+        "step.started",
+        "step.completed",
+        "step.failed",
     }
 )
 """Bus events the page hears of; ``api.call`` (every journal entry) would only be noise."""
@@ -354,7 +368,7 @@ def _summary(event: StandInEvent) -> JSON:
     """The few fields the page uses to decide what to re-read (never message bodies)."""
     data = event.data
     summary: JSON = {}
-    for key in ("channel", "user", "view_id", "ts"):
+    for key in ("channel", "user", "view_id", "ts", "run"):
         if isinstance(data.get(key), str):
             summary[key] = data[key]
     view = data.get("view")

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from bot.app import create_app
-from bot.approval_sweeper import sweep_once
+from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -180,14 +179,13 @@ async def clocked(
 
 async def sweep(rt: Runtime) -> int:
     """One run of the background sweep (what the 30 s task does)."""
-    return len(await sweep_once(rt, create_app(rt)))
+    return len(await ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt)).sweep_once())
 
 
 async def second_app(settings: Settings, slack: SlackStandIn) -> AsyncIterator[Runtime]:
     """Another process's worth of app on the same database (a restart)."""
-    from bot.server import open_runtime
 
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     async with serving(rt, port=0, scheduler=False) as url:
         slack.connect_app(url + "/slack/events")
         yield rt

@@ -7,18 +7,23 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import yaml
 from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
 
+MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
+
 
 @pytest.fixture
 async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
+    """The stand-in, knowing the app's steps and shortcuts from its manifest, as Slack does."""
+    manifest = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    async with SlackStandIn(manifest=manifest) as stand_in:
         yield stand_in
 
 
@@ -40,7 +45,7 @@ async def app(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> AsyncIterator[Runtime]:
     """The app serving ``/slack/events``, its workspace connected to the emulator's first domain."""
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     async with serving(rt, port=0) as url:
         slack.connect_app(url + "/slack/events")

@@ -12,7 +12,6 @@ from typing import Any
 
 from bot.posting import ChannelPace
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
@@ -40,7 +39,6 @@ def runtime_on(settings: Settings, clock: FakeClock) -> Runtime:
         settings.callops_db, box, clock=clock, default_timezone=settings.callops_timezone
     )
     rt = Runtime.build(settings, storage)
-    assert rt.digests is not None
     # Slack's per-channel pace is tested on its own (test_posting.py); here posts to one
     # channel a "day" apart must not wait a real second each.
     rt.digests.pace = ChannelPace(spacing=0.0)
@@ -58,10 +56,6 @@ async def app_with_clock(
         yield rt
     rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
-
-
-def scheduler(rt: Runtime) -> DigestScheduler:
-    return DigestScheduler(rt)
 
 
 def shown(message: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
@@ -25,7 +25,7 @@ async def feed_app(
 ) -> AsyncIterator[tuple[Runtime, str]]:
     """The app on loopback, connected to the emulator, its public URL set to where it
     listens (so the callback URL it hands out reaches it); yields it and that URL."""
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     try:
         async with serving(rt, port=0) as url:
@@ -45,7 +45,6 @@ def virtual_pace(rt: Runtime, slack: SlackStandIn) -> None:
         slack.clock.advance(seconds)
         await asyncio.sleep(0)
 
-    assert rt.call_feed is not None
     rt.call_feed.use_clock(slack.clock.now, sleep)
 
 

@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.settings import Settings
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
@@ -79,7 +78,7 @@ async def test_an_alert_fires_once_and_rearms_after_recovery(
         5.0,
         60,
     )
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     now = datetime.now(UTC)
 
     answer_with(pbx, campaign, dropped=7.5)
@@ -108,7 +107,7 @@ async def test_snooze_silences_then_reminds_once(
 ) -> None:
     await ask(slack, "alert add #call-center dropped_rate > 5")
     alert = app.storage.alerts.list(TEAM)[0]
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     now = datetime.now(UTC)
     answer_with(pbx, campaign, dropped=12.0)
     await sched.check_alerts(now)
@@ -146,7 +145,7 @@ async def test_snooze_until_tomorrow_ends_at_local_midnight(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, campaign: Any
 ) -> None:
     await ask(slack, "alert add #call-center agents_ready below 5")
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     answer_with(pbx, campaign, dropped=0.0, ready=1)
     assert (await sched.check_alerts(datetime.now(UTC))).fired == 1
     posted = alert_posts(slack)[0]

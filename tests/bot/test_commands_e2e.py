@@ -126,13 +126,47 @@ async def test_ambiguous_name_offers_buttons_and_a_click_opens_the_card(
         )
     )
     assert group[0].campaign_name in shown(card)
+    # The picker gave way to the card: its message now is the card, and no "Which one?"
+    # is left to offer the choice again.
+    assert card["ts"] == reply["ts"]
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Which one?" in shown(m)]
+
+
+async def test_a_choice_that_opens_a_form_removes_the_picker(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    autocalls = [c for c in await campaigns_of(pbx) if c.type == "autocall"]
+    chosen = next(c for c in autocalls if c.campaign_name.startswith("Nhắc thanh"))
+    reply = await ask(slack, 'autocall "Nhắc thanh" 0912345678')
+    assert "Which one?" in shown(reply)
+    button = next(
+        e
+        for block in reply["blocks"]
+        if block["type"] == "actions"
+        for e in block["elements"]
+        if chosen.campaign_uuid in e["value"]
+    )
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id=button["action_id"], ephemeral_ts=reply["ts"]
+    )
+    form = await slack.wait_for(
+        lambda: next(
+            (v for v in slack.views(SUPERVISOR) if v["callback_id"] == "autocall_form"), None
+        )
+    )
+    assert chosen.campaign_name in shown(form)
+    await slack.wait_for(
+        lambda: all(m["ts"] != reply["ts"] for m in slack.ephemerals(SUPERVISOR)) or None
+    )
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Which one?" in shown(m)]
 
 
 async def test_unknown_campaign_and_unknown_command(app: Runtime, slack: SlackStandIn) -> None:
     reply = await ask(slack, "campaign zzz-no-such")
-    assert "No campaign is called or starts with" in shown(reply)
+    assert "No campaign is called 'zzz-no-such', starts with it or has a name close" in shown(reply)
     reply = await ask(slack, "launch rockets")
-    assert "I don't know the command" in shown(reply) and "/callops commands" in shown(reply)
+    assert "I don't know `launch`." in shown(reply) and "`/callops help`" in shown(reply)
+    assert "Did you mean" not in shown(reply) and "/callops commands" not in shown(reply)
 
 
 async def test_bad_arguments_say_what_was_wrong_and_how(app: Runtime, slack: SlackStandIn) -> None:

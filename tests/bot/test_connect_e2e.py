@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
@@ -25,7 +25,7 @@ WRONG_KEY = "not-the-key-0000"
 @pytest.fixture
 async def unconnected(settings: Settings, slack: SlackStandIn) -> AsyncIterator[Runtime]:
     """The app served as installed but before any admin connected it to a service."""
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     async with serving(rt, port=0) as url:
         slack.connect_app(url + "/slack/events")
         yield rt
@@ -82,7 +82,7 @@ async def test_admin_connects_after_a_wrong_key_and_an_unreachable_url(
     )
     assert nowhere.in_time
     errors = slack.view_errors(view["id"])
-    assert "Could not reach the service" in errors["base_url"], errors
+    assert "call-center service cannot be reached" in errors["base_url"], errors
     assert unconnected.storage.workspaces.api_key(TEAM) is None
 
     right = await slack.driver.view_submission(
@@ -123,7 +123,7 @@ async def test_viewer_can_neither_open_nor_submit_the_form(
         view["id"], {"base_url": pbx.base_url, "api_key": pbx.api_key}, user=AGENT
     )
     assert forged.in_time
-    assert "Only a callops admin" in slack.view_errors(view["id"])["base_url"]
+    assert "needs the admin role" in slack.view_errors(view["id"])["base_url"]
     assert unconnected.storage.workspaces.api_key(TEAM) is None
     refused = [e for e in unconnected.storage.audit.entries(TEAM) if e.user_id == AGENT]
     assert [(e.action, e.outcome) for e in refused] == [("workspace.connect", "refused")]
@@ -147,7 +147,7 @@ async def test_disconnect_asks_first_then_forgets_the_key(
     await slack.driver.block_action(
         user=AGENT, action_id="workspace_disconnect", ephemeral_ts=question["ts"]
     )
-    await slack.wait_for_ephemeral(AGENT, lambda m: "Only a callops admin" in shown(m))
+    await slack.wait_for_ephemeral(AGENT, lambda m: "needs the admin role" in shown(m))
     assert app.storage.workspaces.api_key(TEAM) == pbx.api_key
 
     await slack.driver.block_action(

@@ -17,13 +17,12 @@ import pytest
 from PIL import Image
 
 from bot.runtime import Runtime
-from bot.scheduler import DigestScheduler
 from bot.server import serving
 from bot.settings import Settings
 from callcenter import CallCenter
-from commands.digest_content import change_words
-from commands.schedules import latest_fire, slot_key, trigger_for
-from commands.text import duration, number
+from commands.digests.content import change_words
+from commands.digests.schedules import latest_fire, slot_key, trigger_for
+from commands.kernel.text import duration, number
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, TEAM, SlackStandIn
 from storage import InstallationRecord
@@ -122,7 +121,7 @@ async def test_daily_digest_posts_once_at_local_time_across_dst_changes(
     app.storage.workspaces.set_timezone(TEAM, "America/New_York")
     clock.set(datetime(2027, 3, 1, tzinfo=UTC))
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    sched = DigestScheduler(app)
+    sched = app.scheduler
 
     posted_at: list[datetime] = []
     for start in (datetime(2027, 3, 13, tzinfo=NEW_YORK), datetime(2027, 11, 6, tzinfo=NEW_YORK)):
@@ -149,14 +148,14 @@ async def test_a_restart_over_a_missed_slot_posts_it_once(
 ) -> None:
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
     eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
-    before = await DigestScheduler(app).run_due(eight - timedelta(minutes=1))
+    before = await app.scheduler.run_due(eight - timedelta(minutes=1))
     assert before.due == 0  # ... and then the process was down at 08:00
 
     restarted = runtime_on(settings, clock)
     try:
-        first = await DigestScheduler(restarted).run_due(eight + timedelta(minutes=20))
-        again = await DigestScheduler(restarted).run_due(eight + timedelta(minutes=21))
-        later = await DigestScheduler(app).run_due(eight + timedelta(hours=1))
+        first = await restarted.scheduler.run_due(eight + timedelta(minutes=20))
+        again = await restarted.scheduler.run_due(eight + timedelta(minutes=21))
+        later = await app.scheduler.run_due(eight + timedelta(hours=1))
     finally:
         await restarted.close()
         restarted.storage.close()
@@ -170,7 +169,7 @@ async def test_hourly_digest_down_for_hours_posts_only_the_latest_slot(
 ) -> None:
     digest_id = await add_digest(slack, "#call-center hourly sections=totals")
     noon = datetime.now(HCM).replace(hour=12, minute=0, second=0, microsecond=0) + timedelta(days=2)
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     await sched.run_due(noon + timedelta(seconds=5))
     report = await sched.run_due(noon + timedelta(hours=5, minutes=7))
     assert report.posted == 1
@@ -187,8 +186,8 @@ async def test_two_schedulers_on_one_database_do_not_double_post(
     eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
     try:
         one, two = await asyncio.gather(
-            DigestScheduler(app).run_due(eight + timedelta(seconds=3)),
-            DigestScheduler(other).run_due(eight + timedelta(seconds=3)),
+            app.scheduler.run_due(eight + timedelta(seconds=3)),
+            other.scheduler.run_due(eight + timedelta(seconds=3)),
         )
     finally:
         await other.close()
@@ -204,7 +203,7 @@ async def test_a_paused_digest_skips_its_slot_and_resuming_does_not_replay_it(
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
     eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
     await ask(slack, f"digest pause {digest_id}")
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     assert (await sched.run_due(eight + timedelta(minutes=1))).due == 0
     clock.set(eight + timedelta(minutes=30))
     await ask(slack, f"digest resume {digest_id}")
@@ -243,7 +242,7 @@ async def test_digest_numbers_are_the_call_records_of_the_period(
     trigger = trigger_for("daily 08:00", HCM)
     slot = latest_fire(trigger, datetime.now(HCM) - timedelta(days=1))
     assert slot is not None
-    report = await DigestScheduler(app).run_due(slot + timedelta(seconds=30))
+    report = await app.scheduler.run_due(slot + timedelta(seconds=30))
     assert report.posted == 1, report.outcomes
 
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
@@ -284,7 +283,7 @@ async def test_the_chart_is_a_png_uploaded_in_three_steps(
     await add_digest(slack, "#call-center daily 08:00 sections=totals,chart")
     slot = latest_fire(trigger_for("daily 08:00", HCM), datetime.now(HCM) - timedelta(days=1))
     assert slot is not None
-    await DigestScheduler(app).run_due(slot + timedelta(seconds=30))
+    await app.scheduler.run_due(slot + timedelta(seconds=30))
 
     steps = [
         e.method
@@ -358,7 +357,7 @@ async def test_a_broken_workspace_is_told_once_and_holds_up_nobody(
         sections=["totals"],
     )
     await add_digest(slack, "#call-center hourly sections=totals")
-    sched = DigestScheduler(app)
+    sched = app.scheduler
     noon = datetime.now(HCM).replace(minute=0, second=0, microsecond=0) + timedelta(days=2)
 
     for hour in range(3):
@@ -379,13 +378,10 @@ async def test_a_broken_workspace_is_told_once_and_holds_up_nobody(
 async def test_serving_runs_the_scheduler_unless_told_not_to(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, clock: FakeClock
 ) -> None:
-    from bot.scheduler import running_scheduler
-
     rt = runtime_on(settings, clock)
     async with serving(rt, port=0) as _:
-        running = running_scheduler(rt)
-        assert running is not None and running.running
-    assert running_scheduler(rt) is None and not running.running
+        assert rt.scheduler.running
+    assert not rt.scheduler.running
     async with serving(rt, port=0, scheduler=False):
-        assert running_scheduler(rt) is None
+        assert not rt.scheduler.running
     rt.storage.close()

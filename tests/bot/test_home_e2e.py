@@ -7,8 +7,8 @@ from typing import Any
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
-from commands.home import MAX_CAMPAIGN_ROWS
-from commands.text import clip
+from commands.kernel.text import clip
+from commands.reports.wallboard import MAX_CAMPAIGN_ROWS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.test_commands_e2e import campaigns_of, shown

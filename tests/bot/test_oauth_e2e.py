@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from bot.app import BOT_SCOPES
 from bot.runtime import Runtime
-from bot.server import open_runtime, serving
+from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, TEAM, SlackStandIn
@@ -53,7 +53,7 @@ async def distributed(
         callops_db=str(tmp_path / "callops.db"),
         callops_secret_key=Fernet.generate_key().decode(),
     )
-    rt = open_runtime(settings)
+    rt = Runtime.open(settings)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     async with serving(rt, port=port) as url:
         assert url == base

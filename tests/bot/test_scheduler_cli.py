@@ -10,7 +10,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from bot.cli import build_parser, main
-from bot.scheduler import scheduler_forever
+from bot.cli_app import scheduler_forever
 from bot.settings import Settings
 from emulators.slack import SlackStandIn
 

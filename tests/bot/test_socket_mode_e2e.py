@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.runtime import Runtime
-from bot.server import open_runtime, socket_mode
+from bot.server import socket_mode
 from bot.settings import Settings
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
 from tests.bot.test_commands_e2e import shown
@@ -24,7 +24,7 @@ async def socket_app(settings: Settings, slack: SlackStandIn, app: Runtime) -> A
     socket_settings = settings.model_copy(
         update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
     )
-    rt = open_runtime(socket_settings)
+    rt = Runtime.open(socket_settings)
     try:
         async with socket_mode(rt):
             await slack.wait_for(lambda: slack.hub.connected)

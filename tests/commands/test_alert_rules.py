@@ -8,8 +8,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from callcenter.models import AutodialerStats
-from commands.alerts import describe, is_crossed, parse_condition, snooze_until, value_of, watched
-from commands.grammar import UsageError
+from commands.digests.alerts import (
+    describe,
+    is_crossed,
+    parse_condition,
+    snooze_until,
+    value_of,
+    watched,
+)
+from commands.kernel.grammar import UsageError
 from storage import Alert
 
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import Block
 
 from callcenter.models import Cdr
-from commands.call_card import call_card, call_day, outcome_card, thread_subject
-from commands.notify import matching_channels, route_matches
+from commands.notifications.call_card import call_card, call_day, outcome_card, thread_subject
+from commands.notifications.notify import matching_channels, route_matches
 from storage import NotificationRoute
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")

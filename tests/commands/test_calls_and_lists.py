@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from commands.calls import live_calls
-from commands.catalog import find
-from commands.grammar import UsageError
-from commands.leads import show_list
-from commands.text import number
+from callcenter.models import ActiveCall, User
+from commands.calls.live import agent_for_call, agents_on_call, live_calls
+from commands.kernel.catalog import find
+from commands.kernel.grammar import UsageError
+from commands.kernel.text import full_name, number
+from commands.leads.lists import show_list
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import MakeContext
-from tests.commands.helpers import visible
+from tests.commands.helpers import payload, visible
 
 
 async def test_no_live_calls_is_said_plainly(pbx: EmulatorServer, make_ctx: MakeContext) -> None:
@@ -36,6 +37,61 @@ async def test_live_calls_show_each_call_with_a_transfer_button(
     assert f"Live calls: {len(live)}" in text
     for call in live[:15]:
         assert call.source in text and call.destination in text
+
+
+async def test_each_call_names_its_agent_from_the_directory_or_says_unknown(
+    pbx: EmulatorServer, cc: CallCenter, make_ctx: MakeContext
+) -> None:
+    pbx.set_call_mode("manual")
+    pbx.freeze_clock()
+    ringing = pbx.originate(direction="inbound", source="0912000111")
+    taken = pbx.originate(direction="inbound", source="0912000222", destination="1003")
+    await cc.calls.list()
+    reply = await live_calls(make_ctx(), [])
+    users = [u async for u in cc.users.iterate(page_size=100)]
+    agent = next(u for u in users if u.extension == "1003")
+    sections = [b["text"]["text"] for b in payload(reply)["blocks"] if b["type"] == "section"]
+    rows = {
+        call_id: next(text for text in sections if source in text)
+        for call_id, source in (
+            (ringing["call_id"], "0912000111"),
+            (taken["call_id"], "0912000222"),
+        )
+    }
+    name = full_name(agent.first_name, agent.middle_name, agent.last_name)
+    assert f"agent *{name}* (ext 1003)" in rows[taken["call_id"]]
+    assert "agent unknown" in rows[ringing["call_id"]]
+
+
+async def test_calls_still_show_when_the_directory_cannot_be_read(
+    pbx: EmulatorServer, cc: CallCenter, make_ctx: MakeContext
+) -> None:
+    pbx.set_call_mode("manual")
+    pbx.freeze_clock()
+    pbx.originate(direction="inbound", source="0912000222", destination="1003")
+    await cc.calls.list()
+    pbx.fail_next("GET", "/v3/user", 500, {"error": "boom"}, times=10)
+    text = visible(await live_calls(make_ctx(), []))
+    assert "0912000222" in text and "agent unknown" in text
+    assert "Agents are unknown: the user directory could not be read." in text
+
+
+def test_the_agent_is_the_user_whose_extension_is_a_party() -> None:
+    users = [
+        User(user_uuid="a", username="an", extension="1003"),
+        User(user_uuid="b", username="binh", extension="1004"),
+        User(user_uuid="c", username="no.ext", extension=""),
+    ]
+    inbound = ActiveCall(call_id="1", direction="inbound", source="0912000111", destination="1004")
+    outbound = ActiveCall(call_id="2", direction="outbound", source="1003", destination="0912")
+    local = ActiveCall(call_id="3", direction="local", source="1004", destination="1003")
+    ringing = ActiveCall(call_id="4", direction="inbound", source="0912", destination="19006868")
+    nameless = ActiveCall(call_id="5", direction="inbound", source="", destination="")
+    assert agent_for_call(inbound, users) == users[1]
+    assert agent_for_call(outbound, users) == users[0]
+    assert agents_on_call(local, users) == [users[1], users[0]]
+    assert agent_for_call(ringing, users) is None
+    assert agent_for_call(nameless, users) is None
 
 
 async def test_calls_takes_no_arguments(make_ctx: MakeContext) -> None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from commands.catalog import find
-from commands.cdr import PAGE_SIZE, call_records
-from commands.grammar import UsageError, tokenize
-from commands.periods import parse_moment, to_service
-from commands.text import number
+from commands.dispatch import dispatch
+from commands.kernel.catalog import find
+from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.periods import parse_moment, to_service
+from commands.kernel.reply import Reply
+from commands.kernel.text import number
+from commands.reports.cdr import PAGE_SIZE, call_records
 from tests.commands.conftest import TZ, MakeContext
-from tests.commands.helpers import buttons, next_page, visible
+from tests.commands.helpers import buttons, next_page, table_rows, visible
 
 CDR_USAGE = find("cdr").usage  # type: ignore[union-attr]
 
@@ -49,13 +51,14 @@ async def test_default_window_is_the_last_24_hours(make_ctx: MakeContext) -> Non
 
 async def test_direction_and_phone_filters(cc: CallCenter, make_ctx: MakeContext) -> None:
     outbound = await call_records(make_ctx(), ["direction=out", "from=yesterday", "to=today"])
-    rows = [t for t in visible(outbound).splitlines() if " → *" in t]
-    assert rows and all(":arrow_upper_right: out" in r for r in rows)
+    header, *rows = table_rows(outbound)
+    assert rows and all(row[header.index("Direction")] == "out" for row in rows)
     sample = (await cc.cdrs.list(limit=1)).data[0]
     phone = sample.to_number or sample.from_number
     found = await call_records(make_ctx(), [phone, "from=2020-01-01"])
-    text = visible(found)
-    assert f"phone `{phone}`" in text and phone in text.split("\n", 2)[2]
+    assert f"phone `{phone}`" in visible(found)
+    header, *rows = table_rows(found)
+    assert rows and all(phone in (row[2], row[3]) for row in rows)
 
 
 async def test_campaign_by_prefix_and_an_ambiguous_one(
@@ -68,9 +71,13 @@ async def test_campaign_by_prefix_and_an_ambiguous_one(
     prefix = dialer.campaign_name.split()[0]
     matches = [c for c in campaigns if c.campaign_name.casefold().startswith(prefix.casefold())]
     assert len(matches) > 1
-    choose = await call_records(make_ctx(), [f"campaign={prefix}", "status=answered"])
+    choose = await dispatch(make_ctx(), f"cdr campaign={prefix} status=answered")
+    assert isinstance(choose, Reply)
     values = [b["value"] for b in buttons(choose) if b["action_id"].startswith("campaign_choose")]
-    assert values and all(v.startswith("cdr status=answered") for v in values)
+    # The choice keeps the other filter and names the campaign by its UUID.
+    assert sorted(values) == sorted(
+        f"cdr campaign={c.campaign_uuid} status=answered" for c in matches
+    )
     chosen = await call_records(make_ctx(), tokenize(values[0])[1:])
     assert "campaign *" in visible(chosen) and "status `answered`" in visible(chosen)
 

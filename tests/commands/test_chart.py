@@ -6,7 +6,7 @@ import io
 
 from PIL import Image
 
-from commands.chart import ANSWERED, HEIGHT, NOT_ANSWERED, WIDTH, Bar, render_bar_chart
+from commands.reports.chart import ANSWERED, HEIGHT, NOT_ANSWERED, WIDTH, Bar, render_bar_chart
 
 
 def _bars() -> list[Bar]:

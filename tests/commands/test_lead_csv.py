@@ -8,8 +8,8 @@ import io
 
 import pytest
 
-from commands.lead_csv import CsvFormatError, CsvReport, check_leads_csv
-from commands.phones import normalize_phone, phone_problem
+from commands.kernel.phones import normalize_phone, phone_problem
+from commands.leads.csv_check import CsvFormatError, CsvReport, check_leads_csv
 
 
 def check(text: str, blocked: frozenset[str] = frozenset()) -> tuple[CsvReport, str, str]:

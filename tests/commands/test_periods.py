@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commands.periods import PeriodError, format_moment, parse_moment, parse_period
+from commands.kernel.periods import PeriodError, format_moment, parse_moment, parse_period
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 # 2026-11-07 01:30 in Ho Chi Minh City is still 2026-11-06 in UTC.

@@ -25,10 +25,8 @@ from callcenter.models import (
     Template,
     User,
 )
-from commands.calls import calls_reply
-from commands.cdr import parse_query, records_reply
-from commands.context import CommandContext
-from commands.directory import (
+from commands.calls.live import calls_reply
+from commands.directory.listings import (
     blacklist_reply,
     carriers_reply,
     gateways_reply,
@@ -37,17 +35,20 @@ from commands.directory import (
     templates_reply,
     users_reply,
 )
-from commands.leads import list_card
-from commands.periods import parse_period
-from commands.reply import Reply
-from commands.reports import (
+from commands.kernel.context import CommandContext
+from commands.kernel.periods import parse_period
+from commands.kernel.reply import Reply
+from commands.leads.lists import list_card
+from commands.reports.cdr import parse_query, records_reply
+from commands.reports.stats import (
     agents_reply,
     extensions_reply,
     local_buckets,
     monitor_reply,
     stats_reply,
 )
-from tests.commands.helpers import dumps, payload, visible
+from storage import Role
+from tests.commands.helpers import dumps, payload, raw_cells, table_rows, visible
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 PING = "<!channel> <@U123> <#C1|x>"
@@ -55,7 +56,7 @@ LONG = "Ω" * 5000
 
 
 def _ctx(offset: int = 0) -> CommandContext:
-    return CommandContext("T1", "U1", "C1", "viewer", tz=TZ, offset=offset)
+    return CommandContext("T1", "U1", "C1", Role.VIEWER, tz=TZ, offset=offset)
 
 
 def _mrkdwn(node: object) -> list[str]:
@@ -76,6 +77,15 @@ def _assert_no_ping(reply: Reply) -> None:
     assert "&lt;!channel&gt;" in text
 
 
+def _assert_shown_as_typed(reply: Reply) -> None:
+    """A listing drawn as a table: the hostile value is in a raw_text cell, which Slack
+    shows as it is and never reads as mrkdwn, and in no mrkdwn text anywhere."""
+    data = payload(reply)
+    text = "\n".join([data["text"], *_mrkdwn(data["blocks"])])
+    assert "<!channel>" not in text and "<@U123>" not in text and "<#C1" not in text
+    assert any(PING in cell for cell in raw_cells(reply))
+
+
 def test_live_calls_escape_and_page() -> None:
     now = datetime(2026, 11, 7, 8, 0, tzinfo=UTC)
     calls = [
@@ -89,11 +99,14 @@ def test_live_calls_escape_and_page() -> None:
         )
         for i in range(40)
     ]
-    reply = calls_reply(calls, _ctx(), now=now)
+    # A user whose extension is the calls' source is their agent; their name is escaped.
+    agent = User(user_uuid="u-1", username="x", first_name=PING, extension=PING)
+    reply = calls_reply(calls, _ctx(), users=[agent], now=now)
     _assert_no_ping(reply)
     text = visible(reply)
     assert "Live calls: 40" in text and "Showing 1–15 of 40 live calls." in text
     assert "3m 44s" in text  # the oldest call first: 185 + 39 seconds
+    assert text.count("agent *&lt;!channel&gt;") == 15
 
 
 def test_lead_list_card_escapes_names() -> None:
@@ -134,12 +147,14 @@ def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
         Cdr(id="2", status="answered", billsec=30, recording_url="javascript:alert(1)"),
     ]
     reply = records_reply(records, total=2, query=query, ctx=_ctx())
-    _assert_no_ping(reply)
-    text = visible(reply)
-    assert "busy (USER_BUSY)" in text
-    assert "<https://rec.example/a?x=1&amp;y=&lt;2&gt;|:studio_microphone: recording>" in text
-    assert "javascript" not in text
-    assert "`07 Nov 08:00:00`" in text  # the service's UTC shown in Ho Chi Minh City
+    _assert_shown_as_typed(reply)
+    header, first, second = table_rows(reply)
+    row = dict(zip(header, first, strict=True))
+    assert row["Status"] == "busy (USER_BUSY)"
+    assert row["Recording"] == "recording <https://rec.example/a?x=1&y=<2>>"
+    assert dict(zip(header, second, strict=True))["Recording"] == "–"
+    assert "javascript" not in dumps(reply)
+    assert row["Time"] == "07 Nov 08:00:00"  # the service's UTC shown in Ho Chi Minh City
 
 
 def test_reports_escape_names() -> None:
@@ -166,12 +181,14 @@ def test_reports_escape_names() -> None:
         command="agents week",
         ctx=ctx,
     )
-    _assert_no_ping(agents)
-    assert visible(agents).index("`a29`") < visible(agents).index("`a28`")
+    _assert_shown_as_typed(agents)
+    usernames = [row[1] for row in table_rows(agents)[1:]]
+    assert usernames[:2] == ["a29", "a28"] and len(usernames) == 15
     extensions = extensions_reply(
         [ExtensionCounters(extension=PING, total=3, answered=1)], period, command="x", ctx=ctx
     )
-    _assert_no_ping(extensions)
+    _assert_shown_as_typed(extensions)
+    assert table_rows(extensions)[1][2:5] == ["3", "1", "33.3%"]
 
 
 def test_stats_breakdown_of_a_month_by_hour_stays_within_limits() -> None:
@@ -202,7 +219,7 @@ def test_directory_listings_escape_and_never_show_api_keys() -> None:
         groups=[Group(group_uuid="g1", group_name=PING)],
     )
     people = users_reply([user], total=1, offset=0)
-    _assert_no_ping(people)
+    _assert_shown_as_typed(people)
     assert "SECRET-KEY-123" not in dumps(people)
     groups = groups_reply(
         gather_groups([user, user.model_copy(update={"username": "b"})]), offset=0

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from commands.schedules import (
+from commands.digests.schedules import (
     ScheduleError,
     latest_fire,
     next_fire,

@@ -49,7 +49,10 @@ async def browser() -> AsyncIterator[Browser]:
     """One Chromium for the session (its start-up is most of a test's set-up); each test
     gets its own page on a fresh demo."""
     if not os.path.exists(CHROMIUM):  # noqa: ASYNC240 - one stat before any I/O starts
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: `make test` installs it as root, "
+            "or run: sudo apt-get install -y chromium"
+        )
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

@@ -14,6 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.demo import Demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, Delivery
 from tests.demo.conftest import BROWSER, Console
+from tests.shortcodes import console_table, used_by_app
 
 pytestmark = BROWSER
 
@@ -224,3 +225,33 @@ async def test_threads_open_beside_the_channel(console: Console, demo: Demo) -> 
     await client.chat_postMessage(channel=CALL_CENTER, thread_ts=parent["ts"], text="Started")
     await expect(thread).to_contain_text("2 replies")
     await expect(console.message_with("Approval needed")).to_contain_text("2 replies")
+
+
+async def test_every_shortcode_the_app_uses_is_drawn_as_its_emoji(
+    console: Console, demo: Demo
+) -> None:
+    table = console_table()
+    names = sorted(used_by_app())
+    await console.open()
+    rich = [
+        {"type": "emoji", "name": "rainbow-flag", "unicode": "1f3f3-fe0f-200d-1f308"},
+        {"type": "emoji", "name": "white_check_mark"},  # no code points: drawn by its name
+    ]
+    await bot_client(demo).chat_postMessage(
+        channel=CALL_CENTER,
+        text="Every emoji",
+        blocks=[
+            {"type": "header", "text": {**plain(":wave: Every emoji"), "emoji": True}},
+            {
+                "type": "section",
+                "text": {"type": "mrkdwn", "text": " ".join(f":{n}:" for n in names)},
+            },
+            {"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": rich}]},
+        ],
+    )
+    message = console.message_with("Every emoji")
+    await expect(message).to_contain_text(f"{table['wave']} Every emoji")
+    await expect(message.locator(".mrkdwn")).to_have_text(" ".join(table[n] for n in names))
+    await expect(message.locator(".rich-text")).to_have_text(
+        "\U0001f3f3\ufe0f\u200d\U0001f308" + table["white_check_mark"]
+    )

@@ -15,6 +15,18 @@ import pytest
 
 from emulators.pbx.testing import EmulatorServer
 
+SPEC_ACTIVE_CALL = {
+    "call_id",
+    "context",
+    "created_time",
+    "destination",
+    "direction",
+    "ip",
+    "source",
+    "state",
+}
+"""Spec 2.13 lists these fields of an Active call and no others."""
+
 
 class Api:
     """An httpx client holding a v3 token for one API key."""

@@ -4,7 +4,6 @@ bodies that parse as the client's wire models with every declared field present.
 from __future__ import annotations
 
 import io
-import time
 from typing import Any
 
 import httpx
@@ -12,7 +11,7 @@ from pydantic import BaseModel
 
 from callcenter import models as m
 from emulators.pbx.testing import EmulatorServer
-from tests.emulator.conftest import Api
+from tests.emulator.conftest import SPEC_ACTIVE_CALL, Api
 
 
 def full(model: type[BaseModel], body: dict[str, Any]) -> BaseModel:
@@ -231,6 +230,7 @@ def test_live_calls_and_transfer(pbx: EmulatorServer, api: Api) -> None:
     assert set(live) == {"data", "total"} and live["total"] == len(live["data"]) >= 1
     listed = next(c for c in live["data"] if c["call_id"] == call["call_id"])
     full(m.ActiveCall, listed)
+    assert set(listed) == SPEC_ACTIVE_CALL
     assert listed["state"] == "CS_EXECUTE" and listed["direction"] == "inbound"
     agent = api.data("/v3/user", limit=50)[3]
     moved = api.post(
@@ -242,7 +242,8 @@ def test_live_calls_and_transfer(pbx: EmulatorServer, api: Api) -> None:
         "ext": agent["extension"],
     }
     now = next(c for c in api.get("/v1/call").json()["data"] if c["call_id"] == call["call_id"])
-    assert now["destination"] == agent["extension"] and now["extension"] == agent["extension"]
+    assert set(now) == SPEC_ACTIVE_CALL
+    assert now["destination"] == agent["extension"] and now["source"] == listed["source"]
 
 
 def test_cdr_listing_paging_and_filters(api: Api) -> None:
@@ -359,11 +360,10 @@ def test_openapi_describes_every_endpoint_with_the_wire_models(pbx: EmulatorServ
     assert ref == "#/components/schemas/CampaignUpdate"
 
 
-def test_a_fresh_server_accepts_requests_within_a_second() -> None:
-    started = time.perf_counter()
+def test_a_fresh_server_accepts_requests_as_soon_as_it_is_started() -> None:
+    """Starting returns only once the server answers: the first request needs no retry."""
     with EmulatorServer(seed=7) as server:
-        ready = time.perf_counter() - started
         status = httpx.post(
             f"{server.base_url}/v3/auth/token", json={"api_key": server.api_key}
         ).status_code
-    assert status == 200 and ready < 1.0
+    assert status == 200

@@ -59,6 +59,8 @@ def test_stats_buckets_add_up_to_the_records(api: Api, window: tuple[str, str]) 
             ("local", direction["local"]),
             ("total_billsec", sum(r["billsec"] for r in records)),
             ("total_duration", sum(r["duration"] for r in records)),
+            ("total_waitsec", sum(r["duration"] - r["billsec"] for r in records)),
+            ("ivr", sum(r["app"] in {"autocall", "ivr"} for r in records)),
         ):
             assert sum(r[key] for r in rows) == expected, (interval, key)
     daily = api.get(

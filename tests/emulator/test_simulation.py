@@ -11,13 +11,22 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from emulators.pbx.testing import EmulatorServer
 from tests.emulator.conftest import Api, Receiver
 
 
-def live(api: Api, campaign_uuid: str | None = None) -> list[dict[str, Any]]:
+def live(api: Api) -> list[dict[str, Any]]:
+    """The live calls as the service shows them (spec 2.13: no campaign, no agent)."""
     calls: list[dict[str, Any]] = api.get("/v1/call").json()["data"]
-    return [c for c in calls if campaign_uuid is None or c["campaign_uuid"] == campaign_uuid]
+    return calls
+
+
+def dialing(pbx: EmulatorServer, campaign_uuid: str) -> list[dict[str, Any]]:
+    """A campaign's live calls, from the control surface (the service does not say
+    which campaign a live call belongs to)."""
+    return [c for c in pbx.live_calls("demo") if c["campaign_uuid"] == campaign_uuid]
 
 
 def records(api: Api, **params: Any) -> list[dict[str, Any]]:
@@ -58,7 +67,7 @@ def test_autocall_becomes_a_record_with_its_params_and_is_called_back(
             "param": params,
         },
     ).json()
-    assert [c["call_id"] for c in live(api, campaign["campaign_uuid"])].count(
+    assert [c["call_id"] for c in dialing(pbx, campaign["campaign_uuid"])].count(
         result["call_id"]
     ) == 1
     pbx.advance(600)
@@ -112,10 +121,12 @@ def test_manual_calls_move_only_when_told(pbx: EmulatorServer, api: Api) -> None
     pbx.freeze_clock()
     call = pbx.originate(direction="inbound", source="0977000111")
     pbx.advance(3600)
-    (ringing,) = [c for c in live(api) if c["call_id"] == call["call_id"]]
-    assert ringing["callstate"] == "RINGING"
+    (ringing,) = [c for c in pbx.live_calls() if c["call_id"] == call["call_id"]]
+    assert ringing["phase"] == "ringing" and ringing["destination"] == "19006868"
     answered = pbx.answer(call["call_id"])
-    assert answered["callstate"] == "ACTIVE" and answered["extension"]
+    assert answered["phase"] == "active" and answered["extension"]
+    (shown,) = [c for c in live(api) if c["call_id"] == call["call_id"]]
+    assert (shown["source"], shown["destination"]) == ("0977000111", answered["extension"])
     pbx.advance(95)
     ended = pbx.hangup(call["call_id"])["cdr"]
     assert (ended["status"], ended["billsec"], ended["extension"]) == (
@@ -141,11 +152,11 @@ def test_a_started_campaign_dials_up_to_its_concurrent_calls(pbx: EmulatorServer
     waiting = new_leads(pbx, campaign["default_list_uuid"])
     assert waiting >= 3
     set_campaign(api, campaign, status="start", concurrent_call=2)
-    dialing = live(api, campaign["campaign_uuid"])
-    assert len(dialing) == 2 and all(c["callstate"] == "RINGING" for c in dialing)
-    pbx.hangup(dialing[0]["call_id"], status="no-answered")
+    ringing = dialing(pbx, campaign["campaign_uuid"])
+    assert len(ringing) == 2 and all(c["phase"] == "ringing" for c in ringing)
+    pbx.hangup(ringing[0]["call_id"], status="no-answered")
     pbx.advance(0)
-    assert len(live(api, campaign["campaign_uuid"])) == 2
+    assert len(dialing(pbx, campaign["campaign_uuid"])) == 2
     assert new_leads(pbx, campaign["default_list_uuid"]) == waiting - 3
 
 
@@ -159,9 +170,9 @@ def test_timed_campaign_works_through_its_leads_never_above_the_limit(
         if c["status"] == "stop" and c["default_list_uuid"]
     )
     set_campaign(api, campaign, status="start", concurrent_call=2, recall_times=0)
-    assert len(live(api, campaign["campaign_uuid"])) == 2
+    assert len(dialing(pbx, campaign["campaign_uuid"])) == 2
     pbx.advance(4 * 3600)
-    assert live(api, campaign["campaign_uuid"]) == []
+    assert dialing(pbx, campaign["campaign_uuid"]) == []
     assert new_leads(pbx, campaign["default_list_uuid"]) == 0
     made = records(api, campaign_uuid=campaign["campaign_uuid"])
     fresh = [r for r in made if r["time_started"] >= made[-1]["time_started"] and r["lead_uuid"]]
@@ -183,12 +194,12 @@ def test_pause_halts_dialing_and_calls_in_progress_finish(pbx: EmulatorServer, a
     )
     waiting = new_leads(pbx, campaign["default_list_uuid"])
     body = set_campaign(api, campaign, status="start")
-    in_progress = live(api, campaign["campaign_uuid"])
+    in_progress = dialing(pbx, campaign["campaign_uuid"])
     assert len(in_progress) == campaign["concurrent_call"]
     set_campaign(api, body, status="pause")
     before = len(records(api, campaign_uuid=campaign["campaign_uuid"]))
     pbx.advance(3600)
-    assert live(api, campaign["campaign_uuid"]) == []
+    assert dialing(pbx, campaign["campaign_uuid"]) == []
     after = records(api, campaign_uuid=campaign["campaign_uuid"])
     assert len(after) == before + len(in_progress)
     assert new_leads(pbx, campaign["default_list_uuid"]) == waiting - len(in_progress)
@@ -201,7 +212,7 @@ def test_an_autodialer_connects_answered_customers_to_free_agents(
     pbx.freeze_clock()
     campaign = next(c for c in api.campaigns(type="autodialer") if c["status"] == "stop")
     set_campaign(api, campaign, status="start", concurrent_call=1)
-    (call,) = live(api, campaign["campaign_uuid"])
+    (call,) = dialing(pbx, campaign["campaign_uuid"])
     connected = pbx.answer(call["call_id"])
     members = {
         u["extension"]
@@ -210,6 +221,14 @@ def test_an_autodialer_connects_answered_customers_to_free_agents(
         & {g["group_uuid"] for g in campaign["groups"] or []}
     }
     assert connected["extension"] in members
+    # On the wire the agent shows as the calling side of the outbound call, the customer
+    # as the called side; the record keeps the caller id the customer saw.
+    (shown,) = [c for c in live(api) if c["call_id"] == call["call_id"]]
+    assert (shown["source"], shown["destination"]) == (connected["extension"], call["destination"])
+    assert call["source"] != connected["extension"]
+    record = pbx.hangup(call["call_id"])["cdr"]
+    assert (record["from_number"], record["to_number"]) == (call["source"], call["destination"])
+    assert record["extension"] == connected["extension"]
 
 
 def test_transfer_moves_the_live_call_and_its_record(pbx: EmulatorServer, api: Api) -> None:
@@ -218,8 +237,27 @@ def test_transfer_moves_the_live_call_and_its_record(pbx: EmulatorServer, api: A
     pbx.answer(call["call_id"])
     moved = api.post(f"/v1/call/{call['call_id']}/transfer", json={"ext": "1007", "legs": "aleg"})
     assert moved.json()["status"] == "success"
+    (shown,) = [c for c in live(api) if c["call_id"] == call["call_id"]]
+    assert (shown["source"], shown["destination"]) == ("0988111222", "1007")
     record = pbx.hangup(call["call_id"])["cdr"]
     assert record["extension"] == "1007" and record["from_number"] == "0988111222"
+
+
+def test_an_agent_is_never_on_two_live_calls(pbx: EmulatorServer, api: Api) -> None:
+    pbx.set_call_mode("manual")
+    first = pbx.originate(direction="inbound", source="0988111222", destination="1003")
+    assert first["extension"] == "1003" and first["destination"] == "1003"
+    other = pbx.originate(direction="inbound", source="0988333444")
+    busy = api.post(f"/v1/call/{other['call_id']}/transfer", json={"ext": "1003", "legs": "bleg"})
+    assert (busy.status_code, busy.json()) == (409, {"status": "fail", "error": "USER_BUSY"})
+    with pytest.raises(RuntimeError, match="extension 1003 is already on a live call"):
+        pbx.originate(direction="outbound", extension="1003")
+    answered = pbx.answer(other["call_id"])
+    assert answered["extension"] not in {"", "1003"}
+    # The call dialled straight to 1003 is answered by 1003, whoever else is free.
+    assert pbx.answer(first["call_id"])["extension"] == "1003"
+    shown = [p for c in live(api) for p in (c["source"], c["destination"])]
+    assert shown.count("1003") == 1 and shown.count(answered["extension"]) == 1
 
 
 def test_switching_to_immediate_finishes_every_live_call(pbx: EmulatorServer, api: Api) -> None:

@@ -381,7 +381,17 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.approvals.finish(
         team, pushed.id, ok=True, result={"call_id": "call-1", "channel": "C1", "ts": "1.5"}
     )
-    store.approvals.create(team, ActionKind.USER_UPDATE, {"password": "pw-in-approval"}, "U_OP")
+    user = store.approvals.create(team, ActionKind.USER_UPDATE, {"user_uuid": "u-1"}, "U_OP")
+    store.approval_secrets.keep_secret(team, user.id, {"password": "pw-in-approval"})
+    store.approval_secrets.remember_prompt(team, user.id, "https://hooks.slack.test/actions/1")
+    store.step_runs.link(
+        team,
+        user.id,
+        function_execution_id="Fx-copied",
+        callback_id="update_user",
+        token="xwfp-copied",
+        outputs={"user_id": "user_uuid"},
+    )
     store.installations.save(
         InstallationRecord(
             user_id="U_INSTALL", team_id=team, bot_token="xoxb-copied", user_token="xoxp-copied"
@@ -468,7 +478,13 @@ def test_db_copy_moves_every_row_and_secret_to_the_other_engine(
             assert bot is not None and bot.bot_token == "xoxb-copied"
             assert copied.callback_tokens.team_for(secrets["callback"]) == "T1"
             pending = copied.approvals.list("T1", states=[ApprovalState.PENDING])
-            assert [a.params for a in pending] == [{"password": "pw-in-approval"}]
+            assert [a.params for a in pending] == [{"user_uuid": "u-1"}]
+            [request] = pending
+            assert copied.approval_secrets.take_secret("T1", request.id) == {
+                "password": "pw-in-approval"
+            }
+            step = copied.step_runs.settle("T1", request.id)
+            assert step is not None and step.token == "xwfp-copied"
             [head] = copied.call_feed.heads()
             assert copied.call_feed.payload(head) == {"id": "cdr-1", "phone": "0912"}
             assert copied.call_feed.pushed_message("T1", "call-1") == PushedMessage("C1", "1.5")

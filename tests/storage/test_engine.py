@@ -239,18 +239,34 @@ def test_wiping_a_workspace_deletes_its_secrets_and_clears_them_from_the_files(
     store.installations.save(InstallationRecord(user_id="U1", team_id="T1", bot_token="xoxb-w"))
     store.callback_tokens.rotate("T1")
     store.workspaces.connect("T2", "http://127.0.0.1:9", "kept-api-key")
+    request_id = store.approvals.create("T1", ActionKind.USER_UPDATE, {"user_uuid": "u"}, "U1").id
+    store.approval_secrets.keep_secret("T1", request_id, {"password": "wiped-password"})
+    store.step_runs.link(
+        "T1",
+        request_id,
+        function_execution_id="Fx1",
+        callback_id="update_user",
+        token="xwfp-wiped",
+        outputs={},
+    )
     sealed = [
         value
         for (value,) in raw(store.db, "SELECT api_key_enc FROM workspaces WHERE team_id = 'T1'")
         + raw(store.db, "SELECT token_enc FROM service_tokens")
         + raw(store.db, "SELECT bot_token_enc FROM slack_installations")
         + raw(store.db, "SELECT token_enc FROM callback_tokens")
+        + raw(store.db, "SELECT secret_enc FROM approval_secrets")
+        + raw(store.db, "SELECT token_enc FROM step_runs")
     ]
-    assert len(sealed) == 4
+    assert len(sealed) == 6
 
     wiped = store.wipe_workspace_secrets("T1")
 
     assert (wiped.disconnected, wiped.installations, wiped.callback_token) == (True, 1, True)
+    assert wiped.held == 2
+    assert not store.approval_secrets.has_secret("T1", request_id)
+    step = store.step_runs.get("T1", request_id)
+    assert step is not None and step.token is None
     assert wiped.scrubbed
     assert store.workspaces.api_key("T1") is None
     assert store.workspaces.cached_token("T1") is None

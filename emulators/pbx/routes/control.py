@@ -22,6 +22,7 @@ from emulators.pbx.config import CALL_MODES
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.faults import ScriptedFault
 from emulators.pbx.paging import json_response
+from emulators.pbx.presence import on_calls
 from emulators.pbx.schema import CDR_INSERT
 from emulators.pbx.state import Domain, Emulator, emulator
 from emulators.pbx.timeutil import day_start, fmt_iso, fmt_service
@@ -256,14 +257,7 @@ async def list_live_calls(
 
 
 def _call_view(emu: Emulator, row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        **emu.sim.wire(row),
-        "domain": emu.domains[row["domain_uuid"]].name,
-        "phase": row["phase"],
-        "outcome": row["outcome"],
-        "due_at": row["due_at"],
-        "ended": False,
-    }
+    return {**emu.sim.control_view(row), "ended": False}
 
 
 @router.post("/calls")
@@ -282,6 +276,8 @@ async def originate(request: Request) -> Response:
             (domain.domain_uuid,),
         )
     ]
+    busy = on_calls(conn, domain.domain_uuid)
+    free = [a for a in agents if a not in busy]
     campaign: dict[str, Any] | None = None
     if body.campaign_uuid:
         row = conn.execute(
@@ -298,16 +294,23 @@ async def originate(request: Request) -> Response:
         destination = body.destination or hotline
         context, app, receive = "public", "callcenter", destination
     elif body.direction == "outbound":
-        source = body.source or body.extension or (agents[0] if agents else "")
+        source = body.source or body.extension or (free[0] if free else "")
         destination = body.destination or fd.phone_number(rng)
         context, app, receive = "default", "manual", ""
     else:
-        source = body.source or body.extension or (agents[0] if agents else "")
-        destination = body.destination or (agents[1] if len(agents) > 1 else source)
+        source = body.source or body.extension or (free[0] if free else "")
+        others = [a for a in free if a != source]
+        destination = body.destination or (others[0] if others else "")
         context, app, receive = "default", "local", ""
     if campaign is not None:
+        if body.direction == "local":
+            raise field_errors([{"campaign_uuid": "a local call belongs to no campaign"}])
         context, app = "campaign", str(campaign["type"])
+    # The agent's side of the call (presence.parties): an inbound call dialled straight
+    # to an extension rings that agent; an outbound or local call is placed by one.
     extension = body.extension
+    if body.direction == "inbound" and not extension:
+        extension = destination if destination in agents else ""
     if body.direction == "outbound" and not extension and not campaign:
         extension = source if source in agents else ""
     if body.direction == "local" and not extension:
@@ -333,10 +336,9 @@ async def originate(request: Request) -> Response:
     if live is None:
         return json_response(
             {
-                **emu.sim.wire(row_),
-                "domain": domain.name,
+                **emu.sim.control_view(row_),
                 "phase": "ended",
-                "outcome": row_["outcome"],
+                "due_at": None,
                 "ended": True,
                 "cdr": emu.sim.record(domain.domain_uuid, row_["call_id"]),
             }

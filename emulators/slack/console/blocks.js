@@ -11,7 +11,8 @@
 //   errors                         (modals) block_id -> error text from response_action
 // Everything is built with createElement/textContent: nothing the app sends is parsed as HTML.
 
-import { mrkdwn, plainText, textObject } from "./mrkdwn.js";
+import { emojiFor, mrkdwn, plainText, textObject } from "./mrkdwn.js";
+import { renderTable } from "./table.js";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -415,7 +416,11 @@ function richText(block, ctx) {
         const known = ctx.channels[item.channel_id] || {};
         piece = el("span", "mention channel", "#" + (known.name || item.channel_id));
       } else if (item.type === "emoji") {
-        piece = document.createTextNode(item.unicode ? String.fromCodePoint(parseInt(item.unicode, 16)) : `:${item.name}:`);
+        // Slack sends the name and, usually, the code points ("1f3f3-fe0f-200d-1f308").
+        const drawn = item.unicode
+          ? String.fromCodePoint(...String(item.unicode).split("-").map((hex) => parseInt(hex, 16)))
+          : emojiFor(item.name);
+        piece = document.createTextNode(drawn ?? `:${item.name}:`);
       } else piece = document.createTextNode("");
       const style = item.style || {};
       let wrapped = piece;
@@ -467,6 +472,7 @@ const RENDERERS = {
   actions,
   input,
   rich_text: richText,
+  table: (block, ctx) => renderTable(block, (cell) => richText(cell, ctx)),
 };
 
 export function renderBlocks(blocks, ctx) {

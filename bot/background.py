@@ -1,0 +1,48 @@
+"""The process's fire-and-forget tasks, owned by one object so shutdown can find them.
+
+A slash command is answered at once and run afterwards in a task (Slack's 3 seconds);
+asyncio keeps only a weak reference to a task, so something must hold it until it ends,
+and ``Runtime.close`` must be able to let the ones under way finish before the clients
+they use are closed.  Long-running workers (the scheduler, the call feed, the approval
+sweeper) are not kept here: each has its own ``start``/``stop``, called by whoever serves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CLOSE_GRACE = 5.0
+"""Seconds ``close`` lets tasks under way finish before cancelling them."""
+
+
+class BackgroundTasks:
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(
+        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[Any]:
+        """Run ``work`` in the current event loop, held here until it ends."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Let the tasks under way finish for up to ``grace`` seconds, then cancel the rest."""
+        if not self._tasks:
+            return
+        _, pending = await asyncio.wait(set(self._tasks), timeout=grace)
+        if pending:
+            log.warning("cancelling %d background task(s) still running at shutdown", len(pending))
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)

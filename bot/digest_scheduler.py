@@ -1,0 +1,378 @@
+"""The digest and alert scheduler: every minute, post the digests that fell due and
+check the alerts.
+
+APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
+(``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
+``run_due(now)`` and ``check_alerts(now)``.  Tests call those two directly with any
+``now``: the clock is a parameter, so a DST change or a restart is a value, not a wait.
+
+Which slot is due is decided from storage and the schedule alone, never from memory:
+
+* a digest's slot is the latest fire time of its ``CronTrigger`` (in the digest's time
+  zone) at or before ``now``; missed slots before it are coalesced into it;
+* it is due if it is later than the digest's last change (so a new or resumed digest does
+  not post a slot from before it existed), not older than ``misfire_grace``, and not yet
+  claimed;
+* it runs only after ``claim_slot`` succeeded, an atomic insert in SQLite, so a restarted
+  process, or a second scheduler started by mistake, never posts the same slot again.
+
+The table of digests is rebuilt from storage at start, on every tick (another process may
+have changed it) and at once when a command here adds, removes, pauses or resumes one.
+
+Fan-out: all due digests of all workspaces run concurrently, at most ``concurrency`` at a
+time, each within ``digest_timeout``.  A workspace whose service fails gets one notice
+(``DigestPoster.tell_failure``) and holds up nobody else.
+
+It needs the database, the poster and each team's time zone, nothing else; whoever serves
+calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in ``bot.cli_app``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from bot.digest_post import DigestPoster, workspace_failure
+from callcenter import errors
+from callcenter.models import AutodialerStats
+from commands.digests import alerts as alert_rules
+from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
+from commands.kernel.context import DigestPostError, NotConnectedError
+from storage import Alert, DigestSchedule, Storage
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CONCURRENCY = 50
+DEFAULT_MISFIRE_GRACE = timedelta(hours=6)
+"""A slot missed by up to this much (a restart, a long deploy) is still posted, once."""
+DEFAULT_DIGEST_TIMEOUT = 120.0
+TICK_JOB = "callops-tick"
+
+
+@dataclass
+class TickReport:
+    """What one ``run_due`` did; the benchmark and the tests read it."""
+
+    due: int = 0
+    posted: int = 0
+    failed: int = 0
+    taken: int = 0
+    """Slots another scheduler claimed first."""
+    peak_concurrency: int = 0
+    outcomes: dict[str, str] = field(default_factory=dict)
+    """Digest id -> ``posted``, ``failed: <why>`` or ``taken``."""
+
+
+@dataclass
+class AlertReport:
+    checked: int = 0
+    fired: int = 0
+    recovered: int = 0
+    failed_teams: int = 0
+
+
+class DigestScheduler:
+    def __init__(
+        self,
+        storage: Storage,
+        poster: DigestPoster,
+        zone_of: Callable[[str], ZoneInfo],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
+        digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._storage = storage
+        self.poster = poster
+        self._zone_of = zone_of
+        self._limit = asyncio.Semaphore(concurrency)
+        self._grace = misfire_grace
+        self._timeout = digest_timeout
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._table: dict[str, tuple[DigestSchedule, CronTrigger]] = {}
+        self._triggers: dict[tuple[str, str], CronTrigger] = {}
+        self._candidates: dict[tuple[str, str, str, float, str | None], datetime | None] = {}
+        self._aps: AsyncIOScheduler | None = None
+        self._undo_listener: Callable[[], None] | None = None
+        self._ticks: set[asyncio.Task[Any]] = set()
+        self._inflight = 0
+        self._peak = 0
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run in the current event loop: a tick now (to catch a slot missed while down),
+        then one at the start of every minute."""
+        self.reload()
+        self._undo_listener = self.poster.on_change(lambda _team: self.reload())
+        scheduler = AsyncIOScheduler(timezone=UTC)
+        scheduler.add_job(
+            self._tick,
+            CronTrigger(second=0, timezone=UTC),
+            id=TICK_JOB,
+            coalesce=True,
+            misfire_grace_time=50,
+            max_instances=1,
+            next_run_time=self._clock(),
+        )
+        scheduler.start()
+        self._aps = scheduler
+        log.info("scheduler started: %d digests", len(self._table))
+
+    async def stop(self) -> None:
+        if self._aps is not None:
+            self._aps.shutdown(wait=False)
+            self._aps = None
+        if self._undo_listener is not None:
+            self._undo_listener()
+            self._undo_listener = None
+        if self._ticks:
+            _, pending = await asyncio.wait(set(self._ticks), timeout=10)
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*pending, return_exceptions=True)
+
+    @property
+    def running(self) -> bool:
+        return self._aps is not None and bool(self._aps.running)
+
+    async def _tick(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            now = self._clock()
+            await self.run_due(now)
+            await self.check_alerts(now)
+        except Exception:
+            log.exception("scheduler tick failed")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    # --- the table of digests -----------------------------------------------------------
+
+    def reload(self) -> None:
+        """Rebuild the digest table from storage (every team, paused ones left out)."""
+        table: dict[str, tuple[DigestSchedule, CronTrigger]] = {}
+        for digest in self._storage.digests.active():
+            trigger = self._trigger(digest)
+            if trigger is not None:
+                table[digest.id] = (digest, trigger)
+        self._table = table
+        live = {
+            (d.id, d.schedule, d.timezone, d.updated_at, d.last_slot) for d, _ in table.values()
+        }
+        self._candidates = {k: v for k, v in self._candidates.items() if k in live}
+
+    def _trigger(self, digest: DigestSchedule) -> CronTrigger | None:
+        key = (digest.schedule, digest.timezone)
+        trigger = self._triggers.get(key)
+        if trigger is None:
+            try:
+                trigger = trigger_for(digest.schedule, ZoneInfo(digest.timezone))
+            except (ScheduleError, ValueError) as exc:
+                log.warning("digest %s has an unreadable schedule: %s", digest.id, exc)
+                return None
+            self._triggers[key] = trigger
+        return trigger
+
+    def _first_candidate(self, digest: DigestSchedule, trigger: CronTrigger) -> datetime | None:
+        """The earliest slot ``digest`` may still post: the first fire time after both its
+        last change and its last claimed slot.  Cached, so a tick where nothing is due costs
+        one comparison per digest, not a walk over fire times."""
+        key = (digest.id, digest.schedule, digest.timezone, digest.updated_at, digest.last_slot)
+        if key in self._candidates:
+            return self._candidates[key]
+        after = datetime.fromtimestamp(digest.updated_at, UTC)
+        if digest.last_slot is not None:
+            claimed = datetime.strptime(digest.last_slot, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+            after = max(after, claimed + timedelta(seconds=1))
+        zone = ZoneInfo(digest.timezone)
+        found: datetime | None = trigger.get_next_fire_time(None, after.astimezone(zone))
+        self._candidates[key] = found
+        return found
+
+    def due(self, now: datetime) -> list[tuple[DigestSchedule, datetime]]:
+        """The digests with a slot to post at ``now``, each with that slot."""
+        found: list[tuple[DigestSchedule, datetime]] = []
+        for digest, trigger in self._table.values():
+            candidate = self._first_candidate(digest, trigger)
+            if candidate is None or candidate > now:
+                continue
+            slot = latest_fire(trigger, now.astimezone(ZoneInfo(digest.timezone)))
+            if slot is None or slot.timestamp() < digest.updated_at:
+                continue
+            if now - slot > self._grace:
+                continue
+            if digest.last_slot is not None and digest.last_slot >= slot_key(slot):
+                continue
+            found.append((digest, slot))
+        return found
+
+    # --- digests ------------------------------------------------------------------------
+
+    async def run_due(self, now: datetime | None = None) -> TickReport:
+        """Post every digest due at ``now`` (default: the clock), concurrently and bounded."""
+        moment = now or self._clock()
+        self.reload()
+        due = self.due(moment)
+        report = TickReport(due=len(due))
+        self._peak = 0
+        results = await asyncio.gather(*(self._run_slot(d, slot) for d, slot in due))
+        for (digest, _), outcome in zip(due, results, strict=True):
+            report.outcomes[digest.id] = outcome
+            if outcome == "posted":
+                report.posted += 1
+            elif outcome == "taken":
+                report.taken += 1
+            else:
+                report.failed += 1
+        report.peak_concurrency = self._peak
+        return report
+
+    async def _run_slot(self, digest: DigestSchedule, slot: datetime) -> str:
+        async with self._limit:
+            self._inflight += 1
+            self._peak = max(self._peak, self._inflight)
+            try:
+                return await self._post_slot(digest, slot)
+            finally:
+                self._inflight -= 1
+
+    async def _post_slot(self, digest: DigestSchedule, slot: datetime) -> str:
+        storage = self._storage
+        key = slot_key(slot)
+        if not storage.digests.claim_slot(digest.team_id, digest.id, key):
+            return "taken"
+        try:
+            async with asyncio.timeout(self._timeout):
+                posted = await self.poster.post(digest, slot)
+        except Exception as exc:
+            return await self._slot_failed(digest, key, exc)
+        self.poster.tell_recovery(digest.team_id)
+        detail = posted.ts if posted.chart_uploaded else f"{posted.ts} (no chart)"
+        storage.digests.finish_slot(digest.team_id, digest.id, key, outcome="posted", detail=detail)
+        return "posted"
+
+    async def _slot_failed(self, digest: DigestSchedule, key: str, exc: BaseException) -> str:
+        storage = self._storage
+        if workspace_failure(exc):
+            why = type(exc).__name__
+            await self.poster.tell_failure(digest.team_id, digest.channel, exc)
+        elif isinstance(exc, DigestPostError):
+            why = str(exc)
+            log.warning("digest %s (team %s): %s", digest.id, digest.team_id, why)
+        elif isinstance(exc, TimeoutError):
+            why = f"took longer than {self._timeout:.0f}s"
+            log.warning("digest %s (team %s) timed out", digest.id, digest.team_id)
+        else:
+            why = type(exc).__name__
+            log.error("digest %s (team %s) failed", digest.id, digest.team_id, exc_info=exc)
+        storage.digests.finish_slot(digest.team_id, digest.id, key, outcome="failed", detail=why)
+        return f"failed: {why}"
+
+    # --- alerts -------------------------------------------------------------------------
+
+    async def check_alerts(self, now: datetime | None = None) -> AlertReport:
+        """Check every workspace's alerts against its autodialer statistics."""
+        moment = now or self._clock()
+        by_team: dict[str, list[Alert]] = defaultdict(list)
+        for alert in self._storage.alerts.all():
+            by_team[alert.team_id].append(alert)
+        report = AlertReport()
+        await asyncio.gather(
+            *(self._bounded(self._check_team(t, a, moment, report)) for t, a in by_team.items())
+        )
+        return report
+
+    async def _bounded(self, work: Awaitable[None]) -> None:
+        async with self._limit:
+            await work
+
+    async def _check_team(
+        self, team_id: str, alerts: Sequence[Alert], now: datetime, report: AlertReport
+    ) -> None:
+        stamp = now.timestamp()
+        awake = [a for a in alerts if not (a.snoozed_until and a.snoozed_until > stamp)]
+        if not awake:
+            return
+        windows = sorted({a.window_minutes for a in awake})
+        try:
+            cc = await self.poster.service(team_id)
+            fetched = await asyncio.gather(
+                *(_autodialer(cc.reports.iterate_autodialer(w)) for w in windows)
+            )
+        except (errors.CallCenterError, NotConnectedError) as exc:
+            report.failed_teams += 1
+            if workspace_failure(exc):
+                await self.poster.tell_failure(team_id, awake[0].channel, exc)
+            else:
+                log.warning("alerts of team %s: %s", team_id, exc)
+            return
+        self.poster.tell_recovery(team_id)
+        stats = dict(zip(windows, fetched, strict=True))
+        tz = self._zone_of(team_id)
+        for alert in awake:
+            for item in alert_rules.watched(alert, stats[alert.window_minutes]):
+                value = alert_rules.value_of(alert, item)
+                if value is None:
+                    continue
+                report.checked += 1
+                if alert_rules.is_crossed(alert, value):
+                    if await self._fire(alert, item, value, tz, now):
+                        report.fired += 1
+                elif await self._recover(alert, item, value):
+                    report.recovered += 1
+
+    async def _fire(
+        self, alert: Alert, item: AutodialerStats, value: float, tz: ZoneInfo, now: datetime
+    ) -> bool:
+        storage = self._storage
+        subject = item.campaign_uuid
+        if not storage.alerts.mark_fired(alert.team_id, alert.id, subject, value):
+            return False
+        message = alert_rules.fired_message(alert, item, value, tz, now)
+        try:
+            ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
+        except DigestPostError as exc:
+            # Not told is not fired: re-arm so the next minute tries again.
+            storage.alerts.recover(alert.team_id, alert.id, subject)
+            log.warning("alert %s (team %s): %s", alert.id, alert.team_id, exc)
+            return False
+        storage.alerts.attach_message(
+            alert.team_id, alert.id, subject, channel=alert.channel, ts=ts
+        )
+        return True
+
+    async def _recover(self, alert: Alert, item: AutodialerStats, value: float) -> bool:
+        fired = self._storage.alerts.recover(alert.team_id, alert.id, item.campaign_uuid)
+        if fired is None:
+            return False
+        message = alert_rules.recovered_message(alert, item, value)
+        try:
+            await self.poster.post_reply(
+                alert.team_id,
+                fired.channel or alert.channel,
+                message,
+                thread_ts=fired.message_ts,
+            )
+        except DigestPostError as exc:
+            log.warning("alert %s (team %s) recovery: %s", alert.id, alert.team_id, exc)
+        return True
+
+
+async def _autodialer(items: Any) -> list[AutodialerStats]:
+    return [s async for s in items]

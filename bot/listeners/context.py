@@ -1,0 +1,78 @@
+"""The one Bolt middleware that knows who is asking: it puts a ``ContextBuilder`` on
+Bolt's ``context`` for every request, read from what Bolt already extracted (team,
+enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
+
+Building the ``CommandContext`` asks Slack for the person's admin flag and the database
+for their role, so it is left to the listener, which does it after acknowledging:
+Slack's 3 seconds are never spent here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.runtime import Runtime
+from commands.kernel.context import CommandContext
+
+CONTEXT_KEY = "callops"
+
+
+@dataclass(frozen=True)
+class ContextBuilder:
+    rt: Runtime
+    client: AsyncWebClient
+    team_id: str
+    user_id: str
+    channel_id: str | None
+
+    async def build(self) -> CommandContext:
+        return await self.rt.context(
+            self.client, team_id=self.team_id, user_id=self.user_id, channel_id=self.channel_id
+        )
+
+
+def builder(context: AsyncBoltContext) -> ContextBuilder:
+    found = context.get(CONTEXT_KEY)
+    if not isinstance(found, ContextBuilder):
+        raise RuntimeError("the callops context middleware did not run for this request")
+    return found
+
+
+def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
+    """The channel to answer in: Bolt's, else the clicked message's container's, else
+    (a modal) the one its opener recorded in ``private_metadata``."""
+    if context.channel_id:
+        return context.channel_id
+    container = body.get("container") or {}
+    if container.get("channel_id"):
+        return str(container["channel_id"])
+    view = body.get("view")
+    if isinstance(view, dict):
+        try:
+            meta = json.loads(view.get("private_metadata") or "{}")
+        except json.JSONDecodeError:
+            return None
+        if isinstance(meta, dict) and meta.get("channel"):
+            return str(meta["channel"])
+    return None
+
+
+def install(app: AsyncApp, rt: Runtime) -> None:
+    @app.middleware
+    async def callops_context(
+        body: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
+        next: Callable[[], Awaitable[None]],
+    ) -> None:
+        team = context.team_id
+        user = context.user_id
+        if team and user:
+            context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, _channel(body, context))
+        await next()

@@ -1,0 +1,142 @@
+"""The ``Messenger`` of ``commands``: Slack messages sent with the Web API, and the
+rewrite of an ephemeral prompt through the ``response_url`` Slack gave with its click.
+
+Slack refusing a message (the bot is not in the channel, the message is gone, the
+trigger id expired) is logged and reported as ``None``/``False``: the action that wanted
+to say something has already happened, and must not be undone or retried for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.views import View
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from commands.kernel.context import Posted, StepExecution
+from commands.kernel.reply import Reply
+
+log = logging.getLogger(__name__)
+
+
+class WebApiMessenger:
+    def __init__(self, client: AsyncWebClient) -> None:
+        self._client = client
+
+    async def post(
+        self, channel: str, reply: Reply, *, thread_ts: str | None = None
+    ) -> Posted | None:
+        payload = reply.payload()
+        try:
+            response = await self._client.chat_postMessage(
+                channel=channel,
+                text=payload["text"],
+                blocks=payload["blocks"],
+                thread_ts=thread_ts,
+                unfurl_links=False,
+            )
+        except SlackApiError as exc:
+            log.info("post to %s: %s", channel, exc.response.get("error"))
+            return None
+        return Posted(channel=str(response["channel"]), ts=str(response["ts"]))
+
+    async def update(self, channel: str, ts: str, reply: Reply) -> bool:
+        payload = reply.payload()
+        try:
+            await self._client.chat_update(
+                channel=channel, ts=ts, text=payload["text"], blocks=payload["blocks"]
+            )
+        except SlackApiError as exc:
+            log.info("update of %s in %s: %s", ts, channel, exc.response.get("error"))
+            return False
+        return True
+
+    async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
+        payload = reply.payload()
+        if channel:
+            try:
+                await self._client.chat_postEphemeral(
+                    channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
+                )
+                return
+            except SlackApiError as exc:
+                log.info("ephemeral to %s in %s: %s", user, channel, exc.response.get("error"))
+        try:
+            await self._client.chat_postMessage(
+                channel=user, text=payload["text"], blocks=payload["blocks"]
+            )
+        except SlackApiError as exc:
+            log.warning("could not tell %s: %s", user, exc.response.get("error"))
+
+    async def rewrite(self, response_url: str, reply: Reply) -> bool:
+        payload = reply.payload()
+        payload["replace_original"] = True
+        webhook = AsyncWebhookClient(
+            response_url, timeout=10, ssl=self._client.ssl, proxy=self._client.proxy
+        )
+        try:
+            response = await webhook.send_dict(payload)
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            log.info("response_url rewrite failed: %s", type(exc).__name__)
+            return False
+        if response.status_code != 200:
+            log.info("response_url rewrite refused: %s", response.status_code)
+            return False
+        return True
+
+    async def open_view(self, trigger_id: str, view: View) -> str | None:
+        try:
+            response = await self._client.views_open(trigger_id=trigger_id, view=view)
+        except SlackApiError as exc:
+            log.info("views.open: %s", exc.response.get("error"))
+            return None
+        opened = response.get("view")
+        return str(opened["id"]) if isinstance(opened, dict) and opened.get("id") else ""
+
+    async def update_view(self, view_id: str, view: View) -> bool:
+        try:
+            await self._client.views_update(view_id=view_id, view=view)
+        except SlackApiError as exc:
+            log.info("views.update of %s: %s", view_id, exc.response.get("error"))
+            return False
+        return True
+
+    async def complete_step(
+        self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
+    ) -> bool:
+        """With the run's own token (Slack issues one per run and wants that one), on a
+        client like the bot's (same Web API address, same 429 retries)."""
+        client = AsyncWebClient(
+            token=execution.token,
+            base_url=self._client.base_url,
+            retry_handlers=self._client.retry_handlers,
+        )
+        try:
+            if error is None:
+                await client.functions_completeSuccess(
+                    function_execution_id=execution.function_execution_id, outputs=outputs or {}
+                )
+            else:
+                await client.functions_completeError(
+                    function_execution_id=execution.function_execution_id, error=error
+                )
+        except SlackApiError as exc:
+            log.warning(
+                "completing step run %s: %s",
+                execution.function_execution_id,
+                exc.response.get("error"),
+            )
+            return False
+        return True
+
+    async def publish_home(self, user: str, view: View) -> bool:
+        try:
+            await self._client.views_publish(user_id=user, view=view)
+        except SlackApiError as exc:
+            log.warning("views.publish failed for %s: %s", user, exc.response.get("error"))
+            return False
+        return True

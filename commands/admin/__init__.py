@@ -1,0 +1,1 @@
+"""Administration: connecting the workspace, the approval policy and roles."""

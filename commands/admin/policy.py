@@ -1,0 +1,290 @@
+"""``policy`` and ``role``: who must approve what, and who may ask (admins only).
+
+The policy is shown per kind of action (mode, approvers, self-approval, expiry, the
+least role that may ask) with the approvals channel, and changed one kind at a time:
+
+    policy set campaign.start mode=approval approvers=admins self=no expiry=30m
+    policy set transfer mode=confirm
+    policy channel #approvals        (or ``policy channel none``: the requesting channel)
+
+A change applies to requests made after it: a pending request keeps the approvers it was
+made with (storage snapshots them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from commands.approvals import actions
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_duration, span_words
+from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
+from commands.kernel.reply import Reply, error, notice
+from commands.kernel.text import code, escape, mention, truncate
+from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
+from storage.errors import InvalidValueError
+
+MODE_WORDS = {
+    Mode.APPROVAL: "approval",
+    Mode.CONFIRM: "confirm by the requester",
+    Mode.NONE: "runs at once",
+}
+SET_USAGE = (
+    "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
+    "expiry=30m requester=operator|admin"
+)
+
+
+def _storage(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise UsageError("The app's database is not available here.")
+    return ctx.storage
+
+
+def parse_kind(text: str) -> ActionKind:
+    """A kind by its name (``campaign.start``) or the part after the dot (``start``)."""
+    wanted = text.strip().lower().replace("-", "_")
+    for kind in ActionKind:
+        if wanted == kind.value:
+            return kind
+    matches = [k for k in ActionKind if k.value.split(".", 1)[1] == wanted]
+    if len(matches) == 1:
+        return matches[0]
+    raise UsageError(
+        f"'{text}' is not a kind of action; use one of "
+        + ", ".join(k.value for k in ActionKind)
+        + ".",
+        SET_USAGE,
+    )
+
+
+def _title(kind: ActionKind) -> str:
+    try:
+        return actions.spec_for(kind).title
+    except LookupError:
+        return kind.value
+
+
+def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
+    parts = [MODE_WORDS[policy.mode]]
+    if policy.mode is Mode.APPROVAL:
+        who = (
+            "any admin"
+            if policy.approvers == ADMINS
+            else " or ".join(mention(u) for u in policy.approvers)
+        )
+        parts.append(f"by {who}")
+        parts.append(
+            "self-approval allowed" if policy.allow_self_approval else "not by the requester"
+        )
+    if policy.mode is not Mode.NONE:
+        parts.append(f"expires after {span_words(policy.expiry_seconds)}")
+    parts.append(f"{policy.min_role.value}s and up may ask")
+    return f"*{escape(_title(kind))}* {code(kind.value)}\n" + " · ".join(parts)
+
+
+def policy_reply(storage: Storage, team_id: str) -> Reply:
+    workspace = storage.workspaces.get(team_id)
+    channel = workspace.approvals_channel if workspace else None
+    where = f"<#{channel}>" if channel else "the channel where the request is made"
+    blocks: list[Block] = [
+        HeaderBlock(text="Approval policy"),
+        SectionBlock(text=MarkdownTextObject(text=f"Approval cards are posted in {where}.")),
+    ]
+    for kind, policy in storage.policies.all(team_id).items():
+        blocks.append(
+            SectionBlock(text=MarkdownTextObject(text=truncate(policy_line(kind, policy), 3000)))
+        )
+    blocks.append(
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text=f"Change one kind: `/callops {escape(SET_USAGE)}`. "
+                    "Change where cards go: `/callops policy channel #channel`."
+                )
+            ]
+        )
+    )
+    return Reply(text="Approval policy", blocks=blocks)
+
+
+async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
+    if args:
+        raise UsageError(
+            "To change the policy use `policy set` or `policy channel`.", usage_of("policy")
+        )
+    return policy_reply(_storage(ctx), ctx.team_id)
+
+
+def _approvers(text: str) -> tuple[str, ...] | str:
+    if text.strip().lower() in ("admins", "admin"):
+        return ADMINS
+    ids: list[str] = []
+    for token in (t for t in text.split(",") if t.strip()):
+        ref = parse_user(token.strip())
+        if ref is None or ref.id is None:
+            raise UsageError(
+                f"'{token}' is not a person I can recognise: mention them (type @ and pick "
+                "the name) so Slack sends their id.",
+                SET_USAGE,
+            )
+        ids.append(ref.id)
+    if not ids:
+        raise UsageError("Name at least one approver, or write approvers=admins.", SET_USAGE)
+    return tuple(dict.fromkeys(ids))
+
+
+def _yes_no(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("yes", "true", "on", "y"):
+        return True
+    if value in ("no", "false", "off", "n"):
+        return False
+    raise UsageError(f"'{text}' is not yes or no.", SET_USAGE)
+
+
+async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
+    positional, options = split_options(args)
+    if len(positional) != 1 or not options:
+        raise UsageError("Give one kind of action and what to change.", SET_USAGE)
+    kind = parse_kind(positional[0])
+    storage = _storage(ctx)
+    policy = storage.policies.get(ctx.team_id, kind)
+    changes: dict[str, object] = {}
+    for key, value in options.items():
+        if key == "mode":
+            try:
+                changes["mode"] = Mode(value.strip().lower())
+            except ValueError:
+                raise UsageError(
+                    f"'{value}' is not a mode: approval, confirm or none.", SET_USAGE
+                ) from None
+        elif key == "approvers":
+            changes["approvers"] = _approvers(value)
+        elif key == "self":
+            changes["allow_self_approval"] = _yes_no(value)
+        elif key == "expiry":
+            changes["expiry_seconds"] = parse_duration(value, name="expiry=", usage=SET_USAGE)
+        elif key == "requester":
+            try:
+                role = Role.parse(value)
+            except InvalidValueError as exc:
+                raise UsageError(str(exc), SET_USAGE) from None
+            if role is Role.VIEWER:
+                raise UsageError("Viewers never ask for actions; use operator or admin.", SET_USAGE)
+            changes["min_role"] = role
+        else:
+            raise UsageError(
+                f"Unknown setting '{key}': use mode, approvers, self, expiry or requester.",
+                SET_USAGE,
+            )
+    try:
+        updated = replace(policy, **changes)  # type: ignore[arg-type]
+    except InvalidValueError as exc:
+        raise UsageError(str(exc), SET_USAGE) from None
+    storage.policies.set(ctx.team_id, kind, updated, updated_by=ctx.user_id)
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "policy.set",
+        {
+            "kind": kind.value,
+            "mode": updated.mode.value,
+            "approvers": updated.approvers
+            if updated.approvers == ADMINS
+            else list(updated.approvers),
+            "allow_self_approval": updated.allow_self_approval,
+            "expiry_seconds": updated.expiry_seconds,
+            "min_role": updated.min_role.value,
+        },
+    )
+    return notice(
+        "Policy changed; requests made from now on follow it.\n" + policy_line(kind, updated),
+        emoji=":white_check_mark:",
+    )
+
+
+async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
+    usage = usage_of("policy channel")
+    if len(args) != 1:
+        raise UsageError("Name one channel, or none.", usage)
+    storage = _storage(ctx)
+    if args[0].lower() == "none":
+        storage.workspaces.ensure(ctx.team_id)
+        storage.workspaces.set_channels(ctx.team_id, approvals=None)
+        storage.audit.append(ctx.team_id, ctx.user_id, "policy.channel", {"channel": None})
+        return notice("Approval cards will be posted where each request is made.")
+    ref = parse_channel(args[0])
+    if ref is None:
+        raise UsageError(f"'{args[0]}' is not a channel: write #channel.", usage)
+    found = await ctx.slack.channel(ref.id or ref.name or "") if ctx.slack else None
+    channel_id = found.id if found else ref.id
+    if channel_id is None:
+        return error(f"I cannot find the channel #{ref.name}.", usage)
+    if found is not None and not found.is_member:
+        return error(
+            f"I am not in #{found.name}, so I could not post cards there. Invite me first "
+            "(/invite @callops), then run this again."
+        )
+    storage.workspaces.ensure(ctx.team_id)
+    storage.workspaces.set_channels(ctx.team_id, approvals=channel_id)
+    storage.audit.append(ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id})
+    return notice(f"Approval cards will be posted in <#{channel_id}>.", emoji=":white_check_mark:")
+
+
+async def role(ctx: CommandContext, args: list[str]) -> Reply:
+    usage = usage_of("role")
+    storage = _storage(ctx)
+    if not args:
+        stored = storage.roles.list_roles(ctx.team_id)
+        lines = [f"{mention(user)}: {role.value}" for user, role in stored.items()]
+        body = "\n".join(lines) if lines else "Nobody has been given a role yet."
+        return notice(
+            f"*Roles given in callops*\n{body}\nSlack workspace admins are always admins; "
+            "everyone else is a viewer until given a role.",
+            emoji=":busts_in_silhouette:",
+        )
+    if len(args) != 2:
+        raise UsageError("Name one person and one role.", usage)
+    ref = parse_user(args[0])
+    if ref is None or ref.id is None:
+        raise UsageError(
+            f"'{args[0]}' is not a person I can recognise: mention them (type @ and pick the "
+            "name) so Slack sends their id.",
+            usage,
+        )
+    try:
+        new_role = Role.parse(args[1])
+    except InvalidValueError:
+        raise UsageError(f"'{args[1]}' is not a role: admin, operator or viewer.", usage) from None
+    storage.roles.set_role(ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "role.set",
+        {"user": ref.id, "role": new_role.value},
+        outcome=Outcome.OK,
+    )
+    note = (
+        " (Slack workspace admins stay admins whatever is set here.)"
+        if new_role is not Role.ADMIN
+        else ""
+    )
+    return notice(f"{mention(ref.id)} is now {new_role.value}.{note}", emoji=":white_check_mark:")
+
+
+HANDLERS = {
+    "policy": show_policy,
+    "policy set": set_policy,
+    "policy channel": policy_channel,
+    "role": role,
+}

@@ -1,0 +1,156 @@
+"""The actions that change the phone system, one entry per ``ActionKind``.
+
+An approval stores only a kind and plain JSON parameters; after a restart, or in another
+process, this registry is what reads them back into the kind's typed parameters
+(``ActionParams``, a model defined next to each executor) and turns those into words for
+the card (``describe``) and into the one service call that was approved (``execute``).
+Each family module registers its kinds when imported; ``ACTION_MODULES`` lists them so
+the registry is complete whoever asks first.
+
+An executor re-checks what may have changed since the request (the campaign still exists,
+the call is still live) and raises ``ActionRefused`` before sending anything when it no
+longer makes sense.  It makes its effectful call once: the client never retries those,
+and nothing here does either.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from callcenter import CallCenter
+from commands.kernel.context import CommandContext
+from commands.kernel.proposal import ActionParams
+from commands.kernel.slack_files import SlackFiles
+from storage import ActionKind, Storage
+
+ACTION_MODULES = (
+    "commands.campaigns.control",
+    "commands.calls.transfer",
+    "commands.calls.autocall",
+    "commands.leads.insert",
+    "commands.leads.upload",
+    "commands.directory.groups",
+    "commands.directory.users",
+    "commands.notifications.notify",
+)
+"""Modules whose import registers their kinds (another family may append its own)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionResult:
+    """What one execution did, for the card and the approval record."""
+
+    ok: bool
+    text: str
+    """One or two lines of escaped mrkdwn: what happened, in plain words."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """Plain JSON facts kept with the approval (``call_id``, ``lead_uuid``...)."""
+    announce: str | None = None
+    """Escaped mrkdwn to post in the approvals channel as well (the emergency brake)."""
+
+
+class ActionRefused(Exception):
+    """Re-validation at execution failed; nothing was sent.  ``message`` is plain text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass
+class ExecutionEnv:
+    """What an executor may use: the workspace's service client, Slack's files (to
+    download again a CSV that was approved by its checksum), and, for the actions that
+    change the app's own settings as well (a new callback URL), its database, the team
+    and the app's public address."""
+
+    cc: CallCenter
+    files: SlackFiles | None = None
+    storage: Storage | None = None
+    team_id: str = ""
+    public_url: str | None = None
+
+
+def execution_env(ctx: CommandContext) -> ExecutionEnv | None:
+    """What the executors of this request's workspace may use; None when the workspace is
+    not connected to the service."""
+    if ctx.cc is None:
+        return None
+    return ExecutionEnv(
+        cc=ctx.cc,
+        files=ctx.files,
+        storage=ctx.storage,
+        team_id=ctx.team_id,
+        public_url=ctx.public_url,
+    )
+
+
+P = TypeVar("P", bound=ActionParams)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionSpec(Generic[P]):
+    kind: ActionKind
+    title: str
+    """Card header: ``Start campaign``."""
+    confirm_label: str
+    """The requester's button: ``Start``, ``Transfer``, ``Upload leads``."""
+    params: type[P]
+    """The model of this kind's parameters."""
+    describe: Callable[[P], str]
+    """Escaped mrkdwn saying exactly what will happen, from the parameters."""
+    execute: Callable[[P, ExecutionEnv], Awaitable[ActionResult]]
+    unknown_outcome: str = "it may or may not have been done"
+    """Plain words for when the service's answer was lost after sending: the action may
+    or may not have happened (``describe_failure``'s ``effect``)."""
+
+    def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
+        """The stored JSON (and, for the execution, the request's secret fields) as this
+        kind's parameters (``pydantic.ValidationError`` if they do not fit)."""
+        return self.params.model_validate({**stored, **(secret or {})})
+
+
+_REGISTRY: dict[ActionKind, ActionSpec[Any]] = {}
+
+
+def register(spec: ActionSpec[P]) -> ActionSpec[P]:
+    _REGISTRY[ActionKind(spec.kind)] = spec
+    return spec
+
+
+def load_all() -> None:
+    """Import every action module (which registers its kinds and forms)."""
+    for name in ACTION_MODULES:
+        importlib.import_module(name)
+
+
+def spec_for(kind: ActionKind | str) -> ActionSpec[Any]:
+    wanted = ActionKind(kind)
+    if wanted not in _REGISTRY:
+        load_all()
+    try:
+        return _REGISTRY[wanted]
+    except KeyError:
+        raise LookupError(f"no action is registered for {wanted.value}") from None
+
+
+def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
+    """What the stored ``params`` of ``kind`` will do, in words for the card."""
+    spec = spec_for(kind)
+    return spec.describe(spec.read(params))
+
+
+async def execute(
+    kind: ActionKind | str,
+    params: Mapping[str, Any],
+    env: ExecutionEnv,
+    *,
+    secret: Mapping[str, Any] | None = None,
+) -> ActionResult:
+    """Perform one approved action; returns what to show.  ``secret``: the fields held
+    apart from the stored parameters (``ActionParams.SECRET_FIELDS``)."""
+    spec = spec_for(kind)
+    return await spec.execute(spec.read(params, secret), env)

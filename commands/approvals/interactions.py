@@ -1,0 +1,248 @@
+"""The approval buttons and forms: the requester's Confirm / Cancel, the card's Approve /
+Deny (with a reason, asked in a modal), and every form that ends in a request.
+
+Each handler moves the stored approval with one compare-and-set: whichever click,
+process or restart comes second is told who was first, and the action runs once.  A
+click on a card that is overdue expires it there and then.
+"""
+
+from __future__ import annotations
+
+import json
+
+from commands.approvals.cards import concluded, deny_modal, hash_from_block
+from commands.approvals.flow import ApprovalFlow
+from commands.approvals.workflow import (
+    APPROVE_ACTION,
+    CANCEL_ACTION,
+    CONFIRM_ACTION,
+    DENY_ACTION,
+    DENY_CALLBACK,
+    REASON_BLOCK,
+    RequestRefused,
+    cancel,
+    decide,
+    late_message,
+    needs_second_person,
+    open_request,
+)
+from commands.kernel.context import CommandContext
+from commands.kernel.forms import FORMS, Form
+from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.reply import (
+    DeleteOriginal,
+    Nothing,
+    OpenModal,
+    Outcome,
+    Reply,
+    error,
+    notice,
+)
+from commands.kernel.text import mention, truncate
+from storage import ApprovalState, Role
+from storage import Outcome as AuditOutcome
+from storage.policy import may_decide
+
+
+def _replacing(reply: Reply) -> Reply:
+    """Rewrite the requester's own (ephemeral) prompt in place."""
+    reply.replace_original = True
+    reply.ephemeral = True
+    return reply
+
+
+def _flow(ctx: CommandContext) -> ApprovalFlow:
+    return ApprovalFlow(ctx)
+
+
+async def confirm(ctx: CommandContext, click: Click) -> Outcome:
+    flow = _flow(ctx)
+    approval = flow.storage.approvals.get(ctx.team_id, click.value)
+    if approval is None:
+        return _replacing(notice("This request no longer exists."))
+    if ctx.user_id != approval.requester:
+        return notice(f"Only {mention(approval.requester)} can confirm their request.")
+    if needs_second_person(approval) and click.response_url:
+        # Kept before the card goes out, so whoever settles the request, however soon,
+        # can take the Withdraw button off this prompt.
+        flow.storage.approval_secrets.remember_prompt(ctx.team_id, approval.id, click.response_url)
+    progress = await flow.confirmed(approval, params_hash=hash_from_block(click.block_id))
+    if progress.late:
+        return progress.reply
+    if progress.card_posted and not needs_second_person(approval):
+        return DeleteOriginal()
+    if progress.card_posted:
+        current = flow.storage.approvals.require(ctx.team_id, approval.id)
+        if current.state.is_final:
+            # Decided while the card was being posted: say how it ended, not "asked"
+            # (this answer rewrites the prompt, so its kept address is not needed).
+            flow.storage.approval_secrets.forget(ctx.team_id, approval.id)
+            return _replacing(concluded(current, ctx.tz))
+    return _replacing(progress.reply)
+
+
+async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
+    flow = _flow(ctx)
+    try:
+        decision = cancel(flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role)
+    except LookupError:
+        return _replacing(notice("This request no longer exists."))
+    if not decision.moved:
+        if decision.approval.state is ApprovalState.PENDING:
+            return notice(decision.message or "Nothing changed.")
+        # The request was settled meanwhile: the prompt is replaced by how it ended, so
+        # no stale Withdraw stays behind.
+        lead = f":information_source: Nothing to withdraw: {decision.message or ''}".rstrip()
+        return concluded(decision.approval, ctx.tz, lead=lead)
+    await flow.update_card(decision.approval)
+    flow.storage.approval_secrets.forget(ctx.team_id, click.value)
+    await flow.settled(decision.approval)
+    return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
+
+
+async def approve(ctx: CommandContext, click: Click) -> Outcome:
+    flow = _flow(ctx)
+    try:
+        decision = decide(
+            flow.storage,
+            ctx.team_id,
+            click.value,
+            user=ctx.user_id,
+            role=ctx.role,
+            approve=True,
+            params_hash=hash_from_block(click.block_id),
+        )
+    except LookupError:
+        await flow.tell(notice("This request no longer exists."))
+        return Nothing()
+    if not decision.moved:
+        await flow.tell(notice(decision.message or "Nothing changed.", emoji=":no_entry_sign:"))
+        if decision.approval.state.is_final:
+            await flow.update_card(decision.approval)
+        if decision.expired_now:
+            await flow.settled(decision.approval)
+        return Nothing()
+    await flow.update_card(decision.approval)
+    await flow.run(decision.approval)
+    return Nothing()
+
+
+async def deny(ctx: CommandContext, click: Click) -> Outcome:
+    """Deny asks for a reason first (a modal); the decision is taken when it is sent."""
+    flow = _flow(ctx)
+    approval = flow.storage.approvals.get(ctx.team_id, click.value)
+    if approval is None:
+        await flow.tell(notice("This request no longer exists."))
+        return Nothing()
+    if approval.state is ApprovalState.PENDING and flow.storage.clock() >= approval.expires_at:
+        await flow.sweep()
+        approval = flow.storage.approvals.require(ctx.team_id, approval.id)
+    if approval.state is not ApprovalState.PENDING:
+        await flow.tell(notice(late_message(approval)))
+        await flow.update_card(approval)
+        return Nothing()
+    if ctx.user_id == approval.requester and not approval.allow_self_approval:
+        refusal: str | None = "You asked for this: withdraw it from your own message instead."
+    else:
+        refusal = may_decide(
+            approval.approvers,
+            ctx.user_id,
+            ctx.role,
+            approval.requester,
+            allow_self_approval=approval.allow_self_approval,
+        )
+    if refusal:
+        flow.storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            approval.kind.value,
+            approval.params,
+            outcome=AuditOutcome.REFUSED,
+            detail=f"{approval.id}: deny: {refusal}",
+        )
+        await flow.tell(notice(refusal[:1].upper() + refusal[1:], emoji=":no_entry_sign:"))
+        return Nothing()
+    private = json.dumps(
+        {"id": approval.id, "hash": hash_from_block(click.block_id), "channel": ctx.channel_id}
+    )
+    return OpenModal(deny_modal(approval, private))
+
+
+async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
+    if not str(submission.values.get(REASON_BLOCK) or "").strip():
+        return {REASON_BLOCK: "Say why, for the requester."}
+    return None
+
+
+async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome:
+    flow = _flow(ctx)
+    data = submission.metadata
+    try:
+        decision = decide(
+            flow.storage,
+            ctx.team_id,
+            str(data.get("id", "")),
+            user=ctx.user_id,
+            role=ctx.role,
+            approve=False,
+            params_hash=str(data.get("hash", "")),
+            reason=str(submission.values.get(REASON_BLOCK) or "").strip(),
+        )
+    except LookupError:
+        return error("This request is gone.")
+    if not decision.moved:
+        if decision.approval.state.is_final:
+            await flow.update_card(decision.approval)
+        if decision.expired_now:
+            await flow.settled(decision.approval)
+        return notice(truncate(decision.message or "Nothing changed.", 300), emoji=":warning:")
+    await flow.update_card(decision.approval)
+    await flow.settled(decision.approval)
+    return Nothing()
+
+
+def _form_handler(form: Form) -> OnSubmit:
+    async def validate(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
+        return form.check(submission.values, submission.metadata) or None
+
+    async def submitted(ctx: CommandContext, submission: Submission) -> Outcome:
+        """Submitting a form that ends in an action is the requester's confirm."""
+        outcome = await form.build(ctx, submission.values, submission.metadata)
+        if isinstance(outcome, Reply):
+            return outcome
+        flow = _flow(ctx)
+        try:
+            approval, _ = open_request(
+                flow.storage,
+                team_id=ctx.team_id,
+                user_id=ctx.user_id,
+                role=ctx.role,
+                channel_id=ctx.channel_id,
+                proposal=outcome,
+            )
+        except RequestRefused as exc:
+            return error(exc.message)
+        progress = await flow.confirmed(approval, params_hash=approval.params_hash)
+        if needs_second_person(approval) or not progress.card_posted:
+            return progress.reply
+        return Nothing()
+
+    return OnSubmit(form.callback_id, submitted, role=Role(form.role), validate=validate)
+
+
+def form_interactions() -> Interactions:
+    """A submission route for every registered form (call once every family is loaded)."""
+    return Interactions(submissions=tuple(_form_handler(form) for form in FORMS.values()))
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(CONFIRM_ACTION, confirm, role=Role.VIEWER),
+        OnClick(CANCEL_ACTION, withdraw, role=Role.VIEWER),
+        OnClick(APPROVE_ACTION, approve, role=Role.VIEWER),
+        OnClick(DENY_ACTION, deny, role=Role.VIEWER),
+    ),
+    submissions=(OnSubmit(DENY_CALLBACK, deny_submitted, role=Role.VIEWER, validate=_deny_reason),),
+)
+"""Approvers need no fixed role here: the policy says who may decide each request, and
+``decide``/``may_decide`` check it (with an audited refusal)."""

@@ -1,0 +1,321 @@
+"""Asking, deciding and running: the approval flow every action goes through.
+
+Every action request becomes an approval record (``storage.approvals``), also when the
+policy asks only for the requester's confirm: the record's compare-and-set transitions
+are what make a double click, two approvers at once, or a click after a restart act
+once.  Buttons carry only the approval id; the card's actions block carries the hash of
+the parameters it showed, which ``decide`` checks against the stored ones.
+
+    request -> prompt (requester: Confirm / Ask for approval, Cancel)
+      confirm-only: Confirm = decide -> run
+      approval:     Ask     = card in the approvals channel -> Approve / Deny (reason)
+    run = claim_for_execution (once) -> executor (re-checks, one service call) -> finish
+    -> the card says who decided and what happened -> audit
+
+What people see of a request (the requester's prompt, the shared card, the deny form)
+is drawn by ``commands.approvals.cards``; the ids of its buttons are defined here, next
+to the steps they trigger.  Nothing here knows Slack's transport.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass
+from typing import Any
+
+from callcenter import errors
+from commands.approvals import actions
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
+from commands.kernel.failures import describe_failure
+from commands.kernel.proposal import Proposal
+from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
+from commands.kernel.text import escape, mention, truncate
+from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
+from storage.errors import (
+    ApprovalError,
+    ApprovalExpiredError,
+    ApprovalForbiddenError,
+    ApprovalParamsMismatchError,
+    NotFoundError,
+)
+
+log = logging.getLogger(__name__)
+
+CONFIRM_ACTION = "approval_confirm"
+CANCEL_ACTION = "approval_cancel"
+APPROVE_ACTION = "approval_approve"
+DENY_ACTION = "approval_deny"
+DENY_CALLBACK = "approval_deny_reason"
+REASON_BLOCK = "reason"
+
+
+class RequestRefused(Exception):
+    """The requester may not ask for this action (plain-text reason)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of a click: the approval as it is now, whether this click moved it,
+    and (when it did not) what to tell the person who clicked."""
+
+    approval: Approval
+    _: KW_ONLY
+    moved: bool
+    message: str | None = None
+    expired_now: bool = False
+    """This click found the request overdue and moved it to expired (say so once)."""
+
+
+# --- asking ---------------------------------------------------------------------------
+
+
+def needs_second_person(approval: Approval) -> bool:
+    """False for a confirm (the requester alone decides), True for a real approval."""
+    return not (approval.approvers == (approval.requester,) and approval.allow_self_approval)
+
+
+def open_request(
+    storage: Storage,
+    *,
+    team_id: str,
+    user_id: str,
+    role: Role,
+    channel_id: str | None,
+    proposal: Proposal,
+) -> tuple[Approval, Mode]:
+    """Record the request (audited) and return it with the mode the policy gives it."""
+    kind = ActionKind(proposal.kind)
+    expected = actions.spec_for(kind).params
+    if not issubclass(type(proposal.params), expected):
+        # A model of another kind would be stored, then fail only when someone approves.
+        raise TypeError(
+            f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
+        )
+    params = proposal.params.to_json()
+    policy = storage.policies.get(team_id, kind)
+    refusal: tuple[str, str] | None = None
+    if role is Role.VIEWER:
+        refusal = (
+            "viewer",
+            "Viewers can look but not act. An admin can make you an operator with "
+            "/callops role @you operator.",
+        )
+    elif not role.at_least(policy.min_role):
+        refusal = (
+            f"needs {policy.min_role.value}",
+            f"This workspace lets only {policy.min_role.value}s ask for "
+            f"{actions.spec_for(kind).title.lower()}.",
+        )
+    if refusal is not None:
+        detail, message = refusal
+        storage.audit.append(
+            team_id, user_id, kind.value, params, outcome=Outcome.REFUSED, detail=detail
+        )
+        raise RequestRefused(message)
+    approval = storage.approvals.create(
+        team_id, kind, params, user_id, policy=policy, channel=channel_id
+    )
+    secret = proposal.params.secret_json()
+    if secret:
+        storage.approval_secrets.keep_secret(team_id, approval.id, secret)
+    storage.audit.append(
+        team_id,
+        user_id,
+        kind.value,
+        params,
+        outcome=Outcome.REQUESTED,
+        detail=f"{policy.mode.value} {approval.id}",
+    )
+    return approval, policy.mode
+
+
+# --- deciding -------------------------------------------------------------------------
+
+
+def decide(
+    storage: Storage,
+    team_id: str,
+    approval_id: str,
+    *,
+    user: str,
+    role: Role,
+    approve: bool,
+    params_hash: str,
+    reason: str | None = None,
+) -> Decision:
+    """Approve or deny (a confirm is an approval by the requester); audited either way."""
+    try:
+        moved = storage.approvals.decide(
+            team_id,
+            approval_id,
+            decider=user,
+            decider_role=role,
+            approve=approve,
+            params_hash=params_hash,
+            reason=reason,
+        )
+    except NotFoundError:
+        raise
+    except ApprovalExpiredError as exc:
+        storage.approval_secrets.wipe(team_id, approval_id)
+        _audit(storage, exc.approval, user, Outcome.EXPIRED, "clicked after expiry")
+        return Decision(
+            exc.approval,
+            moved=False,
+            message="This request expired before anyone decided.",
+            expired_now=True,
+        )
+    except ApprovalForbiddenError as exc:
+        _audit(storage, exc.approval, user, Outcome.REFUSED, str(exc))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+    except ApprovalParamsMismatchError as exc:
+        _audit(storage, exc.approval, user, Outcome.REFUSED, "parameters differ from the card")
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+    except ApprovalError as exc:
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    if not approve:
+        storage.approval_secrets.wipe(team_id, approval_id)
+    outcome = Outcome.APPROVED if approve else Outcome.DENIED
+    _audit(storage, moved, user, outcome, reason)
+    return Decision(moved, moved=True)
+
+
+def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: Role) -> Decision:
+    try:
+        moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=role)
+    except ApprovalForbiddenError as exc:
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+    except ApprovalError as exc:
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    storage.approval_secrets.wipe(team_id, approval_id)
+    _audit(storage, moved, user, Outcome.CANCELLED, None)
+    return Decision(moved, moved=True)
+
+
+def expire_due(storage: Storage, team_id: str) -> list[Approval]:
+    """Move this team's overdue requests to expired (audited once each)."""
+    expired = storage.approvals.expire_due(team_id)
+    for approval in expired:
+        storage.approval_secrets.wipe(team_id, approval.id)
+        _audit(storage, approval, None, Outcome.EXPIRED, "nobody decided in time")
+    return expired
+
+
+def late_message(approval: Approval) -> str:
+    """Why a click came too late, naming who was first."""
+    who = mention(approval.decider)
+    state = approval.state
+    if state is ApprovalState.PENDING:
+        return "This request is still waiting for a decision."
+    if state is ApprovalState.DENIED:
+        return f"{who} already denied this request."
+    if state is ApprovalState.CANCELLED:
+        return f"{who} already cancelled this request."
+    if state is ApprovalState.EXPIRED:
+        return "This request expired before anyone decided."
+    verb = "confirmed" if not needs_second_person(approval) else "approved"
+    if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
+        return f"{who} already {verb} this request; it is running."
+    return f"{who} already {verb} this request; it ran once ({state.value})."
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."
+
+
+def _audit(
+    storage: Storage, approval: Approval, user: str | None, outcome: str, detail: str | None
+) -> None:
+    storage.audit.append(
+        approval.team_id,
+        user,
+        approval.kind.value,
+        approval.params,
+        outcome=outcome,
+        detail=f"{approval.id}: {detail}" if detail else approval.id,
+    )
+
+
+# --- running --------------------------------------------------------------------------
+
+
+async def run_approved(
+    storage: Storage, team_id: str, approval_id: str, env: ExecutionEnv | None
+) -> Approval:
+    """Claim the approved request (exactly one caller wins; the others get
+    ``ApprovalStateError``), run it, record and audit the outcome."""
+    claimed = storage.approvals.claim_for_execution(team_id, approval_id)
+    # Only the caller that claimed the run gets the secret, and it is gone from the
+    # database before the call is made: the call is never repeated.
+    secret = storage.approval_secrets.take_secret(team_id, approval_id)
+    result = await _perform(claimed, env, secret)
+    data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
+    if claimed.channel and claimed.message_ts:
+        data.setdefault("channel", claimed.channel)
+        data.setdefault("ts", claimed.message_ts)
+    if result.announce:
+        data["announce"] = result.announce
+    finished = storage.approvals.finish(team_id, approval_id, ok=result.ok, result=data)
+    storage.audit.append(
+        team_id,
+        claimed.decider or claimed.requester,
+        claimed.kind.value,
+        claimed.params,
+        outcome=Outcome.OK if result.ok else Outcome.FAILED,
+        detail=f"{claimed.id}: {truncate(result.text, 500)}",
+    )
+    return finished
+
+
+async def _perform(
+    approval: Approval, env: ExecutionEnv | None, secret: dict[str, Any]
+) -> ActionResult:
+    if env is None:
+        return ActionResult(
+            ok=False,
+            text="This workspace is not connected to the call-center service any more; "
+            "nothing was sent.",
+        )
+    try:
+        return await actions.execute(approval.kind, approval.params, env, secret=secret)
+    except ActionRefused as exc:
+        return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
+    except errors.CallCenterError as exc:
+        spec = actions.spec_for(approval.kind)
+        words = describe_failure(exc, effect=spec.unknown_outcome)
+        return ActionResult(ok=False, text=words.text)
+    except Exception:
+        ref = secrets.token_hex(4)
+        log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
+        return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")
+
+
+def step_outcome(approval: Approval, outputs: Mapping[str, str]) -> StepCompleted | StepFailed:
+    """How a settled request answers the workflow step that asked for it: the outputs
+    (``outputs`` maps each output to a key of the result's data), or why not, in the
+    words the card uses."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    title = actions.spec_for(approval.kind).title
+    state = approval.state
+    if state is ApprovalState.DONE:
+        return StepCompleted({name: result.get(key) for name, key in outputs.items()})
+    if state is ApprovalState.FAILED:
+        said = plain_words(Reply(text=str(result.get("text") or "it failed.")))
+        return StepFailed(f"{title} was approved but failed: {said}")
+    if state is ApprovalState.DENIED:
+        reason = f": {approval.reason}" if approval.reason else "."
+        return StepFailed(f"{title} was denied by {mention(approval.decider)}{reason}")
+    if state is ApprovalState.EXPIRED:
+        return StepFailed(
+            f"{title}: the approval request expired before anyone decided. Nothing was done."
+        )
+    if state is ApprovalState.CANCELLED:
+        return StepFailed(f"{title}: the request was withdrawn. Nothing was done.")
+    return StepFailed(f"{title}: the request is still {state.value}.")

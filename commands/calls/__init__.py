@@ -1,0 +1,3 @@
+"""Live calls and what acts on them: the live-call listing, transfer and the automated call
+(autocall).
+"""

@@ -1,0 +1,370 @@
+"""``autocall <campaign> <phone> [key=value ...]``: push one automated call.
+
+The values fill the ``{{placeholders}}`` of the campaign's text-to-speech template; a
+recorded (audio) template needs none.  With the number or a value missing, a form opens
+whose fields are exactly the template's placeholders, each with the service's reading
+rules as a hint (spec 4.5), so nobody has to remember how ``150000`` is spoken.  The
+number is checked with the service's pattern and against its blacklist before anything
+is asked for; a blocked number is refused outright.  A push into a paused or stopped
+campaign is accepted by the service, but it is rarely what was meant: the prompt and the
+approval card say so plainly, with how to start the campaign.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from pydantic import Field
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from callcenter import CallCenter, errors
+from callcenter.models import Campaign, Template
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.cards import propose
+from commands.campaigns.control import is_running
+from commands.directory.listings import placeholders
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form, register_form, text
+from commands.kernel.grammar import ANY_KEY, UsageError, split_options
+from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.matching import alternatives, suggest
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
+from commands.kernel.text import clip, code, truncate
+from storage import ActionKind
+
+AUTOCALL_CALLBACK = "autocall_form"
+PHONE_BLOCK = "phone"
+PARAM_BLOCK = "param:"
+"""Each placeholder's input is the block ``param:<name>``."""
+MAX_FIELDS = 40
+
+READING_RULES = (
+    "How values are spoken: plain digits are read as an amount (150000); digits separated "
+    "by spaces one by one (0 9 1 2); a value starting with # as a number (#15); dates as "
+    "dd/mm/yyyy or yyyy-mm-dd."
+)
+_HINTS = (
+    (("amount", "money", "price", "total", "fee", "balance"), "Read as an amount: 150000."),
+    (("otp", "code", "pin", "digit"), "Read digit by digit: write them apart, 4 8 1 5."),
+    (("date", "day", "due", "deadline"), "A date: dd/mm/yyyy or yyyy-mm-dd."),
+    (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
+    (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
+)
+
+
+def hint_for(name: str) -> str:
+    """The reading rule that most likely applies to a placeholder, by its name."""
+    lowered = name.lower()
+    for words, hint in _HINTS:
+        if any(word in lowered for word in words):
+            return f"{hint} {READING_RULES}"[:2000]
+    return READING_RULES
+
+
+async def template_of(cc: CallCenter, campaign: Campaign) -> Template | None:
+    if not campaign.template_uuid:
+        return None
+    async for template in cc.templates.iterate(page_size=100):
+        if template.template_uuid == campaign.template_uuid:
+            return template
+    return None
+
+
+def fields_of(template: Template | None) -> list[str]:
+    """The values a push must give: a TTS template's placeholders; none for audio."""
+    if template is None or template.voice_type != "tts":
+        return []
+    return placeholders(template)
+
+
+def missing_values(names: list[str], given: Mapping[str, str]) -> list[str]:
+    return [n for n in names if not str(given.get(n) or "").strip()]
+
+
+def autocall_modal(
+    campaign: Campaign,
+    template: Template | None,
+    names: list[str],
+    *,
+    phone: str,
+    given: Mapping[str, str],
+    channel: str | None,
+) -> View:
+    meta = {
+        "campaign_uuid": campaign.campaign_uuid,
+        "campaign_name": truncate(campaign.campaign_name, 150),
+        "template_name": truncate(template.template_name if template else "", 150),
+        "names": names[:MAX_FIELDS],
+        "channel": channel or "",
+    }
+    template_words = f" with template *{clip(template.template_name, 150)}*" if template else ""
+    blocks: list[Block] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=f"Push one automated call from *{clip(campaign.campaign_name, 150)}*"
+                f"{template_words}."
+            )
+        ),
+        InputBlock(
+            block_id=PHONE_BLOCK,
+            label="Customer's phone number",
+            element=PlainTextInputElement(
+                action_id=PHONE_BLOCK, initial_value=phone or None, placeholder="0912345678"
+            ),
+            hint="10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused.",
+        ),
+    ]
+    warning = not_running_warning(campaign.campaign_name, campaign.status)
+    if warning:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
+    missing = missing_values(names, given)
+    if names and missing and len(missing) < len(names):
+        named = ", ".join(code("{{" + n + "}}") for n in missing[:20])
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Still needed: {named}")]))
+    for name in names[:MAX_FIELDS]:
+        blocks.append(
+            InputBlock(
+                block_id=PARAM_BLOCK + name,
+                label=truncate("{{" + name + "}}", 2000),
+                element=PlainTextInputElement(
+                    action_id=PARAM_BLOCK + name, initial_value=str(given.get(name) or "") or None
+                ),
+                hint=hint_for(name),
+            )
+        )
+    if not names:
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text="This campaign plays a recorded message: it needs no values."
+                    )
+                ]
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=AUTOCALL_CALLBACK,
+        title="Push an autocall",
+        submit="Push the call",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        blocks=blocks,
+    )
+
+
+class AutocallParams(ActionParams):
+    """One automated call: the campaign, the number, and a value for each of the
+    template's placeholders (none for a recording)."""
+
+    OMIT_WHEN_NONE = frozenset({"campaign_status"})
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    template_name: str = ""
+    phone_number: str
+    param: dict[str, str] = Field(default_factory=dict)
+    campaign_status: str | None = None
+    """The campaign's status when the push was asked for (for the card's warning)."""
+
+
+def not_running_warning(campaign_name: str, status: str) -> str | None:
+    """Escaped mrkdwn warning that the campaign is paused or stopped, and how to start it;
+    None while it runs."""
+    if is_running(status):
+        return None
+    quoted = f'"{campaign_name}"' if " " in campaign_name else campaign_name
+    state = "paused" if status == "pause" else "stopped"
+    return (
+        f":warning: *{clip(campaign_name, 150)}* is {state}. The service takes this one call "
+        f"anyway, but the campaign itself does not dial. To start it: "
+        f"{code('/callops start ' + truncate(quoted, 150))}."
+    )
+
+
+def describe_autocall(params: AutocallParams) -> str:
+    template = f" (template *{clip(params.template_name, 150)}*)" if params.template_name else ""
+    lines = [
+        f"Call *{clip(params.phone_number, 40)}* now from autocall campaign "
+        f"*{clip(params.campaign_name, 150)}*{template}."
+    ]
+    values = params.param
+    for name, value in list(values.items())[:25]:
+        lines.append(f"• {code(name)}: {clip(value, 200)}")
+    if not values:
+        lines.append("No values: the template is a recording.")
+    if params.campaign_status is not None:
+        warning = not_running_warning(params.campaign_name, params.campaign_status)
+        if warning:
+            lines.append(warning)
+    return "\n".join(lines)
+
+
+async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionResult:
+    uuid, phone = params.campaign_uuid, params.phone_number
+    try:
+        await env.cc.campaigns.get(uuid)
+    except errors.NotFoundError:
+        raise ActionRefused("The campaign no longer exists") from None
+    if phone in await blocked_numbers(env.cc):
+        raise ActionRefused(f"{phone} has been blacklisted since the request")
+    result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+    return ActionResult(
+        ok=True,
+        text=f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
+        f"lead {code(result.lead_uuid)}.",
+        data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
+    )
+
+
+async def refusal(cc: CallCenter, phone: str) -> Reply | None:
+    """Why the number must not be called (the service's rule, its blacklist), or None."""
+    problem = phone_problem(phone)
+    if problem:
+        return error(problem, usage_of("autocall"))
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    return None
+
+
+def push_proposal(
+    campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
+) -> Proposal:
+    return Proposal(
+        ActionKind.AUTOCALL_PUSH,
+        AutocallParams(
+            campaign_uuid=campaign.campaign_uuid,
+            campaign_name=campaign.campaign_name,
+            template_name=template.template_name if template else "",
+            phone_number=phone,
+            param=values,
+            campaign_status=campaign.status,
+        ),
+    )
+
+
+def not_autocall(campaign: Campaign) -> Reply | None:
+    if campaign.type == "autocall":
+        return None
+    return error(
+        f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
+        "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+    )
+
+
+def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str]) -> None:
+    """Every value given must fill a placeholder of the template (``UsageError``)."""
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        near = suggest(unknown[0], names, limit=2)
+        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
+        raise UsageError(
+            f"The template of {campaign.campaign_name} has no placeholder "
+            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
+            usage_of("autocall"),
+        )
+
+
+def value_needed(name: str) -> str:
+    return f"The template needs {{{{{name}}}}}."
+
+
+async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
+    # Every placeholder is free text: ``name=Nguyễn Văn An`` needs no quotes.
+    positional, given = split_options(args, spaced=ANY_KEY)
+    if not positional:
+        raise UsageError(
+            "Give the campaign, then the phone number; values as name=value.",
+            usage_of("autocall"),
+        )
+    cc = ctx.client()
+    campaigns = await all_campaigns(cc)
+    name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
+    campaign = pick_campaign(campaigns, name)
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    check_values(campaign, names, given)
+    # The rest is the number, however it was spaced out: 0912 345 678.
+    phone = normalize_phone("".join(number_words))
+    if not phone or missing_values(names, given):
+        return OpenModal(
+            autocall_modal(
+                campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
+            )
+        )
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
+    values = {n: str(given[n]) for n in names}
+    return await propose(ctx, push_proposal(campaign, template, phone, values))
+
+
+def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    phone_issue = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
+    if phone_issue:
+        problems[PHONE_BLOCK] = phone_issue
+    for name in meta.get("names") or []:
+        if not text(values, PARAM_BLOCK + str(name)):
+            problems[PARAM_BLOCK + str(name)] = value_needed(str(name))
+    return problems
+
+
+async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    phone = normalize_phone(text(values, PHONE_BLOCK))
+    cc = ctx.client()
+    try:
+        campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
+    except errors.NotFoundError:
+        return error("The campaign no longer exists. Nothing was asked.")
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
+    template = await template_of(cc, campaign)
+    given = {str(n): text(values, PARAM_BLOCK + str(n)) for n in meta.get("names") or []}
+    missing = missing_values(fields_of(template), given)
+    if missing:
+        return error(
+            f"The template of {campaign.campaign_name} changed since the form opened: it now "
+            f"also needs {', '.join(missing)}. Run the autocall again. Nothing was asked."
+        )
+    return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
+
+
+register(
+    ActionSpec(
+        kind=ActionKind.AUTOCALL_PUSH,
+        title="Push an automated call",
+        confirm_label="Push the call",
+        params=AutocallParams,
+        describe=describe_autocall,
+        execute=execute_autocall,
+        unknown_outcome="the call may or may not have been placed",
+    )
+)
+register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))
+
+HANDLERS = {"autocall": autocall}

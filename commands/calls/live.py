@@ -1,0 +1,192 @@
+"""``calls``: what is on the line right now.
+
+The service gives no page parameters for live calls (spec 4.8: one array and a total),
+so the listing is paged here; a call center's live calls number in the tens.
+
+A live call (spec 2.13) names no agent and no campaign.  The agent is derived from
+documented data only (``agent_for_call``: the user whose extension is one of the call's
+parties) and is "unknown" otherwise; the campaign is unknown while the call is live and
+is read from the call's record once it has ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from slack_sdk.models.blocks import (
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from callcenter import errors
+from callcenter.models import ActiveCall, User
+from commands.calls.transfer import TRANSFER_BUTTON, TRANSFER_ROLE, button_value
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
+from commands.kernel.paging import pager, showing
+from commands.kernel.reply import Reply, notice
+from commands.kernel.text import (
+    clip,
+    duration,
+    full_name,
+    local_time,
+    number,
+    parse_service_time,
+    truncate,
+)
+
+PAGE_SIZE = 15
+
+DIRECTION_LABEL = {
+    "inbound": ":arrow_lower_left: in",
+    "outbound": ":arrow_upper_right: out",
+    "local": ":left_right_arrow: local",
+}
+STATE_LABEL = {
+    "CS_NEW": ":hourglass_flowing_sand: setting up",
+    "CS_INIT": ":hourglass_flowing_sand: setting up",
+    "CS_ROUTING": ":hourglass_flowing_sand: routing",
+    "CS_SOFT_EXECUTE": ":large_green_circle: on the line",
+    "CS_EXECUTE": ":large_green_circle: on the line",
+    "CS_EXCHANGE_MEDIA": ":large_green_circle: on the line",
+    "CS_PARK": ":parking: parked",
+    "CS_CONSUME_MEDIA": ":large_green_circle: on the line",
+    "CS_HIBERNATE": ":zzz: on hold",
+    "CS_RESET": ":hourglass_flowing_sand: resetting",
+    "CS_HANGUP": ":red_circle: hanging up",
+    "CS_REPORTING": ":red_circle: hanging up",
+    "CS_DESTROY": ":red_circle: hanging up",
+}
+"""The service reports FreeSWITCH channel states (``CS_EXECUTE`` is the one seen)."""
+
+
+def direction_label(direction: str) -> str:
+    return DIRECTION_LABEL.get(direction.lower(), clip(direction, 20) or "–")
+
+
+def state_label(state: str) -> str:
+    return STATE_LABEL.get(state.upper(), clip(state, 40) or "–")
+
+
+def agents_on_call(call: ActiveCall, users: Iterable[User]) -> list[User]:
+    """The users whose extension is the call's ``source`` or ``destination``, in that
+    order: the only documented link between a live call and an agent (a call between
+    two extensions has two)."""
+    by_extension = {u.extension.strip(): u for u in users if u.extension.strip()}
+    parties = dict.fromkeys(p.strip() for p in (call.source, call.destination))
+    return [by_extension[p] for p in parties if p in by_extension]
+
+
+def agent_for_call(call: ActiveCall, users: Iterable[User]) -> User | None:
+    """The agent on a live call, or None when no user's extension is one of its parties
+    (the agent is then unknown: a call still ringing, or a number outside the directory)."""
+    found = agents_on_call(call, users)
+    return found[0] if found else None
+
+
+def agent_words(call: ActiveCall, users: Iterable[User]) -> str:
+    """``agent *Name* (ext 1003)`` for the agents on the call, or ``agent unknown`` (escaped)."""
+    found = agents_on_call(call, users)
+    if not found:
+        return ":bust_in_silhouette: agent unknown"
+    names = [
+        f"*{clip(full_name(u.first_name, u.middle_name, u.last_name) or u.username, 80)}* "
+        f"(ext {clip(u.extension, 30)})"
+        for u in found
+    ]
+    return ":bust_in_silhouette: agent " + " and ".join(names)
+
+
+def _call_row(
+    call: ActiveCall,
+    ctx: CommandContext,
+    now: datetime,
+    index: int = 0,
+    users: Sequence[User] = (),
+) -> SectionBlock:
+    started = parse_service_time(call.created_time)
+    elapsed = duration((now - started).total_seconds()) if started else "–"
+    source = clip(call.source, 60) or "unknown"
+    destination = clip(call.destination, 60) or "unknown"
+    text = (
+        f"*{source}* → *{destination}*\n"
+        f"{direction_label(call.direction)} · {state_label(call.state)} · "
+        f":stopwatch: {elapsed} (since {local_time(call.created_time, ctx.tz, '%H:%M:%S')})\n"
+        f"{agent_words(call, users)}"
+    )
+    # Slack wants action ids unique within a message, hence the row number; the button
+    # opens the transfer form at once, before any service call (trigger ids last 3 s).
+    # A viewer's listing has none: they may not transfer.
+    transfer = None
+    if ctx.role.at_least(TRANSFER_ROLE):
+        transfer = ButtonElement(
+            text="Transfer", action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
+        )
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)), accessory=transfer)
+
+
+def calls_reply(
+    calls: Sequence[ActiveCall],
+    ctx: CommandContext,
+    *,
+    users: Sequence[User] | None,
+    now: datetime | None = None,
+) -> Reply:
+    """The live calls, a page at a time; ``users`` (the directory) names each call's
+    agent, None when the directory could not be read."""
+    if not calls:
+        return notice("No live calls right now.", emoji=":telephone_receiver:")
+    moment = now or datetime.now(UTC)
+    ordered = sorted(calls, key=lambda c: c.created_time)
+    total = len(ordered)
+    page = ordered[ctx.offset : ctx.offset + PAGE_SIZE]
+    by_direction = Counter(c.direction.lower() or "unknown" for c in ordered)
+    summary = " · ".join(
+        f"{direction_label(d)} {number(n)}" for d, n in sorted(by_direction.items())
+    )
+    blocks: list[Block] = [
+        HeaderBlock(text=f"Live calls: {number(total)}"),
+        ContextBlock(elements=[MarkdownTextObject(text=summary or "–")]),
+    ]
+    blocks.extend(_call_row(c, ctx, moment, i, users or ()) for i, c in enumerate(page))
+    if users is None:
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text=":warning: Agents are unknown: the user directory could not be read."
+                    )
+                ]
+            )
+        )
+    blocks.append(showing(ctx.offset, len(page), total, "live calls"))
+    blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
+    return Reply(text=f"Live calls: {total}", blocks=blocks)
+
+
+async def live_calls(ctx: CommandContext, args: list[str]) -> Reply:
+    if args:
+        raise UsageError("`calls` takes no arguments.", usage_of("calls"))
+    cc = ctx.client()
+    result, users = await asyncio.gather(cc.calls.list(), _directory(ctx))
+    return calls_reply(result.data, ctx, users=users)
+
+
+async def _directory(ctx: CommandContext) -> list[User] | None:
+    """Every user (their extensions name the agents on the calls); None when the
+    directory cannot be read, so the calls still show, their agents unknown."""
+    try:
+        return [u async for u in ctx.client().users.iterate(page_size=100)]
+    except errors.CallCenterError:
+        return None
+
+
+HANDLERS = {"calls": live_calls}

@@ -1,0 +1,1 @@
+"""Campaigns: their listing and card, and starting, pausing and stopping them."""

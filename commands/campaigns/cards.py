@@ -1,0 +1,418 @@
+"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from callcenter.models import AutodialerStats, Campaign, Schedule
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError, join_words, replace_run
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.matching import fold, suggest
+from commands.kernel.paging import pager, showing
+from commands.kernel.reply import Outcome, Reply, Rerun
+from commands.kernel.resolve import (
+    AmbiguousCampaign,
+    CampaignMatch,
+    all_campaigns,
+    find_campaign,
+)
+from commands.kernel.tables import Column, table
+from commands.kernel.text import (
+    clip,
+    escape,
+    local_time,
+    mode_label,
+    number,
+    percent,
+    status_label,
+    status_word,
+    truncate,
+)
+from storage import Role
+
+CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
+PAGE_SIZE = 10
+OPEN_ACTION = "campaign_open"
+CHOOSE_ACTION = "campaign_choose"
+REFRESH_ACTION = "campaign_refresh"
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+NANOS_PER_MINUTE = 60 * 1_000_000_000
+
+
+def _campaign_row(c: Campaign, index: int) -> SectionBlock:
+    mode = mode_label(c.mode_call)
+    text = (
+        f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
+        f"{status_label(c.status)} · {mode} · {number(c.concurrent_call)} concurrent"
+    )
+    return SectionBlock(
+        text=MarkdownTextObject(text=truncate(text, 3000)),
+        # Slack wants action ids unique within a message, hence the row number.
+        accessory=ButtonElement(
+            text="Open", action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
+        ),
+    )
+
+
+TABLE_COLUMNS = (
+    Column("Campaign"),
+    Column("Type"),
+    Column("Status"),
+    Column("Mode"),
+    Column("Concurrent", "right"),
+)
+
+
+def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
+    """The page as a table, with its Open buttons under it (a cell holds no button)."""
+    rows = [
+        [
+            c.campaign_name,
+            c.type,
+            status_word(c.status),
+            mode_label(c.mode_call),
+            number(c.concurrent_call),
+        ]
+        for c in page
+    ]
+    block = table(TABLE_COLUMNS, rows)
+    if block is None:
+        return None
+    opens: list[Block] = [
+        ActionsBlock(
+            block_id=f"open:{start}",
+            elements=[
+                ButtonElement(
+                    text=truncate(f"Open {c.campaign_name}", 75),
+                    action_id=f"{OPEN_ACTION}_{i}",
+                    value=c.campaign_uuid,
+                )
+                for i, c in enumerate(page[start : start + 5], start=start)
+            ],
+        )
+        for start in range(0, len(page), 5)
+    ]
+    return [block, *opens]
+
+
+def campaigns_reply(
+    campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
+) -> Reply:
+    total = len(campaigns)
+    page = list(campaigns[offset : offset + PAGE_SIZE])
+    title = f"{kind.capitalize()} campaigns" if kind else "Campaigns"
+    counts: dict[str, int] = {}
+    for c in campaigns:
+        counts[c.status] = counts.get(c.status, 0) + 1
+    summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
+    blocks: list[Block] = [HeaderBlock(text=title)]
+    if summary:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
+    blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
+    blocks.append(showing(offset, len(page), total, "campaigns"))
+    blocks.extend(pager(command, offset, PAGE_SIZE, total))
+    return Reply(text=f"{title}: {total}", blocks=blocks)
+
+
+async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
+    kind: str | None = None
+    if args:
+        kind = fold(args[0])
+        if kind not in CAMPAIGN_TYPES or len(args) > 1:
+            near = suggest(args[0], CAMPAIGN_TYPES, limit=1)
+            hint = f" Did you mean `campaigns {near[0]}`?" if near else ""
+            raise UsageError(
+                f"'{args[0]}' is not a campaign type.{hint} Use one of "
+                f"{', '.join(CAMPAIGN_TYPES)}; for one campaign, `campaign <name>`.",
+                "campaigns [autocall|autodialer|inbound|manual]",
+            )
+    cc = ctx.client()
+    campaigns = [c async for c in cc.campaigns.iterate(type=kind, page_size=100)]
+    campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
+    command = "campaigns" + (f" {kind}" if kind else "")
+    return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)
+
+
+def _window(schedule: Schedule) -> list[str]:
+    """Group weekdays that share a dialing window: ``Mon–Fri 08:00–17:30``."""
+
+    def hhmm(nanos: int) -> str:
+        minutes = nanos // NANOS_PER_MINUTE
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+    spans: list[tuple[list[str], str]] = []
+    for day in DAYS:
+        start = int(getattr(schedule, f"{day}_start_time"))
+        end = int(getattr(schedule, f"{day}_end_time"))
+        if start == 0 and end == 0:
+            continue
+        window = f"{hhmm(start)}–{hhmm(end)}"
+        if spans and spans[-1][1] == window and DAYS.index(spans[-1][0][-1]) == DAYS.index(day) - 1:
+            spans[-1][0].append(day)
+        else:
+            spans.append(([day], window))
+    lines = []
+    for days, window in spans:
+        first, last = days[0][:3].capitalize(), days[-1][:3].capitalize()
+        label = first if len(days) == 1 else f"{first}–{last}"
+        lines.append(f"{label} {window}")
+    return lines
+
+
+def _recall(c: Campaign) -> str:
+    if not c.recall_times:
+        return "no redial"
+    statuses = ", ".join(escape(s) for s in (c.recall_status or [])) or "any status"
+    wait = (
+        f"after {c.schedule_recall_duration} min"
+        if c.schedule_recall_duration
+        else escape(c.schedule_recall or "")
+    )
+    return f"{c.recall_times}× on {statuses} {wait}".strip()
+
+
+def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
+    pairs = [
+        ("Leads", f"{number(stats.total_leads)} ({number(stats.leads_in_progress)} in progress)"),
+        ("Calls (window)", number(stats.total_calls)),
+        ("Connection rate", percent(stats.customer_connection_rate)),
+        ("Dropped rate", percent(stats.dropped_call_rate)),
+        (
+            "Agents",
+            f"{stats.agents_ready} ready · {stats.agents_pause} paused · "
+            f"{stats.agents_in_call} in call",
+        ),
+        ("Last call", "–"),
+    ]
+    return [MarkdownTextObject(text=f"*{k}*\n{v}") for k, v in pairs]
+
+
+def campaign_card(
+    c: Campaign, stats: AutodialerStats | None, ctx: CommandContext, *, window_minutes: int
+) -> Reply:
+    template = escape(c.template_name) or "–"
+    carrier = escape(c.carrier_name) or "–"
+    fields = [
+        (
+            "Type",
+            f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
+        ),
+        ("Status", status_label(c.status)),
+        ("Mode", mode_label(c.mode_call)),
+        ("Concurrency", f"{c.concurrent_call} calls · ratio {c.ratio}"),
+        ("Template", template),
+        ("Carrier", carrier),
+        ("Redial", _recall(c)),
+        ("Call timeout", f"{c.call_timeout}s" if c.call_timeout else "–"),
+    ]
+    blocks: list[Block] = [HeaderBlock(text=truncate(c.campaign_name, 150))]
+    if c.description:
+        blocks.append(
+            SectionBlock(text=MarkdownTextObject(text=truncate(escape(c.description), 3000)))
+        )
+    blocks.append(
+        SectionBlock(
+            fields=[MarkdownTextObject(text=f"*{k}*\n{truncate(v, 1900)}") for k, v in fields]
+        )
+    )
+    hours = [w for s in (c.schedules or []) for w in _window(s)]
+    if c.local_start_time or c.local_end_time:
+        hours.insert(0, f"daily {escape(c.local_start_time)}–{escape(c.local_end_time)}")
+    if hours:
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(text="*Dialing hours*\n" + truncate("\n".join(hours), 2900))
+            )
+        )
+    if stats is not None:
+        fields_stats = _stats_fields(stats)
+        fields_stats[-1] = MarkdownTextObject(
+            text=f"*Last call*\n{local_time(stats.last_call_time, ctx.tz)}"
+        )
+        blocks.append(DividerBlock())
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(text=f"Live statistics, last {window_minutes} minutes")
+                ]
+            )
+        )
+        blocks.append(SectionBlock(fields=fields_stats))
+    blocks.append(control_buttons(c, ctx.role))
+    blocks.append(
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text=f"Updated {local_time(c.updated_at, ctx.tz)} · `{escape(c.campaign_uuid)}`"
+                )
+            ]
+        )
+    )
+    return Reply(text=f"Campaign {escape(c.campaign_name)}: {c.status}", blocks=blocks)
+
+
+CONTROL_ACTION = "campaign_control"
+"""Start/Pause/Stop buttons are ``campaign_control_<status>``; each asks for a confirm."""
+CONTROL_ROLE = Role.OPERATOR
+"""The least role whose card shows the switches (and whose click on one is run)."""
+
+
+def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
+    """The switches that make sense from the campaign's state, for a person whose role
+    may use them (a viewer's card has none: a button that can only refuse is noise),
+    then Refresh (re-reads the card in place).  A click runs ``start|pause|stop <uuid>``,
+    as if typed."""
+    running = c.status in ("start", "running")
+    switches: list[tuple[str, str, str | None]] = []
+    if not running:
+        switches.append(("start", "Start", "primary"))
+    if running:
+        switches.append(("pause", "Pause", None))
+    if c.status != "stop":
+        switches.append(("stop", "Stop", "danger"))
+    if not role.at_least(CONTROL_ROLE):
+        switches = []
+    elements = [
+        ButtonElement(
+            text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
+        )
+        for status, label, style in switches
+    ]
+    refresh = ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value=c.campaign_uuid)
+    return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
+
+
+BUTTON_VALUE_LIMIT = 2000
+"""Slack's limit on a button's value, which carries the command to re-run."""
+CHOICES_SHOWN = 20
+
+
+def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
+    """Offer the candidates as buttons; a click runs the command as it was typed
+    (``typed``: its words, phone and values included) with the chosen campaign's UUID
+    in place of the name.  When that cannot ride on a button (too long for Slack, or the
+    name's words were not typed together) the names are listed instead."""
+    shown = exc.candidates[:CHOICES_SHOWN]
+    query = escape(exc.query)
+    headline = (
+        f"No campaign is called *{query}*. Did you mean one of these?"
+        if exc.guessed
+        else f"Several campaigns match *{query}*. Which one?"
+    )
+    commands = [_with_campaign(typed, exc.query, c.campaign_uuid) for c in shown]
+    if any(command is None or len(command) > BUTTON_VALUE_LIMIT for command in commands):
+        names = "\n".join(f"• {clip(c.campaign_name, 150)}" for c in shown)
+        text = (
+            f"{headline}\n{names}\nI cannot put this command on a button: type it again "
+            "with the whole name (or the UUID)."
+        )
+        return Reply(
+            text=headline, blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
+        )
+    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000)))]
+    for start in range(0, len(shown), 5):
+        blocks.append(
+            ActionsBlock(
+                elements=[
+                    ButtonElement(
+                        text=truncate(c.campaign_name, 75),
+                        action_id=f"{CHOOSE_ACTION}_{i}",
+                        value=str(commands[i]),
+                    )
+                    for i, c in enumerate(shown[start : start + 5], start=start)
+                ]
+            )
+        )
+    if len(exc.candidates) > len(shown):
+        blocks.append(showing(0, len(shown), len(exc.candidates), "matches"))
+    return Reply(text=f"Which campaign did you mean by {query}?", blocks=blocks)
+
+
+def _with_campaign(typed: Sequence[str], query: str, uuid: str) -> str | None:
+    """The typed command with the words that named the campaign replaced by ``uuid``;
+    None when no run of typed words spells the name."""
+    replaced = replace_run(typed, query, uuid)
+    return None if replaced is None else join_words(replaced)
+
+
+def guess_note(matches: Sequence[CampaignMatch]) -> ContextBlock | None:
+    """Says which campaign a typo was taken for, so a wrong guess is seen at once."""
+    guessed = [m for m in matches if m.guessed]
+    if not guessed:
+        return None
+    said = "; ".join(
+        f"“{clip(m.query, 80)}” matched “{clip(m.campaign.campaign_name, 120)}”" for m in guessed
+    )
+    return ContextBlock(elements=[MarkdownTextObject(text=truncate(f":mag: {said}", 3000))])
+
+
+AUTODIALER_WINDOW_MINUTES = 60
+
+
+async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
+    if not args:
+        raise UsageError(
+            "Which campaign? Give its name, the start of its name, or its UUID.", "campaign <name>"
+        )
+    cc = ctx.client()
+    found = find_campaign(await all_campaigns(cc), " ".join(args), take_guess=True)
+    campaign = found.campaign
+    stats: AutodialerStats | None = None
+    if campaign.type in ("autodialer", "autocall"):
+        page = await cc.reports.autodialer(
+            interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
+        )
+        stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
+    card = campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+    note = guess_note([found])
+    if note is not None:
+        card.blocks.insert(1, note)
+    return card
+
+
+HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}
+
+
+async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Open (a listing, a digest, an alert): the campaign's card, as a new message."""
+    return Rerun(f"campaign {click.value}", replace_original=False)
+
+
+async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    return Rerun(f"campaign {click.value}")
+
+
+async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
+    return Rerun(click.value)
+
+
+async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Start/Pause/Stop on a card: exactly the typed command, checked the same way."""
+    status = click.action_id.rsplit("_", 1)[1]
+    return Rerun(f"{status} {click.value}", replace_original=False)
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(OPEN_ACTION, open_clicked, numbered=True),
+        OnClick(REFRESH_ACTION, refresh_clicked),
+        OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
+        OnClick(
+            CONTROL_ACTION, control_clicked, role=CONTROL_ROLE, suffixes=("start", "pause", "stop")
+        ),
+    )
+)

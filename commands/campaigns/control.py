@@ -1,0 +1,275 @@
+"""``start|pause|stop <campaign>`` and ``pause all``: the campaign's dialing switch.
+
+Every change goes through ``cc.campaigns.set_status``, which sends the campaign back
+whole (the service's PUT resets what it is not given).  ``pause all`` is the emergency
+brake: any operator, one confirm, every campaign running at that moment paused at once,
+and a report of what was paused and what was not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from callcenter import errors
+from callcenter.models import Campaign
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.cards import propose
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
+from commands.kernel.grammar import UsageError
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import Reply, notice
+from commands.kernel.resolve import all_campaigns, pick_campaign
+from commands.kernel.text import escape, number, plural, status_label, truncate
+from storage import ActionKind
+
+PAUSE_ALL_CONCURRENCY = 8
+"""Campaigns paused at the same time by the emergency brake."""
+LISTED_NAMES = 15
+
+Status = Literal["start", "pause", "stop"]
+"""The switch positions a command can ask for (``campaigns.set_status``)."""
+
+KIND_OF: dict[Status, ActionKind] = {
+    "start": ActionKind.CAMPAIGN_START,
+    "pause": ActionKind.CAMPAIGN_PAUSE,
+    "stop": ActionKind.CAMPAIGN_STOP,
+}
+STATE_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
+CONSEQUENCE: dict[Status, str] = {
+    "start": "It starts dialing its leads.",
+    "pause": "It stops placing new calls; calls in progress finish.",
+    "stop": "It stops dialing; starting it again begins a new run.",
+}
+
+
+def _is(campaign_status: str, status: str) -> bool:
+    return STATE_WORD.get(campaign_status, campaign_status) == STATE_WORD[status]
+
+
+def is_running(campaign_status: str) -> bool:
+    """``start`` (or the statistics' ``running``): the campaign dials."""
+    return _is(campaign_status, "start")
+
+
+class ControlParams(ActionParams):
+    """Start, pause or stop one campaign; ``was`` and ``concurrent_call`` are what the
+    requester saw, for the card (``concurrent_call`` only for a start)."""
+
+    OMIT_WHEN_NONE = frozenset({"concurrent_call"})
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    status: Status
+    was: str = ""
+    concurrent_call: int | None = None
+
+
+def _name(campaign_name: str) -> str:
+    return f"*{escape(truncate(campaign_name, 150))}*"
+
+
+def describe_control(params: ControlParams) -> str:
+    status = params.status
+    verb = status.capitalize()
+    was = status_label(params.was)
+    text = f"{verb} campaign {_name(params.campaign_name)} (now {was}). {CONSEQUENCE[status]}"
+    if status == "start" and params.concurrent_call:
+        text += f"\nUp to {plural(params.concurrent_call, 'call')} at a time."
+    text += f"\n`{escape(params.campaign_uuid)}`"
+    return text
+
+
+async def execute_control(params: ControlParams, env: ExecutionEnv) -> ActionResult:
+    uuid, status, name = params.campaign_uuid, params.status, _name(params.campaign_name)
+    try:
+        current = await env.cc.campaigns.get(uuid)
+    except errors.NotFoundError:
+        raise ActionRefused(
+            f"The campaign {params.campaign_name or uuid} no longer exists"
+        ) from None
+    if _is(current.status, status):
+        return ActionResult(
+            ok=True,
+            text=f"{name} was already {STATE_WORD[status]}; nothing was changed.",
+            data={"campaign_uuid": uuid, "status": current.status},
+        )
+    await env.cc.campaigns.set_status(uuid, status)
+    return ActionResult(
+        ok=True,
+        text=f"{name} is now {status_label(status)} (was {status_label(current.status)}).",
+        data={"campaign_uuid": uuid, "status": status},
+    )
+
+
+def proposal_for(campaign: Campaign, status: Status) -> Proposal | None:
+    """The request to move ``campaign`` to ``status``, or None when it is there already.
+    Typed, clicked and workflow-step requests are all made here."""
+    if _is(campaign.status, status):
+        return None
+    params = ControlParams(
+        campaign_uuid=campaign.campaign_uuid,
+        campaign_name=campaign.campaign_name,
+        status=status,
+        was=campaign.status,
+        concurrent_call=campaign.concurrent_call if status == "start" else None,
+    )
+    return Proposal(KIND_OF[status], params)
+
+
+async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
+    if not args:
+        raise UsageError(
+            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
+        )
+    # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
+    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
+    proposal = proposal_for(campaign, status)
+    if proposal is None:
+        return notice(
+            f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
+            emoji=":information_source:",
+        )
+    return await propose(ctx, proposal)
+
+
+async def start(ctx: CommandContext, args: list[str]) -> Reply:
+    return await _control(ctx, args, "start")
+
+
+async def pause(ctx: CommandContext, args: list[str]) -> Reply:
+    return await _control(ctx, args, "pause")
+
+
+async def stop(ctx: CommandContext, args: list[str]) -> Reply:
+    return await _control(ctx, args, "stop")
+
+
+# --- pause all ------------------------------------------------------------------------
+
+
+def _running(campaigns: list[Campaign]) -> list[Campaign]:
+    return [c for c in campaigns if _is(c.status, "start")]
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(f"*{escape(truncate(n, 80))}*" for n in names[:LISTED_NAMES])
+    if len(names) > LISTED_NAMES:
+        shown += f" and {len(names) - LISTED_NAMES} more"
+    return shown
+
+
+class CampaignRef(ActionParams):
+    campaign_uuid: str
+    campaign_name: str = ""
+
+
+class PauseAllParams(ActionParams):
+    """The campaigns running when the brake was asked for, for the card: the execution
+    pauses whatever runs at that moment."""
+
+    campaigns: tuple[CampaignRef, ...] = ()
+
+
+def describe_pause_all(params: PauseAllParams) -> str:
+    names = [c.campaign_name for c in params.campaigns]
+    return (
+        f"Pause *every running campaign* of this workspace at once ({number(len(names))} "
+        f"running when asked: {_names(names)}). Campaigns started in the meantime are paused "
+        "too; calls in progress finish."
+    )
+
+
+async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> ActionResult:
+    running = _running(await all_campaigns(env.cc))
+    gate = asyncio.Semaphore(PAUSE_ALL_CONCURRENCY)
+
+    async def pause_one(campaign: Campaign) -> str | None:
+        async with gate:
+            try:
+                await env.cc.campaigns.set_status(campaign.campaign_uuid, "pause")
+            except errors.CallCenterError as exc:
+                return describe_failure(exc, effect="it may or may not be paused").text
+        return None
+
+    outcomes = await asyncio.gather(*(pause_one(c) for c in running))
+    paused = [c.campaign_name for c, problem in zip(running, outcomes, strict=True) if not problem]
+    failed = [(c.campaign_name, p) for c, p in zip(running, outcomes, strict=True) if p]
+    if not running:
+        text = "No campaign was running; nothing needed pausing."
+    else:
+        text = f"Paused {number(len(paused))} of {number(len(running))} running campaigns"
+        text += f": {_names(paused)}." if paused else "."
+    if failed:
+        text += "\n:warning: Not paused: " + "; ".join(
+            f"*{escape(truncate(name, 80))}* ({truncate(problem, 200)})"
+            for name, problem in failed[:LISTED_NAMES]
+        )
+    return ActionResult(
+        ok=not failed,
+        text=text,
+        data={
+            "paused": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if not p],
+            "failed": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if p],
+        },
+        announce=f":rotating_light: *Emergency brake.* {text}",
+    )
+
+
+async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
+    if args:
+        raise UsageError("`pause all` takes nothing after it.", usage_of("pause all"))
+    running = _running(await all_campaigns(ctx.client()))
+    if not running:
+        return notice("No campaign is running right now; there is nothing to pause.")
+    params = PauseAllParams(
+        campaigns=tuple(
+            CampaignRef(campaign_uuid=c.campaign_uuid, campaign_name=c.campaign_name)
+            for c in running
+        )
+    )
+    return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
+
+
+for _kind, _title, _label, _unknown in (
+    (
+        ActionKind.CAMPAIGN_START,
+        "Start campaign",
+        "Start",
+        "the campaign may or may not have started",
+    ),
+    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause", "the campaign may or may not be paused"),
+    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop", "the campaign may or may not be stopped"),
+):
+    register(
+        ActionSpec(
+            kind=_kind,
+            title=_title,
+            confirm_label=_label,
+            params=ControlParams,
+            describe=describe_control,
+            execute=execute_control,
+            unknown_outcome=_unknown,
+        )
+    )
+register(
+    ActionSpec(
+        kind=ActionKind.CAMPAIGN_PAUSE_ALL,
+        title="Pause all campaigns",
+        confirm_label="Pause all",
+        params=PauseAllParams,
+        describe=describe_pause_all,
+        execute=execute_pause_all,
+        unknown_outcome="some campaigns may or may not be paused",
+    )
+)
+
+HANDLERS = {"start": start, "pause": pause, "stop": stop, "pause all": pause_all}

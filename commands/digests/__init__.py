@@ -1,0 +1,3 @@
+"""Scheduled digests and threshold alerts: their commands, their schedules and what a
+digest contains.
+"""

@@ -1,0 +1,337 @@
+"""``digest add|list|remove|pause|resume|run|preview``: statistics that arrive on their own.
+
+    digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart]
+    digest list | digest remove <id> | digest pause <id> | digest resume <id>
+    digest run <id>          post it now, for its latest complete period
+    digest preview [id]      show it to me only (yesterday's, when no id is given)
+
+``<when>`` is read by ``commands.digests.schedules``.  A digest keeps the workspace's time zone of
+the moment it was made, so "08:00" keeps meaning the 08:00 its author meant.  The bot must
+be in the channel, which is checked when the digest is made, not at 08:00 the next day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from commands.digests.content import SECTIONS, DigestRequest, build_digest
+from commands.digests.schedules import (
+    ScheduleError,
+    latest_fire,
+    next_fire,
+    parse_schedule,
+    parse_when,
+    period_for_slot,
+    trigger_for,
+)
+from commands.kernel.catalog import usage_of
+from commands.kernel.channels import channel_for_posting
+from commands.kernel.context import CommandContext, DigestPostError
+from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.resolve import (
+    CampaignNotFound,
+    all_campaigns,
+    campaign_queries,
+    pick_campaign,
+)
+from commands.kernel.text import clip, code, day_time, escape, plural, truncate
+from storage import DigestSchedule, Storage
+from storage import Outcome as Audit
+
+_TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
+
+
+def _storage(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise UsageError("Digests are not available here (no database).")
+    return ctx.storage
+
+
+def parse_sections(text: str, usage: str) -> tuple[str, ...]:
+    words = [w.strip().lower() for w in text.split(",") if w.strip()]
+    unknown = [w for w in words if w not in SECTIONS]
+    if unknown or not words:
+        raise UsageError(
+            f"sections= takes {', '.join(SECTIONS)} (comma-separated), not '{text}'.", usage
+        )
+    return tuple(s for s in SECTIONS if s in words)
+
+
+def digest_title(schedule_text: str, period_label: str) -> str:
+    kind = schedule_text.split()[0] if schedule_text else ""
+    return f"{_TITLES.get(kind, 'Call')} digest: {period_label}"
+
+
+def request_for(digest: DigestSchedule, slot: datetime) -> DigestRequest:
+    """What to build for ``digest``'s post at ``slot`` (a fire time of its schedule)."""
+    tz = ZoneInfo(digest.timezone)
+    trigger = trigger_for(digest.schedule, tz)
+    period = period_for_slot(trigger, slot, tz)
+    return DigestRequest(
+        period=period,
+        title=digest_title(digest.schedule, period.label()),
+        campaigns=digest.campaigns,
+        sections=digest.sections or SECTIONS,
+        digest_id=digest.id,
+        schedule=f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})",
+    )
+
+
+def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime:
+    """The digest's most recent fire time: ``digest run`` and ``preview`` show that period."""
+    tz = ZoneInfo(digest.timezone)
+    moment = (now or datetime.now(UTC)).astimezone(tz)
+    slot = latest_fire(trigger_for(digest.schedule, tz), moment)
+    return slot or moment
+
+
+def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
+    usage = usage_of(name)
+    if len(args) != 1:
+        raise UsageError("Give the digest's id (digest list shows them).", usage)
+    found = _storage(ctx).digests.get(ctx.team_id, args[0].strip().lower())
+    if found is None:
+        raise UsageError(f"There is no digest '{args[0]}' in this workspace.", "digest list")
+    return found
+
+
+def _changed(ctx: CommandContext) -> None:
+    if ctx.digests is not None:
+        ctx.digests.changed(ctx.team_id)
+
+
+async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str) -> list[str]:
+    """The campaigns named after the schedule, quoted or not, separated by commas or not;
+    several that fit (or a typo) are offered as buttons by the dispatcher."""
+    if not words:
+        return []
+    campaigns = await all_campaigns(ctx.client())
+    uuids: list[str] = []
+    for query in campaign_queries(words, campaigns):
+        try:
+            uuids.append(pick_campaign(campaigns, query).campaign_uuid)
+        except CampaignNotFound as exc:
+            raise UsageError(
+                f"No campaign is named '{exc.query}' or starts with it.", usage
+            ) from exc
+    return list(dict.fromkeys(uuids))
+
+
+async def add(ctx: CommandContext, args: list[str]) -> Outcome:
+    usage = usage_of("digest add")
+    storage = _storage(ctx)
+    positional, options = split_options(args)
+    if not positional:
+        raise UsageError("Name the channel the digest goes to, then when.", usage)
+    check_keys(options, ("sections",), what="an option of digest add", usage=usage)
+    opts = {k.lower(): v for k, v in options.items()}
+    sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
+    channel_token, words = positional[0], positional[1:]
+    try:
+        schedule, campaign_words = parse_when(words)
+    except ScheduleError as exc:
+        raise UsageError(str(exc), usage) from exc
+    channel = await channel_for_posting(ctx, channel_token, usage)
+    uuids = await _campaign_uuids(ctx, campaign_words, usage)
+    digest = storage.digests.add(
+        ctx.team_id,
+        channel=channel,
+        schedule=schedule.text,
+        timezone=ctx.tz.key,
+        created_by=ctx.user_id,
+        campaigns=uuids,
+        sections=sections,
+    )
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "digest.add",
+        {
+            "digest": digest.id,
+            "channel": channel,
+            "schedule": schedule.text,
+            "timezone": ctx.tz.key,
+            "campaigns": uuids,
+            "sections": list(sections),
+        },
+        outcome=Audit.OK,
+    )
+    _changed(ctx)
+    upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
+    when = day_time(upcoming) if upcoming else "never"
+    extra = f" for {plural(len(uuids), 'campaign')}" if uuids else ""
+    shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
+    return notice(
+        f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
+        f"({escape(ctx.tz.key)}) in <#{channel}>. First post: {escape(when)}.{shown}",
+        emoji=":calendar:",
+    )
+
+
+def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBlock:
+    tz = ZoneInfo(d.timezone)
+    described = parse_schedule(d.schedule).describe()
+    upcoming = None if d.paused else next_fire(trigger_for(d.schedule, tz), now)
+    state = ":double_vertical_bar: paused" if d.paused else ":large_green_circle: active"
+    campaigns = (
+        ", ".join(clip(names.get(u, u[:8]), 40) for u in d.campaigns)
+        if d.campaigns
+        else "busiest autodialer campaigns"
+    )
+    sections = (
+        "all sections" if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
+    )
+    text = (
+        f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
+        f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
+    )
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+
+
+async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
+    if args:
+        raise UsageError("digest list takes no arguments.", usage_of("digest list"))
+    digests = _storage(ctx).digests.list(ctx.team_id)
+    if not digests:
+        return notice(
+            "No digests yet. Schedule one with `/callops digest add #channel daily 08:00`.",
+            emoji=":calendar:",
+        )
+    names: dict[str, str] = {}
+    if any(d.campaigns for d in digests) and ctx.cc is not None:
+        names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.cc)}
+    now = datetime.now(UTC)
+    blocks: list[Block] = [HeaderBlock(text=f"Digests ({len(digests)})")]
+    blocks.extend(_row(d, names, now) for d in digests[:45])
+    blocks.append(
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text="`digest run <id>` posts one now · `digest pause|resume|remove <id>`"
+                )
+            ]
+        )
+    )
+    return Reply(text=plural(len(digests), "digest"), blocks=blocks)
+
+
+def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
+    name = "digest pause" if paused else "digest resume"
+    digest = _require(ctx, args, name)
+    storage = _storage(ctx)
+    storage.digests.set_paused(ctx.team_id, digest.id, paused=paused)
+    storage.audit.append(
+        ctx.team_id, ctx.user_id, name.replace(" ", "."), {"digest": digest.id}, outcome=Audit.OK
+    )
+    _changed(ctx)
+    if paused:
+        return notice(
+            f"Digest {code(digest.id)} is paused; `digest resume {escape(digest.id)}` "
+            "starts it again.",
+            emoji=":double_vertical_bar:",
+        )
+    upcoming = next_fire(trigger_for(digest.schedule, digest.timezone), datetime.now(UTC))
+    when = day_time(upcoming) if upcoming else "never"
+    return notice(
+        f"Digest {code(digest.id)} resumed; next post {escape(when)} ({escape(digest.timezone)}).",
+        emoji=":arrow_forward:",
+    )
+
+
+async def pause(ctx: CommandContext, args: list[str]) -> Outcome:
+    return _set_paused(ctx, args, paused=True)
+
+
+async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
+    return _set_paused(ctx, args, paused=False)
+
+
+async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
+    digest = _require(ctx, args, "digest remove")
+    storage = _storage(ctx)
+    storage.digests.remove(ctx.team_id, digest.id)
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "digest.remove",
+        {"digest": digest.id, "channel": digest.channel, "schedule": digest.schedule},
+        outcome=Audit.OK,
+    )
+    _changed(ctx)
+    return notice(f"Digest {code(digest.id)} removed.", emoji=":wastebasket:")
+
+
+async def run(ctx: CommandContext, args: list[str]) -> Outcome:
+    digest = _require(ctx, args, "digest run")
+    storage = _storage(ctx)
+    if ctx.digests is None:
+        raise UsageError("Digests cannot be posted from here.")
+    try:
+        channel = await ctx.digests.post_now(ctx.team_id, digest.id)
+    except DigestPostError as exc:
+        storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            "digest.run",
+            {"digest": digest.id},
+            outcome=Audit.FAILED,
+            detail=str(exc),
+        )
+        raise UsageError(str(exc)) from exc
+    storage.audit.append(
+        ctx.team_id, ctx.user_id, "digest.run", {"digest": digest.id}, outcome=Audit.OK
+    )
+    return notice(f"Digest {code(digest.id)} posted in <#{channel}>.", emoji=":mailbox:")
+
+
+async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
+    usage = usage_of("digest preview")
+    if len(args) > 1:
+        raise UsageError("Give at most one digest id.", usage)
+    if args:
+        digest = _require(ctx, args, "digest preview")
+    else:
+        digest = DigestSchedule(
+            id="preview",
+            team_id=ctx.team_id,
+            channel=ctx.channel_id or "",
+            schedule="daily 00:00",
+            timezone=ctx.tz.key,
+            campaigns=(),
+            sections=SECTIONS,
+            paused=False,
+            created_by=ctx.user_id,
+            created_at=0.0,
+            updated_at=0.0,
+            last_slot=None,
+        )
+    request = request_for(digest, latest_slot(digest))
+    content = await build_digest(ctx.client(), request)
+    reply = content.reply
+    reply.ephemeral = True
+    reply.text = f"Preview: {reply.text}"
+    note = "Preview, only you can see it; the chart comes with the posted digest."
+    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    return reply
+
+
+HANDLERS = {
+    "digest add": add,
+    "digest list": list_digests,
+    "digest remove": remove,
+    "digest pause": pause,
+    "digest resume": resume,
+    "digest run": run,
+    "digest preview": preview,
+}

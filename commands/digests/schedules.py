@@ -1,0 +1,366 @@
+"""When a digest goes out, and which stretch of time each post covers.
+
+``<when>`` is ``daily HH:MM``, ``weekdays HH:MM``, ``weekly <day> HH:MM``, ``hourly`` or a
+five-field cron expression.  Every form becomes one crontab line with cron's own weekday
+numbers (0 or 7 = Sunday) and, from that, an APScheduler ``CronTrigger`` in the digest's
+time zone: the same trigger the scheduler fires on, so "08:00 in New York" stays 08:00
+across daylight-saving changes.  (APScheduler 3 numbers weekdays from Monday = 0 in
+``from_crontab``; the weekday field is translated to names here so cron's numbering holds.)
+
+A post covers the time since the previous slot of the same schedule, up to its own slot:
+no call is counted in two digests and none falls between two.  The daily 08:00 digest
+holds yesterday 08:00 to today 08:00, the Monday post of a weekday digest the whole
+weekend with Friday.  The change is reported against the period the previous post covered.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from apscheduler.triggers.cron import CronTrigger
+
+from commands.kernel.text import day_time
+
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+"""APScheduler's weekday names, Monday first."""
+_DAY_WORDS = {
+    **{d: d for d in DAYS},
+    "monday": "mon",
+    "tuesday": "tue",
+    "wednesday": "wed",
+    "thursday": "thu",
+    "friday": "fri",
+    "saturday": "sat",
+    "sunday": "sun",
+    "tues": "tue",
+    "thur": "thu",
+    "thurs": "thu",
+}
+_CRON_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+"""Cron's weekday numbering: 0 (and 7) is Sunday."""
+_DAY_TITLES = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+
+WHEN_USAGE = "daily HH:MM | weekdays HH:MM | weekly <day> HH:MM | hourly | <cron: m h dom mon dow>"
+MIN_GAP = timedelta(hours=1)
+"""Digests go out at most once an hour: more often is a feed, not a digest."""
+_HHMM = re.compile(r"^(\d{1,2}):(\d{2})$")
+_CRON_FIELD = re.compile(r"^[\d*/,\-]+$")
+_CRON_DOW = re.compile(r"^[\w*/,\-]+$")
+_LOOKBACKS = (
+    timedelta(hours=2),
+    timedelta(days=2),
+    timedelta(days=8),
+    timedelta(days=32),
+    timedelta(days=367),
+    timedelta(days=4 * 366),
+)
+
+
+class ScheduleError(ValueError):
+    """What was typed is no schedule; the message says what would be."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    text: str
+    """The stored form: ``daily 08:00``, ``weekly mon 08:00``, ``hourly``, ``cron 0 8 * * 1-5``."""
+    cron: str
+    """The same as a crontab line (cron's weekday numbers)."""
+
+    def describe(self) -> str:
+        """For people: ``every day at 08:00``, ``Mondays at 08:00``, ``cron 0 8 * * 1-5``."""
+        words = self.text.split()
+        kind = words[0]
+        if kind == "daily":
+            return f"every day at {words[1]}"
+        if kind == "weekdays":
+            return f"weekdays at {words[1]}"
+        if kind == "weekly":
+            return f"{_DAY_TITLES[words[1]]}s at {words[2]}"
+        if kind == "hourly":
+            return "every hour"
+        return f"cron {' '.join(words[1:])}"
+
+
+def _hhmm(text: str) -> tuple[int, int]:
+    match = _HHMM.match(text.strip())
+    if not match:
+        raise ScheduleError(f"'{text}' is not a time of day; write it as HH:MM, e.g. 08:00.")
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if hour > 23 or minute > 59:
+        raise ScheduleError(f"'{text}' is not a time of day (hours 00-23, minutes 00-59).")
+    return hour, minute
+
+
+def _day(text: str) -> str:
+    day = _DAY_WORDS.get(text.strip().lower())
+    if day is None:
+        raise ScheduleError(f"'{text}' is not a day of the week; use mon, tue, … sun.")
+    return day
+
+
+def _expand_dow_item(item: str) -> set[int]:
+    """One comma item of cron's weekday field as cron numbers 0-6 (Sunday 0)."""
+    base, _, step_text = item.partition("/")
+    step = 1
+    if step_text:
+        if not step_text.isdigit() or int(step_text) == 0:
+            raise ScheduleError(f"'{item}' is not a weekday step.")
+        step = int(step_text)
+
+    def number(word: str) -> int:
+        lowered = word.lower()
+        if lowered.isdigit() and 0 <= int(lowered) <= 7:
+            return int(lowered) % 7 if int(lowered) == 7 else int(lowered)
+        name = _DAY_WORDS.get(lowered)
+        if name is None:
+            raise ScheduleError(f"'{word}' is not a weekday (0-7 or mon-sun).")
+        return _CRON_DAY_NAMES.index(name)
+
+    if base == "*":
+        first, last = 0, 6
+    elif "-" in base:
+        start_text, _, end_text = base.partition("-")
+        first = number(start_text)
+        last = 7 if end_text.strip() == "7" else number(end_text)
+        if last < first:
+            raise ScheduleError(f"'{item}' is a weekday range that runs backwards.")
+    else:
+        first = last = number(base)
+    return {value % 7 for value in range(first, last + 1, step)}
+
+
+def _dow_names(field: str) -> str:
+    if field == "*":
+        return "*"
+    days: set[int] = set()
+    for item in field.split(","):
+        if not item:
+            raise ScheduleError(f"'{field}' is not a weekday field.")
+        days |= _expand_dow_item(item)
+    # Monday-first order, as APScheduler names them.
+    return ",".join(DAYS[(d - 1) % 7] for d in sorted(days, key=lambda d: (d - 1) % 7))
+
+
+def cron_trigger(cron: str, tz: ZoneInfo) -> CronTrigger:
+    """The APScheduler trigger of a crontab line, in ``tz``, with cron's weekday numbers."""
+    fields = cron.split()
+    if len(fields) != 5:
+        raise ScheduleError(f"a cron expression has 5 fields (m h dom mon dow), not {len(fields)}.")
+    minute, hour, day, month, dow = fields
+    try:
+        return CronTrigger(
+            minute=minute,
+            hour=hour,
+            day=day,
+            month=month,
+            day_of_week=_dow_names(dow),
+            timezone=tz,
+        )
+    except ValueError as exc:
+        raise ScheduleError(f"'{cron}' is not a cron expression I can read ({exc}).") from exc
+
+
+def _check_frequency(cron: str) -> None:
+    trigger = cron_trigger(cron, ZoneInfo("UTC"))
+    reference = datetime(2030, 1, 1, tzinfo=UTC)
+    fires = list(_fires(trigger, reference, reference + timedelta(days=8), limit=400))
+    if not fires:
+        upcoming = trigger.get_next_fire_time(None, reference)
+        if upcoming is None or upcoming - reference > timedelta(days=4 * 366):
+            raise ScheduleError(f"'{cron}' never fires.")
+        return
+    for earlier, later in itertools.pairwise(fires):
+        if later - earlier < MIN_GAP:
+            raise ScheduleError(
+                f"'{cron}' fires more than once an hour; digests go out at most hourly."
+            )
+
+
+def _schedule(text: str, cron: str) -> Schedule:
+    return Schedule(text=text, cron=cron)
+
+
+def parse_when(tokens: list[str]) -> tuple[Schedule, list[str]]:
+    """The ``<when>`` at the front of ``tokens``, and the words after it; refused if it
+    fires more than hourly or never."""
+    schedule, rest = _parse(tokens)
+    _check_frequency(schedule.cron)
+    return schedule, rest
+
+
+def _parse(tokens: list[str]) -> tuple[Schedule, list[str]]:
+    if not tokens:
+        raise ScheduleError(f"Say when the digest goes out: {WHEN_USAGE}.")
+    head = tokens[0].lower()
+    rest = tokens[1:]
+    if head in ("daily", "weekdays"):
+        if not rest:
+            raise ScheduleError(f"'{head}' needs a time, e.g. {head} 08:00.")
+        hour, minute = _hhmm(rest[0])
+        dow = "*" if head == "daily" else "1-5"
+        return _schedule(f"{head} {hour:02d}:{minute:02d}", f"{minute} {hour} * * {dow}"), rest[1:]
+    if head == "weekly":
+        if len(rest) < 2:
+            raise ScheduleError("'weekly' needs a day and a time, e.g. weekly mon 08:00.")
+        day = _day(rest[0])
+        hour, minute = _hhmm(rest[1])
+        number = _CRON_DAY_NAMES.index(day)
+        return (
+            _schedule(f"weekly {day} {hour:02d}:{minute:02d}", f"{minute} {hour} * * {number}"),
+            rest[2:],
+        )
+    if head == "hourly":
+        return _schedule("hourly", "0 * * * *"), rest
+    if head == "cron":
+        return _cron(rest)
+    return _cron(tokens)
+
+
+def _cron(tokens: list[str]) -> tuple[Schedule, list[str]]:
+    if tokens and " " in tokens[0].strip():
+        fields, rest = tokens[0].split(), tokens[1:]
+    else:
+        fields, rest = tokens[:5], tokens[5:]
+    if (
+        len(fields) != 5
+        or not all(_CRON_FIELD.match(f) for f in fields[:4])
+        or not _CRON_DOW.match(fields[4])
+    ):
+        shown = " ".join(tokens[:5]) or "nothing"
+        raise ScheduleError(f"'{shown}' is not a schedule; write {WHEN_USAGE}.")
+    cron = " ".join(fields)
+    cron_trigger(cron, ZoneInfo("UTC"))
+    return _schedule(f"cron {cron}", cron), rest
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_schedule(text: str) -> Schedule:
+    """A stored schedule back into its parts (the same grammar as typed; it was checked
+    when it was stored)."""
+    schedule, rest = _parse(text.split())
+    if rest:
+        raise ScheduleError(f"'{text}' has words after the schedule.")
+    return schedule
+
+
+def trigger_for(text: str, tz: ZoneInfo | str) -> CronTrigger:
+    """The trigger of a stored schedule in ``tz``; triggers are read-only, so one is shared
+    by every digest with the same schedule and zone."""
+    return _trigger(text, tz.key if isinstance(tz, ZoneInfo) else tz)
+
+
+@functools.lru_cache(maxsize=4096)
+def _trigger(text: str, zone: str) -> CronTrigger:
+    return cron_trigger(parse_schedule(text).cron, ZoneInfo(zone))
+
+
+# --- fire times -------------------------------------------------------------------------
+
+
+def _fires(
+    trigger: CronTrigger, start: datetime, end: datetime, *, limit: int = 100_000
+) -> Iterator[datetime]:
+    """Fire times in [start, end], oldest first."""
+    moment = trigger.get_next_fire_time(None, start)
+    count = 0
+    while moment is not None and moment <= end and count < limit:
+        yield moment
+        count += 1
+        moment = trigger.get_next_fire_time(None, moment + timedelta(microseconds=1))
+
+
+def latest_fire(trigger: CronTrigger, at: datetime) -> datetime | None:
+    """The last fire time at or before ``at`` (looking back up to four years)."""
+    for span in _LOOKBACKS:
+        last = None
+        for moment in _fires(trigger, at - span, at):
+            last = moment
+        if last is not None:
+            return last
+    return None
+
+
+def next_fire(trigger: CronTrigger, after: datetime) -> datetime | None:
+    """The first fire time strictly after ``after``."""
+    found: datetime | None = trigger.get_next_fire_time(None, after + timedelta(microseconds=1))
+    return found
+
+
+@dataclass(frozen=True)
+class DigestPeriod:
+    start: datetime
+    """Aware, in the digest's zone; included."""
+    end: datetime
+    """Excluded: the slot itself."""
+    previous_start: datetime
+    """The previous period runs from here to ``start``."""
+    tz: ZoneInfo
+
+    @property
+    def seconds(self) -> float:
+        """Elapsed seconds (23 h over a spring-forward night): aware datetimes of one zone
+        subtract as wall-clock times, so this goes through timestamps."""
+        return self.end.timestamp() - self.start.timestamp()
+
+    @property
+    def interval(self) -> str:
+        """The chart's bucket: hours for up to two days, days beyond."""
+        return "hour" if self.seconds <= 2 * 86400 else "day"
+
+    def label(self) -> str:
+        return span_label(self.start, self.end)
+
+    def previous_label(self) -> str:
+        return span_label(self.previous_start, self.start)
+
+    def service_bounds(self) -> tuple[datetime, datetime]:
+        """Inclusive bounds to the second, as the service reads them."""
+        return self.start.astimezone(UTC), (self.end - timedelta(seconds=1)).astimezone(UTC)
+
+    def previous_service_bounds(self) -> tuple[datetime, datetime]:
+        return (
+            self.previous_start.astimezone(UTC),
+            (self.start - timedelta(seconds=1)).astimezone(UTC),
+        )
+
+
+def span_label(start: datetime, end: datetime) -> str:
+    """``Sat 21 Nov 08:00 → Sun 22 Nov 08:00``; a whole local day is just ``Sat 21 Nov``."""
+    midnight = start.hour == start.minute == 0 and end.hour == end.minute == 0
+    if midnight and end - start <= timedelta(hours=25) and end.date() != start.date():
+        return start.strftime("%a %d %b")
+    if start.date() == end.date():
+        return f"{day_time(start)}–{end.strftime('%H:%M')}"
+    return f"{day_time(start)} → {day_time(end)}"
+
+
+def period_for_slot(trigger: CronTrigger, slot: datetime, tz: ZoneInfo) -> DigestPeriod:
+    """The stretch a post at ``slot`` covers: from the previous slot to this one."""
+    end = slot.astimezone(tz)
+    start = latest_fire(trigger, end - timedelta(microseconds=1))
+    if start is None:
+        start = end - timedelta(days=1)
+    start = start.astimezone(tz)
+    previous = latest_fire(trigger, start - timedelta(microseconds=1))
+    previous_start = (previous or start - (end - start)).astimezone(tz)
+    return DigestPeriod(start=start, end=end, previous_start=previous_start, tz=tz)
+
+
+def slot_key(slot: datetime) -> str:
+    """How a slot is recorded in storage: the UTC instant, unique across DST changes."""
+    return slot.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,383 @@
+"""``users``, ``groups``, ``templates``, ``carriers``, ``gateways``, ``blacklist``.
+
+Where the service pages (users, templates, carriers, gateways, blacklist) the listing
+asks it for exactly one page (``limit``/``offset``) and shows its ``total``, so a long
+blacklist costs one small request per click.  The service has no group listing (spec
+4.6 only creates and updates groups), so ``groups`` is gathered from the users'
+memberships and paged here; a group nobody belongs to cannot be seen this way, and the
+reply says so.
+
+``User.api_key`` is never read here: a listing shows who people are, not their keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from callcenter.models import (
+    BlacklistEntry,
+    Carrier,
+    Gateway,
+    Group,
+    Prompt,
+    Template,
+    User,
+)
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
+from commands.kernel.paging import pager, showing
+from commands.kernel.reply import Reply
+from commands.kernel.tables import Cell, Column, table
+from commands.kernel.text import clip, code, full_name, number, plural, truncate
+
+PAGE_SIZE = 15
+LINE_DESCRIPTION_LIMIT = 120
+
+USER_STATUS_ICON = {
+    "available": ":large_green_circle:",
+    "logged out": ":white_circle:",
+    "on break": ":large_yellow_circle:",
+    "on call": ":telephone_receiver:",
+}
+DIAL_TYPE_LABEL = {
+    "channel_prefix": "prefix per network",
+    "sip_one_for_all": "one SIP trunk for all networks",
+}
+NETWORK_LABEL = (
+    ("operator_a", "A"),
+    ("operator_b", "B"),
+    ("operator_c", "C"),
+    ("operator_d", "D"),
+    ("offnet", "off-net"),
+)
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}\s]+)\s*\}\}")
+
+
+def _no_args(name: str, args: list[str]) -> None:
+    if args:
+        raise UsageError(f"`{name}` takes no arguments.", usage_of(name))
+
+
+def _section(text: str) -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+
+
+def listing(
+    title: str,
+    rows: Sequence[Block],
+    *,
+    total: int,
+    offset: int,
+    command: str,
+    noun: str,
+    note: str | None = None,
+    shown: int | None = None,
+) -> Reply:
+    """Header with the count first, the rows, the "showing" line and the pager.
+
+    ``shown`` counts items when several share one block (one line each)."""
+    blocks: list[Block] = [HeaderBlock(text=truncate(f"{title}: {number(total)}", 150))]
+    if note:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    blocks.extend(rows)
+    blocks.append(showing(offset, len(rows) if shown is None else shown, total, noun))
+    blocks.extend(pager(command, offset, PAGE_SIZE, total))
+    return Reply(text=f"{title}: {total}", blocks=blocks)
+
+
+# --- users ----------------------------------------------------------------------------
+
+
+def user_status(user: User) -> str:
+    icon = USER_STATUS_ICON.get(user.user_status.strip().lower(), ":black_small_square:")
+    text = f"{icon} {clip(user.user_status, 40) or 'unknown'}"
+    if user.user_enabled.lower() == "false":
+        text += " · :no_entry_sign: disabled"
+    return text
+
+
+def _user_row(user: User) -> SectionBlock:
+    name = full_name(user.first_name, user.middle_name, user.last_name) or user.username
+    role = clip(user.level, 40) or "–"
+    if user.role_name and user.role_name.lower() != user.level.lower():
+        role += f" ({clip(user.role_name, 60)})"
+    groups = [g.group_name for g in (user.groups or []) if g.group_name]
+    if not groups and user.group_name:
+        groups = [user.group_name]
+    parts = [
+        user_status(user),
+        f":telephone_receiver: ext {clip(user.extension, 30)}"
+        if user.extension
+        else "no extension",
+        role,
+    ]
+    if groups:
+        parts.append(":busts_in_silhouette: " + ", ".join(clip(g, 60) for g in groups[:10]))
+    text = f"*{clip(name, 100) or 'Unnamed'}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
+    return _section(text)
+
+
+USER_COLUMNS = (
+    Column("Name"),
+    Column("Username"),
+    Column("Status"),
+    Column("Extension"),
+    Column("Role"),
+    Column("Groups"),
+)
+
+
+def _user_cells(user: User) -> list[Cell]:
+    status = user.user_status or "unknown"
+    if user.user_enabled.lower() == "false":
+        status += ", disabled"
+    role = user.level
+    if user.role_name and user.role_name.lower() != user.level.lower():
+        role += f" ({user.role_name})"
+    groups = [g.group_name for g in (user.groups or []) if g.group_name]
+    if not groups and user.group_name:
+        groups = [user.group_name]
+    return [
+        full_name(user.first_name, user.middle_name, user.last_name) or user.username,
+        user.username,
+        status,
+        user.extension,
+        role,
+        ", ".join(groups[:10]),
+    ]
+
+
+def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
+    grid = table(USER_COLUMNS, [_user_cells(u) for u in users])
+    if grid is None:
+        rows: list[Block] = [_user_row(u) for u in users]
+        return listing("Users", rows, total=total, offset=offset, command="users", noun="users")
+    return listing(
+        "Users", [grid], total=total, offset=offset, command="users", noun="users", shown=len(users)
+    )
+
+
+async def users(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("users", args)
+    page = await ctx.client().users.list(limit=PAGE_SIZE, offset=ctx.offset)
+    return users_reply(page.data, total=page.total, offset=ctx.offset)
+
+
+# --- groups ---------------------------------------------------------------------------
+
+
+@dataclass
+class GroupMembers:
+    group: Group
+    members: list[str] = field(default_factory=list)
+
+
+def gather_groups(people: Sequence[User]) -> list[GroupMembers]:
+    """Groups named in the users' memberships, each with its members, by name."""
+    found: dict[str, GroupMembers] = {}
+    for user in people:
+        name = full_name(user.first_name, user.last_name) or user.username
+        memberships = list(user.groups or [])
+        if not memberships and user.group_name:
+            memberships = [Group(group_uuid="", group_name=user.group_name)]
+        for group in memberships:
+            key = group.group_uuid or f"name:{group.group_name.casefold()}"
+            entry = found.setdefault(key, GroupMembers(group=group))
+            entry.members.append(name)
+    return sorted(found.values(), key=lambda g: g.group.group_name.casefold())
+
+
+def _group_row(entry: GroupMembers) -> SectionBlock:
+    group = entry.group
+    members = sorted(entry.members, key=str.casefold)
+    shown = ", ".join(clip(m, 60) for m in members[:12])
+    if len(members) > 12:
+        shown += f" and {len(members) - 12} more"
+    text = f"*{clip(group.group_name, 150) or 'Unnamed group'}*"
+    if group.group_description:
+        text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
+    text += f"\n:busts_in_silhouette: {plural(len(members), 'member')}: {shown}"
+    return _section(text)
+
+
+def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
+    page = entries[offset : offset + PAGE_SIZE]
+    return listing(
+        "Groups",
+        [_group_row(e) for e in page],
+        total=len(entries),
+        offset=offset,
+        command="groups",
+        noun="groups",
+        note="Groups as seen through their members; a group with no members is not listed.",
+    )
+
+
+async def groups(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("groups", args)
+    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    return groups_reply(gather_groups(people), offset=ctx.offset)
+
+
+# --- templates ------------------------------------------------------------------------
+
+
+def placeholders(template: Template) -> list[str]:
+    """The ``{{names}}`` an autocall must fill, in order of first appearance."""
+    texts = [template.content]
+    for option in template.press_options or []:
+        texts.extend(p.content or "" for p in option.values())
+    for prompt in (template.exit_sound, template.invalid_sound):
+        if isinstance(prompt, Prompt) and prompt.content:
+            texts.append(prompt.content)
+    seen: dict[str, None] = {}
+    for text in texts:
+        for name in _PLACEHOLDER.findall(text or ""):
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def _template_row(t: Template) -> SectionBlock:
+    if t.voice_type == "tts":
+        voice = ":speaking_head_in_silhouette: text to speech"
+        if t.voice_tts:
+            voice += f" ({clip(t.voice_tts, 60)}, speed {t.speed_tts:g})"
+    elif t.voice_type == "audio_file":
+        voice = ":musical_note: audio file"
+    else:
+        voice = clip(t.voice_type, 30) or "–"
+    names = placeholders(t)
+    fill = " ".join(code("{{" + truncate(n, 40) + "}}") for n in names[:20]) if names else "none"
+    options = len(t.press_options or [])
+    keys = f"{options} press options" if t.enable_option or options else "no key presses"
+    text = f"*{clip(t.template_name, 150) or 'Unnamed template'}* · {voice}\n"
+    text += f"Placeholders: {fill} · :1234: {keys}"
+    if t.description:
+        text += f"\n_{clip(t.description, LINE_DESCRIPTION_LIMIT)}_"
+    return _section(text)
+
+
+def templates_reply(templates_: Sequence[Template], *, total: int, offset: int) -> Reply:
+    rows = [_template_row(t) for t in templates_]
+    return listing(
+        "Templates", rows, total=total, offset=offset, command="templates", noun="templates"
+    )
+
+
+async def templates(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("templates", args)
+    page = await ctx.client().templates.list(limit=PAGE_SIZE, offset=ctx.offset)
+    return templates_reply(page.data, total=page.total, offset=ctx.offset)
+
+
+# --- carriers -------------------------------------------------------------------------
+
+
+def _carrier_row(c: Carrier) -> SectionBlock:
+    state = ":large_green_circle: enabled" if c.status else ":red_circle: disabled"
+    dial = DIAL_TYPE_LABEL.get(c.dial_type, clip(c.dial_type, 40) or "–")
+    if c.concurrent_call:
+        free = (
+            f":electric_plug: *{number(c.remaining_concurrent_call)}* of "
+            f"{number(c.concurrent_call)} lines free"
+        )
+    else:
+        free = f":electric_plug: *{number(c.remaining_concurrent_call)}* lines free"
+    text = f"*{clip(c.carrier_name, 150) or 'Unnamed carrier'}* · {state} · {dial}\n{free}"
+    remaining = c.carrier_remaining_ccu
+    if remaining is not None and c.dial_type == "channel_prefix":
+        per_network = " · ".join(
+            f"{label} {number(getattr(remaining, key))}" for key, label in NETWORK_LABEL
+        )
+        text += f" ({per_network})"
+    caller_id = c.caller_id or (c.data.caller_id if c.data else "")
+    if caller_id:
+        text += f" · caller ID {code(truncate(caller_id, 40))}"
+    return _section(text)
+
+
+def carriers_reply(carriers_: Sequence[Carrier], *, total: int, offset: int) -> Reply:
+    rows = [_carrier_row(c) for c in carriers_]
+    return listing(
+        "Carriers", rows, total=total, offset=offset, command="carriers", noun="carriers"
+    )
+
+
+async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("carriers", args)
+    page = await ctx.client().carriers.list(limit=PAGE_SIZE, offset=ctx.offset)
+    return carriers_reply(page.data, total=page.total, offset=ctx.offset)
+
+
+# --- gateways and blacklist: one line each --------------------------------------------
+
+
+def _lines_block(lines: Sequence[str]) -> list[Block]:
+    return [_section("\n".join(lines))] if lines else []
+
+
+def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> Reply:
+    lines = [
+        f":satellite_antenna: *{clip(g.gateway, 100) or 'Unnamed gateway'}*"
+        + (f" · {clip(g.description, LINE_DESCRIPTION_LIMIT)}" if g.description else "")
+        for g in gateways_
+    ]
+    return listing(
+        "Gateways",
+        _lines_block(lines),
+        total=total,
+        offset=offset,
+        command="gateways",
+        noun="gateways",
+        shown=len(lines),
+    )
+
+
+def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: int) -> Reply:
+    lines = [
+        f":no_entry_sign: {code(truncate(e.phone_number, 40))}"
+        + (f" · {clip(e.description, LINE_DESCRIPTION_LIMIT)}" if e.description else "")
+        for e in entries
+    ]
+    return listing(
+        "Blocked numbers",
+        _lines_block(lines),
+        total=total,
+        offset=offset,
+        command="blacklist",
+        noun="blocked numbers",
+        shown=len(lines),
+    )
+
+
+async def gateways(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("gateways", args)
+    page = await ctx.client().gateways.list(limit=PAGE_SIZE, offset=ctx.offset)
+    return gateways_reply(page.data, total=page.total, offset=ctx.offset)
+
+
+async def blacklist(ctx: CommandContext, args: list[str]) -> Reply:
+    _no_args("blacklist", args)
+    page = await ctx.client().blacklist.list(limit=PAGE_SIZE, offset=ctx.offset)
+    return blacklist_reply(page.data, total=page.total, offset=ctx.offset)
+
+
+HANDLERS = {
+    "users": users,
+    "groups": groups,
+    "templates": templates,
+    "carriers": carriers,
+    "gateways": gateways,
+    "blacklist": blacklist,
+}

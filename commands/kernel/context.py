@@ -1,0 +1,163 @@
+"""What every command handler is given: who asked, where, with which role, and a client.
+
+Built by ``bot/`` for each request; handlers never look anything up in Slack or the
+database themselves, which keeps them testable against the emulator alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.views import View
+
+from callcenter import CallCenter
+from commands.kernel.reply import Reply
+from commands.kernel.slack_files import SlackFiles
+from storage import Role, Storage, Workspace
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlackChannel:
+    """A channel as Slack describes it to the bot: enough to say whether posting can work."""
+
+    id: str
+    name: str
+    is_member: bool
+    """Whether the bot is in the channel (``chat.postMessage`` fails with
+    ``not_in_channel`` otherwise)."""
+
+
+class SlackLookup(Protocol):
+    """Read-only Slack look-ups a command may need, answered by ``bot/`` with the Web API."""
+
+    async def channel(self, ref: str) -> SlackChannel | None:
+        """The channel with this id (``C123``) or name (``call-center``); None if unknown."""
+        ...
+
+
+@dataclass(frozen=True)
+class Posted:
+    """Where a message went: enough to update it or thread under it later."""
+
+    channel: str
+    ts: str
+
+
+@dataclass(frozen=True)
+class StepExecution:
+    """A workflow step run to complete later: its id and its just-in-time bot token."""
+
+    function_execution_id: str
+    token: str = field(repr=False)
+
+
+class Messenger(Protocol):
+    """The Slack messages a handler may send besides its answer (an approval card in
+    another channel, a note in a thread, the App Home tab), sent by ``bot/`` with the Web
+    API.  Failures are logged there and reported as ``None``/``False``: a message Slack
+    refuses never breaks the action that wanted to send it."""
+
+    async def post(
+        self, channel: str, reply: Reply, *, thread_ts: str | None = None
+    ) -> Posted | None:
+        """Post in a channel (or a thread); the message's address, or None if refused."""
+        ...
+
+    async def update(self, channel: str, ts: str, reply: Reply) -> bool:
+        """Rewrite a message the bot posted."""
+        ...
+
+    async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
+        """An ephemeral message in ``channel``, else (no channel, bot not in it) a DM."""
+        ...
+
+    async def rewrite(self, response_url: str, reply: Reply) -> bool:
+        """Replace the message a ``response_url`` belongs to (an ephemeral prompt, which
+        the Web API cannot update); False when Slack refused (the address expired or was
+        used up)."""
+        ...
+
+    async def open_view(self, trigger_id: str, view: View) -> str | None:
+        """Open a modal; its view id, or None when Slack refused (the trigger id lives
+        3 seconds)."""
+        ...
+
+    async def update_view(self, view_id: str, view: View) -> bool:
+        """Replace an open modal."""
+        ...
+
+    async def complete_step(
+        self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
+    ) -> bool:
+        """Tell Slack a workflow step finished (``outputs``) or failed (``error``), with
+        the run's own just-in-time token; False when Slack refused (the run was already
+        completed, or is gone)."""
+        ...
+
+    async def publish_home(self, user: str, view: View) -> bool:
+        """Publish the person's App Home tab."""
+        ...
+
+
+class DigestActions(Protocol):
+    """What the digest commands need from ``bot/``: a post now, and a nudge on changes."""
+
+    async def post_now(self, team_id: str, digest_id: str) -> str:
+        """Build and post the digest for its latest complete period; returns the channel id.
+        Raises ``callcenter.errors.CallCenterError`` when the service fails, and
+        ``DigestPostError`` when Slack refuses the post."""
+        ...
+
+    def changed(self, team_id: str) -> None:
+        """Schedules of ``team_id`` were added, removed, paused or resumed."""
+        ...
+
+
+class DigestPostError(Exception):
+    """Slack refused a digest post; the message says why in words for people."""
+
+
+@dataclass
+class CommandContext:
+    team_id: str
+    user_id: str
+    channel_id: str | None
+    role: Role
+    tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    cc: CallCenter | None = None
+    """``None`` when the workspace is not connected; handlers that need it ask ``client()``."""
+    workspace: Workspace | None = None
+    """The stored connection, when there is one (single-workspace mode may have none)."""
+    base_url: str | None = None
+    """Where the service is, for ``status``; never the key."""
+    offset: int = 0
+    """Where a paged listing starts; set when someone clicks Next or Previous."""
+    storage: Storage | None = None
+    """The app's database, for commands that keep settings (notification routes, ...)."""
+    slack: SlackLookup | None = None
+    """Channel look-ups (is the bot in that channel?); None where no Slack client is at hand."""
+    public_url: str | None = None
+    """The app's own public base URL (``CALLOPS_PUBLIC_URL``), e.g. for its callback URL."""
+    files: SlackFiles | None = None
+    """Files shared in Slack (the lead upload's CSV); None where no Slack client is at hand."""
+    digests: DigestActions | None = None
+    """Posting a digest now (``digest run``) and telling this process's scheduler that the
+    schedules changed; None where no Slack client is at hand."""
+    messenger: Messenger | None = None
+    """Messages besides the answer (cards, thread notes, App Home); None where no Slack
+    client is at hand."""
+
+    def at(self, offset: int) -> CommandContext:
+        """The same request, showing a listing from ``offset`` (a Next/Previous click)."""
+        return replace(self, offset=max(0, offset))
+
+    def client(self) -> CallCenter:
+        if self.cc is None:
+            raise NotConnectedError
+        return self.cc
+
+
+class NotConnectedError(Exception):
+    """The workspace has no call-center connection yet."""

@@ -1,0 +1,339 @@
+"""Clicks, form submissions, shortcuts and workflow steps, declared by their family.
+
+A typed command is found in the catalog; everything else a person can do is found here.
+Each family module lists what it answers in ``INTERACTIONS``: the action ids of its
+buttons, the callback ids of its modals, its shortcuts (message or global) and its
+Workflow Builder steps, each with its handler and the least role that may use it.  The
+ids are defined in the family module next to the handler, and ``bot/`` registers every
+declared id generically: it never names one itself.
+
+Handlers have the shape of a typed command's: ``(ctx, click) -> Outcome``,
+``(ctx, submission) -> Outcome``, ``(ctx, shortcut) -> Outcome`` and
+``(ctx, run) -> Outcome``.  The dispatcher checks the role, runs the handler and words
+its failures the same way for every surface.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Literal
+
+from commands.kernel.context import CommandContext
+from commands.kernel.reply import Outcome
+from storage import Role
+
+FormValues = dict[str, Any]
+"""block_id -> what was entered: text, the chosen option's value, a list for
+multi-selects and checkboxes (None when left empty)."""
+Meta = dict[str, Any]
+"""The modal's ``private_metadata``, as JSON."""
+INTERACTIVITY_INPUT = "interactivity"
+"""Every step's input of type ``slack#/types/interactivity``: who runs it."""
+
+
+@dataclass(frozen=True)
+class Click:
+    """One button (or select) a person used, as Slack's ``block_actions`` describes it."""
+
+    action_id: str
+    _: KW_ONLY
+    value: str = ""
+    block_id: str | None = None
+    trigger_id: str | None = None
+    message_ts: str | None = None
+    """The message that holds the button (None in App Home and modals)."""
+    ephemeral: bool = False
+    """The button sits on an ephemeral message (which cannot be threaded under)."""
+    view_id: str | None = None
+    """The modal or Home tab that holds the button (None in messages)."""
+    response_url: str | None = field(default=None, repr=False)
+    """Where Slack lets the app rewrite the clicked message for a while (30 minutes, 5
+    uses); a capability, so it is never shown or logged."""
+
+    @classmethod
+    def from_payload(cls, body: Mapping[str, Any], action: Mapping[str, Any]) -> Click:
+        container = body.get("container") or {}
+        message = body.get("message") or {}
+        selected = action.get("selected_option")
+        value = action.get("value")
+        if value is None and isinstance(selected, dict):
+            value = selected.get("value")
+        return cls(
+            action_id=str(action.get("action_id") or ""),
+            value=str(value or ""),
+            block_id=action.get("block_id"),
+            trigger_id=body.get("trigger_id"),
+            message_ts=message.get("ts") or container.get("message_ts"),
+            ephemeral=bool(container.get("is_ephemeral")),
+            view_id=container.get("view_id") if container.get("type") == "view" else None,
+            response_url=body.get("response_url") or None,
+        )
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A submitted modal: its callback id, what was entered, and its private metadata."""
+
+    callback_id: str
+    values: FormValues = field(default_factory=dict)
+    metadata: Meta = field(default_factory=dict)
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Submission:
+        return cls(
+            callback_id=str(view.get("callback_id") or ""),
+            values=read_state(view),
+            metadata=read_metadata(view),
+        )
+
+
+ShortcutKind = Literal["message", "global"]
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A shortcut someone used: from the ⚡ menu (``global``) or on a message
+    (``message``, Slack's ``message_action``, which carries the message)."""
+
+    callback_id: str
+    kind: ShortcutKind
+    trigger_id: str | None = None
+    message_text: str = ""
+    message_ts: str | None = None
+    channel_id: str | None = None
+
+    @classmethod
+    def from_payload(cls, body: Mapping[str, Any]) -> Shortcut:
+        message = body.get("message") or {}
+        channel = body.get("channel") or {}
+        return cls(
+            callback_id=str(body.get("callback_id") or ""),
+            kind="message" if body.get("type") == "message_action" else "global",
+            trigger_id=body.get("trigger_id"),
+            message_text=str(message.get("text") or "") if isinstance(message, dict) else "",
+            message_ts=(message.get("ts") if isinstance(message, dict) else None)
+            or body.get("message_ts"),
+            channel_id=channel.get("id") if isinstance(channel, dict) else None,
+        )
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """One run of a workflow step (Slack's ``function_executed`` event).
+
+    ``user_id`` is the person whose action started the workflow, read from the step's
+    ``interactivity`` input (Slack fills its ``interactor``; the workflow's author cannot
+    choose it), or None when the workflow was not started by a person."""
+
+    callback_id: str
+    function_execution_id: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    user_id: str | None = None
+    token: str | None = field(default=None, repr=False)
+    """The run's just-in-time bot token: completing the step needs it, also later (a
+    step waiting on an approval is completed when the request is decided)."""
+
+    @classmethod
+    def from_event(cls, event: Mapping[str, Any], *, token: str | None) -> StepRun:
+        function = event.get("function")
+        callback_id = function.get("callback_id") if isinstance(function, Mapping) else None
+        inputs = event.get("inputs") or {}
+        inputs = dict(inputs) if isinstance(inputs, Mapping) else {}
+        return cls(
+            callback_id=str(callback_id or ""),
+            function_execution_id=str(event.get("function_execution_id") or ""),
+            inputs=inputs,
+            user_id=interactor(inputs.get(INTERACTIVITY_INPUT)),
+            token=token,
+        )
+
+    def text(self, name: str) -> str:
+        """An input as text, trimmed ('' when absent)."""
+        value = self.inputs.get(name)
+        if value is None:
+            return ""
+        return value.strip() if isinstance(value, str) else str(value).strip()
+
+
+def interactor(value: Any) -> str | None:
+    """The user id in a ``slack#/types/interactivity`` value, if it names one."""
+    if not isinstance(value, Mapping):
+        return None
+    who = value.get("interactor")
+    if isinstance(who, Mapping) and isinstance(who.get("id"), str) and who["id"]:
+        return str(who["id"])
+    return None
+
+
+ClickHandler = Callable[[CommandContext, Click], Awaitable[Outcome]]
+SubmitHandler = Callable[[CommandContext, Submission], Awaitable[Outcome]]
+Validator = Callable[[CommandContext, Submission], Awaitable[dict[str, str] | None]]
+ShortcutHandler = Callable[[CommandContext, Shortcut], Awaitable[Outcome]]
+StepHandler = Callable[[CommandContext, StepRun], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class OnClick:
+    """A button family: ``action_id`` exactly, or ``action_id`` followed by one of
+    ``suffixes`` (``_prev``/``_next``), or by ``_<n>`` when ``numbered`` (a block may not
+    repeat an action id, so a list of Open buttons numbers them)."""
+
+    action_id: str
+    handler: ClickHandler
+    _: KW_ONLY
+    role: Role = Role.VIEWER
+    suffixes: tuple[str, ...] = ()
+    numbered: bool = False
+    audit_as: str | None = None
+    """The audit log's name for a refused click (default: the action id)."""
+
+    def pattern(self) -> re.Pattern[str]:
+        tail = ""
+        if self.suffixes:
+            tail = "_(" + "|".join(re.escape(s) for s in self.suffixes) + ")"
+        elif self.numbered:
+            tail = r"_\d+"
+        return re.compile(f"^{re.escape(self.action_id)}{tail}$")
+
+    def suffix(self, action_id: str) -> str:
+        """The part after ``action_id_`` (``start`` of ``campaign_control_start``)."""
+        return action_id[len(self.action_id) + 1 :]
+
+
+@dataclass(frozen=True)
+class OnSubmit:
+    """A modal's submission.  Slack waits 3 seconds for the answer to a submission, and
+    only that answer can put messages on the form's fields: ``validate`` runs first
+    (fast; ``None`` accepts) and ``handler`` runs after the form has closed."""
+
+    callback_id: str
+    handler: SubmitHandler
+    _: KW_ONLY
+    role: Role = Role.OPERATOR
+    validate: Validator | None = None
+    audit_as: str | None = None
+    """The audit log's name for a refused submission (default: the callback id)."""
+
+
+@dataclass(frozen=True)
+class OnShortcut:
+    """A shortcut in Slack's ⚡ menu (``global``) or a message's menu (``message``).  Its
+    name and description are what people see there (the manifest lists them)."""
+
+    callback_id: str
+    handler: ShortcutHandler
+    kind: ShortcutKind
+    name: str
+    description: str
+    role: Role = Role.VIEWER
+
+
+@dataclass(frozen=True)
+class StepParam:
+    """One input or output of a workflow step, as the manifest declares it."""
+
+    name: str
+    type: str
+    title: str
+    description: str
+    required: bool = False
+    hint: str | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "type": self.type,
+            "title": self.title,
+            "description": self.description,
+            "is_required": self.required,
+            "name": self.name,
+        }
+        if self.hint:
+            entry["hint"] = self.hint
+        return entry
+
+
+WHO_RUNS_IT = StepParam(
+    INTERACTIVITY_INPUT,
+    "slack#/types/interactivity",
+    "Who runs it",
+    "The person who started the workflow: callops checks their role, as for /callops.",
+    required=True,
+    hint="Choose the interactivity of the person who used this workflow",
+)
+
+
+@dataclass(frozen=True)
+class OnStep:
+    """A Workflow Builder step (a custom function).  ``inputs`` and ``outputs`` are what
+    the manifest's ``functions`` section declares for it (a test keeps them equal); every
+    step takes ``interactivity`` first, so callops knows whose role to check."""
+
+    callback_id: str
+    handler: StepHandler
+    title: str
+    description: str
+    inputs: tuple[StepParam, ...]
+    outputs: tuple[StepParam, ...]
+    role: Role = Role.OPERATOR
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "description": self.description,
+            "input_parameters": {p.name: p.manifest() for p in (WHO_RUNS_IT, *self.inputs)},
+            "output_parameters": {p.name: p.manifest() for p in self.outputs},
+        }
+
+
+@dataclass(frozen=True)
+class Interactions:
+    clicks: tuple[OnClick, ...] = ()
+    submissions: tuple[OnSubmit, ...] = ()
+    shortcuts: tuple[OnShortcut, ...] = ()
+    steps: tuple[OnStep, ...] = ()
+
+    def __add__(self, other: Interactions) -> Interactions:
+        return Interactions(
+            clicks=self.clicks + other.clicks,
+            submissions=self.submissions + other.submissions,
+            shortcuts=self.shortcuts + other.shortcuts,
+            steps=self.steps + other.steps,
+        )
+
+
+def read_state(view: Mapping[str, Any]) -> FormValues:
+    """Slack's ``view.state.values`` flattened to one value per input block."""
+    found: FormValues = {}
+    for block_id, inputs in (view.get("state") or {}).get("values", {}).items():
+        for entry in inputs.values():
+            found[block_id] = _value(entry)
+    return found
+
+
+def _value(entry: Mapping[str, Any]) -> Any:
+    kind = entry.get("type")
+    if kind in ("static_select", "radio_buttons", "external_select"):
+        option = entry.get("selected_option")
+        return option.get("value") if isinstance(option, dict) else None
+    if kind in ("multi_static_select", "multi_external_select", "checkboxes"):
+        return [o.get("value") for o in entry.get("selected_options") or [] if isinstance(o, dict)]
+    if kind == "multi_users_select":
+        return list(entry.get("selected_users") or [])
+    if kind == "users_select":
+        return entry.get("selected_user")
+    if kind == "conversations_select":
+        return entry.get("selected_conversation")
+    if kind == "channels_select":
+        return entry.get("selected_channel")
+    return entry.get("value")
+
+
+def read_metadata(view: Mapping[str, Any]) -> Meta:
+    try:
+        value = json.loads(view.get("private_metadata") or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,68 @@
+"""Next/Previous buttons for long listings.
+
+A button carries the command text and the offset to show, so the click handler simply
+runs the same command again at the new offset and replaces the message: no state is
+kept between pages, and a stale page stays consistent with itself.
+"""
+
+from __future__ import annotations
+
+import json
+
+from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
+
+from commands.kernel.context import CommandContext
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Rerun
+
+PAGE_ACTION = "callops_page"
+
+
+def page_value(command: str, offset: int) -> str:
+    return json.dumps({"command": command, "offset": max(0, offset)}, separators=(",", ":"))
+
+
+def read_page_value(value: str) -> tuple[str, int]:
+    data = json.loads(value)
+    return str(data["command"]), int(data["offset"])
+
+
+def showing(offset: int, shown: int, total: int, noun: str) -> ContextBlock:
+    if total == 0:
+        text = f"No {noun}."
+    elif shown >= total and offset == 0:
+        text = f"{total} {noun}."
+    else:
+        text = f"Showing {offset + 1}–{offset + shown} of {total} {noun}."
+    return ContextBlock(elements=[MarkdownTextObject(text=text)])
+
+
+def pager(command: str, offset: int, page_size: int, total: int) -> list[ActionsBlock]:
+    """Previous/Next buttons when there is more than one page; none otherwise."""
+    buttons: list[ButtonElement] = []
+    if offset > 0:
+        buttons.append(
+            ButtonElement(
+                text="◀ Previous",
+                action_id=f"{PAGE_ACTION}_prev",
+                value=page_value(command, offset - page_size),
+            )
+        )
+    if offset + page_size < total:
+        buttons.append(
+            ButtonElement(
+                text="Next ▶",
+                action_id=f"{PAGE_ACTION}_next",
+                value=page_value(command, offset + page_size),
+            )
+        )
+    return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
+
+
+async def page_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Previous/Next: the same command again, from the offset the button carries."""
+    command, offset = read_page_value(click.value)
+    return Rerun(command, offset=offset)
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(PAGE_ACTION, page_clicked, suffixes=("prev", "next")),))

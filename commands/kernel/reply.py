@@ -1,0 +1,189 @@
+"""What a command hands back to the Slack layer: blocks plus a plain-text fallback.
+
+Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes through
+``response_url``, ``chat.postMessage`` or ``views.publish``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
+
+from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.views import View
+
+from commands.kernel.text import escape, truncate
+
+MAX_MESSAGE_BLOCKS = 50
+"""Slack's limit for one message; ``fit`` keeps replies under it."""
+SECTION_TEXT_LIMIT = 3000
+
+
+@dataclass
+class Reply:
+    text: str
+    """Notification and screen-reader fallback; escaped where it holds outside values."""
+    blocks: list[Block] = field(default_factory=list)
+    _: KW_ONLY
+    ephemeral: bool = True
+    replace_original: bool = False
+
+    def payload(self) -> dict[str, Any]:
+        """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by to_dict)."""
+        return {
+            "text": self.text,
+            "blocks": [b.to_dict() for b in fit(self.blocks)],
+            "response_type": "ephemeral" if self.ephemeral else "in_channel",
+            "replace_original": self.replace_original,
+        }
+
+
+@dataclass
+class OpenModal:
+    """The command's answer is a modal; ``bot`` opens it with the trigger id at once
+    (a trigger id lives 3 seconds, so nothing slow may come first).  When the content
+    is slow to gather (the wallboard asks the service several things), ``view`` is a
+    placeholder and ``fill`` builds the real view, which replaces it once ready."""
+
+    view: View
+    fill: Callable[[], Awaitable[View]] | None = None
+    _: KW_ONLY
+    dismiss_original: bool = False
+    """Remove the clicked message once the modal is open (a "Which one?" picker whose
+    choice opened a form: it must not stay behind, offering the choice again)."""
+
+
+@dataclass
+class UpdateModal:
+    """Replace the modal the person is looking at (the one whose button they clicked)."""
+
+    view: View
+
+
+@dataclass
+class FieldErrors:
+    """A submitted form is refused: one message per input block, shown on the fields.
+    Only a submission that has not been acknowledged yet can say this."""
+
+    errors: dict[str, str]
+
+
+@dataclass
+class PublishHome:
+    """The answer is the person's App Home tab: ``view``, or (None) the wallboard as it
+    is now."""
+
+    view: View | None = None
+
+
+@dataclass
+class Rerun:
+    """Run a typed command again on the person's behalf (a Next button, a choice among
+    campaigns): the dispatcher answers it exactly as if it had been typed."""
+
+    command: str
+    _: KW_ONLY
+    offset: int = 0
+    replace_original: bool = True
+
+
+@dataclass
+class DeleteOriginal:
+    """Remove the message that was clicked (a prompt whose request moved elsewhere)."""
+
+
+@dataclass
+class Nothing:
+    """Everything was already said where it belongs (a card updated, a thread note)."""
+
+
+@dataclass
+class StepCompleted:
+    """A workflow step finished: its outputs, named as the manifest declares them."""
+
+    outputs: dict[str, Any]
+
+
+@dataclass
+class StepFailed:
+    """A workflow step failed; ``error`` (plain text) is shown in the workflow's activity."""
+
+    error: str
+
+
+@dataclass
+class StepPending:
+    """A workflow step waits for a person (an approval request): it is completed, or
+    failed, when the request is decided, denied or expires."""
+
+    approval_id: str
+
+
+Outcome = (
+    Reply
+    | OpenModal
+    | UpdateModal
+    | FieldErrors
+    | PublishHome
+    | Rerun
+    | DeleteOriginal
+    | Nothing
+    | StepCompleted
+    | StepFailed
+    | StepPending
+)
+
+
+def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
+    """Cut a block list to Slack's limit, saying how much was left out."""
+    if len(blocks) <= limit:
+        return blocks
+    kept = blocks[: limit - 1]
+    left = len(blocks) - len(kept)
+    kept.append(
+        ContextBlock(elements=[MarkdownTextObject(text=f"_{left} more blocks not shown._")])
+    )
+    return kept
+
+
+def _one_section(body: str) -> Reply:
+    body = truncate(body, SECTION_TEXT_LIMIT)
+    return Reply(text=body, blocks=[SectionBlock(text=MarkdownTextObject(text=body))])
+
+
+def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
+    """A one-line ephemeral message; ``text`` must already be escaped mrkdwn."""
+    return _one_section(f"{emoji} {text}")
+
+
+def error(what: str, how: str | None = None) -> Reply:
+    """Bad input or a refusal: what was wrong, and how to write it (both plain text),
+    with a pointer to the one page on writing names and values."""
+    body = f":warning: {escape(what)}"
+    if how:
+        body += f"\nUsage: `/callops {escape(how)}`"
+        body += f"\n_Names and values with spaces: `/callops help {WRITING_TOPIC}`_"
+    return _one_section(body)
+
+
+WRITING_TOPIC = "writing"
+"""The ``help`` topic on writing names and values (``commands.kernel.help``)."""
+
+
+_LEADING_EMOJI = re.compile(r"^(:[a-z0-9_+\-]+:\s*)+")
+_USAGE_LINES = re.compile(r"\n+(Usage: `[^`]*`|_[^\n]*_)\s*$")
+"""The ``/callops`` usage line and the italic hint after it: a workflow has no command."""
+
+
+def plain_words(reply: Reply) -> str:
+    """A reply's message as plain text, for a surface that shows no mrkdwn (a workflow
+    step's error): the same words, without the emoji, the ``/callops`` usage line, the
+    bold and code marks, and with Slack's escapes undone."""
+    text = reply.text.strip()
+    while _USAGE_LINES.search(text):
+        text = _USAGE_LINES.sub("", text).strip()
+    text = _LEADING_EMOJI.sub("", text)
+    text = text.replace("*", "").replace("`", "")
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()

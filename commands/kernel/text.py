@@ -1,0 +1,189 @@
+"""Turning service and user values into safe, readable Slack text.
+
+Everything that comes from the call-center service or from a user passes through
+``escape`` before it reaches mrkdwn: Slack only treats ``&``, ``<`` and ``>`` as control
+characters, and escaping exactly those makes ``<!channel>`` in a lead name show as text
+instead of pinging a channel.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from callcenter.timefmt import parse_time
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
+
+
+def escape(value: object) -> str:
+    """Escape any value for mrkdwn (Slack's three control characters only)."""
+    return str(value).translate(_ESCAPES)
+
+
+def code(value: object) -> str:
+    """Inline code span; backticks inside are replaced so the span cannot be broken out of."""
+    return "`" + escape(value).replace("`", "ˋ") + "`"
+
+
+def truncate(text: str, limit: int, ellipsis: str = "…") -> str:
+    """Cut ``text`` to ``limit`` characters, marking the cut, for Block Kit's length limits."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(ellipsis))] + ellipsis
+
+
+def duration(seconds: float | int | None) -> str:
+    """Human-readable duration: ``45s``, ``3m 05s``, ``2h 04m``, ``3d 4h``."""
+    if seconds is None:
+        return "–"
+    total = round(seconds)
+    if total < 0:
+        total = 0
+    days, rem = divmod(total, 86400)
+    hours, rem = divmod(rem, 3600)
+    minutes, secs = divmod(rem, 60)
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
+
+
+def percent(value: float | int | None, digits: int = 1) -> str:
+    """A rate the service already expresses in percent (0-100), e.g. ``12.5%``."""
+    if value is None:
+        return "–"
+    return f"{float(value):.{digits}f}%"
+
+
+def ratio_percent(part: int, whole: int, digits: int = 1) -> str:
+    """``part`` of ``whole`` as a percentage; ``–`` when there is nothing to divide by."""
+    if whole <= 0:
+        return "–"
+    return percent(100.0 * part / whole, digits)
+
+
+def number(value: int | float) -> str:
+    """Thousands separated, the way a wallboard shows counts."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def signed_change(current: float, previous: float) -> str:
+    """Change against a previous period: ``▲ 12%``, ``▼ 3%``, ``new`` or ``=``."""
+    if previous == 0:
+        return "new" if current else "="
+    delta = 100.0 * (current - previous) / previous
+    if abs(delta) < 0.05:
+        return "="
+    arrow = "▲" if delta > 0 else "▼"
+    return f"{arrow} {abs(delta):.0f}%"
+
+
+def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) -> datetime | None:
+    """A service timestamp as an aware datetime, for display: the client's parser
+    (``callcenter.timefmt.parse_time``) with zone-less times taken as ``service_tz`` (UTC
+    by default).  An unreadable value shows as absent rather than failing a whole reply."""
+    try:
+        parsed = parse_time(value)
+    except ValueError:
+        return None
+    if parsed is not None and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=service_tz or UTC)
+    return parsed
+
+
+def local_time(value: str | datetime | None, tz: ZoneInfo, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A service timestamp shown in the workspace's timezone; ``–`` when absent."""
+    moment = value if isinstance(value, datetime) else parse_service_time(value)
+    if moment is None:
+        return "–"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(tz).strftime(fmt)
+
+
+def link(url: str | None, label: str) -> str:
+    """A mrkdwn link only for an http(s) URL; anything else shows as escaped text.
+
+    ``|`` would end the URL part of ``<url|label>``, so it is percent-encoded; a value
+    with whitespace is no usable URL and stays text.  ``label`` must already be escaped.
+    """
+    value = (url or "").strip()
+    if not value.lower().startswith(("http://", "https://")) or any(c.isspace() for c in value):
+        return escape(value)
+    return f"<{escape(value.replace('|', '%7C'))}|{label}>"
+
+
+def full_name(*parts: str | None) -> str:
+    """First, middle and last names joined, skipping the empty ones (not escaped)."""
+    return " ".join(p.strip() for p in parts if p and p.strip())
+
+
+def clip(value: object, limit: int) -> str:
+    """One outside value cut to ``limit`` characters, then escaped (cutting after escaping
+    could split ``&lt;``), so one long name cannot push a row's other facts past a limit."""
+    return escape(truncate(str(value), limit))
+
+
+def mention(user_id: str | None) -> str:
+    """A Slack user id as a mention (``<@U123>``); anything else (a name kept from an
+    earlier version) as escaped text, and nobody as "someone"."""
+    if not user_id:
+        return "someone"
+    return f"<@{user_id}>" if _USER_ID.match(user_id) else escape(user_id)
+
+
+# --- shared labels: the same words for the same thing in every family -------------------
+
+STATUS_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
+"""A campaign's status as the service spells it, in words (a table cell shows no emoji)."""
+_LIGHT = {
+    "running": ":large_green_circle:",
+    "paused": ":large_yellow_circle:",
+    "stopped": ":red_circle:",
+}
+STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD.items()}
+"""A campaign's status as the service spells it, in words with its traffic light."""
+MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
+"""A campaign's calling mode (the service spells one of them ``parralel``)."""
+UNNAMED_CAMPAIGN = "Unnamed campaign"
+DAY_AND_TIME = "%a %d %b %H:%M"
+"""``Mon 03 Nov 08:00``: a moment within a week or so of now."""
+
+
+def status_label(status: str) -> str:
+    """``:large_green_circle: running`` for ``start``; an unknown status as it came."""
+    return STATUS_LABEL.get(status, escape(status) or "unknown")
+
+
+def status_word(status: str) -> str:
+    """``running`` for ``start``: the status without its traffic light."""
+    return STATUS_WORD.get(status, status or "unknown")
+
+
+def mode_label(mode: str) -> str:
+    return MODE_LABEL.get(mode, clip(mode, 30))
+
+
+def campaign_label(name: str | None, limit: int = 150) -> str:
+    """A campaign's name cut to ``limit`` and escaped, or "Unnamed campaign"."""
+    return clip(name, limit) if name else UNNAMED_CAMPAIGN
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 call``, ``2 calls``, ``1,204 calls``; ``many`` for an irregular plural."""
+    return f"{number(count)} {word if count == 1 else many or word + 's'}"
+
+
+def day_time(moment: datetime | float, tz: ZoneInfo | None = None) -> str:
+    """``Mon 03 Nov 08:00`` in ``tz`` (else the moment's own zone); a float is a Unix time."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, tz or UTC)
+    return (moment.astimezone(tz) if tz else moment).strftime(DAY_AND_TIME)

@@ -1,0 +1,1 @@
+"""Leads and lead lists: list totals, one lead, and checking and uploading a CSV of leads."""

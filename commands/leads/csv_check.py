@@ -1,0 +1,158 @@
+"""Checking a CSV of leads row by row, as a stream: nothing but the phone numbers seen so
+far (for duplicates) is kept in memory, so a 100,000-row file costs a few megabytes.
+
+Each data row is checked for what the service or the call center would refuse: a
+missing or malformed number (the service's own pattern), the same number earlier in the
+file, a blacklisted number, a row whose columns do not match the header.  Good rows go
+to one CSV (the file that is uploaded), bad rows to another with their line number and
+the problem (the file the requester downloads to fix them).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections import Counter
+from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, BinaryIO, TextIO
+
+from commands.kernel.phones import normalize_phone, phone_problem
+
+if TYPE_CHECKING:
+    from _csv import Reader
+
+PHONE_COLUMN = "phone_number"
+MAX_PROBLEMS = 10
+"""Problems listed in the summary; every one is in the invalid-rows file."""
+
+
+class CsvFormatError(Exception):
+    """The file cannot be read as a lead CSV at all (plain-text reason)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    line: int
+    phone: str
+    reason: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"line": self.line, "phone": self.phone, "reason": self.reason}
+
+
+@dataclass
+class CsvReport:
+    header: list[str] = field(default_factory=list)
+    rows: int = 0
+    valid: int = 0
+    problems: list[RowProblem] = field(default_factory=list)
+    """The first ``MAX_PROBLEMS`` problems, in file order."""
+    reasons: Counter[str] = field(default_factory=Counter)
+    """How many rows failed for each kind of reason."""
+
+    @property
+    def invalid(self) -> int:
+        return self.rows - self.valid
+
+
+async def spool(chunks: AsyncIterator[bytes], out: BinaryIO) -> str:
+    """Write a download to ``out`` chunk by chunk; returns its SHA-256 (hex)."""
+    digest = hashlib.sha256()
+    async for chunk in chunks:
+        digest.update(chunk)
+        out.write(chunk)
+    out.flush()
+    return digest.hexdigest()
+
+
+def _header(row: list[str]) -> list[str]:
+    return [name.strip().lower() for name in row]
+
+
+def check_leads_csv(
+    source: BinaryIO,
+    blocked: Collection[str],
+    *,
+    valid_out: TextIO | None = None,
+    invalid_out: TextIO | None = None,
+) -> CsvReport:
+    """Check every row of ``source`` (UTF-8, a header with ``phone_number``)."""
+    text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="")
+    try:
+        return _check(csv.reader(text), blocked, valid_out, invalid_out)
+    except UnicodeDecodeError:
+        raise CsvFormatError("The file is not UTF-8 text; save it as CSV UTF-8.") from None
+    except csv.Error as exc:
+        raise CsvFormatError(f"The file is not a readable CSV ({exc}).") from None
+    finally:
+        text.detach()
+
+
+def _check(
+    reader: Reader,
+    blocked: Collection[str],
+    valid_out: TextIO | None,
+    invalid_out: TextIO | None,
+) -> CsvReport:
+    report = CsvReport()
+    first = next(reader, None)
+    if first is None:
+        raise CsvFormatError("The file is empty.")
+    report.header = _header(first)
+    if PHONE_COLUMN not in report.header:
+        raise CsvFormatError(
+            f"The file has no {PHONE_COLUMN} column (its columns: "
+            f"{', '.join(report.header[:12]) or 'none'})."
+        )
+    phone_at = report.header.index(PHONE_COLUMN)
+    width = len(report.header)
+    good = csv.writer(valid_out, lineterminator="\n") if valid_out is not None else None
+    bad = csv.writer(invalid_out, lineterminator="\n") if invalid_out is not None else None
+    if good is not None:
+        good.writerow(report.header)
+    if bad is not None:
+        bad.writerow(["line", "problem", *report.header])
+    seen: dict[str, int] = {}
+    for row in reader:
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        line = reader.line_num
+        report.rows += 1
+        phone = normalize_phone(row[phone_at]) if phone_at < len(row) else ""
+        reason, kind = _problem(row, width, phone, seen, blocked)
+        if reason is None:
+            seen[phone] = line
+            report.valid += 1
+            if good is not None:
+                cells = [c.strip() for c in row]
+                cells[phone_at] = phone
+                good.writerow(cells)
+            continue
+        report.reasons[kind] += 1
+        if len(report.problems) < MAX_PROBLEMS:
+            report.problems.append(RowProblem(line, phone[:40], reason))
+        if bad is not None:
+            bad.writerow([line, reason, *row])
+    return report
+
+
+def _problem(
+    row: list[str], width: int, phone: str, seen: dict[str, int], blocked: Collection[str]
+) -> tuple[str | None, str]:
+    if len(row) != width:
+        return f"has {len(row)} columns, the header has {width}", "columns"
+    if not phone:
+        return "no phone number", "missing"
+    if phone_problem(phone):
+        return "not a phone number the service accepts", "pattern"
+    if phone in seen:
+        return f"same number as line {seen[phone]}", "duplicate"
+    if phone in blocked:
+        return "the number is on the blacklist", "blacklisted"
+    return None, ""

@@ -1,0 +1,258 @@
+"""``leads upload <list_uuid>``: check a CSV shared in the channel, then upload its good rows.
+
+The command takes the newest CSV the requester shared in the channel, downloads it with
+the bot token, and checks every row as a stream (``commands.leads.csv_check``).  The summary
+(valid and invalid counts, the first problems with their line numbers) is the request
+itself; the bad rows are posted as a CSV to fix and share again.
+
+The approval stores the file's id and SHA-256, not its rows: at execution the file is
+downloaded again and must hash the same, so exactly the approved file is uploaded (after
+a restart too), and a 100,000-row file never sits in the database.  The good rows go to
+``POST /v3/lead/file`` as a streamed multipart upload; the list's totals follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+
+from callcenter import errors
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.cards import propose
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
+from commands.kernel.phones import blocked_numbers
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import Reply, error, notice
+from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
+from commands.kernel.text import clip, code, number, ratio_percent
+from commands.leads.csv_check import (
+    CsvFormatError,
+    CsvReport,
+    RowProblem,
+    check_leads_csv,
+    spool,
+)
+from commands.leads.insert import list_uuid_problem
+from storage import ActionKind
+
+REASON_WORDS = {
+    "pattern": "not a valid number",
+    "missing": "no number",
+    "duplicate": "duplicates",
+    "blacklisted": "blacklisted",
+    "columns": "wrong column count",
+}
+
+
+def how_to_share(list_uuid: str) -> str:
+    return (
+        "I found no CSV from you in this channel. Share the file here first (drag it into the "
+        "message box and send it), then run "
+        f"`/callops leads upload {list_uuid}` here again. The file needs a `phone_number` "
+        "column; other columns are lead fields (`lead_name`, `contract_number`, …)."
+    )
+
+
+class UploadParams(ActionParams):
+    """The checked file, by its Slack id and SHA-256 (never its rows), and the summary of
+    the check the approver decides on."""
+
+    list_uuid: str
+    list_name: str = ""
+    file_id: str
+    file_name: str = ""
+    sha256: str
+    rows: int = 0
+    valid: int
+    invalid: int = 0
+    reasons: dict[str, int] = Field(default_factory=dict)
+    """Rows left out per reason (``pattern``, ``blacklisted``...)."""
+    problems: tuple[RowProblem, ...] = ()
+    """The first rows left out, with their line numbers."""
+
+
+def describe_upload(params: UploadParams) -> str:
+    valid, invalid = params.valid, params.invalid
+    total = valid + invalid
+    lines = [
+        f"Upload *{number(valid)}* leads from *{clip(params.file_name, 120)}* to the "
+        f"list *{clip(params.list_name or params.list_uuid, 150)}*; the dialer will "
+        "call these numbers.",
+        f"{number(total)} rows checked: :white_check_mark: {number(valid)} valid "
+        f"({ratio_percent(valid, total)}) · :x: {number(invalid)} left out.",
+    ]
+    if params.reasons:
+        lines.append(
+            "Left out: "
+            + ", ".join(f"{number(n)} {REASON_WORDS.get(k, k)}" for k, n in params.reasons.items())
+        )
+    for problem in params.problems[:10]:
+        lines.append(
+            f"• line {number(problem.line)}: {clip(problem.phone or '–', 40)} "
+            f"– {clip(problem.reason, 100)}"
+        )
+    lines.append(f"List {code(params.list_uuid)} · file {code(params.sha256[:12])}")
+    return "\n".join(lines)
+
+
+def _summary_params(
+    list_uuid: str, list_name: str, shared: SharedFile, sha256: str, report: CsvReport
+) -> UploadParams:
+    return UploadParams(
+        list_uuid=list_uuid,
+        list_name=list_name,
+        file_id=shared.id,
+        file_name=shared.name,
+        sha256=sha256,
+        rows=report.rows,
+        valid=report.valid,
+        invalid=report.invalid,
+        reasons=dict(report.reasons),
+        problems=tuple(report.problems),
+    )
+
+
+async def download_and_check(
+    files: SlackFiles, shared: SharedFile, blocked: set[str], folder: Path
+) -> tuple[str, CsvReport, Path, Path]:
+    """Download ``shared`` into ``folder`` and check it; returns its hash, the report,
+    and the paths of the valid rows (to upload) and the invalid rows (to show)."""
+    original, valid, invalid = folder / "original.csv", folder / "valid.csv", folder / "invalid.csv"
+    with original.open("wb") as out:
+        sha256 = await spool(files.download(shared), out)
+
+    def check() -> CsvReport:
+        with (
+            original.open("rb") as source,
+            valid.open("w", encoding="utf-8", newline="") as good,
+            invalid.open("w", encoding="utf-8", newline="") as bad,
+        ):
+            return check_leads_csv(source, blocked, valid_out=good, invalid_out=bad)
+
+    report = await asyncio.to_thread(check)
+    return sha256, report, valid, invalid
+
+
+async def upload(ctx: CommandContext, args: list[str]) -> Reply:
+    if len(args) != 1:
+        raise UsageError("Give the UUID of the list to upload into.", usage_of("leads upload"))
+    list_uuid = args[0].strip()
+    problem = list_uuid_problem(list_uuid)
+    if problem:
+        raise UsageError(problem, usage_of("leads upload"))
+    if ctx.files is None or not ctx.channel_id:
+        return error("Run this in the channel where you shared the CSV.")
+    cc = ctx.client()
+    try:
+        lead_list = await cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+    shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
+    if shared is None:
+        here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
+        if here is not None and not here.is_member:
+            return error(
+                "I am not in this channel, so I cannot see the files shared here. Invite me "
+                "(/invite @callops), share the CSV, then run this again."
+            )
+        return notice(how_to_share(list_uuid), emoji=":page_facing_up:")
+    blocked = await blocked_numbers(cc)
+    with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
+        try:
+            sha256, report, _, invalid_path = await download_and_check(
+                ctx.files, shared, blocked, Path(folder)
+            )
+        except (CsvFormatError, FileDownloadError) as exc:
+            return error(f"{shared.name}: {exc.message}")
+        if report.invalid:
+            stem = os.path.splitext(shared.name)[0] or "leads"
+            await ctx.files.post(
+                ctx.channel_id,
+                filename=f"{stem}-rows-to-fix.csv",
+                path=str(invalid_path),
+                comment=f"{report.invalid} rows of {shared.name} that will not be uploaded, "
+                "with their line numbers and what is wrong.",
+                thread_ts=None,
+            )
+    if report.valid == 0:
+        return error(
+            f"No row of {shared.name} can be uploaded ({report.rows} checked). "
+            "The rows and their problems are in the file I just posted."
+        )
+    params = _summary_params(list_uuid, lead_list.list_name, shared, sha256, report)
+    return await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
+
+
+async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:
+    list_uuid = params.list_uuid
+    if env.files is None:
+        raise ActionRefused("Slack's files cannot be reached from here")
+    shared = await env.files.find(params.file_id)
+    if shared is None:
+        raise ActionRefused("The CSV was deleted from Slack")
+    try:
+        await env.cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        raise ActionRefused("The lead list no longer exists") from None
+    blocked = await blocked_numbers(env.cc)
+    with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
+        try:
+            sha256, report, valid_path, _ = await download_and_check(
+                env.files, shared, blocked, Path(folder)
+            )
+        except (CsvFormatError, FileDownloadError) as exc:
+            raise ActionRefused(exc.message) from None
+        if sha256 != params.sha256:
+            raise ActionRefused("The file in Slack is not the one that was checked and approved")
+        if report.valid == 0:
+            raise ActionRefused("No row of the file can be uploaded any more")
+        await env.cc.leads.upload_file(list_uuid, valid_path, filename=shared.name)
+    totals = await env.cc.lists.get(list_uuid)
+    text = (
+        f"Uploaded *{number(report.valid)}* leads from *{clip(shared.name, 120)}*. The list "
+        f"*{clip(totals.list_name or list_uuid, 150)}* now has {number(totals.total_leads)} "
+        f"leads (uploaded {number(totals.total_upload)}, imported "
+        f"{number(totals.total_success)}, failed {number(totals.total_fail)})."
+    )
+    if report.valid != params.valid:
+        text += (
+            f"\n:warning: {number(params.valid - report.valid)} more rows were left out "
+            "than when the file was checked (numbers blacklisted since)."
+        )
+    return ActionResult(
+        ok=True,
+        text=text,
+        data={
+            "uploaded": report.valid,
+            "total_leads": totals.total_leads,
+            "total_success": totals.total_success,
+            "total_fail": totals.total_fail,
+        },
+    )
+
+
+register(
+    ActionSpec(
+        kind=ActionKind.LEAD_UPLOAD,
+        title="Upload leads",
+        confirm_label="Upload the leads",
+        params=UploadParams,
+        describe=describe_upload,
+        execute=execute_upload,
+        unknown_outcome="the leads may or may not have been uploaded",
+    )
+)
+
+HANDLERS = {"leads upload": upload}

@@ -1,0 +1,564 @@
+"""``notify``: the service's call-record callbacks as a live feed in Slack channels.
+
+Each workspace has one unguessable callback URL (``/callbacks/<token>`` on the app). A
+campaign is *attached* when its ``callback_url`` is that URL; the service then POSTs each
+call record there, and *routes* say which channels get a card for it::
+
+    notify                         the URL, the attached campaigns, the routes in short
+    notify add #channel [campaign ...] [status=answered,busy] [direction=inbound] [presskey]
+    notify list | notify remove <id>
+    notify attach <campaign> | notify detach <campaign>
+    notify rotate [only]           a new URL (the old one stops at once), after a confirm;
+                                   the campaigns on the old URL move to the new one with it
+                                   (``only``: they are left behind)
+
+The URL is a secret (whoever knows it can post cards into the workspace's channels), so it
+is only ever shown to admins, in ephemeral replies, and never written to the audit log.
+Attaching changes the phone system's configuration, so it goes through the approval
+policy (``notify.attach``); routes only decide which channel hears what (``notify.route``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from pydantic import Field
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from callcenter import errors
+from callcenter.models import Campaign, Cdr
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.cards import propose
+from commands.campaigns.control import CampaignRef
+from commands.kernel.channels import channel_for_posting
+from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
+from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
+from commands.kernel.matching import alternatives, suggest
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.resolve import (
+    CampaignNotFound,
+    all_campaigns,
+    campaign_queries,
+    pick_campaign,
+)
+from commands.kernel.text import clip, code, escape, number, truncate
+from storage import ActionKind, NotificationRoute, Storage
+
+CALLBACK_PREFIX = "/callbacks/"
+
+USAGE = {
+    "": "notify",
+    "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
+    "[direction=inbound,outbound,local] [presskey]",
+    "list": "notify list",
+    "remove": "notify remove <id>",
+    "attach": "notify attach <campaign>",
+    "detach": "notify detach <campaign>",
+    "rotate": "notify rotate [only]",
+}
+_STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
+_ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
+
+
+# --- matching a record to routes --------------------------------------------------------
+
+
+def normalize_status(status: str) -> str:
+    """``ANSWERED``, ``no_answered`` and ``no-answered`` name the same status."""
+    return status.strip().lower().replace("_", "-")
+
+
+def pressed(cdr: Cdr) -> bool:
+    return bool(cdr.press_key.strip() or cdr.digits.strip())
+
+
+def route_matches(route: NotificationRoute, cdr: Cdr) -> bool:
+    """Every filter the route sets must hold; a filter left empty lets everything through."""
+    if route.campaigns and cdr.campaign_uuid.lower() not in {c.lower() for c in route.campaigns}:
+        return False
+    if route.statuses and normalize_status(cdr.status) not in route.statuses:
+        return False
+    if route.directions and cdr.direction.strip().lower() not in route.directions:
+        return False
+    return not (route.presskey_only and not pressed(cdr))
+
+
+def matching_channels(routes: Iterable[NotificationRoute], cdr: Cdr) -> list[str]:
+    """The channels that get a card for ``cdr``: each once, in the order routes were made."""
+    return list(dict.fromkeys(r.channel for r in routes if route_matches(r, cdr)))
+
+
+def callback_url(public_url: str, token: str) -> str:
+    return public_url.rstrip("/") + CALLBACK_PREFIX + token
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def _storage(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise UsageError("Call notifications are not available here (no database).")
+    return ctx.storage
+
+
+def _public_url(ctx: CommandContext) -> str:
+    return public_base(ctx.public_url)
+
+
+def public_base(public_url: str | None) -> str:
+    """The app's public address, as the service must call it back."""
+    return public_url or "http://localhost:3000"
+
+
+async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
+    sub = args[0].lower() if args else ""
+    rest = args[1:]
+    if sub == "":
+        return await show(ctx)
+    if sub == "add":
+        return await add_route(ctx, rest)
+    if sub == "list":
+        _no_more(rest, "list")
+        return await list_routes(ctx)
+    if sub == "remove":
+        return remove_route(ctx, rest)
+    if sub in ("attach", "detach"):
+        return await request_attach(ctx, rest, attach=sub == "attach")
+    if sub == "rotate":
+        if rest and [w.lower() for w in rest] != ["only"]:
+            raise UsageError(
+                "'notify rotate' takes nothing after it, or 'only' to leave the campaigns on "
+                "the old URL behind.",
+                USAGE["rotate"],
+            )
+        return await rotate(ctx, reattach=not rest)
+    subs = [k for k in USAGE if k]
+    near = suggest(sub, subs, limit=2)
+    hint = f" Did you mean {alternatives([f'notify {n}' for n in near])}?" if near else ""
+    raise UsageError(
+        f"'{args[0]}' is not a notify command.{hint} Use {alternatives(subs, str)}.",
+        USAGE[""] + " [add|list|remove|attach|detach|rotate]",
+    )
+
+
+def _no_more(rest: list[str], sub: str) -> None:
+    if rest:
+        raise UsageError(f"'notify {sub}' takes nothing after it.", USAGE[sub])
+
+
+def _help_lines() -> str:
+    return "\n".join(f"• {code('/callops ' + u)}" for k, u in USAGE.items() if k)
+
+
+async def show(ctx: CommandContext) -> Reply:
+    storage = _storage(ctx)
+    url = callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+    campaigns = await all_campaigns(ctx.client())
+    attached = [c for c in campaigns if c.callback_url == url]
+    routes = storage.routes.list(ctx.team_id)
+    lines = [
+        f":satellite_antenna: *This workspace's callback URL* (keep it secret):\n{code(url)}",
+        (
+            "*Attached campaigns:* " + ", ".join(clip(c.campaign_name, 80) for c in attached)
+            if attached
+            else "*Attached campaigns:* none yet: `/callops notify attach <campaign>`."
+        ),
+        f"*Routes:* {len(routes)} (`/callops notify list`)",
+    ]
+    blocks: list[Block] = [
+        HeaderBlock(text="Call notifications"),
+        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000))),
+        SectionBlock(text=MarkdownTextObject(text=_help_lines())),
+    ]
+    return Reply(text="Call notifications: the callback URL and routes", blocks=blocks)
+
+
+# --- routes -------------------------------------------------------------------------------
+
+
+def _split_values(raw: str, key: str) -> list[str]:
+    values = [v.strip() for v in raw.split(",") if v.strip()]
+    if not values:
+        raise UsageError(f"{key}= needs at least one value.", USAGE["add"])
+    return values
+
+
+def _statuses(raw: str) -> list[str]:
+    found = []
+    for value in _split_values(raw, "status"):
+        status = normalize_status(value)
+        if not _STATUS.match(status):
+            raise UsageError(
+                f"'{value}' is not a call status; use words such as answered, busy, "
+                "no-answered, failed.",
+                USAGE["add"],
+            )
+        found.append(status)
+    return list(dict.fromkeys(found))
+
+
+def _directions(raw: str) -> list[str]:
+    found = []
+    for value in _split_values(raw, "direction"):
+        direction = parse_direction(value)
+        if direction is None:
+            raise UsageError(
+                f"'{value}' is not a direction; use inbound, outbound or local.", USAGE["add"]
+            )
+        found.append(direction)
+    return list(dict.fromkeys(found))
+
+
+async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
+    storage = _storage(ctx)
+    usage = USAGE["add"]
+    positional, options = split_options(args)
+    if not positional:
+        raise UsageError("Name the channel that should get the call cards.", usage)
+    check_keys(options, ("status", "direction"), what="a route filter", usage=usage)
+    opts = {k.lower(): v for k, v in options.items()}
+    statuses = _statuses(opts["status"]) if "status" in opts else []
+    directions = _directions(opts["direction"]) if "direction" in opts else []
+    channel_token, words = positional[0], positional[1:]
+    presskey = any(w.lower() in ("presskey", "pressed") for w in words)
+    names = [w for w in words if w.lower() not in ("presskey", "pressed")]
+    channel = await channel_for_posting(ctx, channel_token, usage)
+    campaigns: list[Campaign] = []
+    if names:
+        listing = await all_campaigns(ctx.client())
+        for name in campaign_queries(names, listing):
+            try:
+                campaigns.append(pick_campaign(listing, name))
+            except CampaignNotFound:
+                raise UsageError(f"No campaign is called or starts with '{name}'.", usage) from None
+    route = storage.routes.add(
+        ctx.team_id,
+        channel=channel,
+        created_by=ctx.user_id,
+        campaigns=list(dict.fromkeys(c.campaign_uuid for c in campaigns)),
+        statuses=statuses,
+        directions=directions,
+        presskey_only=presskey,
+    )
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "notify.route.add",
+        {
+            "route": route.id,
+            "channel": channel,
+            "campaigns": list(route.campaigns),
+            "statuses": list(statuses),
+            "directions": list(directions),
+            "presskey": presskey,
+        },
+    )
+    text = f"Route {code(route.id)} added: {describe_route(route, campaign_names(campaigns))}."
+    url = callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+    detached = [c for c in campaigns if c.callback_url != url]
+    if detached:
+        listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
+        text += (
+            f"\n{listed} does not send its call records here yet: "
+            "`/callops notify attach <campaign>`."
+        )
+    return notice(text, emoji=":white_check_mark:")
+
+
+def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) -> str:
+    """A route in words: where its cards go and which calls it lets through."""
+    what = []
+    if route.campaigns:
+        what.append(
+            "campaign "
+            + ", ".join(
+                f"*{clip(campaign_names[c], 80)}*" if c in campaign_names else code(c[:8])
+                for c in route.campaigns
+            )
+        )
+    else:
+        what.append("every campaign")
+    if route.statuses:
+        what.append("status " + ", ".join(code(s) for s in route.statuses))
+    if route.directions:
+        what.append(", ".join(escape(d) for d in route.directions) + " calls")
+    if route.presskey_only:
+        what.append("only when a key was pressed")
+    return f"<#{escape(route.channel)}> gets {' · '.join(what)}"
+
+
+async def list_routes(ctx: CommandContext) -> Reply:
+    storage = _storage(ctx)
+    routes = storage.routes.list(ctx.team_id)
+    if not routes:
+        return notice(
+            f"No notification routes yet. Add one with {code('/callops ' + USAGE['add'])}.",
+            emoji=":bell:",
+        )
+    names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.client())}
+    lines = [f"{code(r.id)} {describe_route(r, names)}" for r in routes]
+    blocks: list[Block] = [HeaderBlock(text=f"Notification routes: {len(routes)}")]
+    for start in range(0, len(lines), 20):
+        chunk = "\n".join(lines[start : start + 20])
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(chunk, 3000))))
+    blocks.append(
+        ContextBlock(
+            elements=[MarkdownTextObject(text="Remove one with `/callops notify remove <id>`.")]
+        )
+    )
+    return Reply(text=f"Notification routes: {len(routes)}", blocks=blocks)
+
+
+def remove_route(ctx: CommandContext, args: list[str]) -> Reply:
+    storage = _storage(ctx)
+    if len(args) != 1:
+        raise UsageError("Name one route id (see `/callops notify list`).", USAGE["remove"])
+    route_id = args[0].strip().lower()
+    if not _ROUTE_ID.match(route_id) or not storage.routes.remove(ctx.team_id, route_id):
+        raise UsageError(
+            f"There is no route '{args[0]}'; `/callops notify list` shows their ids.",
+            USAGE["remove"],
+        )
+    storage.audit.append(ctx.team_id, ctx.user_id, "notify.route.remove", {"route": route_id})
+    return notice(f"Route {code(route_id)} removed.", emoji=":wastebasket:")
+
+
+# --- the callback URL -----------------------------------------------------------------
+
+
+class RotateParams(ActionParams):
+    """A new callback URL; with ``reattach``, every campaign that sends its records to the
+    old URL when the rotation runs is pointed at the new one.  ``campaigns`` are those
+    that did when it was asked for, for the card; no URL is stored (it is the secret)."""
+
+    reattach: bool
+    campaigns: tuple[CampaignRef, ...] = ()
+
+
+LISTED = 20
+
+
+def _campaign_names(names: Sequence[str]) -> str:
+    shown = ", ".join(f"*{clip(n, 80)}*" for n in names[:LISTED])
+    return shown + (f" and {number(len(names) - LISTED)} more" if len(names) > LISTED else "")
+
+
+def describe_rotate(params: RotateParams) -> str:
+    lines = [
+        "Give this workspace a *new callback URL*. The current one stops working at once "
+        "(do this when it has leaked)."
+    ]
+    names = [c.campaign_name or c.campaign_uuid for c in params.campaigns]
+    if not names:
+        lines.append("No campaign sends its call records to the current URL.")
+    elif params.reattach:
+        lines.append(
+            f"Re-attach the {number(len(names))} campaign(s) that use the current URL, in the "
+            f"same step: {_campaign_names(names)} (any other campaign on it by then too)."
+        )
+    else:
+        lines.append(
+            f":warning: {number(len(names))} campaign(s) keep the old URL and stop sending "
+            f"their call records here: {_campaign_names(names)}."
+        )
+    return "\n".join(lines)
+
+
+async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResult:
+    """Read the campaigns, rotate, then point those on the old URL at the new one: each
+    with the campaign's whole body (``set_fields``), each once."""
+    storage = env.storage
+    if storage is None or not env.team_id:
+        raise ActionRefused("the app's database is not available here")
+    public = public_base(env.public_url)
+    old_token = storage.callback_tokens.get(env.team_id)
+    old_url = callback_url(public, old_token) if old_token else None
+    stale: list[Campaign] = []
+    if old_url is not None:
+        stale = [c for c in await all_campaigns(env.cc) if c.callback_url == old_url]
+    new_url = callback_url(public, storage.callback_tokens.rotate(env.team_id))
+    text = "New callback URL in use; the old one stopped working. `/callops notify` shows it."
+    moved: list[Campaign] = []
+    failed: list[tuple[Campaign, str]] = []
+    if params.reattach:
+        for campaign in stale:
+            try:
+                await env.cc.campaigns.set_fields(campaign.campaign_uuid, callback_url=new_url)
+            except errors.CallCenterError as exc:
+                effect = "its callback may or may not have moved"
+                failed.append((campaign, describe_failure(exc, effect=effect).text))
+            else:
+                moved.append(campaign)
+        if moved:
+            text += (
+                f"\nRe-attached {number(len(moved))} of {number(len(stale))} campaign(s): "
+                f"{_campaign_names([c.campaign_name for c in moved])}."
+            )
+        if failed:
+            text += "\n:warning: Not re-attached: " + "; ".join(
+                f"*{clip(c.campaign_name, 80)}* ({truncate(problem, 200)})"
+                for c, problem in failed[:LISTED]
+            )
+    elif stale:
+        text += (
+            f"\n:warning: Still on the old URL: {_campaign_names([c.campaign_name for c in stale])}"
+            ". Attach them again with `/callops notify attach <campaign>`."
+        )
+    return ActionResult(
+        ok=not failed,
+        text=text,
+        data={
+            "reattached": [c.campaign_uuid for c in moved],
+            "failed": [c.campaign_uuid for c, _ in failed],
+        },
+    )
+
+
+async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
+    """Ask for a new callback URL (a confirm by default policy), offering to move the
+    campaigns on the old one in the same request."""
+    storage = _storage(ctx)
+    old = storage.callback_tokens.get(ctx.team_id)
+    stale: list[Campaign] = []
+    if old:
+        old_url = callback_url(_public_url(ctx), old)
+        stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
+    params = RotateParams(
+        reattach=reattach,
+        campaigns=tuple(
+            CampaignRef(campaign_uuid=c.campaign_uuid, campaign_name=c.campaign_name) for c in stale
+        ),
+    )
+    note = None
+    if stale and reattach:
+        note = "To rotate without moving them: `/callops notify rotate only`."
+    return await propose(ctx, Proposal(ActionKind.NOTIFY_ROTATE, params, prompt_note=note))
+
+
+def host_of(url: str) -> str:
+    """Only the host of another system's URL is shown: its path may hold its own secret."""
+    parts = urlsplit(url.strip())
+    return parts.netloc or "another address"
+
+
+async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) -> Outcome:
+    """Ask to attach (or detach) a campaign's callbacks: the approval flow shows exactly
+    what will change and runs it once, when the policy's approval or confirm is given."""
+    storage = _storage(ctx)
+    sub = "attach" if attach else "detach"
+    if not args:
+        raise UsageError("Name the campaign.", USAGE[sub])
+    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
+    url = (
+        callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+        if attach
+        else ""
+    )
+    name = clip(campaign.campaign_name, 100)
+    if campaign.callback_url == url:
+        state = "already sends its call records here" if attach else "has no callback URL"
+        return notice(f"*{name}* {state}; nothing to change.", emoji=":information_source:")
+    params = AttachParams(
+        campaign_uuid=campaign.campaign_uuid,
+        campaign_name=campaign.campaign_name,
+        attach=attach,
+        callback_token_url=url,
+        replaces_host=host_of(campaign.callback_url) if campaign.callback_url else None,
+    )
+    return await propose(ctx, Proposal(ActionKind.NOTIFY_ATTACH, params))
+
+
+class AttachParams(ActionParams):
+    """Point a campaign's ``callback_url`` at this workspace (or clear it).
+    ``replaces_host`` is only the host of the URL it replaces, whose path may hold
+    another system's secret."""
+
+    OMIT_WHEN_NONE = frozenset({"replaces_host"})
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    attach: bool
+    callback_token_url: str = Field(default="", repr=False)
+    """The URL to set.  Its name says "token", so the audit log redacts it (the URL
+    holds the workspace's secret); cards never show it."""
+    replaces_host: str | None = None
+
+
+def describe_attach(params: AttachParams) -> str:
+    """The change in words, from the stored parameters (for the prompt and the card)."""
+    name = clip(params.campaign_name, 100)
+    if not params.attach:
+        return (
+            f"Detach campaign *{name}*: its `callback_url` is cleared, so its call records "
+            "stop coming to this workspace."
+        )
+    text = (
+        f"Attach campaign *{name}*: the service sends each of its call records to this "
+        "workspace's callback URL, and cards go to the channels the notification routes name."
+    )
+    if params.replaces_host:
+        text += f"\n:warning: It now sends them to *{clip(params.replaces_host, 100)}*; that stops."
+    return text
+
+
+async def execute_attach(params: AttachParams, env: ExecutionEnv) -> ActionResult:
+    """The one service write: a full-body campaign update that keeps every other field."""
+    campaign_uuid, url = params.campaign_uuid, params.callback_token_url
+    name = clip(params.campaign_name, 100)
+    try:
+        await env.cc.campaigns.set_fields(campaign_uuid, callback_url=url)
+    except errors.NotFoundError:
+        # set_fields reads the campaign before it writes: nothing was sent.
+        raise ActionRefused("the campaign no longer exists") from None
+    if url:
+        text = f"*{name}* now sends its call records here."
+    else:
+        text = f"*{name}* no longer sends its call records here."
+    return ActionResult(ok=True, text=text, data={"campaign_uuid": campaign_uuid})
+
+
+register(
+    ActionSpec(
+        kind=ActionKind.NOTIFY_ROTATE,
+        title="New callback URL",
+        confirm_label="Rotate the URL",
+        params=RotateParams,
+        describe=describe_rotate,
+        execute=execute_rotate,
+        unknown_outcome="some campaigns may or may not point at the new URL",
+    )
+)
+register(
+    ActionSpec(
+        kind=ActionKind.NOTIFY_ATTACH,
+        title="Campaign call-record callbacks",
+        confirm_label="Apply",
+        params=AttachParams,
+        describe=describe_attach,
+        execute=execute_attach,
+        unknown_outcome="the campaign's callback may or may not have changed",
+    )
+)
+
+
+def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:
+    return {c.campaign_uuid: c.campaign_name for c in campaigns}
+
+
+HANDLERS = {"notify": notify_command}

@@ -1,0 +1,507 @@
+"""App Home as a wallboard: the call center at a glance, for a supervisor's second screen.
+
+The wallboard is republished on every ``app_home_opened`` and Refresh click, so it has to
+be quick and it must never come up blank: the four service reads it needs (campaigns,
+autodialer statistics, live calls, today's counters) run concurrently, each under its
+own deadline, and a read that fails turns only its own section into an "unavailable"
+line that says why.  Everything the service sends is escaped before it reaches mrkdwn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Awaitable, Sequence
+from dataclasses import KW_ONLY, dataclass
+from datetime import UTC, datetime
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from callcenter import CallCenter, errors
+from callcenter.models import ActiveCall, ActiveCallList, AutodialerStats, Campaign, StatsRow
+from commands.admin.connection import HOME_CONNECT_ACTION
+from commands.calls.live import direction_label, state_label
+from commands.kernel.catalog import role_allows
+from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
+from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.periods import Period, parse_period
+from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
+from commands.kernel.text import (
+    campaign_label,
+    clip,
+    duration,
+    escape,
+    local_time,
+    mode_label,
+    number,
+    parse_service_time,
+    percent,
+    plural,
+    ratio_percent,
+    status_label,
+    truncate,
+)
+from commands.reports.stats import DROPPED_RATE_WARNING
+from storage import Role
+
+REFRESH_ACTION = "home_refresh"
+WINDOW_MINUTES = 60
+"""The autodialer statistics window behind the connection and dropped-call rates."""
+MAX_CAMPAIGN_ROWS = 20
+MAX_CALL_ROWS = 8
+SECTION_TIMEOUT = 20.0
+"""Seconds one section may take (the client's own retries included) before it is shown
+as unavailable, so one slow endpoint cannot hold back the whole wallboard."""
+MAX_VIEW_BLOCKS = 100
+SECTION_TEXT_LIMIT = 3000
+FIELD_TEXT_LIMIT = 2000
+
+_RUNNING = ("start", "running")
+"""Campaigns say ``start``; the autodialer statistics say ``running`` for the same state."""
+_ACTIVE = (*_RUNNING, "pause")
+_STATUS_ORDER = ("start", "pause", "stop")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A section whose service read failed; ``reason`` is escaped mrkdwn, in words."""
+
+    reason: str
+    _: KW_ONLY
+    refused: bool = False
+    """The service refused the API key: the whole connection is in question."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the service said, section by section, at one moment."""
+
+    campaigns: list[Campaign] | Unavailable
+    dialer: list[AutodialerStats] | Unavailable
+    calls: ActiveCallList | Unavailable
+    today: list[StatsRow] | Unavailable
+    period: Period
+    """Today in the workspace's zone: local midnight until ``now``."""
+    now: datetime
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
+    try:
+        async with asyncio.timeout(seconds):
+            return await work
+    except errors.CallCenterError as exc:
+        words = describe_failure(exc)
+        return Unavailable(words.inline, refused=words.key_refused)
+    except TimeoutError:
+        return Unavailable(f"the call-center service gave no answer within {seconds:g}s")
+
+
+async def _campaigns(cc: CallCenter) -> list[Campaign]:
+    return [c async for c in cc.campaigns.iterate(page_size=100)]
+
+
+async def _dialer(cc: CallCenter) -> list[AutodialerStats]:
+    return [s async for s in cc.reports.iterate_autodialer(interval=WINDOW_MINUTES)]
+
+
+async def _today(cc: CallCenter, period: Period) -> list[StatsRow]:
+    start, end = period.service_bounds()
+    return (await cc.reports.stats(start, end, interval="hour")).data
+
+
+async def snapshot(
+    ctx: CommandContext, *, now: datetime | None = None, section_seconds: float = SECTION_TIMEOUT
+) -> Snapshot:
+    """Read every section at once; a failed read becomes ``Unavailable``, never an error."""
+    cc = ctx.client()
+    moment = (now or datetime.now(UTC)).astimezone(ctx.tz)
+    period = parse_period("today", ctx.tz, now=moment)
+    campaigns, dialer, calls, today = await asyncio.gather(
+        _guarded(_campaigns(cc), section_seconds),
+        _guarded(_dialer(cc), section_seconds),
+        _guarded(cc.calls.list(), section_seconds),
+        _guarded(_today(cc, period), section_seconds),
+    )
+    return Snapshot(
+        campaigns=campaigns,
+        dialer=dialer,
+        calls=calls,
+        today=today,
+        period=period,
+        now=moment,
+    )
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def _section(text: str) -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
+
+
+def _context(text: str) -> ContextBlock:
+    return ContextBlock(elements=[MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT))])
+
+
+def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
+    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
+
+
+def _unavailable(title: str, failure: Unavailable) -> SectionBlock:
+    return _section(f":warning: *{title} unavailable*: {failure.reason}.")
+
+
+def shown_url(url: str) -> str:
+    """The service's address without anything secret a URL can carry (user info, query,
+    fragment), escaped for mrkdwn."""
+    parts = urlsplit(url.strip())
+    if not parts.scheme or not parts.netloc:
+        return clip(url.split("?", 1)[0].split("#", 1)[0].rpartition("@")[2], 200)
+    host = parts.netloc.rpartition("@")[2]
+    return clip(f"{parts.scheme}://{host}{parts.path}".rstrip("/"), 200)
+
+
+def _connection(snap: Snapshot, base: str) -> SectionBlock:
+    failures = [
+        part
+        for part in (snap.campaigns, snap.dialer, snap.calls, snap.today)
+        if isinstance(part, Unavailable)
+    ]
+    refused = next((f for f in failures if f.refused), None)
+    if refused is not None:
+        text = f":red_circle: *{base}*: {refused.reason}."
+    elif len(failures) == 4:
+        text = f":red_circle: *{base}*: {failures[0].reason}."
+    elif failures:
+        text = f":large_yellow_circle: Connected to *{base}*; some figures are unavailable below."
+    else:
+        text = f":large_green_circle: Connected to *{base}*"
+    return _section(text)
+
+
+def _dialer_by_campaign(dialer: list[AutodialerStats] | Unavailable) -> dict[str, AutodialerStats]:
+    if isinstance(dialer, Unavailable):
+        return {}
+    return {s.campaign_uuid: s for s in dialer if s.campaign_uuid}
+
+
+def _status_counts(campaigns: Sequence[Campaign]) -> str:
+    counts = Counter(c.status for c in campaigns)
+    order = [*_STATUS_ORDER, *sorted(s for s in counts if s not in _STATUS_ORDER)]
+    parts = [f"{status_label(s)} *{number(counts.get(s, 0))}*" for s in order]
+    return " · ".join(parts)
+
+
+def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bool) -> SectionBlock:
+    head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
+    if stats is not None and stats.total_calls == 0:
+        detail = f"no calls in the last hour · {number(stats.leads_in_progress)} dialing now"
+    elif stats is not None:
+        flag = ":warning: " if stats.dropped_call_rate > DROPPED_RATE_WARNING else ""
+        detail = (
+            f"connected *{percent(stats.customer_connection_rate)}* · "
+            f"{flag}dropped *{percent(stats.dropped_call_rate)}* · "
+            f"{plural(stats.total_calls, 'call')} in the last hour · "
+            f"{number(stats.leads_in_progress)} dialing now"
+        )
+    elif c.type == "autodialer":
+        detail = "rates unavailable" if dialer_down else "no dialer figures yet"
+    else:
+        mode = mode_label(c.mode_call)
+        detail = f"{mode} · {number(c.concurrent_call)} concurrent"
+    return _section(f"{head}\n{detail}")
+
+
+def _campaign_blocks(snap: Snapshot) -> list[Block]:
+    if isinstance(snap.campaigns, Unavailable):
+        return [_unavailable("Campaigns", snap.campaigns)]
+    campaigns = snap.campaigns
+    blocks: list[Block] = [_section(f"*Campaigns*\n{_status_counts(campaigns)}")]
+    if isinstance(snap.dialer, Unavailable):
+        blocks.append(_context(f":warning: Dialer rates unavailable: {snap.dialer.reason}."))
+    active = sorted(
+        (c for c in campaigns if c.status in _ACTIVE),
+        key=lambda c: (c.status not in _RUNNING, c.campaign_name.casefold()),
+    )
+    if not active:
+        blocks.append(_context(":zzz: No campaign is running or paused."))
+        return blocks
+    stats = _dialer_by_campaign(snap.dialer)
+    down = isinstance(snap.dialer, Unavailable)
+    shown = active[:MAX_CAMPAIGN_ROWS]
+    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), dialer_down=down) for c in shown)
+    if len(shown) < len(active):
+        blocks.append(
+            _context(
+                f"Showing {len(shown)} of {number(len(active))} running and paused campaigns; "
+                "`/callops campaigns` lists them all."
+            )
+        )
+    return blocks
+
+
+def _call_line(call: ActiveCall, now: datetime) -> str:
+    started = parse_service_time(call.created_time)
+    elapsed = duration((now - started).total_seconds()) if started else "–"
+    source = clip(call.source, 60) or "unknown"
+    destination = clip(call.destination, 60) or "unknown"
+    return (
+        f"*{source}* → *{destination}* · {direction_label(call.direction)} · "
+        f"{state_label(call.state)} · :stopwatch: {elapsed}"
+    )
+
+
+def _call_blocks(snap: Snapshot) -> list[Block]:
+    if isinstance(snap.calls, Unavailable):
+        return [_unavailable("Live calls", snap.calls)]
+    calls = sorted(snap.calls.data, key=lambda c: c.created_time)
+    total = max(snap.calls.total, len(calls))
+    if total == 0:
+        return [_section("*Live calls*\n:telephone_receiver: No live calls right now.")]
+    by_direction = Counter(c.direction.lower() or "unknown" for c in calls)
+    split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in sorted(by_direction.items()))
+    blocks: list[Block] = [
+        _section(f"*Live calls* · *{number(total)}* on the line" + (f"\n{split}" if split else ""))
+    ]
+    shown = calls[:MAX_CALL_ROWS]
+    if shown:
+        blocks.append(_section("\n".join(_call_line(c, snap.now) for c in shown)))
+    if len(shown) < total:
+        blocks.append(
+            _context(
+                f"Showing the {len(shown)} longest of {number(total)} live calls; "
+                "`/callops calls` lists them all with Transfer buttons."
+            )
+        )
+    return blocks
+
+
+def _agent_blocks(snap: Snapshot) -> list[Block]:
+    if isinstance(snap.dialer, Unavailable):
+        return [_unavailable("Agents", snap.dialer)]
+    active = [s for s in snap.dialer if s.status in _ACTIVE]
+    if not active:
+        return [
+            _section(
+                "*Agents*\n:zzz: No autodialer campaign is running or paused, so no agents "
+                "are dialing."
+            )
+        ]
+    ready = sum(s.agents_ready for s in active)
+    paused = sum(s.agents_pause for s in active)
+    in_call = sum(s.agents_in_call for s in active)
+    noun = "campaign" if len(active) == 1 else "campaigns"
+    return [
+        SectionBlock(
+            text=MarkdownTextObject(text="*Agents*"),
+            fields=_fields(
+                [
+                    (":large_green_circle: Ready", number(ready)),
+                    (":double_vertical_bar: Paused", number(paused)),
+                    (":telephone_receiver: In call", number(in_call)),
+                ]
+            ),
+        ),
+        _context(
+            f"Summed over {number(len(active))} running and paused autodialer {noun}; "
+            "an agent staffing two campaigns counts in each."
+        ),
+    ]
+
+
+def _today_blocks(snap: Snapshot, tz_name: str) -> list[Block]:
+    title = f"*Today* (since {snap.period.start:%H:%M} {tz_name})"
+    if isinstance(snap.today, Unavailable):
+        return [_unavailable("Today's totals", snap.today)]
+    rows = snap.today
+    total = sum(r.total for r in rows)
+    if total == 0:
+        return [_section(f"{title}\n:zzz: No calls yet today.")]
+    answered = sum(r.answered for r in rows)
+    pairs = [
+        (":phone: Calls", number(total)),
+        (":white_check_mark: Answered", f"{number(answered)} ({ratio_percent(answered, total)})"),
+        (":no_entry: Busy", number(sum(r.busy for r in rows))),
+        (":hourglass: No answer", number(sum(r.no_answered for r in rows))),
+        (":speech_balloon: Talk time", duration(sum(r.total_billsec for r in rows))),
+    ]
+    return [SectionBlock(text=MarkdownTextObject(text=title), fields=_fields(pairs))]
+
+
+def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
+    """The wallboard for one snapshot (no service calls: render and test it on its own)."""
+    tz_name = escape(str(ctx.tz))
+    base = shown_url(ctx.base_url or (ctx.cc.base_url if ctx.cc else "") or "")
+    blocks: list[Block] = [
+        HeaderBlock(text=":telephone_receiver: Call center wallboard"),
+        _connection(snap, base or "the call-center service"),
+        DividerBlock(),
+        *_campaign_blocks(snap),
+        DividerBlock(),
+        *_call_blocks(snap),
+        DividerBlock(),
+        *_agent_blocks(snap),
+        DividerBlock(),
+        *_today_blocks(snap, tz_name),
+        DividerBlock(),
+    ]
+    footer: list[Block] = [
+        _context(
+            f"Updated {local_time(snap.now, ctx.tz, '%H:%M')} ({tz_name}) · "
+            f"rates over the last {WINDOW_MINUTES} minutes"
+        ),
+        ActionsBlock(
+            block_id="home_controls",
+            elements=[ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value="refresh")],
+        ),
+    ]
+    # The rows above are capped well under the limit; this keeps the footer whatever happens.
+    blocks = blocks[: MAX_VIEW_BLOCKS - len(footer)] + footer
+    return View(type="home", callback_id="callops_home", blocks=blocks)
+
+
+async def wallboard(
+    ctx: CommandContext, *, now: datetime | None = None, section_seconds: float = SECTION_TIMEOUT
+) -> View:
+    """App Home for a connected workspace; an unconnected one gets the welcome instead."""
+    if ctx.cc is None:
+        return not_connected_home(ctx.role)
+    return wallboard_view(await snapshot(ctx, now=now, section_seconds=section_seconds), ctx)
+
+
+def not_connected_home(role: Role) -> View:
+    """What a workspace sees before an admin connects it to a call-center service."""
+    blocks: list[Block] = [
+        HeaderBlock(text=":wave: Welcome to callops"),
+        _section(
+            "callops runs your call center from Slack:\n"
+            "• start, pause and stop campaigns, with approvals for the risky steps\n"
+            "• see live calls and transfer them, look up call records and statistics\n"
+            "• scheduled digests and alerts in your channels\n"
+            "• this tab becomes a live wallboard of campaigns, calls and agents"
+        ),
+        DividerBlock(),
+    ]
+    if role_allows(role, Role.ADMIN):
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text=":electric_plug: This workspace is not connected to a call-center "
+                    "service yet. Connect it with the service's URL and an API key; the key is "
+                    "checked before it is saved, stored encrypted and never shown again."
+                )
+            )
+        )
+        blocks.append(
+            ActionsBlock(
+                block_id="home_controls",
+                elements=[
+                    ButtonElement(
+                        text="Connect",
+                        action_id=HOME_CONNECT_ACTION,
+                        value="connect",
+                        style="primary",
+                    )
+                ],
+            )
+        )
+    else:
+        blocks.append(
+            _section(
+                ":electric_plug: This workspace is not connected to a call-center service yet. "
+                "Ask a callops admin to connect it (`/callops connect`)."
+            )
+        )
+    blocks.append(_context("Type `/callops help` in any channel to see every command."))
+    return View(type="home", callback_id="callops_home", blocks=blocks)
+
+
+async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    return PublishHome(await wallboard(ctx))
+
+
+# --- the "Call-center status" shortcut: the wallboard in a modal, from anywhere --------
+
+STATUS_SHORTCUT = "callcenter_status"
+STATUS_CALLBACK = "callcenter_status"
+STATUS_REFRESH_ACTION = "status_refresh"
+
+
+def _status_modal(blocks: list[Block]) -> View:
+    return View(
+        type="modal",
+        callback_id=STATUS_CALLBACK,
+        title="Call-center status",
+        close="Close",
+        blocks=blocks,
+    )
+
+
+async def status_modal(ctx: CommandContext) -> View:
+    """The wallboard as a modal: the same blocks as App Home, with the modal's own Refresh
+    (the Home tab's buttons act on the Home tab)."""
+    home = await wallboard(ctx)
+    blocks = [
+        b
+        for b in home.blocks
+        if not (isinstance(b, ActionsBlock) and b.block_id == "home_controls")
+    ]
+    if ctx.cc is not None:
+        blocks.append(
+            ActionsBlock(
+                block_id="status_controls",
+                elements=[
+                    ButtonElement(text="Refresh", action_id=STATUS_REFRESH_ACTION, value="refresh")
+                ],
+            )
+        )
+    return _status_modal(blocks[:MAX_VIEW_BLOCKS])
+
+
+async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+    """Gathering the wallboard takes longer than a trigger id lives: open, then fill."""
+
+    async def fill() -> View:
+        return await status_modal(ctx)
+
+    loading = _status_modal([_section(":hourglass_flowing_sand: Asking the call center…")])
+    return OpenModal(loading, fill=fill)
+
+
+async def status_refreshed(ctx: CommandContext, click: Click) -> Outcome:
+    return UpdateModal(await status_modal(ctx))
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(REFRESH_ACTION, refresh_clicked),
+        OnClick(STATUS_REFRESH_ACTION, status_refreshed),
+    ),
+    shortcuts=(
+        OnShortcut(
+            STATUS_SHORTCUT,
+            status_shortcut,
+            "global",
+            "Call-center status",
+            "The callops wallboard: campaigns, live calls, agents and today's totals.",
+        ),
+    ),
+)
