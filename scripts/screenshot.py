@@ -1,13 +1,17 @@
-"""Take ``docs/console.png``, the README's picture of the demo, from the running demo.
+"""Take the docs' pictures of the demo (``docs/console.png``, ``docs/digest.png``,
+``docs/wallboard.png``) from the running demo.
 
-    .venv/bin/python scripts/screenshot.py [--out docs/console.png]
+    .venv/bin/python scripts/screenshot.py [--scene console|digest|wallboard] [--out PATH]
 
 Starts the demo in-process (``bot.demo.running_demo`` on ephemeral loopback ports), drives
-the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would
-(an agent asks to start two campaigns, the supervisor approves one in #approvals), and
-saves what the browser shows. Nothing is drawn by hand, so the picture changes when
-the app's messages do. ``make screenshot`` runs it after installing the Debian packages it
-needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's emoji in colour).
+the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would,
+and saves what the browser shows.  ``console``: an agent asks to start two campaigns, the
+supervisor approves one in #approvals.  ``digest``: the manager runs the sample digest in
+#digests and asks for it up to now.  ``wallboard``: the supervisor's Home tab.  Without
+``--scene`` all three are taken, each from a fresh demo.  Nothing is drawn by hand, so
+the pictures change when the app's messages do. ``make screenshot`` runs it after
+installing the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for
+Slack's emoji in colour).
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
-from playwright.async_api import Page, ViewportSize, async_playwright, expect
+from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
 from bot.demo import Demo, running_demo
 from callcenter import CallCenter
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -36,6 +40,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 VIEWPORT: ViewportSize = {"width": 1440, "height": 900}
+MAX_HEIGHT = 2600
 
 
 async def paused_campaigns(demo: Demo, count: int) -> list[str]:
@@ -77,13 +82,81 @@ async def scene(page: Page, demo: Demo) -> None:
     await page.mouse.move(0, 0)
 
 
-async def take(out: Path) -> None:
+async def digest_scene(page: Page, demo: Demo) -> None:
+    """Maria (an admin) posts the sample digest in #digests, reads which period it covers
+    and why, and asks for it up to now; the digests and their charts stay on screen."""
+    digest = demo.rt.storage.digests.list(TEAM)[0]
+    query = urlencode({"user": MANAGER, "view": DIGESTS})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await command(page, f"/callops digest run {digest.id}")
+    answer = page.locator("#messages .message.ephemeral", has_text="last complete period").last
+    await answer.locator("button", has_text="Up to now").click()
+    await expect(page.locator("#messages .message", has_text="asked for by")).not_to_have_count(0)
+    await expect(page.locator("#messages img")).to_have_count(2)
+    # From the answer that says which period and why, down to the digest up to now.
+    await fit(page, "messages", first=answer)
+
+
+async def agents_on_calls(demo: Demo, count: int, within: float = 90.0) -> None:
+    """Wait (on the emulator's own real-time simulation) until ``count`` live calls have
+    an agent on them."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        calls = await asyncio.to_thread(demo.pbx.live_calls, "demo")
+        if sum(1 for c in calls if c["extension"]) >= count:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"fewer than {count} calls were answered within {within:g}s")
+        await asyncio.sleep(0.5)
+
+
+async def wallboard_scene(page: Page, demo: Demo) -> None:
+    """The supervisor opens the Home tab: the wallboard, every section saying what it covers
+    (once agents have taken some of the dialers' calls, so there is someone in call)."""
+    await agents_on_calls(demo, 2)
+    query = urlencode({"user": SUPERVISOR, "view": "home"})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await page.locator("#nav-home").click()
+    await expect(page.locator("#home", has_text="Whole call center · today")).to_have_count(1)
+    await fit(page, "home")
+
+
+async def fit(page: Page, pane: str, first: Locator | None = None) -> None:
+    """Make the window tall enough for the pane from the message ``first`` (default the
+    pane's top) to its end, up to ``MAX_HEIGHT``, and scroll there, so one picture shows
+    it all."""
+    top = 0
+    if first is not None:
+        top = await first.evaluate(
+            f"""(node) => {{
+                const pane = document.getElementById('{pane}');
+                return node.getBoundingClientRect().top - pane.getBoundingClientRect().top
+                    + pane.scrollTop;
+            }}"""
+        )
+    height = await page.evaluate(f"document.getElementById('{pane}').scrollHeight")
+    chrome = VIEWPORT["height"] - await page.evaluate(
+        f"document.getElementById('{pane}').clientHeight"
+    )
+    await page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": min(MAX_HEIGHT, int(height - top) + int(chrome))}
+    )
+    await page.evaluate(f"document.getElementById('{pane}').scrollTop = {int(top)}")
+    await page.mouse.move(0, 0)
+
+
+SCENES = {"console": scene, "digest": digest_scene, "wallboard": wallboard_scene}
+
+
+async def take(out: Path, name: str = "console") -> None:
     async with running_demo(port=0) as demo, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = await browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
             page.set_default_timeout(15_000)
-            await scene(page, demo)
+            await SCENES[name](page, demo)
             out.parent.mkdir(parents=True, exist_ok=True)
             await page.screenshot(path=str(out))
         finally:
@@ -92,7 +165,8 @@ async def take(out: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--out", type=Path, default=Path("docs/console.png"))
+    parser.add_argument("--scene", choices=sorted(SCENES), help="one picture (default: all)")
+    parser.add_argument("--out", type=Path, help="where to save it (default docs/<scene>.png)")
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         print(
@@ -101,8 +175,12 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    asyncio.run(take(args.out))
-    print(f"saved {args.out}")
+    if args.out and not args.scene:
+        parser.error("--out needs --scene")
+    for name in [args.scene] if args.scene else list(SCENES):
+        out = args.out or Path(f"docs/{name}.png")
+        asyncio.run(take(out, name))
+        print(f"saved {out}")
     return 0
 
 

@@ -3,6 +3,12 @@
     pending -> approved -> executing -> done | failed
     pending -> denied | expired | cancelled
 
+The process that runs an approved action holds it by a lease (``lease_until``) that it
+renews while the action runs; ``abandoned`` finds the rows a dead process left behind
+(executing with the lease run out, or approved and never claimed) and
+``finish_abandoned`` settles one with a compare-and-set on the run-out lease, so a live
+process that renewed in time always wins.
+
 Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``: SQLite
 serialises writers across processes, and PostgreSQL makes the second writer wait for the
 first's row lock and then re-check the WHERE against the committed row, so on either engine
@@ -26,7 +32,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
@@ -54,6 +60,9 @@ from storage.schema import approvals
 from storage.secrets import SecretBox
 
 log = logging.getLogger(__name__)
+
+EXECUTION_LEASE = 20.0
+"""Seconds an executing request belongs to the process that claimed it, unless renewed."""
 
 _A = approvals.c
 _THIS = (_A.team_id == bindparam("team"), _A.id == bindparam("approval"))
@@ -96,12 +105,33 @@ _CANCEL = (
 _CLAIM = (
     update(approvals)
     .where(*_THIS, _A.state == "approved")
-    .values(state="executing", executed_at=bindparam("now"))
+    .values(state="executing", executed_at=bindparam("now"), lease_until=bindparam("lease"))
 )
-_FINISH = (
-    update(approvals)
-    .where(*_THIS, _A.state == "executing")
-    .values(state=bindparam("new_state"), finished_at=bindparam("now"), result=bindparam("outcome"))
+_RENEW = (
+    update(approvals).where(*_THIS, _A.state == "executing").values(lease_until=bindparam("lease"))
+)
+_SETTLE: dict[str, Any] = {
+    "state": bindparam("new_state"),
+    "finished_at": bindparam("now"),
+    "result": bindparam("outcome"),
+    "lease_until": None,
+}
+_FINISH = update(approvals).where(*_THIS, _A.state == "executing").values(_SETTLE)
+# A row is left behind when its lease ran out; a row claimed before leases existed (no
+# lease_until) counts from its claim.
+_RUN_OUT = func.coalesce(_A.lease_until, _A.executed_at + EXECUTION_LEASE) <= bindparam("now")
+_FINISH_ABANDONED = (
+    update(approvals).where(*_THIS, _A.state == "executing", _RUN_OUT).values(_SETTLE)
+)
+_ABANDONED = (
+    select(approvals)
+    .where(
+        or_(
+            and_(_A.state == "executing", _RUN_OUT),
+            and_(_A.state == "approved", _A.decided_at <= bindparam("approved_before")),
+        )
+    )
+    .order_by(_A.created_at, _A.id)
 )
 _EXPIRE_ONE = (
     update(approvals)
@@ -181,6 +211,8 @@ class Approval:
     channel: str | None
     message_ts: str | None
     result: Any = None
+    lease_until: float | None = None
+    """While executing: until when the running process holds it (it renews the lease)."""
 
 
 class ApprovalStore:
@@ -359,10 +391,16 @@ class ApprovalStore:
         log.info("team %s: approval %s cancelled by %s", team_id, approval_id, by)
         return self.require(team_id, approval_id)
 
-    def claim_for_execution(self, team_id: str, approval_id: str) -> Approval:
-        """approved -> executing, once: the winner gets the exact parameters that were approved."""
+    def claim_for_execution(
+        self, team_id: str, approval_id: str, *, lease_seconds: float = EXECUTION_LEASE
+    ) -> Approval:
+        """approved -> executing, once: the winner gets the exact parameters that were
+        approved, and holds the request for ``lease_seconds`` (``renew_execution``)."""
         now = self._clock()
-        changed = self._db.change(_CLAIM, {"team": team_id, "approval": approval_id, "now": now})
+        changed = self._db.change(
+            _CLAIM,
+            {"team": team_id, "approval": approval_id, "now": now, "lease": now + lease_seconds},
+        )
         claimed = self.require(team_id, approval_id)
         if changed != 1:
             raise ApprovalStateError(_state_message(claimed, "run"), claimed)
@@ -375,6 +413,15 @@ class ApprovalStore:
             )
         log.info("team %s: approval %s executing", team_id, approval_id)
         return claimed
+
+    def renew_execution(
+        self, team_id: str, approval_id: str, *, lease_seconds: float = EXECUTION_LEASE
+    ) -> bool:
+        """The running process still holds this request; False once it is settled."""
+        lease = self._clock() + lease_seconds
+        return (
+            self._db.change(_RENEW, {"team": team_id, "approval": approval_id, "lease": lease}) == 1
+        )
 
     def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
         """executing -> done | failed, with the outcome the Slack card will show."""
@@ -394,6 +441,38 @@ class ApprovalStore:
             raise ApprovalStateError(_state_message(finished, "finish"), finished)
         log.info("team %s: approval %s %s", team_id, approval_id, target.value)
         return finished
+
+    def abandoned(self, *, approved_grace: float) -> builtins.list[Approval]:
+        """Requests of every team that a dead process left behind, oldest first: executing
+        with the lease run out, or approved more than ``approved_grace`` seconds ago and
+        never claimed (a live process claims within moments of the approval)."""
+        now = self._clock()
+        rows = self._db.all(_ABANDONED, {"now": now, "approved_before": now - approved_grace})
+        return [self._approval(row) for row in rows]
+
+    def finish_abandoned(
+        self, team_id: str, approval_id: str, *, ok: bool, result: Any = None
+    ) -> Approval:
+        """executing -> done | failed for a request whose lease ran out (its process is
+        gone): the outcome recovery found.  Raises ApprovalStateError when the request
+        was settled meanwhile or its process renewed the lease after all."""
+        target = ApprovalState.DONE if ok else ApprovalState.FAILED
+        now = self._clock()
+        changed = self._db.change(
+            _FINISH_ABANDONED,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "new_state": target.value,
+                "now": now,
+                "outcome": json.dumps(result),
+            },
+        )
+        settled = self.require(team_id, approval_id)
+        if changed != 1:
+            raise ApprovalStateError(_state_message(settled, "settle"), settled)
+        log.info("team %s: abandoned approval %s settled as %s", team_id, approval_id, target)
+        return settled
 
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
         """Move this team's overdue pending requests to expired; returns them (to update cards)."""
@@ -454,6 +533,7 @@ class ApprovalStore:
             channel=row["channel"],
             message_ts=row["message_ts"],
             result=None if row["result"] is None else json.loads(row["result"]),
+            lease_until=row["lease_until"],
         )
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, create_engine, event, inspect, select
+from sqlalchemy import Table, create_engine, event, inspect, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, Engine, RowMapping, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -37,6 +37,7 @@ from sqlalchemy.sql import Executable
 
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
+from storage.schema import schema_version
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -273,12 +274,46 @@ class Database:
         """Raises if the database cannot answer a trivial query (for health checks)."""
         self.scalar(select(1))
 
+    def probe_write(self, *, lock_timeout: float) -> None:
+        """Raises unless a write goes through now: an UPDATE in a transaction that is
+        rolled back, so a read-only file, a full disk or a lock held for good show here
+        while ``SELECT 1`` would pass. Waits at most ``lock_timeout`` seconds for another
+        writer's lock, and tries once (a readiness check must answer quickly)."""
+        ms = int(lock_timeout * 1000)
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                _driver_sql(conn, f"PRAGMA busy_timeout = {ms}")
+            try:
+                conn.execution_options(**{_MODE: "write"})
+                with conn.begin() as transaction:
+                    if not self.is_sqlite:
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
+                    conn.execute(_TOUCH_VERSION)
+                    transaction.rollback()
+            finally:
+                if self.is_sqlite:  # the connection goes back to the pool
+                    _driver_sql(conn, f"PRAGMA busy_timeout = {self.lock_timeout_ms}")
+
     def close(self) -> None:
         self.engine.dispose()
 
     def __repr__(self) -> str:
         return f"Database({self.dialect}: {self.where})"
 
+
+def _driver_sql(conn: Connection, statement: str) -> None:
+    """Run a statement on the driver's connection, outside SQLAlchemy's transaction (which
+    would otherwise begin before it)."""
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None
+    cursor = dbapi.cursor()
+    try:
+        cursor.execute(statement)
+    finally:
+        cursor.close()
+
+
+_TOUCH_VERSION = update(schema_version).values(version=schema_version.c.version)
 
 _EXECUTION_OPTIONS = {"preserve_rowcount": True}
 """Claims are decided by how many rows an INSERT ... ON CONFLICT DO NOTHING changed; by

@@ -47,6 +47,24 @@ _RUNS = (
     .order_by(_R.claimed_at.desc())
     .limit(bindparam("limit"))
 )
+_UNFINISHED = (
+    select(_D.team_id, *digest_runs.c)
+    .join(digests, _D.id == _R.digest_id)
+    .where(_R.finished_at.is_(None), _R.claimed_at < bindparam("before"))
+    .order_by(_R.claimed_at, _R.digest_id)
+)
+# Compare-and-set on the old claim time: of two processes taking over, one moves it.
+_RECLAIM = (
+    update(digest_runs)
+    .where(
+        _R.digest_id == bindparam("digest"),
+        _R.slot == bindparam("at_slot"),
+        _R.finished_at.is_(None),
+        _R.claimed_at < bindparam("before"),
+        _TEAMS_DIGEST,
+    )
+    .values(claimed_at=bindparam("now"))
+)
 
 
 def _claim(insert: InsertFactory) -> Executable:
@@ -231,6 +249,27 @@ class DigestStore:
             },
         )
         return changed == 1
+
+    def unfinished(self, claimed_before: float) -> builtins.list[tuple[str, DigestRun]]:
+        """Slots claimed before ``claimed_before`` and never finished (their process died
+        between the claim and the record of the post), with their team, oldest first."""
+        rows = self._db.all(_UNFINISHED, {"before": claimed_before})
+        return [
+            (row["team_id"], DigestRun(**{k: v for k, v in row.items() if k != "team_id"}))
+            for row in rows
+        ]
+
+    def reclaim_slot(self, team_id: str, digest_id: str, slot: str, claimed_before: float) -> bool:
+        """Take over an unfinished claim made before ``claimed_before``: True for exactly
+        one caller (whose post of the slot then counts), False if it moved meanwhile."""
+        values = {
+            "team": team_id,
+            "digest": digest_id,
+            "at_slot": slot,
+            "before": claimed_before,
+            "now": self._clock(),
+        }
+        return self._db.change(_RECLAIM, values) == 1
 
     def runs(self, team_id: str, digest_id: str, *, limit: int = 20) -> builtins.list[DigestRun]:
         """Newest slot first."""

@@ -101,6 +101,7 @@ approvals = Table(
     _text("channel"),
     _text("message_ts"),
     _text("result"),
+    _real("lease_until"),
 )
 
 audit_log = Table(

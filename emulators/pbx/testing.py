@@ -141,10 +141,12 @@ class EmulatorServer:
         after: bool = False,
         drop: bool = False,
         delay_ms: int = 0,
+        hold_ms: int = 0,
     ) -> None:
         """The next ``times`` matching requests fail with ``status`` (``path`` may be a
         glob).  ``after``: the request takes effect, then the failure is answered;
-        ``drop``: it takes effect and the connection closes with no answer."""
+        ``drop``: it takes effect and the connection closes with no answer; ``hold_ms``:
+        it takes effect and its real answer waits that long (``status`` unused)."""
         rule = {
             "method": method,
             "path": path,
@@ -155,6 +157,7 @@ class EmulatorServer:
             "after": after,
             "drop": drop,
             "delay_ms": delay_ms,
+            "hold_ms": hold_ms,
         }
         self._control("POST", "faults", json={"next": [rule]})
 
@@ -196,8 +199,12 @@ class EmulatorServer:
     def clear_journal(self) -> None:
         self._control("DELETE", "journal")
 
-    def generate_cdrs(self, count: int, domain: str = "demo") -> None:
-        self._control("POST", "cdrs/generate", json={"count": count, "domain": domain})
+    def generate_cdrs(self, count: int, domain: str = "demo", days: int | None = None) -> None:
+        """Add ``count`` call records spread over the last ``days`` days (default 30)."""
+        body: dict[str, Any] = {"count": count, "domain": domain}
+        if days is not None:
+            body["days"] = days
+        self._control("POST", "cdrs/generate", json=body)
 
     def originate(self, **kw: Any) -> dict[str, Any]:
         """Place a live call (default: an inbound customer call in domain ``demo``);

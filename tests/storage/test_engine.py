@@ -14,8 +14,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy.exc import DBAPIError
 
 from storage import (
+    LATEST_VERSION,
     ActionKind,
     InstallationRecord,
     PushedMessage,
@@ -342,3 +344,25 @@ def test_after_the_server_drops_the_pooled_connections_the_next_calls_reconnect(
         assert any("connection lost" in r.getMessage() for r in caplog.records)
     finally:
         postgres_server.drop_database(url)
+
+
+def test_the_write_probe_passes_changes_nothing_and_gives_up_quickly_on_a_held_lock(
+    store: Storage, db_url: str
+) -> None:
+    store.db.probe_write(lock_timeout=0.2)
+    assert raw(store.db, "SELECT version FROM schema_version") == [(LATEST_VERSION,)]
+    if sqlite_path(db_url) is not None:
+        holder: Any = sqlite3.connect(sqlite_path(db_url) or "", isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+    else:
+        holder = psycopg.connect(db_url)
+        holder.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(DBAPIError):
+            store.db.probe_write(lock_timeout=0.2)
+        assert time.monotonic() - started < 2.0  # one try, not the writers' retries
+    finally:
+        holder.close()  # rolls back what it held
+    store.db.probe_write(lock_timeout=0.2)
+    store.workspaces.ensure("T1")  # the pool's connections kept their usual settings
