@@ -1,7 +1,13 @@
-"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card."""
+"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card.
+
+The card shows the campaign's lead list (its documented ``default_list_uuid``, read with
+``GET /v3/list/{uuid}``) so the list's UUID, totals and actions are where people look
+for them.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from slack_sdk.models.blocks import (
@@ -15,20 +21,23 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter.models import AutodialerStats, Campaign, Schedule
+from callcenter import CallCenter, errors
+from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
+from commands.campaigns.choose import CHOOSE_ACTION, choose_clicked
+from commands.campaigns.choose import ambiguous_reply as ambiguous_reply  # where others look
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
-from commands.kernel.text import escape, local_time, number, percent, truncate
+from commands.kernel.text import code, escape, local_time, number, percent, truncate
+from commands.leads.lists import campaign_list_blocks
 from storage import Role
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
 OPEN_ACTION = "campaign_open"
-CHOOSE_ACTION = "campaign_choose"
 REFRESH_ACTION = "campaign_refresh"
 
 STATUS_LABEL = {
@@ -151,7 +160,13 @@ def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
 
 
 def campaign_card(
-    c: Campaign, stats: AutodialerStats | None, ctx: CommandContext, *, window_minutes: int
+    c: Campaign,
+    stats: AutodialerStats | None,
+    ctx: CommandContext,
+    *,
+    window_minutes: int,
+    lead_list: LeadList | None = None,
+    list_missing: str | None = None,
 ) -> Reply:
     template = escape(c.template_name) or "–"
     carrier = escape(c.carrier_name) or "–"
@@ -201,6 +216,9 @@ def campaign_card(
             )
         )
         blocks.append(SectionBlock(fields=fields_stats))
+    blocks.append(DividerBlock())
+    blocks.extend(campaign_list_blocks(c.campaign_uuid, lead_list, missing=list_missing))
+    blocks.append(DividerBlock())
     blocks.append(control_buttons(c))
     blocks.append(
         ContextBlock(
@@ -239,34 +257,6 @@ def control_buttons(c: Campaign) -> ActionsBlock:
     return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
 
 
-def ambiguous_reply(exc: AmbiguousCampaign, command: str) -> Reply:
-    """Offer the candidates as buttons; the click runs ``command`` with the chosen UUID."""
-    shown = exc.candidates[:20]
-    blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"Several campaigns start with *{escape(exc.query)}*. Which one?"
-            )
-        )
-    ]
-    for start in range(0, len(shown), 5):
-        blocks.append(
-            ActionsBlock(
-                elements=[
-                    ButtonElement(
-                        text=truncate(c.campaign_name, 75),
-                        action_id=f"{CHOOSE_ACTION}_{i}",
-                        value=f"{command} {c.campaign_uuid}",
-                    )
-                    for i, c in enumerate(shown[start : start + 5], start=start)
-                ]
-            )
-        )
-    if len(exc.candidates) > len(shown):
-        blocks.append(showing(0, len(shown), len(exc.candidates), "matches"))
-    return Reply(text=f"Several campaigns match {escape(exc.query)}", blocks=blocks)
-
-
 AUTODIALER_WINDOW_MINUTES = 60
 
 
@@ -281,13 +271,40 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         campaign = pick_campaign(await all_campaigns(cc), query)
     except AmbiguousCampaign as exc:
         return ambiguous_reply(exc, "campaign")
-    stats: AutodialerStats | None = None
-    if campaign.type in ("autodialer", "autocall"):
-        page = await cc.reports.autodialer(
-            interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
-        )
-        stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
-    return campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+    stats, (lead_list, missing) = await asyncio.gather(
+        _stats(cc, campaign), _lead_list(cc, campaign)
+    )
+    return campaign_card(
+        campaign,
+        stats,
+        ctx,
+        window_minutes=AUTODIALER_WINDOW_MINUTES,
+        lead_list=lead_list,
+        list_missing=missing,
+    )
+
+
+async def _stats(cc: CallCenter, campaign: Campaign) -> AutodialerStats | None:
+    if campaign.type not in ("autodialer", "autocall"):
+        return None
+    page = await cc.reports.autodialer(
+        interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
+    )
+    return next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
+
+
+async def _lead_list(cc: CallCenter, campaign: Campaign) -> tuple[LeadList | None, str | None]:
+    """The campaign's default list, or why the card shows none.  A list that cannot be
+    read is said so on the card instead of failing the whole card."""
+    uuid = campaign.default_list_uuid
+    if not uuid:
+        return None, "None: the service names no default list for this campaign."
+    try:
+        return await cc.lists.get(uuid), None
+    except errors.NotFoundError:
+        return None, f"Its list {code(uuid)} no longer exists."
+    except errors.CallCenterError:
+        return None, f":warning: The list {code(uuid)} could not be read just now."
 
 
 HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}
@@ -300,11 +317,6 @@ async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
     return Rerun(f"campaign {click.value}")
-
-
-async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
-    return Rerun(click.value)
 
 
 async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:

@@ -1,18 +1,30 @@
-"""``lead <list_uuid> <phone> [key=value ...]``: one customer into a list.
+"""``lead <campaign|list_uuid> <phone> [key=value ...]``: one customer into a list.
 
 One lead is one real person the dialer will call, so it is approved like an upload
-(DESIGN.md).  The list UUID, the number (pattern and blacklist) and the field names are
-checked before the request is made; the keys are the optional fields of ``POST /v3/lead``.
+(DESIGN.md).  The list is named by its UUID or by its campaign (the campaign's default
+list, ``commands.leads.target``); the number (pattern and blacklist) and the field names
+are checked before the request is made; the keys are the optional fields of
+``POST /v3/lead``.  Without a number, and from the campaign card's Add lead button, a form
+opens with the list already chosen.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from slack_sdk.models.blocks import (
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
 from callcenter import errors
-from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
-from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
+from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
@@ -21,28 +33,100 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.workflow import propose
+from commands.campaigns.choose import ambiguous_reply
 from commands.kernel.catalog import find
 from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, split_options
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import Proposal
-from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import clip, code
-from storage import ActionKind
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.resolve import AmbiguousCampaign
+from commands.kernel.text import clip, code, truncate
+from commands.leads.target import find_list
+from storage import ActionKind, Role
+
+ADD_LEAD_BUTTON = "lead_add"
+"""A lead list's Add lead button (on the campaign card); its value names the list."""
+LEAD_CALLBACK = "lead_form"
+PHONE_BLOCK = "phone"
+FORM_FIELDS = ("lead_name", "contract_number")
+"""The optional fields the form asks for; the typed command takes any of the service's."""
+FIELD_LABELS = {"lead_name": "Customer's name", "contract_number": "Contract number"}
 
 
 def _usage() -> str:
     spec = find("lead")
-    return spec.usage if spec else "lead <list_uuid> <phone> [key=value ...]"
+    return spec.usage if spec else "lead <campaign|list_uuid> <phone> [key=value ...]"
 
 
-def list_uuid_problem(list_uuid: str) -> str | None:
-    if check_list_uuid(list_uuid):
-        return (
-            f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; '{list_uuid[:60]}' has "
-            f"{len(list_uuid)}."
+def list_button_value(lead_list: LeadList) -> str:
+    """What Add lead carries: enough to show the form without asking the service first."""
+    return json.dumps(
+        {"list_uuid": lead_list.list_uuid, "list_name": truncate(lead_list.list_name, 150)},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def read_list_button(value: str) -> dict[str, str]:
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError:
+        return {"list_uuid": value, "list_name": ""}
+    if not isinstance(data, dict):
+        return {"list_uuid": str(value), "list_name": ""}
+    return {k: str(data.get(k) or "") for k in ("list_uuid", "list_name")}
+
+
+def lead_modal(
+    list_uuid: str, list_name: str, channel: str | None, *, phone: str = "", **given: str
+) -> View:
+    """Phone number and the usual fields; the list is fixed (it was chosen to get here)."""
+    meta = {"list_uuid": list_uuid, "list_name": truncate(list_name, 150), "channel": channel or ""}
+    name = clip(list_name, 150) or code(list_uuid)
+    inputs = [
+        InputBlock(
+            block_id=PHONE_BLOCK,
+            label="Customer's phone number",
+            element=PlainTextInputElement(
+                action_id=PHONE_BLOCK, initial_value=phone or None, placeholder="0912345678"
+            ),
+            hint=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}. Blocked numbers are refused.",
         )
-    return None
+    ]
+    for field in FORM_FIELDS:
+        inputs.append(
+            InputBlock(
+                block_id=field,
+                label=FIELD_LABELS[field],
+                optional=True,
+                element=PlainTextInputElement(
+                    action_id=field, initial_value=given.get(field) or None
+                ),
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=LEAD_CALLBACK,
+        title="Add a lead",
+        submit="Add the lead",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        blocks=[
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text=truncate(
+                        f"Add one customer to the lead list *{name}*; the dialer will call "
+                        f"them.\nList {code(list_uuid)}",
+                        3000,
+                    )
+                )
+            ),
+            *inputs,
+        ],
+    )
 
 
 def describe_lead(params: Mapping[str, Any]) -> str:
@@ -76,12 +160,30 @@ async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionRe
     )
 
 
-async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
+def _proposal(lead_list: LeadList, phone: str, fields: Mapping[str, str]) -> Proposal:
+    return Proposal(
+        ActionKind.LEAD_INSERT,
+        {
+            "list_uuid": lead_list.list_uuid,
+            "list_name": lead_list.list_name,
+            "phone_number": phone,
+            "fields": {k: v for k, v in fields.items() if v},
+        },
+    )
+
+
+async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, fields = split_options(args)
-    if len(positional) != 2:
-        raise UsageError("Give the list UUID and the phone number; other fields as key=value.")
-    list_uuid, phone = positional[0].strip(), normalize_phone(positional[1])
-    problem = list_uuid_problem(list_uuid) or phone_problem(phone)
+    if not positional:
+        raise UsageError(
+            "Give the campaign (or the list UUID) and the phone number; other fields as "
+            "key=value. Quote a campaign name with spaces.",
+            _usage(),
+        )
+    target = positional[0].strip()
+    # The rest is the number, however it was spaced out: 0912 345 678.
+    phone = normalize_phone("".join(positional[1:]))
+    problem = phone_problem(phone) if phone else None
     if problem:
         raise UsageError(problem, _usage())
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
@@ -92,22 +194,61 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
         )
     cc = ctx.client()
     try:
-        lead_list = await cc.lists.get(list_uuid)
-    except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+        found = await find_list(cc, target)
+    except AmbiguousCampaign as exc:
+        rest = " ".join(
+            shlex.quote(w) for w in [phone, *(f"{k}={v}" for k, v in fields.items())] if w
+        )
+        return ambiguous_reply(exc, "lead", rest)
+    if isinstance(found, Reply):
+        return found
+    lead_list = found.lead_list
+    if not phone:
+        return OpenModal(
+            lead_modal(
+                lead_list.list_uuid,
+                lead_list.list_name,
+                ctx.channel_id,
+                **{k: v for k, v in fields.items() if k in FORM_FIELDS},
+            )
+        )
     if phone in await blocked_numbers(cc):
         return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
-    params = {
-        "list_uuid": list_uuid,
-        "list_name": lead_list.list_name,
-        "phone_number": phone,
-        "fields": {k: v for k, v in fields.items() if v},
-    }
-    return await propose(ctx, Proposal(ActionKind.LEAD_INSERT, params))
+    return await propose(ctx, _proposal(lead_list, phone, fields))
+
+
+def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problem = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
+    return {PHONE_BLOCK: problem} if problem else {}
+
+
+async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    list_uuid = str(meta.get("list_uuid") or "")
+    phone = normalize_phone(text(values, PHONE_BLOCK))
+    cc = ctx.client()
+    try:
+        lead_list = await cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        return notice(f"No lead list has the UUID {code(list_uuid)} any more.", emoji=":mag:")
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    return _proposal(lead_list, phone, {f: text(values, f) for f in FORM_FIELDS})
 
 
 register(
     ActionSpec(ActionKind.LEAD_INSERT, "Add a lead", "Add the lead", describe_lead, execute_lead)
 )
+register_form(Form(LEAD_CALLBACK, check_form, build_form))
 
 HANDLERS = {"lead": insert_lead}
+
+
+async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Add lead on a campaign card: the form at once (the trigger id lives 3 seconds)."""
+    chosen = read_list_button(click.value)
+    return OpenModal(lead_modal(chosen["list_uuid"], chosen["list_name"], ctx.channel_id))
+
+
+INTERACTIONS = Interactions(
+    clicks=(OnClick(ADD_LEAD_BUTTON, add_lead_clicked, role=Role.OPERATOR),)
+)
