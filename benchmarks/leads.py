@@ -41,7 +41,7 @@ from callcenter import CallCenter
 from commands.approvals.actions import ExecutionEnv
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.slack_files import SharedFile
-from commands.leads.upload import download_and_check, execute_upload
+from commands.leads.upload import UploadParams, download_and_check, execute_upload
 
 TIME_TARGET_S = 10.0
 MEMORY_TARGET_MB = 150.0
@@ -140,12 +140,9 @@ async def measure(base_url: str, list_uuid: str, rows: int, bad_share: float, tr
             work.mkdir()
             sha256, report, _, _ = await download_and_check(files, files.shared, set(blocked), work)
             checked = time.perf_counter()
-            params = {
-                "list_uuid": list_uuid,
-                "file_id": files.shared.id,
-                "sha256": sha256,
-                "valid": report.valid,
-            }
+            params = UploadParams(
+                list_uuid=list_uuid, file_id=files.shared.id, sha256=sha256, valid=report.valid
+            )
             result = await execute_upload(params, ExecutionEnv(cc=cc, files=files))
             finished = time.perf_counter()
             peak = tracemalloc.get_traced_memory()[1] if trace else 0

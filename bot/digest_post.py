@@ -27,6 +27,7 @@ from callcenter import CallCenter, errors
 from commands.digests.content import build_digest
 from commands.digests.manage import latest_slot, request_for
 from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from storage import DigestSchedule, Storage
@@ -56,31 +57,16 @@ class Posted:
 
 def workspace_failure(exc: BaseException) -> bool:
     """Whether ``exc`` will recur for every post of the workspace (so: tell people once)."""
-    return isinstance(
-        exc,
-        NotConnectedError
-        | errors.AuthenticationError
-        | errors.APIConnectionError
-        | errors.ServerError
-        | errors.RateLimitError
-        | errors.UnexpectedResponseError,
+    return (
+        isinstance(exc, errors.CallCenterError | NotConnectedError)
+        and describe_failure(exc).workspace_wide
     )
 
 
 def failure_words(exc: BaseException) -> str:
     """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
-    if isinstance(exc, NotConnectedError):
-        return "this workspace is not connected to the call-center service"
-    if isinstance(exc, errors.AuthenticationError):
-        return "the call-center service refused this workspace's API key"
-    if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time"
-    if isinstance(exc, errors.APIConnectionError):
-        return "I could not reach the call-center service"
-    if isinstance(exc, errors.RateLimitError):
-        return "the call-center service keeps asking us to slow down"
-    if isinstance(exc, errors.CallCenterError):
-        return f"the call-center service failed ({escape(exc.message)})"
+    if isinstance(exc, errors.CallCenterError | NotConnectedError):
+        return describe_failure(exc).cause
     return "something went wrong on our side"
 
 

@@ -28,7 +28,7 @@ from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from commands.kernel.context import CommandContext
-from storage import SecretBox, Storage
+from storage import Role, SecretBox, Storage
 
 
 @dataclass
@@ -98,7 +98,7 @@ class Runtime:
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
-            role=str(role),
+            role=role,
             tz=self.timezone(team_id),
             cc=await self.clients.get(team_id),
             workspace=self.storage.workspaces.get(team_id),
@@ -120,7 +120,7 @@ class Runtime:
             team_id=team_id,
             user_id="",
             channel_id=None,
-            role="viewer",
+            role=Role.VIEWER,
             tz=self.timezone(team_id),
             cc=await self.clients.get(team_id),
             workspace=self.storage.workspaces.get(team_id),

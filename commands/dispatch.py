@@ -23,11 +23,12 @@ from commands.campaigns import control
 from commands.digests import alerts
 from commands.digests import content as digest_content
 from commands.digests import manage as digests
-from commands.directory import groups_users
+from commands.directory import groups, users
 from commands.directory import listings as directory
 from commands.kernel import help, paging
-from commands.kernel.catalog import find, match, role_allows
+from commands.kernel.catalog import match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
+from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
@@ -40,6 +41,7 @@ from commands.notifications import notify
 from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
 from storage import Outcome as AuditOutcome
+from storage import Role
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +65,8 @@ FAMILIES = (
     autocall,
     lead_insert,
     leads_upload,
-    groups_users,
+    groups,
+    users,
     admin,
 )
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
@@ -198,7 +201,7 @@ async def _guarded(
         return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
 
 
-def _audit_refusal(ctx: CommandContext, what: str, needed: str) -> None:
+def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
     if ctx.storage is not None:
         ctx.storage.audit.append(
             ctx.team_id,
@@ -210,13 +213,13 @@ def _audit_refusal(ctx: CommandContext, what: str, needed: str) -> None:
         )
 
 
-def unknown_command(word: str, role: str) -> Reply:
+def unknown_command(word: str, role: Role) -> Reply:
     """An unknown word gets the whole command list, headed by what was not understood."""
     headline = error(f"I don't know the command '{word}'. Here is what I can do:")
     return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
 
 
-def refused(what: str, needed: str, role: str) -> Reply:
+def refused(what: str, needed: Role, role: Role) -> Reply:
     return error(
         f"{what} needs the {needed} role; you are {_article(role)} {role}. "
         f"An admin can change that with /callops role @you {needed}."
@@ -228,36 +231,5 @@ def _article(word: str) -> str:
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
-    """Name the cause in words a supervisor can act on; never a stack trace."""
-    message = escape(exc.message)
-    if isinstance(exc, errors.APITimeoutError):
-        text = "The call-center service did not answer in time. Try again in a moment."
-    elif isinstance(exc, errors.APIConnectionError):
-        text = f"I could not reach the call-center service ({message}). Try again in a moment."
-    elif isinstance(exc, errors.AuthenticationError):
-        text = (
-            "The call-center service refused this workspace's API key "
-            f"({message}). An admin can reconnect with `/callops connect`."
-        )
-    elif isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        text = f"The call-center service asks us to slow down{wait}. Try again shortly."
-    elif isinstance(exc, errors.ServerError):
-        text = f"The call-center service failed ({message}). Try again in a moment."
-    elif isinstance(exc, errors.FieldValidationError):
-        lines = [
-            f"• `{escape(field)}`: {escape('; '.join(msgs))}" for field, msgs in exc.fields.items()
-        ]
-        text = "The call-center service rejected some values:\n" + "\n".join(lines)
-    elif isinstance(exc, errors.TransferFailedError):
-        text = f"The transfer failed: {escape(exc.code)}."
-    elif isinstance(exc, errors.UnexpectedResponseError):
-        text = "The call-center service answered with something I could not read."
-    else:
-        text = f"The call-center service said: {message}"
-    return notice(text, emoji=":x:")
-
-
-def usage_of(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
+    """A failed read, as the reply to the command that needed it."""
+    return notice(describe_failure(exc).text, emoji=":x:")

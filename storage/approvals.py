@@ -92,7 +92,7 @@ def params_hash(params: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(params).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Approval:
     id: str
     team_id: str
@@ -255,7 +255,7 @@ class ApprovalStore:
                 "the parameters shown to you are not the ones requested; nothing was decided",
                 current,
             )
-        refusal = self._refusal(current, decider, Role(decider_role), approve)
+        refusal = self._refusal(current, decider, Role(decider_role), approve=approve)
         if refusal:
             raise ApprovalForbiddenError(refusal, current)
         target = ApprovalState.APPROVED if approve else ApprovalState.DENIED
@@ -351,11 +351,15 @@ class ApprovalStore:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _refusal(self, current: Approval, decider: str, role: Role, approve: bool) -> str | None:
+    def _refusal(self, current: Approval, decider: str, role: Role, *, approve: bool) -> str | None:
         if not approve and decider == current.requester and not current.allow_self_approval:
             return "you asked for this action: cancel it instead of denying it"
         return may_decide(
-            current.approvers, current.allow_self_approval, decider, role, current.requester
+            current.approvers,
+            decider,
+            role,
+            current.requester,
+            allow_self_approval=current.allow_self_approval,
         )
 
     def _check_pending(self, current: Approval) -> None:

@@ -20,7 +20,7 @@ from storage.transactions import write_transaction
 from storage.validation import check_id, check_timezone
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DigestSchedule:
     id: str
     team_id: str
@@ -162,7 +162,7 @@ class DigestStore:
         self._set(team_id, digest_id, changes)
         return self.require(team_id, digest_id)
 
-    def set_paused(self, team_id: str, digest_id: str, paused: bool) -> DigestSchedule:
+    def set_paused(self, team_id: str, digest_id: str, *, paused: bool) -> DigestSchedule:
         self._set(team_id, digest_id, {"paused": int(paused)})
         return self.require(team_id, digest_id)
 

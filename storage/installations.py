@@ -33,7 +33,7 @@ _SECRET_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class InstallationRecord:
     user_id: str
     app_id: str | None = None
@@ -97,7 +97,7 @@ def _seconds(value: float | int | datetime | str) -> float:
 
 
 def _where(
-    enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool
+    enterprise_id: str | None, team_id: str | None, *, is_enterprise_install: bool
 ) -> tuple[str, list[Any]]:
     # An org-wide install belongs to the enterprise, whichever team it was started from.
     if is_enterprise_install:
@@ -166,7 +166,7 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation of the team (or of that user in it)."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install)
+        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
         sql = f"SELECT * FROM slack_installations WHERE {where}"
         if user_id is not None:
             sql += " AND user_id = ?"
@@ -183,7 +183,7 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation that carries a bot token (a user-only re-install has none)."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install)
+        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
         rows = list(
             self._db.query(
                 f"""SELECT * FROM slack_installations
@@ -203,7 +203,7 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> int:
         """Remove the team's installations (or one user's); returns how many."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install)
+        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
         sql = f"DELETE FROM slack_installations WHERE {where}"
         if user_id is not None:
             sql += " AND user_id = ?"
@@ -214,7 +214,7 @@ class InstallationStore:
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool = False
     ) -> int:
         """Forget the bot tokens (app uninstalled) but keep user installations."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install)
+        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
         return self._db.execute(
             f"""UPDATE slack_installations SET bot_token_enc = NULL, bot_refresh_token_enc = NULL
                 WHERE {where}""",

@@ -19,7 +19,7 @@ from storage.transactions import write_transaction
 from storage.validation import check_id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NotificationRoute:
     id: str
     team_id: str

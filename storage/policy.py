@@ -12,7 +12,7 @@ hears about calls (nothing changes on the phone system), so it needs no confirma
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -60,6 +60,7 @@ DEFAULT_EXPIRY_SECONDS = 30 * 60
 @dataclass(frozen=True)
 class KindPolicy:
     mode: Mode
+    _: KW_ONLY
     approvers: Approvers = ADMINS
     allow_self_approval: bool = False
     expiry_seconds: int = DEFAULT_EXPIRY_SECONDS
@@ -77,16 +78,21 @@ class KindPolicy:
     def may_approve(self, decider: str, decider_role: Role, requester: str) -> str | None:
         """None if `decider` may decide; else the reason, phrased for the decider."""
         return may_decide(
-            self.approvers, self.allow_self_approval, decider, decider_role, requester
+            self.approvers,
+            decider,
+            decider_role,
+            requester,
+            allow_self_approval=self.allow_self_approval,
         )
 
 
 def may_decide(
     approvers: Approvers,
-    allow_self_approval: bool,
     decider: str,
     decider_role: Role,
     requester: str,
+    *,
+    allow_self_approval: bool,
 ) -> str | None:
     if decider == requester and not allow_self_approval:
         return "you asked for this action, so someone else has to approve it"

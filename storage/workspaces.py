@@ -31,7 +31,7 @@ UNCHANGED: Final = _Unchanged()
 """Marks a setting the caller leaves as it is (None means "clear it")."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Workspace:
     team_id: str
     base_url: str | None

@@ -26,6 +26,7 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter, errors
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.forms import text
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
@@ -80,7 +81,7 @@ def connect_modal(current_base_url: str | None = None) -> View:
 def not_connected(ctx: CommandContext) -> Reply:
     how = (
         "Run `/callops connect` to connect it."
-        if role_allows(ctx.role, "admin")
+        if role_allows(ctx.role, Role.ADMIN)
         else "Ask a callops admin to run `/callops connect`."
     )
     return notice(
@@ -134,8 +135,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
         token = await ctx.cc.auth.verify()
     except errors.CallCenterError as exc:
         return notice(
-            f"Connected to *{base}*, but the service refuses us right now: {escape(exc.message)}",
-            emoji=":warning:",
+            f"Connected to *{base}*, but {describe_failure(exc).inline}.", emoji=":warning:"
         )
     who = escape(token.user_id or "unknown user")
     try:
@@ -193,14 +193,10 @@ async def verify_key(base_url: str, api_key: str) -> dict[str, str] | None:
     try:
         async with CallCenter(base_url, api_key, timeout=VERIFY_TIMEOUT, max_retries=0) as cc:
             await cc.auth.verify()
-    except errors.AuthenticationError as exc:
-        return {API_KEY_BLOCK: f"The service refused this key: {exc.message}"}
-    except errors.APITimeoutError:
-        return {BASE_URL_BLOCK: f"The service did not answer within {VERIFY_TIMEOUT:.0f} s."}
-    except errors.APIConnectionError as exc:
-        return {BASE_URL_BLOCK: f"Could not reach the service: {exc.message}"}
     except errors.CallCenterError as exc:
-        return {API_KEY_BLOCK: f"The service said: {exc.message}"}
+        # Nothing came back: the address is at fault; anything else concerns the key.
+        words = describe_failure(exc)
+        return {(BASE_URL_BLOCK if words.unreachable else API_KEY_BLOCK): words.plain(150)}
     except ValueError as exc:
         return {BASE_URL_BLOCK: str(exc)}
     return None

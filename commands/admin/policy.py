@@ -13,7 +13,6 @@ made with (storage snapshots them).
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from slack_sdk.models.blocks import (
@@ -25,12 +24,12 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.approvals import actions
-from commands.approvals.workflow import mention
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
 from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import code, escape, truncate
+from commands.kernel.text import code, escape, mention, truncate
 from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
 from storage.errors import InvalidValueError
 
@@ -39,37 +38,16 @@ MODE_WORDS = {
     Mode.CONFIRM: "confirm by the requester",
     Mode.NONE: "runs at once",
 }
-_DURATION = re.compile(r"^(\d+)\s*([smhd]?)$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 60}
 SET_USAGE = (
     "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
     "expiry=30m requester=operator|admin"
 )
 
 
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
-
-
 def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
         raise UsageError("The app's database is not available here.")
     return ctx.storage
-
-
-def duration_text(seconds: int) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size and seconds % size == 0:
-            return f"{seconds // size} {unit}"
-    return f"{seconds} s"
-
-
-def parse_duration(text: str) -> int:
-    match = _DURATION.match(text.strip().lower())
-    if not match or int(match.group(1)) <= 0:
-        raise UsageError(f"'{text}' is not a duration: write 30m, 2h or 90s.", SET_USAGE)
-    return int(match.group(1)) * _UNITS[match.group(2)]
 
 
 def parse_kind(text: str) -> ActionKind:
@@ -109,7 +87,7 @@ def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
             "self-approval allowed" if policy.allow_self_approval else "not by the requester"
         )
     if policy.mode is not Mode.NONE:
-        parts.append(f"expires after {duration_text(policy.expiry_seconds)}")
+        parts.append(f"expires after {span_words(policy.expiry_seconds)}")
     parts.append(f"{policy.min_role.value}s and up may ask")
     return f"*{escape(_title(kind))}* {code(kind.value)}\n" + " · ".join(parts)
 
@@ -142,7 +120,7 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
 async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
         raise UsageError(
-            "To change the policy use `policy set` or `policy channel`.", _usage("policy")
+            "To change the policy use `policy set` or `policy channel`.", usage_of("policy")
         )
     return policy_reply(_storage(ctx), ctx.team_id)
 
@@ -195,7 +173,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
         elif key == "self":
             changes["allow_self_approval"] = _yes_no(value)
         elif key == "expiry":
-            changes["expiry_seconds"] = parse_duration(value)
+            changes["expiry_seconds"] = parse_duration(value, name="expiry=", usage=SET_USAGE)
         elif key == "requester":
             try:
                 role = Role.parse(value)
@@ -236,7 +214,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("policy channel")
+    usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError("Name one channel, or none.", usage)
     storage = _storage(ctx)
@@ -264,7 +242,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("role")
+    usage = usage_of("role")
     storage = _storage(ctx)
     if not args:
         stored = storage.roles.list_roles(ctx.team_id)

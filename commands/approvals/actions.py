@@ -1,10 +1,11 @@
 """The actions that change the phone system, one entry per ``ActionKind``.
 
 An approval stores only a kind and plain JSON parameters; after a restart, or in another
-process, this registry is what turns them back into words for the card (``describe``)
-and into the one service call that was approved (``execute``).  Each family module
-registers its kinds when imported; ``ACTION_MODULES`` lists them so the registry is
-complete whoever asks first.
+process, this registry is what reads them back into the kind's typed parameters
+(``ActionParams``, a model defined next to each executor) and turns those into words for
+the card (``describe``) and into the one service call that was approved (``execute``).
+Each family module registers its kinds when imported; ``ACTION_MODULES`` lists them so
+the registry is complete whoever asks first.
 
 An executor re-checks what may have changed since the request (the campaign still exists,
 the call is still live) and raises ``ActionRefused`` before sending anything when it no
@@ -17,9 +18,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from callcenter import CallCenter
+from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
 from storage import ActionKind
 
@@ -29,13 +31,14 @@ ACTION_MODULES = (
     "commands.calls.autocall",
     "commands.leads.insert",
     "commands.leads.upload",
-    "commands.directory.groups_users",
+    "commands.directory.groups",
+    "commands.directory.users",
     "commands.notifications.notify",
 )
 """Modules whose import registers their kinds (another family may append its own)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ActionResult:
     """What one execution did, for the card and the approval record."""
 
@@ -65,26 +68,35 @@ class ExecutionEnv:
     files: SlackFiles | None = None
 
 
-Executor = Callable[[Mapping[str, Any], ExecutionEnv], Awaitable[ActionResult]]
-Describer = Callable[[Mapping[str, Any]], str]
+P = TypeVar("P", bound=ActionParams)
 
 
-@dataclass(frozen=True)
-class ActionSpec:
+@dataclass(frozen=True, kw_only=True)
+class ActionSpec(Generic[P]):
     kind: ActionKind
     title: str
     """Card header: ``Start campaign``."""
     confirm_label: str
     """The requester's button: ``Start``, ``Transfer``, ``Upload leads``."""
-    describe: Describer
-    """Escaped mrkdwn saying exactly what will happen, from the stored parameters."""
-    execute: Executor
+    params: type[P]
+    """The model of this kind's parameters."""
+    describe: Callable[[P], str]
+    """Escaped mrkdwn saying exactly what will happen, from the parameters."""
+    execute: Callable[[P, ExecutionEnv], Awaitable[ActionResult]]
+    unknown_outcome: str = "it may or may not have been done"
+    """Plain words for when the service's answer was lost after sending: the action may
+    or may not have happened (``describe_failure``'s ``effect``)."""
+
+    def read(self, stored: Mapping[str, Any]) -> P:
+        """The stored JSON as this kind's parameters (``pydantic.ValidationError`` if they
+        do not fit)."""
+        return self.params.model_validate(dict(stored))
 
 
-_REGISTRY: dict[ActionKind, ActionSpec] = {}
+_REGISTRY: dict[ActionKind, ActionSpec[Any]] = {}
 
 
-def register(spec: ActionSpec) -> ActionSpec:
+def register(spec: ActionSpec[P]) -> ActionSpec[P]:
     _REGISTRY[ActionKind(spec.kind)] = spec
     return spec
 
@@ -95,7 +107,7 @@ def load_all() -> None:
         importlib.import_module(name)
 
 
-def spec_for(kind: ActionKind | str) -> ActionSpec:
+def spec_for(kind: ActionKind | str) -> ActionSpec[Any]:
     wanted = ActionKind(kind)
     if wanted not in _REGISTRY:
         load_all()
@@ -106,7 +118,9 @@ def spec_for(kind: ActionKind | str) -> ActionSpec:
 
 
 def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
-    return spec_for(kind).describe(params)
+    """What the stored ``params`` of ``kind`` will do, in words for the card."""
+    spec = spec_for(kind)
+    return spec.describe(spec.read(params))
 
 
 async def execute(
@@ -117,4 +131,5 @@ async def execute(
     files: SlackFiles | None = None,
 ) -> ActionResult:
     """Perform one approved action with the client; returns what to show."""
-    return await spec_for(kind).execute(params, ExecutionEnv(cc=cc, files=files))
+    spec = spec_for(kind)
+    return await spec.execute(spec.read(params), ExecutionEnv(cc=cc, files=files))

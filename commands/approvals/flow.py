@@ -11,27 +11,24 @@ last shows the truth.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
+from commands.approvals.cards import asked, card, outcome_note
 from commands.approvals.workflow import (
-    asked,
     cancel,
-    card,
     decide,
     expire_due,
     late_message,
-    mention,
     needs_second_person,
-    outcome_note,
     run_approved,
 )
 from commands.kernel.context import CommandContext, Messenger
 from commands.kernel.reply import Reply, notice
-from commands.kernel.text import truncate
+from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
 from storage.errors import ApprovalStateError
 
@@ -43,6 +40,7 @@ class Progress:
     """What the requester is told after confirming, and the card, if one was posted."""
 
     reply: Reply
+    _: KW_ONLY
     card_posted: bool
     late: bool = False
     """The click changed nothing (someone was first, it expired...): say so in a new
@@ -149,13 +147,13 @@ class ApprovalFlow:
                 await self.sweep()
                 approval = self.storage.approvals.require(approval.team_id, approval.id)
             if approval.state is not ApprovalState.PENDING:
-                return Progress(notice(late_message(approval)), False, late=True)
+                return Progress(notice(late_message(approval)), card_posted=False, late=True)
             posted = await self.post_card(approval, self.approvals_channel(approval))
             if posted is not None:
-                return Progress(asked(posted), True)
+                return Progress(asked(posted), card_posted=True)
             current = self.storage.approvals.require(approval.team_id, approval.id)
             if current.message_ts:
-                return Progress(asked(current), True, late=True)
+                return Progress(asked(current), card_posted=True, late=True)
             # No card could be posted, and a request nobody can see must not linger.
             cancel(self.storage, approval.team_id, approval.id, user=ctx.user_id, role=ctx.role)
             return Progress(
@@ -164,7 +162,7 @@ class ApprovalFlow:
                     "the approvals channel (or this one), then run the command again.",
                     emoji=":warning:",
                 ),
-                False,
+                card_posted=False,
             )
         decision = decide(
             self.storage,
@@ -177,17 +175,19 @@ class ApprovalFlow:
         )
         if not decision.moved:
             message = notice(decision.message or "Nothing was done.", emoji=":warning:")
-            return Progress(message, False, late=True)
+            return Progress(message, card_posted=False, late=True)
         shown = decision.approval
         if shown.channel:
             shown = await self.post_card(shown, [shown.channel]) or shown
         finished = await self.run(shown)
         if finished is None:
             current = self.storage.approvals.require(approval.team_id, approval.id)
-            return Progress(notice(late_message(current)), bool(current.message_ts), late=True)
+            return Progress(
+                notice(late_message(current)), card_posted=bool(current.message_ts), late=True
+            )
         reply = card(finished, ctx.tz)
         reply.ephemeral = True
-        return Progress(reply, bool(finished.message_ts))
+        return Progress(reply, card_posted=bool(finished.message_ts))
 
     async def sweep(self) -> list[Approval]:
         """Expire this team's overdue requests and say so on their cards."""

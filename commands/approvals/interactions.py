@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from commands.approvals.cards import deny_modal, hash_from_block
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import (
     APPROVE_ACTION,
@@ -21,10 +22,7 @@ from commands.approvals.workflow import (
     RequestRefused,
     cancel,
     decide,
-    deny_modal,
-    hash_from_block,
     late_message,
-    mention,
     needs_second_person,
     open_request,
 )
@@ -40,7 +38,7 @@ from commands.kernel.reply import (
     error,
     notice,
 )
-from commands.kernel.text import truncate
+from commands.kernel.text import mention, truncate
 from storage import ApprovalState, Role
 from storage import Outcome as AuditOutcome
 from storage.policy import may_decide
@@ -130,10 +128,10 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
     else:
         refusal = may_decide(
             approval.approvers,
-            approval.allow_self_approval,
             ctx.user_id,
-            Role(ctx.role),
+            ctx.role,
             approval.requester,
+            allow_self_approval=approval.allow_self_approval,
         )
     if refusal:
         flow.storage.audit.append(

@@ -12,42 +12,25 @@ the parameters it showed, which ``decide`` checks against the stored ones.
     run = claim_for_execution (once) -> executor (re-checks, one service call) -> finish
     -> the card says who decided and what happened -> audit
 
-This module knows nothing of Slack's transport: it returns replies and views, and
-``bot/`` posts and updates them.
+What people see of a request (the requester's prompt, the shared card, the deny form)
+is drawn by ``commands.approvals.cards``; the ids of its buttons are defined here, next
+to the steps they trigger.  Nothing here knows Slack's transport.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
-from zoneinfo import ZoneInfo
-
-from slack_sdk.models.blocks import (
-    ActionsBlock,
-    Block,
-    ButtonElement,
-    ContextBlock,
-    HeaderBlock,
-    InputBlock,
-    MarkdownTextObject,
-    PlainTextInputElement,
-    SectionBlock,
-)
-from slack_sdk.models.views import View
 
 from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
-from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.proposal import Proposal
-from commands.kernel.reply import Reply, error
-from commands.kernel.text import escape, truncate
-from storage import ADMINS, ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
+from commands.kernel.text import escape, mention, truncate
+from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
 from storage.errors import (
     ApprovalError,
     ApprovalExpiredError,
@@ -64,10 +47,6 @@ APPROVE_ACTION = "approval_approve"
 DENY_ACTION = "approval_deny"
 DENY_CALLBACK = "approval_deny_reason"
 REASON_BLOCK = "reason"
-BLOCK_PREFIX = "approval:"
-"""The actions block of a prompt or card is ``approval:<params hash>``."""
-
-_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
 class RequestRefused(Exception):
@@ -84,6 +63,7 @@ class Decision:
     and (when it did not) what to tell the person who clicked."""
 
     approval: Approval
+    _: KW_ONLY
     moved: bool
     message: str | None = None
     expired_now: bool = False
@@ -91,12 +71,6 @@ class Decision:
 
 
 # --- asking ---------------------------------------------------------------------------
-
-
-def mention(user_id: str | None) -> str:
-    if not user_id:
-        return "someone"
-    return f"<@{user_id}>" if _USER_ID.match(user_id) else escape(user_id)
 
 
 def needs_second_person(approval: Approval) -> bool:
@@ -109,88 +83,51 @@ def open_request(
     *,
     team_id: str,
     user_id: str,
-    role: str,
+    role: Role,
     channel_id: str | None,
     proposal: Proposal,
 ) -> tuple[Approval, Mode]:
     """Record the request (audited) and return it with the mode the policy gives it."""
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
     kind = ActionKind(proposal.kind)
-    if who is Role.VIEWER:
-        storage.audit.append(
-            team_id,
-            user_id,
-            kind.value,
-            proposal.params,
-            outcome=Outcome.REFUSED,
-            detail="viewer",
+    expected = actions.spec_for(kind).params
+    if not issubclass(type(proposal.params), expected):
+        # A model of another kind would be stored, then fail only when someone approves.
+        raise TypeError(
+            f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
         )
-        raise RequestRefused(
-            "Viewers can look but not act. An admin can make you an operator with "
-            "/callops role @you operator."
-        )
+    params = proposal.params.to_json()
     policy = storage.policies.get(team_id, kind)
-    if not who.at_least(policy.min_role):
-        storage.audit.append(
-            team_id,
-            user_id,
-            kind.value,
-            proposal.params,
-            outcome=Outcome.REFUSED,
-            detail=f"needs {policy.min_role.value}",
+    refusal: tuple[str, str] | None = None
+    if role is Role.VIEWER:
+        refusal = (
+            "viewer",
+            "Viewers can look but not act. An admin can make you an operator with "
+            "/callops role @you operator.",
         )
-        raise RequestRefused(
+    elif not role.at_least(policy.min_role):
+        refusal = (
+            f"needs {policy.min_role.value}",
             f"This workspace lets only {policy.min_role.value}s ask for "
-            f"{actions.spec_for(kind).title.lower()}."
+            f"{actions.spec_for(kind).title.lower()}.",
         )
+    if refusal is not None:
+        detail, message = refusal
+        storage.audit.append(
+            team_id, user_id, kind.value, params, outcome=Outcome.REFUSED, detail=detail
+        )
+        raise RequestRefused(message)
     approval = storage.approvals.create(
-        team_id, kind, proposal.params, user_id, policy=policy, channel=channel_id
+        team_id, kind, params, user_id, policy=policy, channel=channel_id
     )
     storage.audit.append(
         team_id,
         user_id,
         kind.value,
-        proposal.params,
+        params,
         outcome=Outcome.REQUESTED,
         detail=f"{policy.mode.value} {approval.id}",
     )
     return approval, policy.mode
-
-
-async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
-    """What a command hands back for an action: the requester's prompt, or, when the
-    policy asks for nothing, the result of running it now."""
-    if ctx.storage is None:
-        return error("This action needs the app's database, which is not available here.")
-    try:
-        approval, mode = open_request(
-            ctx.storage,
-            team_id=ctx.team_id,
-            user_id=ctx.user_id,
-            role=ctx.role,
-            channel_id=ctx.channel_id,
-            proposal=proposal,
-        )
-    except RequestRefused as exc:
-        return error(exc.message)
-    if mode is Mode.NONE:
-        decision = decide(
-            ctx.storage,
-            ctx.team_id,
-            approval.id,
-            user=ctx.user_id,
-            role=ctx.role,
-            approve=True,
-            params_hash=approval.params_hash,
-        )
-        if not decision.moved:
-            return error(decision.message or "The request could not be run.")
-        env = ExecutionEnv(cc=ctx.cc, files=ctx.files) if ctx.cc is not None else None
-        finished = await run_approved(ctx.storage, ctx.team_id, approval.id, env)
-        reply = card(finished, ctx.tz)
-        reply.ephemeral = False
-        return reply
-    return prompt(approval, ctx.tz)
 
 
 # --- deciding -------------------------------------------------------------------------
@@ -202,19 +139,18 @@ def decide(
     approval_id: str,
     *,
     user: str,
-    role: str,
+    role: Role,
     approve: bool,
     params_hash: str,
     reason: str | None = None,
 ) -> Decision:
     """Approve or deny (a confirm is an approval by the requester); audited either way."""
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
     try:
         moved = storage.approvals.decide(
             team_id,
             approval_id,
             decider=user,
-            decider_role=who,
+            decider_role=role,
             approve=approve,
             params_hash=params_hash,
             reason=reason,
@@ -224,31 +160,33 @@ def decide(
     except ApprovalExpiredError as exc:
         _audit(storage, exc.approval, user, Outcome.EXPIRED, "clicked after expiry")
         return Decision(
-            exc.approval, False, "This request expired before anyone decided.", expired_now=True
+            exc.approval,
+            moved=False,
+            message="This request expired before anyone decided.",
+            expired_now=True,
         )
     except ApprovalForbiddenError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, str(exc))
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalParamsMismatchError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, "parameters differ from the card")
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
-        return Decision(exc.approval, False, late_message(exc.approval))
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     outcome = Outcome.APPROVED if approve else Outcome.DENIED
     _audit(storage, moved, user, outcome, reason)
-    return Decision(moved, True)
+    return Decision(moved, moved=True)
 
 
-def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: str) -> Decision:
-    who = Role(role) if role in Role.__members__.values() else Role.VIEWER
+def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role: Role) -> Decision:
     try:
-        moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=who)
+        moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=role)
     except ApprovalForbiddenError as exc:
-        return Decision(exc.approval, False, _sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
-        return Decision(exc.approval, False, late_message(exc.approval))
+        return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     _audit(storage, moved, user, Outcome.CANCELLED, None)
-    return Decision(moved, True)
+    return Decision(moved, moved=True)
 
 
 def expire_due(storage: Storage, team_id: str) -> list[Approval]:
@@ -326,250 +264,19 @@ async def run_approved(
 async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult:
     if env is None:
         return ActionResult(
-            False,
-            "This workspace is not connected to the call-center service any more; "
+            ok=False,
+            text="This workspace is not connected to the call-center service any more; "
             "nothing was sent.",
         )
     try:
         return await actions.execute(approval.kind, approval.params, env.cc, files=env.files)
     except ActionRefused as exc:
-        return ActionResult(False, f"{escape(_sentence(exc.message))} Nothing was sent.")
+        return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
     except errors.CallCenterError as exc:
-        return ActionResult(False, service_error_text(exc))
+        spec = actions.spec_for(approval.kind)
+        words = describe_failure(exc, effect=spec.unknown_outcome)
+        return ActionResult(ok=False, text=words.text)
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
-        return ActionResult(False, f"Something went wrong on our side (ref {ref}).")
-
-
-def service_error_text(exc: errors.CallCenterError) -> str:
-    """The service's refusal in words a supervisor can act on (escaped mrkdwn).
-
-    A write that timed out or lost its connection may have reached the service, so the
-    words say so instead of inviting a blind retry."""
-    message = escape(exc.message)
-    if isinstance(exc, errors.APIConnectionError):
-        return (
-            "The call-center service did not answer, so I cannot tell whether it was done. "
-            "Check before trying again."
-        )
-    if isinstance(exc, errors.FieldValidationError):
-        fields = "; ".join(f"`{escape(f)}`: {escape(', '.join(m))}" for f, m in exc.fields.items())
-        return f"The service rejected some values: {fields}"
-    if isinstance(exc, errors.TransferFailedError):
-        return f"The transfer failed: {escape(exc.code)}."
-    if isinstance(exc, errors.AuthenticationError):
-        return "The service refused this workspace's API key; an admin can reconnect."
-    if isinstance(exc, errors.NotFoundError):
-        return f"The service no longer knows it: {message}."
-    if isinstance(exc, errors.ConflictError):
-        return f"The service refused: {message}."
-    if isinstance(exc, errors.ServerError):
-        return f"The service failed ({message}); it may not have been done."
-    return f"The service said: {message}"
-
-
-# --- rendering ------------------------------------------------------------------------
-
-
-def _clock(ts: float | None, tz: ZoneInfo) -> str:
-    if ts is None:
-        return "–"
-    return datetime.fromtimestamp(ts, UTC).astimezone(tz).strftime("%H:%M %Z")
-
-
-def approvers_text(approval: Approval) -> str:
-    if approval.approvers == ADMINS:
-        who = "an admin"
-    else:
-        who = " or ".join(mention(u) for u in approval.approvers)
-    if not approval.allow_self_approval:
-        who += f" other than {mention(approval.requester)}"
-    return who
-
-
-def _header(approval: Approval) -> list[Block]:
-    spec = actions.spec_for(approval.kind)
-    return [
-        HeaderBlock(text=truncate(spec.title, 150)),
-        SectionBlock(text=MarkdownTextObject(text=truncate(spec.describe(approval.params), 3000))),
-    ]
-
-
-def _hash_block(approval: Approval) -> str:
-    return BLOCK_PREFIX + approval.params_hash
-
-
-def hash_from_block(block_id: str | None) -> str:
-    return (block_id or "").removeprefix(BLOCK_PREFIX)
-
-
-def prompt(approval: Approval, tz: ZoneInfo) -> Reply:
-    """The requester's own, ephemeral confirm: exactly what will happen, two buttons."""
-    spec = actions.spec_for(approval.kind)
-    second = needs_second_person(approval)
-    label = "Ask for approval" if second else spec.confirm_label
-    note = (
-        f"This needs the approval of {approvers_text(approval)}; the request expires at "
-        f"{_clock(approval.expires_at, tz)}."
-        if second
-        else f"Nothing happens until you press *{escape(label)}* "
-        f"(until {_clock(approval.expires_at, tz)})."
-    )
-    blocks = _header(approval)
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
-    blocks.append(
-        ActionsBlock(
-            block_id=_hash_block(approval),
-            elements=[
-                ButtonElement(
-                    text=truncate(label, 75),
-                    action_id=CONFIRM_ACTION,
-                    value=approval.id,
-                    style="primary",
-                ),
-                ButtonElement(text="Cancel", action_id=CANCEL_ACTION, value=approval.id),
-            ],
-        )
-    )
-    return Reply(text=f"{spec.title}?", blocks=blocks)
-
-
-def asked(approval: Approval) -> Reply:
-    """The requester's prompt once the card is posted: where, and a way to withdraw."""
-    where = f"<#{approval.channel}>" if approval.channel else "the approvals channel"
-    return Reply(
-        text="Approval requested",
-        blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=f":hourglass_flowing_sand: Asked for approval in {where}: "
-                    f"*{escape(actions.spec_for(approval.kind).title)}*. The card there shows "
-                    "the decision and the result."
-                )
-            ),
-            ActionsBlock(
-                block_id=_hash_block(approval),
-                elements=[
-                    ButtonElement(
-                        text="Withdraw request", action_id=CANCEL_ACTION, value=approval.id
-                    )
-                ],
-            ),
-        ],
-    )
-
-
-def status_line(approval: Approval, tz: ZoneInfo) -> str:
-    who = mention(approval.decider)
-    verb = "Approved" if needs_second_person(approval) else "Confirmed"
-    result = approval.result if isinstance(approval.result, Mapping) else {}
-    text = str(result.get("text") or "")
-    state = approval.state
-    if state is ApprovalState.PENDING:
-        return (
-            f":hourglass_flowing_sand: Waiting for {approvers_text(approval)} · "
-            f"expires at {_clock(approval.expires_at, tz)}"
-        )
-    if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
-        return f":gear: {verb} by {who} at {_clock(approval.decided_at, tz)}, running…"
-    if state is ApprovalState.DONE:
-        return f":white_check_mark: {verb} by {who} at {_clock(approval.decided_at, tz)}. {text}"
-    if state is ApprovalState.FAILED:
-        return f":x: {verb} by {who} at {_clock(approval.decided_at, tz)}, but it failed. {text}"
-    if state is ApprovalState.DENIED:
-        reason = f": _{escape(truncate(approval.reason, 500))}_" if approval.reason else ""
-        return f":no_entry: Denied by {who} at {_clock(approval.decided_at, tz)}{reason}"
-    if state is ApprovalState.EXPIRED:
-        return (
-            f":hourglass: Expired at {_clock(approval.expires_at, tz)}: nobody decided in "
-            "time. Nothing was done."
-        )
-    return f":heavy_multiplication_x: Cancelled by {who}. Nothing was done."
-
-
-def card(approval: Approval, tz: ZoneInfo) -> Reply:
-    """The shared message of a request: what, who asked, and where it stands; Approve and
-    Deny while it waits, no buttons once it is decided."""
-    spec = actions.spec_for(approval.kind)
-    blocks = _header(approval)
-    blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=f"Requested by {mention(approval.requester)} at "
-                    f"{_clock(approval.created_at, tz)}"
-                )
-            ]
-        )
-    )
-    blocks.append(
-        SectionBlock(text=MarkdownTextObject(text=truncate(status_line(approval, tz), 3000)))
-    )
-    if approval.state is ApprovalState.PENDING and needs_second_person(approval):
-        blocks.append(
-            ActionsBlock(
-                block_id=_hash_block(approval),
-                elements=[
-                    ButtonElement(
-                        text="Approve",
-                        action_id=APPROVE_ACTION,
-                        value=approval.id,
-                        style="primary",
-                    ),
-                    ButtonElement(
-                        text="Deny", action_id=DENY_ACTION, value=approval.id, style="danger"
-                    ),
-                ],
-            )
-        )
-    return Reply(text=f"{spec.title}: {approval.state.value}", blocks=blocks, ephemeral=False)
-
-
-def outcome_note(approval: Approval) -> str | None:
-    """A line for the requester in the card's thread once the request is settled."""
-    who = mention(approval.requester)
-    title = actions.spec_for(approval.kind).title.lower()
-    if approval.state is ApprovalState.DONE:
-        return f"{who} your request ({escape(title)}) was approved and done."
-    if approval.state is ApprovalState.FAILED:
-        return f"{who} your request ({escape(title)}) was approved but failed; see above."
-    if approval.state is ApprovalState.DENIED:
-        return f"{who} your request ({escape(title)}) was denied by {mention(approval.decider)}."
-    if approval.state is ApprovalState.EXPIRED:
-        return f"{who} your request ({escape(title)}) expired before anyone decided."
-    return None
-
-
-def deny_modal(approval: Approval, private_metadata: str) -> View:
-    """Denying asks why, so the requester learns what to change."""
-    spec = actions.spec_for(approval.kind)
-    return View(
-        type="modal",
-        callback_id=DENY_CALLBACK,
-        title="Deny request",
-        submit="Deny",
-        close="Back",
-        private_metadata=private_metadata,
-        blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(
-                        f"*{escape(spec.title)}*, asked by {mention(approval.requester)}\n"
-                        + spec.describe(approval.params),
-                        3000,
-                    )
-                )
-            ),
-            InputBlock(
-                block_id=REASON_BLOCK,
-                label="Why not?",
-                element=PlainTextInputElement(
-                    action_id="value",
-                    multiline=True,
-                    max_length=500,
-                    placeholder="The requester sees this",
-                ),
-            ),
-        ],
-    )
+        return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
+from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -33,16 +33,16 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
+from commands.approvals.cards import propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
 from commands.kernel.text import clip, code, truncate
@@ -66,11 +66,6 @@ _HINTS = (
     (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
     (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
 )
-
-
-def _usage() -> str:
-    spec = find("autocall")
-    return spec.usage if spec else "autocall <campaign> <phone> [key=value ...]"
 
 
 def hint_for(name: str) -> str:
@@ -171,18 +166,24 @@ def autocall_modal(
     )
 
 
-def describe_autocall(params: Mapping[str, Any]) -> str:
+class AutocallParams(ActionParams):
+    """One automated call: the campaign, the number, and a value for each of the
+    template's placeholders (none for a recording)."""
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    template_name: str = ""
+    phone_number: str
+    param: dict[str, str] = Field(default_factory=dict)
+
+
+def describe_autocall(params: AutocallParams) -> str:
+    template = f" (template *{clip(params.template_name, 150)}*)" if params.template_name else ""
     lines = [
-        f"Call *{clip(params['phone_number'], 40)}* now from autocall campaign "
-        f"*{clip(params.get('campaign_name', ''), 150)}*"
-        + (
-            f" (template *{clip(params['template_name'], 150)}*)"
-            if params.get("template_name")
-            else ""
-        )
-        + "."
+        f"Call *{clip(params.phone_number, 40)}* now from autocall campaign "
+        f"*{clip(params.campaign_name, 150)}*{template}."
     ]
-    values = params.get("param") or {}
+    values = params.param
     for name, value in list(values.items())[:25]:
         lines.append(f"• {code(name)}: {clip(value, 200)}")
     if not values:
@@ -190,19 +191,18 @@ def describe_autocall(params: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    uuid = str(params["campaign_uuid"])
-    phone = str(params["phone_number"])
+async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionResult:
+    uuid, phone = params.campaign_uuid, params.phone_number
     try:
         await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused("The campaign no longer exists") from None
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(f"{phone} has been blacklisted since the request")
-    result = await env.cc.autocall.push(uuid, phone, dict(params.get("param") or {}))
+    result = await env.cc.autocall.push(uuid, phone, dict(params.param))
     return ActionResult(
-        True,
-        f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
+        ok=True,
+        text=f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
         f"lead {code(result.lead_uuid)}.",
         data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
     )
@@ -211,7 +211,7 @@ async def execute_autocall(params: Mapping[str, Any], env: ExecutionEnv) -> Acti
 async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
     problem = phone_problem(phone)
     if problem:
-        return error(problem, _usage())
+        return error(problem, usage_of("autocall"))
     if phone in await blocked_numbers(cc):
         return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
     return None
@@ -222,13 +222,13 @@ def _proposal(
 ) -> Proposal:
     return Proposal(
         ActionKind.AUTOCALL_PUSH,
-        {
-            "campaign_uuid": campaign_uuid,
-            "campaign_name": campaign_name,
-            "template_name": template_name,
-            "phone_number": phone,
-            "param": values,
-        },
+        AutocallParams(
+            campaign_uuid=campaign_uuid,
+            campaign_name=campaign_name,
+            template_name=template_name,
+            phone_number=phone,
+            param=values,
+        ),
     )
 
 
@@ -238,7 +238,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(
             "Give the campaign (quote a name with spaces), then the phone number; "
             "values as name=value.",
-            _usage(),
+            usage_of("autocall"),
         )
     cc = ctx.client()
     try:
@@ -258,7 +258,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(
             f"The template of {campaign.campaign_name} has no placeholder "
             f"{', '.join(unknown)}; it uses: {wanted}.",
-            _usage(),
+            usage_of("autocall"),
         )
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(positional[1:]))
@@ -306,11 +306,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 
 register(
     ActionSpec(
-        ActionKind.AUTOCALL_PUSH,
-        "Push an automated call",
-        "Push the call",
-        describe_autocall,
-        execute_autocall,
+        kind=ActionKind.AUTOCALL_PUSH,
+        title="Push an automated call",
+        confirm_label="Push the call",
+        params=AutocallParams,
+        describe=describe_autocall,
+        execute=execute_autocall,
+        unknown_outcome="the call may or may not have been placed",
     )
 )
 register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))

@@ -29,7 +29,7 @@ from slack_sdk.models.blocks import (
 from callcenter import errors
 from callcenter.models import ActiveCall, User
 from commands.calls.transfer import TRANSFER_BUTTON, button_value
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.paging import pager, showing
@@ -187,8 +187,7 @@ def calls_reply(
 
 async def live_calls(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
-        spec = find("calls")
-        raise UsageError("`calls` takes no arguments.", spec.usage if spec else "calls")
+        raise UsageError("`calls` takes no arguments.", usage_of("calls"))
     cc = ctx.client()
     result, users = await asyncio.gather(cc.calls.list(), _directory(ctx))
     return calls_reply(result.data, ctx, users=users)

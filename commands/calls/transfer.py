@@ -16,7 +16,7 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Literal
 
 from slack_sdk.models.blocks import (
     Block,
@@ -39,14 +39,14 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
-from commands.kernel.catalog import find
+from commands.approvals.cards import propose
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form as ModalForm
 from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
 from commands.kernel.text import clip, code, escape, full_name, truncate
 from storage import ActionKind, Role
@@ -65,11 +65,14 @@ DIRECTORY_DEADLINE = 1.5
 """Seconds the form waits for the directory (opening, and checking when sent): well
 inside Slack's 3 seconds, so the form is never lost to a slow service."""
 
-LEG_WORDS = {
+Leg = Literal["aleg", "bleg"]
+"""The side of a call that moves: the A leg is the caller, the B leg who answered."""
+
+LEG_WORDS: dict[Leg, str] = {
     "aleg": "the caller (A leg)",
     "bleg": "the agent's side (B leg)",
 }
-LEG_HINTS = {
+LEG_HINTS: dict[Leg, str] = {
     "aleg": "The person who placed the call is moved to the extension.",
     "bleg": "The side that answered (usually the agent) is moved to the extension.",
 }
@@ -77,11 +80,6 @@ _EXTENSION = re.compile(r"^[0-9A-Za-z*#+_.-]{1,32}$")
 
 NOT_REGISTERED = "USER_NOT_REGISTERED"
 ENDED_CODES = frozenset({"CALL_NOT_FOUND", "NO_SUCH_CHANNEL", "CHANNEL_NOT_FOUND"})
-
-
-def _usage() -> str:
-    spec = find("transfer")
-    return spec.usage if spec else "transfer <call_id> <ext> [aleg|bleg]"
 
 
 def extension_problem(ext: str) -> str | None:
@@ -219,27 +217,39 @@ def transfer_modal(
     )
 
 
-def describe_transfer(params: Mapping[str, Any]) -> str:
-    leg = str(params.get("legs", "aleg"))
-    source, destination = str(params.get("source", "")), str(params.get("destination", ""))
+class TransferParams(ActionParams):
+    """Which call, to which extension, which side moves; ``source`` and ``destination``
+    are the numbers the requester saw (cut to 60 characters), for the card."""
+
+    call_id: str
+    ext: str
+    legs: Leg = "aleg"
+    source: str = ""
+    destination: str = ""
+
+
+def describe_transfer(params: TransferParams) -> str:
     return (
-        f"Transfer {_call_words(source, destination)}: move {LEG_WORDS.get(leg, escape(leg))} "
-        f"to extension *{clip(params.get('ext', ''), 32)}*.\nCall {code(params['call_id'])}"
+        f"Transfer {_call_words(params.source, params.destination)}: move "
+        f"{LEG_WORDS[params.legs]} to extension *{clip(params.ext, 32)}*.\n"
+        f"Call {code(params.call_id)}"
     )
 
 
-async def execute_transfer(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    call_id, ext, leg = str(params["call_id"]), str(params["ext"]), str(params["legs"])
+async def execute_transfer(params: TransferParams, env: ExecutionEnv) -> ActionResult:
+    call_id, ext, leg = params.call_id, params.ext, params.legs
     live = await env.cc.calls.list()
     if not any(c.call_id == call_id for c in live.data):
         raise ActionRefused("The call has ended, so there is nothing to transfer")
     try:
         await env.cc.calls.transfer(call_id, ext, leg)
     except errors.TransferFailedError as exc:
-        return ActionResult(False, transfer_failure(exc.code, ext), data={"error": exc.code})
+        return ActionResult(
+            ok=False, text=transfer_failure(exc.code, ext), data={"error": exc.code}
+        )
     return ActionResult(
-        True,
-        f"Transferred: {LEG_WORDS.get(leg, escape(leg))} is now with extension *{clip(ext, 32)}*.",
+        ok=True,
+        text=f"Transferred: {LEG_WORDS[leg]} is now with extension *{clip(ext, 32)}*.",
         data={"call_id": call_id, "ext": ext, "legs": leg},
     )
 
@@ -270,28 +280,37 @@ def _ended(call_id: str) -> Reply:
 
 async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) < 2 or len(args) > 3:
-        raise UsageError("Give the call id, the extension, and optionally aleg or bleg.", _usage())
+        raise UsageError(
+            "Give the call id, the extension, and optionally aleg or bleg.", usage_of("transfer")
+        )
     call_id, ext = args[0], args[1]
-    leg = args[2].lower() if len(args) == 3 else "aleg"
-    if leg not in LEG_WORDS:
-        raise UsageError(f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", _usage())
+    leg = _leg(args[2] if len(args) == 3 else "aleg")
+    if leg is None:
+        raise UsageError(
+            f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", usage_of("transfer")
+        )
     problem = extension_problem(ext)
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("transfer"))
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)
     return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
 
 
-def _params(call: ActiveCall, ext: str, leg: str) -> dict[str, Any]:
-    return {
-        "call_id": call.call_id,
-        "ext": ext,
-        "legs": leg,
-        "source": truncate(call.source, 60),
-        "destination": truncate(call.destination, 60),
-    }
+def _leg(word: str) -> Leg | None:
+    lowered = word.lower()
+    return "aleg" if lowered == "aleg" else "bleg" if lowered == "bleg" else None
+
+
+def _params(call: ActiveCall, ext: str, leg: Leg) -> TransferParams:
+    return TransferParams(
+        call_id=call.call_id,
+        ext=ext,
+        legs=leg,
+        source=truncate(call.source, 60),
+        destination=truncate(call.destination, 60),
+    )
 
 
 def chosen_extension(values: FormValues) -> tuple[str, str]:
@@ -319,7 +338,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
     elif not (isinstance(picked, str) and picked):
         where = PICK_BLOCK if PICK_BLOCK in values else EXT_BLOCK
         problems[where] = "Choose an extension, or type one, e.g. 1002."
-    if values.get(LEG_BLOCK) not in LEG_WORDS:
+    if _leg(str(values.get(LEG_BLOCK) or "")) is None:
         problems[LEG_BLOCK] = "Choose which side of the call moves."
     return problems
 
@@ -342,17 +361,19 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)
-    leg = str(values.get(LEG_BLOCK))
+    leg = _leg(str(values.get(LEG_BLOCK) or "")) or "aleg"
     return Proposal(ActionKind.CALL_TRANSFER, _params(call, chosen_extension(values)[0], leg))
 
 
 register(
     ActionSpec(
-        ActionKind.CALL_TRANSFER,
-        "Transfer a live call",
-        "Transfer",
-        describe_transfer,
-        execute_transfer,
+        kind=ActionKind.CALL_TRANSFER,
+        title="Transfer a live call",
+        confirm_label="Transfer",
+        params=TransferParams,
+        describe=describe_transfer,
+        execute=execute_transfer,
+        unknown_outcome="the call may or may not have been transferred",
     )
 )
 register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form, verify=verify_form))

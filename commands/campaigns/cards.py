@@ -31,7 +31,16 @@ from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
-from commands.kernel.text import code, escape, local_time, number, percent, truncate
+from commands.kernel.text import (
+    code,
+    escape,
+    local_time,
+    mode_label,
+    number,
+    percent,
+    status_label,
+    truncate,
+)
 from commands.leads.lists import campaign_list_blocks
 from storage import Role
 
@@ -40,23 +49,12 @@ PAGE_SIZE = 10
 OPEN_ACTION = "campaign_open"
 REFRESH_ACTION = "campaign_refresh"
 
-STATUS_LABEL = {
-    "start": ":large_green_circle: running",
-    "running": ":large_green_circle: running",
-    "pause": ":large_yellow_circle: paused",
-    "stop": ":red_circle: stopped",
-}
-MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 NANOS_PER_MINUTE = 60 * 1_000_000_000
 
 
-def status_label(status: str) -> str:
-    return STATUS_LABEL.get(status, escape(status) or "unknown")
-
-
 def _campaign_row(c: Campaign, index: int) -> SectionBlock:
-    mode = MODE_LABEL.get(c.mode_call, escape(c.mode_call))
+    mode = mode_label(c.mode_call)
     text = (
         f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
         f"{status_label(c.status)} · {mode} · {number(c.concurrent_call)} concurrent"
@@ -176,7 +174,7 @@ def campaign_card(
             f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
         ),
         ("Status", status_label(c.status)),
-        ("Mode", MODE_LABEL.get(c.mode_call, escape(c.mode_call))),
+        ("Mode", mode_label(c.mode_call)),
         ("Concurrency", f"{c.concurrent_call} calls · ratio {c.ratio}"),
         ("Template", template),
         ("Carrier", carrier),

@@ -9,8 +9,7 @@ and a report of what was paused and what was not.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
+from typing import Literal
 
 from callcenter import errors
 from callcenter.models import Campaign
@@ -21,85 +20,96 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose, service_error_text
-from commands.campaigns.cards import ambiguous_reply, status_label
-from commands.kernel.catalog import find
+from commands.approvals.cards import propose
+from commands.campaigns.cards import ambiguous_reply
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
-from commands.kernel.text import escape, number, truncate
+from commands.kernel.text import escape, number, plural, status_label, truncate
 from storage import ActionKind
 
 PAUSE_ALL_CONCURRENCY = 8
 """Campaigns paused at the same time by the emergency brake."""
 LISTED_NAMES = 15
 
-KIND_OF = {
+Status = Literal["start", "pause", "stop"]
+"""The switch positions a command can ask for (``campaigns.set_status``)."""
+
+KIND_OF: dict[Status, ActionKind] = {
     "start": ActionKind.CAMPAIGN_START,
     "pause": ActionKind.CAMPAIGN_PAUSE,
     "stop": ActionKind.CAMPAIGN_STOP,
 }
 STATE_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
-CONSEQUENCE = {
+CONSEQUENCE: dict[Status, str] = {
     "start": "It starts dialing its leads.",
     "pause": "It stops placing new calls; calls in progress finish.",
     "stop": "It stops dialing; starting it again begins a new run.",
 }
 
 
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else f"{name} <campaign>"
-
-
 def _is(campaign_status: str, status: str) -> bool:
     return STATE_WORD.get(campaign_status, campaign_status) == STATE_WORD[status]
 
 
-def _name(params: Mapping[str, Any]) -> str:
-    return f"*{escape(truncate(str(params.get('campaign_name', '')), 150))}*"
+class ControlParams(ActionParams):
+    """Start, pause or stop one campaign; ``was`` and ``concurrent_call`` are what the
+    requester saw, for the card (``concurrent_call`` only for a start)."""
+
+    OMIT_WHEN_NONE = frozenset({"concurrent_call"})
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    status: Status
+    was: str = ""
+    concurrent_call: int | None = None
 
 
-def describe_control(params: Mapping[str, Any]) -> str:
-    status = str(params["status"])
+def _name(campaign_name: str) -> str:
+    return f"*{escape(truncate(campaign_name, 150))}*"
+
+
+def describe_control(params: ControlParams) -> str:
+    status = params.status
     verb = status.capitalize()
-    was = status_label(str(params.get("was", "")))
-    text = f"{verb} campaign {_name(params)} (now {was}). {CONSEQUENCE.get(status, '')}"
-    if status == "start" and params.get("concurrent_call"):
-        text += f"\nUp to {number(int(params['concurrent_call']))} calls at a time."
-    text += f"\n`{escape(params['campaign_uuid'])}`"
+    was = status_label(params.was)
+    text = f"{verb} campaign {_name(params.campaign_name)} (now {was}). {CONSEQUENCE[status]}"
+    if status == "start" and params.concurrent_call:
+        text += f"\nUp to {plural(params.concurrent_call, 'call')} at a time."
+    text += f"\n`{escape(params.campaign_uuid)}`"
     return text
 
 
-async def execute_control(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    uuid = str(params["campaign_uuid"])
-    status = str(params["status"])
+async def execute_control(params: ControlParams, env: ExecutionEnv) -> ActionResult:
+    uuid, status, name = params.campaign_uuid, params.status, _name(params.campaign_name)
     try:
         current = await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused(
-            f"The campaign {params.get('campaign_name', uuid)} no longer exists"
+            f"The campaign {params.campaign_name or uuid} no longer exists"
         ) from None
     if _is(current.status, status):
         return ActionResult(
-            True,
-            f"{_name(params)} was already {STATE_WORD[status]}; nothing was changed.",
+            ok=True,
+            text=f"{name} was already {STATE_WORD[status]}; nothing was changed.",
             data={"campaign_uuid": uuid, "status": current.status},
         )
     await env.cc.campaigns.set_status(uuid, status)
     return ActionResult(
-        True,
-        f"{_name(params)} is now {status_label(status)} (was {status_label(current.status)}).",
+        ok=True,
+        text=f"{name} is now {status_label(status)} (was {status_label(current.status)}).",
         data={"campaign_uuid": uuid, "status": status},
     )
 
 
-async def _control(ctx: CommandContext, args: list[str], status: str) -> Reply:
+async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
     if not args:
         raise UsageError(
-            "Which campaign? Give its name, the start of its name, or its UUID.", _usage(status)
+            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
         )
     try:
         campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
@@ -110,14 +120,13 @@ async def _control(ctx: CommandContext, args: list[str], status: str) -> Reply:
             f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
             emoji=":information_source:",
         )
-    params: dict[str, Any] = {
-        "campaign_uuid": campaign.campaign_uuid,
-        "campaign_name": campaign.campaign_name,
-        "status": status,
-        "was": campaign.status,
-    }
-    if status == "start":
-        params["concurrent_call"] = campaign.concurrent_call
+    params = ControlParams(
+        campaign_uuid=campaign.campaign_uuid,
+        campaign_name=campaign.campaign_name,
+        status=status,
+        was=campaign.status,
+        concurrent_call=campaign.concurrent_call if status == "start" else None,
+    )
     return await propose(ctx, Proposal(KIND_OF[status], params))
 
 
@@ -147,8 +156,20 @@ def _names(names: list[str]) -> str:
     return shown
 
 
-def describe_pause_all(params: Mapping[str, Any]) -> str:
-    names = [str(c.get("campaign_name", "")) for c in params.get("campaigns", [])]
+class CampaignRef(ActionParams):
+    campaign_uuid: str
+    campaign_name: str = ""
+
+
+class PauseAllParams(ActionParams):
+    """The campaigns running when the brake was asked for, for the card: the execution
+    pauses whatever runs at that moment."""
+
+    campaigns: tuple[CampaignRef, ...] = ()
+
+
+def describe_pause_all(params: PauseAllParams) -> str:
+    names = [c.campaign_name for c in params.campaigns]
     return (
         f"Pause *every running campaign* of this workspace at once ({number(len(names))} "
         f"running when asked: {_names(names)}). Campaigns started in the meantime are paused "
@@ -156,7 +177,7 @@ def describe_pause_all(params: Mapping[str, Any]) -> str:
     )
 
 
-async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> ActionResult:
     running = _running(await all_campaigns(env.cc))
     gate = asyncio.Semaphore(PAUSE_ALL_CONCURRENCY)
 
@@ -165,7 +186,7 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
             try:
                 await env.cc.campaigns.set_status(campaign.campaign_uuid, "pause")
             except errors.CallCenterError as exc:
-                return service_error_text(exc)
+                return describe_failure(exc, effect="it may or may not be paused").text
         return None
 
     outcomes = await asyncio.gather(*(pause_one(c) for c in running))
@@ -182,8 +203,8 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
             for name, problem in failed[:LISTED_NAMES]
         )
     return ActionResult(
-        not failed,
-        text,
+        ok=not failed,
+        text=text,
         data={
             "paused": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if not p],
             "failed": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if p],
@@ -194,31 +215,49 @@ async def execute_pause_all(params: Mapping[str, Any], env: ExecutionEnv) -> Act
 
 async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
-        raise UsageError("`pause all` takes nothing after it.", _usage("pause all"))
+        raise UsageError("`pause all` takes nothing after it.", usage_of("pause all"))
     running = _running(await all_campaigns(ctx.client()))
     if not running:
         return notice("No campaign is running right now; there is nothing to pause.")
-    params = {
-        "campaigns": [
-            {"campaign_uuid": c.campaign_uuid, "campaign_name": c.campaign_name} for c in running
-        ]
-    }
+    params = PauseAllParams(
+        campaigns=tuple(
+            CampaignRef(campaign_uuid=c.campaign_uuid, campaign_name=c.campaign_name)
+            for c in running
+        )
+    )
     return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
 
 
-for _kind, _title, _label in (
-    (ActionKind.CAMPAIGN_START, "Start campaign", "Start"),
-    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause"),
-    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop"),
+for _kind, _title, _label, _unknown in (
+    (
+        ActionKind.CAMPAIGN_START,
+        "Start campaign",
+        "Start",
+        "the campaign may or may not have started",
+    ),
+    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause", "the campaign may or may not be paused"),
+    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop", "the campaign may or may not be stopped"),
 ):
-    register(ActionSpec(_kind, _title, _label, describe_control, execute_control))
+    register(
+        ActionSpec(
+            kind=_kind,
+            title=_title,
+            confirm_label=_label,
+            params=ControlParams,
+            describe=describe_control,
+            execute=execute_control,
+            unknown_outcome=_unknown,
+        )
+    )
 register(
     ActionSpec(
-        ActionKind.CAMPAIGN_PAUSE_ALL,
-        "Pause all campaigns",
-        "Pause all",
-        describe_pause_all,
-        execute_pause_all,
+        kind=ActionKind.CAMPAIGN_PAUSE_ALL,
+        title="Pause all campaigns",
+        confirm_label="Pause all",
+        params=PauseAllParams,
+        describe=describe_pause_all,
+        execute=execute_pause_all,
+        unknown_outcome="some campaigns may or may not be paused",
     )
 )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -37,9 +37,10 @@ from slack_sdk.models.blocks import (
 
 from callcenter.models import AutodialerStats
 from commands.campaigns.cards import OPEN_ACTION
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
@@ -49,8 +50,17 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, number, truncate
-from commands.reports.stats import MONITOR_WINDOW_MINUTES, parse_window
+from commands.kernel.text import (
+    campaign_label,
+    clip,
+    code,
+    day_time,
+    escape,
+    number,
+    plural,
+    truncate,
+)
+from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
 from storage import Alert, Role, Storage
 from storage import Outcome as Audit
 
@@ -64,6 +74,7 @@ class Metric:
     name: str
     label: str
     read: Callable[[AutodialerStats], float]
+    _: KW_ONLY
     percent: bool
     needs_calls: bool
     """A rate means nothing before the first call: such a campaign is not judged."""
@@ -72,17 +83,33 @@ class Metric:
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
-        Metric("dropped_rate", "dropped-call rate", lambda s: s.dropped_call_rate, True, True),
         Metric(
-            "connection_rate", "connection rate", lambda s: s.customer_connection_rate, True, True
+            "dropped_rate",
+            "dropped-call rate",
+            lambda s: s.dropped_call_rate,
+            percent=True,
+            needs_calls=True,
         ),
-        Metric("agents_ready", "agents ready", lambda s: float(s.agents_ready), False, False),
+        Metric(
+            "connection_rate",
+            "connection rate",
+            lambda s: s.customer_connection_rate,
+            percent=True,
+            needs_calls=True,
+        ),
+        Metric(
+            "agents_ready",
+            "agents ready",
+            lambda s: float(s.agents_ready),
+            percent=False,
+            needs_calls=False,
+        ),
         Metric(
             "leads_in_progress",
             "leads in progress",
             lambda s: float(s.leads_in_progress),
-            False,
-            False,
+            percent=False,
+            needs_calls=False,
         ),
     )
 }
@@ -121,12 +148,6 @@ _OP_WORDS = {
 }
 _OP_VALUE = re.compile(r"^(>=|<=|=>|=<|>|<)\s*(.*)$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
-_WINDOW_WORD = re.compile(r"^\d{1,6}\s*(m|min|h|d)$", re.IGNORECASE)
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -184,14 +205,6 @@ def _fmt(value: float) -> str:
     return f"{value:g}"
 
 
-def window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        return f"{minutes // 1440} d"
-    if minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    return f"{minutes} min"
-
-
 # --- evaluation ------------------------------------------------------------------------
 
 
@@ -232,14 +245,14 @@ def fired_message(
 ) -> Reply:
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
-    name = clip(stats.campaign_name or "Unnamed campaign", 100)
+    name = campaign_label(stats.campaign_name, 100)
     headline = (
         f":rotating_light: *{escape(metric.label.capitalize())} is {_fmt(round(value, 2))}{unit}* "
         f"on *{name}* (alert: {escape(describe(alert))}, last "
-        f"{escape(window_words(alert.window_minutes))})"
+        f"{escape(recent_words(alert.window_minutes * 60))})"
     )
     facts = (
-        f":phone: {number(stats.total_calls)} calls · connected "
+        f":phone: {plural(stats.total_calls, 'call')} · connected "
         f"{stats.customer_connection_rate:.1f}% · dropped {stats.dropped_call_rate:.1f}% · "
         f":busts_in_silhouette: {number(stats.agents_ready)} ready / "
         f"{number(stats.agents_in_call)} in call · :clipboard: "
@@ -291,7 +304,7 @@ def recovered_message(alert: Alert, stats: AutodialerStats, value: float) -> Rep
 
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("alert add")
+    usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
     opts = {k.lower(): v for k, v in options.items()}
@@ -305,19 +318,15 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     window_text = opts.get("window")
     campaign_words: list[str] = []
     for word in rest:
-        if window_text is None and _WINDOW_WORD.match(word.strip()):
+        if window_text is None and is_duration(word):
             window_text = word
         else:
             campaign_words.append(word)
     minutes = MONITOR_WINDOW_MINUTES
     if window_text is not None:
-        try:
-            minutes = parse_window(window_text)
-        except ValueError as exc:
-            raise UsageError(
-                f"The window is minutes (30m), hours (2h) or days (1d), not '{window_text}'.",
-                usage,
-            ) from exc
+        minutes = parse_minutes(
+            window_text, longest_minutes=MAX_WINDOW_MINUTES, name="The window", usage=usage
+        )
     if len(campaign_words) > 1:
         raise UsageError(
             "Give one campaign (quote a name with spaces), or none to watch all running ones.",
@@ -367,7 +376,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     scope = f"*{clip(campaign_name, 100)}*" if campaign_name else "every running campaign"
     return notice(
         f"Alert {code(alert.id)}: <#{channel}> hears when the {escape(describe(alert))} on "
-        f"{scope} (last {escape(window_words(minutes))}). Checked every minute; told once "
+        f"{scope} (last {escape(recent_words(minutes * 60))}). Checked every minute; told once "
         "until it recovers.",
         emoji=":rotating_light:",
     )
@@ -378,18 +387,18 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
     fired = storage.alerts.fired(alert.team_id, alert.id)
     state = f":rotating_light: firing on {len(fired)}" if fired else ":white_check_mark: armed"
     if alert.snoozed_until and alert.snoozed_until > now:
-        until = datetime.fromtimestamp(alert.snoozed_until, tz).strftime("%a %d %b %H:%M")
+        until = day_time(alert.snoozed_until, tz)
         state = f":zzz: snoozed until {until}"
     text = (
         f"{code(alert.id)} {state} · *{escape(describe(alert))}* on {scope} "
-        f"(last {escape(window_words(alert.window_minutes))}) → <#{alert.channel}>"
+        f"(last {escape(recent_words(alert.window_minutes * 60))}) → <#{alert.channel}>"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("alert list takes no arguments.", _usage("alert list"))
+        raise UsageError("alert list takes no arguments.", usage_of("alert list"))
     storage = _storage(ctx)
     alerts = storage.alerts.list(ctx.team_id)
     if not alerts:
@@ -403,11 +412,11 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks.append(
         ContextBlock(elements=[MarkdownTextObject(text="`alert remove <id>` deletes one")])
     )
-    return Reply(text=f"{len(alerts)} alerts", blocks=blocks)
+    return Reply(text=plural(len(alerts), "alert"), blocks=blocks)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("alert remove")
+    usage = usage_of("alert remove")
     if len(args) != 1:
         raise UsageError("Give the alert's id (alert list shows them).", usage)
     storage = _storage(ctx)

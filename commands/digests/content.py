@@ -27,25 +27,35 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter
 from callcenter.models import AgentTime, AutodialerStats, StatsRow
-from commands.campaigns.cards import OPEN_ACTION, status_label
+from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod, span_label
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import recent_words
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Period, to_service
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
 from commands.kernel.text import (
+    campaign_label,
     clip,
     duration,
     escape,
     full_name,
     number,
     percent,
+    plural,
     ratio_percent,
     signed_change,
+    status_label,
     truncate,
 )
 from commands.reports.chart import Bar, render_bar_chart
-from commands.reports.stats import DROPPED_RATE_WARNING, local_buckets, stats_reply
+from commands.reports.stats import (
+    DROPPED_RATE_WARNING,
+    MAX_WINDOW_MINUTES,
+    local_buckets,
+    stats_reply,
+)
+from storage import Role
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
 """What a digest can hold, in the order it is shown; all of them unless told otherwise."""
@@ -53,7 +63,6 @@ FULL_REPORT_ACTION = "digest_full_report"
 MAX_CAMPAIGNS = 6
 MAX_CAMPAIGN_BUTTONS = 5
 TOP_AGENTS = 3
-MAX_WINDOW_MINUTES = 30 * 24 * 60
 """The autodialer statistics look back at most this far (the service's window is minutes)."""
 MIN_CHART_HOURS = 3
 """A shorter period (an hourly digest) is charted from local midnight, so there is a shape."""
@@ -194,7 +203,7 @@ async def build_digest(cc: CallCenter, request: DigestRequest) -> DigestContent:
     if "totals" in sections:
         blocks.extend(_totals_blocks(totals, before))
     if "campaigns" in sections:
-        blocks.extend(_campaign_blocks(shown, bool(request.campaigns), period))
+        blocks.extend(_campaign_blocks(shown, period, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents))
     blocks.append(_buttons(shown, period, request.digest_id))
@@ -206,7 +215,7 @@ async def build_digest(cc: CallCenter, request: DigestRequest) -> DigestContent:
     if footer:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(footer))]))
     text = (
-        f"{request.title}: {number(totals.calls)} calls, {number(totals.answered)} answered "
+        f"{request.title}: {plural(totals.calls, 'call')}, {number(totals.answered)} answered "
         f"({ratio_percent(totals.answered, totals.calls)})"
     )
     content = DigestContent(
@@ -250,7 +259,7 @@ def _totals_blocks(t: Totals, p: Totals) -> list[Block]:
     if t.calls == 0 and p.calls == 0:
         return [SectionBlock(text=MarkdownTextObject(text=":zzz: No calls in this period."))]
     headline = (
-        f"*{number(t.calls)} calls* {_change(t.calls, p.calls)} · :white_check_mark: "
+        f"*{plural(t.calls, 'call')}* {_change(t.calls, p.calls)} · :white_check_mark: "
         f"*{number(t.answered)} answered ({ratio_percent(t.answered, t.calls)})* "
         f"{_change(t.answered, p.answered)}"
     )
@@ -269,37 +278,25 @@ def _totals_blocks(t: Totals, p: Totals) -> list[Block]:
 def _campaign_line(s: AutodialerStats) -> str:
     flag = ":warning: " if s.dropped_call_rate > DROPPED_RATE_WARNING else ""
     return (
-        f"*{clip(s.campaign_name, 100) or 'Unnamed campaign'}* {status_label(s.status)}\n"
-        f":clipboard: {number(s.total_leads)} leads ({number(s.leads_in_progress)} in progress)"
-        f" · :phone: {_plural(s.total_calls, 'call')} · connected "
+        f"*{campaign_label(s.campaign_name, 100)}* {status_label(s.status)}\n"
+        f":clipboard: {plural(s.total_leads, 'lead')} ({number(s.leads_in_progress)} in progress)"
+        f" · :phone: {plural(s.total_calls, 'call')} · connected "
         f"*{percent(s.customer_connection_rate)}* · {flag}dropped "
         f"*{percent(s.dropped_call_rate)}* · :busts_in_silhouette: {number(s.agents_ready)} ready"
-        f" / {number(s.agents_in_call)} in call / {number(s.total_agents)} agents"
+        f" / {number(s.agents_in_call)} in call / {plural(s.total_agents, 'agent')}"
     )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{number(count)} {word}{'' if count == 1 else 's'}"
 
 
 def autodialer_minutes(period: DigestPeriod) -> int:
     return max(1, min(MAX_WINDOW_MINUTES, round(period.seconds / 60)))
 
 
-def _window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        return f"{minutes // 1440 * 24} h" if minutes <= 2880 else f"{minutes // 1440} days"
-    if minutes % 60 == 0:
-        return f"{minutes // 60} h"
-    return f"{minutes} min"
-
-
 def _campaign_blocks(
-    shown: Sequence[AutodialerStats], chosen: bool, period: DigestPeriod
+    shown: Sequence[AutodialerStats], period: DigestPeriod, *, chosen: bool
 ) -> list[Block]:
     # The service's autodialer figures look back from the moment they are asked for, so
     # they are labelled with their own window rather than the digest's period.
-    title = f"*Autodialer campaigns* (last {_window_words(autodialer_minutes(period))})"
+    title = f"*Autodialer campaigns* (last {recent_words(autodialer_minutes(period) * 60)})"
     if not shown:
         empty = "none of the chosen campaigns has statistics" if chosen else "no activity"
         return [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=f"{title}: {empty}."))]
@@ -413,7 +410,9 @@ async def full_report(cc: CallCenter, period: DigestPeriod) -> Reply:
         end=period.end - timedelta(seconds=1),
     )
     # stats_reply reads only the time zone of its context.
-    context = CommandContext(team_id="", user_id="", channel_id=None, role="viewer", tz=period.tz)
+    context = CommandContext(
+        team_id="", user_id="", channel_id=None, role=Role.VIEWER, tz=period.tz
+    )
     reply = stats_reply(rows, as_period, period.interval, context)
     active = sorted(
         (a for a in agents if a.total_talk_sec or a.total_wait_sec),

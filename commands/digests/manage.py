@@ -34,7 +34,7 @@ from commands.digests.schedules import (
     period_for_slot,
     trigger_for,
 )
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestPostError
 from commands.kernel.grammar import UsageError, split_options
@@ -45,16 +45,11 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, day_time, escape, plural, truncate
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 
 _TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -102,7 +97,7 @@ def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime
 
 
 def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
-    usage = _usage(name)
+    usage = usage_of(name)
     if len(args) != 1:
         raise UsageError("Give the digest's id (digest list shows them).", usage)
     found = _storage(ctx).digests.get(ctx.team_id, args[0].strip().lower())
@@ -138,7 +133,7 @@ async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str)
 
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest add")
+    usage = usage_of("digest add")
     storage = _storage(ctx)
     positional, options = split_options(args)
     if not positional:
@@ -180,8 +175,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
-    extra = f" for {len(uuids)} campaign{'s' if len(uuids) != 1 else ''}" if uuids else ""
+    when = day_time(upcoming) if upcoming else "never"
+    extra = f" for {plural(len(uuids), 'campaign')}" if uuids else ""
     shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
     return notice(
         f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
@@ -205,15 +200,14 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
     )
     text = (
         f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
-        f"{campaigns} · {escape(sections)}"
-        + (f" · next {upcoming.strftime('%a %d %b %H:%M')}" if upcoming else "")
+        f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("digest list takes no arguments.", _usage("digest list"))
+        raise UsageError("digest list takes no arguments.", usage_of("digest list"))
     digests = _storage(ctx).digests.list(ctx.team_id)
     if not digests:
         return notice(
@@ -235,14 +229,14 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
             ]
         )
     )
-    return Reply(text=f"{len(digests)} digests", blocks=blocks)
+    return Reply(text=plural(len(digests), "digest"), blocks=blocks)
 
 
-def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
+def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
     name = "digest pause" if paused else "digest resume"
     digest = _require(ctx, args, name)
     storage = _storage(ctx)
-    storage.digests.set_paused(ctx.team_id, digest.id, paused)
+    storage.digests.set_paused(ctx.team_id, digest.id, paused=paused)
     storage.audit.append(
         ctx.team_id, ctx.user_id, name.replace(" ", "."), {"digest": digest.id}, outcome=Audit.OK
     )
@@ -254,7 +248,7 @@ def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
             emoji=":double_vertical_bar:",
         )
     upcoming = next_fire(trigger_for(digest.schedule, digest.timezone), datetime.now(UTC))
-    when = upcoming.strftime("%a %d %b %H:%M") if upcoming else "never"
+    when = day_time(upcoming) if upcoming else "never"
     return notice(
         f"Digest {code(digest.id)} resumed; next post {escape(when)} ({escape(digest.timezone)}).",
         emoji=":arrow_forward:",
@@ -262,11 +256,11 @@ def _set_paused(ctx: CommandContext, args: list[str], paused: bool) -> Outcome:
 
 
 async def pause(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, True)
+    return _set_paused(ctx, args, paused=True)
 
 
 async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, False)
+    return _set_paused(ctx, args, paused=False)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -308,7 +302,7 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
-    usage = _usage("digest preview")
+    usage = usage_of("digest preview")
     if len(args) > 1:
         raise UsageError("Give at most one digest id.", usage)
     if args:

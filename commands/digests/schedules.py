@@ -25,6 +25,8 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
+from commands.kernel.text import day_time
+
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 """APScheduler's weekday names, Monday first."""
 _DAY_WORDS = {
@@ -343,8 +345,8 @@ def span_label(start: datetime, end: datetime) -> str:
     if midnight and end - start <= timedelta(hours=25) and end.date() != start.date():
         return start.strftime("%a %d %b")
     if start.date() == end.date():
-        return f"{start.strftime('%a %d %b %H:%M')}–{end.strftime('%H:%M')}"
-    return f"{start.strftime('%a %d %b %H:%M')} → {end.strftime('%a %d %b %H:%M')}"
+        return f"{day_time(start)}–{end.strftime('%H:%M')}"
+    return f"{day_time(start)} → {day_time(end)}"
 
 
 def period_for_slot(trigger: CronTrigger, slot: datetime, tz: ZoneInfo) -> DigestPeriod:

@@ -33,12 +33,12 @@ from callcenter.models import (
     Template,
     User,
 )
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply
-from commands.kernel.text import clip, code, full_name, number, truncate
+from commands.kernel.text import clip, code, full_name, number, plural, truncate
 
 PAGE_SIZE = 15
 LINE_DESCRIPTION_LIMIT = 120
@@ -65,8 +65,7 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([^{}\s]+)\s*\}\}")
 
 def _no_args(name: str, args: list[str]) -> None:
     if args:
-        spec = find(name)
-        raise UsageError(f"`{name}` takes no arguments.", spec.usage if spec else name)
+        raise UsageError(f"`{name}` takes no arguments.", usage_of(name))
 
 
 def _section(text: str) -> SectionBlock:
@@ -172,7 +171,7 @@ def _group_row(entry: GroupMembers) -> SectionBlock:
     text = f"*{clip(group.group_name, 150) or 'Unnamed group'}*"
     if group.group_description:
         text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
-    text += f"\n:busts_in_silhouette: {number(len(members))} members: {shown}"
+    text += f"\n:busts_in_silhouette: {plural(len(members), 'member')}: {shown}"
     return _section(text)
 
 

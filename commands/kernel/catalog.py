@@ -7,10 +7,8 @@ permission check and the demo console's completion, so they cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Role = Literal["viewer", "operator", "admin"]
-ROLE_RANK: dict[str, int] = {"viewer": 0, "operator": 1, "admin": 2}
+from storage import Role
 
 
 @dataclass(frozen=True)
@@ -30,34 +28,34 @@ class CommandSpec:
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
-        "help", "help [command]", "List the commands, or explain one.", "viewer", "general"
+        "help", "help [command]", "List the commands, or explain one.", Role.VIEWER, "general"
     ),
     CommandSpec(
         "connect",
         "connect",
         "Connect this workspace to the call-center service.",
-        "admin",
+        Role.ADMIN,
         "general",
     ),
     CommandSpec(
         "disconnect",
         "disconnect",
         "Forget this workspace's API key and tokens.",
-        "admin",
+        Role.ADMIN,
         "general",
     ),
     CommandSpec(
         "status",
         "status",
         "Show the connection: domain and user behind the key.",
-        "viewer",
+        Role.VIEWER,
         "general",
     ),
     CommandSpec(
         "campaigns",
         "campaigns [autocall|autodialer|inbound|manual]",
         "List campaigns, optionally of one type.",
-        "viewer",
+        Role.VIEWER,
         "campaigns",
         ("campaigns", "campaigns autocall"),
     ),
@@ -65,28 +63,32 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "campaign",
         "campaign <name>",
         "A campaign's card: settings, schedule and live statistics.",
-        "viewer",
+        Role.VIEWER,
         "campaigns",
         ('campaign "Summer sale"', "campaign summ"),
     ),
     CommandSpec(
-        "start", "start <campaign>", "Start a campaign (needs approval).", "operator", "campaigns"
+        "start",
+        "start <campaign>",
+        "Start a campaign (needs approval).",
+        Role.OPERATOR,
+        "campaigns",
     ),
-    CommandSpec("pause", "pause <campaign>", "Pause a campaign.", "operator", "campaigns"),
+    CommandSpec("pause", "pause <campaign>", "Pause a campaign.", Role.OPERATOR, "campaigns"),
     CommandSpec(
         "pause all",
         "pause all",
         "Emergency brake: pause every started campaign.",
-        "operator",
+        Role.OPERATOR,
         "campaigns",
     ),
-    CommandSpec("stop", "stop <campaign>", "Stop a campaign.", "operator", "campaigns"),
-    CommandSpec("calls", "calls", "Live calls, with Transfer buttons.", "viewer", "calls"),
+    CommandSpec("stop", "stop <campaign>", "Stop a campaign.", Role.OPERATOR, "campaigns"),
+    CommandSpec("calls", "calls", "Live calls, with Transfer buttons.", Role.VIEWER, "calls"),
     CommandSpec(
         "transfer",
         "transfer <call_id> <ext> [aleg|bleg]",
         "Transfer a live call to another extension.",
-        "operator",
+        Role.OPERATOR,
         "calls",
         ("transfer 7f3c… 1002 bleg",),
     ),
@@ -94,7 +96,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "autocall",
         "autocall <campaign> <phone> [key=value ...]",
         "Push one automated call (opens a form when values are missing).",
-        "operator",
+        Role.OPERATOR,
         "calls",
         ("autocall reminders 0912345678 name=An amount=150000",),
     ),
@@ -102,7 +104,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "lead",
         "lead <campaign|list_uuid> <phone> [key=value ...]",
         "Insert one lead into a campaign's list (or a list by UUID); no phone opens a form.",
-        "operator",
+        Role.OPERATOR,
         "leads",
         ('lead "Summer sale" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
     ),
@@ -110,16 +112,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "leads upload",
         "leads upload <campaign|list_uuid>",
         "Check the CSV you shared here and upload it to a campaign's list (or a list).",
-        "operator",
+        Role.OPERATOR,
         "leads",
         ('leads upload "Summer sale"',),
     ),
-    CommandSpec("list", "list <list_uuid>", "A lead list's totals.", "viewer", "leads"),
+    CommandSpec("list", "list <list_uuid>", "A lead list's totals.", Role.VIEWER, "leads"),
     CommandSpec(
         "cdr",
         "cdr [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
         "Look up call records.",
-        "viewer",
+        Role.VIEWER,
         "reports",
         ("cdr phone=0912345678", "cdr status=busy from=2026-11-01 to=2026-11-07"),
     ),
@@ -127,7 +129,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "stats",
         "stats [today|yesterday|week|month] [interval=hour|day|week|month]",
         "Call statistics for a period.",
-        "viewer",
+        Role.VIEWER,
         "reports",
         ("stats", "stats week interval=day"),
     ),
@@ -135,73 +137,87 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "monitor",
         "monitor [campaign ...]",
         "Autodialer statistics: leads, connection and dropped rates, agents.",
-        "viewer",
+        Role.VIEWER,
         "reports",
     ),
-    CommandSpec("agents", "agents [period]", "Agent time: talk, wait, pause.", "viewer", "reports"),
-    CommandSpec("extensions", "extensions [period]", "Calls per extension.", "viewer", "reports"),
-    CommandSpec("users", "users", "Users of the call center.", "viewer", "directory"),
-    CommandSpec("groups", "groups", "Groups of users.", "viewer", "directory"),
     CommandSpec(
-        "templates", "templates", "Call templates and their placeholders.", "viewer", "directory"
-    ),
-    CommandSpec("carriers", "carriers", "Carriers and their free capacity.", "viewer", "directory"),
-    CommandSpec("gateways", "gateways", "SIP gateways.", "viewer", "directory"),
-    CommandSpec("blacklist", "blacklist", "Blocked numbers.", "viewer", "directory"),
-    CommandSpec(
-        "group add", "group add <name> [description]", "Create a group.", "operator", "directory"
+        "agents", "agents [period]", "Agent time: talk, wait, pause.", Role.VIEWER, "reports"
     ),
     CommandSpec(
-        "group edit", "group edit <name>", "Edit a group (opens a form).", "operator", "directory"
+        "extensions", "extensions [period]", "Calls per extension.", Role.VIEWER, "reports"
+    ),
+    CommandSpec("users", "users", "Users of the call center.", Role.VIEWER, "directory"),
+    CommandSpec("groups", "groups", "Groups of users.", Role.VIEWER, "directory"),
+    CommandSpec(
+        "templates", "templates", "Call templates and their placeholders.", Role.VIEWER, "directory"
     ),
     CommandSpec(
-        "user edit", "user edit <username>", "Edit a user (opens a form).", "admin", "directory"
+        "carriers", "carriers", "Carriers and their free capacity.", Role.VIEWER, "directory"
+    ),
+    CommandSpec("gateways", "gateways", "SIP gateways.", Role.VIEWER, "directory"),
+    CommandSpec("blacklist", "blacklist", "Blocked numbers.", Role.VIEWER, "directory"),
+    CommandSpec(
+        "group add", "group add <name> [description]", "Create a group.", Role.OPERATOR, "directory"
+    ),
+    CommandSpec(
+        "group edit",
+        "group edit <name>",
+        "Edit a group (opens a form).",
+        Role.OPERATOR,
+        "directory",
+    ),
+    CommandSpec(
+        "user edit", "user edit <username>", "Edit a user (opens a form).", Role.ADMIN, "directory"
     ),
     CommandSpec(
         "digest add",
         "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
         " [campaign ...] [sections=totals,campaigns,agents,chart]",
         "Schedule a statistics digest.",
-        "operator",
+        Role.OPERATOR,
         "digests",
         ("digest add #digests daily 08:00", 'digest add #digests "0 8 * * 1-5" Summer'),
     ),
-    CommandSpec("digest list", "digest list", "Scheduled digests.", "viewer", "digests"),
-    CommandSpec("digest remove", "digest remove <id>", "Delete a digest.", "operator", "digests"),
-    CommandSpec("digest pause", "digest pause <id>", "Pause a digest.", "operator", "digests"),
-    CommandSpec("digest resume", "digest resume <id>", "Resume a digest.", "operator", "digests"),
-    CommandSpec("digest run", "digest run <id>", "Post a digest now.", "operator", "digests"),
+    CommandSpec("digest list", "digest list", "Scheduled digests.", Role.VIEWER, "digests"),
+    CommandSpec(
+        "digest remove", "digest remove <id>", "Delete a digest.", Role.OPERATOR, "digests"
+    ),
+    CommandSpec("digest pause", "digest pause <id>", "Pause a digest.", Role.OPERATOR, "digests"),
+    CommandSpec(
+        "digest resume", "digest resume <id>", "Resume a digest.", Role.OPERATOR, "digests"
+    ),
+    CommandSpec("digest run", "digest run <id>", "Post a digest now.", Role.OPERATOR, "digests"),
     CommandSpec(
         "digest preview",
         "digest preview [id]",
         "Show a digest to you only.",
-        "viewer",
+        Role.VIEWER,
         "digests",
     ),
     CommandSpec(
         "alert add",
         "alert add #channel <metric> <op> <value> [campaign] [window]",
         "Alert a channel when a statistic crosses a threshold.",
-        "operator",
+        Role.OPERATOR,
         "digests",
         ("alert add #call-center dropped_rate > 5",),
     ),
-    CommandSpec("alert list", "alert list", "Threshold alerts.", "viewer", "digests"),
-    CommandSpec("alert remove", "alert remove <id>", "Delete an alert.", "operator", "digests"),
+    CommandSpec("alert list", "alert list", "Threshold alerts.", Role.VIEWER, "digests"),
+    CommandSpec("alert remove", "alert remove <id>", "Delete an alert.", Role.OPERATOR, "digests"),
     CommandSpec(
         "notify",
         "notify [add|list|remove|attach|detach|rotate]",
         "Post call records from the service's callbacks to channels.",
-        "admin",
+        Role.ADMIN,
         "notifications",
     ),
-    CommandSpec("policy", "policy", "Show or change who must approve what.", "admin", "admin"),
+    CommandSpec("policy", "policy", "Show or change who must approve what.", Role.ADMIN, "admin"),
     CommandSpec(
         "policy set",
         "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
         "expiry=30m",
         "Change what one kind of action needs.",
-        "admin",
+        Role.ADMIN,
         "admin",
         ("policy set campaign.start approvers=admins self=no expiry=30m",),
     ),
@@ -209,14 +225,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "policy channel",
         "policy channel #channel|none",
         "Where approval cards are posted.",
-        "admin",
+        Role.ADMIN,
         "admin",
     ),
     CommandSpec(
         "role",
         "role @user admin|operator|viewer",
         "Give a Slack user a role.",
-        "admin",
+        Role.ADMIN,
         "admin",
     ),
 )
@@ -242,5 +258,15 @@ def find(name: str) -> CommandSpec | None:
     return None
 
 
-def role_allows(role: str, needed: str) -> bool:
-    return ROLE_RANK.get(role, -1) >= ROLE_RANK[needed]
+def usage_of(name: str) -> str:
+    """How to write the command ``name``, for a ``UsageError``.  An unknown name is a
+    mistake in the code, not in the input, so it fails loudly instead of guessing."""
+    spec = find(name)
+    if spec is None:
+        raise LookupError(f"no command is called {name!r}")
+    return spec.usage
+
+
+def role_allows(role: Role, needed: Role) -> bool:
+    """Whether someone with ``role`` may run what needs ``needed`` (admin > operator > viewer)."""
+    return role.at_least(needed)

@@ -15,10 +15,10 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
-from storage import Storage, Workspace
+from storage import Role, Storage, Workspace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SlackChannel:
     """A channel as Slack describes it to the bot: enough to say whether posting can work."""
 
@@ -97,7 +97,7 @@ class CommandContext:
     team_id: str
     user_id: str
     channel_id: str | None
-    role: str
+    role: Role
     tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     cc: CallCenter | None = None
     """``None`` when the workspace is not connected; handlers that need it ask ``client()``."""

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from commands.kernel.catalog import Role as CatalogRole
 from commands.kernel.context import CommandContext
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply
+from storage import Role
 
 Check = Callable[[FormValues, Meta], dict[str, str]]
 Build = Callable[[CommandContext, FormValues, Meta], Awaitable[Proposal | Reply]]
@@ -31,7 +31,7 @@ class Form:
     callback_id: str
     check: Check
     build: Build
-    role: CatalogRole = "operator"
+    role: Role = Role.OPERATOR
     """The least role that may submit it (as the command that opened it)."""
     verify: Verify | None = None
     """Run after ``check`` passed and before the ack; must answer within ~2 seconds."""

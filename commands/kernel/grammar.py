@@ -42,6 +42,15 @@ class ChannelRef:
         return f"<#{self.id}>" if self.id else f"#{self.name}"
 
 
+DIRECTION_WORDS = {
+    "inbound": "inbound",
+    "in": "inbound",
+    "outbound": "outbound",
+    "out": "outbound",
+    "local": "local",
+}
+"""How people name a call's direction, to the service's word for it."""
+
 _ESCAPED_USER = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|([^>]*))?>$")
 _ESCAPED_CHANNEL = re.compile(r"^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$")
 _PLAIN_NAME = re.compile(r"^[\w.\-]{1,80}$")
@@ -91,6 +100,11 @@ def parse_channel(token: str) -> ChannelRef | None:
     if token.startswith("#") and _PLAIN_NAME.match(token[1:]):
         return ChannelRef(id=None, name=token[1:])
     return None
+
+
+def parse_direction(word: str) -> str | None:
+    """``in``, ``Inbound``, ``out``...: the service's direction, or None."""
+    return DIRECTION_WORDS.get(word.strip().lower())
 
 
 def split_options(tokens: list[str]) -> tuple[list[str], dict[str, str]]:

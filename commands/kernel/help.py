@@ -21,6 +21,7 @@ from commands.kernel.catalog import COMMANDS, CommandSpec, find, match, role_all
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.text import code, escape, truncate
+from storage import Role
 
 FAMILY_TITLES = {
     "general": ":gear: General",
@@ -33,7 +34,11 @@ FAMILY_TITLES = {
     "notifications": ":bell: Call notifications",
     "admin": ":closed_lock_with_key: Administration",
 }
-ROLE_NOTE = {"viewer": "everyone", "operator": "operators and admins", "admin": "admins only"}
+ROLE_NOTE = {
+    Role.VIEWER: "everyone",
+    Role.OPERATOR: "operators and admins",
+    Role.ADMIN: "admins only",
+}
 
 
 def _families() -> dict[str, list[CommandSpec]]:
@@ -44,12 +49,12 @@ def _families() -> dict[str, list[CommandSpec]]:
     return grouped
 
 
-def _line(spec: CommandSpec, role: str) -> str:
+def _line(spec: CommandSpec, role: Role) -> str:
     lock = "" if role_allows(role, spec.role) else f" :lock: _{spec.role}_"
     return f"{code(spec.usage)} {escape(spec.summary)}{lock}"
 
 
-def overview(role: str) -> list[Block]:
+def overview(role: Role) -> list[Block]:
     blocks: list[Block] = [HeaderBlock(text="/callops commands")]
     for family, specs in _families().items():
         title = FAMILY_TITLES.get(family, escape(family.capitalize()))
@@ -68,7 +73,7 @@ def overview(role: str) -> list[Block]:
     return blocks
 
 
-def command_help(spec: CommandSpec, role: str) -> Reply:
+def command_help(spec: CommandSpec, role: Role) -> Reply:
     allowed = role_allows(role, spec.role)
     who = ROLE_NOTE[spec.role]
     access = (
@@ -95,7 +100,7 @@ def command_help(spec: CommandSpec, role: str) -> Reply:
     return Reply(text=f"/callops {spec.usage}: {spec.summary}", blocks=blocks)
 
 
-def _family_help(word: str, specs: list[CommandSpec], role: str) -> Reply:
+def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
     body = "\n".join(_line(s, role) for s in specs)
     blocks: list[Block] = [
         SectionBlock(

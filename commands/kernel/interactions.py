@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from commands.kernel.context import CommandContext
@@ -35,6 +35,7 @@ class Click:
     """One button (or select) a person used, as Slack's ``block_actions`` describes it."""
 
     action_id: str
+    _: KW_ONLY
     value: str = ""
     block_id: str | None = None
     trigger_id: str | None = None
@@ -91,6 +92,7 @@ class OnClick:
 
     action_id: str
     handler: ClickHandler
+    _: KW_ONLY
     role: Role = Role.VIEWER
     suffixes: tuple[str, ...] = ()
     numbered: bool = False
@@ -118,6 +120,7 @@ class OnSubmit:
 
     callback_id: str
     handler: SubmitHandler
+    _: KW_ONLY
     role: Role = Role.OPERATOR
     validate: Validator | None = None
     audit_as: str | None = None

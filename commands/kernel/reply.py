@@ -6,7 +6,7 @@ Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
@@ -24,6 +24,7 @@ class Reply:
     text: str
     """Notification and screen-reader fallback; escaped where it holds outside values."""
     blocks: list[Block] = field(default_factory=list)
+    _: KW_ONLY
     ephemeral: bool = True
     replace_original: bool = False
 
@@ -67,6 +68,7 @@ class Rerun:
     campaigns): the dispatcher answers it exactly as if it had been typed."""
 
     command: str
+    _: KW_ONLY
     offset: int = 0
     replace_original: bool = True
 

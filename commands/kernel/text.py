@@ -8,12 +8,14 @@ instead of pinging a channel.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from callcenter.timefmt import parse_time
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 
 def escape(value: object) -> str:
@@ -128,3 +130,53 @@ def clip(value: object, limit: int) -> str:
     """One outside value cut to ``limit`` characters, then escaped (cutting after escaping
     could split ``&lt;``), so one long name cannot push a row's other facts past a limit."""
     return escape(truncate(str(value), limit))
+
+
+def mention(user_id: str | None) -> str:
+    """A Slack user id as a mention (``<@U123>``); anything else (a name kept from an
+    earlier version) as escaped text, and nobody as "someone"."""
+    if not user_id:
+        return "someone"
+    return f"<@{user_id}>" if _USER_ID.match(user_id) else escape(user_id)
+
+
+# --- shared labels: the same words for the same thing in every family -------------------
+
+STATUS_LABEL = {
+    "start": ":large_green_circle: running",
+    "running": ":large_green_circle: running",
+    "pause": ":large_yellow_circle: paused",
+    "stop": ":red_circle: stopped",
+}
+"""A campaign's status as the service spells it, in words with its traffic light."""
+MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
+"""A campaign's calling mode (the service spells one of them ``parralel``)."""
+UNNAMED_CAMPAIGN = "Unnamed campaign"
+DAY_AND_TIME = "%a %d %b %H:%M"
+"""``Mon 03 Nov 08:00``: a moment within a week or so of now."""
+
+
+def status_label(status: str) -> str:
+    """``:large_green_circle: running`` for ``start``; an unknown status as it came."""
+    return STATUS_LABEL.get(status, escape(status) or "unknown")
+
+
+def mode_label(mode: str) -> str:
+    return MODE_LABEL.get(mode, clip(mode, 30))
+
+
+def campaign_label(name: str | None, limit: int = 150) -> str:
+    """A campaign's name cut to ``limit`` and escaped, or "Unnamed campaign"."""
+    return clip(name, limit) if name else UNNAMED_CAMPAIGN
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 call``, ``2 calls``, ``1,204 calls``; ``many`` for an irregular plural."""
+    return f"{number(count)} {word if count == 1 else many or word + 's'}"
+
+
+def day_time(moment: datetime | float, tz: ZoneInfo | None = None) -> str:
+    """``Mon 03 Nov 08:00`` in ``tz`` (else the moment's own zone); a float is a Unix time."""
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, tz or UTC)
+    return (moment.astimezone(tz) if tz else moment).strftime(DAY_AND_TIME)

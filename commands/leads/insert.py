@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from typing import Any
 
+from pydantic import Field
 from slack_sdk.models.blocks import (
     InputBlock,
     MarkdownTextObject,
@@ -32,15 +32,15 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
+from commands.approvals.cards import propose
 from commands.campaigns.choose import ambiguous_reply
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import AmbiguousCampaign
 from commands.kernel.text import clip, code, truncate
@@ -54,11 +54,6 @@ PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
 """The optional fields the form asks for; the typed command takes any of the service's."""
 FIELD_LABELS = {"lead_name": "Customer's name", "contract_number": "Contract number"}
-
-
-def _usage() -> str:
-    spec = find("lead")
-    return spec.usage if spec else "lead <campaign|list_uuid> <phone> [key=value ...]"
 
 
 def list_button_value(lead_list: LeadList) -> str:
@@ -129,20 +124,29 @@ def lead_modal(
     )
 
 
-def describe_lead(params: Mapping[str, Any]) -> str:
-    name = params.get("list_name") or params["list_uuid"]
+class LeadParams(ActionParams):
+    """One lead: the list, the number and the optional fields of ``POST /v3/lead``."""
+
+    list_uuid: str
+    list_name: str = ""
+    phone_number: str
+    fields: dict[str, str] = Field(default_factory=dict)
+
+
+def describe_lead(params: LeadParams) -> str:
+    name = params.list_name or params.list_uuid
     lines = [
-        f"Add *{clip(params['phone_number'], 40)}* to the lead list *{clip(name, 150)}*; the "
+        f"Add *{clip(params.phone_number, 40)}* to the lead list *{clip(name, 150)}*; the "
         "dialer will call this number."
     ]
-    for key, value in list((params.get("fields") or {}).items())[:20]:
+    for key, value in list(params.fields.items())[:20]:
         lines.append(f"• {code(key)}: {clip(value, 200)}")
-    lines.append(f"List {code(params['list_uuid'])}")
+    lines.append(f"List {code(params.list_uuid)}")
     return "\n".join(lines)
 
 
-async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    list_uuid, phone = str(params["list_uuid"]), str(params["phone_number"])
+async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
+    list_uuid, phone = params.list_uuid, params.phone_number
     try:
         await env.cc.lists.get(list_uuid)
     except errors.NotFoundError:
@@ -150,12 +154,12 @@ async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionRe
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(f"{phone} has been blacklisted since the request")
     body = LeadCreate.model_validate(
-        {"list_uuid": list_uuid, "phone_number": phone, **dict(params.get("fields") or {})}
+        {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
     )
     created = await env.cc.leads.create(body)
     return ActionResult(
-        True,
-        f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
+        ok=True,
+        text=f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
         data={"lead_uuid": created.lead_uuid},
     )
 
@@ -163,12 +167,12 @@ async def execute_lead(params: Mapping[str, Any], env: ExecutionEnv) -> ActionRe
 def _proposal(lead_list: LeadList, phone: str, fields: Mapping[str, str]) -> Proposal:
     return Proposal(
         ActionKind.LEAD_INSERT,
-        {
-            "list_uuid": lead_list.list_uuid,
-            "list_name": lead_list.list_name,
-            "phone_number": phone,
-            "fields": {k: v for k, v in fields.items() if v},
-        },
+        LeadParams(
+            list_uuid=lead_list.list_uuid,
+            list_name=lead_list.list_name,
+            phone_number=phone,
+            fields={k: v for k, v in fields.items() if v},
+        ),
     )
 
 
@@ -178,19 +182,19 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(
             "Give the campaign (or the list UUID) and the phone number; other fields as "
             "key=value. Quote a campaign name with spaces.",
-            _usage(),
+            usage_of("lead"),
         )
     target = positional[0].strip()
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(positional[1:]))
     problem = phone_problem(phone) if phone else None
     if problem:
-        raise UsageError(problem, _usage())
+        raise UsageError(problem, usage_of("lead"))
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
     if unknown:
         raise UsageError(
             f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            _usage(),
+            usage_of("lead"),
         )
     cc = ctx.client()
     try:
@@ -236,7 +240,15 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 
 
 register(
-    ActionSpec(ActionKind.LEAD_INSERT, "Add a lead", "Add the lead", describe_lead, execute_lead)
+    ActionSpec(
+        kind=ActionKind.LEAD_INSERT,
+        title="Add a lead",
+        confirm_label="Add the lead",
+        params=LeadParams,
+        describe=describe_lead,
+        execute=execute_lead,
+        unknown_outcome="the lead may or may not have been added",
+    )
 )
 register_form(Form(LEAD_CALLBACK, check_form, build_form))
 

@@ -21,7 +21,7 @@ from slack_sdk.models.blocks import (
 from callcenter import errors
 from callcenter.models import LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import Click, Interactions, OnClick
@@ -33,6 +33,7 @@ from commands.kernel.text import (
     full_name,
     local_time,
     number,
+    plural,
     ratio_percent,
     truncate,
 )
@@ -41,11 +42,6 @@ from commands.leads.upload import UPLOAD_LEADS_BUTTON
 
 OPEN_LIST_BUTTON = "lead_list_open"
 """A lead list's Open list button (on the campaign card): ``list <uuid>``."""
-
-
-def _usage() -> str:
-    spec = find("list")
-    return spec.usage if spec else "list <list_uuid>"
 
 
 def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
@@ -100,21 +96,21 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         )
     )
     return Reply(
-        text=f"List {clip(name, 150)}: {number(lead_list.total_leads)} leads", blocks=blocks
+        text=f"List {clip(name, 150)}: {plural(lead_list.total_leads, 'lead')}", blocks=blocks
     )
 
 
 async def show_list(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) != 1:
         raise UsageError(
-            "Give one list UUID." if not args else "Give only the list UUID.", _usage()
+            "Give one list UUID." if not args else "Give only the list UUID.", usage_of("list")
         )
     list_uuid = args[0].strip()
     if check_list_uuid(list_uuid):
         raise UsageError(
             f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; "
             f"'{list_uuid}' has {len(list_uuid)}.",
-            _usage(),
+            usage_of("list"),
         )
     try:
         lead_list = await ctx.client().lists.get(list_uuid)

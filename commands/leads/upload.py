@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from pydantic import Field
 
 from callcenter import errors
 from commands.approvals.actions import (
@@ -29,19 +29,25 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
+from commands.approvals.cards import propose
 from commands.campaigns.choose import ambiguous_reply
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.phones import blocked_numbers
-from commands.kernel.proposal import Proposal
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
 from commands.kernel.resolve import AmbiguousCampaign
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, number, ratio_percent
-from commands.leads.csv_check import CsvFormatError, CsvReport, check_leads_csv, spool
+from commands.leads.csv_check import (
+    CsvFormatError,
+    CsvReport,
+    RowProblem,
+    check_leads_csv,
+    spool,
+)
 from commands.leads.target import ListTarget, find_list
 from storage import ActionKind, Role
 
@@ -55,11 +61,6 @@ REASON_WORDS = {
     "blacklisted": "blacklisted",
     "columns": "wrong column count",
 }
-
-
-def _usage() -> str:
-    spec = find("leads upload")
-    return spec.usage if spec else "leads upload <campaign|list_uuid>"
 
 
 def typed_target(found: ListTarget) -> str:
@@ -82,46 +83,63 @@ def how_to_share(found: ListTarget) -> str:
     )
 
 
-def describe_upload(params: Mapping[str, Any]) -> str:
-    valid, invalid = int(params.get("valid", 0)), int(params.get("invalid", 0))
+class UploadParams(ActionParams):
+    """The checked file, by its Slack id and SHA-256 (never its rows), and the summary of
+    the check the approver decides on."""
+
+    list_uuid: str
+    list_name: str = ""
+    file_id: str
+    file_name: str = ""
+    sha256: str
+    rows: int = 0
+    valid: int
+    invalid: int = 0
+    reasons: dict[str, int] = Field(default_factory=dict)
+    """Rows left out per reason (``pattern``, ``blacklisted``...)."""
+    problems: tuple[RowProblem, ...] = ()
+    """The first rows left out, with their line numbers."""
+
+
+def describe_upload(params: UploadParams) -> str:
+    valid, invalid = params.valid, params.invalid
     total = valid + invalid
     lines = [
-        f"Upload *{number(valid)}* leads from *{clip(params.get('file_name', ''), 120)}* to the "
-        f"list *{clip(params.get('list_name') or params['list_uuid'], 150)}*; the dialer will "
+        f"Upload *{number(valid)}* leads from *{clip(params.file_name, 120)}* to the "
+        f"list *{clip(params.list_name or params.list_uuid, 150)}*; the dialer will "
         "call these numbers.",
         f"{number(total)} rows checked: :white_check_mark: {number(valid)} valid "
         f"({ratio_percent(valid, total)}) · :x: {number(invalid)} left out.",
     ]
-    reasons = params.get("reasons") or {}
-    if reasons:
+    if params.reasons:
         lines.append(
             "Left out: "
-            + ", ".join(f"{number(int(n))} {REASON_WORDS.get(k, k)}" for k, n in reasons.items())
+            + ", ".join(f"{number(n)} {REASON_WORDS.get(k, k)}" for k, n in params.reasons.items())
         )
-    for problem in (params.get("problems") or [])[:10]:
+    for problem in params.problems[:10]:
         lines.append(
-            f"• line {number(int(problem['line']))}: {clip(problem.get('phone') or '–', 40)} "
-            f"– {clip(problem['reason'], 100)}"
+            f"• line {number(problem.line)}: {clip(problem.phone or '–', 40)} "
+            f"– {clip(problem.reason, 100)}"
         )
-    lines.append(f"List {code(params['list_uuid'])} · file {code(params.get('sha256', '')[:12])}")
+    lines.append(f"List {code(params.list_uuid)} · file {code(params.sha256[:12])}")
     return "\n".join(lines)
 
 
 def _summary_params(
     list_uuid: str, list_name: str, shared: SharedFile, sha256: str, report: CsvReport
-) -> dict[str, Any]:
-    return {
-        "list_uuid": list_uuid,
-        "list_name": list_name,
-        "file_id": shared.id,
-        "file_name": shared.name,
-        "sha256": sha256,
-        "rows": report.rows,
-        "valid": report.valid,
-        "invalid": report.invalid,
-        "reasons": dict(report.reasons),
-        "problems": [p.as_json() for p in report.problems],
-    }
+) -> UploadParams:
+    return UploadParams(
+        list_uuid=list_uuid,
+        list_name=list_name,
+        file_id=shared.id,
+        file_name=shared.name,
+        sha256=sha256,
+        rows=report.rows,
+        valid=report.valid,
+        invalid=report.invalid,
+        reasons=dict(report.reasons),
+        problems=tuple(report.problems),
+    )
 
 
 async def download_and_check(
@@ -147,7 +165,9 @@ async def download_and_check(
 
 async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
-        raise UsageError("Give the campaign (or the UUID of the list) to upload into.", _usage())
+        raise UsageError(
+            "Give the campaign (or the UUID of the list) to upload into.", usage_of("leads upload")
+        )
     if ctx.files is None or not ctx.channel_id:
         return error("Run this in the channel where you shared the CSV.")
     cc = ctx.client()
@@ -195,11 +215,11 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     return await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
 
 
-async def execute_upload(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
-    list_uuid = str(params["list_uuid"])
+async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:
+    list_uuid = params.list_uuid
     if env.files is None:
         raise ActionRefused("Slack's files cannot be reached from here")
-    shared = await env.files.find(str(params["file_id"]))
+    shared = await env.files.find(params.file_id)
     if shared is None:
         raise ActionRefused("The CSV was deleted from Slack")
     try:
@@ -214,7 +234,7 @@ async def execute_upload(params: Mapping[str, Any], env: ExecutionEnv) -> Action
             )
         except (CsvFormatError, FileDownloadError) as exc:
             raise ActionRefused(exc.message) from None
-        if sha256 != params.get("sha256"):
+        if sha256 != params.sha256:
             raise ActionRefused("The file in Slack is not the one that was checked and approved")
         if report.valid == 0:
             raise ActionRefused("No row of the file can be uploaded any more")
@@ -226,14 +246,14 @@ async def execute_upload(params: Mapping[str, Any], env: ExecutionEnv) -> Action
         f"leads (uploaded {number(totals.total_upload)}, imported "
         f"{number(totals.total_success)}, failed {number(totals.total_fail)})."
     )
-    if report.valid != int(params.get("valid", report.valid)):
+    if report.valid != params.valid:
         text += (
-            f"\n:warning: {number(int(params['valid']) - report.valid)} more rows were left out "
+            f"\n:warning: {number(params.valid - report.valid)} more rows were left out "
             "than when the file was checked (numbers blacklisted since)."
         )
     return ActionResult(
-        True,
-        text,
+        ok=True,
+        text=text,
         data={
             "uploaded": report.valid,
             "total_leads": totals.total_leads,
@@ -245,11 +265,13 @@ async def execute_upload(params: Mapping[str, Any], env: ExecutionEnv) -> Action
 
 register(
     ActionSpec(
-        ActionKind.LEAD_UPLOAD,
-        "Upload leads",
-        "Upload the leads",
-        describe_upload,
-        execute_upload,
+        kind=ActionKind.LEAD_UPLOAD,
+        title="Upload leads",
+        confirm_label="Upload the leads",
+        params=UploadParams,
+        describe=describe_upload,
+        execute=execute_upload,
+        unknown_outcome="the leads may or may not have been uploaded",
     )
 )
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -40,12 +40,12 @@ from commands.approvals.actions import (
     ExecutionEnv,
     register,
 )
-from commands.approvals.workflow import propose
+from commands.approvals.cards import propose
 from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, split_options
-from commands.kernel.proposal import Proposal
+from commands.kernel.grammar import UsageError, parse_direction, split_options
+from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
     AmbiguousCampaign,
@@ -53,13 +53,10 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, escape, number, truncate
 from storage import ActionKind, NotificationRoute, Storage
 
 CALLBACK_PREFIX = "/callbacks/"
-URL_PARAM = "callback_token_url"
-"""The attach request's URL to set. Its key names a token, so the audit log redacts it (the
-URL holds the workspace's secret); cards never show it."""
 
 USAGE = {
     "": "notify",
@@ -70,13 +67,6 @@ USAGE = {
     "attach": "notify attach <campaign>",
     "detach": "notify detach <campaign>",
     "rotate": "notify rotate",
-}
-DIRECTIONS = {
-    "inbound": "inbound",
-    "in": "inbound",
-    "outbound": "outbound",
-    "out": "outbound",
-    "local": "local",
 }
 _STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
 _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
@@ -209,7 +199,7 @@ def _statuses(raw: str) -> list[str]:
 def _directions(raw: str) -> list[str]:
     found = []
     for value in _split_values(raw, "direction"):
-        direction = DIRECTIONS.get(value.lower())
+        direction = parse_direction(value)
         if direction is None:
             raise UsageError(
                 f"'{value}' is not a direction; use inbound, outbound or local.", USAGE["add"]
@@ -362,8 +352,8 @@ async def rotate(ctx: CommandContext) -> Reply:
     if stale:
         names = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in stale[:20])
         text += (
-            f"\n:warning: {len(stale)} campaign(s) still point at the old URL: {names}. "
-            "Attach them again with `/callops notify attach <campaign>`."
+            f"\n:warning: Campaigns that still point at the old URL ({number(len(stale))}): "
+            f"{names}. Attach them again with `/callops notify attach <campaign>`."
         )
     return notice(text, emoji=":arrows_counterclockwise:")
 
@@ -394,21 +384,36 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
     if campaign.callback_url == url:
         state = "already sends its call records here" if attach else "has no callback URL"
         return notice(f"*{name}* {state}; nothing to change.", emoji=":information_source:")
-    params: dict[str, Any] = {
-        "campaign_uuid": campaign.campaign_uuid,
-        "campaign_name": campaign.campaign_name,
-        "attach": attach,
-        URL_PARAM: url,
-    }
-    if campaign.callback_url:
-        params["replaces_host"] = host_of(campaign.callback_url)
+    params = AttachParams(
+        campaign_uuid=campaign.campaign_uuid,
+        campaign_name=campaign.campaign_name,
+        attach=attach,
+        callback_token_url=url,
+        replaces_host=host_of(campaign.callback_url) if campaign.callback_url else None,
+    )
     return await propose(ctx, Proposal(ActionKind.NOTIFY_ATTACH, params))
 
 
-def describe_attach(params: Mapping[str, Any]) -> str:
+class AttachParams(ActionParams):
+    """Point a campaign's ``callback_url`` at this workspace (or clear it).
+    ``replaces_host`` is only the host of the URL it replaces, whose path may hold
+    another system's secret."""
+
+    OMIT_WHEN_NONE = frozenset({"replaces_host"})
+
+    campaign_uuid: str
+    campaign_name: str = ""
+    attach: bool
+    callback_token_url: str = Field(default="", repr=False)
+    """The URL to set.  Its name says "token", so the audit log redacts it (the URL
+    holds the workspace's secret); cards never show it."""
+    replaces_host: str | None = None
+
+
+def describe_attach(params: AttachParams) -> str:
     """The change in words, from the stored parameters (for the prompt and the card)."""
-    name = clip(params.get("campaign_name", ""), 100)
-    if not params.get("attach"):
+    name = clip(params.campaign_name, 100)
+    if not params.attach:
         return (
             f"Detach campaign *{name}*: its `callback_url` is cleared, so its call records "
             "stop coming to this workspace."
@@ -417,17 +422,15 @@ def describe_attach(params: Mapping[str, Any]) -> str:
         f"Attach campaign *{name}*: the service sends each of its call records to this "
         "workspace's callback URL, and cards go to the channels the notification routes name."
     )
-    previous = params.get("replaces_host")
-    if previous:
-        text += f"\n:warning: It now sends them to *{clip(previous, 100)}*; that stops."
+    if params.replaces_host:
+        text += f"\n:warning: It now sends them to *{clip(params.replaces_host, 100)}*; that stops."
     return text
 
 
-async def execute_attach(params: Mapping[str, Any], env: ExecutionEnv) -> ActionResult:
+async def execute_attach(params: AttachParams, env: ExecutionEnv) -> ActionResult:
     """The one service write: a full-body campaign update that keeps every other field."""
-    campaign_uuid = str(params["campaign_uuid"])
-    url = str(params.get(URL_PARAM) or "")
-    name = clip(params.get("campaign_name", ""), 100)
+    campaign_uuid, url = params.campaign_uuid, params.callback_token_url
+    name = clip(params.campaign_name, 100)
     try:
         await env.cc.campaigns.set_fields(campaign_uuid, callback_url=url)
     except errors.NotFoundError:
@@ -437,7 +440,7 @@ async def execute_attach(params: Mapping[str, Any], env: ExecutionEnv) -> Action
         text = f"*{name}* now sends its call records here."
     else:
         text = f"*{name}* no longer sends its call records here."
-    return ActionResult(True, text, data={"campaign_uuid": campaign_uuid})
+    return ActionResult(ok=True, text=text, data={"campaign_uuid": campaign_uuid})
 
 
 register(
@@ -445,8 +448,10 @@ register(
         kind=ActionKind.NOTIFY_ATTACH,
         title="Campaign call-record callbacks",
         confirm_label="Apply",
+        params=AttachParams,
         describe=describe_attach,
         execute=execute_attach,
+        unknown_outcome="the campaign's callback may or may not have changed",
     )
 )
 

@@ -31,9 +31,9 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
 from commands.campaigns.cards import ambiguous_reply
-from commands.kernel.catalog import find
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, parse_direction, split_options
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import PeriodError, format_moment, parse_moment, to_service
 from commands.kernel.reply import Reply
@@ -58,13 +58,6 @@ from commands.kernel.text import (
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
 FILTER_KEYS = ("phone", "ext", "status", "direction", "campaign", "from", "to")
-DIRECTIONS = {
-    "inbound": "inbound",
-    "in": "inbound",
-    "outbound": "outbound",
-    "out": "outbound",
-    "local": "local",
-}
 
 _PHONE = re.compile(r"^\+?[0-9]{2,20}$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
@@ -88,11 +81,6 @@ STATUS_ICON = {
     "phone-block": ":no_entry_sign:",
     "drop": ":warning:",
 }
-
-
-def _usage() -> str:
-    spec = find("cdr")
-    return spec.usage if spec else "cdr"
 
 
 def status_icon(status: str) -> str:
@@ -152,7 +140,7 @@ class CdrQuery:
 
 
 def _bad(key: str, what: str) -> UsageError:
-    return UsageError(f"{key}= {what}", _usage())
+    return UsageError(f"{key}= {what}", usage_of("cdr"))
 
 
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
@@ -162,7 +150,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     if unknown:
         raise UsageError(
             f"'{unknown[0]}=' is not a filter; use {', '.join(k + '=' for k in FILTER_KEYS)}.",
-            _usage(),
+            usage_of("cdr"),
         )
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
@@ -173,7 +161,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         else:
             raise UsageError(
                 f"'{word}' is not a filter; write filters as key=value, e.g. phone=0912345678.",
-                _usage(),
+                usage_of("cdr"),
             )
     for key, value in options.items():
         if not value:
@@ -192,7 +180,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
             raise _bad("status", "takes a call status such as status=answered or status=busy.")
         query.status = options["status"]
     if "direction" in options:
-        direction = DIRECTIONS.get(options["direction"].lower())
+        direction = parse_direction(options["direction"])
         if direction is None:
             raise _bad("direction", "is inbound, outbound or local.")
         query.direction = direction
@@ -210,7 +198,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         query.end = parse_moment("now", tz, now=now)
         query.start = query.end - DEFAULT_WINDOW
     if query.start is not None and query.end is not None and query.start > query.end:
-        raise UsageError("from= is after to=; the window would be empty.", _usage())
+        raise UsageError("from= is after to=; the window would be empty.", usage_of("cdr"))
     query.campaign_query = options.get("campaign")
     return query
 

@@ -8,10 +8,10 @@ paged here; the autodialer statistics are walked with the client's iterator.
 
 from __future__ import annotations
 
-import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
@@ -28,9 +28,10 @@ from callcenter.models import (
     ExtensionCounters,
     StatsRow,
 )
-from commands.campaigns.cards import ambiguous_reply, status_label
-from commands.kernel.catalog import find
+from commands.campaigns.cards import ambiguous_reply
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import SERVICE_TZ, Period, PeriodError, parse_period
@@ -42,6 +43,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import (
+    campaign_label,
     clip,
     duration,
     escape,
@@ -50,9 +52,13 @@ from commands.kernel.text import (
     number,
     parse_service_time,
     percent,
+    plural,
     ratio_percent,
+    status_label,
     truncate,
 )
+
+Row = TypeVar("Row")
 
 INTERVALS = ("hour", "day", "week", "month")
 ROWS_PAGE_SIZE = 15
@@ -64,11 +70,6 @@ DROPPED_RATE_WARNING = 3.0
 regulatory ceiling for abandoned calls)."""
 TABLE_CHUNK = 2900
 MAX_TABLE_BLOCKS = 4
-
-
-def _usage(name: str) -> str:
-    spec = find(name)
-    return spec.usage if spec else name
 
 
 def _window_text(period: Period, tz: ZoneInfo) -> str:
@@ -207,7 +208,7 @@ def stats_reply(
         )
         return Reply(text=f"No calls {period.label}.", blocks=blocks)
     headline = (
-        f"*{number(total)} calls* · :white_check_mark: *{number(answered)} answered "
+        f"*{plural(total, 'call')}* · :white_check_mark: *{number(answered)} answered "
         f"({ratio_percent(answered, total)})*"
     )
     busy = _sum(rows, "busy")
@@ -247,7 +248,7 @@ def stats_reply(
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("stats")
+    usage = usage_of("stats")
     positional, raw_options = split_options(args)
     options = {k.lower(): v for k, v in raw_options.items()}
     for key in options:
@@ -272,36 +273,10 @@ async def stats(ctx: CommandContext, args: list[str]) -> Reply:
 # --- monitor --------------------------------------------------------------------------
 
 
-_WINDOW = re.compile(r"^(\d{1,6})\s*(m|min|h|d)?$")
-
-
-def parse_window(text: str) -> int:
-    """Minutes from ``90``, ``90m``, ``2h`` or ``1d``."""
-    match = _WINDOW.match(text.strip().lower())
-    if not match:
-        raise ValueError(text)
-    amount = int(match.group(1))
-    unit = match.group(2) or "m"
-    minutes = amount * {"m": 1, "min": 1, "h": 60, "d": 1440}[unit]
-    if not 1 <= minutes <= MAX_WINDOW_MINUTES:
-        raise ValueError(text)
-    return minutes
-
-
-def _window_words(minutes: int) -> str:
-    if minutes % 1440 == 0:
-        days = minutes // 1440
-        return "24 hours" if days == 1 else f"{days} days"
-    if minutes % 60 == 0 and minutes >= 60:
-        hours = minutes // 60
-        return "hour" if hours == 1 else f"{hours} hours"
-    return f"{minutes} minutes"
-
-
 def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
     dropped_flag = ":warning: " if s.dropped_call_rate > DROPPED_RATE_WARNING else ""
     text = (
-        f"*{clip(s.campaign_name, 150) or 'Unnamed campaign'}* {status_label(s.status)}"
+        f"*{campaign_label(s.campaign_name)}* {status_label(s.status)}"
         + (f" · `{clip(s.type, 30)}`" if s.type else "")
         + f"\n:phone: *{number(s.total_calls)}* calls"
         f" · connected *{percent(s.customer_connection_rate)}*"
@@ -309,7 +284,8 @@ def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
         f" ({number(s.dropped_calls)})"
         f"\n:busts_in_silhouette: {number(s.agents_ready)} ready · {number(s.agents_pause)} paused"
         f" · {number(s.agents_in_call)} in call"
-        f" · :clipboard: {number(s.total_leads)} leads ({number(s.leads_in_progress)} in progress)"
+        f" · :clipboard: {plural(s.total_leads, 'lead')}"
+        f" ({number(s.leads_in_progress)} in progress)"
         f" · last call {local_time(s.last_call_time, tz, '%d %b %H:%M')}"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
@@ -318,7 +294,7 @@ def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
 def monitor_reply(
     items: Sequence[AutodialerStats], *, minutes: int, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Autodialer monitor: last {_window_words(minutes)}"
+    title = f"Autodialer monitor: last {recent_words(minutes * 60)}"
     if not items:
         return Reply(
             text="No autodialer statistics.",
@@ -338,7 +314,7 @@ def monitor_reply(
     dropped = sum(s.dropped_calls for s in ordered)
     running = sum(1 for s in ordered if s.status in ("start", "running"))
     headline = (
-        f"*{number(calls)} calls* · connected *{ratio_percent(connected, calls)}* · "
+        f"*{plural(calls, 'call')}* · connected *{ratio_percent(connected, calls)}* · "
         f"dropped *{ratio_percent(dropped, connected)}* · "
         f"{number(running)} of {number(len(ordered))} campaigns running"
     )
@@ -354,20 +330,15 @@ def monitor_reply(
 
 
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
-    usage = _usage("monitor")
+    usage = usage_of("monitor")
     positional, options = split_options(args)
     minutes = MONITOR_WINDOW_MINUTES
     for key, value in options.items():
         if key.lower() != "window":
             raise UsageError(f"'{key}=' is not an option of monitor; only window= is.", usage)
-        try:
-            minutes = parse_window(value)
-        except ValueError as exc:
-            raise UsageError(
-                f"window= takes minutes (90), hours (2h) or days (1d), up to 30 days; "
-                f"not '{value}'.",
-                usage,
-            ) from exc
+        minutes = parse_minutes(
+            value, longest_minutes=MAX_WINDOW_MINUTES, name="window=", usage=usage
+        )
     cc = ctx.client()
     uuids: list[str] = []
     if positional:
@@ -411,6 +382,36 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+def _period_listing(
+    title: str,
+    period: Period,
+    ctx: CommandContext,
+    *,
+    empty: str,
+    headline: str,
+    rows: Sequence[Row],
+    row: Callable[[Row], SectionBlock],
+    noun: str,
+    command: str,
+) -> list[Block]:
+    """A paged listing over a period: title, its window, a headline, then this page of
+    ``rows`` (all of them, in order) drawn by ``row``; ``empty`` (plain text) when there
+    is none."""
+    blocks: list[Block] = [
+        HeaderBlock(text=title),
+        ContextBlock(elements=[MarkdownTextObject(text=_window_text(period, ctx.tz))]),
+    ]
+    if not rows:
+        text = f":zzz: {escape(empty)} {escape(period.label)}."
+        return [*blocks, SectionBlock(text=MarkdownTextObject(text=text))]
+    page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
+    blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
+    blocks.extend(row(item) for item in page)
+    blocks.append(showing(ctx.offset, len(page), len(rows), noun))
+    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
+    return blocks
+
+
 def agents_reply(
     rows: Sequence[AgentTime], period: Period, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -419,35 +420,28 @@ def agents_reply(
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
     pause = sum(a.total_pause_sec for a in ordered)
-    blocks: list[Block] = [
-        HeaderBlock(text=title),
-        ContextBlock(elements=[MarkdownTextObject(text=_window_text(period, ctx.tz))]),
-    ]
-    if not ordered:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=f":zzz: No agent time {escape(period.label)}.")
-            )
-        )
-        return Reply(text=f"No agent time {period.label}.", blocks=blocks)
-    blocks.append(
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"*{number(len(ordered))} agents* · talk *{duration(talk)}* · "
-                f"wait {duration(wait)} · pause {duration(pause)}"
-            )
-        )
-    )
-    page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     multi_day = period.start.date() != period.end.date()
-    blocks.extend(_agent_row(a, ctx.tz, multi_day=multi_day) for a in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), "agents"))
-    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
-    return Reply(text=f"{title}: {len(ordered)} agents, talk {duration(talk)}", blocks=blocks)
+    blocks = _period_listing(
+        title,
+        period,
+        ctx,
+        empty="No agent time",
+        headline=f"*{plural(len(ordered), 'agent')}* · talk *{duration(talk)}* · "
+        f"wait {duration(wait)} · pause {duration(pause)}",
+        rows=ordered,
+        row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
+        noun="agents",
+        command=command,
+    )
+    if not ordered:
+        return Reply(text=f"No agent time {period.label}.", blocks=blocks)
+    return Reply(
+        text=f"{title}: {plural(len(ordered), 'agent')}, talk {duration(talk)}", blocks=blocks
+    )
 
 
 def _period_only(name: str, args: list[str], ctx: CommandContext) -> Period:
-    usage = _usage(name)
+    usage = usage_of(name)
     positional, options = split_options(args)
     if options:
         raise UsageError(f"{name} takes no options; give a period only.", usage)
@@ -486,30 +480,20 @@ def extensions_reply(
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum(e.total for e in ordered)
     answered = sum(e.answered for e in ordered)
-    blocks: list[Block] = [
-        HeaderBlock(text=title),
-        ContextBlock(elements=[MarkdownTextObject(text=_window_text(period, ctx.tz))]),
-    ]
-    if not ordered:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=f":zzz: No extension calls {escape(period.label)}.")
-            )
-        )
-        return Reply(text=f"No extension calls {period.label}.", blocks=blocks)
-    blocks.append(
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"*{number(total)} calls* on {number(len(ordered))} extensions · "
-                f":white_check_mark: *{number(answered)} answered "
-                f"({ratio_percent(answered, total)})*"
-            )
-        )
+    blocks = _period_listing(
+        title,
+        period,
+        ctx,
+        empty="No extension calls",
+        headline=f"*{plural(total, 'call')}* on {plural(len(ordered), 'extension')} · "
+        f":white_check_mark: *{number(answered)} answered ({ratio_percent(answered, total)})*",
+        rows=ordered,
+        row=_extension_row,
+        noun="extensions",
+        command=command,
     )
-    page = ordered[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
-    blocks.extend(_extension_row(e) for e in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), "extensions"))
-    blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(ordered)))
+    if not ordered:
+        return Reply(text=f"No extension calls {period.label}.", blocks=blocks)
     return Reply(text=f"{title}: {total} calls", blocks=blocks)
 
 

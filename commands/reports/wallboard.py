@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -33,24 +33,29 @@ from callcenter import CallCenter, errors
 from callcenter.models import ActiveCall, ActiveCallList, AutodialerStats, Campaign, StatsRow
 from commands.admin.connection import HOME_CONNECT_ACTION
 from commands.calls.live import direction_label, state_label
-from commands.campaigns.cards import MODE_LABEL, status_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Period, parse_period
 from commands.kernel.reply import Outcome, PublishHome
 from commands.kernel.text import (
+    campaign_label,
     clip,
     duration,
     escape,
     local_time,
+    mode_label,
     number,
     parse_service_time,
     percent,
+    plural,
     ratio_percent,
+    status_label,
     truncate,
 )
 from commands.reports.stats import DROPPED_RATE_WARNING
+from storage import Role
 
 REFRESH_ACTION = "home_refresh"
 WINDOW_MINUTES = 60
@@ -77,6 +82,7 @@ class Unavailable:
     """A section whose service read failed; ``reason`` is escaped mrkdwn, in words."""
 
     reason: str
+    _: KW_ONLY
     refused: bool = False
     """The service refused the API key: the whole connection is in question."""
 
@@ -97,35 +103,13 @@ class Snapshot:
 # --- reading ------------------------------------------------------------------------------
 
 
-def reason(exc: errors.CallCenterError) -> str:
-    """Why a read failed, in words a supervisor can act on (escaped, one line)."""
-    message = clip(exc.message, 200)
-    if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time"
-    if isinstance(exc, errors.APIConnectionError):
-        return f"the call-center service cannot be reached ({message})"
-    if isinstance(exc, errors.AuthenticationError):
-        return (
-            f"the call-center service refuses this workspace's API key ({message}); "
-            "an admin can reconnect with `/callops connect`"
-        )
-    if isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        return f"the call-center service asks us to slow down{wait}"
-    if isinstance(exc, errors.ServerError):
-        status = f", HTTP {exc.status_code}" if exc.status_code else ""
-        return f"the call-center service failed ({message}{status})"
-    if isinstance(exc, errors.UnexpectedResponseError):
-        return "the call-center service answered with something unreadable"
-    return f"the call-center service said: {message}"
-
-
 async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
     try:
         async with asyncio.timeout(seconds):
             return await work
     except errors.CallCenterError as exc:
-        return Unavailable(reason(exc), refused=isinstance(exc, errors.AuthenticationError))
+        words = describe_failure(exc)
+        return Unavailable(words.inline, refused=words.key_refused)
     except TimeoutError:
         return Unavailable(f"the call-center service gave no answer within {seconds:g}s")
 
@@ -226,10 +210,8 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
     return " · ".join(parts)
 
 
-def _campaign_row(c: Campaign, stats: AutodialerStats | None, dialer_down: bool) -> SectionBlock:
-    head = f"*{clip(c.campaign_name, 150) or 'Unnamed campaign'}* `{clip(c.type, 30)}` · " + (
-        status_label(c.status)
-    )
+def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bool) -> SectionBlock:
+    head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
     if stats is not None and stats.total_calls == 0:
         detail = f"no calls in the last hour · {number(stats.leads_in_progress)} dialing now"
     elif stats is not None:
@@ -237,13 +219,13 @@ def _campaign_row(c: Campaign, stats: AutodialerStats | None, dialer_down: bool)
         detail = (
             f"connected *{percent(stats.customer_connection_rate)}* · "
             f"{flag}dropped *{percent(stats.dropped_call_rate)}* · "
-            f"{number(stats.total_calls)} calls in the last hour · "
+            f"{plural(stats.total_calls, 'call')} in the last hour · "
             f"{number(stats.leads_in_progress)} dialing now"
         )
     elif c.type == "autodialer":
         detail = "rates unavailable" if dialer_down else "no dialer figures yet"
     else:
-        mode = MODE_LABEL.get(c.mode_call, clip(c.mode_call, 30))
+        mode = mode_label(c.mode_call)
         detail = f"{mode} · {number(c.concurrent_call)} concurrent"
     return _section(f"{head}\n{detail}")
 
@@ -265,7 +247,7 @@ def _campaign_blocks(snap: Snapshot) -> list[Block]:
     stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
     shown = active[:MAX_CAMPAIGN_ROWS]
-    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), down) for c in shown)
+    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), dialer_down=down) for c in shown)
     if len(shown) < len(active):
         blocks.append(
             _context(
@@ -405,7 +387,7 @@ async def wallboard(
     return wallboard_view(await snapshot(ctx, now=now, section_seconds=section_seconds), ctx)
 
 
-def not_connected_home(role: str) -> View:
+def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
         HeaderBlock(text=":wave: Welcome to callops"),
@@ -418,7 +400,7 @@ def not_connected_home(role: str) -> View:
         ),
         DividerBlock(),
     ]
-    if role_allows(role, "admin"):
+    if role_allows(role, Role.ADMIN):
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(

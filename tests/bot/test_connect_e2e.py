@@ -82,7 +82,7 @@ async def test_admin_connects_after_a_wrong_key_and_an_unreachable_url(
     )
     assert nowhere.in_time
     errors = slack.view_errors(view["id"])
-    assert "Could not reach the service" in errors["base_url"], errors
+    assert "call-center service cannot be reached" in errors["base_url"], errors
     assert unconnected.storage.workspaces.api_key(TEAM) is None
 
     right = await slack.driver.view_submission(

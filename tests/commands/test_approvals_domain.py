@@ -4,47 +4,38 @@ and how each state of a request reads on its card."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from cryptography.fernet import Fernet
 
 from callcenter import CallCenter
 from callcenter.models import Template
-from commands.admin.policy import parse_duration, parse_kind
+from commands.admin.policy import parse_kind
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
+from commands.approvals.cards import card, deny_modal, propose
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
     RequestRefused,
-    card,
     decide,
-    deny_modal,
     open_request,
-    propose,
     run_approved,
 )
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
+from commands.campaigns.control import ControlParams
 from commands.kernel.context import CommandContext
+from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
 from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
-from storage import ActionKind, Approval, ApprovalState, Mode, Role, SecretBox, Storage
+from storage import ActionKind, Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError
 from tests.commands.helpers import dumps
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM, ASKER, ADMIN = "T1", "U0101", "U0102"
-
-
-@pytest.fixture
-def storage(tmp_path: Path) -> Iterator[Storage]:
-    with Storage.open(tmp_path / "db.sqlite", SecretBox([Fernet.generate_key().decode()])) as s:
-        yield s
 
 
 async def stopped(cc: CallCenter) -> str:
@@ -57,11 +48,13 @@ async def stopped(cc: CallCenter) -> str:
 def start_of(uuid: str) -> Proposal:
     return Proposal(
         ActionKind.CAMPAIGN_START,
-        {"campaign_uuid": uuid, "campaign_name": "Spring <sale>", "status": "start", "was": "stop"},
+        ControlParams(
+            campaign_uuid=uuid, campaign_name="Spring <sale>", status="start", was="stop"
+        ),
     )
 
 
-def ask(storage: Storage, proposal: Proposal, role: str = "operator") -> tuple[Approval, Mode]:
+def ask(storage: Storage, proposal: Proposal, role: Role = Role.OPERATOR) -> tuple[Approval, Mode]:
     return open_request(
         storage, team_id=TEAM, user_id=ASKER, role=role, channel_id="C1", proposal=proposal
     )
@@ -69,7 +62,7 @@ def ask(storage: Storage, proposal: Proposal, role: str = "operator") -> tuple[A
 
 def test_viewers_and_roles_below_the_policy_cannot_ask(storage: Storage) -> None:
     with pytest.raises(RequestRefused, match="Viewers can look but not act"):
-        ask(storage, start_of("x"), role="viewer")
+        ask(storage, start_of("x"), role=Role.VIEWER)
     storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, min_role=Role.ADMIN)
     with pytest.raises(RequestRefused, match="only admins"):
         ask(storage, start_of("x"))
@@ -88,7 +81,7 @@ async def test_an_approved_request_runs_once_however_many_try(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )
@@ -114,14 +107,15 @@ async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )
     pbx.fail_next("PUT", f"/v3/campaign/{uuid}", 502, drop=True)
     finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
     assert finished.state is ApprovalState.FAILED
-    assert "cannot tell whether it was done" in finished.result["text"]
+    assert "the campaign may or may not have started" in finished.result["text"]
+    assert "Check before trying again" in finished.result["text"]
     assert len(pbx.journal(method="PUT", path=f"/v3/campaign/{uuid}")) == 1
 
 
@@ -133,7 +127,7 @@ async def test_a_policy_of_none_runs_at_once_and_shows_the_result(
         team_id=TEAM,
         user_id=ASKER,
         channel_id="C1",
-        role="operator",
+        role=Role.OPERATOR,
         tz=TZ,
         cc=cc,
         storage=storage,
@@ -158,7 +152,7 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=False,
         params_hash=approval.params_hash,
         reason="Not <today>",
@@ -172,7 +166,7 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
         TEAM,
         approval.id,
         user=ADMIN,
-        role="admin",
+        role=Role.ADMIN,
         approve=True,
         params_hash=approval.params_hash,
     )

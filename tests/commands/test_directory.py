@@ -44,7 +44,7 @@ async def test_groups_come_from_memberships(cc: CallCenter, make_ctx: MakeContex
         created.group_uuid, GroupUpdate(group_name="Night shift", user_assigns=[someone.user_uuid])
     )
     text = visible(await groups(make_ctx(), []))
-    assert "*Night shift*" in text and "1 members" in text
+    assert "*Night shift*" in text and "1 member:" in text
 
 
 async def test_templates_show_placeholders(cc: CallCenter, make_ctx: MakeContext) -> None:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from commands.kernel.catalog import COMMANDS
+import pytest
+
+import commands
+from commands.kernel.catalog import COMMANDS, find, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.help import FAMILY_TITLES, help_command
+from storage import Role
 from tests.commands.helpers import payload, visible
 
 
-def _ctx(role: str = "viewer") -> CommandContext:
+def _ctx(role: Role = Role.VIEWER) -> CommandContext:
     # No client: help must work before the workspace is connected.
     return CommandContext("T1", "U1", "C1", role, tz=ZoneInfo("Asia/Ho_Chi_Minh"))
 
@@ -26,8 +32,8 @@ async def test_help_lists_every_command_by_family() -> None:
 
 
 async def test_help_marks_what_a_viewer_cannot_run() -> None:
-    viewer = visible(await help_command(_ctx("viewer"), []))
-    admin = visible(await help_command(_ctx("admin"), []))
+    viewer = visible(await help_command(_ctx(Role.VIEWER), []))
+    admin = visible(await help_command(_ctx(Role.ADMIN), []))
     assert ":lock: _admin_" in viewer and ":lock: _operator_" in viewer
     assert ":lock:" not in admin.replace(":lock: marks", "")
 
@@ -38,7 +44,7 @@ async def test_help_for_one_command_shows_usage_examples_and_role() -> None:
     assert "Look up call records." in text
     assert "/callops cdr phone=0912345678" in text
     assert "You can run it" in text
-    start = visible(await help_command(_ctx("viewer"), ["start"]))
+    start = visible(await help_command(_ctx(Role.VIEWER), ["start"]))
     assert "Needs the *operator* role" in start
 
 
@@ -59,3 +65,24 @@ async def test_help_for_an_unknown_command_says_so_and_lists_them() -> None:
 async def test_help_escapes_what_was_typed() -> None:
     text = visible(await help_command(_ctx(), ["<!channel>"]))
     assert "&lt;!channel&gt;" in text and "<!channel>" not in text
+
+
+def test_every_usage_a_command_quotes_is_in_the_catalog() -> None:
+    """``usage_of`` fails loudly on an unknown name; no handler may quote one."""
+    root = Path(commands.__file__).parent
+    quoted = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "usage_of"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                quoted.add(str(node.args[0].value))
+    assert len(quoted) > 20
+    for name in quoted:
+        assert usage_of(name) == find(name).usage  # type: ignore[union-attr]
+    with pytest.raises(LookupError):
+        usage_of("no such command")

@@ -27,6 +27,7 @@ from commands.reports.wallboard import (
     wallboard_view,
 )
 from emulators.pbx.testing import EmulatorServer
+from storage import Role
 from tests.commands.conftest import TZ, MakeContext
 
 
@@ -197,7 +198,7 @@ async def test_unreachable_service_says_so_and_still_offers_refresh() -> None:
     base = f"http://127.0.0.1:{closed_port()}"
     async with CallCenter(base, "some-key", max_retries=0, timeout=2) as down:
         ctx = CommandContext(
-            team_id="T1", user_id="U1", channel_id=None, role="viewer", tz=TZ, cc=down
+            team_id="T1", user_id="U1", channel_id=None, role=Role.VIEWER, tz=TZ, cc=down
         )
         view = await wallboard(ctx)
     text = visible(view)
@@ -211,13 +212,13 @@ async def test_unreachable_service_says_so_and_still_offers_refresh() -> None:
 async def test_a_refused_key_is_the_connection_state(pbx: EmulatorServer) -> None:
     async with CallCenter(pbx.base_url, "not-the-key", max_retries=0) as refused:
         ctx = CommandContext(
-            team_id="T1", user_id="U1", channel_id=None, role="admin", tz=TZ, cc=refused,
+            team_id="T1", user_id="U1", channel_id=None, role=Role.ADMIN, tz=TZ, cc=refused,
             base_url=f"http://user:secret@127.0.0.1:{pbx.port}/?api_key=leak",
         )  # fmt: skip
         view = await wallboard(ctx)
     text = visible(view)
     assert text.count(":red_circle: *http://127.0.0.1:") == 1
-    assert "refuses this workspace's API key" in text and "/callops connect" in text
+    assert "refused this workspace's API key" in text and "/callops connect" in text
     dumped = json.dumps(serialize(view))
     assert "secret" not in dumped and "leak" not in dumped and "not-the-key" not in dumped
 
@@ -275,11 +276,11 @@ def test_unavailable_is_rendered_from_a_snapshot_too(make_ctx: MakeContext) -> N
 
 
 async def test_unconnected_workspace_gets_the_welcome() -> None:
-    admin = not_connected_home("admin")
+    admin = not_connected_home(Role.ADMIN)
     assert "Welcome to callops" in visible(admin)
     assert [b["action_id"] for b in buttons(admin)] == [CONNECT_ACTION]
-    viewer = not_connected_home("viewer")
+    viewer = not_connected_home(Role.VIEWER)
     assert buttons(viewer) == []
     assert "Ask a callops admin" in visible(viewer)
-    ctx = CommandContext(team_id="T1", user_id="U1", channel_id=None, role="operator", tz=TZ)
+    ctx = CommandContext(team_id="T1", user_id="U1", channel_id=None, role=Role.OPERATOR, tz=TZ)
     assert visible(await wallboard(ctx)) == visible(viewer)

@@ -47,6 +47,7 @@ from commands.reports.stats import (
     monitor_reply,
     stats_reply,
 )
+from storage import Role
 from tests.commands.helpers import dumps, payload, visible
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -55,7 +56,7 @@ LONG = "Ω" * 5000
 
 
 def _ctx(offset: int = 0) -> CommandContext:
-    return CommandContext("T1", "U1", "C1", "viewer", tz=TZ, offset=offset)
+    return CommandContext("T1", "U1", "C1", Role.VIEWER, tz=TZ, offset=offset)
 
 
 def _mrkdwn(node: object) -> list[str]:

@@ -78,7 +78,7 @@ def test_a_notice_opens_once_and_closes(store: Storage) -> None:
 def test_active_digests_span_workspaces_and_skip_paused(store: Storage) -> None:
     one = store.digests.add("T1", channel="C1", schedule="hourly", timezone="UTC", created_by="U")
     two = store.digests.add("T2", channel="C2", schedule="hourly", timezone="UTC", created_by="U")
-    store.digests.set_paused("T2", two.id, True)
+    store.digests.set_paused("T2", two.id, paused=True)
     assert [d.id for d in store.digests.active()] == [one.id]
 
 

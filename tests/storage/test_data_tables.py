@@ -21,7 +21,7 @@ def test_digest_crud_and_pause(store: Storage) -> None:
         created_by="U1",
     )
     assert digest.campaigns == ("Sales", "Support") and not digest.paused
-    assert store.digests.set_paused("T1", digest.id, True).paused
+    assert store.digests.set_paused("T1", digest.id, paused=True).paused
     changed = store.digests.update("T1", digest.id, schedule="daily 18:00", campaigns=[])
     assert (changed.schedule, changed.campaigns, changed.sections) == (
         "daily 18:00",
@@ -35,7 +35,7 @@ def test_digest_crud_and_pause(store: Storage) -> None:
     assert store.digests.remove("T1", digest.id)
     assert store.digests.get("T1", digest.id) is None
     with pytest.raises(NotFoundError):
-        store.digests.set_paused("T1", digest.id, False)
+        store.digests.set_paused("T1", digest.id, paused=False)
 
 
 def test_a_digest_slot_is_claimed_once(store: Storage) -> None:

@@ -1,0 +1,360 @@
+"""``group add`` and ``group edit``: who is in which group.
+
+The service has no group listing (spec 4.6), so a group is found through its members'
+memberships (or by its UUID).  ``group edit`` sends the whole form, as the spec's PUT
+replaces members and campaigns it is given; the group's campaigns cannot be read back,
+so the campaigns field starts empty and, left empty, is not sent (they stay as they are).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic import Field
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    InputBlock,
+    MarkdownTextObject,
+    NumberInputElement,
+    PlainTextInputElement,
+    StaticMultiSelectElement,
+)
+from slack_sdk.models.views import View
+
+from callcenter import errors
+from callcenter.models import Campaign, GroupCreate, GroupUpdate, User
+from callcenter.rules import check_group_name, check_name
+from commands.approvals.actions import (
+    ActionRefused,
+    ActionResult,
+    ActionSpec,
+    ExecutionEnv,
+    register,
+)
+from commands.approvals.cards import propose
+from commands.directory.options import MAX_OPTIONS, option
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form, register_form, text
+from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.proposal import ActionParams, Proposal
+from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.resolve import all_campaigns
+from commands.kernel.text import clip, code, full_name, number, truncate
+from storage import ActionKind
+
+GROUP_CALLBACK = "group_edit_form"
+NAME_RULE = "letters, digits, spaces, dots, hyphens and underscores"
+_UUID = re.compile(r"^[0-9a-fA-F-]{36}$")
+
+
+def name_problem(name: str, what: str) -> str | None:
+    if not name:
+        return f"The {what} is empty."
+    if check_name(name, "name"):
+        return f"A {what} may use only {NAME_RULE}."
+    return None
+
+
+# --- group add ------------------------------------------------------------------------
+
+
+class GroupCreateParams(ActionParams):
+    group_name: str
+    group_description: str = ""
+
+
+def describe_group_create(params: GroupCreateParams) -> str:
+    text_ = f"Create the group *{clip(params.group_name, 100)}*"
+    if params.group_description:
+        text_ += f": {clip(params.group_description, 300)}"
+    return text_ + "."
+
+
+async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> ActionResult:
+    body = GroupCreate(
+        group_name=params.group_name, group_description=params.group_description or None
+    )
+    created = await env.cc.groups.create(body)
+    return ActionResult(
+        ok=True,
+        text=f"Group *{clip(body.group_name, 100)}* created: {code(created.group_uuid)}.",
+        data={"group_uuid": created.group_uuid},
+    )
+
+
+async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
+    if not args:
+        raise UsageError(
+            "Give the group's name (in quotes if it has spaces).", usage_of("group add")
+        )
+    name, description = args[0].strip(), " ".join(args[1:]).strip()
+    problem = name_problem(name, "group name")
+    if problem or check_group_name(name):
+        raise UsageError(
+            problem or f"A group name may use only {NAME_RULE}.", usage_of("group add")
+        )
+    params = GroupCreateParams(group_name=name, group_description=description)
+    return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
+
+
+# --- group edit -----------------------------------------------------------------------
+
+
+@dataclass
+class FoundGroup:
+    group_uuid: str
+    group_name: str
+    group_description: str = ""
+    priority: int | None = None
+    members: list[str] = field(default_factory=list)
+
+
+def find_group(people: Sequence[User], query: str) -> FoundGroup | None:
+    """A group by UUID or name (any case), with the UUIDs of its members."""
+    wanted = query.strip().casefold()
+    found: FoundGroup | None = None
+    for user in people:
+        for group in user.groups or []:
+            if wanted not in (group.group_uuid.casefold(), group.group_name.casefold()):
+                continue
+            if found is None:
+                found = FoundGroup(
+                    group.group_uuid,
+                    group.group_name,
+                    group.group_description,
+                    group.group_weight,
+                )
+            found.members.append(user.user_uuid)
+    return found
+
+
+def _user_label(user: User) -> str:
+    name = full_name(user.first_name, user.last_name)
+    return truncate(f"{user.username} ({name})" if name else user.username, 75)
+
+
+def group_modal(
+    group: FoundGroup,
+    people: Sequence[User],
+    campaigns: Sequence[Campaign],
+    channel: str | None,
+) -> View:
+    user_options = [option(u.user_uuid, _user_label(u)) for u in people[:MAX_OPTIONS]]
+    current = [o for o in user_options if o.value in group.members]
+    campaign_options = [option(c.campaign_uuid, c.campaign_name) for c in campaigns[:MAX_OPTIONS]]
+    meta = {"group_uuid": group.group_uuid, "old_name": group.group_name, "channel": channel or ""}
+    blocks: list[Block] = [
+        InputBlock(
+            block_id="group_name",
+            label="Name",
+            element=PlainTextInputElement(action_id="group_name", initial_value=group.group_name),
+            hint=f"Only {NAME_RULE}.",
+        ),
+        InputBlock(
+            block_id="group_description",
+            label="Description",
+            optional=True,
+            element=PlainTextInputElement(
+                action_id="group_description",
+                multiline=True,
+                initial_value=group.group_description or None,
+            ),
+        ),
+        InputBlock(
+            block_id="group_priority",
+            label="Priority",
+            optional=True,
+            element=NumberInputElement(
+                action_id="group_priority",
+                is_decimal_allowed=False,
+                min_value=0,
+                initial_value=group.priority if group.priority is not None else None,
+            ),
+            hint="Calls go to higher-priority groups first.",
+        ),
+        InputBlock(
+            block_id="members",
+            label="Members",
+            optional=True,
+            element=StaticMultiSelectElement(
+                action_id="members",
+                placeholder="Choose users",
+                options=user_options,
+                initial_options=current or None,
+            ),
+            hint="The group's members become exactly these users.",
+        ),
+        InputBlock(
+            block_id="campaigns",
+            label="Campaigns",
+            optional=True,
+            element=StaticMultiSelectElement(
+                action_id="campaigns", placeholder="Choose campaigns", options=campaign_options
+            ),
+            hint="Left empty, the group's campaigns stay as they are; chosen ones replace them.",
+        ),
+    ]
+    if len(people) > MAX_OPTIONS or len(campaigns) > MAX_OPTIONS:
+        blocks.append(
+            ContextBlock(
+                elements=[MarkdownTextObject(text=f"Only the first {MAX_OPTIONS} are offered.")]
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=GROUP_CALLBACK,
+        title="Edit group",
+        submit="Save",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        blocks=blocks,
+    )
+
+
+async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
+    if not args:
+        raise UsageError("Which group? Give its name or UUID.", usage_of("group edit"))
+    cc = ctx.client()
+    people = [u async for u in cc.users.iterate(page_size=100)]
+    group = find_group(people, " ".join(args))
+    if group is None:
+        query = " ".join(args)
+        if _UUID.match(query):
+            group = FoundGroup(query, "")
+        else:
+            return error(
+                f"No group called '{query}' has members I can see (the service lists groups "
+                "only through their members). Use the group's UUID instead.",
+                usage_of("group edit"),
+            )
+    campaigns = await all_campaigns(cc)
+    return OpenModal(group_modal(group, people, campaigns, ctx.channel_id))
+
+
+def check_group_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    problem = name_problem(text(values, "group_name"), "group name")
+    if problem:
+        problems["group_name"] = problem
+    priority = text(values, "group_priority")
+    if priority and not priority.isdigit():
+        problems["group_priority"] = "A whole number, 0 or more."
+    return problems
+
+
+async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal:
+    cc = ctx.client()
+    users = {u.user_uuid: u.username async for u in cc.users.iterate(page_size=100)}
+    campaign_names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(cc)}
+    members = [str(v) for v in values.get("members") or []]
+    chosen = [str(v) for v in values.get("campaigns") or []]
+    priority = text(values, "group_priority")
+    params = GroupUpdateParams(
+        group_uuid=str(meta.get("group_uuid") or ""),
+        old_name=str(meta.get("old_name") or ""),
+        group_name=text(values, "group_name"),
+        group_description=text(values, "group_description"),
+        user_assigns=members,
+        member_names=[users.get(m, m) for m in members],
+        group_priority=int(priority) if priority else None,
+        campaign_assigns=chosen or None,
+        campaign_names=[campaign_names.get(c, c) for c in chosen] if chosen else None,
+    )
+    return Proposal(ActionKind.GROUP_UPDATE, params)
+
+
+def _listing(names: Sequence[str], empty: str) -> str:
+    if not names:
+        return empty
+    shown = ", ".join(clip(n, 60) for n in names[:20])
+    return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+
+
+class GroupUpdateParams(ActionParams):
+    """The whole group as the form left it (the service's PUT replaces what it is given);
+    no ``campaign_assigns`` means the group's campaigns stay as they are."""
+
+    OMIT_WHEN_NONE = frozenset({"group_priority", "campaign_assigns", "campaign_names"})
+
+    group_uuid: str
+    old_name: str = ""
+    group_name: str
+    group_description: str = ""
+    user_assigns: list[str] = Field(default_factory=list)
+    member_names: list[str] = Field(default_factory=list)
+    group_priority: int | None = None
+    campaign_assigns: list[str] | None = None
+    campaign_names: list[str] | None = None
+
+
+def describe_group_update(params: GroupUpdateParams) -> str:
+    old = params.old_name or params.group_uuid
+    lines = [f"Change the group *{clip(old, 100)}*:"]
+    if params.old_name != params.group_name:
+        lines.append(f"• name: *{clip(params.group_name, 100)}*")
+    lines.append(f"• description: {clip(params.group_description or '–', 300)}")
+    if params.group_priority is not None:
+        lines.append(f"• priority: {number(params.group_priority)}")
+    lines.append(
+        f"• members ({number(len(params.user_assigns))}): "
+        + _listing(params.member_names, "none: the group will be empty")
+    )
+    if params.campaign_assigns is not None:
+        lines.append("• campaigns: " + _listing(params.campaign_names or [], "none"))
+    else:
+        lines.append("• campaigns: unchanged")
+    lines.append(f"Group {code(params.group_uuid)}")
+    return "\n".join(lines)
+
+
+async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> ActionResult:
+    body = GroupUpdate(
+        group_name=params.group_name,
+        group_description=params.group_description,
+        group_priority=params.group_priority,
+        user_assigns=list(params.user_assigns),
+        campaign_assigns=params.campaign_assigns,
+    )
+    wire = {k: v for k, v in body.to_wire().items() if v is not None}
+    try:
+        updated = await env.cc.groups.update(params.group_uuid, GroupUpdate.model_validate(wire))
+    except errors.NotFoundError:
+        raise ActionRefused("The group no longer exists") from None
+    return ActionResult(
+        ok=True,
+        text=f"Group *{clip(updated.data.group_name or body.group_name, 100)}* saved.",
+        data={"group_uuid": params.group_uuid},
+    )
+
+
+register(
+    ActionSpec(
+        kind=ActionKind.GROUP_CREATE,
+        title="Create a group",
+        confirm_label="Create the group",
+        params=GroupCreateParams,
+        describe=describe_group_create,
+        execute=execute_group_create,
+        unknown_outcome="the group may or may not have been created",
+    )
+)
+register(
+    ActionSpec(
+        kind=ActionKind.GROUP_UPDATE,
+        title="Change a group",
+        confirm_label="Save the group",
+        params=GroupUpdateParams,
+        describe=describe_group_update,
+        execute=execute_group_update,
+        unknown_outcome="the group may or may not have been changed",
+    )
+)
+register_form(Form(GROUP_CALLBACK, check_group_form, build_group_form))
+
+HANDLERS = {"group add": group_add, "group edit": group_edit}

@@ -1,0 +1,97 @@
+"""Spans of time as people type them (``30m``, ``2h``, ``1d``, ``90s``) and as they read them.
+
+One grammar for every command that takes a span (an approval's expiry, the monitor's and
+an alert's window), so ``90min`` means the same everywhere and the error says the same
+thing; one way of saying a span back (``30 minutes``, ``the last hour``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from commands.kernel.grammar import UsageError
+
+_SPAN = re.compile(r"^(\d{1,7})\s*([a-z]*)$")
+UNIT_SECONDS = {
+    "s": 1,
+    "sec": 1,
+    "m": 60,
+    "min": 60,
+    "h": 3600,
+    "hr": 3600,
+    "d": 86400,
+}
+_NAMES = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+
+
+class DurationError(UsageError):
+    """Not a span this command takes; the message says how to write one."""
+
+
+def is_duration(word: str) -> bool:
+    """Whether ``word`` is a span with its unit (``30m``, ``2h``): a bare number is not,
+    so it can stay what else it may be (a campaign named ``2024``)."""
+    match = _SPAN.match(word.strip().lower())
+    return bool(match and match.group(2) in UNIT_SECONDS)
+
+
+def parse_duration(
+    text: str,
+    *,
+    bare_unit: str = "m",
+    smallest: int = 1,
+    longest: int | None = None,
+    name: str | None = None,
+    usage: str | None = None,
+) -> int:
+    """Seconds in ``text``: ``90s``, ``30m`` (or ``30min``), ``2h``, ``1d``; a bare number
+    counts in ``bare_unit`` (minutes unless a command says otherwise).
+
+    ``smallest`` is the resolution in seconds the command works in (60: whole minutes),
+    ``longest`` its upper bound; zero is never a span.  ``name`` (``window=``) heads the
+    error, which carries the command's ``usage``."""
+    match = _SPAN.match(text.strip().lower())
+    unit = (match.group(2) or bare_unit) if match else ""
+    if match is None or unit not in UNIT_SECONDS:
+        raise DurationError(_how(text, smallest, longest, name), usage)
+    seconds = int(match.group(1)) * UNIT_SECONDS[unit]
+    if seconds <= 0 or seconds % smallest or (longest is not None and seconds > longest):
+        raise DurationError(_how(text, smallest, longest, name), usage)
+    return seconds
+
+
+def parse_minutes(
+    text: str, *, longest_minutes: int, name: str | None = None, usage: str | None = None
+) -> int:
+    """Whole minutes in ``text`` (``90``, ``90m``, ``2h``, ``1d``), up to ``longest_minutes``."""
+    seconds = parse_duration(
+        text, smallest=60, longest=longest_minutes * 60, name=name, usage=usage
+    )
+    return seconds // 60
+
+
+def _how(text: str, smallest: int, longest: int | None, name: str | None) -> str:
+    examples = "30m, 2h or 1d" if smallest >= 60 else "90s, 30m, 2h or 1d"
+    limit = f", up to {span_words(longest)}" if longest else ""
+    if name:
+        return f"{name} takes a duration such as {examples}{limit}; '{text}' is not one."
+    return f"'{text}' is not a duration: write {examples}{limit}."
+
+
+def span_words(seconds: int) -> str:
+    """``90 seconds``, ``30 minutes``, ``1 hour``, ``2 days``: the largest unit that
+    divides the span evenly."""
+    for name, size in _NAMES:
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {name}" + ("" if count == 1 else "s")
+    return f"{seconds} seconds"
+
+
+def recent_words(seconds: int) -> str:
+    """The span after "the last": ``hour``, ``24 hours``, ``2 days``, ``30 minutes``."""
+    if seconds == 3600:
+        return "hour"
+    if seconds == 86400:
+        return "24 hours"
+    return span_words(seconds)

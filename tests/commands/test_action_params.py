@@ -1,0 +1,196 @@
+"""Each kind's parameters are a model, stored as the same plain JSON as before they were
+typed: the same parameters hash the same, so approvals already asked for stay valid."""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from commands.approvals import actions
+from commands.approvals.cards import card
+from commands.approvals.workflow import open_request
+from commands.calls.transfer import TransferParams
+from commands.campaigns.control import ControlParams
+from commands.kernel.proposal import Proposal
+from storage import ActionKind, Role, Storage, params_hash
+from tests.commands.helpers import visible
+
+STORED: list[tuple[ActionKind, dict[str, Any]]] = [
+    (
+        ActionKind.CAMPAIGN_START,
+        {
+            "campaign_uuid": "c-1",
+            "campaign_name": "Spring <sale>",
+            "status": "start",
+            "was": "stop",
+            "concurrent_call": 5,
+        },
+    ),
+    (
+        ActionKind.CAMPAIGN_PAUSE,
+        {"campaign_uuid": "c-1", "campaign_name": "Spring", "status": "pause", "was": "start"},
+    ),
+    (
+        ActionKind.CAMPAIGN_PAUSE_ALL,
+        {"campaigns": [{"campaign_uuid": "c-1", "campaign_name": "Spring"}]},
+    ),
+    (
+        ActionKind.CALL_TRANSFER,
+        {"call_id": "k", "ext": "1002", "legs": "bleg", "source": "0912", "destination": "1001"},
+    ),
+    (
+        ActionKind.AUTOCALL_PUSH,
+        {
+            "campaign_uuid": "c-2",
+            "campaign_name": "Reminders",
+            "template_name": "Due",
+            "phone_number": "0912345678",
+            "param": {"name": "An", "amount": "150000"},
+        },
+    ),
+    (
+        ActionKind.LEAD_INSERT,
+        {
+            "list_uuid": "l" * 36,
+            "list_name": "May",
+            "phone_number": "0912345678",
+            "fields": {"lead_name": "An"},
+        },
+    ),
+    (
+        ActionKind.LEAD_UPLOAD,
+        {
+            "list_uuid": "l" * 36,
+            "list_name": "May",
+            "file_id": "F1",
+            "file_name": "leads.csv",
+            "sha256": "ab" * 32,
+            "rows": 3,
+            "valid": 2,
+            "invalid": 1,
+            "reasons": {"pattern": 1},
+            "problems": [{"line": 3, "phone": "12", "reason": "not a valid number"}],
+        },
+    ),
+    (ActionKind.GROUP_CREATE, {"group_name": "Night", "group_description": ""}),
+    (
+        ActionKind.GROUP_UPDATE,
+        {
+            "group_uuid": "g-1",
+            "old_name": "Night",
+            "group_name": "Night shift",
+            "group_description": "",
+            "user_assigns": ["u-1"],
+            "member_names": ["an"],
+        },
+    ),
+    (
+        ActionKind.GROUP_UPDATE,
+        {
+            "group_uuid": "g-1",
+            "old_name": "Night",
+            "group_name": "Night",
+            "group_description": "late",
+            "user_assigns": [],
+            "member_names": [],
+            "group_priority": 0,
+            "campaign_assigns": ["c-1"],
+            "campaign_names": ["Spring"],
+        },
+    ),
+    (
+        ActionKind.USER_UPDATE,
+        {
+            "user_uuid": "u-1",
+            "username": "an",
+            "level": "agent",
+            "role_uuid": "r-1",
+            "role_name": "Agent",
+            "extension": "",
+            "is_active": True,
+            "enable_webrtc": False,
+            "password": "s3cret-pass",
+            "confirm_password": "s3cret-pass",
+            "nonce": "ab12",
+        },
+    ),
+    (
+        ActionKind.NOTIFY_ATTACH,
+        {
+            "campaign_uuid": "c-1",
+            "campaign_name": "Spring",
+            "attach": True,
+            "callback_token_url": "https://app.example/callbacks/tok",
+            "replaces_host": "crm.example",
+        },
+    ),
+    (
+        ActionKind.NOTIFY_ATTACH,
+        {
+            "campaign_uuid": "c-1",
+            "campaign_name": "Spring",
+            "attach": False,
+            "callback_token_url": "",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "stored"), STORED, ids=[f"{k.value}-{i}" for i, (k, _) in enumerate(STORED)]
+)
+def test_stored_parameters_read_back_to_the_same_json_and_hash(
+    kind: ActionKind, stored: dict[str, Any]
+) -> None:
+    spec = actions.spec_for(kind)
+    model = spec.read(stored)
+    assert isinstance(model, spec.params)
+    assert model.to_json() == stored
+    assert params_hash(model.to_json()) == params_hash(stored)
+    assert actions.describe(kind, stored)
+
+
+def test_a_new_request_stores_what_an_earlier_version_stored(storage: Storage) -> None:
+    typed = ControlParams(campaign_uuid="c-1", campaign_name="Spring", status="pause", was="start")
+    earlier = {"campaign_uuid": "c-1", "campaign_name": "Spring", "status": "pause", "was": "start"}
+    approval, _ = open_request(
+        storage,
+        team_id="T1",
+        user_id="U1",
+        role=Role.OPERATOR,
+        channel_id="C1",
+        proposal=Proposal(ActionKind.CAMPAIGN_PAUSE, typed),
+    )
+    assert approval.params == earlier
+    assert approval.params_hash == params_hash(earlier)
+
+
+def test_keys_an_earlier_version_stored_do_not_stop_the_card(storage: Storage) -> None:
+    stored = dict(STORED[0][1], requested_from="home tab")
+    approval = storage.approvals.create("T1", ActionKind.CAMPAIGN_START, stored, "U1")
+    text = visible(card(approval, ZoneInfo("UTC")))
+    assert "Start campaign" in text and "Spring &lt;sale&gt;" in text
+
+
+def test_parameters_of_another_kind_are_refused_before_anything_is_stored(
+    storage: Storage,
+) -> None:
+    transfer = TransferParams(call_id="k", ext="1002")
+    with pytest.raises(TypeError, match=r"campaign\.start takes ControlParams"):
+        open_request(
+            storage,
+            team_id="T1",
+            user_id="U1",
+            role=Role.OPERATOR,
+            channel_id="C1",
+            proposal=Proposal(ActionKind.CAMPAIGN_START, transfer),
+        )
+    assert storage.approvals.list("T1") == []
+
+
+def test_a_password_never_shows_in_a_repr() -> None:
+    spec = actions.spec_for(ActionKind.USER_UPDATE)
+    model = spec.read(STORED[10][1])
+    assert "s3cret" not in repr(model) and "s3cret" not in str(model)
