@@ -78,7 +78,8 @@ def upload_target(campaigns: list[Campaign]) -> Campaign | None:
     preferring an autodialer (the dialer calls the uploaded leads)."""
     with_list = [c for c in campaigns if c.default_list_uuid]
     autodialers = [c for c in with_list if c.type == "autodialer"]
-    return (autodialers or with_list or [None])[0]
+    preferred = autodialers or with_list
+    return preferred[0] if preferred else None
 
 
 async def sample_leads(cc: CallCenter) -> SampleFile:

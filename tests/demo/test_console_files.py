@@ -4,7 +4,7 @@ sample offline, from the check to the leads in the campaign's list after approva
 
 from __future__ import annotations
 
-from playwright.async_api import expect
+from playwright.async_api import FilePayload, expect
 
 from bot.demo import Demo
 from bot.demo_leads import SAMPLE_NAME, upload_target
@@ -55,11 +55,12 @@ async def test_a_picked_or_dropped_file_is_shared_in_the_open_channel(
     console: Console, demo: Demo
 ) -> None:
     await console.open(AGENT, CALL_CENTER)
-    await console.page.locator("#file-input").set_input_files(
-        files=[
-            {"name": "picked.csv", "mimeType": "text/csv", "buffer": b"phone_number\n0912345678\n"}
-        ]
-    )
+    picked: FilePayload = {
+        "name": "picked.csv",
+        "mimeType": "text/csv",
+        "buffer": b"phone_number\n0912345678\n",
+    }
+    await console.page.locator("#file-input").set_input_files(files=[picked])
     await expect(console.page.locator(".file-chip", has_text="picked.csv")).to_have_count(1)
 
     main = console.page.locator("main.main")
