@@ -75,9 +75,7 @@ def read_list_button(value: str) -> dict[str, str]:
     return {k: str(data.get(k) or "") for k in ("list_uuid", "list_name")}
 
 
-def lead_modal(
-    list_uuid: str, list_name: str, channel: str | None, *, phone: str = "", **given: str
-) -> View:
+def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str) -> View:
     """Phone number and the usual fields; the list is fixed (it was chosen to get here)."""
     meta = {"list_uuid": list_uuid, "list_name": truncate(list_name, 150), "channel": channel or ""}
     name = clip(list_name, 150) or code(list_uuid)
@@ -85,9 +83,7 @@ def lead_modal(
         InputBlock(
             block_id=PHONE_BLOCK,
             label="Customer's phone number",
-            element=PlainTextInputElement(
-                action_id=PHONE_BLOCK, initial_value=phone or None, placeholder="0912345678"
-            ),
+            element=PlainTextInputElement(action_id=PHONE_BLOCK, placeholder="0912345678"),
             hint=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}. Blocked numbers are refused.",
         )
     ]
@@ -194,6 +190,11 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     if unknown:
         raise UsageError(
             f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
+            usage_of("lead"),
+        )
+    if not phone and any(k not in FORM_FIELDS for k in fields):
+        raise UsageError(
+            "The phone number is missing (the form asks only for a name and a contract).",
             usage_of("lead"),
         )
     cc = ctx.client()

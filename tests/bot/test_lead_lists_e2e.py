@@ -196,3 +196,22 @@ async def test_leads_upload_by_campaign_name_uploads_into_its_list(
     assert str(done["text"]).endswith(": done"), shown(done)
     [upload] = pbx.journal(method="POST", path="/v3/lead/file")
     assert upload["body"]["list_uuid"] == campaign.default_list_uuid
+
+
+async def test_lead_without_a_number_opens_the_form_for_the_campaigns_list(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    campaign = await with_list(pbx)
+    delivery = await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"lead {quoted(campaign.campaign_name)} lead_name=An"
+    )
+    assert delivery.in_time
+    form = await slack.wait_for(
+        lambda: next((v for v in slack.views(AGENT) if v.get("callback_id") == "lead_form"), None)
+    )
+    assert json.loads(form["private_metadata"])["list_uuid"] == campaign.default_list_uuid
+    name = next(b for b in form["blocks"] if b.get("block_id") == "lead_name")
+    assert name["element"]["initial_value"] == "An"
+    reply = await ask(slack, f"lead {quoted(campaign.campaign_name)} address=Hue", user=AGENT)
+    assert "The phone number is missing" in shown(reply)
