@@ -32,7 +32,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
-from commands.kernel.resolve import CampaignNotFound
+from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
@@ -114,7 +114,7 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return await help.help_command(ctx, [])
     found = match(tokens)
     if found is None:
-        return unknown_command(tokens[0], ctx.role)
+        return unknown_command(tokens)
     spec, args = found
     if not role_allows(ctx.role, spec.role):
         return refused(f"'/callops {spec.name}'", spec.role, ctx.role)
@@ -126,7 +126,8 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
-    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage)
+    typed = [*spec.words, *args]
+    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage, typed=typed)
 
 
 async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
@@ -179,18 +180,32 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
 
 
 async def _guarded(
-    name: str, work: Awaitable[Outcome], ctx: CommandContext, *, usage: str | None = None
+    name: str,
+    work: Awaitable[Outcome],
+    ctx: CommandContext,
+    *,
+    usage: str | None = None,
+    typed: list[str] | None = None,
 ) -> Outcome:
-    """Every expected failure of a handler, typed or clicked, in the same words."""
+    """Every expected failure of a handler, typed or clicked, in the same words.
+
+    A campaign name that fits several campaigns (or, mistyped, none) is answered here for
+    every command: buttons that re-run ``typed``, everything in it kept, with the chosen
+    campaign in place of the name."""
     try:
         return await work
     except UsageError as exc:
         return error(exc.message, exc.usage or usage)
     except NotConnectedError:
         return not_connected(ctx)
+    except AmbiguousCampaign as exc:
+        if typed is None:
+            # A click is answered with a campaign already chosen; this is a stale one.
+            return error(f"'{exc.query}' no longer names one campaign; run the command again.")
+        return campaigns.ambiguous_reply(exc, typed)
     except CampaignNotFound as exc:
         return error(
-            f"No campaign is called or starts with '{exc.query}'.",
+            f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
             "campaigns  (to see their names)",
         )
     except errors.CallCenterError as exc:
@@ -213,10 +228,11 @@ def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
         )
 
 
-def unknown_command(word: str, role: Role) -> Reply:
-    """An unknown word gets the whole command list, headed by what was not understood."""
-    headline = error(f"I don't know the command '{word}'. Here is what I can do:")
-    return Reply(text=headline.text, blocks=headline.blocks + help.overview(role))
+def unknown_command(tokens: list[str]) -> Reply:
+    """What was not understood, the nearest commands, and where the list is: a typo
+    deserves a one-line answer, not the whole help."""
+    typed, hint, pointer = help.nearest_commands(tokens)
+    return notice(f"I don't know {typed}.{hint} {pointer}", emoji=":grey_question:")
 
 
 def refused(what: str, needed: Role, role: Role) -> Reply:

@@ -34,17 +34,17 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.campaigns.cards import ambiguous_reply
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.matching import alternatives, suggest
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
-from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
+from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, truncate
 from storage import ActionKind
 
@@ -233,18 +233,17 @@ def _proposal(
 
 
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
-    positional, given = split_options(args)
+    # Every placeholder is free text: ``name=Nguyễn Văn An`` needs no quotes.
+    positional, given = split_options(args, spaced=ANY_KEY)
     if not positional:
         raise UsageError(
-            "Give the campaign (quote a name with spaces), then the phone number; "
-            "values as name=value.",
+            "Give the campaign, then the phone number; values as name=value.",
             usage_of("autocall"),
         )
     cc = ctx.client()
-    try:
-        campaign = pick_campaign(await all_campaigns(cc), positional[0])
-    except AmbiguousCampaign as exc:
-        return ambiguous_reply(exc, "autocall")
+    campaigns = await all_campaigns(cc)
+    name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
+    campaign = pick_campaign(campaigns, name)
     if campaign.type != "autocall":
         return error(
             f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
@@ -255,13 +254,15 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     unknown = [k for k in given if k not in names]
     if unknown:
         wanted = ", ".join(names) if names else "none (it plays a recording)"
+        near = suggest(unknown[0], names, limit=2)
+        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
         raise UsageError(
             f"The template of {campaign.campaign_name} has no placeholder "
-            f"{', '.join(unknown)}; it uses: {wanted}.",
+            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
             usage_of("autocall"),
         )
     # The rest is the number, however it was spaced out: 0912 345 678.
-    phone = normalize_phone("".join(positional[1:]))
+    phone = normalize_phone("".join(number_words))
     if not phone or missing_values(names, given):
         return OpenModal(
             autocall_modal(

@@ -23,15 +23,15 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter, errors
 from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
-from commands.campaigns.choose import CHOOSE_ACTION, choose_clicked
-from commands.campaigns.choose import ambiguous_reply as ambiguous_reply  # where others look
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError
+from commands.kernel.grammar import UsageError, join_words, replace_run
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
-from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
+from commands.kernel.resolve import AmbiguousCampaign, CampaignMatch, all_campaigns, find_campaign
 from commands.kernel.text import (
+    clip,
     code,
     escape,
     local_time,
@@ -47,6 +47,7 @@ from storage import Role
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
 OPEN_ACTION = "campaign_open"
+CHOOSE_ACTION = "campaign_choose"
 REFRESH_ACTION = "campaign_refresh"
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -90,10 +91,13 @@ def campaigns_reply(
 async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
     kind: str | None = None
     if args:
-        kind = args[0].lower()
+        kind = fold(args[0])
         if kind not in CAMPAIGN_TYPES or len(args) > 1:
+            near = suggest(args[0], CAMPAIGN_TYPES, limit=1)
+            hint = f" Did you mean `campaigns {near[0]}`?" if near else ""
             raise UsageError(
-                f"'{args[0]}' is not a campaign type; use one of {', '.join(CAMPAIGN_TYPES)}.",
+                f"'{args[0]}' is not a campaign type.{hint} Use one of "
+                f"{', '.join(CAMPAIGN_TYPES)}; for one campaign, `campaign <name>`.",
                 "campaigns [autocall|autodialer|inbound|manual]",
             )
     cc = ctx.client()
@@ -255,6 +259,70 @@ def control_buttons(c: Campaign) -> ActionsBlock:
     return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
 
 
+BUTTON_VALUE_LIMIT = 2000
+"""Slack's limit on a button's value, which carries the command to re-run."""
+CHOICES_SHOWN = 20
+
+
+def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
+    """Offer the candidates as buttons; a click runs the command as it was typed
+    (``typed``: its words, phone and values included) with the chosen campaign's UUID
+    in place of the name.  When that cannot ride on a button (too long for Slack, or the
+    name's words were not typed together) the names are listed instead."""
+    shown = exc.candidates[:CHOICES_SHOWN]
+    query = escape(exc.query)
+    headline = (
+        f"No campaign is called *{query}*. Did you mean one of these?"
+        if exc.guessed
+        else f"Several campaigns match *{query}*. Which one?"
+    )
+    commands = [_with_campaign(typed, exc.query, c.campaign_uuid) for c in shown]
+    if any(command is None or len(command) > BUTTON_VALUE_LIMIT for command in commands):
+        names = "\n".join(f"• {clip(c.campaign_name, 150)}" for c in shown)
+        text = (
+            f"{headline}\n{names}\nI cannot put this command on a button: type it again "
+            "with the whole name (or the UUID)."
+        )
+        return Reply(
+            text=headline, blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
+        )
+    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000)))]
+    for start in range(0, len(shown), 5):
+        blocks.append(
+            ActionsBlock(
+                elements=[
+                    ButtonElement(
+                        text=truncate(c.campaign_name, 75),
+                        action_id=f"{CHOOSE_ACTION}_{i}",
+                        value=str(commands[i]),
+                    )
+                    for i, c in enumerate(shown[start : start + 5], start=start)
+                ]
+            )
+        )
+    if len(exc.candidates) > len(shown):
+        blocks.append(showing(0, len(shown), len(exc.candidates), "matches"))
+    return Reply(text=f"Which campaign did you mean by {query}?", blocks=blocks)
+
+
+def _with_campaign(typed: Sequence[str], query: str, uuid: str) -> str | None:
+    """The typed command with the words that named the campaign replaced by ``uuid``;
+    None when no run of typed words spells the name."""
+    replaced = replace_run(typed, query, uuid)
+    return None if replaced is None else join_words(replaced)
+
+
+def guess_note(matches: Sequence[CampaignMatch]) -> ContextBlock | None:
+    """Says which campaign a typo was taken for, so a wrong guess is seen at once."""
+    guessed = [m for m in matches if m.guessed]
+    if not guessed:
+        return None
+    said = "; ".join(
+        f"“{clip(m.query, 80)}” matched “{clip(m.campaign.campaign_name, 120)}”" for m in guessed
+    )
+    return ContextBlock(elements=[MarkdownTextObject(text=truncate(f":mag: {said}", 3000))])
+
+
 AUTODIALER_WINDOW_MINUTES = 60
 
 
@@ -263,16 +331,13 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             "Which campaign? Give its name, the start of its name, or its UUID.", "campaign <name>"
         )
-    query = " ".join(args)
     cc = ctx.client()
-    try:
-        campaign = pick_campaign(await all_campaigns(cc), query)
-    except AmbiguousCampaign as exc:
-        return ambiguous_reply(exc, "campaign")
+    found = find_campaign(await all_campaigns(cc), " ".join(args), take_guess=True)
+    campaign = found.campaign
     stats, (lead_list, missing) = await asyncio.gather(
         _stats(cc, campaign), _lead_list(cc, campaign)
     )
-    return campaign_card(
+    card = campaign_card(
         campaign,
         stats,
         ctx,
@@ -280,6 +345,10 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         lead_list=lead_list,
         list_missing=missing,
     )
+    note = guess_note([found])
+    if note is not None:
+        card.blocks.insert(1, note)
+    return card
 
 
 async def _stats(cc: CallCenter, campaign: Campaign) -> AutodialerStats | None:
@@ -315,6 +384,11 @@ async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
     return Rerun(f"campaign {click.value}")
+
+
+async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
+    return Rerun(click.value)
 
 
 async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:

@@ -21,14 +21,13 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
-from commands.kernel.resolve import AmbiguousCampaign, all_campaigns, pick_campaign
+from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import escape, number, plural, status_label, truncate
 from storage import ActionKind
 
@@ -111,10 +110,8 @@ async def _control(ctx: CommandContext, args: list[str], status: Status) -> Repl
         raise UsageError(
             "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
         )
-    try:
-        campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
-    except AmbiguousCampaign as exc:
-        return ambiguous_reply(exc, status)
+    # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
+    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     if _is(campaign.status, status):
         return notice(
             f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",

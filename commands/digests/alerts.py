@@ -41,11 +41,10 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
-    AmbiguousCampaign,
     CampaignNotFound,
     all_campaigns,
     pick_campaign,
@@ -307,10 +306,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
+    check_keys(options, ("window",), what="an option of alert add", usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
-    unknown = [k for k in opts if k != "window"]
-    if unknown:
-        raise UsageError(f"'{unknown[0]}=' is not an option of alert add; use window=.", usage)
     if not positional:
         raise UsageError("Name the channel the alert goes to.", usage)
     channel_token, words = positional[0], positional[1:]
@@ -327,21 +324,13 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         minutes = parse_minutes(
             window_text, longest_minutes=MAX_WINDOW_MINUTES, name="The window", usage=usage
         )
-    if len(campaign_words) > 1:
-        raise UsageError(
-            "Give one campaign (quote a name with spaces), or none to watch all running ones.",
-            usage,
-        )
     channel = await channel_for_posting(ctx, channel_token, usage)
     campaign_uuid = campaign_name = None
     if campaign_words:
+        # One campaign, its name quoted or not; several that fit (or a typo) are offered
+        # as buttons by the dispatcher.
         try:
-            campaign = pick_campaign(await all_campaigns(ctx.client()), campaign_words[0])
-        except AmbiguousCampaign as exc:
-            names = ", ".join(c.campaign_name for c in exc.candidates[:5])
-            raise UsageError(
-                f"'{exc.query}' matches several campaigns ({names}); type more of the name.", usage
-            ) from exc
+            campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(campaign_words))
         except CampaignNotFound as exc:
             raise UsageError(
                 f"No campaign is named '{exc.query}' or starts with it.", usage

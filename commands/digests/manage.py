@@ -37,12 +37,12 @@ from commands.digests.schedules import (
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestPostError
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
-    AmbiguousCampaign,
     CampaignNotFound,
     all_campaigns,
+    campaign_queries,
     pick_campaign,
 )
 from commands.kernel.text import clip, code, day_time, escape, plural, truncate
@@ -112,19 +112,15 @@ def _changed(ctx: CommandContext) -> None:
 
 
 async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str) -> list[str]:
+    """The campaigns named after the schedule, quoted or not, separated by commas or not;
+    several that fit (or a typo) are offered as buttons by the dispatcher."""
     if not words:
         return []
     campaigns = await all_campaigns(ctx.client())
     uuids: list[str] = []
-    for word in words:
+    for query in campaign_queries(words, campaigns):
         try:
-            uuids.append(pick_campaign(campaigns, word).campaign_uuid)
-        except AmbiguousCampaign as exc:
-            names = ", ".join(c.campaign_name for c in exc.candidates[:5])
-            raise UsageError(
-                f"'{exc.query}' matches several campaigns ({names}); type more of the name.",
-                usage,
-            ) from exc
+            uuids.append(pick_campaign(campaigns, query).campaign_uuid)
         except CampaignNotFound as exc:
             raise UsageError(
                 f"No campaign is named '{exc.query}' or starts with it.", usage
@@ -138,10 +134,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError("Name the channel the digest goes to, then when.", usage)
+    check_keys(options, ("sections",), what="an option of digest add", usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
-    unknown = [k for k in opts if k != "sections"]
-    if unknown:
-        raise UsageError(f"'{unknown[0]}=' is not an option of digest add; use sections=.", usage)
     sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:

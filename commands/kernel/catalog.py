@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from commands.kernel.matching import fold
 from storage import Role
 
 
@@ -239,8 +240,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
 
 
 def match(tokens: list[str]) -> tuple[CommandSpec, list[str]] | None:
-    """The command whose words lead ``tokens`` (longest match wins), and the rest."""
-    lowered = [t.lower() for t in tokens]
+    """The command whose words lead ``tokens`` (longest match wins), and the rest.
+    Words compare folded: ``Campaign``, ``CAMPAIGNS`` and ``Digest  Add`` all count."""
+    lowered = [fold(t) for t in tokens[:3]]
     best: CommandSpec | None = None
     for spec in COMMANDS:
         words = spec.words

@@ -9,8 +9,10 @@ a plain name is resolved later by whoever has a Web API client.
 from __future__ import annotations
 
 import re
-import shlex
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+
+from commands.kernel.matching import alternatives, suggest
 
 
 class UsageError(Exception):
@@ -56,25 +58,91 @@ _ESCAPED_CHANNEL = re.compile(r"^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$")
 _PLAIN_NAME = re.compile(r"^[\w.\-]{1,80}$")
 
 
+_QUOTES = "\"'"
+_CURLY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"})
+_SLACK_LINK = re.compile(r"<((?:https?://|mailto:|tel:)[^|>]*)(?:\|([^>]*))?>")
+"""A link Slack made of what was typed (an address, an e-mail, a number): what the
+person typed is its label, or the target itself when there is none."""
+
+
 def tokenize(text: str) -> list[str]:
     """Split on whitespace, honouring quotes so ``campaign "Summer sale"`` is two words.
 
-    Slack turns straight quotes into curly ones on some clients; those count as quotes too.
+    A quote opens a quoted part at the start of a word or right after ``=``
+    (``name="Nguyễn Văn An"``); anywhere else it is just a letter, so ``O'Brien`` and
+    ``Hà Nội's`` need no care.  Inside double quotes, ``\\"`` is a quote.  Slack turns
+    straight quotes into curly ones on some clients; those count as quotes too.
     Slack also sends what the user typed as ``&``, ``<`` and ``>`` escaped (``&amp;``...),
-    while the mentions it made itself arrive as real ``<@U1|name>``: each word is unescaped
-    after splitting, so ``name=A&B`` reaches the service as ``A&B``.
+    and links it made itself (``<mailto:a@b.vn|a@b.vn>``) in angle brackets: links become
+    what was typed, then each word is unescaped, so ``name=A&B`` reaches the service as
+    ``A&B``.  Mentions Slack made (``<@U1|name>``) stay whole for ``parse_user``.
     """
-    normalized = (
-        text.replace("\u201c", '"')
-        .replace("\u201d", '"')
-        .replace("\u2018", "'")
-        .replace("\u2019", "'")
+    normalized = _SLACK_LINK.sub(lambda m: m.group(2) or m.group(1), text.translate(_CURLY))
+    return [unescape_slack(word) for word in _split(normalized)]
+
+
+def _split(text: str) -> list[str]:
+    words: list[str] = []
+    current: list[str] = []
+    started = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isspace():
+            if started:
+                words.append("".join(current))
+                current, started = [], False
+            i += 1
+        elif ch in _QUOTES and (not current or current[-1] == "="):
+            i = _quoted(text, i, current)
+            started = True
+        elif ch == "<" and not current and ">" in text[i:]:
+            end = text.index(">", i)  # Slack's own <@U1|name>: one word, spaces and all
+            current.append(text[i : end + 1])
+            started, i = True, end + 1
+        else:
+            current.append(ch)
+            started, i = True, i + 1
+    if started:
+        words.append("".join(current))
+    return words
+
+
+def _quoted(text: str, start: int, into: list[str]) -> int:
+    """Copy the quoted part opening at ``start`` into ``into``; where scanning resumes."""
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        ch = text[i]
+        if quote == '"' and ch == "\\" and i + 1 < len(text) and text[i + 1] in '"\\':
+            into.append(text[i + 1])
+            i += 2
+        elif ch == quote:
+            return i + 1
+        else:
+            into.append(ch)
+            i += 1
+    raise UsageError(
+        f"I could not read that: the quote ({quote}) before "
+        f"'{unescape_slack(text[start + 1 : start + 21])}' is not closed. Close it, or "
+        "leave the quotes out: names and values may have spaces."
     )
-    try:
-        words = shlex.split(normalized, posix=True)
-    except ValueError as exc:
-        raise UsageError(f"I could not read that: {exc} (a quote is not closed).") from exc
-    return [unescape_slack(word) for word in words]
+
+
+def quote_word(word: str) -> str:
+    """``word`` written as Slack would send it, so that ``tokenize`` reads it back as the
+    same one word (for the command text a button carries): escaped like typed text,
+    quoted when it holds a space or starts like a quote."""
+    sent = word.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    plain = sent and not any(ch.isspace() for ch in sent) and sent[0] not in _QUOTES
+    if plain and '="' not in sent and "='" not in sent:
+        return sent
+    return '"' + sent.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def join_words(words: Sequence[str]) -> str:
+    """Words back into command text that ``tokenize`` splits into exactly these words."""
+    return " ".join(quote_word(w) for w in words)
 
 
 def unescape_slack(text: str) -> str:
@@ -107,18 +175,85 @@ def parse_direction(word: str) -> str | None:
     return DIRECTION_WORDS.get(word.strip().lower())
 
 
-def split_options(tokens: list[str]) -> tuple[list[str], dict[str, str]]:
+class _AnyKey(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+ANY_KEY: Collection[str] = _AnyKey()
+"""For ``split_options(spaced=...)``: every key's value may run over several words."""
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+
+
+def option_key(token: str) -> str | None:
+    """The ``key`` of a ``key=value`` word; None when the word is no option (a URL with
+    ``=`` in its query, ``=5``, a plain word)."""
+    key, sep, _ = token.partition("=")
+    return key if sep and _KEY.fullmatch(key) else None
+
+
+def split_options(
+    tokens: Sequence[str], *, spaced: Collection[str] = ()
+) -> tuple[list[str], dict[str, str]]:
     """Separate positional words from ``key=value`` options (later keys win).
 
-    A word whose part before ``=`` is not a plain identifier stays positional, so a
-    value such as a URL with ``=`` in its query is not mistaken for an option.
+    The value of a key in ``spaced`` (free text: a name, an address, a campaign) runs on
+    over the following words up to the next ``key=``, so ``lead_name=Nguyễn Văn An``
+    needs no quotes; other values are one word, so ``status=busy Summer`` leaves
+    ``Summer`` positional.  A word whose part before ``=`` is not a plain identifier
+    stays positional, so a value such as a URL with ``=`` in its query is not mistaken
+    for an option.  A date followed by a time of day (``from=2026-11-01 08:00``) is one
+    value whatever the key.
     """
     positional: list[str] = []
     options: dict[str, str] = {}
+    running: str | None = None
+    last: str | None = None
     for token in tokens:
-        key, sep, value = token.partition("=")
-        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            options[key] = value
+        key = option_key(token)
+        if key is not None:
+            options[key] = token.partition("=")[2]
+            running = key if key.lower() in spaced or key in spaced else None
+            last = key
+        elif running is not None:
+            options[running] = f"{options[running]} {token}".strip()
+        elif last is not None and _DATE.fullmatch(options[last]) and _TIME_OF_DAY.fullmatch(token):
+            options[last] = f"{options[last]} {token}"
+            last = None
         else:
             positional.append(token)
+            last = None
     return positional, options
+
+
+def replace_run(words: Sequence[str], query: str, replacement: str) -> list[str] | None:
+    """``words`` with the run of consecutive words that spells ``query`` (as words of
+    their own, as the value of a ``key=``, or before a comma) replaced by
+    ``replacement``; None when no run spells it.  The leftmost run is replaced."""
+    target = query.strip()
+    for i in range(len(words)):
+        key = option_key(words[i])
+        prefix = f"{key}=" if key is not None else ""
+        for j in range(i + 1, len(words) + 1):
+            body = " ".join(words[i:j])[len(prefix) :].strip()
+            suffix = "," if body.endswith(",") else ""
+            if body.strip(",").strip() == target:
+                return [*words[:i], prefix + replacement + suffix, *words[j:]]
+    return None
+
+
+def check_keys(
+    options: Collection[str], allowed: Sequence[str], *, what: str, usage: str | None
+) -> None:
+    """Refuse the first key not in ``allowed`` (any case), naming the nearest ones."""
+    lowered = {a.lower() for a in allowed}
+    for key in options:
+        if key.lower() in lowered:
+            continue
+        near = suggest(key, allowed, limit=2)
+        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
+        listed = ", ".join(a + "=" for a in allowed)
+        raise UsageError(f"'{key}=' is not {what}.{hint} Use {listed}.", usage)

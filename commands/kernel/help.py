@@ -11,7 +11,6 @@ from __future__ import annotations
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
-    DividerBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -19,7 +18,8 @@ from slack_sdk.models.blocks import (
 
 from commands.kernel.catalog import COMMANDS, CommandSpec, find, match, role_allows
 from commands.kernel.context import CommandContext
-from commands.kernel.reply import Reply
+from commands.kernel.matching import alternatives, fold, suggest
+from commands.kernel.reply import WRITING_TOPIC, Reply
 from commands.kernel.text import code, escape, truncate
 from storage import Role
 
@@ -34,6 +34,21 @@ FAMILY_TITLES = {
     "notifications": ":bell: Call notifications",
     "admin": ":closed_lock_with_key: Administration",
 }
+WRITING_TITLE = "How to write names and values"
+WRITING = (
+    "• *Names* may have spaces, quoted or not: `campaign goi lai khach hang ct` or "
+    '`campaign "Gọi lại khách hàng CT"`. Case, accents and spacing do not matter; the start '
+    "of a name is enough when only one campaign starts that way, and a near miss is "
+    "offered as _Did you mean_.\n"
+    "• What follows a name comes after it: `autocall Nhắc lịch hẹn HN 0912345678 name=An`.\n"
+    "• *Several campaigns*: separate them with commas, or quote each: "
+    "`monitor Gọi lại khách hàng CT, Vay tiêu dùng HCM`.\n"
+    "• *Options* are `key=value`. A free-text value (a person's name, an address, "
+    "`campaign=`) may have spaces and runs to the next `key=`: "
+    "`lead <list> 0912345678 lead_name=Nguyễn Văn An address=12 Lê Lợi`. Quote a value to "
+    "end it sooner; put such options last.\n"
+    "• *Channels and people*: `#channel` and `@name`, typed or picked from Slack's menu."
+)
 ROLE_NOTE = {
     Role.VIEWER: "everyone",
     Role.OPERATOR: "operators and admins",
@@ -60,6 +75,7 @@ def overview(role: Role) -> list[Block]:
         title = FAMILY_TITLES.get(family, escape(family.capitalize()))
         body = f"*{title}*\n" + "\n".join(_line(s, role) for s in specs)
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(body, 3000))))
+    blocks.append(writing_section())
     blocks.append(
         ContextBlock(
             elements=[
@@ -71,6 +87,14 @@ def overview(role: Role) -> list[Block]:
         )
     )
     return blocks
+
+
+def writing_section() -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=f"*:pencil2: {WRITING_TITLE}*\n{WRITING}"))
+
+
+def writing_help() -> Reply:
+    return Reply(text=WRITING_TITLE, blocks=[writing_section()])
 
 
 def command_help(spec: CommandSpec, role: Role) -> Reply:
@@ -116,10 +140,12 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
         return Reply(text="/callops commands", blocks=overview(ctx.role))
     wanted = " ".join(args)
-    exact = find(wanted.lower())
+    if fold(wanted) in (WRITING_TOPIC, "names", "values", "grammar"):
+        return writing_help()
+    exact = find(" ".join(fold(a) for a in args))
     if exact is not None:
         return command_help(exact, ctx.role)
-    first = args[0].lower()
+    first = fold(args[0])
     family = [s for s in COMMANDS if s.words[0] == first]
     if family and len(args) == 1:
         if len(family) == 1:
@@ -129,16 +155,32 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if found is not None:
         # ``help transfer 7f3c 1002``: someone pasted a whole command; explain it.
         return command_help(found[0], ctx.role)
-    blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f":grey_question: There is no command {code(wanted)}. Here is what there is:"
-            )
-        ),
-        DividerBlock(),
-        *overview(ctx.role),
-    ]
-    return Reply(text=f"There is no command {escape(wanted)}.", blocks=blocks)
+    typed, hint, pointer = nearest_commands(args)
+    text = f":grey_question: There is no command {typed}.{hint} {pointer}"
+    return Reply(
+        text=f"There is no command {escape(wanted)}.",
+        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+    )
+
+
+def nearest_commands(tokens: list[str]) -> tuple[str, str, str]:
+    """For words that name no command: what was not understood, "Did you mean" the
+    nearest commands (or subcommands, when the first word is right), and where to read
+    more; mrkdwn, escaped.  ``digest ad`` is answered with ``digest add``."""
+    word = tokens[0]
+    family = [s for s in COMMANDS if len(s.words) > 1 and s.words[0] == fold(word)]
+    if not family:
+        near = suggest(word, {s.words[0] for s in COMMANDS})
+        hint = f" Did you mean {alternatives(near, code)}?" if near else ""
+        return code(word), hint, "`/callops help` lists every command."
+    subs = [" ".join(s.words[1:]) for s in family]
+    near = suggest(tokens[1], subs, limit=2) if len(tokens) > 1 else []
+    if near:
+        hint = f" Did you mean {alternatives([f'{family[0].words[0]} {n}' for n in near], code)}?"
+    else:
+        hint = f" {code(family[0].words[0])} takes {alternatives(subs, code)}."
+    pointer = f"`/callops help {escape(family[0].words[0])}` explains them."
+    return code(" ".join(tokens[:2])), hint, pointer
 
 
 HANDLERS = {"help": help_command}

@@ -109,8 +109,14 @@ def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
 
 
 def error(what: str, how: str | None = None) -> Reply:
-    """Bad input or a refusal: what was wrong, and how to write it (both plain text)."""
+    """Bad input or a refusal: what was wrong, and how to write it (both plain text),
+    with a pointer to the one page on writing names and values."""
     body = f":warning: {escape(what)}"
     if how:
         body += f"\nUsage: `/callops {escape(how)}`"
+        body += f"\n_Names and values with spaces: `/callops help {WRITING_TOPIC}`_"
     return _one_section(body)
+
+
+WRITING_TOPIC = "writing"
+"""The ``help`` topic on writing names and values (``commands.kernel.help``)."""

@@ -11,7 +11,6 @@ opens with the list already chosen.
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Mapping
 
 from pydantic import Field
@@ -33,16 +32,15 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.campaigns.choose import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
-from commands.kernel.resolve import AmbiguousCampaign
+from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
 from commands.leads.target import find_list
 from storage import ActionKind, Role
@@ -173,40 +171,31 @@ def _proposal(lead_list: LeadList, phone: str, fields: Mapping[str, str]) -> Pro
 
 
 async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
-    positional, fields = split_options(args)
+    # Every lead field is free text: ``lead_name=Nguyễn Văn An`` needs no quotes.
+    positional, fields = split_options(args, spaced=ANY_KEY)
     if not positional:
         raise UsageError(
-            "Give the campaign (or the list UUID) and the phone number; other fields as "
-            "key=value. Quote a campaign name with spaces.",
+            "Give the campaign (or the list UUID) and the phone number; other fields as key=value.",
             usage_of("lead"),
         )
-    target = positional[0].strip()
-    # The rest is the number, however it was spaced out: 0912 345 678.
-    phone = normalize_phone("".join(positional[1:]))
-    problem = phone_problem(phone) if phone else None
-    if problem:
-        raise UsageError(problem, usage_of("lead"))
-    unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
-    if unknown:
-        raise UsageError(
-            f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}.",
-            usage_of("lead"),
-        )
-    if not phone and any(k not in FORM_FIELDS for k in fields):
+    check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
+    fields = {k.lower(): v for k, v in fields.items()}
+    if not any(is_phone_like(w) for w in positional[1:]) and any(
+        k not in FORM_FIELDS for k in fields
+    ):
         raise UsageError(
             "The phone number is missing (the form asks only for a name and a contract).",
             usage_of("lead"),
         )
     cc = ctx.client()
-    try:
-        found = await find_list(cc, target)
-    except AmbiguousCampaign as exc:
-        rest = " ".join(
-            shlex.quote(w) for w in [phone, *(f"{k}={v}" for k, v in fields.items())] if w
-        )
-        return ambiguous_reply(exc, "lead", rest)
+    found, rest = await find_list(cc, positional, ends_at=is_phone_like)
     if isinstance(found, Reply):
         return found
+    # The rest is the number, however it was spaced out: 0912 345 678.
+    phone = normalize_phone("".join(rest))
+    problem = phone_problem(phone) if phone else None
+    if problem:
+        raise UsageError(problem, usage_of("lead"))
     lead_list = found.lead_list
     if not phone:
         return OpenModal(

@@ -30,7 +30,6 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.campaigns.choose import ambiguous_reply
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
@@ -38,7 +37,6 @@ from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
-from commands.kernel.resolve import AmbiguousCampaign
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, number, ratio_percent
 from commands.leads.csv_check import (
@@ -171,10 +169,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     if ctx.files is None or not ctx.channel_id:
         return error("Run this in the channel where you shared the CSV.")
     cc = ctx.client()
-    try:
-        found = await find_list(cc, " ".join(args))
-    except AmbiguousCampaign as exc:
-        return ambiguous_reply(exc, "leads upload")
+    found, _ = await find_list(cc, args)
     if isinstance(found, Reply):
         return found
     lead_list = found.lead_list

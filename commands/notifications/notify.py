@@ -41,16 +41,16 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
-from commands.campaigns.cards import ambiguous_reply
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, parse_direction, split_options
+from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
+from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import (
-    AmbiguousCampaign,
     CampaignNotFound,
     all_campaigns,
+    campaign_queries,
     pick_campaign,
 )
 from commands.kernel.text import clip, code, escape, number, truncate
@@ -134,8 +134,11 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
     if sub == "rotate":
         _no_more(rest, "rotate")
         return await rotate(ctx)
+    subs = [k for k in USAGE if k]
+    near = suggest(sub, subs, limit=2)
+    hint = f" Did you mean {alternatives([f'notify {n}' for n in near])}?" if near else ""
     raise UsageError(
-        f"'{args[0]}' is not a notify command; use add, list, remove, attach, detach or rotate.",
+        f"'{args[0]}' is not a notify command.{hint} Use {alternatives(subs, str)}.",
         USAGE[""] + " [add|list|remove|attach|detach|rotate]",
     )
 
@@ -214,11 +217,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError("Name the channel that should get the call cards.", usage)
-    unknown = [k for k in options if k.lower() not in ("status", "direction")]
-    if unknown:
-        raise UsageError(
-            f"'{unknown[0]}=' is not a route filter; use status= and direction=.", usage
-        )
+    check_keys(options, ("status", "direction"), what="a route filter", usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
     statuses = _statuses(opts["status"]) if "status" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
@@ -229,12 +228,9 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     campaigns: list[Campaign] = []
     if names:
         listing = await all_campaigns(ctx.client())
-        for name in names:
+        for name in campaign_queries(names, listing):
             try:
                 campaigns.append(pick_campaign(listing, name))
-            except AmbiguousCampaign as exc:
-                others = [a for a in args if a != name]
-                return ambiguous_reply(exc, "notify add " + " ".join(_quote(a) for a in others))
             except CampaignNotFound:
                 raise UsageError(f"No campaign is called or starts with '{name}'.", usage) from None
     route = storage.routes.add(
@@ -269,10 +265,6 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "`/callops notify attach <campaign>`."
         )
     return notice(text, emoji=":white_check_mark:")
-
-
-def _quote(word: str) -> str:
-    return f'"{word}"' if " " in word else word
 
 
 def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) -> str:
@@ -371,10 +363,7 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
     sub = "attach" if attach else "detach"
     if not args:
         raise UsageError("Name the campaign.", USAGE[sub])
-    try:
-        campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
-    except AmbiguousCampaign as exc:
-        return ambiguous_reply(exc, f"notify {sub}")
+    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     url = (
         callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
         if attach

@@ -8,13 +8,12 @@ The Next/Previous buttons carry the command rebuilt with an explicit window
 at the same 24 hours while new calls arrive, and a page never shifts under the reader.
 
 Besides ``key=value`` filters, a bare phone number is taken as ``phone=`` and a bare
-UUID as ``campaign=`` (which is how a click on an ambiguous campaign comes back).
+UUID as ``campaign=``; ``campaign=`` takes a name with spaces, unquoted.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -30,18 +29,24 @@ from slack_sdk.models.blocks import (
 
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
-from commands.campaigns.cards import ambiguous_reply
+from commands.campaigns.cards import guess_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.grammar import UsageError, parse_direction, split_options
+from commands.kernel.grammar import (
+    UsageError,
+    check_keys,
+    parse_direction,
+    quote_word,
+    split_options,
+)
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import PeriodError, format_moment, parse_moment, to_service
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
-    AmbiguousCampaign,
+    CampaignMatch,
     CampaignNotFound,
     all_campaigns,
-    pick_campaign,
+    find_campaign,
 )
 from commands.kernel.text import (
     clip,
@@ -101,7 +106,7 @@ class CdrQuery:
     campaign: Campaign | None = None
     campaign_query: str | None = None
 
-    def command(self, tz: ZoneInfo, *, with_campaign: bool = True) -> str:
+    def command(self, tz: ZoneInfo) -> str:
         """The command text that shows exactly these records again (for buttons)."""
         parts = ["cdr"]
         for key, value in (
@@ -111,13 +116,13 @@ class CdrQuery:
             ("direction", self.direction),
         ):
             if value:
-                parts.append(shlex.quote(f"{key}={value}"))
-        if with_campaign and self.campaign is not None:
+                parts.append(quote_word(f"{key}={value}"))
+        if self.campaign is not None:
             parts.append(f"campaign={self.campaign.campaign_uuid}")
         if self.start is not None:
-            parts.append(shlex.quote(f"from={format_moment(self.start, tz)}"))
+            parts.append(quote_word(f"from={format_moment(self.start, tz)}"))
         if self.end is not None:
-            parts.append(shlex.quote(f"to={format_moment(self.end, tz)}"))
+            parts.append(quote_word(f"to={format_moment(self.end, tz)}"))
         return " ".join(parts)
 
     def describe(self, tz: ZoneInfo) -> str:
@@ -145,13 +150,9 @@ def _bad(key: str, what: str) -> UsageError:
 
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
     """Read the filters; every problem names the key it is about."""
-    positional, options = split_options(args)
-    unknown = [k for k in options if k.lower() not in FILTER_KEYS]
-    if unknown:
-        raise UsageError(
-            f"'{unknown[0]}=' is not a filter; use {', '.join(k + '=' for k in FILTER_KEYS)}.",
-            usage_of("cdr"),
-        )
+    # A campaign's name may have spaces: ``campaign=Gọi lại khách hàng CT status=busy``.
+    positional, options = split_options(args, spaced=("campaign",))
+    check_keys(options, FILTER_KEYS, what="a filter", usage=usage_of("cdr"))
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
         if _UUID.match(word) and "campaign" not in options:
@@ -267,15 +268,16 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
     query = parse_query(args, ctx.tz)
     cc = ctx.client()
     campaigns = await all_campaigns(cc)
+    found: CampaignMatch | None = None
     if query.campaign_query is not None:
         try:
-            query.campaign = pick_campaign(campaigns, query.campaign_query)
-        except AmbiguousCampaign as exc:
-            return ambiguous_reply(exc, query.command(ctx.tz, with_campaign=False))
+            # Read-only: a clear nearest name is taken for a typo, and said so.
+            found = find_campaign(campaigns, query.campaign_query, take_guess=True)
         except CampaignNotFound as exc:
             raise _bad(
                 "campaign", f"matches no campaign: '{exc.query}' is no name, prefix or UUID."
             ) from exc
+        query.campaign = found.campaign
     page = await cc.cdrs.list(
         start_date=to_service(query.start) if query.start else None,
         end_date=to_service(query.end) if query.end else None,
@@ -288,7 +290,11 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
         offset=ctx.offset,
     )
     names = {c.campaign_uuid: c.campaign_name for c in campaigns}
-    return records_reply(page.data, total=page.total, query=query, ctx=ctx, campaign_names=names)
+    reply = records_reply(page.data, total=page.total, query=query, ctx=ctx, campaign_names=names)
+    note = guess_note([found] if found else [])
+    if note is not None:
+        reply.blocks.insert(1, note)
+    return reply
 
 
 HANDLERS = {"cdr": call_records}

@@ -8,7 +8,6 @@ paged here; the autodialer statistics are walked with the client's iterator.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
@@ -28,19 +27,20 @@ from callcenter.models import (
     ExtensionCounters,
     StatsRow,
 )
-from commands.campaigns.cards import ambiguous_reply
+from commands.campaigns.cards import guess_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
-from commands.kernel.grammar import UsageError, split_options
+from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import SERVICE_TZ, Period, PeriodError, parse_period
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
-    AmbiguousCampaign,
+    CampaignMatch,
     CampaignNotFound,
     all_campaigns,
-    pick_campaign,
+    campaign_queries,
+    find_campaign,
 )
 from commands.kernel.text import (
     campaign_label,
@@ -250,10 +250,8 @@ def stats_reply(
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("stats")
     positional, raw_options = split_options(args)
+    check_keys(raw_options, ("interval",), what="an option of stats", usage=usage)
     options = {k.lower(): v for k, v in raw_options.items()}
-    for key in options:
-        if key != "interval":
-            raise UsageError(f"'{key}=' is not an option of stats; only interval= is.", usage)
     if len(positional) > 1:
         raise UsageError("Give one period: today, yesterday, week or month.", usage)
     period = _period(positional[0] if positional else None, ctx, usage)
@@ -332,29 +330,31 @@ def monitor_reply(
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("monitor")
     positional, options = split_options(args)
+    check_keys(options, ("window",), what="an option of monitor", usage=usage)
     minutes = MONITOR_WINDOW_MINUTES
-    for key, value in options.items():
-        if key.lower() != "window":
-            raise UsageError(f"'{key}=' is not an option of monitor; only window= is.", usage)
+    for value in options.values():
         minutes = parse_minutes(
             value, longest_minutes=MAX_WINDOW_MINUTES, name="window=", usage=usage
         )
     cc = ctx.client()
-    uuids: list[str] = []
+    matches: list[CampaignMatch] = []
     if positional:
         campaigns = await all_campaigns(cc)
-        for i, query in enumerate(positional):
+        for query in campaign_queries(positional, campaigns):
             try:
-                uuids.append(pick_campaign(campaigns, query).campaign_uuid)
-            except AmbiguousCampaign as exc:
-                rest = [*uuids, *(shlex.quote(q) for q in positional[i + 1 :])]
-                return ambiguous_reply(exc, _monitor_command(rest, minutes))
+                # Read-only: a clear nearest name is taken for a typo, and said so.
+                matches.append(find_campaign(campaigns, query, take_guess=True))
             except CampaignNotFound as exc:
                 raise UsageError(
                     f"No campaign is named '{exc.query}' or starts with it.", usage
                 ) from exc
+    uuids = list(dict.fromkeys(m.campaign.campaign_uuid for m in matches))
     items = [s async for s in cc.reports.iterate_autodialer(minutes, campaign_uuids=uuids)]
-    return monitor_reply(items, minutes=minutes, command=_monitor_command(uuids, minutes), ctx=ctx)
+    reply = monitor_reply(items, minutes=minutes, command=_monitor_command(uuids, minutes), ctx=ctx)
+    note = guess_note(matches)
+    if note is not None:
+        reply.blocks.insert(1, note)
+    return reply
 
 
 def _monitor_command(words: Sequence[str], minutes: int) -> str:

@@ -130,9 +130,10 @@ async def test_ambiguous_name_offers_buttons_and_a_click_opens_the_card(
 
 async def test_unknown_campaign_and_unknown_command(app: Runtime, slack: SlackStandIn) -> None:
     reply = await ask(slack, "campaign zzz-no-such")
-    assert "No campaign is called or starts with" in shown(reply)
+    assert "No campaign is called 'zzz-no-such', starts with it or has a name close" in shown(reply)
     reply = await ask(slack, "launch rockets")
-    assert "I don't know the command" in shown(reply) and "/callops commands" in shown(reply)
+    assert "I don't know `launch`." in shown(reply) and "`/callops help`" in shown(reply)
+    assert "Did you mean" not in shown(reply) and "/callops commands" not in shown(reply)
 
 
 async def test_bad_arguments_say_what_was_wrong_and_how(app: Runtime, slack: SlackStandIn) -> None:

@@ -72,7 +72,9 @@ async def test_bad_lead_input_is_refused_before_any_request(
     reply = await ask(slack, "lead short-uuid 0912345678", user=AGENT)
     assert "36 characters" in shown(reply)
     reply = await ask(slack, f"lead {list_uuid} 0912345678 colour=red", user=AGENT)
-    assert "Unknown lead field colour" in shown(reply)
+    assert "'colour=' is not a lead field" in shown(reply)
+    reply = await ask(slack, f"lead {list_uuid} 0912345678 lead_nam=Nguyễn Văn An", user=AGENT)
+    assert "'lead_nam=' is not a lead field. Did you mean `lead_name=`?" in shown(reply)
     reply = await ask(slack, f"lead {list_uuid} {await blacklisted(pbx)}", user=AGENT)
     assert "blacklist" in shown(reply)
     assert app.storage.approvals.list(TEAM) == []

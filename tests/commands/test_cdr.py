@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
+from commands.dispatch import dispatch
 from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.periods import parse_moment, to_service
+from commands.kernel.reply import Reply
 from commands.kernel.text import number
 from commands.reports.cdr import PAGE_SIZE, call_records
 from tests.commands.conftest import TZ, MakeContext
@@ -68,9 +70,13 @@ async def test_campaign_by_prefix_and_an_ambiguous_one(
     prefix = dialer.campaign_name.split()[0]
     matches = [c for c in campaigns if c.campaign_name.casefold().startswith(prefix.casefold())]
     assert len(matches) > 1
-    choose = await call_records(make_ctx(), [f"campaign={prefix}", "status=answered"])
+    choose = await dispatch(make_ctx(), f"cdr campaign={prefix} status=answered")
+    assert isinstance(choose, Reply)
     values = [b["value"] for b in buttons(choose) if b["action_id"].startswith("campaign_choose")]
-    assert values and all(v.startswith("cdr status=answered") for v in values)
+    # The choice keeps the other filter and names the campaign by its UUID.
+    assert sorted(values) == sorted(
+        f"cdr campaign={c.campaign_uuid} status=answered" for c in matches
+    )
     chosen = await call_records(make_ctx(), tokenize(values[0])[1:])
     assert "campaign *" in visible(chosen) and "status `answered`" in visible(chosen)
 

@@ -55,11 +55,24 @@ async def test_help_for_two_word_commands_and_families() -> None:
     assert "leads upload" in visible(await help_command(_ctx(), ["leads"]))
 
 
-async def test_help_for_an_unknown_command_says_so_and_lists_them() -> None:
+async def test_help_for_an_unknown_command_says_so_and_suggests_the_nearest() -> None:
     reply = await help_command(_ctx(), ["nosuch"])
     text = visible(reply)
     assert "There is no command `nosuch`" in text
-    assert "campaigns [autocall|autodialer|inbound|manual]" in text
+    assert "Did you mean" not in text and "`/callops help` lists every command" in text
+    typo = visible(await help_command(_ctx(), ["campain"]))
+    assert "Did you mean `campaign` or `campaigns`?" in typo
+    assert len(typo.splitlines()) == 1, "a typo gets one line, not the whole list"
+    sub = visible(await help_command(_ctx(), ["digest", "ad"]))
+    assert "There is no command `digest ad`. Did you mean `digest add`?" in sub
+    assert "`/callops help digest` explains them." in sub
+
+
+async def test_help_explains_how_to_write_names_and_values_once() -> None:
+    overview = visible(await help_command(_ctx(), []))
+    assert "How to write names and values" in overview
+    topic = visible(await help_command(_ctx(), ["writing"]))
+    assert "lead_name=Nguyễn Văn An" in topic and "goi lai khach hang ct" in topic
 
 
 async def test_help_escapes_what_was_typed() -> None:
