@@ -24,7 +24,9 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from bot import manifest
 from bot.demo_leads import sample_leads
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving
@@ -70,6 +72,12 @@ class Demo:
 def completions() -> list[tuple[str, str, str]]:
     """The composer's completion list, from the one command table the parser uses."""
     return [(spec.name, spec.usage, spec.summary) for spec in COMMANDS]
+
+
+def app_manifest() -> dict[str, Any]:
+    """What the Slack stand-in knows of the app, as Slack knows it from the manifest: its
+    Workflow Builder steps and its shortcuts (``bot.manifest``, equal to the file's)."""
+    return {"functions": manifest.functions(), "features": {"shortcuts": manifest.shortcuts()}}
 
 
 def demo_settings(slack: SlackStandIn, db_path: Path) -> Settings:
@@ -143,7 +151,7 @@ async def running_demo(
         pbx = EmulatorServer(seed=seed, timezone=DEMO_TIMEZONE)
         await asyncio.to_thread(pbx.start)
         stack.callback(pbx.stop)
-        slack = SlackStandIn(port=port, completions=completions())
+        slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
         await slack.start()
         try:
             rt = Runtime.open(demo_settings(slack, workdir / "callops-demo.db"), demo=True)

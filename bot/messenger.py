@@ -8,12 +8,13 @@ to say something has already happened, and must not be undone or retried for it.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
-from commands.kernel.context import Posted
+from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
 
 log = logging.getLogger(__name__)
@@ -68,11 +69,48 @@ class WebApiMessenger:
         except SlackApiError as exc:
             log.warning("could not tell %s: %s", user, exc.response.get("error"))
 
-    async def open_view(self, trigger_id: str, view: View) -> bool:
+    async def open_view(self, trigger_id: str, view: View) -> str | None:
         try:
-            await self._client.views_open(trigger_id=trigger_id, view=view)
+            response = await self._client.views_open(trigger_id=trigger_id, view=view)
         except SlackApiError as exc:
             log.info("views.open: %s", exc.response.get("error"))
+            return None
+        opened = response.get("view")
+        return str(opened["id"]) if isinstance(opened, dict) and opened.get("id") else ""
+
+    async def update_view(self, view_id: str, view: View) -> bool:
+        try:
+            await self._client.views_update(view_id=view_id, view=view)
+        except SlackApiError as exc:
+            log.info("views.update of %s: %s", view_id, exc.response.get("error"))
+            return False
+        return True
+
+    async def complete_step(
+        self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
+    ) -> bool:
+        """With the run's own token (Slack issues one per run and wants that one), on a
+        client like the bot's (same Web API address, same 429 retries)."""
+        client = AsyncWebClient(
+            token=execution.token,
+            base_url=self._client.base_url,
+            retry_handlers=self._client.retry_handlers,
+        )
+        try:
+            if error is None:
+                await client.functions_completeSuccess(
+                    function_execution_id=execution.function_execution_id, outputs=outputs or {}
+                )
+            else:
+                await client.functions_completeError(
+                    function_execution_id=execution.function_execution_id, error=error
+                )
+        except SlackApiError as exc:
+            log.warning(
+                "completing step run %s: %s",
+                execution.function_execution_id,
+                exc.response.get("error"),
+            )
             return False
         return True
 

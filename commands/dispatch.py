@@ -1,8 +1,8 @@
 """From the text after ``/callops`` to a reply: parse, check the role, run, explain failures.
 
 This is the one way through for every command, typed or clicked (paging and choice
-buttons re-enter here with the command text they carry), so the role check and the
-error wording cannot differ between surfaces.
+buttons re-enter here with the command text they carry), for every form, shortcut and
+workflow step, so the role check and the error wording cannot differ between surfaces.
 """
 
 from __future__ import annotations
@@ -11,15 +11,19 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
+from slack_sdk.models.views import View
+
 from callcenter import errors
 from commands.admin import connection
 from commands.admin import policy as admin
 from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
-from commands.calls import autocall, transfer
+from commands.calls import autocall, callback, transfer
 from commands.calls import live as calls
+from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
 from commands.campaigns import control
+from commands.campaigns import steps as campaign_steps
 from commands.digests import alerts
 from commands.digests import content as digest_content
 from commands.digests import manage as digests
@@ -30,16 +34,38 @@ from commands.kernel.catalog import match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
-from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
-from commands.kernel.reply import FieldErrors, Outcome, Reply, Rerun, error, notice
+from commands.kernel.interactions import (
+    Click,
+    Interactions,
+    OnClick,
+    OnShortcut,
+    OnStep,
+    OnSubmit,
+    Shortcut,
+    StepRun,
+    Submission,
+)
+from commands.kernel.reply import (
+    FieldErrors,
+    OpenModal,
+    Outcome,
+    Reply,
+    Rerun,
+    StepFailed,
+    error,
+    notice,
+    plain_words,
+)
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
+from commands.leads import steps as lead_steps
 from commands.leads import upload as leads_upload
 from commands.notifications import notify
 from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
+from commands.reports import steps as report_steps
 from storage import Outcome as AuditOutcome
 from storage import Role
 
@@ -77,8 +103,18 @@ HANDLERS: dict[str, Handler] = {
 }
 """Commands that work today; the rest of the catalog answers that it is coming."""
 
-INTERACTIVE = (paging, approval_interactions, digest_content, wallboard)
-"""Modules with buttons or forms but no typed command of their own."""
+INTERACTIVE = (
+    paging,
+    approval_interactions,
+    digest_content,
+    wallboard,
+    callback,
+    campaign_steps,
+    call_steps,
+    lead_steps,
+    report_steps,
+)
+"""Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
 
 INTERACTIONS: Interactions = (
     sum(
@@ -87,10 +123,13 @@ INTERACTIONS: Interactions = (
     )
     + approval_interactions.form_interactions()
 )
-"""Every button and form the app answers, gathered from the families that own them."""
+"""Every button, form, shortcut and workflow step the app answers, gathered from the
+families that own them."""
 
 _CLICKS = [(route.pattern(), route) for route in INTERACTIONS.clicks]
 _SUBMISSIONS = {route.callback_id: route for route in INTERACTIONS.submissions}
+_SHORTCUTS = {route.callback_id: route for route in INTERACTIONS.shortcuts}
+_STEPS = {route.callback_id: route for route in INTERACTIONS.steps}
 
 
 def click_route(action_id: str) -> OnClick | None:
@@ -99,6 +138,14 @@ def click_route(action_id: str) -> OnClick | None:
 
 def submission_route(callback_id: str) -> OnSubmit | None:
     return _SUBMISSIONS.get(callback_id)
+
+
+def shortcut_route(callback_id: str) -> OnShortcut | None:
+    return _SHORTCUTS.get(callback_id)
+
+
+def step_route(callback_id: str) -> OnStep | None:
+    return _STEPS.get(callback_id)
 
 
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
@@ -179,6 +226,47 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
     return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
 
 
+async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+    """Run the handler of a shortcut, after the same role check as a typed command."""
+    route = shortcut_route(shortcut.callback_id)
+    if route is None:
+        return error("This shortcut is no longer offered by callops.")
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.callback_id, route.role)
+        return refused(f"The shortcut '{route.name}'", route.role, ctx.role)
+    if ctx.cc is None:
+        return not_connected(ctx)
+    return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
+
+
+NO_PERSON = (
+    "callops could not tell who runs this step, so it did nothing. Give the step's "
+    "'Who runs it' input the interactivity of the person who used the workflow (a "
+    "workflow started from a link, a button or a shortcut has one)."
+)
+
+
+async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
+    """Run a workflow step for the person who started the workflow, after the same role
+    check as a typed command (fail closed: nobody known is nobody allowed).  A step's
+    failure is words, not a message: every ``Reply`` a handler or the checks come back
+    with becomes ``StepFailed`` with the same words, in plain text."""
+    route = step_route(run.callback_id)
+    if route is None:
+        return StepFailed(f"callops has no step '{run.callback_id}'; remove it from the workflow.")
+    if not run.user_id:
+        return StepFailed(NO_PERSON)
+    if not role_allows(ctx.role, route.role):
+        _audit_refusal(ctx, route.callback_id, route.role)
+        return StepFailed(plain_words(refused(f"The step '{route.title}'", route.role, ctx.role)))
+    if ctx.cc is None:
+        return StepFailed(plain_words(not_connected(ctx)))
+    outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
+    if isinstance(outcome, Reply):
+        return StepFailed(plain_words(outcome))
+    return outcome
+
+
 async def _guarded(
     name: str,
     work: Awaitable[Outcome],
@@ -187,33 +275,66 @@ async def _guarded(
     usage: str | None = None,
     typed: list[str] | None = None,
 ) -> Outcome:
-    """Every expected failure of a handler, typed or clicked, in the same words.
+    """Every expected failure of a handler, typed or clicked, in the same words; a modal
+    filled in later gets the same treatment, shown in the modal.
 
     A campaign name that fits several campaigns (or, mistyped, none) is answered here for
-    every command: buttons that re-run ``typed``, everything in it kept, with the chosen
-    campaign in place of the name."""
+    every typed command: buttons that re-run ``typed``, everything in it kept, with the
+    chosen campaign in place of the name."""
     try:
-        return await work
-    except UsageError as exc:
+        outcome = await work
+    except Exception as exc:
+        return failure(name, exc, ctx, usage=usage, typed=typed)
+    if isinstance(outcome, OpenModal) and outcome.fill is not None:
+        outcome.fill = _guarded_fill(name, outcome.view, outcome.fill, ctx)
+    return outcome
+
+
+def failure(
+    name: str,
+    exc: Exception,
+    ctx: CommandContext,
+    *,
+    usage: str | None = None,
+    typed: list[str] | None = None,
+) -> Reply:
+    if isinstance(exc, UsageError):
         return error(exc.message, exc.usage or usage)
-    except NotConnectedError:
+    if isinstance(exc, NotConnectedError):
         return not_connected(ctx)
-    except AmbiguousCampaign as exc:
-        if typed is None:
-            # A click is answered with a campaign already chosen; this is a stale one.
-            return error(f"'{exc.query}' no longer names one campaign; run the command again.")
+    if isinstance(exc, AmbiguousCampaign) and typed is not None:
         return campaigns.ambiguous_reply(exc, typed)
-    except CampaignNotFound as exc:
+    if isinstance(exc, CampaignNotFound):
         return error(
             f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
             "campaigns  (to see their names)",
         )
-    except errors.CallCenterError as exc:
+    if isinstance(exc, AmbiguousCampaign):
+        return error(exc.words())
+    if isinstance(exc, errors.CallCenterError):
         return service_failure(exc)
-    except Exception:
-        ref = secrets.token_hex(4)
-        log.exception("%r failed (ref %s)", name, ref)
-        return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    ref = secrets.token_hex(4)
+    log.error("%r failed (ref %s)", name, ref, exc_info=exc)
+    return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+
+
+def _guarded_fill(
+    name: str, placeholder: View, fill: Callable[[], Awaitable[View]], ctx: CommandContext
+) -> Callable[[], Awaitable[View]]:
+    async def safely() -> View:
+        try:
+            return await fill()
+        except Exception as exc:
+            reply = failure(name, exc, ctx)
+            return View(
+                type="modal",
+                callback_id=placeholder.callback_id,
+                title=placeholder.title.text if placeholder.title else "callops",
+                close="Close",
+                blocks=reply.blocks,
+            )
+
+    return safely
 
 
 def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:

@@ -26,6 +26,7 @@ from storage.policy import (
 )
 from storage.roles import DEFAULT_ROLE, Role, RoleStore
 from storage.secrets import SecretBox, rotate_secrets
+from storage.step_runs import StepLink, StepRunStore
 from storage.workspaces import UNCHANGED, Workspace, WorkspaceStore, WorkspaceTokenCache
 
 __all__ = [
@@ -66,6 +67,8 @@ __all__ = [
     "RoleStore",
     "RouteStore",
     "SecretBox",
+    "StepLink",
+    "StepRunStore",
     "Storage",
     "Workspace",
     "WorkspaceStore",

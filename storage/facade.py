@@ -19,6 +19,7 @@ from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
 from storage.roles import RoleStore
 from storage.secrets import SecretBox, rotate_secrets
+from storage.step_runs import StepRunStore
 from storage.workspaces import WorkspaceStore
 
 
@@ -51,6 +52,7 @@ class Storage:
         self.call_feed = CallFeedStore(db, box, self.dedup, clock=clock)
         self.installations = InstallationStore(db, box, self.roles, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
+        self.step_runs = StepRunStore(db, box, clock=clock)
 
     @classmethod
     def open(

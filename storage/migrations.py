@@ -295,11 +295,30 @@ _V4_ALERTS_NOTICES = _sql(
     )""",
 )
 
+_V5_STEP_RUNS = _sql(
+    # A workflow step waiting on an approval request: which run to complete when the
+    # request is settled, with the run's just-in-time token (until it is used), and how
+    # the request's result becomes the step's outputs. ``settled_at`` is claimed once.
+    """CREATE TABLE step_runs (
+        team_id TEXT NOT NULL,
+        approval_id TEXT NOT NULL,
+        function_execution_id TEXT NOT NULL,
+        callback_id TEXT NOT NULL,
+        outputs TEXT NOT NULL,
+        token_enc TEXT,
+        created_at REAL NOT NULL,
+        settled_at REAL,
+        PRIMARY KEY (team_id, approval_id)
+    )""",
+    "CREATE UNIQUE INDEX step_runs_execution ON step_runs (function_execution_id)",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
     _V3_CALL_FEED,
     _V4_ALERTS_NOTICES,
+    _V5_STEP_RUNS,
 )
 """Index i holds the migration to version i + 1."""
 

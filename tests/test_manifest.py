@@ -15,9 +15,11 @@ import yaml
 from cryptography.fernet import Fernet
 from slack_bolt.async_app import AsyncApp
 
+from bot import manifest as declared
 from bot.app import BOT_SCOPES, create_app
 from bot.runtime import Runtime
 from bot.settings import Settings
+from commands.kernel.interactions import INTERACTIVITY_INPUT
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / "app-manifest.yml"
@@ -64,6 +66,7 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
     seen: set[str] = set()
     original_event = AsyncApp.event
     original_message = AsyncApp.message
+    original_function = AsyncApp.function
 
     def event(self: AsyncApp, event: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(event, dict):
@@ -76,8 +79,13 @@ def registered_events(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> set[st
         seen.add("message")
         return original_message(self, *args, **kwargs)
 
+    def function(self: AsyncApp, *args: Any, **kwargs: Any) -> Any:
+        seen.add("function_executed")  # a step listener is a function_executed listener
+        return original_function(self, *args, **kwargs)
+
     monkeypatch.setattr(AsyncApp, "event", event)
     monkeypatch.setattr(AsyncApp, "message", message)
+    monkeypatch.setattr(AsyncApp, "function", function)
     settings = Settings(
         _env_file=None,
         slack_bot_token="xoxb-manifest-test",
@@ -117,3 +125,28 @@ def test_surfaces_the_app_uses_are_switched_on(manifest: dict[str, Any]) -> None
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
     assert manifest["features"]["bot_user"]["display_name"]
+
+
+def test_workflow_steps_are_the_declared_ones(manifest: dict[str, Any]) -> None:
+    """What Workflow Builder offers is what the code answers, input for input."""
+    assert manifest["functions"] == declared.functions()
+    assert len(manifest["functions"]) >= 7
+    settings = manifest["settings"]
+    assert settings["function_runtime"] == "remote"
+    assert settings["org_deploy_enabled"] is True
+    for callback_id, function in manifest["functions"].items():
+        inputs = function["input_parameters"]
+        who = inputs[INTERACTIVITY_INPUT]
+        assert who["type"] == "slack#/types/interactivity" and who["is_required"], callback_id
+        for name, parameter in [*inputs.items(), *function["output_parameters"].items()]:
+            assert parameter["name"] == name, callback_id
+            assert parameter["title"] and parameter["description"], (callback_id, name)
+
+
+def test_shortcuts_are_the_declared_ones(manifest: dict[str, Any]) -> None:
+    shortcuts = manifest["features"]["shortcuts"]
+    assert shortcuts == declared.shortcuts()
+    assert {(s["type"], s["name"]) for s in shortcuts} == {
+        ("message", "Call back with callops"),
+        ("global", "Call-center status"),
+    }

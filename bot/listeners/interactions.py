@@ -1,8 +1,16 @@
-"""Every button and form of every family, registered generically.
+"""Every button, form, shortcut and workflow step of every family, registered generically.
 
-A listener acknowledges, builds the context, hands the click or the submission to the
-dispatcher and delivers the outcome; the ids come from the families' ``INTERACTIONS``
-and no domain logic, role check or literal id lives here.
+A listener acknowledges, builds the context, hands the click, submission, shortcut or
+step run to the dispatcher and delivers the outcome; the ids come from the families'
+``INTERACTIONS`` and no domain logic, role check or literal id lives here.
+
+A workflow step arrives as Slack's ``function_executed`` event; Bolt's ``app.function``
+acknowledges it at once, puts the run's just-in-time token on the client, and gives the
+listener ``complete`` and ``fail``, which answer the run with that token.  Everything
+else the step does in Slack (the approval card, later updated by other requests) uses
+the bot's own token: the run's token stops working once the run is answered.  The event
+names no person: the step's ``interactivity`` input does, so the context is built for
+that person here.
 """
 
 from __future__ import annotations
@@ -11,18 +19,23 @@ import json
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
+from slack_bolt.context.complete.async_complete import AsyncComplete
+from slack_bolt.context.fail.async_fail import AsyncFail
+from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.delivery import Surface, answerable, deliver
+from bot.delivery import StepAnswer, Surface, answerable, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
 from commands.dispatch import (
     INTERACTIONS,
     dispatch_click,
+    dispatch_shortcut,
+    dispatch_step,
     dispatch_submission,
     validate_submission,
 )
-from commands.kernel.interactions import Click, Submission
+from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
 
 
 async def on_click(
@@ -42,6 +55,7 @@ async def on_click(
         respond=answerable(respond),
         trigger_id=click.trigger_id,
         private_metadata=json.dumps({"channel": ctx.channel_id}),
+        view_id=click.view_id,
     )
     await deliver(outcome, surface, ctx)
 
@@ -59,8 +73,54 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
     await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
 
 
+async def on_shortcut(
+    ack: AsyncAck,
+    body: dict[str, Any],
+    context: AsyncBoltContext,
+    respond: AsyncRespond | None,
+) -> None:
+    await ack()
+    ctx = await builder(context).build()
+    shortcut = Shortcut.from_payload(body)
+    outcome = await dispatch_shortcut(ctx, shortcut)
+    messenger = ctx.messenger or WebApiMessenger(builder(context).client)
+    surface = Surface(
+        messenger=messenger,
+        respond=answerable(respond),
+        trigger_id=shortcut.trigger_id,
+        private_metadata=json.dumps({"channel": ctx.channel_id}),
+    )
+    await deliver(outcome, surface, ctx)
+
+
 def register(app: AsyncApp, rt: Runtime) -> None:
+    async def on_step(
+        event: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
+        complete: AsyncComplete,
+        fail: AsyncFail,
+    ) -> None:
+        run = StepRun.from_event(event, token=context.function_bot_access_token)
+        team = context.team_id or ""
+        client = rt.bots.get(team) or client
+        if run.user_id:
+            ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
+        else:
+            ctx = await rt.system_context(client, team)
+        outcome = await dispatch_step(ctx, run)
+        surface = Surface(
+            messenger=ctx.messenger or WebApiMessenger(client),
+            respond=None,
+            step=StepAnswer(complete=complete, fail=fail),
+        )
+        await deliver(outcome, surface, ctx)
+
     for click in INTERACTIONS.clicks:
         app.action(click.pattern())(on_click)
     for submission in INTERACTIONS.submissions:
         app.view(submission.callback_id)(on_submission)
+    for shortcut in INTERACTIONS.shortcuts:
+        app.shortcut(shortcut.callback_id)(on_shortcut)
+    for step in INTERACTIONS.steps:
+        app.function(step.callback_id)(on_step)

@@ -25,9 +25,10 @@ from commands.approvals.workflow import (
     late_message,
     needs_second_person,
     run_approved,
+    step_outcome,
 )
-from commands.kernel.context import CommandContext, Messenger
-from commands.kernel.reply import Reply, notice
+from commands.kernel.context import CommandContext, Messenger, StepExecution
+from commands.kernel.reply import Reply, StepCompleted, notice
 from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
 from storage.errors import ApprovalStateError
@@ -104,7 +105,30 @@ class ApprovalFlow:
 
     async def settled(self, approval: Approval) -> None:
         """Once a card's request is settled: tell the requester in the thread (approval
-        cards only), and post the announcement an action asked for."""
+        cards only), post the announcement an action asked for, and answer the workflow
+        step that waits on it, if one does."""
+        await self._tell_people(approval)
+        await self.answer_step(approval)
+
+    async def answer_step(self, approval: Approval) -> bool:
+        """Complete (or fail) the workflow step waiting on ``approval``, once across
+        clicks, sweeps and processes; False when no step waits on it (any more)."""
+        if not approval.state.is_final:
+            return False
+        link = self.storage.step_runs.settle(approval.team_id, approval.id)
+        if link is None or link.token is None:
+            return False
+        outcome = step_outcome(approval, link.outputs)
+        execution = StepExecution(link.function_execution_id, link.token)
+        if isinstance(outcome, StepCompleted):
+            sent = await self.slack.complete_step(execution, outcome.outputs, error=None)
+        else:
+            sent = await self.slack.complete_step(execution, None, error=outcome.error)
+        if not sent:
+            log.warning("approval %s: Slack did not take the step's answer", approval.id)
+        return True
+
+    async def _tell_people(self, approval: Approval) -> None:
         if approval.channel and approval.message_ts and needs_second_person(approval):
             note = outcome_note(approval)
             if note:

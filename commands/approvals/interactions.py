@@ -79,6 +79,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     if not decision.moved:
         return notice(decision.message or "Nothing changed.")
     await flow.update_card(decision.approval)
+    await flow.settled(decision.approval)
     return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
 
 

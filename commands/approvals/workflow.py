@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.failures import describe_failure
 from commands.kernel.proposal import Proposal
+from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
 from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
 from storage.errors import (
@@ -280,3 +282,27 @@ async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
         return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")
+
+
+def step_outcome(approval: Approval, outputs: Mapping[str, str]) -> StepCompleted | StepFailed:
+    """How a settled request answers the workflow step that asked for it: the outputs
+    (``outputs`` maps each output to a key of the result's data), or why not, in the
+    words the card uses."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    title = actions.spec_for(approval.kind).title
+    state = approval.state
+    if state is ApprovalState.DONE:
+        return StepCompleted({name: result.get(key) for name, key in outputs.items()})
+    if state is ApprovalState.FAILED:
+        said = plain_words(Reply(text=str(result.get("text") or "it failed.")))
+        return StepFailed(f"{title} was approved but failed: {said}")
+    if state is ApprovalState.DENIED:
+        reason = f": {approval.reason}" if approval.reason else "."
+        return StepFailed(f"{title} was denied by {mention(approval.decider)}{reason}")
+    if state is ApprovalState.EXPIRED:
+        return StepFailed(
+            f"{title}: the approval request expired before anyone decided. Nothing was done."
+        )
+    if state is ApprovalState.CANCELLED:
+        return StepFailed(f"{title}: the request was withdrawn. Nothing was done.")
+    return StepFailed(f"{title}: the request is still {state.value}.")

@@ -208,7 +208,8 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     )
 
 
-async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
+async def refusal(cc: CallCenter, phone: str) -> Reply | None:
+    """Why the number must not be called (the service's rule, its blacklist), or None."""
     problem = phone_problem(phone)
     if problem:
         return error(problem, usage_of("autocall"))
@@ -217,7 +218,7 @@ async def _refusal(cc: CallCenter, phone: str) -> Reply | None:
     return None
 
 
-def _proposal(
+def push_proposal(
     campaign_uuid: str, campaign_name: str, template_name: str, phone: str, values: dict[str, str]
 ) -> Proposal:
     return Proposal(
@@ -232,6 +233,33 @@ def _proposal(
     )
 
 
+def not_autocall(campaign: Campaign) -> Reply | None:
+    if campaign.type == "autocall":
+        return None
+    return error(
+        f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
+        "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+    )
+
+
+def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str]) -> None:
+    """Every value given must fill a placeholder of the template (``UsageError``)."""
+    unknown = [k for k in given if k not in names]
+    if unknown:
+        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        near = suggest(unknown[0], names, limit=2)
+        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
+        raise UsageError(
+            f"The template of {campaign.campaign_name} has no placeholder "
+            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
+            usage_of("autocall"),
+        )
+
+
+def value_needed(name: str) -> str:
+    return f"The template needs {{{{{name}}}}}."
+
+
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     # Every placeholder is free text: ``name=Nguyễn Văn An`` needs no quotes.
     positional, given = split_options(args, spaced=ANY_KEY)
@@ -244,23 +272,12 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     campaigns = await all_campaigns(cc)
     name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
     campaign = pick_campaign(campaigns, name)
-    if campaign.type != "autocall":
-        return error(
-            f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
-            "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
-        )
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
     template = await template_of(cc, campaign)
     names = fields_of(template)
-    unknown = [k for k in given if k not in names]
-    if unknown:
-        wanted = ", ".join(names) if names else "none (it plays a recording)"
-        near = suggest(unknown[0], names, limit=2)
-        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
-        raise UsageError(
-            f"The template of {campaign.campaign_name} has no placeholder "
-            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
-            usage_of("autocall"),
-        )
+    check_values(campaign, names, given)
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(number_words))
     if not phone or missing_values(names, given):
@@ -269,13 +286,14 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
             )
         )
-    refusal = await _refusal(cc, phone)
-    if refusal:
-        return refusal
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
     values = {n: str(given[n]) for n in names}
     template_name = template.template_name if template else ""
     return await propose(
-        ctx, _proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values)
+        ctx,
+        push_proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values),
     )
 
 
@@ -286,17 +304,17 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         problems[PHONE_BLOCK] = phone_issue
     for name in meta.get("names") or []:
         if not text(values, PARAM_BLOCK + str(name)):
-            problems[PARAM_BLOCK + str(name)] = f"The template needs {{{{{name}}}}}."
+            problems[PARAM_BLOCK + str(name)] = value_needed(str(name))
     return problems
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     phone = normalize_phone(text(values, PHONE_BLOCK))
-    refusal = await _refusal(ctx.client(), phone)
-    if refusal:
-        return refusal
+    refused = await refusal(ctx.client(), phone)
+    if refused:
+        return refused
     names = [str(n) for n in meta.get("names") or []]
-    return _proposal(
+    return push_proposal(
         str(meta.get("campaign_uuid") or ""),
         str(meta.get("campaign_name") or ""),
         str(meta.get("template_name") or ""),

@@ -29,7 +29,13 @@ from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Outcome, Reply, Rerun
-from commands.kernel.resolve import AmbiguousCampaign, CampaignMatch, all_campaigns, find_campaign
+from commands.kernel.resolve import (
+    AmbiguousCampaign,
+    CampaignMatch,
+    all_campaigns,
+    find_campaign,
+)
+from commands.kernel.tables import Column, table
 from commands.kernel.text import (
     clip,
     code,
@@ -39,6 +45,7 @@ from commands.kernel.text import (
     number,
     percent,
     status_label,
+    status_word,
     truncate,
 )
 from commands.leads.lists import campaign_list_blocks
@@ -69,6 +76,47 @@ def _campaign_row(c: Campaign, index: int) -> SectionBlock:
     )
 
 
+TABLE_COLUMNS = (
+    Column("Campaign"),
+    Column("Type"),
+    Column("Status"),
+    Column("Mode"),
+    Column("Concurrent", "right"),
+)
+
+
+def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
+    """The page as a table, with its Open buttons under it (a cell holds no button)."""
+    rows = [
+        [
+            c.campaign_name,
+            c.type,
+            status_word(c.status),
+            mode_label(c.mode_call),
+            number(c.concurrent_call),
+        ]
+        for c in page
+    ]
+    block = table(TABLE_COLUMNS, rows)
+    if block is None:
+        return None
+    opens: list[Block] = [
+        ActionsBlock(
+            block_id=f"open:{start}",
+            elements=[
+                ButtonElement(
+                    text=truncate(f"Open {c.campaign_name}", 75),
+                    action_id=f"{OPEN_ACTION}_{i}",
+                    value=c.campaign_uuid,
+                )
+                for i, c in enumerate(page[start : start + 5], start=start)
+            ],
+        )
+        for start in range(0, len(page), 5)
+    ]
+    return [block, *opens]
+
+
 def campaigns_reply(
     campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
 ) -> Reply:
@@ -82,7 +130,7 @@ def campaigns_reply(
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
-    blocks.extend(_campaign_row(c, i) for i, c in enumerate(page))
+    blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
     blocks.append(showing(offset, len(page), total, "campaigns"))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)

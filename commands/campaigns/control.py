@@ -105,18 +105,11 @@ async def execute_control(params: ControlParams, env: ExecutionEnv) -> ActionRes
     )
 
 
-async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
-    if not args:
-        raise UsageError(
-            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
-        )
-    # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
-    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
+def proposal_for(campaign: Campaign, status: Status) -> Proposal | None:
+    """The request to move ``campaign`` to ``status``, or None when it is there already.
+    Typed, clicked and workflow-step requests are all made here."""
     if _is(campaign.status, status):
-        return notice(
-            f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
-            emoji=":information_source:",
-        )
+        return None
     params = ControlParams(
         campaign_uuid=campaign.campaign_uuid,
         campaign_name=campaign.campaign_name,
@@ -124,7 +117,23 @@ async def _control(ctx: CommandContext, args: list[str], status: Status) -> Repl
         was=campaign.status,
         concurrent_call=campaign.concurrent_call if status == "start" else None,
     )
-    return await propose(ctx, Proposal(KIND_OF[status], params))
+    return Proposal(KIND_OF[status], params)
+
+
+async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
+    if not args:
+        raise UsageError(
+            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
+        )
+    # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
+    campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
+    proposal = proposal_for(campaign, status)
+    if proposal is None:
+        return notice(
+            f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
+            emoji=":information_source:",
+        )
+    return await propose(ctx, proposal)
 
 
 async def start(ctx: CommandContext, args: list[str]) -> Reply:

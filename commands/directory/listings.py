@@ -38,6 +38,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply
+from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, full_name, number, plural, truncate
 
 PAGE_SIZE = 15
@@ -127,9 +128,44 @@ def _user_row(user: User) -> SectionBlock:
     return _section(text)
 
 
+USER_COLUMNS = (
+    Column("Name"),
+    Column("Username"),
+    Column("Status"),
+    Column("Extension"),
+    Column("Role"),
+    Column("Groups"),
+)
+
+
+def _user_cells(user: User) -> list[Cell]:
+    status = user.user_status or "unknown"
+    if user.user_enabled.lower() == "false":
+        status += ", disabled"
+    role = user.level
+    if user.role_name and user.role_name.lower() != user.level.lower():
+        role += f" ({user.role_name})"
+    groups = [g.group_name for g in (user.groups or []) if g.group_name]
+    if not groups and user.group_name:
+        groups = [user.group_name]
+    return [
+        full_name(user.first_name, user.middle_name, user.last_name) or user.username,
+        user.username,
+        status,
+        user.extension,
+        role,
+        ", ".join(groups[:10]),
+    ]
+
+
 def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
-    rows = [_user_row(u) for u in users]
-    return listing("Users", rows, total=total, offset=offset, command="users", noun="users")
+    grid = table(USER_COLUMNS, [_user_cells(u) for u in users])
+    if grid is None:
+        rows: list[Block] = [_user_row(u) for u in users]
+        return listing("Users", rows, total=total, offset=offset, command="users", noun="users")
+    return listing(
+        "Users", [grid], total=total, offset=offset, command="users", noun="users", shown=len(users)
+    )
 
 
 async def users(ctx: CommandContext, args: list[str]) -> Reply:

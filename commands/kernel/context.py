@@ -7,7 +7,7 @@ database themselves, which keeps them testable against the emulator alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.views import View
@@ -45,6 +45,14 @@ class Posted:
     ts: str
 
 
+@dataclass(frozen=True)
+class StepExecution:
+    """A workflow step run to complete later: its id and its just-in-time bot token."""
+
+    function_execution_id: str
+    token: str = field(repr=False)
+
+
 class Messenger(Protocol):
     """The Slack messages a handler may send besides its answer (an approval card in
     another channel, a note in a thread, the App Home tab), sent by ``bot/`` with the Web
@@ -65,8 +73,21 @@ class Messenger(Protocol):
         """An ephemeral message in ``channel``, else (no channel, bot not in it) a DM."""
         ...
 
-    async def open_view(self, trigger_id: str, view: View) -> bool:
-        """Open a modal; False when Slack refused (the trigger id lives 3 seconds)."""
+    async def open_view(self, trigger_id: str, view: View) -> str | None:
+        """Open a modal; its view id, or None when Slack refused (the trigger id lives
+        3 seconds)."""
+        ...
+
+    async def update_view(self, view_id: str, view: View) -> bool:
+        """Replace an open modal."""
+        ...
+
+    async def complete_step(
+        self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
+    ) -> bool:
+        """Tell Slack a workflow step finished (``outputs``) or failed (``error``), with
+        the run's own just-in-time token; False when Slack refused (the run was already
+        completed, or is gone)."""
         ...
 
     async def publish_home(self, user: str, view: View) -> bool:

@@ -8,8 +8,9 @@ a plain name is resolved later by whoever has a Web API client.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from commands.kernel.matching import alternatives, suggest
@@ -257,3 +258,28 @@ def check_keys(
         hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
         listed = ", ".join(a + "=" for a in allowed)
         raise UsageError(f"'{key}=' is not {what}.{hint} Use {listed}.", usage)
+
+
+def key_values(given: str | Mapping[str, object] | None) -> dict[str, str]:
+    """Values written as ``name="Nguyễn An" amount=150000`` (spaces or new lines between
+    them), as a JSON object, or already an object (a workflow step's input): every value
+    as text.  Anything that is no ``key=value`` is a ``UsageError`` naming it."""
+    if given is None:
+        return {}
+    if isinstance(given, Mapping):
+        return {str(k): "" if v is None else str(v) for k, v in given.items()}
+    text = given.strip()
+    if text.startswith("{"):
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"The values look like JSON but are not: {exc.msg}.") from exc
+        if not isinstance(loaded, dict):
+            raise UsageError('The values must be a JSON object, like {"name": "An"}.')
+        return key_values(loaded)
+    positional, options = split_options(tokenize(text.replace(",\n", "\n")))
+    if positional:
+        raise UsageError(
+            f"'{positional[0]}' is not name=value; write the values like name=An amount=150000."
+        )
+    return options

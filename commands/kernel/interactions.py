@@ -1,14 +1,16 @@
-"""Clicks and form submissions, declared by the family that owns them.
+"""Clicks, form submissions, shortcuts and workflow steps, declared by their family.
 
-A typed command is found in the catalog; a click or a submitted form is found here.
+A typed command is found in the catalog; everything else a person can do is found here.
 Each family module lists what it answers in ``INTERACTIONS``: the action ids of its
-buttons and the callback ids of its modals, each with its handler and the least role
-that may use it.  The ids are defined in the family module next to the handler, and
-``bot/`` registers every declared id generically: it never names one itself.
+buttons, the callback ids of its modals, its shortcuts (message or global) and its
+Workflow Builder steps, each with its handler and the least role that may use it.  The
+ids are defined in the family module next to the handler, and ``bot/`` registers every
+declared id generically: it never names one itself.
 
-Handlers have the shape of a typed command's: ``(ctx, click) -> Outcome`` and
-``(ctx, submission) -> Outcome``.  The dispatcher checks the role, runs the handler
-and words its failures the same way for every surface.
+Handlers have the shape of a typed command's: ``(ctx, click) -> Outcome``,
+``(ctx, submission) -> Outcome``, ``(ctx, shortcut) -> Outcome`` and
+``(ctx, run) -> Outcome``.  The dispatcher checks the role, runs the handler and words
+its failures the same way for every surface.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Outcome
@@ -28,6 +30,8 @@ FormValues = dict[str, Any]
 multi-selects and checkboxes (None when left empty)."""
 Meta = dict[str, Any]
 """The modal's ``private_metadata``, as JSON."""
+INTERACTIVITY_INPUT = "interactivity"
+"""Every step's input of type ``slack#/types/interactivity``: who runs it."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class Click:
     """The message that holds the button (None in App Home and modals)."""
     ephemeral: bool = False
     """The button sits on an ephemeral message (which cannot be threaded under)."""
+    view_id: str | None = None
+    """The modal or Home tab that holds the button (None in messages)."""
 
     @classmethod
     def from_payload(cls, body: Mapping[str, Any], action: Mapping[str, Any]) -> Click:
@@ -59,6 +65,7 @@ class Click:
             trigger_id=body.get("trigger_id"),
             message_ts=message.get("ts") or container.get("message_ts"),
             ephemeral=bool(container.get("is_ephemeral")),
+            view_id=container.get("view_id") if container.get("type") == "view" else None,
         )
 
 
@@ -79,9 +86,89 @@ class Submission:
         )
 
 
+ShortcutKind = Literal["message", "global"]
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A shortcut someone used: from the ⚡ menu (``global``) or on a message
+    (``message``, Slack's ``message_action``, which carries the message)."""
+
+    callback_id: str
+    kind: ShortcutKind
+    trigger_id: str | None = None
+    message_text: str = ""
+    message_ts: str | None = None
+    channel_id: str | None = None
+
+    @classmethod
+    def from_payload(cls, body: Mapping[str, Any]) -> Shortcut:
+        message = body.get("message") or {}
+        channel = body.get("channel") or {}
+        return cls(
+            callback_id=str(body.get("callback_id") or ""),
+            kind="message" if body.get("type") == "message_action" else "global",
+            trigger_id=body.get("trigger_id"),
+            message_text=str(message.get("text") or "") if isinstance(message, dict) else "",
+            message_ts=(message.get("ts") if isinstance(message, dict) else None)
+            or body.get("message_ts"),
+            channel_id=channel.get("id") if isinstance(channel, dict) else None,
+        )
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """One run of a workflow step (Slack's ``function_executed`` event).
+
+    ``user_id`` is the person whose action started the workflow, read from the step's
+    ``interactivity`` input (Slack fills its ``interactor``; the workflow's author cannot
+    choose it), or None when the workflow was not started by a person."""
+
+    callback_id: str
+    function_execution_id: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    user_id: str | None = None
+    token: str | None = field(default=None, repr=False)
+    """The run's just-in-time bot token: completing the step needs it, also later (a
+    step waiting on an approval is completed when the request is decided)."""
+
+    @classmethod
+    def from_event(cls, event: Mapping[str, Any], *, token: str | None) -> StepRun:
+        function = event.get("function")
+        callback_id = function.get("callback_id") if isinstance(function, Mapping) else None
+        inputs = event.get("inputs") or {}
+        inputs = dict(inputs) if isinstance(inputs, Mapping) else {}
+        return cls(
+            callback_id=str(callback_id or ""),
+            function_execution_id=str(event.get("function_execution_id") or ""),
+            inputs=inputs,
+            user_id=interactor(inputs.get(INTERACTIVITY_INPUT)),
+            token=token,
+        )
+
+    def text(self, name: str) -> str:
+        """An input as text, trimmed ('' when absent)."""
+        value = self.inputs.get(name)
+        if value is None:
+            return ""
+        return value.strip() if isinstance(value, str) else str(value).strip()
+
+
+def interactor(value: Any) -> str | None:
+    """The user id in a ``slack#/types/interactivity`` value, if it names one."""
+    if not isinstance(value, Mapping):
+        return None
+    who = value.get("interactor")
+    if isinstance(who, Mapping) and isinstance(who.get("id"), str) and who["id"]:
+        return str(who["id"])
+    return None
+
+
 ClickHandler = Callable[[CommandContext, Click], Awaitable[Outcome]]
 SubmitHandler = Callable[[CommandContext, Submission], Awaitable[Outcome]]
 Validator = Callable[[CommandContext, Submission], Awaitable[dict[str, str] | None]]
+ShortcutHandler = Callable[[CommandContext, Shortcut], Awaitable[Outcome]]
+StepHandler = Callable[[CommandContext, StepRun], Awaitable[Outcome]]
 
 
 @dataclass(frozen=True)
@@ -128,13 +215,88 @@ class OnSubmit:
 
 
 @dataclass(frozen=True)
+class OnShortcut:
+    """A shortcut in Slack's ⚡ menu (``global``) or a message's menu (``message``).  Its
+    name and description are what people see there (the manifest lists them)."""
+
+    callback_id: str
+    handler: ShortcutHandler
+    kind: ShortcutKind
+    name: str
+    description: str
+    role: Role = Role.VIEWER
+
+
+@dataclass(frozen=True)
+class StepParam:
+    """One input or output of a workflow step, as the manifest declares it."""
+
+    name: str
+    type: str
+    title: str
+    description: str
+    required: bool = False
+    hint: str | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "type": self.type,
+            "title": self.title,
+            "description": self.description,
+            "is_required": self.required,
+            "name": self.name,
+        }
+        if self.hint:
+            entry["hint"] = self.hint
+        return entry
+
+
+WHO_RUNS_IT = StepParam(
+    INTERACTIVITY_INPUT,
+    "slack#/types/interactivity",
+    "Who runs it",
+    "The person who started the workflow: callops checks their role, as for /callops.",
+    required=True,
+    hint="Choose the interactivity of the person who used this workflow",
+)
+
+
+@dataclass(frozen=True)
+class OnStep:
+    """A Workflow Builder step (a custom function).  ``inputs`` and ``outputs`` are what
+    the manifest's ``functions`` section declares for it (a test keeps them equal); every
+    step takes ``interactivity`` first, so callops knows whose role to check."""
+
+    callback_id: str
+    handler: StepHandler
+    title: str
+    description: str
+    inputs: tuple[StepParam, ...]
+    outputs: tuple[StepParam, ...]
+    role: Role = Role.OPERATOR
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "description": self.description,
+            "input_parameters": {p.name: p.manifest() for p in (WHO_RUNS_IT, *self.inputs)},
+            "output_parameters": {p.name: p.manifest() for p in self.outputs},
+        }
+
+
+@dataclass(frozen=True)
 class Interactions:
     clicks: tuple[OnClick, ...] = ()
     submissions: tuple[OnSubmit, ...] = ()
+    shortcuts: tuple[OnShortcut, ...] = ()
+    steps: tuple[OnStep, ...] = ()
 
     def __add__(self, other: Interactions) -> Interactions:
         return Interactions(
-            clicks=self.clicks + other.clicks, submissions=self.submissions + other.submissions
+            clicks=self.clicks + other.clicks,
+            submissions=self.submissions + other.submissions,
+            shortcuts=self.shortcuts + other.shortcuts,
+            steps=self.steps + other.steps,
         )
 
 

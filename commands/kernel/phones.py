@@ -39,3 +39,38 @@ def phone_problem(phone: str) -> str | None:
 async def blocked_numbers(cc: CallCenter) -> set[str]:
     """Every number on the service's blacklist, normalized."""
     return {normalize_phone(entry.phone_number) async for entry in cc.blacklist.iterate()}
+
+
+_DIGIT_RUN = re.compile(r"\+?\d(?:[\d\s.\-()]*\d)?")
+_DIGIT_GROUP = re.compile(r"\+?\d+")
+_MOST_DIGITS = 13
+
+
+def find_phones(text: str) -> list[str]:
+    """Every number in free text that the service would accept, normalized, in order and
+    once each: ``Khách hàng gọi lại số 0912 345 678 nhé`` -> ``["0912345678"]``.
+
+    People space numbers out (``0912 345 678``, ``0912.345.678``, ``+84 912-345-678``) and
+    write several in a row, so each run of digits and separators is read group by group,
+    taking the longest run of groups that makes a valid number, then going on after it."""
+    found: list[str] = []
+    for run in _DIGIT_RUN.finditer(text):
+        groups = _DIGIT_GROUP.findall(run.group())
+        start = 0
+        while start < len(groups):
+            best: tuple[int, str] | None = None
+            joined = ""
+            for end in range(start, len(groups)):
+                joined += groups[end]
+                if len(joined.lstrip("+")) > _MOST_DIGITS:
+                    break
+                candidate = normalize_phone(joined)
+                if not check_phone(candidate):
+                    best = (end, candidate)
+            if best is None:
+                start += 1
+                continue
+            if best[1] not in found:
+                found.append(best[1])
+            start = best[0] + 1
+    return found

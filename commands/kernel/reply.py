@@ -6,6 +6,8 @@ Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes thr
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -41,7 +43,17 @@ class Reply:
 @dataclass
 class OpenModal:
     """The command's answer is a modal; ``bot`` opens it with the trigger id at once
-    (a trigger id lives 3 seconds, so nothing slow may come first)."""
+    (a trigger id lives 3 seconds, so nothing slow may come first).  When the content
+    is slow to gather (the wallboard asks the service several things), ``view`` is a
+    placeholder and ``fill`` builds the real view, which replaces it once ready."""
+
+    view: View
+    fill: Callable[[], Awaitable[View]] | None = None
+
+
+@dataclass
+class UpdateModal:
+    """Replace the modal the person is looking at (the one whose button they clicked)."""
 
     view: View
 
@@ -83,7 +95,41 @@ class Nothing:
     """Everything was already said where it belongs (a card updated, a thread note)."""
 
 
-Outcome = Reply | OpenModal | FieldErrors | PublishHome | Rerun | DeleteOriginal | Nothing
+@dataclass
+class StepCompleted:
+    """A workflow step finished: its outputs, named as the manifest declares them."""
+
+    outputs: dict[str, Any]
+
+
+@dataclass
+class StepFailed:
+    """A workflow step failed; ``error`` (plain text) is shown in the workflow's activity."""
+
+    error: str
+
+
+@dataclass
+class StepPending:
+    """A workflow step waits for a person (an approval request): it is completed, or
+    failed, when the request is decided, denied or expires."""
+
+    approval_id: str
+
+
+Outcome = (
+    Reply
+    | OpenModal
+    | UpdateModal
+    | FieldErrors
+    | PublishHome
+    | Rerun
+    | DeleteOriginal
+    | Nothing
+    | StepCompleted
+    | StepFailed
+    | StepPending
+)
 
 
 def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
@@ -120,3 +166,20 @@ def error(what: str, how: str | None = None) -> Reply:
 
 WRITING_TOPIC = "writing"
 """The ``help`` topic on writing names and values (``commands.kernel.help``)."""
+
+
+_LEADING_EMOJI = re.compile(r"^(:[a-z0-9_+\-]+:\s*)+")
+_USAGE_LINES = re.compile(r"\n+(Usage: `[^`]*`|_[^\n]*_)\s*$")
+"""The ``/callops`` usage line and the italic hint after it: a workflow has no command."""
+
+
+def plain_words(reply: Reply) -> str:
+    """A reply's message as plain text, for a surface that shows no mrkdwn (a workflow
+    step's error): the same words, without the emoji, the ``/callops`` usage line, the
+    bold and code marks, and with Slack's escapes undone."""
+    text = reply.text.strip()
+    while _USAGE_LINES.search(text):
+        text = _USAGE_LINES.sub("", text).strip()
+    text = _LEADING_EMOJI.sub("", text)
+    text = text.replace("*", "").replace("`", "")
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()

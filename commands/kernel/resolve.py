@@ -41,6 +41,15 @@ class AmbiguousCampaign(Exception):
         self.candidates = candidates
         self.guessed = guessed
 
+    def words(self) -> str:
+        """The choice in plain words, where no buttons can be offered (a workflow step)."""
+        names = ", ".join(c.campaign_name for c in self.candidates[:10])
+        more = f" and {len(self.candidates) - 10} more" if len(self.candidates) > 10 else ""
+        return (
+            f"Several campaigns start with '{self.query}': {names}{more}. "
+            "Give more of the name, or the campaign's UUID."
+        )
+
 
 @dataclass(frozen=True)
 class CampaignMatch:

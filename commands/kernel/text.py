@@ -142,12 +142,14 @@ def mention(user_id: str | None) -> str:
 
 # --- shared labels: the same words for the same thing in every family -------------------
 
-STATUS_LABEL = {
-    "start": ":large_green_circle: running",
-    "running": ":large_green_circle: running",
-    "pause": ":large_yellow_circle: paused",
-    "stop": ":red_circle: stopped",
+STATUS_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
+"""A campaign's status as the service spells it, in words (a table cell shows no emoji)."""
+_LIGHT = {
+    "running": ":large_green_circle:",
+    "paused": ":large_yellow_circle:",
+    "stopped": ":red_circle:",
 }
+STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD.items()}
 """A campaign's status as the service spells it, in words with its traffic light."""
 MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
 """A campaign's calling mode (the service spells one of them ``parralel``)."""
@@ -159,6 +161,11 @@ DAY_AND_TIME = "%a %d %b %H:%M"
 def status_label(status: str) -> str:
     """``:large_green_circle: running`` for ``start``; an unknown status as it came."""
     return STATUS_LABEL.get(status, escape(status) or "unknown")
+
+
+def status_word(status: str) -> str:
+    """``running`` for ``start``: the status without its traffic light."""
+    return STATUS_WORD.get(status, status or "unknown")
 
 
 def mode_label(mode: str) -> str:

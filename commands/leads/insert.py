@@ -22,8 +22,9 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
+from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
@@ -45,13 +46,22 @@ from commands.kernel.text import clip, code, truncate
 from commands.leads.target import find_list
 from storage import ActionKind, Role
 
-ADD_LEAD_BUTTON = "lead_add"
+ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
 LEAD_CALLBACK = "lead_form"
 PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
 """The optional fields the form asks for; the typed command takes any of the service's."""
 FIELD_LABELS = {"lead_name": "Customer's name", "contract_number": "Contract number"}
+
+
+def list_uuid_problem(list_uuid: str) -> str | None:
+    if check_list_uuid(list_uuid):
+        return (
+            f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; '{list_uuid[:60]}' has "
+            f"{len(list_uuid)}."
+        )
+    return None
 
 
 def list_button_value(lead_list: LeadList) -> str:
@@ -158,16 +168,32 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     )
 
 
-def _proposal(lead_list: LeadList, phone: str, fields: Mapping[str, str]) -> Proposal:
-    return Proposal(
-        ActionKind.LEAD_INSERT,
-        LeadParams(
-            list_uuid=lead_list.list_uuid,
-            list_name=lead_list.list_name,
-            phone_number=phone,
-            fields={k: v for k, v in fields.items() if v},
-        ),
+def fields_problem(fields: Mapping[str, str]) -> str | None:
+    """Lead fields the service does not take, named (a workflow step's inputs)."""
+    unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
+    if unknown:
+        return f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}."
+    return None
+
+
+async def lead_proposal(
+    cc: CallCenter, list_uuid: str, phone: str, fields: Mapping[str, str]
+) -> Proposal | Reply:
+    """The request to add one lead, after every check (the list exists, the number is not
+    blacklisted), or the reply saying why not; typed commands and workflow steps alike."""
+    try:
+        lead_list = await cc.lists.get(list_uuid)
+    except errors.NotFoundError:
+        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+    if phone in await blocked_numbers(cc):
+        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    params = LeadParams(
+        list_uuid=list_uuid,
+        list_name=lead_list.list_name,
+        phone_number=phone,
+        fields={k: v for k, v in fields.items() if v},
     )
+    return Proposal(ActionKind.LEAD_INSERT, params)
 
 
 async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -206,9 +232,10 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
                 **{k: v for k, v in fields.items() if k in FORM_FIELDS},
             )
         )
-    if phone in await blocked_numbers(cc):
-        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
-    return await propose(ctx, _proposal(lead_list, phone, fields))
+    proposal = await lead_proposal(cc, lead_list.list_uuid, phone, fields)
+    if isinstance(proposal, Reply):
+        return proposal
+    return await propose(ctx, proposal)
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
@@ -219,14 +246,8 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     list_uuid = str(meta.get("list_uuid") or "")
     phone = normalize_phone(text(values, PHONE_BLOCK))
-    cc = ctx.client()
-    try:
-        lead_list = await cc.lists.get(list_uuid)
-    except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)} any more.", emoji=":mag:")
-    if phone in await blocked_numbers(cc):
-        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
-    return _proposal(lead_list, phone, {f: text(values, f) for f in FORM_FIELDS})
+    fields = {f: text(values, f) for f in FORM_FIELDS}
+    return await lead_proposal(ctx.client(), list_uuid, phone, fields)
 
 
 register(

@@ -49,7 +49,7 @@ from commands.leads.csv_check import (
 from commands.leads.target import ListTarget, find_list
 from storage import ActionKind, Role
 
-UPLOAD_LEADS_BUTTON = "lead_upload"
+UPLOAD_LEADS_BUTTON = "lead_list_upload"
 """A lead list's Upload leads button (on the campaign card); its value names the campaign."""
 
 REASON_WORDS = {

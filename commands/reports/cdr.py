@@ -48,6 +48,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     find_campaign,
 )
+from commands.kernel.tables import Cell, Column, Link, table
 from commands.kernel.text import (
     clip,
     code,
@@ -235,6 +236,44 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+RECORD_COLUMNS = (
+    Column("Time"),
+    Column("Direction"),
+    Column("From"),
+    Column("To"),
+    Column("Status"),
+    Column("Duration", "right"),
+    Column("Talk", "right"),
+    Column("Extension"),
+    Column("Pressed"),
+    Column("Campaign"),
+    Column("Recording"),
+)
+DIRECTION_WORD = {"inbound": "in", "outbound": "out", "local": "local"}
+
+
+def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> list[Cell]:
+    status = cdr.status or "unknown"
+    if cdr.cause and cdr.cause.lower().replace("_", "-") != cdr.status.lower():
+        status += f" ({cdr.cause})"
+    agent = full_name(cdr.fullname) or cdr.username
+    extension = cdr.extension + (f" ({agent})" if agent and cdr.extension else "")
+    recording = cdr.recording_url or cdr.autocall_recording_url
+    return [
+        local_time(cdr.time_started, tz, "%d %b %H:%M:%S"),
+        DIRECTION_WORD.get(cdr.direction.lower(), cdr.direction),
+        cdr.from_number,
+        cdr.to_number,
+        status,
+        duration(cdr.duration),
+        duration(cdr.billsec) if cdr.billsec else None,
+        extension,
+        cdr.press_key or cdr.digits,
+        campaign_names.get(cdr.campaign_uuid),
+        Link(recording.strip(), "recording") if recording.strip() else None,
+    ]
+
+
 def records_reply(
     records: Sequence[Cdr],
     *,
@@ -258,7 +297,11 @@ def records_reply(
         )
     page = list(records[:PAGE_SIZE])
     blocks: list[Block] = [HeaderBlock(text=f"Call records: {number(total)}"), filters]
-    blocks.extend(_record(c, ctx.tz, names) for c in page)
+    grid = table(RECORD_COLUMNS, [_record_cells(c, ctx.tz, names) for c in page])
+    if grid is not None:
+        blocks.append(grid)
+    else:
+        blocks.extend(_record(c, ctx.tz, names) for c in page)
     blocks.append(showing(ctx.offset, len(page), total, "call records"))
     blocks.extend(pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total))
     return Reply(text=f"Call records: {total}", blocks=blocks)

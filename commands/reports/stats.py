@@ -42,6 +42,7 @@ from commands.kernel.resolve import (
     campaign_queries,
     find_campaign,
 )
+from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import (
     campaign_label,
     clip,
@@ -393,10 +394,11 @@ def _period_listing(
     row: Callable[[Row], SectionBlock],
     noun: str,
     command: str,
+    grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
     """A paged listing over a period: title, its window, a headline, then this page of
-    ``rows`` (all of them, in order) drawn by ``row``; ``empty`` (plain text) when there
-    is none."""
+    ``rows`` (all of them, in order) as a table (``grid``) where it fits Slack's limits,
+    else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
         ContextBlock(elements=[MarkdownTextObject(text=_window_text(period, ctx.tz))]),
@@ -406,10 +408,42 @@ def _period_listing(
         return [*blocks, SectionBlock(text=MarkdownTextObject(text=text))]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
-    blocks.extend(row(item) for item in page)
+    drawn = grid(page) if grid is not None else None
+    if drawn is not None:
+        blocks.append(drawn)
+    else:
+        blocks.extend(row(item) for item in page)
     blocks.append(showing(ctx.offset, len(page), len(rows), noun))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
+
+
+AGENT_COLUMNS = (
+    Column("Agent"),
+    Column("Username"),
+    Column("Talk", "right"),
+    Column("Wait", "right"),
+    Column("Pause", "right"),
+    Column("Wrap-up", "right"),
+    Column("Occupancy", "right"),
+    Column("Logged in"),
+)
+
+
+def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
+    name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
+    busy = a.total_talk_sec + a.total_dispo_sec
+    fmt = "%d %b %H:%M" if multi_day else "%H:%M"
+    return [
+        name,
+        a.username,
+        duration(a.total_talk_sec),
+        duration(a.total_wait_sec),
+        duration(a.total_pause_sec),
+        duration(a.total_dispo_sec),
+        ratio_percent(busy, busy + a.total_wait_sec, 0),
+        f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}",
+    ]
 
 
 def agents_reply(
@@ -432,6 +466,9 @@ def agents_reply(
         row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
         noun="agents",
         command=command,
+        grid=lambda page: table(
+            AGENT_COLUMNS, [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
+        ),
     )
     if not ordered:
         return Reply(text=f"No agent time {period.label}.", blocks=blocks)
@@ -473,6 +510,37 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
+EXTENSION_COLUMNS = (
+    Column("Extension"),
+    Column("Name"),
+    Column("Calls", "right"),
+    Column("Answered", "right"),
+    Column("Answer rate", "right"),
+    Column("Busy", "right"),
+    Column("No answer", "right"),
+    Column("Unavailable", "right"),
+    Column("In", "right"),
+    Column("Out", "right"),
+    Column("Local", "right"),
+)
+
+
+def _extension_cells(e: ExtensionCounters) -> list[Cell]:
+    return [
+        e.extension,
+        full_name(e.firstname, e.middlename, e.lastname) or e.username,
+        number(e.total),
+        number(e.answered),
+        ratio_percent(e.answered, e.total),
+        number(e.busy),
+        number(e.no_answered),
+        number(e.not_available),
+        number(e.inbound),
+        number(e.outbound),
+        number(e.local),
+    ]
+
+
 def extensions_reply(
     rows: Sequence[ExtensionCounters], period: Period, *, command: str, ctx: CommandContext
 ) -> Reply:
@@ -491,6 +559,7 @@ def extensions_reply(
         row=_extension_row,
         noun="extensions",
         command=command,
+        grid=lambda page: table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page]),
     )
     if not ordered:
         return Reply(text=f"No extension calls {period.label}.", blocks=blocks)

@@ -36,9 +36,9 @@ from commands.calls.live import direction_label, state_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
 from commands.kernel.periods import Period, parse_period
-from commands.kernel.reply import Outcome, PublishHome
+from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
 from commands.kernel.text import (
     campaign_label,
     clip,
@@ -438,4 +438,70 @@ async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
     return PublishHome(await wallboard(ctx))
 
 
-INTERACTIONS = Interactions(clicks=(OnClick(REFRESH_ACTION, refresh_clicked),))
+# --- the "Call-center status" shortcut: the wallboard in a modal, from anywhere --------
+
+STATUS_SHORTCUT = "callcenter_status"
+STATUS_CALLBACK = "callcenter_status"
+STATUS_REFRESH_ACTION = "status_refresh"
+
+
+def _status_modal(blocks: list[Block]) -> View:
+    return View(
+        type="modal",
+        callback_id=STATUS_CALLBACK,
+        title="Call-center status",
+        close="Close",
+        blocks=blocks,
+    )
+
+
+async def status_modal(ctx: CommandContext) -> View:
+    """The wallboard as a modal: the same blocks as App Home, with the modal's own Refresh
+    (the Home tab's buttons act on the Home tab)."""
+    home = await wallboard(ctx)
+    blocks = [
+        b
+        for b in home.blocks
+        if not (isinstance(b, ActionsBlock) and b.block_id == "home_controls")
+    ]
+    if ctx.cc is not None:
+        blocks.append(
+            ActionsBlock(
+                block_id="status_controls",
+                elements=[
+                    ButtonElement(text="Refresh", action_id=STATUS_REFRESH_ACTION, value="refresh")
+                ],
+            )
+        )
+    return _status_modal(blocks[:MAX_VIEW_BLOCKS])
+
+
+async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+    """Gathering the wallboard takes longer than a trigger id lives: open, then fill."""
+
+    async def fill() -> View:
+        return await status_modal(ctx)
+
+    loading = _status_modal([_section(":hourglass_flowing_sand: Asking the call center…")])
+    return OpenModal(loading, fill=fill)
+
+
+async def status_refreshed(ctx: CommandContext, click: Click) -> Outcome:
+    return UpdateModal(await status_modal(ctx))
+
+
+INTERACTIONS = Interactions(
+    clicks=(
+        OnClick(REFRESH_ACTION, refresh_clicked),
+        OnClick(STATUS_REFRESH_ACTION, status_refreshed),
+    ),
+    shortcuts=(
+        OnShortcut(
+            STATUS_SHORTCUT,
+            status_shortcut,
+            "global",
+            "Call-center status",
+            "The callops wallboard: campaigns, live calls, agents and today's totals.",
+        ),
+    ),
+)

@@ -19,6 +19,11 @@ from slack_sdk.models.views import View
 MESSAGE_BLOCK_LIMIT = 50
 VIEW_BLOCK_LIMIT = 100
 TEXT_LIMIT = 40_000
+TABLE_ROW_LIMIT = 100
+TABLE_CELL_LIMIT = 20
+"""Slack's table block: at most 100 rows of at most 20 cells, ``column_settings`` at most
+20 items, cells ``raw_text`` or ``rich_text``, one table per message, messages only."""
+TABLE_ALIGNS = ("left", "center", "right")
 
 # Where elements live inside a block, and whether the slot holds a list.
 _ELEMENT_SLOTS: dict[str, tuple[str, bool]] = {
@@ -33,7 +38,9 @@ def _describe(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def check_blocks(blocks: Any, *, limit: int, pointer: str = "/blocks") -> list[str]:
+def check_blocks(
+    blocks: Any, *, limit: int, pointer: str = "/blocks", in_view: bool = False
+) -> list[str]:
     """Every problem Slack would report for this ``blocks`` array (empty list: valid)."""
     if blocks is None:
         return []
@@ -42,6 +49,7 @@ def check_blocks(blocks: Any, *, limit: int, pointer: str = "/blocks") -> list[s
     problems: list[str] = []
     if len(blocks) > limit:
         problems.append(f"no more than {limit} items allowed [json-pointer:{pointer}]")
+    problems.extend(_table_placement(blocks, pointer, in_view))
     seen_block_ids: set[str] = set()
     seen_action_ids: set[str] = set()
     for index, raw in enumerate(blocks):
@@ -73,6 +81,8 @@ def _check_one_block(raw: dict[str, Any], where: str) -> list[str]:
         return [f"{_describe(exc)} [json-pointer:{where}]"]
     if parsed is None:
         return [f"unsupported type {raw.get('type')!r} [json-pointer:{where}/type]"]
+    if raw.get("type") == "table":
+        return check_table(raw, where)
     problems: list[str] = []
     for sub, element in _raw_elements(raw):
         try:
@@ -101,6 +111,83 @@ def _check_one_block(raw: dict[str, Any], where: str) -> list[str]:
         if element.get("type") == "button" and not element.get("text"):
             problems.append(f"missing required field: text [json-pointer:{where}{sub}]")
     return problems
+
+
+def _table_placement(blocks: list[Any], pointer: str, in_view: bool) -> list[str]:
+    """A table goes in a message, one per message."""
+    tables = [i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("type") == "table"]
+    if in_view:
+        return [
+            f"table blocks can only be used in messages [json-pointer:{pointer}/{i}/type]"
+            for i in tables
+        ]
+    return [
+        f"only one table block is allowed per message [json-pointer:{pointer}/{i}]"
+        for i in tables[1:]
+    ]
+
+
+def check_table(raw: dict[str, Any], where: str) -> list[str]:
+    """The table block's own rules, which ``slack_sdk``'s ``TableBlock`` does not check."""
+    rows = raw.get("rows")
+    if not isinstance(rows, list) or not rows:
+        return [f"must provide a non-empty array [json-pointer:{where}/rows]"]
+    problems: list[str] = []
+    if len(rows) > TABLE_ROW_LIMIT:
+        problems.append(f"no more than {TABLE_ROW_LIMIT} items allowed [json-pointer:{where}/rows]")
+    for r, row in enumerate(rows):
+        at = f"{where}/rows/{r}"
+        if not isinstance(row, list) or not row:
+            problems.append(f"must provide a non-empty array [json-pointer:{at}]")
+            continue
+        if len(row) > TABLE_CELL_LIMIT:
+            problems.append(f"no more than {TABLE_CELL_LIMIT} items allowed [json-pointer:{at}]")
+        for c, cell in enumerate(row):
+            problems.extend(_check_cell(cell, f"{at}/{c}"))
+    settings = raw.get("column_settings")
+    if settings is not None:
+        if not isinstance(settings, list):
+            problems.append(f"must provide an array [json-pointer:{where}/column_settings]")
+        else:
+            if len(settings) > TABLE_CELL_LIMIT:
+                problems.append(
+                    f"no more than {TABLE_CELL_LIMIT} items allowed "
+                    f"[json-pointer:{where}/column_settings]"
+                )
+            for i, item in enumerate(settings):
+                if item is None:
+                    continue
+                at = f"{where}/column_settings/{i}"
+                if not isinstance(item, dict) or set(item) - {"align", "is_wrapped"}:
+                    problems.append(f"must be align and is_wrapped only [json-pointer:{at}]")
+                elif "align" in item and item["align"] not in TABLE_ALIGNS:
+                    problems.append(
+                        f"must be one of {list(TABLE_ALIGNS)} [json-pointer:{at}/align]"
+                    )
+                elif "is_wrapped" in item and not isinstance(item["is_wrapped"], bool):
+                    problems.append(f"must be a boolean [json-pointer:{at}/is_wrapped]")
+    return problems
+
+
+def _check_cell(cell: Any, at: str) -> list[str]:
+    if not isinstance(cell, dict):
+        return [f"must provide an object [json-pointer:{at}]"]
+    kind = cell.get("type")
+    if kind == "raw_text":
+        text = cell.get("text")
+        if not isinstance(text, str) or not text:
+            return [f"must provide a non-empty string [json-pointer:{at}/text]"]
+        return []
+    if kind == "rich_text":
+        try:
+            parsed = Block.parse(copy.deepcopy(cell))
+            if parsed is None:
+                raise ValueError("not a rich_text block")
+            parsed.to_dict()
+        except Exception as exc:
+            return [f"{_describe(exc)} [json-pointer:{at}]"]
+        return []
+    return [f"cells are raw_text or rich_text, not {kind!r} [json-pointer:{at}/type]"]
 
 
 def _raw_elements(block: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -135,7 +222,9 @@ def check_view(view: Any, *, expected: tuple[str, ...] = ("modal",)) -> list[str
     if kind == "modal" and not view.get("title"):
         problems.append("missing required field: title [json-pointer:/view/title]")
     problems.extend(
-        check_blocks(view.get("blocks"), limit=VIEW_BLOCK_LIMIT, pointer="/view/blocks")
+        check_blocks(
+            view.get("blocks"), limit=VIEW_BLOCK_LIMIT, pointer="/view/blocks", in_view=True
+        )
     )
     if problems:
         return problems

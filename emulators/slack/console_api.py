@@ -24,6 +24,7 @@ Routes, all under ``/console``:
   see the files of channels they are in, as in Slack's own client).
 * ``GET /console/samples/<name>``: a sample file the demo offers to share (``samples``),
   which the page then shares like any file from the visitor's computer.
+* Workflow steps and shortcuts: ``console_workflows.py``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ STATIC_FILES = (
     "blocks.js",
     "mrkdwn.js",
     "emoji.json",  # the shortcode table, written by scripts/emoji_table.py
+    "table.js",
+    "workflows.js",
+    "workflows.css",
 )
 LIVE_KINDS = frozenset(
     {
@@ -68,6 +72,9 @@ LIVE_KINDS = frozenset(
         "home.published",
         "file.shared",
         "delivery",
+        "step.started",
+        "step.completed",
+        "step.failed",
     }
 )
 """Bus events the page hears of; ``api.call`` (every journal entry) would only be noise."""
@@ -402,7 +409,7 @@ def _summary(event: StandInEvent) -> JSON:
     """The few fields the page uses to decide what to re-read (never message bodies)."""
     data = event.data
     summary: JSON = {}
-    for key in ("channel", "user", "view_id", "ts"):
+    for key in ("channel", "user", "view_id", "ts", "run"):
         if isinstance(data.get(key), str):
             summary[key] = data[key]
     view = data.get("view")

@@ -21,6 +21,7 @@ from emulators.slack.journal import Journal
 from emulators.slack.model import JSON, Channel, Team, Token
 from emulators.slack.ratelimit import RateLimits
 from emulators.slack.state import State
+from emulators.slack.workflows import Workflows
 
 AuthKind = Literal["bot", "app", "none"]
 
@@ -37,6 +38,7 @@ class Core:
     app_token: str
     client_id: str
     client_secret: str
+    workflows: Workflows
     base_url: str = ""  # "http://127.0.0.1:PORT/" once bound
     loop: asyncio.AbstractEventLoop | None = None
     socket_tickets: dict[str, float] = field(default_factory=dict)

@@ -33,6 +33,7 @@ from emulators.slack.model import JSON, Channel, ResponseUrl, Team, User
 from emulators.slack.replies import apply_reply
 from emulators.slack.signing import signed_headers
 from emulators.slack.socket_mode import SocketHub
+from emulators.slack.workflows import parameter_problems
 
 T = TypeVar("T")
 Transport = Literal["http", "socket"]
@@ -764,6 +765,132 @@ class SlackDriver:
             sent_body=json.dumps(body),
         )
         return await self._deliver(delivery, options, http_only=True)
+
+    # ------------------------------------------------------------ shortcuts
+
+    async def global_shortcut(
+        self,
+        *,
+        user: str,
+        callback_id: str,
+        team: str | None = None,
+        **options: Unpack[SendOptions],
+    ) -> Delivery:
+        """Pick the app's global shortcut ``callback_id`` from the ⚡ menu (it must be in
+        the installed manifest). Slack's ``shortcut`` payload carries a trigger id only."""
+        return await self.on_loop(self._shortcut(user, callback_id, None, None, team, options))
+
+    async def message_shortcut(
+        self,
+        *,
+        user: str,
+        channel: str,
+        ts: str,
+        callback_id: str,
+        team: str | None = None,
+        **options: Unpack[SendOptions],
+    ) -> Delivery:
+        """Pick the app's message shortcut ``callback_id`` on the message ``ts``: Slack's
+        ``message_action`` payload carries the message, the channel, a trigger id and a
+        ``response_url``."""
+        return await self.on_loop(self._shortcut(user, callback_id, channel, ts, team, options))
+
+    async def _shortcut(
+        self,
+        user_ref: str,
+        callback_id: str,
+        channel_ref: str | None,
+        ts: str | None,
+        team_ref: str | None,
+        options: SendOptions,
+    ) -> Delivery:
+        state = self._core.state
+        team, user = self._who(user_ref, team_ref)
+        kind = "global" if channel_ref is None else "message"
+        self._core.workflows.shortcut(callback_id, kind)
+        trigger_id = state.issue_trigger(team.id, user.id)
+        body = payloads.interaction_base(
+            "shortcut" if kind == "global" else "message_action", team, user, trigger_id
+        )
+        body["callback_id"] = callback_id
+        body["action_ts"] = self._core.ids.ts(self._core.clock.now())
+        response_url: str | None = None
+        if channel_ref is not None and ts is not None:
+            channel = self._channel(channel_ref, team)
+            message = state.get_message(channel.id, ts)
+            if message is None:
+                raise LookupError(f"no message {ts} in {channel.id}")
+            record = state.new_response_url(team.id, user.id, channel.id, source=None)
+            response_url = self._response_url(record)
+            body["channel"] = payloads.channel_ref(channel)
+            body["message_ts"] = ts
+            body["message"] = message
+            body["response_url"] = response_url
+        delivery = self._interactive(
+            "shortcut" if kind == "global" else "message_action",
+            body,
+            team,
+            user,
+            trigger_id,
+            False,
+        )
+        delivery.response_url = response_url
+        return await self._deliver(delivery, options)
+
+    # ------------------------------------------------------------ workflow steps
+
+    async def run_step(
+        self,
+        callback_id: str,
+        *,
+        user: str,
+        inputs: JSON | None = None,
+        team: str | None = None,
+        **options: Unpack[SendOptions],
+    ) -> Delivery:
+        """A workflow started by ``user`` reaches the app's step ``callback_id``: Slack sends
+        ``function_executed`` with the inputs, a new ``function_execution_id`` and a
+        just-in-time ``bot_access_token``.  An input of type ``slack#/types/interactivity``
+        left out is filled for ``user``, as a workflow started by a click fills it.  Like
+        Workflow Builder, refuses (``ValueError``) inputs that do not fit the step."""
+        return await self.on_loop(self._run_step(callback_id, user, inputs or {}, team, options))
+
+    async def _run_step(
+        self,
+        callback_id: str,
+        user_ref: str,
+        inputs: JSON,
+        team_ref: str | None,
+        options: SendOptions,
+    ) -> Delivery:
+        state = self._core.state
+        team, user = self._who(user_ref, team_ref)
+        function = self._core.workflows.function(callback_id)
+        given = dict(inputs)
+        for parameter in function.inputs:
+            name = str(parameter.get("name"))
+            if parameter.get("type") == "slack#/types/interactivity" and name not in given:
+                given[name] = {
+                    "interactivity_pointer": state.issue_trigger(team.id, user.id),
+                    "interactor": {"id": user.id, "secret": self._core.ids.opaque(16)},
+                }
+        problems = parameter_problems(function.inputs, given)
+        if problems:
+            raise ValueError("; ".join(problems))
+        run_id = self._core.ids.next("Fx")
+        token = state.add_step_token(team.id, run_id)
+        run = self._core.workflows.start(team.id, function, user.id, given, token.value, run_id)
+        now = self._core.clock.now()
+        event: JSON = {
+            "type": "function_executed",
+            "function": function.wire(team.app_id, int(run.started_at)),
+            "inputs": given,
+            "function_execution_id": run.id,
+            "workflow_execution_id": run.workflow_execution_id,
+            "event_ts": self._core.ids.ts(now),
+            "bot_access_token": token.value,
+        }
+        return await self._event(event, team.id, options)
 
     # ------------------------------------------------------------ duplicates
 

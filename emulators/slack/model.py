@@ -63,6 +63,10 @@ class Token:
     kind: TokenKind
     user_id: str | None = None
     revoked: bool = False
+    function_execution_id: str | None = None
+    """Set on a workflow step run's just-in-time token (``function_executed``)."""
+    expired: bool = False
+    """A just-in-time token stops working once its run is answered."""
 
 
 @dataclass

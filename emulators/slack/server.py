@@ -19,7 +19,13 @@ from urllib.parse import urlencode
 from aiohttp import BodyPartReader, web
 
 # Importing the method modules registers their methods in METHODS.
-from emulators.slack import methods_chat, methods_files, methods_info, methods_views  # noqa: F401
+from emulators.slack import (  # noqa: F401
+    methods_chat,
+    methods_files,
+    methods_functions,
+    methods_info,
+    methods_views,
+)
 from emulators.slack.core import METHODS, ApiCall, Core
 from emulators.slack.errors import SlackError
 from emulators.slack.model import JSON, Token
@@ -104,6 +110,8 @@ def authenticate(core: Core, auth: str, value: str | None) -> Token | None:
         raise SlackError("invalid_auth")
     if token.revoked:
         raise SlackError("token_revoked")
+    if token.expired:
+        raise SlackError("token_expired")
     if (auth == "app") != (token.kind == "app"):
         raise SlackError("not_allowed_token_type")
     return token

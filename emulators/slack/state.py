@@ -168,6 +168,27 @@ class State:
                 self.team(team_id).bot_tokens.append(value)
             return token
 
+    def add_step_token(self, team_id: str, function_execution_id: str) -> Token:
+        """A step run's just-in-time bot token: the bot's powers in ``team_id``, until the
+        run is answered.  Not one of the team's installed bot tokens."""
+        with self._lock:
+            self.team(team_id)
+            value = f"xwfp-{team_id}-{self.ids.opaque(18)}"
+            token = Token(
+                value=value,
+                team_id=team_id,
+                kind="bot",
+                function_execution_id=function_execution_id,
+            )
+            self.tokens[value] = token
+            return token
+
+    def expire_token(self, value: str) -> None:
+        with self._lock:
+            token = self.tokens.get(value)
+            if token is not None:
+                token.expired = True
+
     def revoke_tokens(self, team_id: str) -> None:
         """What uninstalling the app does to a workspace's tokens: calls now fail."""
         with self._lock:

@@ -37,6 +37,7 @@ from emulators.slack.console_api import (
     add_console_routes,
     completions_from,
 )
+from emulators.slack.console_workflows import add_workflow_routes
 from emulators.slack.core import Core
 from emulators.slack.driver import SlackDriver
 from emulators.slack.ids import IdFactory
@@ -47,6 +48,7 @@ from emulators.slack.ratelimit import RateLimits
 from emulators.slack.server import build_app
 from emulators.slack.socket_mode import SocketHub
 from emulators.slack.state import State
+from emulators.slack.workflows import StepRun, Workflows
 
 T = TypeVar("T")
 
@@ -75,6 +77,7 @@ class SlackStandIn:
         request_url: str | None = None,
         completions: Sequence[Completion | JSON | tuple[str, str, str]] = (),
         samples: Sequence[SampleFile] = (),
+        manifest: JSON | None = None,
     ) -> None:
         if host not in {"127.0.0.1", "localhost", "::1"}:
             raise ValueError("the stand-in only listens on loopback")
@@ -97,7 +100,10 @@ class SlackStandIn:
             app_token=self.app_token,
             client_id=client_id,
             client_secret=client_secret or secrets.token_hex(16),
+            workflows=Workflows(self.clock, ids, self.bus),
         )
+        if manifest is not None:
+            self.core.workflows.install(manifest)
         self.hub = SocketHub(self.core)
         self.driver = SlackDriver(self.core, self.hub, signing_secret=self.signing_secret)
         self.driver.request_url = request_url
@@ -135,6 +141,11 @@ class SlackStandIn:
         """The files the console offers to share (e.g. the demo's leads CSV)."""
         self.console.samples = list(samples)
 
+    def install_manifest(self, manifest: JSON) -> None:
+        """The app's manifest, as Slack knows it: its Workflow Builder steps
+        (``functions``) and its shortcuts (``features.shortcuts``)."""
+        self.core.workflows.install(manifest)
+
     @property
     def oauth_authorize_url(self) -> str:
         return self.base_url + "oauth/v2/authorize"
@@ -157,6 +168,7 @@ class SlackStandIn:
         self.core.base_url = f"http://{host}:{self.port}/"
         web_app = build_app(self.core, self.hub)
         add_console_routes(web_app, self.core, self.driver, self.console)
+        add_workflow_routes(web_app)
         self._runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
@@ -277,6 +289,7 @@ class SlackStandIn:
         """Back to the seed: state, journal, clock, rate limits and delivery history.
         Tokens and the signing secret stay the same, so a running app keeps working."""
         self.seed()
+        self.core.workflows.clear_runs()
         self.core.journal.clear()
         self.core.limits.clear()
         self.clock.reset()
@@ -386,6 +399,22 @@ class SlackStandIn:
         if stored is None:
             raise LookupError(f"no file {file_id}")
         return file_body(self.core, stored), stored.content
+
+    def step_run(self, function_execution_id: str) -> StepRun:
+        """A workflow step run: its inputs, and once answered its outputs or error."""
+        run = self.core.workflows.run(function_execution_id)
+        if run is None:
+            raise LookupError(f"no step run {function_execution_id}")
+        return run
+
+    async def wait_for_step(self, function_execution_id: str, *, within: float = 5.0) -> StepRun:
+        """The run once the app has answered it (completed or failed)."""
+        return await self.wait_for(
+            lambda: (
+                run if (run := self.step_run(function_execution_id)).state != "running" else None
+            ),
+            within,
+        )
 
     def journal(self, method: str | None = None, *, kind: str | None = None) -> list[JournalEntry]:
         """Web API calls (kind "api"), response_url POSTs ("response_url"), uploads,

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import yaml
 from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
@@ -15,10 +16,14 @@ from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
 
+MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
+
 
 @pytest.fixture
 async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
+    """The stand-in, knowing the app's steps and shortcuts from its manifest, as Slack does."""
+    manifest = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    async with SlackStandIn(manifest=manifest) as stand_in:
         yield stand_in
 
 

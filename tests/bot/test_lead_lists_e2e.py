@@ -131,7 +131,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     text = shown(card)
     assert f"Lead list: {lead_list.list_name}" in text
     assert lead_list.list_uuid in text and f"*{number(lead_list.total_leads)}* leads" in text
-    assert {"lead_add", "lead_upload", "lead_list_open"} <= set(button_ids(card))
+    assert {"lead_list_add", "lead_list_upload", "lead_list_open"} <= set(button_ids(card))
 
     before = len(slack.ephemerals(AGENT))
     await slack.driver.block_action(user=AGENT, action_id="lead_list_open", ephemeral_ts=card["ts"])
@@ -142,7 +142,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     )
     assert lead_list.list_name in shown(opened)
 
-    await slack.driver.block_action(user=AGENT, action_id="lead_add", ephemeral_ts=card["ts"])
+    await slack.driver.block_action(user=AGENT, action_id="lead_list_add", ephemeral_ts=card["ts"])
     form = await slack.wait_for(
         lambda: next((v for v in slack.views(AGENT) if v.get("callback_id") == "lead_form"), None)
     )
@@ -157,7 +157,9 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     assert sent["body"]["lead_name"] == "Chi"
 
     before = len(slack.ephemerals(AGENT))
-    await slack.driver.block_action(user=AGENT, action_id="lead_upload", ephemeral_ts=card["ts"])
+    await slack.driver.block_action(
+        user=AGENT, action_id="lead_list_upload", ephemeral_ts=card["ts"]
+    )
     how = await slack.wait_for(
         lambda: next(
             (m for m in slack.ephemerals(AGENT)[before:] if "Share the file" in shown(m)), None
@@ -171,7 +173,9 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
         content=b"phone_number,lead_name\n0912000001,An\n0912000002,Binh\n123,Bad\n",
     )
     before = len(slack.ephemerals(AGENT))
-    await slack.driver.block_action(user=AGENT, action_id="lead_upload", ephemeral_ts=card["ts"])
+    await slack.driver.block_action(
+        user=AGENT, action_id="lead_list_upload", ephemeral_ts=card["ts"]
+    )
     prompt = await slack.wait_for(
         lambda: next(
             (m for m in slack.ephemerals(AGENT)[before:] if "approval_confirm" in button_ids(m)),

@@ -9,7 +9,13 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import create_app
 from bot.runtime import Runtime
-from commands.dispatch import INTERACTIONS, click_route, submission_route
+from commands.dispatch import (
+    INTERACTIONS,
+    click_route,
+    shortcut_route,
+    step_route,
+    submission_route,
+)
 from commands.kernel.interactions import OnClick
 from emulators.slack import TEAM
 
@@ -75,6 +81,63 @@ async def test_every_declared_form_is_registered_and_routed(app: Runtime) -> Non
         assert response.status == 200, route.callback_id
 
 
+def shortcut_body(callback_id: str, kind: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "type": "message_action" if kind == "message" else "shortcut",
+        "callback_id": callback_id,
+        "team": {"id": TEAM},
+        "user": {"id": USER, "team_id": TEAM},
+        "api_app_id": "A0001",
+        "trigger_id": "1.2.expired",
+    }
+    if kind == "message":
+        body["channel"] = {"id": "C0001"}
+        body["message"] = {"ts": "1.000001", "text": "no number here"}
+    return body
+
+
+def step_body(callback_id: str) -> dict[str, Any]:
+    return {
+        "type": "event_callback",
+        "team_id": TEAM,
+        "api_app_id": "A0001",
+        "event_id": f"Ev{callback_id}",
+        "event": {
+            "type": "function_executed",
+            "function": {"callback_id": callback_id},
+            "inputs": {},
+            "function_execution_id": "Fx0001",
+            "bot_access_token": "xwfp-expired",
+        },
+    }
+
+
+async def test_every_declared_shortcut_is_registered_and_routed(app: Runtime) -> None:
+    bolt = create_app(app)
+    assert {s.kind for s in INTERACTIONS.shortcuts} == {"message", "global"}
+    for route in INTERACTIONS.shortcuts:
+        assert shortcut_route(route.callback_id) is route
+        response = await bolt.async_dispatch(
+            AsyncBoltRequest(body=shortcut_body(route.callback_id, route.kind), mode="socket_mode")
+        )
+        assert response.status == 200, route.callback_id
+
+
+async def test_every_declared_step_is_registered_and_routed(app: Runtime) -> None:
+    bolt = create_app(app)
+    assert len(INTERACTIONS.steps) == 7
+    for route in INTERACTIONS.steps:
+        assert step_route(route.callback_id) is route
+        response = await bolt.async_dispatch(
+            AsyncBoltRequest(body=step_body(route.callback_id), mode="socket_mode")
+        )
+        assert response.status == 200, route.callback_id
+    unknown = await bolt.async_dispatch(
+        AsyncBoltRequest(body=step_body("nobody_declared_this"), mode="socket_mode")
+    )
+    assert unknown.status == 404
+
+
 async def test_an_undeclared_id_reaches_no_listener(app: Runtime) -> None:
     bolt = create_app(app)
     assert click_route("nobody_declared_this") is None
@@ -88,3 +151,6 @@ def test_ids_are_declared_once() -> None:
     ids = [route.action_id for route in INTERACTIONS.clicks]
     callbacks = [route.callback_id for route in INTERACTIONS.submissions]
     assert len(ids) == len(set(ids)) and len(callbacks) == len(set(callbacks))
+    shortcuts = [route.callback_id for route in INTERACTIONS.shortcuts]
+    steps = [route.callback_id for route in INTERACTIONS.steps]
+    assert len(shortcuts) == len(set(shortcuts)) and len(steps) == len(set(steps))

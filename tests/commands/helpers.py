@@ -64,3 +64,33 @@ def next_page(reply: Reply) -> tuple[list[str], int]:
 
 def dumps(reply: Reply) -> str:
     return json.dumps(payload(reply), ensure_ascii=False)
+
+
+def table_rows(reply: Reply) -> list[list[str]]:
+    """The reply's table as people read it: the header row first, each cell's text (a link
+    cell as ``label <url>``); [] when the reply has no table."""
+    tables = [b for b in payload(reply)["blocks"] if b.get("type") == "table"]
+    assert len(tables) <= 1, "Slack allows one table per message"
+    if not tables:
+        return []
+
+    def cell(value: dict[str, Any]) -> str:
+        if value["type"] == "raw_text":
+            return str(value["text"])
+        parts = [
+            f"{e['text']} <{e['url']}>" if e.get("type") == "link" else str(e.get("text", ""))
+            for section in value["elements"]
+            for e in section["elements"]
+        ]
+        return "".join(parts)
+
+    return [[cell(c) for c in row] for row in tables[0]["rows"]]
+
+
+def raw_cells(reply: Reply) -> list[str]:
+    """Every raw_text cell: plain text Slack never reads as mrkdwn."""
+    found: list[str] = []
+    for block in payload(reply)["blocks"]:
+        if block.get("type") == "table":
+            found.extend(c["text"] for row in block["rows"] for c in row if c["type"] == "raw_text")
+    return found

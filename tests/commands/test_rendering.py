@@ -48,7 +48,7 @@ from commands.reports.stats import (
     stats_reply,
 )
 from storage import Role
-from tests.commands.helpers import dumps, payload, visible
+from tests.commands.helpers import dumps, payload, raw_cells, table_rows, visible
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 PING = "<!channel> <@U123> <#C1|x>"
@@ -75,6 +75,15 @@ def _assert_no_ping(reply: Reply) -> None:
     text = "\n".join([data["text"], *_mrkdwn(data["blocks"])])
     assert "<!channel>" not in text and "<@U123>" not in text and "<#C1" not in text
     assert "&lt;!channel&gt;" in text
+
+
+def _assert_shown_as_typed(reply: Reply) -> None:
+    """A listing drawn as a table: the hostile value is in a raw_text cell, which Slack
+    shows as it is and never reads as mrkdwn, and in no mrkdwn text anywhere."""
+    data = payload(reply)
+    text = "\n".join([data["text"], *_mrkdwn(data["blocks"])])
+    assert "<!channel>" not in text and "<@U123>" not in text and "<#C1" not in text
+    assert any(PING in cell for cell in raw_cells(reply))
 
 
 def test_live_calls_escape_and_page() -> None:
@@ -138,12 +147,14 @@ def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
         Cdr(id="2", status="answered", billsec=30, recording_url="javascript:alert(1)"),
     ]
     reply = records_reply(records, total=2, query=query, ctx=_ctx())
-    _assert_no_ping(reply)
-    text = visible(reply)
-    assert "busy (USER_BUSY)" in text
-    assert "<https://rec.example/a?x=1&amp;y=&lt;2&gt;|:studio_microphone: recording>" in text
-    assert "javascript" not in text
-    assert "`07 Nov 08:00:00`" in text  # the service's UTC shown in Ho Chi Minh City
+    _assert_shown_as_typed(reply)
+    header, first, second = table_rows(reply)
+    row = dict(zip(header, first, strict=True))
+    assert row["Status"] == "busy (USER_BUSY)"
+    assert row["Recording"] == "recording <https://rec.example/a?x=1&y=<2>>"
+    assert dict(zip(header, second, strict=True))["Recording"] == "–"
+    assert "javascript" not in dumps(reply)
+    assert row["Time"] == "07 Nov 08:00:00"  # the service's UTC shown in Ho Chi Minh City
 
 
 def test_reports_escape_names() -> None:
@@ -170,12 +181,14 @@ def test_reports_escape_names() -> None:
         command="agents week",
         ctx=ctx,
     )
-    _assert_no_ping(agents)
-    assert visible(agents).index("`a29`") < visible(agents).index("`a28`")
+    _assert_shown_as_typed(agents)
+    usernames = [row[1] for row in table_rows(agents)[1:]]
+    assert usernames[:2] == ["a29", "a28"] and len(usernames) == 15
     extensions = extensions_reply(
         [ExtensionCounters(extension=PING, total=3, answered=1)], period, command="x", ctx=ctx
     )
-    _assert_no_ping(extensions)
+    _assert_shown_as_typed(extensions)
+    assert table_rows(extensions)[1][2:5] == ["3", "1", "33.3%"]
 
 
 def test_stats_breakdown_of_a_month_by_hour_stays_within_limits() -> None:
@@ -206,7 +219,7 @@ def test_directory_listings_escape_and_never_show_api_keys() -> None:
         groups=[Group(group_uuid="g1", group_name=PING)],
     )
     people = users_reply([user], total=1, offset=0)
-    _assert_no_ping(people)
+    _assert_shown_as_typed(people)
     assert "SECRET-KEY-123" not in dumps(people)
     groups = groups_reply(
         gather_groups([user, user.model_copy(update={"username": "b"})]), offset=0

@@ -12,7 +12,7 @@ from commands.kernel.text import duration, number, ratio_percent
 from commands.reports.stats import agents, extensions, monitor, stats
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import TZ, MakeContext
-from tests.commands.helpers import next_page, payload, visible
+from tests.commands.helpers import next_page, payload, table_rows, visible
 
 
 async def test_stats_yesterday_matches_the_service(cc: CallCenter, make_ctx: MakeContext) -> None:
@@ -97,10 +97,11 @@ async def test_agents_sorted_by_talk_time(
     rows = (await cc.reports.agent_time(start_time=start, end_time=end)).data
     assert rows
     top = max(rows, key=lambda a: a.total_talk_sec)
-    text = visible(await agents(make_ctx(), ["week"]))
-    assert f"*{number(len(rows))} agents*" in text
-    first_row = next(line for line in text.splitlines() if line.startswith("*") and "`" in line)
-    assert f"`{top.username}`" in first_row
+    reply = await agents(make_ctx(), ["week"])
+    assert f"*{number(len(rows))} agents*" in visible(reply)
+    header, first_row, *_ = table_rows(reply)
+    assert header[:3] == ["Agent", "Username", "Talk"]
+    assert first_row[1] == top.username
     with pytest.raises(UsageError):
         await agents(make_ctx(), ["decade"])
 
@@ -116,7 +117,9 @@ async def test_extensions_sorted_by_calls(
     text = visible(reply)
     assert f"*{number(total)} calls* on {number(len(rows))} extensions" in text
     busiest = max(rows, key=lambda r: r.total)
-    assert text.index(f"*{busiest.extension}*") < text.index("calls ·", text.index("extensions ·"))
+    header, first_row, *_ = table_rows(reply)
+    assert (header[0], first_row[0]) == ("Extension", busiest.extension)
+    assert first_row[2] == number(busiest.total)
     if len(rows) > 15:
         words, offset = next_page(reply)
         assert words == ["extensions", "week"] and offset == 15

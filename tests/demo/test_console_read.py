@@ -47,13 +47,9 @@ async def test_opening_a_campaign_shows_its_card(console: Console, demo: Demo) -
     await console.open()
     await console.type_command("/callops campaigns")
     listing = console.ephemerals.last
-    first_row = (
-        listing.locator(".block[data-type='section']")
-        .filter(has=console.page.locator("button"))
-        .first
-    )
-    name = (await first_row.locator("strong").first.inner_text()).strip()
-    await first_row.locator("button", has_text="Open").click()
+    first_row = listing.locator(".table-block tr").nth(1)
+    name = (await first_row.locator("td").first.inner_text()).strip()
+    await listing.locator("button", has_text=f"Open {name}").click()
 
     card = console.ephemerals.filter(has=console.page.locator(".header-block", has_text=name)).last
     await expect(card.locator(".fields")).to_contain_text("Status")

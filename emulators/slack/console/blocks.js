@@ -12,6 +12,7 @@
 // Everything is built with createElement/textContent: nothing the app sends is parsed as HTML.
 
 import { emojiFor, mrkdwn, plainText, textObject } from "./mrkdwn.js";
+import { renderTable } from "./table.js";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -471,6 +472,7 @@ const RENDERERS = {
   actions,
   input,
   rich_text: richText,
+  table: (block, ctx) => renderTable(block, (cell) => richText(cell, ctx)),
 };
 
 export function renderBlocks(blocks, ctx) {

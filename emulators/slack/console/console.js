@@ -9,6 +9,7 @@
 
 import { renderBlocks, renderFiles } from "./blocks.js";
 import { mrkdwn } from "./mrkdwn.js";
+import { installWorkflows } from "./workflows.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -709,6 +710,7 @@ async function start() {
   const wanted = params.get("view") || params.get("channel");
   const channel = ws.channels.find((c) => c.id === wanted || c.name === wanted);
   app.view = wanted === "home" || wanted === "app" ? wanted : channel ? channel.id : ws.channels[0].id;
+  await installWorkflows({ user: () => app.user, view: () => app.view, post, status, workspace: ws });
   listen();
   show(app.view);
   document.body.dataset.ready = "1";

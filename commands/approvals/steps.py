@@ -1,0 +1,76 @@
+"""Workflow steps that ask for an action: the same request, policy and approval card as
+``/callops``, answered in the workflow once the request is settled.
+
+Running a step is its requester's confirm, as submitting a form is: the person who
+started the workflow chose this action with these values.  So the step opens a request
+(``open_request``: role and policy checked, audited) and confirms it:
+
+- no approval needed (confirm or none): it runs now, and the step gets its outputs now;
+- approval needed: the card goes to the workspace's approvals channel, and the step
+  waits (``StepPending``) until an approver runs it, denies it, or it expires.
+
+Either way the step is answered by ``ApprovalFlow.answer_step`` when the request is
+settled, from whichever click, sweep or process settles it: the run is remembered
+(``storage.step_runs``) before the card can be clicked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from commands.approvals.flow import ApprovalFlow
+from commands.approvals.workflow import RequestRefused, open_request, step_outcome
+from commands.kernel.context import CommandContext
+from commands.kernel.interactions import StepRun
+from commands.kernel.proposal import Proposal
+from commands.kernel.reply import Nothing, Outcome, StepFailed, StepPending
+from storage import ApprovalState
+
+NO_CARD = (
+    "The request needs an approval, but I could not post its card, so nothing was asked. "
+    "An admin can choose the approvals channel with /callops policy channel #channel "
+    "(invite me there first); then run the workflow again."
+)
+
+
+async def request_from_step(
+    ctx: CommandContext, run: StepRun, proposal: Proposal, outputs: Mapping[str, str]
+) -> Outcome:
+    """Ask for ``proposal`` on behalf of the person running the step; ``outputs`` maps
+    each of the step's outputs to a key of the action's result."""
+    if ctx.storage is None or ctx.messenger is None:
+        return StepFailed("This step needs the app's database and Slack, which are not here.")
+    if not run.token:
+        return StepFailed("Slack gave no token with this step, so it cannot be answered.")
+    flow = ApprovalFlow(ctx)
+    try:
+        approval, _ = open_request(
+            flow.storage,
+            team_id=ctx.team_id,
+            user_id=ctx.user_id,
+            role=ctx.role,
+            channel_id=None,
+            proposal=proposal,
+        )
+    except RequestRefused as exc:
+        return StepFailed(exc.message)
+    flow.storage.step_runs.link(
+        ctx.team_id,
+        approval.id,
+        function_execution_id=run.function_execution_id,
+        callback_id=run.callback_id,
+        token=run.token,
+        outputs=outputs,
+    )
+    await flow.confirmed(approval, params_hash=approval.params_hash)
+    current = flow.storage.approvals.require(ctx.team_id, approval.id)
+    if current.state is ApprovalState.PENDING:
+        return StepPending(approval.id)
+    # Settled already. A request that ran was answered by the flow; one that was called
+    # off before anyone saw it (no card could be posted) is answered here.
+    link = flow.storage.step_runs.settle(ctx.team_id, approval.id)
+    if link is None:
+        return Nothing()
+    if current.state is ApprovalState.CANCELLED and not current.message_ts:
+        return StepFailed(NO_CARD)
+    return step_outcome(current, link.outputs)

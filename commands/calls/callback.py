@@ -1,0 +1,168 @@
+"""The message shortcut "Call back with callops": call a number someone wrote.
+
+On a message such as "Khách hàng gọi lại số 0912 345 678 nhé", the shortcut finds the
+numbers the service would accept (``find_phones``) and opens the autocall form, the very
+one ``/callops autocall`` opens, with the number filled in.  With one autocall campaign
+and one number the form opens straight away; otherwise a first view asks which campaign
+(and which number), and choosing replaces it with the form.  Submitting the form is the
+autocall form's submission: the same checks, request and approval.
+
+A trigger id lives 3 seconds and finding the campaigns asks the service, so the modal
+opens at once with "Looking up…" and is filled in when the answer is there.
+"""
+
+from __future__ import annotations
+
+import json
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ContextBlock,
+    MarkdownTextObject,
+    Option,
+    OptionGroup,
+    SectionBlock,
+    StaticSelectElement,
+)
+from slack_sdk.models.views import View
+
+from callcenter import CallCenter
+from callcenter.models import Campaign
+from commands.calls.autocall import autocall_modal, fields_of, template_of
+from commands.kernel.context import CommandContext
+from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.phones import RULE_WORDS, find_phones
+from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
+from commands.kernel.resolve import all_campaigns
+from commands.kernel.text import clip, truncate
+from storage import Role
+
+CALL_BACK_SHORTCUT = "call_back"
+PICK_CALLBACK = "call_back_pick"
+PICK_ACTION = "call_back_pick"
+MAX_PHONES = 5
+MAX_OPTIONS = 100
+
+
+def _modal(text: str, *, title: str = "Call back") -> View:
+    return View(
+        type="modal",
+        callback_id=PICK_CALLBACK,
+        title=title,
+        close="Close",
+        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+    )
+
+
+def _option(campaign: Campaign, phone: str) -> Option:
+    value = json.dumps({"c": campaign.campaign_uuid, "p": phone}, separators=(",", ":"))
+    return Option(value=value, label=truncate(campaign.campaign_name, 75))
+
+
+def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None) -> View:
+    """Which campaign calls, and (with several numbers in the message) which number."""
+    phones = phones[:MAX_PHONES]
+    per_phone = max(1, MAX_OPTIONS // len(phones))
+    element: StaticSelectElement
+    if len(phones) == 1:
+        element = StaticSelectElement(
+            action_id=PICK_ACTION,
+            placeholder="Choose the autocall campaign",
+            options=[_option(c, phones[0]) for c in campaigns[:MAX_OPTIONS]],
+        )
+    else:
+        element = StaticSelectElement(
+            action_id=PICK_ACTION,
+            placeholder="Choose the number and the campaign",
+            option_groups=[
+                OptionGroup(label=phone, options=[_option(c, phone) for c in campaigns[:per_phone]])
+                for phone in phones
+            ],
+        )
+    numbers = ", ".join(f"*{clip(p, 40)}*" for p in phones)
+    blocks: list[Block] = [
+        SectionBlock(text=MarkdownTextObject(text=f"Call back {numbers} from which campaign?")),
+        ActionsBlock(block_id="call_back_choice", elements=[element]),
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text="Next comes the autocall form, with the number filled in; nothing "
+                    "is called before you submit it."
+                )
+            ]
+        ),
+    ]
+    return View(
+        type="modal",
+        callback_id=PICK_CALLBACK,
+        title="Call back",
+        close="Cancel",
+        private_metadata=json.dumps({"channel": channel or ""}),
+        blocks=blocks,
+    )
+
+
+async def form_for(cc: CallCenter, campaign: Campaign, phone: str, channel: str | None) -> View:
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    return autocall_modal(campaign, template, names, phone=phone, given={}, channel=channel)
+
+
+async def _first_view(cc: CallCenter, phones: list[str], channel: str | None) -> View:
+    autocalls = [c for c in await all_campaigns(cc) if c.type == "autocall"]
+    if not autocalls:
+        return _modal(
+            ":warning: There is no autocall campaign to call from. An admin can make one in "
+            "the call-center service; `/callops campaigns autocall` lists them."
+        )
+    if len(autocalls) == 1 and len(phones) == 1:
+        return await form_for(cc, autocalls[0], phones[0], channel)
+    running = [c for c in autocalls if c.status in ("start", "running")]
+    others = [c for c in autocalls if c not in running]
+    return pick_view(phones, running + others, channel)
+
+
+async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+    phones = find_phones(shortcut.message_text)
+    if not phones:
+        return error(
+            f"I found no phone number in that message that the service would call ({RULE_WORDS})."
+        )
+    cc = ctx.client()
+    channel = shortcut.channel_id or ctx.channel_id
+
+    async def fill() -> View:
+        return await _first_view(cc, phones, channel)
+
+    loading = _modal(f":mag: Looking up the autocall campaigns for *{clip(phones[0], 40)}*…")
+    return OpenModal(loading, fill=fill)
+
+
+async def picked(ctx: CommandContext, click: Click) -> Outcome:
+    """A campaign (and number) was chosen: the same modal becomes the autocall form."""
+    try:
+        chosen = json.loads(click.value)
+        uuid, phone = str(chosen["c"]), str(chosen["p"])
+    except (ValueError, KeyError, TypeError):
+        return error("That choice could not be read; use the shortcut again.")
+    cc = ctx.client()
+    campaign = next((c for c in await all_campaigns(cc) if c.campaign_uuid == uuid), None)
+    if campaign is None:
+        return UpdateModal(_modal(":warning: That campaign no longer exists."))
+    return UpdateModal(await form_for(cc, campaign, phone, ctx.channel_id))
+
+
+INTERACTIONS = Interactions(
+    shortcuts=(
+        OnShortcut(
+            CALL_BACK_SHORTCUT,
+            call_back,
+            "message",
+            "Call back with callops",
+            "Push an autocall to the phone number in this message.",
+            role=Role.OPERATOR,
+        ),
+    ),
+    clicks=(OnClick(PICK_ACTION, picked, role=Role.OPERATOR),),
+)

@@ -1,0 +1,119 @@
+"""Workflow step: push one automated call.
+
+The checks are the modal's and the command's (``autocall``): an autocall campaign, the
+template's placeholders exactly, the service's phone rule and its blacklist; then the
+same request, policy and approval.  The step's outputs are the call's and the lead's id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from commands.approvals.steps import request_from_step
+from commands.calls.autocall import (
+    check_values,
+    fields_of,
+    missing_values,
+    not_autocall,
+    push_proposal,
+    refusal,
+    template_of,
+    value_needed,
+)
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import key_values
+from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
+from commands.kernel.phones import normalize_phone
+from commands.kernel.reply import Outcome, StepFailed
+from commands.kernel.resolve import all_campaigns, pick_campaign
+from storage import Role
+
+AUTOCALL_STEP = "autocall_push"
+
+INPUTS = (
+    StepParam(
+        "campaign",
+        "string",
+        "Campaign",
+        "The autocall campaign: its name, the start of its name, or its UUID.",
+        required=True,
+    ),
+    StepParam(
+        "phone",
+        "string",
+        "Phone number",
+        "The customer's number: 10 digits starting 03, 05, 07, 08 or 09, or 84…",
+        required=True,
+    ),
+    StepParam(
+        "values",
+        "string",
+        "Template values",
+        'The template\'s placeholders as name=value, e.g. name="Nguyễn An" amount=150000 '
+        "(or a JSON object).",
+    ),
+    StepParam(
+        "values_object",
+        "object",
+        "Template values (object)",
+        "The same values as an object, from a workflow that has them as one.",
+    ),
+)
+OUTPUTS = (
+    StepParam("call_id", "string", "Call ID", "The call the service placed.", required=True),
+    StepParam(
+        "lead_id", "string", "Lead ID", "The lead the service made for the number.", required=True
+    ),
+)
+_RESULT_KEYS = {"call_id": "call_id", "lead_id": "lead_uuid"}
+
+
+def _given(run: StepRun) -> dict[str, str]:
+    """The values from either input (the text wins where both name one)."""
+    obj: Any = run.inputs.get("values_object")
+    values = key_values(obj if obj is None or isinstance(obj, dict) else str(obj))
+    values.update(key_values(run.text("values")))
+    return {k: v for k, v in values.items() if v.strip()}
+
+
+async def push(ctx: CommandContext, run: StepRun) -> Outcome:
+    query = run.text("campaign")
+    if not query:
+        return StepFailed("Which campaign? Give the autocall campaign's name or UUID.")
+    given = _given(run)
+    cc = ctx.client()
+    campaign = pick_campaign(await all_campaigns(cc), query)
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    check_values(campaign, names, given)
+    missing = missing_values(names, given)
+    if missing:
+        return StepFailed(" ".join(value_needed(name) for name in missing))
+    phone = normalize_phone(run.text("phone"))
+    refused = await refusal(cc, phone)
+    if refused:
+        return refused
+    values = {n: given[n] for n in names}
+    template_name = template.template_name if template else ""
+    proposal = push_proposal(
+        campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values
+    )
+    return await request_from_step(ctx, run, proposal, _RESULT_KEYS)
+
+
+INTERACTIONS = Interactions(
+    steps=(
+        OnStep(
+            AUTOCALL_STEP,
+            push,
+            "Push an autocall",
+            "Call a customer now from a callops autocall campaign, with the template's values.",
+            INPUTS,
+            OUTPUTS,
+            role=Role.OPERATOR,
+        ),
+    )
+)

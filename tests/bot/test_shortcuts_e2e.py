@@ -1,0 +1,106 @@
+"""Shortcuts end to end: "Call back with callops" on a message, and "Call-center status"
+from the ⚡ menu, sent by the stand-in as Slack's ``message_action`` and ``shortcut``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.runtime import Runtime
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage import Role
+from tests.bot.test_commands_e2e import shown
+
+JSON = dict[str, Any]
+
+
+def post_as(slack: SlackStandIn, user: str, text: str) -> JSON:
+    """A person's message in #call-center (callops does not listen to messages)."""
+    state = slack.core.state
+    message: JSON = {
+        "type": "message",
+        "text": text,
+        "user": user,
+        "ts": slack.core.ids.ts(slack.core.clock.now()),
+        "team": TEAM,
+    }
+    return state.add_message(state.channel(CALL_CENTER), message)
+
+
+async def top_view(slack: SlackStandIn, user: str, needle: str) -> JSON:
+    return await slack.wait_for(
+        lambda: v if (views := slack.views(user)) and needle in shown(v := views[-1]) else None
+    )
+
+
+def element(view: JSON, action_id: str) -> JSON:
+    for block in view.get("blocks", []):
+        for item in [block.get("element"), *block.get("elements", [])]:
+            if isinstance(item, dict) and item.get("action_id") == action_id:
+                return item
+    raise AssertionError(f"no {action_id} in {shown(view)}")
+
+
+async def test_call_back_opens_the_autocall_form_with_the_number_from_the_message(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
+    message = post_as(slack, SUPERVISOR, "Khách hàng gọi lại số 0912 345 678 nhé")
+    delivery = await slack.driver.message_shortcut(
+        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
+    )
+    assert delivery.in_time
+    assert delivery.payload["type"] == "message_action"
+    pick = await top_view(slack, AGENT, "from which campaign?")
+    assert "0912345678" in shown(pick)
+    select = element(pick, "call_back_pick")
+    options = select["options"]
+    assert options, "the autocall campaigns are offered"
+    await slack.driver.block_action(
+        user=AGENT, action_id="call_back_pick", view_id=pick["id"], value=options[0]["value"]
+    )
+    form = await top_view(slack, AGENT, "Push one automated call")
+    assert form["callback_id"] == "autocall_form"
+    assert element(form, "phone")["initial_value"] == "0912345678"
+    assert len(slack.views(AGENT)) == 1, "the choice became the form: one modal"
+    assert pbx.journal(method="POST", path="/v3/autocall/import") == []
+
+
+async def test_call_back_on_a_message_without_a_number_says_so(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
+    message = post_as(slack, SUPERVISOR, "Khách hàng gọi lại nhé, số 12345")
+    await slack.driver.message_shortcut(
+        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
+    )
+    reply = await slack.wait_for_ephemeral(AGENT, lambda m: "no phone number" in shown(m))
+    assert "10 digits" in shown(reply)
+    assert slack.views(AGENT) == []
+
+
+async def test_a_viewer_cannot_call_back(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    message = post_as(slack, SUPERVISOR, "Gọi lại 0912345678")
+    await slack.driver.message_shortcut(
+        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
+    )
+    reply = await slack.wait_for_ephemeral(AGENT, lambda m: "needs the operator role" in shown(m))
+    assert "Call back with callops" in shown(reply)
+    assert slack.views(AGENT) == []
+
+
+async def test_call_center_status_opens_the_wallboard_and_refreshes_it(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    delivery = await slack.driver.global_shortcut(user=AGENT, callback_id="callcenter_status")
+    assert delivery.in_time and delivery.payload["type"] == "shortcut"
+    board = await top_view(slack, AGENT, "Call center wallboard")
+    assert board["title"]["text"] == "Call-center status"
+    assert "Live calls" in shown(board) or "live call" in shown(board).lower()
+    first_hash = board["hash"]
+    await slack.driver.block_action(user=AGENT, action_id="status_refresh", view_id=board["id"])
+    await slack.wait_for(lambda: slack.views(AGENT)[-1]["hash"] != first_hash or None)
+    assert "Call center wallboard" in shown(slack.views(AGENT)[-1])
+    assert slack.home(AGENT) is None, "the Home tab was left alone"

@@ -1,0 +1,65 @@
+"""Slack's table block for listings: within Slack's limits or not at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from callcenter.models import Campaign
+from commands.campaigns.cards import campaigns_reply
+from commands.kernel.tables import MAX_COLUMNS, Column, Link, table
+from emulators.slack.blockkit import MESSAGE_BLOCK_LIMIT, check_blocks
+from tests.commands.helpers import buttons, table_rows
+
+
+def rows_of(count: int, columns: int = 3) -> list[list[str]]:
+    return [[f"r{r}c{c}" for c in range(columns)] for r in range(count)]
+
+
+def test_a_table_of_99_rows_and_its_header_is_within_slacks_limits() -> None:
+    columns = [Column(f"C{i}") for i in range(3)]
+    block = table(columns, rows_of(99))
+    assert block is not None
+    data = block.to_dict()
+    assert len(data["rows"]) == 100 and all(len(row) == 3 for row in data["rows"])
+    assert check_blocks([data], limit=MESSAGE_BLOCK_LIMIT) == []
+
+
+def test_100_rows_or_21_columns_fall_back_instead_of_breaking_the_message() -> None:
+    assert table([Column("A")], rows_of(100, 1)) is None
+    wide = [Column(f"C{i}") for i in range(MAX_COLUMNS + 1)]
+    assert table(wide, rows_of(1, MAX_COLUMNS + 1)) is None
+    assert table([Column("A")], []) is None
+    assert table([Column(f"C{i}") for i in range(MAX_COLUMNS)], rows_of(1, MAX_COLUMNS))
+
+
+def test_cells_are_never_empty_and_links_only_for_the_web() -> None:
+    block = table(
+        [Column("Name"), Column("Recording"), Column("Other")],
+        [["", Link("javascript:alert(1)", "x"), None], ["A", Link("https://r/1", "rec"), 3]],
+    )
+    assert block is not None
+    data = block.to_dict()
+    assert check_blocks([data], limit=MESSAGE_BLOCK_LIMIT) == []
+    assert [c.get("text") for c in data["rows"][1]] == ["–", "–", "–"]
+    assert data["rows"][2][1]["type"] == "rich_text"
+    with pytest.raises(ValueError):
+        table([Column("A"), Column("B")], [["only one"]])
+
+
+def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
+    campaigns = [
+        Campaign(
+            campaign_uuid=f"{i:08d}-0000-0000-0000-000000000000",
+            campaign_name=f"C {i}",
+            type="manual",
+            status="stop",
+        )
+        for i in range(12)
+    ]
+    reply = campaigns_reply(campaigns, kind=None, offset=0, command="campaigns")
+    header, *rows = table_rows(reply)
+    assert header == ["Campaign", "Type", "Status", "Mode", "Concurrent"]
+    assert [r[0] for r in rows] == [f"C {i}" for i in range(10)]
+    assert rows[0][2] == "stopped"
+    opens = [b for b in buttons(reply) if b["action_id"].startswith("campaign_open_")]
+    assert [b["value"] for b in opens] == [c.campaign_uuid for c in campaigns[:10]]
