@@ -1,5 +1,6 @@
 """The expiry sweep: every ~30 s, overdue approval requests become expired and their cards
-say so, whether or not anyone clicks.
+say so, whether or not anyone clicks; and whatever a settled request still holds apart
+(a one-time secret, its prompt's address) is deleted.
 
 It runs as one asyncio task beside the app (``bot.server`` starts and stops it with the
 HTTP server and with Socket Mode).  Expiry is one compare-and-set per request in SQLite, so
@@ -21,7 +22,7 @@ from typing import Protocol
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.posting import BotClients
-from commands.approvals.flow import ApprovalFlow
+from commands.approvals.flow import PROMPT_URL_LIFETIME, ApprovalFlow
 from commands.approvals.workflow import expire_due
 from commands.kernel.context import CommandContext
 from storage import Approval, Storage
@@ -76,6 +77,7 @@ class ApprovalSweeper:
                 expired.extend(expire_due(self._storage, team))
                 continue
             expired.extend(await self._flow.sweep_team(client, team))
+        self._storage.approval_secrets.purge_settled(max_prompt_age=PROMPT_URL_LIFETIME)
         return expired
 
     def start(self) -> None:

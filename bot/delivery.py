@@ -100,8 +100,13 @@ async def _open(outcome: OpenModal, surface: Surface, ctx: CommandContext) -> No
     view_id = await surface.messenger.open_view(surface.trigger_id or "", view)
     if view_id is None:
         text = "Slack did not let me open the form in time; please try again."
-        await _reply(notice(text, emoji=":hourglass:"), surface, ctx)
+        late = notice(text, emoji=":hourglass:")
+        late.replace_original = outcome.dismiss_original
+        await _reply(late, surface, ctx)
         return
+    if outcome.dismiss_original and surface.respond is not None:
+        # The picker that led here gives way to the form.
+        await surface.respond(delete_original=True)
     if outcome.fill is None:
         return
     filled = await outcome.fill()

@@ -1,4 +1,5 @@
-"""The ``Messenger`` of ``commands``: Slack messages sent with the Web API.
+"""The ``Messenger`` of ``commands``: Slack messages sent with the Web API, and the
+rewrite of an ephemeral prompt through the ``response_url`` Slack gave with its click.
 
 Slack refusing a message (the bot is not in the channel, the message is gone, the
 trigger id expired) is logged and reported as ``None``/``False``: the action that wanted
@@ -10,9 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
@@ -68,6 +71,22 @@ class WebApiMessenger:
             )
         except SlackApiError as exc:
             log.warning("could not tell %s: %s", user, exc.response.get("error"))
+
+    async def rewrite(self, response_url: str, reply: Reply) -> bool:
+        payload = reply.payload()
+        payload["replace_original"] = True
+        webhook = AsyncWebhookClient(
+            response_url, timeout=10, ssl=self._client.ssl, proxy=self._client.proxy
+        )
+        try:
+            response = await webhook.send_dict(payload)
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            log.info("response_url rewrite failed: %s", type(exc).__name__)
+            return False
+        if response.status_code != 200:
+            log.info("response_url rewrite refused: %s", response.status_code)
+            return False
+        return True
 
     async def open_view(self, trigger_id: str, view: View) -> str | None:
         try:

@@ -189,8 +189,12 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
     if isinstance(outcome, Rerun):
         again = await dispatch(ctx.at(outcome.offset), outcome.command)
-        if isinstance(again, Reply) and outcome.replace_original:
-            again.replace_original = True
+        if outcome.replace_original:
+            # The clicked message (a page, a "Which one?" picker) gives way to the answer.
+            if isinstance(again, Reply):
+                again.replace_original = True
+            elif isinstance(again, OpenModal):
+                again.dismiss_original = True
         return again
     return outcome
 

@@ -6,6 +6,7 @@ workspace's rows. Imports only sqlite-utils, cryptography, the stdlib and callce
 """
 
 from storage.alerts import Alert, AlertStore, FiredAlert
+from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
 from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
@@ -40,6 +41,7 @@ __all__ = [
     "Alert",
     "AlertStore",
     "Approval",
+    "ApprovalSecretStore",
     "ApprovalState",
     "ApprovalStore",
     "AuditEntry",

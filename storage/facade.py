@@ -7,6 +7,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage.alerts import AlertStore
+from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
@@ -42,6 +43,7 @@ class Storage:
         self.roles = RoleStore(db, clock=clock)
         self.policies = PolicyStore(db, clock=clock)
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
+        self.approval_secrets = ApprovalSecretStore(db, box, clock=clock)
         self.audit = AuditLog(db, clock=clock)
         self.digests = DigestStore(db, clock=clock)
         self.alerts = AlertStore(db, clock=clock)

@@ -313,12 +313,28 @@ _V5_STEP_RUNS = _sql(
     "CREATE UNIQUE INDEX step_runs_execution ON step_runs (function_execution_id)",
 )
 
+_V6_APPROVAL_SECRETS = _sql(
+    # What a request holds only until it is settled (storage/approval_secrets.py): a
+    # one-time secret of the action, outside the hashed parameters, and the address of
+    # the requester's prompt. Both encrypted; the row goes once the request is settled.
+    """CREATE TABLE approval_secrets (
+        team_id TEXT NOT NULL,
+        approval_id TEXT NOT NULL,
+        secret_enc TEXT,
+        prompt_url_enc TEXT,
+        prompt_url_at REAL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (team_id, approval_id)
+    )""",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
     _V3_CALL_FEED,
     _V4_ALERTS_NOTICES,
     _V5_STEP_RUNS,
+    _V6_APPROVAL_SECRETS,
 )
 """Index i holds the migration to version i + 1."""
 

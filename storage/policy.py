@@ -7,6 +7,9 @@ time-critical, so a confirm by the requester is enough; "pause all" is the emerg
 operator can pull with one confirm. `lead.insert` needs approval like `lead.upload`: one lead
 is one real customer the dialer will call. `notify.route` only decides which Slack channel
 hears about calls (nothing changes on the phone system), so it needs no confirmation.
+`notify.rotate` (a new callback URL, and the campaigns that used the old one pointed at
+it again) needs the requesting admin's confirm: it restores callbacks that were already
+attached, and it is the fix when the URL has leaked.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class ActionKind(StrEnum):
     GROUP_UPDATE = "group.update"
     USER_UPDATE = "user.update"
     NOTIFY_ATTACH = "notify.attach"
+    NOTIFY_ROTATE = "notify.rotate"
     NOTIFY_ROUTE = "notify.route"
 
 
@@ -121,6 +125,7 @@ DEFAULT_POLICY: dict[ActionKind, KindPolicy] = {
     ActionKind.GROUP_UPDATE: _APPROVAL,
     ActionKind.USER_UPDATE: _APPROVAL,
     ActionKind.NOTIFY_ATTACH: _APPROVAL,
+    ActionKind.NOTIFY_ROTATE: _CONFIRM,
     ActionKind.NOTIFY_ROUTE: KindPolicy(Mode.NONE),
 }
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from callcenter import CallCenter
+from commands.kernel.context import CommandContext
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
-from storage import ActionKind
+from storage import ActionKind, Storage
 
 ACTION_MODULES = (
     "commands.campaigns.control",
@@ -61,11 +62,30 @@ class ActionRefused(Exception):
 
 @dataclass
 class ExecutionEnv:
-    """What an executor may use: the workspace's service client, and Slack's files (to
-    download again a CSV that was approved by its checksum)."""
+    """What an executor may use: the workspace's service client, Slack's files (to
+    download again a CSV that was approved by its checksum), and, for the actions that
+    change the app's own settings as well (a new callback URL), its database, the team
+    and the app's public address."""
 
     cc: CallCenter
     files: SlackFiles | None = None
+    storage: Storage | None = None
+    team_id: str = ""
+    public_url: str | None = None
+
+
+def execution_env(ctx: CommandContext) -> ExecutionEnv | None:
+    """What the executors of this request's workspace may use; None when the workspace is
+    not connected to the service."""
+    if ctx.cc is None:
+        return None
+    return ExecutionEnv(
+        cc=ctx.cc,
+        files=ctx.files,
+        storage=ctx.storage,
+        team_id=ctx.team_id,
+        public_url=ctx.public_url,
+    )
 
 
 P = TypeVar("P", bound=ActionParams)
@@ -87,10 +107,10 @@ class ActionSpec(Generic[P]):
     """Plain words for when the service's answer was lost after sending: the action may
     or may not have happened (``describe_failure``'s ``effect``)."""
 
-    def read(self, stored: Mapping[str, Any]) -> P:
-        """The stored JSON as this kind's parameters (``pydantic.ValidationError`` if they
-        do not fit)."""
-        return self.params.model_validate(dict(stored))
+    def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
+        """The stored JSON (and, for the execution, the request's secret fields) as this
+        kind's parameters (``pydantic.ValidationError`` if they do not fit)."""
+        return self.params.model_validate({**stored, **(secret or {})})
 
 
 _REGISTRY: dict[ActionKind, ActionSpec[Any]] = {}
@@ -126,10 +146,11 @@ def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
 async def execute(
     kind: ActionKind | str,
     params: Mapping[str, Any],
-    cc: CallCenter,
+    env: ExecutionEnv,
     *,
-    files: SlackFiles | None = None,
+    secret: Mapping[str, Any] | None = None,
 ) -> ActionResult:
-    """Perform one approved action with the client; returns what to show."""
+    """Perform one approved action; returns what to show.  ``secret``: the fields held
+    apart from the stored parameters (``ActionParams.SECRET_FIELDS``)."""
     spec = spec_for(kind)
-    return await spec.execute(spec.read(params), ExecutionEnv(cc=cc, files=files))
+    return await spec.execute(spec.read(params, secret), env)

@@ -29,7 +29,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from commands.approvals import actions
-from commands.approvals.actions import ExecutionEnv
+from commands.approvals.actions import execution_env
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     CANCEL_ACTION,
@@ -81,12 +81,11 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
         )
         if not decision.moved:
             return error(decision.message or "The request could not be run.")
-        env = ExecutionEnv(cc=ctx.cc, files=ctx.files) if ctx.cc is not None else None
-        finished = await run_approved(ctx.storage, ctx.team_id, approval.id, env)
+        finished = await run_approved(ctx.storage, ctx.team_id, approval.id, execution_env(ctx))
         reply = card(finished, ctx.tz)
         reply.ephemeral = False
         return reply
-    return prompt(approval, ctx.tz)
+    return prompt(approval, ctx.tz, note=proposal.prompt_note)
 
 
 def _clock(ts: float | None, tz: ZoneInfo) -> str:
@@ -125,12 +124,13 @@ def hash_from_block(block_id: str | None) -> str:
     return (block_id or "").removeprefix(BLOCK_PREFIX)
 
 
-def prompt(approval: Approval, tz: ZoneInfo) -> Reply:
-    """The requester's own, ephemeral confirm: exactly what will happen, two buttons."""
+def prompt(approval: Approval, tz: ZoneInfo, *, note: str | None = None) -> Reply:
+    """The requester's own, ephemeral confirm: exactly what will happen, two buttons;
+    ``note``: escaped mrkdwn said under it (another way to ask)."""
     spec = actions.spec_for(approval.kind)
     second = needs_second_person(approval)
     label = "Ask for approval" if second else spec.confirm_label
-    note = (
+    when = (
         f"This needs the approval of {approvers_text(approval)}; the request expires at "
         f"{_clock(approval.expires_at, tz)}."
         if second
@@ -138,7 +138,9 @@ def prompt(approval: Approval, tz: ZoneInfo) -> Reply:
         f"(until {_clock(approval.expires_at, tz)})."
     )
     blocks = _header(approval)
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    if note:
+        when = f"{when}\n{note}"
+    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=truncate(when, 3000))]))
     blocks.append(
         ActionsBlock(
             block_id=_hash_block(approval),
@@ -178,6 +180,22 @@ def asked(approval: Approval) -> Reply:
                 ],
             ),
         ],
+    )
+
+
+def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> Reply:
+    """The requester's prompt once the request is settled: how it ended, and no button
+    (a Withdraw left on a decided request would lie).  ``lead``: a line said first."""
+    spec = actions.spec_for(approval.kind)
+    lines = [lead] if lead else []
+    lines.append(f"*{escape(spec.title)}*")
+    lines.append(status_line(approval, tz))
+    if approval.channel and approval.message_ts and needs_second_person(approval):
+        lines.append(f"The card in <#{approval.channel}> has the details.")
+    return Reply(
+        text=f"{spec.title}: {approval.state.value}",
+        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))],
+        replace_original=True,
     )
 
 

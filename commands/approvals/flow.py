@@ -16,8 +16,8 @@ from dataclasses import KW_ONLY, dataclass
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
 from commands.approvals import actions
-from commands.approvals.actions import ExecutionEnv
-from commands.approvals.cards import asked, card, outcome_note
+from commands.approvals.actions import ExecutionEnv, execution_env
+from commands.approvals.cards import asked, card, concluded, outcome_note
 from commands.approvals.workflow import (
     cancel,
     decide,
@@ -34,6 +34,12 @@ from storage import Approval, ApprovalState, Storage
 from storage.errors import ApprovalStateError
 
 log = logging.getLogger(__name__)
+
+PROMPT_URL_LIFETIME = 30 * 60 - 15
+"""Slack honours a ``response_url`` for 30 minutes (5 uses); the requester's prompt is
+rewritten through it only while it is younger than this, with seconds to spare.  A prompt
+older than that (a request decided late under a long expiry) keeps its Withdraw button
+until it is clicked, when it is replaced by how the request ended."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,7 @@ class ApprovalFlow:
         self.slack: Messenger = ctx.messenger
 
     def env(self) -> ExecutionEnv | None:
-        return ExecutionEnv(cc=self.ctx.cc, files=self.ctx.files) if self.ctx.cc else None
+        return execution_env(self.ctx)
 
     def approvals_channel(self, approval: Approval) -> list[str]:
         """Where an approval card goes: the workspace's approvals channel, else (or if the
@@ -104,9 +110,11 @@ class ApprovalFlow:
         await self.slack.update(approval.channel, approval.message_ts, card(approval, self.ctx.tz))
 
     async def settled(self, approval: Approval) -> None:
-        """Once a card's request is settled: tell the requester in the thread (approval
-        cards only), post the announcement an action asked for, and answer the workflow
-        step that waits on it, if one does."""
+        """Once a card's request is settled: rewrite the requester's prompt (it loses its
+        Withdraw button), tell them in the thread (approval cards only), post the
+        announcement an action asked for, and answer the workflow step that waits on it,
+        if one does."""
+        await self.conclude_prompt(approval)
         await self._tell_people(approval)
         await self.answer_step(approval)
 
@@ -140,6 +148,16 @@ class ApprovalFlow:
             for channel in self.approvals_channel(approval):
                 if await self.slack.post(channel, _plain(text)):
                     break
+
+    async def conclude_prompt(self, approval: Approval) -> None:
+        """Rewrite the requester's "Asked for approval" prompt with how the request ended,
+        once, through the address its click gave (when that is still young enough: a
+        prompt past it is corrected when its Withdraw is clicked)."""
+        url = self.storage.approval_secrets.take_prompt(
+            approval.team_id, approval.id, max_age=PROMPT_URL_LIFETIME
+        )
+        if url and registered(approval):
+            await self.slack.rewrite(url, concluded(approval, self.ctx.tz))
 
     async def tell(self, reply: Reply) -> None:
         """An ephemeral answer to the person acting, where they act (else a DM)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from commands.approvals.cards import deny_modal, hash_from_block
+from commands.approvals.cards import concluded, deny_modal, hash_from_block
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import (
     APPROVE_ACTION,
@@ -62,11 +62,22 @@ async def confirm(ctx: CommandContext, click: Click) -> Outcome:
         return _replacing(notice("This request no longer exists."))
     if ctx.user_id != approval.requester:
         return notice(f"Only {mention(approval.requester)} can confirm their request.")
+    if needs_second_person(approval) and click.response_url:
+        # Kept before the card goes out, so whoever settles the request, however soon,
+        # can take the Withdraw button off this prompt.
+        flow.storage.approval_secrets.remember_prompt(ctx.team_id, approval.id, click.response_url)
     progress = await flow.confirmed(approval, params_hash=hash_from_block(click.block_id))
     if progress.late:
         return progress.reply
     if progress.card_posted and not needs_second_person(approval):
         return DeleteOriginal()
+    if progress.card_posted:
+        current = flow.storage.approvals.require(ctx.team_id, approval.id)
+        if current.state.is_final:
+            # Decided while the card was being posted: say how it ended, not "asked"
+            # (this answer rewrites the prompt, so its kept address is not needed).
+            flow.storage.approval_secrets.forget(ctx.team_id, approval.id)
+            return _replacing(concluded(current, ctx.tz))
     return _replacing(progress.reply)
 
 
@@ -77,8 +88,14 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     except LookupError:
         return _replacing(notice("This request no longer exists."))
     if not decision.moved:
-        return notice(decision.message or "Nothing changed.")
+        if decision.approval.state is ApprovalState.PENDING:
+            return notice(decision.message or "Nothing changed.")
+        # The request was settled meanwhile: the prompt is replaced by how it ended, so
+        # no stale Withdraw stays behind.
+        lead = f":information_source: Nothing to withdraw: {decision.message or ''}".rstrip()
+        return concluded(decision.approval, ctx.tz, lead=lead)
     await flow.update_card(decision.approval)
+    flow.storage.approval_secrets.forget(ctx.team_id, click.value)
     await flow.settled(decision.approval)
     return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
 

@@ -121,6 +121,9 @@ def open_request(
     approval = storage.approvals.create(
         team_id, kind, params, user_id, policy=policy, channel=channel_id
     )
+    secret = proposal.params.secret_json()
+    if secret:
+        storage.approval_secrets.keep_secret(team_id, approval.id, secret)
     storage.audit.append(
         team_id,
         user_id,
@@ -160,6 +163,7 @@ def decide(
     except NotFoundError:
         raise
     except ApprovalExpiredError as exc:
+        storage.approval_secrets.wipe(team_id, approval_id)
         _audit(storage, exc.approval, user, Outcome.EXPIRED, "clicked after expiry")
         return Decision(
             exc.approval,
@@ -175,6 +179,8 @@ def decide(
         return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    if not approve:
+        storage.approval_secrets.wipe(team_id, approval_id)
     outcome = Outcome.APPROVED if approve else Outcome.DENIED
     _audit(storage, moved, user, outcome, reason)
     return Decision(moved, moved=True)
@@ -187,6 +193,7 @@ def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role:
         return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
+    storage.approval_secrets.wipe(team_id, approval_id)
     _audit(storage, moved, user, Outcome.CANCELLED, None)
     return Decision(moved, moved=True)
 
@@ -195,6 +202,7 @@ def expire_due(storage: Storage, team_id: str) -> list[Approval]:
     """Move this team's overdue requests to expired (audited once each)."""
     expired = storage.approvals.expire_due(team_id)
     for approval in expired:
+        storage.approval_secrets.wipe(team_id, approval.id)
         _audit(storage, approval, None, Outcome.EXPIRED, "nobody decided in time")
     return expired
 
@@ -244,7 +252,10 @@ async def run_approved(
     """Claim the approved request (exactly one caller wins; the others get
     ``ApprovalStateError``), run it, record and audit the outcome."""
     claimed = storage.approvals.claim_for_execution(team_id, approval_id)
-    result = await _perform(claimed, env)
+    # Only the caller that claimed the run gets the secret, and it is gone from the
+    # database before the call is made: the call is never repeated.
+    secret = storage.approval_secrets.take_secret(team_id, approval_id)
+    result = await _perform(claimed, env, secret)
     data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)
@@ -263,7 +274,9 @@ async def run_approved(
     return finished
 
 
-async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult:
+async def _perform(
+    approval: Approval, env: ExecutionEnv | None, secret: dict[str, Any]
+) -> ActionResult:
     if env is None:
         return ActionResult(
             ok=False,
@@ -271,7 +284,7 @@ async def _perform(approval: Approval, env: ExecutionEnv | None) -> ActionResult
             "nothing was sent.",
         )
     try:
-        return await actions.execute(approval.kind, approval.params, env.cc, files=env.files)
+        return await actions.execute(approval.kind, approval.params, env, secret=secret)
     except ActionRefused as exc:
         return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
     except errors.CallCenterError as exc:

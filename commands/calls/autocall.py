@@ -5,7 +5,9 @@ recorded (audio) template needs none.  With the number or a value missing, a for
 whose fields are exactly the template's placeholders, each with the service's reading
 rules as a hint (spec 4.5), so nobody has to remember how ``150000`` is spoken.  The
 number is checked with the service's pattern and against its blacklist before anything
-is asked for; a blocked number is refused outright.
+is asked for; a blocked number is refused outright.  A push into a paused or stopped
+campaign is accepted by the service, but it is rarely what was meant: the prompt and the
+approval card say so plainly, with how to start the campaign.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
@@ -130,6 +133,9 @@ def autocall_modal(
             hint="10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused.",
         ),
     ]
+    warning = not_running_warning(campaign.campaign_name, campaign.status)
+    if warning:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
         named = ", ".join(code("{{" + n + "}}") for n in missing[:20])
@@ -170,11 +176,29 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
+    OMIT_WHEN_NONE = frozenset({"campaign_status"})
+
     campaign_uuid: str
     campaign_name: str = ""
     template_name: str = ""
     phone_number: str
     param: dict[str, str] = Field(default_factory=dict)
+    campaign_status: str | None = None
+    """The campaign's status when the push was asked for (for the card's warning)."""
+
+
+def not_running_warning(campaign_name: str, status: str) -> str | None:
+    """Escaped mrkdwn warning that the campaign is paused or stopped, and how to start it;
+    None while it runs."""
+    if is_running(status):
+        return None
+    quoted = f'"{campaign_name}"' if " " in campaign_name else campaign_name
+    state = "paused" if status == "pause" else "stopped"
+    return (
+        f":warning: *{clip(campaign_name, 150)}* is {state}. The service takes this one call "
+        f"anyway, but the campaign itself does not dial. To start it: "
+        f"{code('/callops start ' + truncate(quoted, 150))}."
+    )
 
 
 def describe_autocall(params: AutocallParams) -> str:
@@ -188,6 +212,10 @@ def describe_autocall(params: AutocallParams) -> str:
         lines.append(f"• {code(name)}: {clip(value, 200)}")
     if not values:
         lines.append("No values: the template is a recording.")
+    if params.campaign_status is not None:
+        warning = not_running_warning(params.campaign_name, params.campaign_status)
+        if warning:
+            lines.append(warning)
     return "\n".join(lines)
 
 
@@ -219,16 +247,17 @@ async def refusal(cc: CallCenter, phone: str) -> Reply | None:
 
 
 def push_proposal(
-    campaign_uuid: str, campaign_name: str, template_name: str, phone: str, values: dict[str, str]
+    campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
 ) -> Proposal:
     return Proposal(
         ActionKind.AUTOCALL_PUSH,
         AutocallParams(
-            campaign_uuid=campaign_uuid,
-            campaign_name=campaign_name,
-            template_name=template_name,
+            campaign_uuid=campaign.campaign_uuid,
+            campaign_name=campaign.campaign_name,
+            template_name=template.template_name if template else "",
             phone_number=phone,
             param=values,
+            campaign_status=campaign.status,
         ),
     )
 
@@ -290,11 +319,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     if refused:
         return refused
     values = {n: str(given[n]) for n in names}
-    template_name = template.template_name if template else ""
-    return await propose(
-        ctx,
-        push_proposal(campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values),
-    )
+    return await propose(ctx, push_proposal(campaign, template, phone, values))
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
@@ -310,17 +335,23 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     phone = normalize_phone(text(values, PHONE_BLOCK))
-    refused = await refusal(ctx.client(), phone)
+    cc = ctx.client()
+    try:
+        campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
+    except errors.NotFoundError:
+        return error("The campaign no longer exists. Nothing was asked.")
+    refused = await refusal(cc, phone)
     if refused:
         return refused
-    names = [str(n) for n in meta.get("names") or []]
-    return push_proposal(
-        str(meta.get("campaign_uuid") or ""),
-        str(meta.get("campaign_name") or ""),
-        str(meta.get("template_name") or ""),
-        phone,
-        {n: text(values, PARAM_BLOCK + n) for n in names},
-    )
+    template = await template_of(cc, campaign)
+    given = {str(n): text(values, PARAM_BLOCK + str(n)) for n in meta.get("names") or []}
+    missing = missing_values(fields_of(template), given)
+    if missing:
+        return error(
+            f"The template of {campaign.campaign_name} changed since the form opened: it now "
+            f"also needs {', '.join(missing)}. Run the autocall again. Nothing was asked."
+        )
+    return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
 
 
 register(

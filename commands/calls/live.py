@@ -28,7 +28,7 @@ from slack_sdk.models.blocks import (
 
 from callcenter import errors
 from callcenter.models import ActiveCall, User
-from commands.calls.transfer import TRANSFER_BUTTON, button_value
+from commands.calls.transfer import TRANSFER_BUTTON, TRANSFER_ROLE, button_value
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
@@ -129,9 +129,12 @@ def _call_row(
     )
     # Slack wants action ids unique within a message, hence the row number; the button
     # opens the transfer form at once, before any service call (trigger ids last 3 s).
-    transfer = ButtonElement(
-        text="Transfer", action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
-    )
+    # A viewer's listing has none: they may not transfer.
+    transfer = None
+    if ctx.role.at_least(TRANSFER_ROLE):
+        transfer = ButtonElement(
+            text="Transfer", action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
+        )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)), accessory=transfer)
 
 

@@ -97,10 +97,7 @@ async def push(ctx: CommandContext, run: StepRun) -> Outcome:
     if refused:
         return refused
     values = {n: given[n] for n in names}
-    template_name = template.template_name if template else ""
-    proposal = push_proposal(
-        campaign.campaign_uuid, campaign.campaign_name, template_name, phone, values
-    )
+    proposal = push_proposal(campaign, template, phone, values)
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)
 
 

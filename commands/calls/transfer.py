@@ -53,6 +53,8 @@ from storage import ActionKind, Role
 
 TRANSFER_BUTTON = "call_transfer"
 """Each live call's button is ``call_transfer_<row>``; its value names the call."""
+TRANSFER_ROLE = Role.OPERATOR
+"""The least role that may use it (a listing shows it only to them)."""
 TRANSFER_CALLBACK = "call_transfer_form"
 EXT_BLOCK = "ext"
 """The typed extension."""
@@ -295,7 +297,21 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)
+    if not await _registered(ctx, ext):
+        return notice(
+            f"Extension *{clip(ext, 32)}* is not registered: no enabled user of the directory "
+            "has it, so the service would refuse the transfer. `/callops users` shows who has "
+            "which extension. Nothing was asked.",
+            emoji=":no_entry_sign:",
+        )
     return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
+
+
+async def _registered(ctx: CommandContext, ext: str) -> bool:
+    """Whether an enabled user of the directory has the extension (what the service calls
+    registered); True when the directory cannot be read, so the service has the last word."""
+    owners = await read_directory(ctx.client())
+    return owners is None or ext in owners
 
 
 def _leg(word: str) -> Leg | None:
@@ -389,5 +405,5 @@ async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 
 INTERACTIONS = Interactions(
-    clicks=(OnClick(TRANSFER_BUTTON, transfer_clicked, role=Role.OPERATOR, numbered=True),)
+    clicks=(OnClick(TRANSFER_BUTTON, transfer_clicked, role=TRANSFER_ROLE, numbered=True),)
 )

@@ -267,9 +267,9 @@ def campaign_card(
         )
         blocks.append(SectionBlock(fields=fields_stats))
     blocks.append(DividerBlock())
-    blocks.extend(campaign_list_blocks(c.campaign_uuid, lead_list, missing=list_missing))
+    blocks.extend(campaign_list_blocks(c.campaign_uuid, lead_list, ctx.role, missing=list_missing))
     blocks.append(DividerBlock())
-    blocks.append(control_buttons(c))
+    blocks.append(control_buttons(c, ctx.role))
     blocks.append(
         ContextBlock(
             elements=[
@@ -284,11 +284,15 @@ def campaign_card(
 
 CONTROL_ACTION = "campaign_control"
 """Start/Pause/Stop buttons are ``campaign_control_<status>``; each asks for a confirm."""
+CONTROL_ROLE = Role.OPERATOR
+"""The least role whose card shows the switches (and whose click on one is run)."""
 
 
-def control_buttons(c: Campaign) -> ActionsBlock:
-    """The switches that make sense from the campaign's state, then Refresh (re-reads the
-    card in place).  A click runs ``start|pause|stop <uuid>``, as if typed."""
+def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
+    """The switches that make sense from the campaign's state, for a person whose role
+    may use them (a viewer's card has none: a button that can only refuse is noise),
+    then Refresh (re-reads the card in place).  A click runs ``start|pause|stop <uuid>``,
+    as if typed."""
     running = c.status in ("start", "running")
     switches: list[tuple[str, str, str | None]] = []
     if not running:
@@ -297,6 +301,8 @@ def control_buttons(c: Campaign) -> ActionsBlock:
         switches.append(("pause", "Pause", None))
     if c.status != "stop":
         switches.append(("stop", "Stop", "danger"))
+    if not role.at_least(CONTROL_ROLE):
+        switches = []
     elements = [
         ButtonElement(
             text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
@@ -451,7 +457,7 @@ INTERACTIONS = Interactions(
         OnClick(REFRESH_ACTION, refresh_clicked),
         OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
         OnClick(
-            CONTROL_ACTION, control_clicked, role=Role.OPERATOR, suffixes=("start", "pause", "stop")
+            CONTROL_ACTION, control_clicked, role=CONTROL_ROLE, suffixes=("start", "pause", "stop")
         ),
     )
 )

@@ -55,6 +55,11 @@ def _is(campaign_status: str, status: str) -> bool:
     return STATE_WORD.get(campaign_status, campaign_status) == STATE_WORD[status]
 
 
+def is_running(campaign_status: str) -> bool:
+    """``start`` (or the statistics' ``running``): the campaign dials."""
+    return _is(campaign_status, "start")
+
+
 class ControlParams(ActionParams):
     """Start, pause or stop one campaign; ``was`` and ``concurrent_call`` are what the
     requester saw, for the card (``concurrent_call`` only for a start)."""

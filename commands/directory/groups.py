@@ -1,9 +1,12 @@
 """``group add`` and ``group edit``: who is in which group.
 
 The service has no group listing (spec 4.6), so a group is found through its members'
-memberships (or by its UUID).  ``group edit`` sends the whole form, as the spec's PUT
-replaces members and campaigns it is given; the group's campaigns cannot be read back,
-so the campaigns field starts empty and, left empty, is not sent (they stay as they are).
+memberships (or by its UUID).  The same memberships answer, before anything is asked
+of an approver, whether a name is taken (a group nobody is in cannot be seen; the
+service still refuses that name, after approval).  ``group edit`` sends the whole form,
+as the spec's PUT replaces members and campaigns it is given; its card shows only what
+changes, before → after.  The group's campaigns cannot be read back, so the campaigns
+field starts empty and, left empty, is not sent (they stay as they are).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, full_name, number, truncate
 from storage import ActionKind
@@ -89,6 +92,7 @@ async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> 
 
 
 async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
+    """Ask to create a group, once its name follows the service's rule and is free."""
     if not args:
         raise UsageError(
             "Give the group's name (in quotes if it has spaces).", usage_of("group add")
@@ -98,6 +102,14 @@ async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
     if problem or check_group_name(name):
         raise UsageError(
             problem or f"A group name may use only {NAME_RULE}.", usage_of("group add")
+        )
+    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    taken = find_group(people, name)
+    if taken is not None:
+        return error(
+            f"A group called '{taken.group_name}' already exists ({taken.group_uuid}); group "
+            "names are unique whatever their case. Choose another name, or change that group "
+            f'with /callops group edit "{taken.group_name}". Nothing was asked.'
         )
     params = GroupCreateParams(group_name=name, group_description=description)
     return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
@@ -248,24 +260,52 @@ def check_group_form(values: FormValues, meta: Meta) -> dict[str, str]:
     return problems
 
 
-async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal:
+async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    """The form as a request, once the new name is free and something changes; the group
+    as it is now goes with it, for the card's before → after."""
     cc = ctx.client()
-    users = {u.user_uuid: u.username async for u in cc.users.iterate(page_size=100)}
+    people = [u async for u in cc.users.iterate(page_size=100)]
+    users = {u.user_uuid: u.username for u in people}
     campaign_names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(cc)}
+    group_uuid = str(meta.get("group_uuid") or "")
+    name = text(values, "group_name")
+    taken = find_group(people, name)
+    if taken is not None and taken.group_uuid != group_uuid:
+        return error(
+            f"Another group is already called '{taken.group_name}' ({taken.group_uuid}); "
+            "group names are unique whatever their case. Nothing was asked."
+        )
+    current = find_group(people, group_uuid)
     members = [str(v) for v in values.get("members") or []]
     chosen = [str(v) for v in values.get("campaigns") or []]
     priority = text(values, "group_priority")
+    before = None
+    if current is not None:
+        before = GroupBefore(
+            group_name=current.group_name,
+            group_description=current.group_description,
+            group_priority=current.priority,
+            user_assigns=current.members,
+            member_names=[users.get(m, m) for m in current.members],
+        )
     params = GroupUpdateParams(
-        group_uuid=str(meta.get("group_uuid") or ""),
+        group_uuid=group_uuid,
         old_name=str(meta.get("old_name") or ""),
-        group_name=text(values, "group_name"),
+        group_name=name,
         group_description=text(values, "group_description"),
         user_assigns=members,
         member_names=[users.get(m, m) for m in members],
         group_priority=int(priority) if priority else None,
         campaign_assigns=chosen or None,
         campaign_names=[campaign_names.get(c, c) for c in chosen] if chosen else None,
+        before=before,
     )
+    if before is not None and not group_changes(params, before):
+        return notice(
+            f"Nothing to change: the form left the group *{clip(before.group_name, 100)}* "
+            "as it is. Nothing was asked.",
+            emoji=":information_source:",
+        )
     return Proposal(ActionKind.GROUP_UPDATE, params)
 
 
@@ -276,11 +316,21 @@ def _listing(names: Sequence[str], empty: str) -> str:
     return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
 
 
+class GroupBefore(ActionParams):
+    """The group as the form found it (for the card's before → after)."""
+
+    group_name: str
+    group_description: str = ""
+    group_priority: int | None = None
+    user_assigns: list[str] = Field(default_factory=list)
+    member_names: list[str] = Field(default_factory=list)
+
+
 class GroupUpdateParams(ActionParams):
     """The whole group as the form left it (the service's PUT replaces what it is given);
     no ``campaign_assigns`` means the group's campaigns stay as they are."""
 
-    OMIT_WHEN_NONE = frozenset({"group_priority", "campaign_assigns", "campaign_names"})
+    OMIT_WHEN_NONE = frozenset({"group_priority", "campaign_assigns", "campaign_names", "before"})
 
     group_uuid: str
     old_name: str = ""
@@ -291,11 +341,60 @@ class GroupUpdateParams(ActionParams):
     group_priority: int | None = None
     campaign_assigns: list[str] | None = None
     campaign_names: list[str] | None = None
+    before: GroupBefore | None = None
+
+
+def _arrow(was: str, now: str) -> str:
+    return f"{was} → *{now}*"
+
+
+def group_changes(params: GroupUpdateParams, before: GroupBefore) -> list[str]:
+    """One line per thing that changes, as before → after."""
+    lines: list[str] = []
+    if params.group_name != before.group_name:
+        lines.append(
+            "• name: " + _arrow(clip(before.group_name, 100), clip(params.group_name, 100))
+        )
+    if params.group_description != before.group_description:
+        lines.append(
+            "• description: "
+            + _arrow(
+                clip(before.group_description or "none", 300),
+                clip(params.group_description or "none", 300),
+            )
+        )
+    if params.group_priority is not None and params.group_priority != before.group_priority:
+        was = number(before.group_priority) if before.group_priority is not None else "unknown"
+        lines.append("• priority: " + _arrow(was, number(params.group_priority)))
+    names = dict(zip(params.user_assigns, params.member_names, strict=False))
+    old_names = dict(zip(before.user_assigns, before.member_names, strict=False))
+    added = [names.get(u, u) for u in params.user_assigns if u not in old_names]
+    removed = [old_names.get(u, u) for u in before.user_assigns if u not in names]
+    if added or removed:
+        parts = []
+        if added:
+            parts.append("added " + _listing(added, ""))
+        if removed:
+            parts.append("removed " + _listing(removed, ""))
+        count = _arrow(number(len(before.user_assigns)), number(len(params.user_assigns)))
+        lines.append(f"• members: {count} ({'; '.join(parts)})")
+    if params.campaign_assigns is not None:
+        lines.append(
+            "• campaigns: set to "
+            + _listing(params.campaign_names or [], "none")
+            + " (its campaigns now cannot be read back)"
+        )
+    return lines
 
 
 def describe_group_update(params: GroupUpdateParams) -> str:
     old = params.old_name or params.group_uuid
     lines = [f"Change the group *{clip(old, 100)}*:"]
+    if params.before is not None:
+        lines.extend(group_changes(params, params.before) or ["• nothing"])
+        lines.append(f"Group {code(params.group_uuid)}")
+        return "\n".join(lines)
+    # A request stored before the group as it was went with it: the whole form.
     if params.old_name != params.group_name:
         lines.append(f"• name: *{clip(params.group_name, 100)}*")
     lines.append(f"• description: {clip(params.group_description or '–', 300)}")

@@ -1,16 +1,17 @@
 """``user edit``: a call-center user's level, role, extension and options (admins only).
 
-The service's PUT needs ``password`` and ``confirm_password`` with every change, so the
-form asks for them; they are never shown again, never logged, redacted from the audit
-log, stored only inside the encrypted approval parameters, and salted so the parameters'
-hash reveals nothing.
+The card shows only what changes, as before → after (the user as the form found it is
+kept with the request).  The service's PUT needs ``password`` and ``confirm_password``
+with every change, so the form asks for them; they are secret fields of the request
+(``ActionParams.SECRET_FIELDS``): never in the stored parameters, the card, the audit
+log or a log line, held encrypted apart until the approved call is made and deleted
+then, or as soon as the request is denied, cancelled or expires.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Mapping, Sequence
 
 from pydantic import Field
@@ -40,7 +41,7 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.text import clip, code, full_name
 from storage import ActionKind, Role
 
@@ -118,8 +119,8 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
                 block_id="password",
                 label="Password",
                 element=PlainTextInputElement(action_id="password", max_length=128),
-                hint="The service asks for the password with every change. It is sent once "
-                "and never shown or logged.",
+                hint="The service asks for the password with every change. It is used once "
+                "for this change, then deleted: never shown, logged or kept.",
             ),
             InputBlock(
                 block_id="confirm_password",
@@ -170,10 +171,36 @@ def check_user_form(values: FormValues, meta: Meta) -> dict[str, str]:
     return problems
 
 
+class UserSettings(ActionParams):
+    """What ``user edit`` can change, as one user has it (before) or will have it."""
+
+    level: str
+    role_uuid: str
+    role_name: str = ""
+    extension: str = ""
+    is_active: bool = False
+    enable_webrtc: bool = False
+
+
+def settings_of(user: User) -> UserSettings:
+    return UserSettings(
+        level=user.level,
+        role_uuid=user.role_uuid,
+        role_name=user.role_name,
+        extension=user.extension,
+        is_active=user.user_enabled.lower() != "false",
+        enable_webrtc=user.enable_webrtc,
+    )
+
+
 class UserUpdateParams(ActionParams):
-    """A user's settings as the form left them.  The service wants the password with
-    every change, so it travels here (encrypted at rest with the approval, redacted
-    from the audit log, never in a repr); ``nonce`` salts the parameters' hash."""
+    """A user's settings as the form left them, and as the form found them (``before``,
+    for the card's before → after).  The service wants the password with every change:
+    it is a secret field, kept out of the stored parameters and handed to the execution
+    once."""
+
+    OMIT_WHEN_NONE = frozenset({"before"})
+    SECRET_FIELDS = frozenset({"password", "confirm_password"})
 
     user_uuid: str
     username: str
@@ -183,48 +210,111 @@ class UserUpdateParams(ActionParams):
     extension: str = ""
     is_active: bool = False
     enable_webrtc: bool = False
-    password: str = Field(repr=False)
-    confirm_password: str = Field(repr=False)
-    nonce: str = Field(default="", repr=False)
+    before: UserSettings | None = None
+    password: str = Field(default="", repr=False)
+    confirm_password: str = Field(default="", repr=False)
+
+    def after(self) -> UserSettings:
+        return UserSettings(
+            level=self.level,
+            role_uuid=self.role_uuid,
+            role_name=self.role_name,
+            extension=self.extension,
+            is_active=self.is_active,
+            enable_webrtc=self.enable_webrtc,
+        )
 
 
-async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal:
+async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     flags = set(values.get("flags") or [])
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     roles = known_roles(people)
     role_uuid = str(values.get("role") or "")
+    user_uuid = str(meta.get("user_uuid") or "")
+    current = next((u for u in people if u.user_uuid == user_uuid), None)
+    if current is None:
+        return error(f"The user {meta.get('username') or user_uuid} no longer exists.")
     params = UserUpdateParams(
-        user_uuid=str(meta.get("user_uuid") or ""),
-        username=str(meta.get("username") or ""),
+        user_uuid=user_uuid,
+        username=str(meta.get("username") or current.username),
         level=str(values.get("level") or ""),
         role_uuid=role_uuid,
         role_name=roles.get(role_uuid, ""),
         extension=text(values, "extension"),
         is_active=FLAG_ENABLED in flags,
         enable_webrtc=FLAG_WEBRTC in flags,
+        before=settings_of(current),
         password=str(values.get("password") or ""),
         confirm_password=str(values.get("confirm_password") or ""),
-        nonce=secrets.token_hex(16),
     )
     return Proposal(ActionKind.USER_UPDATE, params)
 
 
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _role(settings: UserSettings) -> str:
+    return clip(settings.role_name or settings.role_uuid or "none", 80)
+
+
+def user_changes(before: UserSettings | None, after: UserSettings) -> list[str]:
+    """One line per setting that changes, as before → after (every setting when the
+    user as it was is unknown: a request stored by an earlier version)."""
+    rows: list[tuple[str, str, str, bool]] = []
+    old = before or after
+    rows.append(("level", clip(old.level, 40), clip(after.level, 40), old.level != after.level))
+    rows.append(("role", _role(old), _role(after), old.role_uuid != after.role_uuid))
+    # An extension left empty in the form does not change (the service keeps it).
+    new_ext = after.extension or old.extension
+    rows.append(
+        (
+            "extension",
+            clip(old.extension or "none", 20),
+            clip(new_ext or "none", 20),
+            old.extension != new_ext,
+        )
+    )
+    rows.append(
+        (
+            "enabled",
+            _yes_no(old.is_active),
+            _yes_no(after.is_active),
+            old.is_active != after.is_active,
+        )
+    )
+    rows.append(
+        (
+            "WebRTC",
+            _yes_no(old.enable_webrtc),
+            _yes_no(after.enable_webrtc),
+            old.enable_webrtc != after.enable_webrtc,
+        )
+    )
+    if before is None:
+        return [f"• {name}: {new}" for name, _, new, _ in rows]
+    return [f"• {name}: {was} → *{new}*" for name, was, new, changed in rows if changed]
+
+
 def describe_user_update(params: UserUpdateParams) -> str:
-    lines = [
-        f"Change the user *{clip(params.username, 80)}*:",
-        f"• level: {clip(params.level, 40)} · role: "
-        f"{clip(params.role_name or params.role_uuid, 80)}",
-        f"• extension: {clip(params.extension or 'unchanged', 20)}",
-        f"• enabled: {'yes' if params.is_active else 'no'} · WebRTC: "
-        f"{'yes' if params.enable_webrtc else 'no'}",
-        "• password: set with the change (never shown)",
-        f"User {code(params.user_uuid)}",
-    ]
+    lines = [f"Change the user *{clip(params.username, 80)}*:"]
+    changes = user_changes(params.before, params.after())
+    lines.extend(changes or ["• no setting changes"])
+    lines.append(
+        "• password: set to the one typed in the form (never shown; used once for this "
+        "change, then deleted)"
+    )
+    lines.append(f"User {code(params.user_uuid)}")
     return "\n".join(lines)
 
 
 async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> ActionResult:
     uuid = params.user_uuid
+    if not params.password:
+        raise ActionRefused(
+            "The password typed for this change is gone (it is kept only until the change "
+            "is made); run user edit again"
+        )
     try:
         await env.cc.users.get(uuid)
     except errors.NotFoundError:

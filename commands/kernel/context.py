@@ -73,6 +73,12 @@ class Messenger(Protocol):
         """An ephemeral message in ``channel``, else (no channel, bot not in it) a DM."""
         ...
 
+    async def rewrite(self, response_url: str, reply: Reply) -> bool:
+        """Replace the message a ``response_url`` belongs to (an ephemeral prompt, which
+        the Web API cannot update); False when Slack refused (the address expired or was
+        used up)."""
+        ...
+
     async def open_view(self, trigger_id: str, view: View) -> str | None:
         """Open a modal; its view id, or None when Slack refused (the trigger id lives
         3 seconds)."""

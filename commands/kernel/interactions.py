@@ -49,6 +49,9 @@ class Click:
     """The button sits on an ephemeral message (which cannot be threaded under)."""
     view_id: str | None = None
     """The modal or Home tab that holds the button (None in messages)."""
+    response_url: str | None = field(default=None, repr=False)
+    """Where Slack lets the app rewrite the clicked message for a while (30 minutes, 5
+    uses); a capability, so it is never shown or logged."""
 
     @classmethod
     def from_payload(cls, body: Mapping[str, Any], action: Mapping[str, Any]) -> Click:
@@ -66,6 +69,7 @@ class Click:
             message_ts=message.get("ts") or container.get("message_ts"),
             ephemeral=bool(container.get("is_ephemeral")),
             view_id=container.get("view_id") if container.get("type") == "view" else None,
+            response_url=body.get("response_url") or None,
         )
 
 

@@ -29,6 +29,11 @@ class ActionParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+    SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset()
+    """Fields sent once to the service and kept nowhere else (a password): left out of the
+    stored JSON, hence of the hash, the card and the audit log; ``secret_json`` hands them
+    to the workflow, which holds them encrypted apart until the approved call is made
+    (``storage.approval_secrets``) and wipes them once the request is settled."""
 
     @model_serializer(mode="wrap")
     def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -39,8 +44,13 @@ class ActionParams(BaseModel):
         return data
 
     def to_json(self) -> dict[str, Any]:
-        """The plain JSON stored with the approval."""
-        return self.model_dump(mode="json")
+        """The plain JSON stored with the approval (never a secret field)."""
+        return self.model_dump(mode="json", exclude=set(self.SECRET_FIELDS))
+
+    def secret_json(self) -> dict[str, Any]:
+        """The secret fields that were given (empty when the kind has none)."""
+        data = self.model_dump(mode="json", include=set(self.SECRET_FIELDS))
+        return {k: v for k, v in data.items() if v not in (None, "")}
 
 
 @dataclass(frozen=True)
@@ -50,3 +60,6 @@ class Proposal:
 
     kind: ActionKind
     params: ActionParams
+    prompt_note: str | None = None
+    """Escaped mrkdwn for the requester's prompt only, not the card: what else they
+    could ask for instead (``notify rotate only``)."""

@@ -49,6 +49,10 @@ class OpenModal:
 
     view: View
     fill: Callable[[], Awaitable[View]] | None = None
+    _: KW_ONLY
+    dismiss_original: bool = False
+    """Remove the clicked message once the modal is open (a "Which one?" picker whose
+    choice opened a form: it must not stay behind, offering the choice again)."""
 
 
 @dataclass

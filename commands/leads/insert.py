@@ -48,6 +48,8 @@ from storage import ActionKind, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
+ADD_LEAD_ROLE = Role.OPERATOR
+"""The least role that may use it (a card shows it only to them)."""
 LEAD_CALLBACK = "lead_form"
 PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
@@ -273,5 +275,5 @@ async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 
 INTERACTIONS = Interactions(
-    clicks=(OnClick(ADD_LEAD_BUTTON, add_lead_clicked, role=Role.OPERATOR),)
+    clicks=(OnClick(ADD_LEAD_BUTTON, add_lead_clicked, role=ADD_LEAD_ROLE),)
 )

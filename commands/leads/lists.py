@@ -37,8 +37,9 @@ from commands.kernel.text import (
     ratio_percent,
     truncate,
 )
-from commands.leads.insert import ADD_LEAD_BUTTON, list_button_value
-from commands.leads.upload import UPLOAD_LEADS_BUTTON
+from commands.leads.insert import ADD_LEAD_BUTTON, ADD_LEAD_ROLE, list_button_value
+from commands.leads.upload import UPLOAD_LEADS_BUTTON, UPLOAD_LEADS_ROLE
+from storage import Role
 
 OPEN_LIST_BUTTON = "lead_list_open"
 """A lead list's Open list button (on the campaign card): ``list <uuid>``."""
@@ -135,11 +136,11 @@ def totals_line(lead_list: LeadList) -> str:
 
 
 def campaign_list_blocks(
-    campaign_uuid: str, lead_list: LeadList | None, *, missing: str | None = None
+    campaign_uuid: str, lead_list: LeadList | None, role: Role, *, missing: str | None = None
 ) -> list[Block]:
-    """The campaign card's lead list: name, totals and UUID, with Add lead, Upload leads
-    and Open list.  ``missing`` says why there is no list to show (no default list, gone,
-    unreadable)."""
+    """The campaign card's lead list: name, totals and UUID, with Add lead and Upload
+    leads (for a role that may use them) and Open list.  ``missing`` says why there is no
+    list to show (no default list, gone, unreadable)."""
     if lead_list is None:
         text = f":card_index_dividers: *Lead list*\n{missing or 'None.'}"
         return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
@@ -148,17 +149,24 @@ def campaign_list_blocks(
         f":card_index_dividers: *Lead list: {name}*\n{totals_line(lead_list)}\n"
         f"{code(lead_list.list_uuid)}"
     )
-    buttons = ActionsBlock(
-        block_id=f"lead_list:{truncate(lead_list.list_uuid, 200)}",
-        elements=[
+    buttons: list[ButtonElement] = []
+    if role.at_least(ADD_LEAD_ROLE):
+        buttons.append(
             ButtonElement(
                 text="Add lead", action_id=ADD_LEAD_BUTTON, value=list_button_value(lead_list)
-            ),
-            ButtonElement(text="Upload leads", action_id=UPLOAD_LEADS_BUTTON, value=campaign_uuid),
-            ButtonElement(text="Open list", action_id=OPEN_LIST_BUTTON, value=lead_list.list_uuid),
-        ],
+            )
+        )
+    if role.at_least(UPLOAD_LEADS_ROLE):
+        buttons.append(
+            ButtonElement(text="Upload leads", action_id=UPLOAD_LEADS_BUTTON, value=campaign_uuid)
+        )
+    buttons.append(
+        ButtonElement(text="Open list", action_id=OPEN_LIST_BUTTON, value=lead_list.list_uuid)
     )
-    return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))), buttons]
+    actions = ActionsBlock(
+        block_id=f"lead_list:{truncate(lead_list.list_uuid, 200)}", elements=buttons
+    )
+    return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))), actions]
 
 
 async def open_list_clicked(ctx: CommandContext, click: Click) -> Outcome:

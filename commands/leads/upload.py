@@ -51,6 +51,8 @@ from storage import ActionKind, Role
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
 """A lead list's Upload leads button (on the campaign card); its value names the campaign."""
+UPLOAD_LEADS_ROLE = Role.OPERATOR
+"""The least role that may use it (a card shows it only to them)."""
 
 REASON_WORDS = {
     "pattern": "not a valid number",
@@ -280,5 +282,5 @@ async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 
 INTERACTIONS = Interactions(
-    clicks=(OnClick(UPLOAD_LEADS_BUTTON, upload_clicked, role=Role.OPERATOR),)
+    clicks=(OnClick(UPLOAD_LEADS_BUTTON, upload_clicked, role=UPLOAD_LEADS_ROLE),)
 )

@@ -8,7 +8,9 @@ call record there, and *routes* say which channels get a card for it::
     notify add #channel [campaign ...] [status=answered,busy] [direction=inbound] [presskey]
     notify list | notify remove <id>
     notify attach <campaign> | notify detach <campaign>
-    notify rotate                  a new URL (the old one stops at once)
+    notify rotate [only]           a new URL (the old one stops at once), after a confirm;
+                                   the campaigns on the old URL move to the new one with it
+                                   (``only``: they are left behind)
 
 The URL is a secret (whoever knows it can post cards into the workspace's channels), so it
 is only ever shown to admins, in ephemeral replies, and never written to the audit log.
@@ -41,8 +43,10 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.campaigns.control import CampaignRef
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
@@ -66,7 +70,7 @@ USAGE = {
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
     "detach": "notify detach <campaign>",
-    "rotate": "notify rotate",
+    "rotate": "notify rotate [only]",
 }
 _STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
 _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
@@ -114,7 +118,12 @@ def _storage(ctx: CommandContext) -> Storage:
 
 
 def _public_url(ctx: CommandContext) -> str:
-    return ctx.public_url or "http://localhost:3000"
+    return public_base(ctx.public_url)
+
+
+def public_base(public_url: str | None) -> str:
+    """The app's public address, as the service must call it back."""
+    return public_url or "http://localhost:3000"
 
 
 async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -132,8 +141,13 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
     if sub in ("attach", "detach"):
         return await request_attach(ctx, rest, attach=sub == "attach")
     if sub == "rotate":
-        _no_more(rest, "rotate")
-        return await rotate(ctx)
+        if rest and [w.lower() for w in rest] != ["only"]:
+            raise UsageError(
+                "'notify rotate' takes nothing after it, or 'only' to leave the campaigns on "
+                "the old URL behind.",
+                USAGE["rotate"],
+            )
+        return await rotate(ctx, reattach=not rest)
     subs = [k for k in USAGE if k]
     near = suggest(sub, subs, limit=2)
     hint = f" Did you mean {alternatives([f'notify {n}' for n in near])}?" if near else ""
@@ -328,26 +342,113 @@ def remove_route(ctx: CommandContext, args: list[str]) -> Reply:
 # --- the callback URL -----------------------------------------------------------------
 
 
-async def rotate(ctx: CommandContext) -> Reply:
-    storage = _storage(ctx)
-    public = _public_url(ctx)
-    old = storage.callback_tokens.get(ctx.team_id)
-    old_url = callback_url(public, old) if old else None
+class RotateParams(ActionParams):
+    """A new callback URL; with ``reattach``, every campaign that sends its records to the
+    old URL when the rotation runs is pointed at the new one.  ``campaigns`` are those
+    that did when it was asked for, for the card; no URL is stored (it is the secret)."""
+
+    reattach: bool
+    campaigns: tuple[CampaignRef, ...] = ()
+
+
+LISTED = 20
+
+
+def _campaign_names(names: Sequence[str]) -> str:
+    shown = ", ".join(f"*{clip(n, 80)}*" for n in names[:LISTED])
+    return shown + (f" and {number(len(names) - LISTED)} more" if len(names) > LISTED else "")
+
+
+def describe_rotate(params: RotateParams) -> str:
+    lines = [
+        "Give this workspace a *new callback URL*. The current one stops working at once "
+        "(do this when it has leaked)."
+    ]
+    names = [c.campaign_name or c.campaign_uuid for c in params.campaigns]
+    if not names:
+        lines.append("No campaign sends its call records to the current URL.")
+    elif params.reattach:
+        lines.append(
+            f"Re-attach the {number(len(names))} campaign(s) that use the current URL, in the "
+            f"same step: {_campaign_names(names)} (any other campaign on it by then too)."
+        )
+    else:
+        lines.append(
+            f":warning: {number(len(names))} campaign(s) keep the old URL and stop sending "
+            f"their call records here: {_campaign_names(names)}."
+        )
+    return "\n".join(lines)
+
+
+async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResult:
+    """Read the campaigns, rotate, then point those on the old URL at the new one: each
+    with the campaign's whole body (``set_fields``), each once."""
+    storage = env.storage
+    if storage is None or not env.team_id:
+        raise ActionRefused("the app's database is not available here")
+    public = public_base(env.public_url)
+    old_token = storage.callback_tokens.get(env.team_id)
+    old_url = callback_url(public, old_token) if old_token else None
     stale: list[Campaign] = []
     if old_url is not None:
-        stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
-    url = callback_url(public, storage.callback_tokens.rotate(ctx.team_id))
-    storage.audit.append(
-        ctx.team_id, ctx.user_id, "notify.rotate", {"attached_campaigns": len(stale)}
-    )
-    text = f"New callback URL (the old one stopped working):\n{code(url)}"
-    if stale:
-        names = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in stale[:20])
+        stale = [c for c in await all_campaigns(env.cc) if c.callback_url == old_url]
+    new_url = callback_url(public, storage.callback_tokens.rotate(env.team_id))
+    text = "New callback URL in use; the old one stopped working. `/callops notify` shows it."
+    moved: list[Campaign] = []
+    failed: list[tuple[Campaign, str]] = []
+    if params.reattach:
+        for campaign in stale:
+            try:
+                await env.cc.campaigns.set_fields(campaign.campaign_uuid, callback_url=new_url)
+            except errors.CallCenterError as exc:
+                effect = "its callback may or may not have moved"
+                failed.append((campaign, describe_failure(exc, effect=effect).text))
+            else:
+                moved.append(campaign)
+        if moved:
+            text += (
+                f"\nRe-attached {number(len(moved))} of {number(len(stale))} campaign(s): "
+                f"{_campaign_names([c.campaign_name for c in moved])}."
+            )
+        if failed:
+            text += "\n:warning: Not re-attached: " + "; ".join(
+                f"*{clip(c.campaign_name, 80)}* ({truncate(problem, 200)})"
+                for c, problem in failed[:LISTED]
+            )
+    elif stale:
         text += (
-            f"\n:warning: Campaigns that still point at the old URL ({number(len(stale))}): "
-            f"{names}. Attach them again with `/callops notify attach <campaign>`."
+            f"\n:warning: Still on the old URL: {_campaign_names([c.campaign_name for c in stale])}"
+            ". Attach them again with `/callops notify attach <campaign>`."
         )
-    return notice(text, emoji=":arrows_counterclockwise:")
+    return ActionResult(
+        ok=not failed,
+        text=text,
+        data={
+            "reattached": [c.campaign_uuid for c in moved],
+            "failed": [c.campaign_uuid for c, _ in failed],
+        },
+    )
+
+
+async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
+    """Ask for a new callback URL (a confirm by default policy), offering to move the
+    campaigns on the old one in the same request."""
+    storage = _storage(ctx)
+    old = storage.callback_tokens.get(ctx.team_id)
+    stale: list[Campaign] = []
+    if old:
+        old_url = callback_url(_public_url(ctx), old)
+        stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
+    params = RotateParams(
+        reattach=reattach,
+        campaigns=tuple(
+            CampaignRef(campaign_uuid=c.campaign_uuid, campaign_name=c.campaign_name) for c in stale
+        ),
+    )
+    note = None
+    if stale and reattach:
+        note = "To rotate without moving them: `/callops notify rotate only`."
+    return await propose(ctx, Proposal(ActionKind.NOTIFY_ROTATE, params, prompt_note=note))
 
 
 def host_of(url: str) -> str:
@@ -432,6 +533,17 @@ async def execute_attach(params: AttachParams, env: ExecutionEnv) -> ActionResul
     return ActionResult(ok=True, text=text, data={"campaign_uuid": campaign_uuid})
 
 
+register(
+    ActionSpec(
+        kind=ActionKind.NOTIFY_ROTATE,
+        title="New callback URL",
+        confirm_label="Rotate the URL",
+        params=RotateParams,
+        describe=describe_rotate,
+        execute=execute_rotate,
+        unknown_outcome="some campaigns may or may not point at the new URL",
+    )
+)
 register(
     ActionSpec(
         kind=ActionKind.NOTIFY_ATTACH,

@@ -28,6 +28,7 @@ from storage import Role
 from tests.bot.approval_helpers import (
     ask,
     audit_outcomes,
+    button_ids,
     campaigns,
     card_in,
     card_now,
@@ -86,19 +87,23 @@ async def test_group_add_is_approved_then_created_once(
     assert any(g["group_name"] == "Night shift" for g in pbx.state("groups"))
 
 
-async def test_a_bad_or_taken_group_name_is_explained(
+async def test_a_duplicate_group_name_is_refused_before_any_approval_exists(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
     use_approvals_channel(app)
     reply = await ask(slack, "group add Night/shift", user=AGENT)
     assert "letters, digits, spaces" in shown(reply)
-    prompt = await prompt_for(slack, "group add telesale")
-    await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "telesale")
-    await approve(slack, card)
-    failed = await card_now(slack, APPROVALS, str(card["ts"]), settled)
-    assert failed["text"].endswith(": failed") and "exists" in shown(failed)
+    existing = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
+    reply = await ask(slack, "group add TELESALE Another sales team", user=AGENT)
+    assert "A group called 'Telesale' already exists" in shown(reply)
+    assert existing["group_uuid"] in shown(reply) and "Nothing was asked" in shown(reply)
+    assert "approval_confirm" not in button_ids(reply)
+    # Refused at once: no request, no card for an approver, nothing sent to the service.
+    assert app.storage.approvals.list(TEAM) == []
+    assert [m for m in slack.messages(APPROVALS) if "TELESALE" in shown(m)] == []
+    assert pbx.journal(method="POST", path="/v3/group") == []
+    assert audit_outcomes(app, "group.create") == []
 
 
 async def test_group_edit_form_sets_members_and_keeps_campaigns(
@@ -122,7 +127,11 @@ async def test_group_edit_form_sets_members_and_keeps_campaigns(
         },
     )
     card = await card_in(slack, APPROVALS, "Outbound sales")
-    assert "members (2)" in shown(card) and "campaigns: unchanged" in shown(card)
+    # Only what changes, as before → after: the name stays, so it is not listed.
+    text = shown(card)
+    assert "description: Nhóm Telesale → *Outbound sales*" in text
+    assert f"members: {len(group['members'])} → *2* (removed " in text
+    assert "• name:" not in text and "campaigns" not in text
     await approve(slack, card)
     done = await card_now(slack, APPROVALS, str(card["ts"]), settled)
     assert done["text"].endswith(": done"), shown(done)
@@ -132,6 +141,31 @@ async def test_group_edit_form_sets_members_and_keeps_campaigns(
     after = next(g for g in pbx.state("groups") if g["group_uuid"] == group["group_uuid"])
     assert sorted(after["members"]) == sorted(keep)
     assert after["campaigns"] == group["campaigns"]
+
+
+async def test_group_edit_is_refused_at_once_for_a_taken_name_or_no_change(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    group = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
+    await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text="group edit telesale")
+    form = await latest_view(slack, AGENT, "group_edit_form")
+    as_it_is = {
+        "group_name": "Telesale",
+        "group_description": group["group_description"],
+        "members": group["members"],
+        "campaigns": [],
+    }
+    await slack.driver.view_submission(str(form["id"]), {**as_it_is, "group_name": "cskh"})
+    assert await ephemeral_with(slack, AGENT, "Another group is already called 'CSKH'")
+    await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text="group edit telesale")
+    form = await latest_view(slack, AGENT, "group_edit_form")
+    await slack.driver.view_submission(str(form["id"]), as_it_is)
+    assert await ephemeral_with(slack, AGENT, "Nothing to change")
+    assert app.storage.approvals.list(TEAM) == []
+    assert slack.messages(APPROVALS) == []
+    assert pbx.journal(method="PUT", path=f"/v3/group/{group['group_uuid']}") == []
 
 
 async def test_user_edit_sends_the_password_once_and_never_shows_it(
@@ -154,6 +188,7 @@ async def test_user_edit_sends_the_password_once_and_never_shows_it(
         user=SUPERVISOR, channel=CALL_CENTER, text="user edit agent.mai"
     )
     form = await latest_view(slack, SUPERVISOR, "user_edit_form")
+    assert "used once for this change, then deleted" in shown(form)
     await slack.driver.view_submission(
         str(form["id"]),
         {
@@ -178,7 +213,16 @@ async def test_user_edit_sends_the_password_once_and_never_shows_it(
         },
     )
     card = await card_in(slack, APPROVALS, "agent.mai")
-    assert "never shown" in shown(card)
+    text = shown(card)
+    assert "never shown" in text and "used once for this change, then deleted" in text
+    # Only what changes, before → after: the level stays agent, so it is not listed.
+    admin_role_name = next(u.role_name for u in people if u.role_uuid == admin_role)
+    assert f"role: {user.role_name} → *{admin_role_name}*" in text
+    assert f"extension: {user.extension} → *1077*" in text
+    assert "• level:" not in text and "• enabled:" not in text
+    (pending,) = app.storage.approvals.list(TEAM)
+    assert "password" not in pending.params and "confirm_password" not in pending.params
+    assert app.storage.approval_secrets.has_secret(TEAM, pending.id)
     await approve(slack, card, user=SUPERVISOR)
     assert await ephemeral_with(slack, SUPERVISOR, "someone else has to approve")
     await approve(slack, card)
@@ -200,7 +244,9 @@ async def test_user_edit_sends_the_password_once_and_never_shows_it(
     assert PASSWORD not in everything_slack_saw
     assert PASSWORD.encode() not in database_bytes(settings)
     audited = [e for e in app.storage.audit.entries(TEAM) if e.action == "user.update"]
-    assert audited and all(e.params["password"] == "[redacted]" for e in audited)
+    assert audited and all("password" not in e.params for e in audited)
+    # Kept only until the approved call was made.
+    assert not app.storage.approval_secrets.has_secret(TEAM, pending.id)
     assert all(PASSWORD not in r.getMessage() for r in caplog.records)
 
 

@@ -23,7 +23,7 @@ from emulators.slack import (
     TEAM,
     SlackStandIn,
 )
-from storage import ApprovalState
+from storage import ActionKind, ApprovalState
 from tests.bot.approval_helpers import (
     SteppedClock,
     ask,
@@ -259,6 +259,92 @@ async def test_the_requester_can_withdraw_and_a_late_approve_does_nothing(
     cancelled = await card_now(slack, APPROVALS, card["ts"], settled)
     assert cancelled["text"].endswith(": cancelled")
     assert puts(pbx, path_of(target)) == []
+
+
+def prompt_now(slack: SlackStandIn, asked: dict[str, Any], until: str) -> Any:
+    """The requester's prompt (by its ts) once it reads ``until``."""
+    return slack.wait_for(
+        lambda: next(
+            (m for m in slack.ephemerals(AGENT) if m["ts"] == asked["ts"] and until in shown(m)),
+            None,
+        )
+    )
+
+
+async def test_the_prompt_loses_its_withdraw_button_once_the_request_is_approved(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    target, card = await requested_start(app, slack, pbx)
+    asked = await ephemeral_with(slack, AGENT, "Asked for approval")
+    assert "approval_cancel" in button_ids(asked)
+    await slack.driver.block_action(
+        user=MANAGER, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    await card_now(slack, APPROVALS, card["ts"], settled)
+    now = await prompt_now(slack, asked, "Approved by <@U0003>")
+    assert button_ids(now) == [] and "Start campaign" in shown(now)
+    assert not [m for m in slack.ephemerals(AGENT) if "approval_cancel" in button_ids(m)]
+    assert len(puts(pbx, path_of(target))) == 1
+
+
+async def test_the_prompt_says_denied_and_why_instead_of_offering_withdraw(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    _, card = await requested_start(app, slack, pbx)
+    asked = await ephemeral_with(slack, AGENT, "Asked for approval")
+    await slack.driver.block_action(
+        user=MANAGER, action_id="approval_deny", channel=APPROVALS, ts=card["ts"]
+    )
+    modal = await slack.wait_for(lambda: slack.views(MANAGER)[-1] if slack.views(MANAGER) else None)
+    await slack.driver.view_submission(modal["id"], {"reason": "Budget review first"})
+    now = await prompt_now(slack, asked, "Denied by <@U0003>")
+    assert "Budget review first" in shown(now) and button_ids(now) == []
+
+
+async def test_the_prompt_of_an_expired_request_says_so(
+    clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    rt, clock = clocked
+    use_approvals_channel(rt)
+    target = await stopped_campaign(pbx)
+    prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
+    clock.advance(5 * 60)  # the requester asks for approval five minutes later
+    await confirm(slack, prompt)
+    asked = await ephemeral_with(slack, AGENT, "Asked for approval")
+    clock.advance(26 * 60)
+    assert await sweep(rt) == 1
+    now = await prompt_now(slack, asked, "Expired at")
+    assert button_ids(now) == [] and "Nothing was done" in shown(now)
+
+
+async def test_a_prompt_too_old_to_rewrite_is_corrected_when_withdraw_is_clicked(
+    clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    """Slack lets a prompt be rewritten for 30 minutes; a request decided later (a long
+    expiry) leaves the button, and its click shows how the request ended."""
+    rt, clock = clocked
+    use_approvals_channel(rt)
+    rt.storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
+    target, card = await requested_start(rt, slack, pbx)
+    asked = await ephemeral_with(slack, AGENT, "Asked for approval")
+    clock.advance(40 * 60)
+    await slack.driver.block_action(
+        user=MANAGER, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    await card_now(slack, APPROVALS, card["ts"], settled)
+    still = next(m for m in slack.ephemerals(AGENT) if m["ts"] == asked["ts"])
+    assert "approval_cancel" in button_ids(still)
+    await slack.driver.block_action(
+        user=AGENT, action_id="approval_cancel", ephemeral_ts=asked["ts"]
+    )
+    now = await prompt_now(slack, asked, "Nothing to withdraw")
+    assert "already approved" in shown(now) and "Approved by <@U0003>" in shown(now)
+    assert button_ids(now) == []
+    assert len(puts(pbx, path_of(target))) == 1
 
 
 async def test_the_background_sweep_updates_overdue_cards_by_itself(

@@ -1,8 +1,8 @@
 """Transfer and autocall end to end.  A transfer opens its form from the live-call list
 with only the directory read first (its extensions offered by name), checks a typed
 extension against the directory on the form, needs the requester's confirm only, and
-explains an unregistered extension or an ended call plainly.  An autocall with a value missing
-opens a form of the template's placeholders; a complete one waits for an admin, then
+explains an unregistered extension or an ended call plainly.  An autocall with a value
+missing opens a form of the template's placeholders; a complete one waits for an admin, then
 shows the call id and lead id, which stay with the approval for the call's outcome."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from typing import Any
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
+from callcenter.models import UserUpdate
 from commands.kernel.text import full_name
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from storage import ActionKind, ApprovalState
+from storage import ActionKind, ApprovalState, Role
 from tests.bot.approval_helpers import (
     ask,
     audit_outcomes,
@@ -169,17 +170,46 @@ async def test_the_form_still_opens_when_the_directory_cannot_be_read(
     assert not typed.get("optional")
 
 
-async def test_transfer_to_an_unregistered_extension_is_explained(
+async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
     call = live_call(pbx)
-    prompt = await prompt_for(slack, f"transfer {call['call_id']} 1999")
+    reply = await ask(slack, f"transfer {call['call_id']} 1999", user=AGENT)
+    assert "Extension *1999* is not registered" in shown(reply)
+    assert "Nothing was asked" in shown(reply)
+    assert "approval_confirm" not in button_ids(reply)
+    assert app.storage.approvals.list(TEAM) == []
+    assert transfers(pbx, call["call_id"]) == []
+
+
+async def test_an_extension_signed_out_after_the_request_fails_plainly(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    """Checked before asking, and again by the service when it runs: the agent on 1002 is
+    disabled between the prompt and the confirm."""
+    give_roles(app)
+    call = live_call(pbx)
+    prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002")
     assert "the caller (A leg)" in shown(prompt)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        owner = next(u for u in [u async for u in cc.users.iterate()] if u.extension == "1002")
+        await cc.users.update(
+            owner.user_uuid,
+            UserUpdate(
+                username=owner.username,
+                level=owner.level,
+                role_uuid=owner.role_uuid,
+                password="x",
+                confirm_password="x",
+                user_uuid=owner.user_uuid,
+                is_active=False,
+            ),
+        )
     await confirm(slack, prompt)
     card = await result_card(slack, call["call_id"])
     assert card["text"].endswith(": failed")
-    assert "Extension *1999* is not registered" in shown(card)
+    assert "Extension *1002* is not registered" in shown(card)
     assert "stays where it was" in shown(card)
     assert len(transfers(pbx, call["call_id"])) == 1
     assert audit_outcomes(app, "call.transfer")[-1] == "failed"
@@ -200,13 +230,20 @@ async def test_a_call_that_ended_is_explained_and_not_sent(
     assert "not live any more" in shown(reply)
 
 
-async def test_viewers_get_no_transfer_form(
+async def test_viewers_see_no_transfer_button_and_a_click_is_refused(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    live_call(pbx)
+    call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
+    assert call["source"] in shown(listing)
+    assert not any(b.startswith("call_transfer") for b in button_ids(listing))
+    give_roles(app)
+    earlier = await ask(slack, "calls", user=AGENT)
+    assert "call_transfer_0" in button_ids(earlier)
+    # A button left from before the person became a viewer is refused by the dispatcher.
+    app.storage.roles.set_role(TEAM, AGENT, Role.VIEWER)
     await slack.driver.block_action(
-        user=AGENT, action_id="call_transfer_0", ephemeral_ts=listing["ts"]
+        user=AGENT, action_id="call_transfer_0", ephemeral_ts=earlier["ts"]
     )
     assert await ephemeral_with(slack, AGENT, "needs the operator role")
     assert slack.views(AGENT) == []
@@ -231,6 +268,7 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     assert "0912345678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912345678")
+    assert "the campaign itself does not dial" in shown(card)  # it is paused or stopped
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
@@ -245,6 +283,31 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     result = approval.result
     assert result["call_id"] in shown(done) and result["lead_uuid"] in shown(done)
     assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])
+
+
+async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    autocalls = [c for c in await campaigns(pbx) if c.type == "autocall"]
+    paused = next(c for c in autocalls if c.status == "pause")
+    prompt = await prompt_for(slack, f"autocall {paused.campaign_uuid} 0912345678 name=An")
+    assert f"*{paused.campaign_name}* is paused" in shown(prompt)
+    assert f"/callops start {paused.campaign_name}" in shown(prompt).replace('\\"', "")
+    running = next(c for c in autocalls if c.status == "start")
+    await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"autocall {running.campaign_uuid}"
+    )
+    form = await latest_view(slack, AGENT, "autocall_form")
+    assert running.campaign_name in shown(form) and "does not dial" not in shown(form)
+    await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"autocall {paused.campaign_uuid}"
+    )
+    form = await slack.wait_for(
+        lambda: next((v for v in slack.views(AGENT) if paused.campaign_name in shown(v)), None)
+    )
+    assert "is paused" in shown(form) and "does not dial" in shown(form)
+    assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
 async def test_autocall_with_a_missing_placeholder_opens_the_template_form(

@@ -105,21 +105,80 @@ async def test_routes_are_added_listed_and_removed_with_clear_refusals(
         assert actions.count("notify.route.remove") == 1
 
 
-async def test_rotate_gives_a_new_url_and_names_campaigns_left_on_the_old_one(
+def puts_to(pbx: EmulatorServer, campaign: Campaign) -> list[dict[str, Any]]:
+    return pbx.journal(method="PUT", path=f"/v3/campaign/{campaign.campaign_uuid}")
+
+
+async def test_rotate_asks_first_then_moves_the_campaigns_on_the_old_url_in_one_request(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        old = callback_url(rt, base)
+        target = await campaign_named(cc, CAMPAIGN)
+        other = next(c for c in await all_campaigns(cc) if c.campaign_uuid != target.campaign_uuid)
+        for campaign in (target, other):
+            await cc.campaigns.set_fields(campaign.campaign_uuid, callback_url=old)
+        pbx.clear_journal()
+        prompt = await ask(slack, "notify rotate")
+        assert "approval_confirm" in shown(prompt) and "Rotate the URL" in shown(prompt)
+        assert target.campaign_name in shown(prompt) and other.campaign_name in shown(prompt)
+        assert "notify rotate only" in shown(prompt)
+        # Nothing has happened yet: the old URL still works, no campaign was touched.
+        assert callback_url(rt, base) == old and pbx.journal(method="PUT") == []
+        await slack.driver.block_action(
+            user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+        )
+        card = await slack.wait_for_message(
+            CALL_CENTER, lambda m: "New callback URL" in shown(m) and ": done" in m["text"]
+        )
+        new = callback_url(rt, base)
+        assert new != old
+        assert "Re-attached 2 of 2" in shown(card)
+        assert old not in shown(card) and new not in shown(card)
+        for campaign in (target, other):
+            assert (await campaign_named(cc, campaign.campaign_name)).callback_url == new
+            (put,) = puts_to(pbx, campaign)  # once each, with the campaign's whole body
+            assert put["body"]["callback_url"] == new
+            assert put["body"]["campaign_name"] == campaign.campaign_name
+            assert put["body"]["type"] == campaign.type
+        async with httpx.AsyncClient(trust_env=False) as http:
+            assert (await http.post(old, json={"id": "x"})).status_code == 404
+        entries = rt.storage.audit.entries(TEAM)
+        outcomes = [e.outcome for e in entries if e.action == "notify.rotate"]
+        assert outcomes == ["requested", "approved", "ok"]
+        for entry in entries:
+            assert old.rsplit("/", 1)[1] not in str(entry.params) + str(entry.detail)
+            assert new.rsplit("/", 1)[1] not in str(entry.params) + str(entry.detail)
+        reply = await ask(slack, "notify")
+        assert new in shown(reply) and target.campaign_name in shown(reply)
+
+
+async def test_rotate_only_leaves_the_campaigns_and_cancel_changes_nothing(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
 ) -> None:
     async with feed_app(settings, slack, pbx) as (rt, base):
         old = callback_url(rt, base)
         target = await campaign_named(cc, CAMPAIGN)
         await cc.campaigns.set_fields(target.campaign_uuid, callback_url=old)
-        reply = await ask(slack, "notify rotate")
-        new = callback_url(rt, base)
-        assert new != old and new in shown(reply) and old not in shown(reply)
-        assert CAMPAIGN in shown(reply) and "still point at the old URL" in shown(reply)
-        async with httpx.AsyncClient(trust_env=False) as http:
-            assert (await http.post(old, json={"id": "x"})).status_code == 404
-        entry = next(e for e in rt.storage.audit.entries(TEAM) if e.action == "notify.rotate")
-        assert old.rsplit("/", 1)[1] not in str(entry.params)
+        prompt = await ask(slack, "notify rotate")
+        await slack.driver.block_action(
+            user=SUPERVISOR, action_id="approval_cancel", ephemeral_ts=prompt["ts"]
+        )
+        await slack.wait_for_ephemeral(SUPERVISOR, lambda m: "Cancelled" in shown(m))
+        assert callback_url(rt, base) == old
+        pbx.clear_journal()
+        prompt = await ask(slack, "notify rotate only")
+        assert "keep the old URL" in shown(prompt) and CAMPAIGN in shown(prompt)
+        await slack.driver.block_action(
+            user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
+        )
+        card = await slack.wait_for_message(
+            CALL_CENTER, lambda m: "New callback URL" in shown(m) and ": done" in m["text"]
+        )
+        assert callback_url(rt, base) != old
+        assert "Still on the old URL" in shown(card) and CAMPAIGN in shown(card)
+        assert (await campaign_named(cc, CAMPAIGN)).callback_url == old
+        assert pbx.journal(method="PUT") == []
 
 
 async def push_autocall(cc: CallCenter, campaign: Campaign, phone: str) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SlackStandIn
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, TEAM, SlackStandIn
+from storage import Role
 from tests.bot.approval_helpers import (
     ask,
     audit_outcomes,
@@ -82,6 +83,27 @@ async def test_stop_from_the_card_button_keeps_the_other_fields(
     assert after.status == "stop"
     assert after.model_dump(exclude=VOLATILE) == target.model_dump(exclude=VOLATILE)
     assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
+
+
+async def test_a_viewers_card_has_no_switches_and_an_old_one_is_refused(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    target = await running(pbx, "autodialer")
+    viewer_card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    assert target.campaign_name in shown(viewer_card)
+    assert not [b for b in button_ids(viewer_card) if b.startswith("campaign_control")]
+    assert "campaign_refresh" in button_ids(viewer_card)
+    give_roles(app)
+    card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    assert "campaign_control_pause" in button_ids(card)
+    # The person is a viewer again; the switch left on their earlier card says why not.
+    app.storage.roles.set_role(TEAM, AGENT, Role.VIEWER)
+    await slack.driver.block_action(
+        user=AGENT, action_id="campaign_control_pause", ephemeral_ts=card["ts"]
+    )
+    assert await ephemeral_with(slack, AGENT, "This button needs the operator role")
+    assert app.storage.approvals.list(TEAM) == []
+    assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
 async def test_a_campaign_already_in_that_state_is_left_alone(

@@ -126,6 +126,39 @@ async def test_ambiguous_name_offers_buttons_and_a_click_opens_the_card(
         )
     )
     assert group[0].campaign_name in shown(card)
+    # The picker gave way to the card: its message now is the card, and no "Which one?"
+    # is left to offer the choice again.
+    assert card["ts"] == reply["ts"]
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Which one?" in shown(m)]
+
+
+async def test_a_choice_that_opens_a_form_removes_the_picker(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    autocalls = [c for c in await campaigns_of(pbx) if c.type == "autocall"]
+    chosen = next(c for c in autocalls if c.campaign_name.startswith("Nhắc thanh"))
+    reply = await ask(slack, 'autocall "Nhắc thanh" 0912345678')
+    assert "Which one?" in shown(reply)
+    button = next(
+        e
+        for block in reply["blocks"]
+        if block["type"] == "actions"
+        for e in block["elements"]
+        if chosen.campaign_uuid in e["value"]
+    )
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id=button["action_id"], ephemeral_ts=reply["ts"]
+    )
+    form = await slack.wait_for(
+        lambda: next(
+            (v for v in slack.views(SUPERVISOR) if v["callback_id"] == "autocall_form"), None
+        )
+    )
+    assert chosen.campaign_name in shown(form)
+    await slack.wait_for(
+        lambda: all(m["ts"] != reply["ts"] for m in slack.ephemerals(SUPERVISOR)) or None
+    )
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Which one?" in shown(m)]
 
 
 async def test_unknown_campaign_and_unknown_command(app: Runtime, slack: SlackStandIn) -> None:

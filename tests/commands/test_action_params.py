@@ -51,6 +51,17 @@ STORED: list[tuple[ActionKind, dict[str, Any]]] = [
         },
     ),
     (
+        ActionKind.AUTOCALL_PUSH,
+        {
+            "campaign_uuid": "c-2",
+            "campaign_name": "Reminders",
+            "template_name": "",
+            "phone_number": "0912345678",
+            "param": {},
+            "campaign_status": "pause",
+        },
+    ),
+    (
         ActionKind.LEAD_INSERT,
         {
             "list_uuid": "l" * 36,
@@ -111,9 +122,14 @@ STORED: list[tuple[ActionKind, dict[str, Any]]] = [
             "extension": "",
             "is_active": True,
             "enable_webrtc": False,
-            "password": "s3cret-pass",
-            "confirm_password": "s3cret-pass",
-            "nonce": "ab12",
+            "before": {
+                "level": "agent",
+                "role_uuid": "r-0",
+                "role_name": "Sales",
+                "extension": "1001",
+                "is_active": True,
+                "enable_webrtc": False,
+            },
         },
     ),
     (
@@ -135,6 +151,11 @@ STORED: list[tuple[ActionKind, dict[str, Any]]] = [
             "callback_token_url": "",
         },
     ),
+    (
+        ActionKind.NOTIFY_ROTATE,
+        {"reattach": True, "campaigns": [{"campaign_uuid": "c-1", "campaign_name": "Spring"}]},
+    ),
+    (ActionKind.NOTIFY_ROTATE, {"reattach": False, "campaigns": []}),
 ]
 
 
@@ -190,7 +211,25 @@ def test_parameters_of_another_kind_are_refused_before_anything_is_stored(
     assert storage.approvals.list("T1") == []
 
 
+USER_UPDATE = next(stored for kind, stored in STORED if kind is ActionKind.USER_UPDATE)
+SECRET = {"password": "s3cret-pass", "confirm_password": "s3cret-pass"}
+
+
 def test_a_password_never_shows_in_a_repr() -> None:
     spec = actions.spec_for(ActionKind.USER_UPDATE)
-    model = spec.read(STORED[10][1])
+    model = spec.read(USER_UPDATE, SECRET)
+    assert model.password == "s3cret-pass"
     assert "s3cret" not in repr(model) and "s3cret" not in str(model)
+
+
+def test_a_password_is_a_secret_field_outside_the_stored_parameters() -> None:
+    model = actions.spec_for(ActionKind.USER_UPDATE).read(USER_UPDATE, SECRET)
+    assert model.to_json() == USER_UPDATE
+    assert model.secret_json() == SECRET
+    assert "s3cret" not in actions.describe(ActionKind.USER_UPDATE, USER_UPDATE)
+
+
+def test_a_user_change_stored_with_its_password_by_an_earlier_version_still_renders() -> None:
+    earlier = {k: v for k, v in USER_UPDATE.items() if k != "before"} | SECRET | {"nonce": "ab"}
+    text = actions.describe(ActionKind.USER_UPDATE, earlier)
+    assert "level: agent" in text and "s3cret" not in text

@@ -65,6 +65,7 @@ def test_default_policy_follows_the_design() -> None:
         ActionKind.CAMPAIGN_STOP,
         ActionKind.CALL_TRANSFER,
         ActionKind.CAMPAIGN_PAUSE_ALL,
+        ActionKind.NOTIFY_ROTATE,
     }
     assert set(DEFAULT_POLICY) == set(ActionKind)
     for kind, policy in DEFAULT_POLICY.items():

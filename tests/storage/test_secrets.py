@@ -52,6 +52,7 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
         "workspaces": ["api_key_enc"],
         "service_tokens": ["token_enc"],
         "approvals": ["params_enc"],
+        "approval_secrets": ["secret_enc", "prompt_url_enc"],
         "slack_installations": [
             "bot_token_enc",
             "bot_refresh_token_enc",
