@@ -24,8 +24,8 @@ from slack_sdk.errors import SlackApiError
 from bot.posting import BotClients, ChannelPace
 from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
-from commands.digests.content import build_digest
-from commands.digests.manage import latest_slot, request_for
+from commands.digests.content import DigestRequest, build_digest
+from commands.digests.manage import request_for, run_request
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, notice
@@ -96,9 +96,18 @@ class DigestPoster:
 
     # --- CommandContext.digests ---------------------------------------------------------
 
-    async def post_now(self, team_id: str, digest_id: str) -> str:
+    async def post_now(
+        self,
+        team_id: str,
+        digest_id: str,
+        *,
+        at: datetime,
+        up_to_now: bool = False,
+        asked_by: str | None = None,
+    ) -> str:
         digest = self._storage.digests.require(team_id, digest_id)
-        posted = await self.post(digest, latest_slot(digest))
+        request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
+        posted = await self.post_request(digest, request)
         return posted.channel
 
     def changed(self, team_id: str) -> None:
@@ -120,8 +129,12 @@ class DigestPoster:
 
     async def post(self, digest: DigestSchedule, slot: datetime) -> Posted:
         """Build and post ``digest`` for the period that ends at ``slot``."""
+        return await self.post_request(digest, request_for(digest, slot))
+
+    async def post_request(self, digest: DigestSchedule, request: DigestRequest) -> Posted:
+        """Build and post ``digest`` as ``request`` describes it, its chart after it."""
         cc = await self.service(digest.team_id)
-        content = await build_digest(cc, request_for(digest, slot))
+        content = await build_digest(cc, request)
         ts = await self.post_reply(digest.team_id, digest.channel, content.reply)
         uploaded = False
         if content.chart_png is not None:

@@ -44,10 +44,10 @@ from apscheduler.triggers.cron import CronTrigger
 
 from bot.digest_post import DigestPoster, workspace_failure
 from callcenter import errors
-from callcenter.models import AutodialerStats
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.reports.figures import DialerFigures, dialer_figures
 from storage import Alert, DigestSchedule, Storage
 
 log = logging.getLogger(__name__)
@@ -310,11 +310,10 @@ class DigestScheduler:
         if not awake:
             return
         windows = sorted({a.window_minutes for a in awake})
+        tz = self._zone_of(team_id)
         try:
             cc = await self.poster.service(team_id)
-            fetched = await asyncio.gather(
-                *(_autodialer(cc.reports.iterate_autodialer(w)) for w in windows)
-            )
+            fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
         except (errors.CallCenterError, NotConnectedError) as exc:
             report.failed_teams += 1
             if workspace_failure(exc):
@@ -324,7 +323,6 @@ class DigestScheduler:
             return
         self.poster.tell_recovery(team_id)
         stats = dict(zip(windows, fetched, strict=True))
-        tz = self._zone_of(team_id)
         for alert in awake:
             for item in alert_rules.watched(alert, stats[alert.window_minutes]):
                 value = alert_rules.value_of(alert, item)
@@ -338,7 +336,7 @@ class DigestScheduler:
                     report.recovered += 1
 
     async def _fire(
-        self, alert: Alert, item: AutodialerStats, value: float, tz: ZoneInfo, now: datetime
+        self, alert: Alert, item: DialerFigures, value: float, tz: ZoneInfo, now: datetime
     ) -> bool:
         storage = self._storage
         subject = item.campaign_uuid
@@ -357,7 +355,7 @@ class DigestScheduler:
         )
         return True
 
-    async def _recover(self, alert: Alert, item: AutodialerStats, value: float) -> bool:
+    async def _recover(self, alert: Alert, item: DialerFigures, value: float) -> bool:
         fired = self._storage.alerts.recover(alert.team_id, alert.id, item.campaign_uuid)
         if fired is None:
             return False
@@ -372,7 +370,3 @@ class DigestScheduler:
         except DigestPostError as exc:
             log.warning("alert %s (team %s) recovery: %s", alert.id, alert.team_id, exc)
         return True
-
-
-async def _autodialer(items: Any) -> list[AutodialerStats]:
-    return [s async for s in items]

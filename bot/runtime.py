@@ -93,6 +93,22 @@ class Runtime:
         """The command context of one request: role from Slack and storage, the team's
         service client, its time zone.  No call-center request is made here."""
         role = await self.roles.role(client, team_id, user_id)
+        return await self._context(client, team_id, user_id, channel_id, role, offset)
+
+    async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
+        """The context of work nobody clicked (the expiry sweep, a schedule): the team's
+        client, time zone and Slack, with no person and the least role."""
+        return await self._context(client, team_id, "", None, Role.VIEWER, 0)
+
+    async def _context(
+        self,
+        client: AsyncWebClient,
+        team_id: str,
+        user_id: str,
+        channel_id: str | None,
+        role: Role,
+        offset: int,
+    ) -> CommandContext:
         binding = self.clients.binding(team_id)
         return CommandContext(
             team_id=team_id,
@@ -104,27 +120,6 @@ class Runtime:
             workspace=self.storage.workspaces.get(team_id),
             base_url=binding.base_url if binding else None,
             offset=offset,
-            storage=self.storage,
-            slack=WebApiLookup(client),
-            public_url=self.settings.callops_public_url,
-            files=WebApiFiles(client),
-            digests=self.digests,
-            messenger=WebApiMessenger(client),
-        )
-
-    async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
-        """The context of work nobody clicked (the expiry sweep, a schedule): the team's
-        client, time zone and Slack, with no person and the least role."""
-        binding = self.clients.binding(team_id)
-        return CommandContext(
-            team_id=team_id,
-            user_id="",
-            channel_id=None,
-            role=Role.VIEWER,
-            tz=self.timezone(team_id),
-            cc=await self.clients.get(team_id),
-            workspace=self.storage.workspaces.get(team_id),
-            base_url=binding.base_url if binding else None,
             storage=self.storage,
             slack=WebApiLookup(client),
             public_url=self.settings.callops_public_url,

@@ -1,20 +1,19 @@
-"""Take the pictures under ``docs/`` from the running demo.
+"""Take the docs' pictures of the demo (``docs/<scene>.png``) from the running demo.
 
-    .venv/bin/python scripts/screenshot.py [--scene console|campaign-card|calls] [--out PATH]
+    .venv/bin/python scripts/screenshot.py [--scene NAME] [--out PATH]
 
 Starts the demo in-process (``bot.demo.running_demo`` on ephemeral loopback ports), drives
 the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would,
-and saves what the browser shows. Each scene is one picture:
-
-* ``console`` (``docs/console.png``, the README's): an agent asks to start two campaigns,
-  the supervisor approves one in #approvals;
-* ``campaign-card`` (``docs/campaign-card.png``): the supervisor shares the demo's sample
-  leads CSV and opens the campaign it is meant for, whose card shows its lead list;
-* ``calls`` (``docs/calls.png``): the live calls, each with its id, agent and campaign.
-
-Without ``--scene`` every picture is taken. Nothing is drawn by hand, so the pictures
-change when the app's messages do. ``make screenshot`` runs it after installing the Debian
-packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's emoji in colour).
+and saves what the browser shows.  ``console``: an agent asks to start two campaigns, the
+supervisor approves one in #approvals.  ``digest``: the manager runs the sample digest in
+#digests and asks for it up to now.  ``wallboard``: the supervisor's Home tab.
+``campaign-card``: the supervisor shares the demo's sample leads CSV and opens the
+campaign it is meant for, whose card shows its lead list.  ``calls``: the live calls, each
+with its id, agent and campaign, after one is moved with its Transfer form.  Without
+``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
+pictures change when the app's messages do. ``make screenshot`` runs it after installing
+the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's
+emoji in colour).
 """
 
 from __future__ import annotations
@@ -22,16 +21,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
-from playwright.async_api import Page, ViewportSize, async_playwright, expect
+from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
 from bot.demo import Demo, running_demo
 from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -45,6 +43,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 VIEWPORT: ViewportSize = {"width": 1440, "height": 900}
+MAX_HEIGHT = 2600
 
 
 async def paused_campaigns(demo: Demo, count: int) -> list[str]:
@@ -126,28 +125,89 @@ async def calls_scene(page: Page, demo: Demo) -> None:
     await page.mouse.move(0, 0)
 
 
-Scene = Callable[[Page, Demo], Awaitable[None]]
-SCENES: dict[str, tuple[Scene, Path]] = {
-    "console": (scene, Path("docs/console.png")),
-    "campaign-card": (campaign_card_scene, Path("docs/campaign-card.png")),
-    "calls": (calls_scene, Path("docs/calls.png")),
+async def digest_scene(page: Page, demo: Demo) -> None:
+    """Maria (an admin) posts the sample digest in #digests, reads which period it covers
+    and why, and asks for it up to now; the digests and their charts stay on screen."""
+    digest = demo.rt.storage.digests.list(TEAM)[0]
+    query = urlencode({"user": MANAGER, "view": DIGESTS})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await command(page, f"/callops digest run {digest.id}")
+    answer = page.locator("#messages .message.ephemeral", has_text="last complete period").last
+    await answer.locator("button", has_text="Up to now").click()
+    await expect(page.locator("#messages .message", has_text="asked for by")).not_to_have_count(0)
+    await expect(page.locator("#messages img")).to_have_count(2)
+    # From the answer that says which period and why, down to the digest up to now.
+    await fit(page, "messages", first=answer)
+
+
+async def agents_on_calls(demo: Demo, count: int, within: float = 90.0) -> None:
+    """Wait (on the emulator's own real-time simulation) until ``count`` live calls have
+    an agent on them."""
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        calls = await asyncio.to_thread(demo.pbx.live_calls, "demo")
+        if sum(1 for c in calls if c["extension"]) >= count:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"fewer than {count} calls were answered within {within:g}s")
+        await asyncio.sleep(0.5)
+
+
+async def wallboard_scene(page: Page, demo: Demo) -> None:
+    """The supervisor opens the Home tab: the wallboard, every section saying what it covers
+    (once agents have taken some of the dialers' calls, so there is someone in call)."""
+    await agents_on_calls(demo, 2)
+    query = urlencode({"user": SUPERVISOR, "view": "home"})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await page.locator("#nav-home").click()
+    await expect(page.locator("#home", has_text="Whole call center · today")).to_have_count(1)
+    await fit(page, "home")
+
+
+async def fit(page: Page, pane: str, first: Locator | None = None) -> None:
+    """Make the window tall enough for the pane from the message ``first`` (default the
+    pane's top) to its end, up to ``MAX_HEIGHT``, and scroll there, so one picture shows
+    it all."""
+    top = 0
+    if first is not None:
+        top = await first.evaluate(
+            f"""(node) => {{
+                const pane = document.getElementById('{pane}');
+                return node.getBoundingClientRect().top - pane.getBoundingClientRect().top
+                    + pane.scrollTop;
+            }}"""
+        )
+    height = await page.evaluate(f"document.getElementById('{pane}').scrollHeight")
+    chrome = VIEWPORT["height"] - await page.evaluate(
+        f"document.getElementById('{pane}').clientHeight"
+    )
+    await page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": min(MAX_HEIGHT, int(height - top) + int(chrome))}
+    )
+    await page.evaluate(f"document.getElementById('{pane}').scrollTop = {int(top)}")
+    await page.mouse.move(0, 0)
+
+
+SCENES = {
+    "console": scene,
+    "digest": digest_scene,
+    "wallboard": wallboard_scene,
+    "campaign-card": campaign_card_scene,
+    "calls": calls_scene,
 }
 
 
-async def take(shots: list[tuple[Scene, Path]]) -> None:
-    """Each scene on a fresh demo, so one picture never shows another's traces."""
-    async with async_playwright() as playwright:
+async def take(out: Path, name: str = "console") -> None:
+    async with running_demo(port=0) as demo, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            for play, out in shots:
-                async with running_demo(port=0) as demo:
-                    page = await browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
-                    page.set_default_timeout(15_000)
-                    await play(page, demo)
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    await page.screenshot(path=str(out))
-                    await page.close()
-                print(f"saved {out}")
+            page = await browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
+            page.set_default_timeout(15_000)
+            await SCENES[name](page, demo)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(path=str(out))
         finally:
             await browser.close()
 
@@ -155,10 +215,8 @@ async def take(shots: list[tuple[Scene, Path]]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--scene", choices=sorted(SCENES), help="one picture (default: all)")
-    parser.add_argument("--out", type=Path, help="where to save it (with --scene)")
+    parser.add_argument("--out", type=Path, help="where to save it (default docs/<scene>.png)")
     args = parser.parse_args()
-    if args.out is not None and args.scene is None:
-        parser.error("--out needs --scene")
     if not Path(CHROMIUM).exists():
         print(
             f"{CHROMIUM} is missing: `make screenshot` installs it as root, "
@@ -166,9 +224,12 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    names = [args.scene] if args.scene else list(SCENES)
-    shots = [(SCENES[n][0], args.out or SCENES[n][1]) for n in names]
-    asyncio.run(take(shots))
+    if args.out and not args.scene:
+        parser.error("--out needs --scene")
+    for name in [args.scene] if args.scene else list(SCENES):
+        out = args.out or Path(f"docs/{name}.png")
+        asyncio.run(take(out, name))
+        print(f"saved {out}")
     return 0
 
 

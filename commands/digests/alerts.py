@@ -4,13 +4,14 @@
     alert add #call-center dropped_rate > 5
     alert add #call-center agents_ready < 2 "Summer sale" 30m
 
-Metrics are read from the autodialer statistics (spec 4.3) over the last ``window``
-(default an hour): ``dropped_rate`` and ``connection_rate`` in percent, ``agents_ready``
-and ``leads_in_progress`` as counts.  Without a campaign every running autodialer campaign
-is watched, each on its own.  An alert fires once when its line is crossed and again only
-after the figure came back (the scheduler keeps that state in storage); Snooze silences
-it for an hour or until tomorrow, and re-arms it so a problem still there afterwards is
-told once more.
+Metrics are the autodialer figures of ``commands.reports.figures`` (the same numbers
+``monitor``, the wallboard and the digests show) over the last ``window`` (default an
+hour): ``dropped_rate`` and ``connection_rate`` in percent, ``agents_ready`` and
+``leads_in_progress`` as counts, each of one campaign.  Without a campaign every running
+autodialer campaign is watched, each on its own.  An alert fires once when its line is
+crossed and again only after the figure came back (the scheduler keeps that state in
+storage); Snooze silences it for an hour or until tomorrow, and re-arms it so a problem
+still there afterwards is told once more.
 
 Slack escapes ``<`` and ``>`` in slash command text (``&lt;``, ``&gt;``), so both forms,
 and the words above/below, are read as operators.
@@ -35,7 +36,6 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter.models import AutodialerStats
 from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
@@ -49,30 +49,21 @@ from commands.kernel.resolve import (
     all_campaigns,
     pick_campaign,
 )
-from commands.kernel.text import (
-    campaign_label,
-    clip,
-    code,
-    day_time,
-    escape,
-    number,
-    plural,
-    truncate,
-)
-from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
+from commands.kernel.text import campaign_label, clip, code, day_time, escape, plural, truncate
+from commands.reports.figures import DialerFigures
+from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Role, Storage
 from storage import Outcome as Audit
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
 SNOOZE_TOMORROW_ACTION = "alert_snooze_tomorrow"
-RUNNING = ("start", "running")
 
 
 @dataclass(frozen=True)
 class Metric:
     name: str
     label: str
-    read: Callable[[AutodialerStats], float]
+    read: Callable[[DialerFigures], float | None]
     _: KW_ONLY
     percent: bool
     needs_calls: bool
@@ -85,14 +76,14 @@ METRICS: dict[str, Metric] = {
         Metric(
             "dropped_rate",
             "dropped-call rate",
-            lambda s: s.dropped_call_rate,
+            lambda s: s.dropped_rate,
             percent=True,
             needs_calls=True,
         ),
         Metric(
             "connection_rate",
             "connection rate",
-            lambda s: s.customer_connection_rate,
+            lambda s: s.connection_rate,
             percent=True,
             needs_calls=True,
         ),
@@ -207,12 +198,12 @@ def _fmt(value: float) -> str:
 # --- evaluation ------------------------------------------------------------------------
 
 
-def value_of(alert: Alert, stats: AutodialerStats) -> float | None:
+def value_of(alert: Alert, stats: DialerFigures) -> float | None:
     """The figure ``alert`` watches, or None when there is nothing to judge yet."""
     metric = METRICS.get(alert.metric)
     if metric is None:
         return None
-    if metric.needs_calls and stats.total_calls == 0:
+    if metric.needs_calls and stats.calls == 0:
         return None
     return metric.read(stats)
 
@@ -221,10 +212,10 @@ def is_crossed(alert: Alert, value: float) -> bool:
     return OPS[alert.op](value, alert.threshold)
 
 
-def watched(alert: Alert, items: Sequence[AutodialerStats]) -> list[AutodialerStats]:
+def watched(alert: Alert, items: Sequence[DialerFigures]) -> list[DialerFigures]:
     """The campaigns ``alert`` looks at: its own, or every running one; a campaign that is
     not running is left alone (its figures are history, not news)."""
-    running = [s for s in items if s.status in RUNNING]
+    running = [s for s in items if s.running]
     if alert.campaign_uuid:
         return [s for s in running if s.campaign_uuid == alert.campaign_uuid]
     return running
@@ -240,26 +231,19 @@ def snooze_until(kind: str, now: datetime, tz: ZoneInfo) -> datetime:
 
 
 def fired_message(
-    alert: Alert, stats: AutodialerStats, value: float, tz: ZoneInfo, now: datetime
+    alert: Alert, stats: DialerFigures, value: float, tz: ZoneInfo, now: datetime
 ) -> Reply:
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
-    name = campaign_label(stats.campaign_name, 100)
+    name = campaign_label(stats.name, 100)
     headline = (
         f":rotating_light: *{escape(metric.label.capitalize())} is {_fmt(round(value, 2))}{unit}* "
-        f"on *{name}* (alert: {escape(describe(alert))}, last "
-        f"{escape(recent_words(alert.window_minutes * 60))})"
-    )
-    facts = (
-        f":phone: {plural(stats.total_calls, 'call')} · connected "
-        f"{stats.customer_connection_rate:.1f}% · dropped {stats.dropped_call_rate:.1f}% · "
-        f":busts_in_silhouette: {number(stats.agents_ready)} ready / "
-        f"{number(stats.agents_in_call)} in call · :clipboard: "
-        f"{number(stats.leads_in_progress)} leads in progress"
+        f"on *{name}* (alert: {escape(describe(alert))})"
     )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000))),
-        ContextBlock(elements=[MarkdownTextObject(text=facts)]),
+        ContextBlock(elements=[MarkdownTextObject(text=truncate(dialer_line(stats, tz), 3000))]),
+        ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {stats.caption()}")]),
         ActionsBlock(
             elements=[
                 ButtonElement(text="Snooze 1 h", action_id=SNOOZE_HOUR_ACTION, value=alert.id),
@@ -280,20 +264,20 @@ def fired_message(
             ]
         ),
     ]
-    text = f"{metric.label} {_fmt(round(value, 2))}{unit} on {stats.campaign_name}"
+    text = f"{metric.label} {_fmt(round(value, 2))}{unit} on {stats.name}"
     return Reply(text=escape(text), blocks=blocks, ephemeral=False)
 
 
-def recovered_message(alert: Alert, stats: AutodialerStats, value: float) -> Reply:
+def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply:
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
     text = (
         f":white_check_mark: Back to normal: {escape(metric.label)} is "
-        f"{_fmt(round(value, 2))}{unit} on *{clip(stats.campaign_name, 100)}* "
-        f"(alert {code(alert.id)}: {escape(describe(alert))})."
+        f"{_fmt(round(value, 2))}{unit} on *{clip(stats.name, 100)}* "
+        f"(alert {code(alert.id)}: {escape(describe(alert))}; {stats.caption()})."
     )
     return Reply(
-        text=escape(f"{metric.label} back to normal on {stats.campaign_name}"),
+        text=escape(f"{metric.label} back to normal on {stats.name}"),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
         ephemeral=False,
     )

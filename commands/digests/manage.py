@@ -2,7 +2,8 @@
 
     digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart]
     digest list | digest remove <id> | digest pause <id> | digest resume <id>
-    digest run <id>          post it now, for its latest complete period
+    digest run <id>          post it now, for its latest complete period (and offer
+                             "Up to now": from that period's end until the click)
     digest preview [id]      show it to me only (yesterday's, when no id is given)
 
 ``<when>`` is read by ``commands.digests.schedules``.  A digest keeps the workspace's time zone of
@@ -13,11 +14,14 @@ be in the channel, which is checked when the digest is made, not at 08:00 the ne
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
+    ActionsBlock,
     Block,
+    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -32,13 +36,15 @@ from commands.digests.schedules import (
     parse_schedule,
     parse_when,
     period_for_slot,
+    period_up_to,
     trigger_for,
 )
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
-from commands.kernel.context import CommandContext, DigestPostError
+from commands.kernel.context import CommandContext, DigestActions, DigestPostError
 from commands.kernel.grammar import UsageError, check_keys, split_options
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
@@ -46,9 +52,10 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import clip, code, day_time, escape, plural, truncate
-from storage import DigestSchedule, Storage
+from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
 
+UP_TO_NOW_ACTION = "digest_up_to_now"
 _TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
 
 
@@ -73,7 +80,7 @@ def digest_title(schedule_text: str, period_label: str) -> str:
     return f"{_TITLES.get(kind, 'Call')} digest: {period_label}"
 
 
-def request_for(digest: DigestSchedule, slot: datetime) -> DigestRequest:
+def request_for(digest: DigestSchedule, slot: datetime, *, why: str = "") -> DigestRequest:
     """What to build for ``digest``'s post at ``slot`` (a fire time of its schedule)."""
     tz = ZoneInfo(digest.timezone)
     trigger = trigger_for(digest.schedule, tz)
@@ -84,7 +91,43 @@ def request_for(digest: DigestSchedule, slot: datetime) -> DigestRequest:
         campaigns=digest.campaigns,
         sections=digest.sections or SECTIONS,
         digest_id=digest.id,
-        schedule=f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})",
+        schedule=_schedule_words(digest),
+        why=why,
+    )
+
+
+def _schedule_words(digest: DigestSchedule) -> str:
+    return f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})"
+
+
+def last_complete_words(digest: DigestSchedule) -> str:
+    """Why ``digest run`` shows the period it shows."""
+    return f"the last complete period of this digest ({parse_schedule(digest.schedule).describe()})"
+
+
+def run_request(
+    digest: DigestSchedule,
+    now: datetime,
+    *,
+    up_to_now: bool = False,
+    asked_by: str | None = None,
+) -> DigestRequest:
+    """What ``digest run`` (and its Up to now button) posts as of ``now``: the latest
+    complete period, or from its end up to ``now``; the request says which, and why."""
+    if not up_to_now:
+        why = escape(last_complete_words(digest))
+        return request_for(digest, latest_slot(digest, now), why=why)
+    tz = ZoneInfo(digest.timezone)
+    period = period_up_to(trigger_for(digest.schedule, tz), now, tz)
+    why = "up to now" + (f", asked for by <@{escape(asked_by)}>" if asked_by else "")
+    return DigestRequest(
+        period=period,
+        title=digest_title(digest.schedule, period.label()),
+        campaigns=digest.campaigns,
+        sections=digest.sections or SECTIONS,
+        digest_id=digest.id,
+        schedule=_schedule_words(digest),
+        why=why,
     )
 
 
@@ -272,13 +315,19 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     return notice(f"Digest {code(digest.id)} removed.", emoji=":wastebasket:")
 
 
+def _digests(ctx: CommandContext) -> DigestActions:
+    if ctx.digests is None:
+        raise UsageError("Digests cannot be posted from here.")
+    return ctx.digests
+
+
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = _require(ctx, args, "digest run")
     storage = _storage(ctx)
-    if ctx.digests is None:
-        raise UsageError("Digests cannot be posted from here.")
+    poster = _digests(ctx)
+    now = datetime.now(UTC)
     try:
-        channel = await ctx.digests.post_now(ctx.team_id, digest.id)
+        channel = await poster.post_now(ctx.team_id, digest.id, at=now)
     except DigestPostError as exc:
         storage.audit.append(
             ctx.team_id,
@@ -292,7 +341,75 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     storage.audit.append(
         ctx.team_id, ctx.user_id, "digest.run", {"digest": digest.id}, outcome=Audit.OK
     )
-    return notice(f"Digest {code(digest.id)} posted in <#{channel}>.", emoji=":mailbox:")
+    period = run_request(digest, now).period
+    since = period.end.astimezone(ZoneInfo(digest.timezone))
+    text = (
+        f":mailbox: Digest {code(digest.id)} posted in <#{channel}> for "
+        f"*{escape(period.window().label())}*: {escape(last_complete_words(digest))}."
+    )
+    return Reply(
+        text=f"Digest {digest.id} posted in <#{channel}>",
+        blocks=[
+            SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))),
+            ActionsBlock(
+                elements=[
+                    ButtonElement(
+                        text="Up to now",
+                        action_id=UP_TO_NOW_ACTION,
+                        value=f"{digest.id}|{int(now.timestamp())}",
+                    )
+                ]
+            ),
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text=f"*Up to now* posts the same digest from "
+                        f"{escape(day_time(since))} until the moment you click."
+                    )
+                ]
+            ),
+        ],
+    )
+
+
+async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Up to now, under a ``digest run`` answer: the digest from its latest slot until
+    this click, posted once however often the button is clicked."""
+    storage = _storage(ctx)
+    digest_id, _, asked_at = click.value.partition("|")
+    digest = storage.digests.get(ctx.team_id, digest_id)
+    if digest is None:
+        return error("That digest was removed.")
+    if not storage.dedup.mark_event(ctx.team_id, f"digest-up-to-now:{digest_id}:{asked_at}"):
+        return notice("That digest, up to now, is posted already.")
+    now = datetime.now(UTC)
+    try:
+        channel = await _digests(ctx).post_now(
+            ctx.team_id, digest.id, at=now, up_to_now=True, asked_by=ctx.user_id
+        )
+    except DigestPostError as exc:
+        storage.audit.append(
+            ctx.team_id,
+            ctx.user_id,
+            "digest.run",
+            {"digest": digest.id, "up_to_now": True},
+            outcome=Audit.FAILED,
+            detail=str(exc),
+        )
+        return error(str(exc))
+    storage.audit.append(
+        ctx.team_id,
+        ctx.user_id,
+        "digest.run",
+        {"digest": digest.id, "up_to_now": True},
+        outcome=Audit.OK,
+    )
+    period = run_request(digest, now, up_to_now=True).period
+    return notice(
+        f"Digest {code(digest.id)} posted in <#{channel}> for "
+        f"*{escape(period.window().label())}*: up to now.",
+        emoji=":mailbox:",
+    )
 
 
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -316,15 +433,22 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             updated_at=0.0,
             last_slot=None,
         )
-    request = request_for(digest, latest_slot(digest))
+    why = escape(last_complete_words(digest)) if args else "yesterday, as a daily digest shows it"
+    request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True
     reply.text = f"Preview: {reply.text}"
-    note = "Preview, only you can see it; the chart comes with the posted digest."
-    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    note = "Preview, only you can see it"
+    if "chart" in request.sections:
+        note += "; when posted, the digest is followed by its chart"
+    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note + ".")]))
     return reply
 
+
+INTERACTIONS = Interactions(
+    clicks=(OnClick(UP_TO_NOW_ACTION, up_to_now_clicked, role=Role.OPERATOR),)
+)
 
 HANDLERS = {
     "digest add": add,

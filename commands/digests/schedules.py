@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
-from commands.kernel.text import day_time
+from commands.kernel.periods import Window, span_words
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 """APScheduler's weekday names, Monday first."""
@@ -306,10 +306,13 @@ class DigestPeriod:
     start: datetime
     """Aware, in the digest's zone; included."""
     end: datetime
-    """Excluded: the slot itself."""
+    """Excluded: the slot itself (or, up to now, the moment it was asked for)."""
     previous_start: datetime
-    """The previous period runs from here to ``start``."""
+    """The period the change is reported against starts here ..."""
     tz: ZoneInfo
+    previous_end: datetime | None = None
+    """... and ends here (excluded); None: at ``start``, the whole previous period.  A
+    period up to now is compared with the same stretch of the previous one."""
 
     @property
     def seconds(self) -> float:
@@ -322,31 +325,25 @@ class DigestPeriod:
         """The chart's bucket: hours for up to two days, days beyond."""
         return "hour" if self.seconds <= 2 * 86400 else "day"
 
+    @property
+    def previous_until(self) -> datetime:
+        return self.previous_end or self.start
+
+    def window(self) -> Window:
+        return Window(self.start, self.end)
+
+    def previous_window(self) -> Window:
+        return Window(self.previous_start, self.previous_until)
+
     def label(self) -> str:
-        return span_label(self.start, self.end)
+        return span_words(self.start, self.end)
 
     def previous_label(self) -> str:
-        return span_label(self.previous_start, self.start)
+        return span_words(self.previous_start, self.previous_until)
 
     def service_bounds(self) -> tuple[datetime, datetime]:
         """Inclusive bounds to the second, as the service reads them."""
-        return self.start.astimezone(UTC), (self.end - timedelta(seconds=1)).astimezone(UTC)
-
-    def previous_service_bounds(self) -> tuple[datetime, datetime]:
-        return (
-            self.previous_start.astimezone(UTC),
-            (self.start - timedelta(seconds=1)).astimezone(UTC),
-        )
-
-
-def span_label(start: datetime, end: datetime) -> str:
-    """``Sat 21 Nov 08:00 → Sun 22 Nov 08:00``; a whole local day is just ``Sat 21 Nov``."""
-    midnight = start.hour == start.minute == 0 and end.hour == end.minute == 0
-    if midnight and end - start <= timedelta(hours=25) and end.date() != start.date():
-        return start.strftime("%a %d %b")
-    if start.date() == end.date():
-        return f"{day_time(start)}–{end.strftime('%H:%M')}"
-    return f"{day_time(start)} → {day_time(end)}"
+        return self.window().service_bounds()
 
 
 def period_for_slot(trigger: CronTrigger, slot: datetime, tz: ZoneInfo) -> DigestPeriod:
@@ -359,6 +356,27 @@ def period_for_slot(trigger: CronTrigger, slot: datetime, tz: ZoneInfo) -> Diges
     previous = latest_fire(trigger, start - timedelta(microseconds=1))
     previous_start = (previous or start - (end - start)).astimezone(tz)
     return DigestPeriod(start=start, end=end, previous_start=previous_start, tz=tz)
+
+
+def period_up_to(trigger: CronTrigger, now: datetime, tz: ZoneInfo) -> DigestPeriod:
+    """From the schedule's latest slot up to ``now`` (``Up to now``), compared with the
+    same stretch of the period before; at a slot itself, the period that just ended.
+    ``now``'s own second is in the period (its end, excluded, is the next second), as it
+    is in ``today``: a call that started this second counts."""
+    end = now.astimezone(tz).replace(microsecond=0) + timedelta(seconds=1)
+    slot = latest_fire(trigger, end)
+    if slot is None or slot.timestamp() >= end.timestamp():
+        return period_for_slot(trigger, slot or end, tz)
+    start = slot.astimezone(tz)
+    before = latest_fire(trigger, start - timedelta(microseconds=1))
+    length = end.timestamp() - start.timestamp()
+    previous_start = (before or start - timedelta(seconds=length)).astimezone(tz)
+    previous_end = datetime.fromtimestamp(
+        min(previous_start.timestamp() + length, start.timestamp()), tz
+    )
+    return DigestPeriod(
+        start=start, end=end, previous_start=previous_start, tz=tz, previous_end=previous_end
+    )
 
 
 def slot_key(slot: datetime) -> str:

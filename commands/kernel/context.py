@@ -7,6 +7,7 @@ database themselves, which keeps them testable against the emulator alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -104,8 +105,18 @@ class Messenger(Protocol):
 class DigestActions(Protocol):
     """What the digest commands need from ``bot/``: a post now, and a nudge on changes."""
 
-    async def post_now(self, team_id: str, digest_id: str) -> str:
-        """Build and post the digest for its latest complete period; returns the channel id.
+    async def post_now(
+        self,
+        team_id: str,
+        digest_id: str,
+        *,
+        at: datetime,
+        up_to_now: bool = False,
+        asked_by: str | None = None,
+    ) -> str:
+        """Build and post the digest as of ``at``: its latest complete period, or (with
+        ``up_to_now``) from its latest slot up to ``at``; returns the channel id.  The
+        period is ``commands.digests.manage.run_request`` of the same arguments.
         Raises ``callcenter.errors.CallCenterError`` when the service fails, and
         ``DigestPostError`` when Slack refuses the post."""
         ...

@@ -94,4 +94,8 @@ def recent_words(seconds: int) -> str:
         return "hour"
     if seconds == 86400:
         return "24 hours"
+    if seconds > 2 * 3600 and seconds % 3600 and not seconds % 60:
+        # A digest's period since its last slot: ``56 hours 30 minutes``, not 3390 minutes.
+        hours, minutes = divmod(seconds // 60, 60)
+        return f"{hours} hours {minutes} minute" + ("" if minutes == 1 else "s")
     return span_words(seconds)

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from commands.kernel.durations import recent_words
+from commands.kernel.text import day_time
+
 SERVICE_TZ = ZoneInfo("UTC")
 """The zone of the service's wall-clock times (see the module docstring)."""
 
@@ -53,6 +56,108 @@ class Period:
     def service_bounds(self) -> tuple[datetime, datetime]:
         """The window on the service's clock, ready for the client's time arguments."""
         return to_service(self.start), to_service(self.end)
+
+    def window(self) -> Window:
+        """The same stretch as a ``Window`` (its end excluded), named by the period word."""
+        return Window(self.start, self.end + timedelta(seconds=1), word=self.label)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The stretch of time a figure covers, on the workspace's clock.
+
+    Every figure callops shows carries one, and says it the same way everywhere
+    (``label``): ``today 00:00–14:27 UTC+07``, ``Fri 20 Nov 18:00 → Sat 21 Nov 18:00
+    UTC+07``, ``now, 14:27 UTC+07`` for a figure of one moment (live calls, agents).
+    """
+
+    start: datetime
+    """Aware, in the workspace's zone; included."""
+    end: datetime
+    """Excluded; equal to ``start`` for a figure of one moment."""
+    word: str = ""
+    """What the window is called, if anything: ``today``, ``the last 7 days``, ``now``."""
+
+    @classmethod
+    def instant(cls, at: datetime, tz: ZoneInfo) -> Window:
+        """One moment (live figures): ``now, 14:27 UTC+07``."""
+        moment = at.astimezone(tz).replace(microsecond=0)
+        return cls(moment, moment, word="now")
+
+    @classmethod
+    def back_from(cls, at: datetime, minutes: int, tz: ZoneInfo) -> Window:
+        """The ``minutes`` up to ``at`` (the service's rolling windows)."""
+        end = at.astimezone(tz).replace(microsecond=0)
+        return cls(
+            end - timedelta(minutes=minutes), end, word=f"the last {recent_words(minutes * 60)}"
+        )
+
+    @property
+    def tz(self) -> ZoneInfo:
+        zone = self.start.tzinfo
+        return zone if isinstance(zone, ZoneInfo) else ZoneInfo("UTC")
+
+    @property
+    def seconds(self) -> float:
+        """Elapsed seconds (timestamps: wall-clock subtraction is wrong across DST)."""
+        return self.end.timestamp() - self.start.timestamp()
+
+    def service_bounds(self) -> tuple[datetime, datetime]:
+        """Inclusive bounds to the second on the service's clock, as it reads windows."""
+        last = max(self.start, self.end - timedelta(seconds=1))
+        return to_service(self.start), to_service(last)
+
+    def label(self) -> str:
+        """The window in words, with its zone (plain text, not escaped)."""
+        zone = zone_name(self.end)
+        if self.start == self.end:
+            return f"{self.word or 'at'}, {self.end.strftime('%H:%M')} {zone}"
+        one_day = _single_day(self.start, self.end)
+        if self.word == "today" and one_day:
+            return f"today {self.start.strftime('%H:%M')}–{_clock(self.end)} {zone}"
+        span = span_words(self.start, self.end)
+        return f"{self.word}, {span} {zone}" if self.word else f"{span} {zone}"
+
+
+def zone_name(moment: datetime) -> str:
+    """The zone's short name at ``moment``: ``ICT``-like where the zone database has one,
+    else the offset (``UTC+07``), never a bare ``+07``."""
+    short = moment.strftime("%Z")
+    if not short or short[0] in "+-":
+        offset = moment.strftime("%z")
+        hours, minutes = offset[:3], offset[3:]
+        return "UTC" + hours + ("" if minutes in ("", "00") else f":{minutes}")
+    return short
+
+
+def _clock(moment: datetime) -> str:
+    """``HH:MM`` of an excluded end: midnight is ``24:00`` of the day before."""
+    if moment.hour == moment.minute == moment.second == 0:
+        return "24:00"
+    return moment.strftime("%H:%M")
+
+
+def _single_day(start: datetime, end: datetime) -> bool:
+    """Whether [start, end) lies within ``start``'s local day."""
+    next_midnight = _midnight(start.date() + timedelta(days=1), _zone(start))
+    return end <= next_midnight
+
+
+def _zone(moment: datetime) -> ZoneInfo:
+    zone = moment.tzinfo
+    return zone if isinstance(zone, ZoneInfo) else ZoneInfo("UTC")
+
+
+def span_words(start: datetime, end: datetime) -> str:
+    """One way to write a stretch of time whose end is excluded, in its own zone:
+    ``Sat 21 Nov`` (a whole local day), ``Sat 21 Nov 08:00–14:27`` (within a day),
+    ``Fri 20 Nov 18:00 → Sat 21 Nov 18:00``."""
+    midnight = start.hour == start.minute == 0 and end.hour == end.minute == 0
+    if midnight and end - start <= timedelta(hours=25) and end.date() != start.date():
+        return start.strftime("%a %d %b")
+    if _single_day(start, end):
+        return f"{day_time(start)}–{_clock(end)}"
+    return f"{day_time(start)} → {day_time(end)}"
 
 
 def to_service(moment: datetime) -> datetime:

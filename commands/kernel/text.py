@@ -132,6 +132,12 @@ def clip(value: object, limit: int) -> str:
     return escape(truncate(str(value), limit))
 
 
+def caption(scope: str, window: str) -> str:
+    """What a block of figures covers, written one way everywhere: ``Telesale HCM ·
+    today 00:00–14:27 UTC+07``.  ``scope`` is mrkdwn already escaped; ``window`` is plain."""
+    return f"{scope} · {escape(window)}"
+
+
 def mention(user_id: str | None) -> str:
     """A Slack user id as a mention (``<@U123>``); anything else (a name kept from an
     earlier version) as escaped text, and nobody as "someone"."""

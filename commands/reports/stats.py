@@ -9,7 +9,7 @@ paged here; the autodialer statistics are walked with the client's iterator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
@@ -21,19 +21,14 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter.models import (
-    AgentTime,
-    AutodialerStats,
-    ExtensionCounters,
-    StatsRow,
-)
+from callcenter.models import AgentTime, ExtensionCounters
 from commands.campaigns.cards import guess_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.paging import pager, showing
-from commands.kernel.periods import SERVICE_TZ, Period, PeriodError, parse_period
+from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
     CampaignMatch,
@@ -45,39 +40,41 @@ from commands.kernel.resolve import (
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import (
     campaign_label,
+    caption,
     clip,
     duration,
     escape,
     full_name,
     local_time,
     number,
-    parse_service_time,
     percent,
     plural,
-    ratio_percent,
     status_label,
     truncate,
+)
+from commands.reports.figures import (
+    INTERVALS,
+    WHOLE,
+    Bucket,
+    CallFigures,
+    Counts,
+    DialerFigures,
+    DialerTotals,
+    Scope,
+    agent_name,
+    call_figures,
+    dialer_figures,
+    occupancy,
 )
 
 Row = TypeVar("Row")
 
-INTERVALS = ("hour", "day", "week", "month")
 ROWS_PAGE_SIZE = 15
 MONITOR_PAGE_SIZE = 10
 MONITOR_WINDOW_MINUTES = 60
 MAX_WINDOW_MINUTES = 30 * 24 * 60
-DROPPED_RATE_WARNING = 3.0
-"""Percent of connected calls dropped above which a campaign is flagged (the common
-regulatory ceiling for abandoned calls)."""
 TABLE_CHUNK = 2900
 MAX_TABLE_BLOCKS = 4
-
-
-def _window_text(period: Period, tz: ZoneInfo) -> str:
-    fmt = "%d %b %H:%M"
-    return (
-        f":calendar: {period.start.strftime(fmt)} → {period.end.strftime(fmt)} ({escape(tz.key)})"
-    )
 
 
 def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
@@ -92,52 +89,6 @@ def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
 
 
 # --- stats ----------------------------------------------------------------------------
-
-
-def _sum(rows: Sequence[StatsRow], name: str) -> int:
-    return sum(int(getattr(r, name)) for r in rows)
-
-
-Bucket = tuple[datetime, StatsRow]
-"""A bucket's start on the workspace's clock, and its counters."""
-_COUNTERS = tuple(name for name in StatsRow.model_fields if name != "time")
-
-
-def same_clock(period: Period) -> bool:
-    """Whether the service's days are the workspace's days over the whole period."""
-    return all(
-        moment.utcoffset() == moment.astimezone(SERVICE_TZ).utcoffset()
-        for moment in (period.start, period.end)
-    )
-
-
-def _bucket_start(moment: datetime, interval: str) -> datetime:
-    if interval == "hour":
-        return moment.replace(minute=0, second=0)
-    day = moment.replace(hour=0, minute=0, second=0)
-    if interval == "week":
-        day = day - timedelta(days=day.weekday())
-    elif interval == "month":
-        day = day.replace(day=1)
-    return day
-
-
-def local_buckets(rows: Sequence[StatsRow], interval: str, tz: ZoneInfo) -> list[Bucket]:
-    """The service's rows summed into ``interval`` buckets of the workspace's calendar.
-
-    Given hourly rows this turns the service's (UTC) hours into local days, weeks or
-    months; given rows already bucketed on the same clock it only relabels them.
-    """
-    sums: dict[datetime, dict[str, int]] = {}
-    for row in rows:
-        moment = parse_service_time(row.time, SERVICE_TZ)
-        if moment is None:
-            continue
-        key = _bucket_start(moment.astimezone(tz).replace(microsecond=0), interval)
-        bucket = sums.setdefault(key, dict.fromkeys(_COUNTERS, 0))
-        for name in _COUNTERS:
-            bucket[name] += int(getattr(row, name))
-    return [(key, StatsRow(time="", **sums[key])) for key in sorted(sums)]
 
 
 def bucket_label(start: datetime, interval: str, *, multi_day: bool) -> str:
@@ -173,16 +124,16 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
     shown = list(buckets)
     max_rows = MAX_TABLE_BLOCKS * (TABLE_CHUNK // 50)
     if len(shown) > 48:
-        shown = [(start, r) for start, r in shown if r.total]
+        shown = [(start, c) for start, c in shown if c.calls]
     cut = len(shown) > max_rows
     shown = shown[:max_rows]
     header = f"{'':<14}{'calls':>7}{'answered':>10}{'rate':>8}  talk"
     lines = [header]
-    for start, r in shown:
+    for start, c in shown:
         label = bucket_label(start, interval, multi_day=multi_day)
         lines.append(
-            f"{label:<14}{number(r.total):>7}{number(r.answered):>10}"
-            f"{ratio_percent(r.answered, r.total):>8}  {duration(r.total_billsec)}"
+            f"{label:<14}{number(c.calls):>7}{number(c.answered):>10}"
+            f"{percent(c.answer_rate):>8}  {duration(c.talk_seconds)}"
         )
     blocks: list[Block] = list(_table_blocks(lines))
     if cut or len(shown) < len(buckets):
@@ -192,60 +143,60 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
     return blocks
 
 
-def stats_reply(
-    rows: Sequence[StatsRow], period: Period, interval: str, ctx: CommandContext
-) -> Reply:
-    total = _sum(rows, "total")
-    answered = _sum(rows, "answered")
-    blocks: list[Block] = [
-        HeaderBlock(text=f"Call statistics: {period.label}"),
-        ContextBlock(
-            elements=[MarkdownTextObject(text=f"{_window_text(period, ctx.tz)} · by {interval}")]
-        ),
-    ]
-    if total == 0:
-        blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=f":zzz: No calls {escape(period.label)}."))
-        )
-        return Reply(text=f"No calls {period.label}.", blocks=blocks)
-    headline = (
-        f"*{plural(total, 'call')}* · :white_check_mark: *{number(answered)} answered "
-        f"({ratio_percent(answered, total)})*"
-    )
-    busy = _sum(rows, "busy")
-    busy_line = _sum(rows, "busy_line")
-    billsec = _sum(rows, "total_billsec")
-    pairs = [
-        ("Answered", f"{number(answered)} ({ratio_percent(answered, total)})"),
-        (
-            "Busy",
-            f"{number(busy)}" + (f" (+{number(busy_line)} line busy)" if busy_line else ""),
-        ),
-        ("No answer", number(_sum(rows, "no_answered"))),
-        ("Not available", number(_sum(rows, "not_available"))),
-        ("Invalid", number(_sum(rows, "invalid"))),
-        ("Cancelled", number(_sum(rows, "cancel"))),
+def call_pairs(t: Counts) -> list[tuple[str, str]]:
+    """The calls' figures as field pairs, in the order every surface shows them."""
+    return [
+        ("Answered", f"{number(t.answered)} ({percent(t.answer_rate)})"),
+        ("Busy", number(t.busy)),
+        ("Line busy", number(t.line_busy)),
+        ("No answer", number(t.no_answer)),
+        ("Not available", number(t.not_available)),
+        ("Invalid", number(t.invalid)),
         (
             "In / out / local",
-            f"{number(_sum(rows, 'inbound'))} / {number(_sum(rows, 'outbound'))} / "
-            f"{number(_sum(rows, 'local'))}",
+            f"{number(t.inbound)} / {number(t.outbound)} / {number(t.local)}",
         ),
-        ("Talk time", duration(billsec)),
-        ("Average wait", duration(_sum(rows, "total_waitsec") / total)),
-        ("Average talk", duration(billsec / answered) if answered else "–"),
+        ("Talk time", duration(t.talk_seconds)),
+        ("Average wait", duration(t.average_wait)),
+        ("Average talk", duration(t.average_talk)),
     ]
-    blocks.append(SectionBlock(text=MarkdownTextObject(text=headline), fields=_fields(pairs)))
-    others = [
-        (name, _sum(rows, key))
-        for name, key in (("congestion", "congestion"), ("blocked", "phone_block"), ("IVR", "ivr"))
+
+
+def stats_reply(figures: CallFigures, interval: str, *, title: str = "Call statistics") -> Reply:
+    """The calls of ``figures`` with a breakdown by ``interval``: ``stats`` and the full
+    report behind a digest."""
+    window = figures.window
+    t = figures.totals
+    blocks: list[Block] = [
+        HeaderBlock(text=truncate(title, 150)),
+        ContextBlock(
+            elements=[MarkdownTextObject(text=f":calendar: {figures.caption()} · by {interval}")]
+        ),
     ]
+    words = f"{figures.scope.plain()}, {window.label()}"
+    if t.calls == 0:
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=":zzz: No calls.")))
+        return Reply(text=escape(f"No calls: {words}."), blocks=blocks)
+    headline = (
+        f"*{plural(t.calls, 'call')}* · :white_check_mark: *{number(t.answered)} answered "
+        f"({percent(t.answer_rate)})*"
+    )
+    blocks.append(
+        SectionBlock(text=MarkdownTextObject(text=headline), fields=_fields(call_pairs(t)))
+    )
+    others = (
+        ("cancelled", t.cancelled),
+        ("congestion", t.congestion),
+        ("blocked", t.blocked),
+        ("IVR", t.ivr),
+    )
     extra = " · ".join(f"{number(n)} {name}" for name, n in others if n)
     if extra:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Also: {extra}")]))
-    multi_day = period.start.date() != period.end.date()
-    buckets = local_buckets(rows, interval, ctx.tz)
-    blocks.extend(stats_breakdown(buckets, interval, multi_day=multi_day))
-    return Reply(text=f"{total} calls {period.label}, {answered} answered", blocks=blocks)
+    last = window.end - timedelta(seconds=1)
+    multi_day = window.start.date() != last.date()
+    blocks.extend(stats_breakdown(figures.buckets(interval), interval, multi_day=multi_day))
+    return Reply(text=escape(f"{t.calls} calls, {t.answered} answered: {words}"), blocks=blocks)
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
@@ -261,71 +212,73 @@ async def stats(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             f"interval= is one of {', '.join(INTERVALS)}, not '{options.get('interval')}'.", usage
         )
-    start, end = period.service_bounds()
-    # Days, weeks and months must be the workspace's: when the service counts on another
-    # clock, ask for hours and add them up locally.
-    ask = interval if interval == "hour" or same_clock(period) else "hour"
-    result = await ctx.client().reports.stats(start, end, interval=ask)
-    return stats_reply(result.data, period, interval, ctx)
+    figures = await call_figures(ctx.client(), Scope(), period.window())
+    return stats_reply(figures, interval)
 
 
 # --- monitor --------------------------------------------------------------------------
 
 
-def _monitor_row(s: AutodialerStats, tz: ZoneInfo) -> SectionBlock:
-    dropped_flag = ":warning: " if s.dropped_call_rate > DROPPED_RATE_WARNING else ""
-    text = (
-        f"*{campaign_label(s.campaign_name)}* {status_label(s.status)}"
-        + (f" · `{clip(s.type, 30)}`" if s.type else "")
-        + f"\n:phone: *{number(s.total_calls)}* calls"
-        f" · connected *{percent(s.customer_connection_rate)}*"
-        f" · {dropped_flag}dropped *{percent(s.dropped_call_rate)}*"
-        f" ({number(s.dropped_calls)})"
-        f"\n:busts_in_silhouette: {number(s.agents_ready)} ready · {number(s.agents_pause)} paused"
-        f" · {number(s.agents_in_call)} in call"
-        f" · :clipboard: {plural(s.total_leads, 'lead')}"
-        f" ({number(s.leads_in_progress)} in progress)"
+def dialer_line(s: DialerFigures, tz: ZoneInfo) -> str:
+    """One autodialer campaign's figures (mrkdwn): the monitor's rows, the wallboard's and
+    the digest's campaign lines say it alike."""
+    flag = ":warning: " if s.dropped_warning else ""
+    return (
+        f":phone: *{number(s.calls)}* calls · connected *{percent(s.connection_rate)}*"
+        f" · {flag}dropped *{percent(s.dropped_rate)}* ({number(s.dropped)})"
+        f"\n:busts_in_silhouette: {number(s.agents_ready)} ready · {number(s.agents_paused)} "
+        f"paused · {number(s.agents_in_call)} in call of {number(s.agents)}"
+        f" · :clipboard: {plural(s.leads, 'lead')} ({number(s.leads_in_progress)} in progress)"
         f" · last call {local_time(s.last_call_time, tz, '%d %b %H:%M')}"
+    )
+
+
+def _monitor_row(s: DialerFigures, tz: ZoneInfo) -> SectionBlock:
+    text = (
+        f"*{campaign_label(s.name)}* {status_label(s.status)}"
+        + (f" · `{clip(s.type, 30)}`" if s.type else "")
+        + "\n"
+        + dialer_line(s, tz)
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 def monitor_reply(
-    items: Sequence[AutodialerStats], *, minutes: int, command: str, ctx: CommandContext
+    items: Sequence[DialerFigures],
+    totals: DialerTotals,
+    *,
+    command: str,
+    ctx: CommandContext,
 ) -> Reply:
-    title = f"Autodialer monitor: last {recent_words(minutes * 60)}"
+    title = f"Autodialer monitor: last {recent_words(round(totals.window.seconds))}"
+    scope_line = ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {totals.caption()}")])
     if not items:
         return Reply(
             text="No autodialer statistics.",
             blocks=[
                 HeaderBlock(text=title),
+                scope_line,
                 SectionBlock(
                     text=MarkdownTextObject(text=":zzz: No autodialer campaigns to show.")
                 ),
             ],
         )
-    ordered = sorted(
-        items,
-        key=lambda s: (s.status not in ("start", "running"), -s.total_calls, s.campaign_name),
-    )
-    calls = sum(s.total_calls for s in ordered)
-    connected = sum(s.total_connected_customers for s in ordered)
-    dropped = sum(s.dropped_calls for s in ordered)
-    running = sum(1 for s in ordered if s.status in ("start", "running"))
+    ordered = sorted(items, key=lambda s: (not s.running, -s.calls, s.name))
     headline = (
-        f"*{plural(calls, 'call')}* · connected *{ratio_percent(connected, calls)}* · "
-        f"dropped *{ratio_percent(dropped, connected)}* · "
-        f"{number(running)} of {number(len(ordered))} campaigns running"
+        f"*{plural(totals.calls, 'call')}* · connected *{percent(totals.connection_rate)}* · "
+        f"dropped *{percent(totals.dropped_rate)}* · "
+        f"{number(totals.running)} of {number(totals.campaigns)} campaigns running"
     )
     page = ordered[ctx.offset : ctx.offset + MONITOR_PAGE_SIZE]
     blocks: list[Block] = [
         HeaderBlock(text=title),
+        scope_line,
         SectionBlock(text=MarkdownTextObject(text=headline)),
     ]
     blocks.extend(_monitor_row(s, ctx.tz) for s in page)
     blocks.append(showing(ctx.offset, len(page), len(ordered), "campaigns"))
     blocks.extend(pager(command, ctx.offset, MONITOR_PAGE_SIZE, len(ordered)))
-    return Reply(text=f"{title}: {calls} calls", blocks=blocks)
+    return Reply(text=f"{title}: {totals.calls} calls", blocks=blocks)
 
 
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
@@ -350,8 +303,11 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
                     f"No campaign is named '{exc.query}' or starts with it.", usage
                 ) from exc
     uuids = list(dict.fromkeys(m.campaign.campaign_uuid for m in matches))
-    items = [s async for s in cc.reports.iterate_autodialer(minutes, campaign_uuids=uuids)]
-    reply = monitor_reply(items, minutes=minutes, command=_monitor_command(uuids, minutes), ctx=ctx)
+    names = {m.campaign.campaign_uuid: m.campaign.campaign_name for m in matches}
+    at = datetime.now(UTC)
+    items = await dialer_figures(cc, minutes, at=at, tz=ctx.tz, campaigns=uuids)
+    totals = DialerTotals.of(items, Scope.of(uuids, names), Window.back_from(at, minutes, ctx.tz))
+    reply = monitor_reply(items, totals, command=_monitor_command(uuids, minutes), ctx=ctx)
     note = guess_note(matches)
     if note is not None:
         reply.blocks.insert(1, note)
@@ -369,23 +325,23 @@ def _monitor_command(words: Sequence[str], minutes: int) -> str:
 
 
 def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
-    name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
-    busy = a.total_talk_sec + a.total_dispo_sec
-    occupancy = ratio_percent(busy, busy + a.total_wait_sec, 0)
     fmt = "%d %b %H:%M" if multi_day else "%H:%M"
     login = f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}"
     text = (
-        f"*{clip(name, 100)}*" + (f" `{clip(a.username, 60)}`" if a.username else "") + "\n"
+        f"*{clip(agent_name(a), 100)}*"
+        + (f" `{clip(a.username, 60)}`" if a.username else "")
+        + "\n"
         f":speech_balloon: talk *{duration(a.total_talk_sec)}* · :hourglass: wait "
         f"{duration(a.total_wait_sec)} · :double_vertical_bar: pause {duration(a.total_pause_sec)}"
-        f" · :memo: wrap-up {duration(a.total_dispo_sec)} · occupancy {occupancy} · {login}"
+        f" · :memo: wrap-up {duration(a.total_dispo_sec)} · occupancy "
+        f"{percent(occupancy(a), 0)} · {login}"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 def _period_listing(
     title: str,
-    period: Period,
+    window: Window,
     ctx: CommandContext,
     *,
     empty: str,
@@ -396,16 +352,17 @@ def _period_listing(
     command: str,
     grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
-    """A paged listing over a period: title, its window, a headline, then this page of
+    """A paged listing over a window: title, what it covers, a headline, then this page of
     ``rows`` (all of them, in order) as a table (``grid``) where it fits Slack's limits,
     else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
-        ContextBlock(elements=[MarkdownTextObject(text=_window_text(period, ctx.tz))]),
+        ContextBlock(
+            elements=[MarkdownTextObject(text=f":calendar: {caption(WHOLE, window.label())}")]
+        ),
     ]
     if not rows:
-        text = f":zzz: {escape(empty)} {escape(period.label)}."
-        return [*blocks, SectionBlock(text=MarkdownTextObject(text=text))]
+        return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
     drawn = grid(page) if grid is not None else None
@@ -431,33 +388,31 @@ AGENT_COLUMNS = (
 
 
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
-    name = full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
-    busy = a.total_talk_sec + a.total_dispo_sec
     fmt = "%d %b %H:%M" if multi_day else "%H:%M"
     return [
-        name,
+        agent_name(a),
         a.username,
         duration(a.total_talk_sec),
         duration(a.total_wait_sec),
         duration(a.total_pause_sec),
         duration(a.total_dispo_sec),
-        ratio_percent(busy, busy + a.total_wait_sec, 0),
+        percent(occupancy(a), 0),
         f"{local_time(a.earliest_time, tz, fmt)}–{local_time(a.latest_time, tz, fmt)}",
     ]
 
 
 def agents_reply(
-    rows: Sequence[AgentTime], period: Period, *, command: str, ctx: CommandContext
+    rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Agent time: {period.label}"
+    title = f"Agent time: {window.word or 'the period'}"
     ordered = sorted(rows, key=lambda a: (-a.total_talk_sec, a.username))
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
     pause = sum(a.total_pause_sec for a in ordered)
-    multi_day = period.start.date() != period.end.date()
+    multi_day = window.start.date() != (window.end - timedelta(seconds=1)).date()
     blocks = _period_listing(
         title,
-        period,
+        window,
         ctx,
         empty="No agent time",
         headline=f"*{plural(len(ordered), 'agent')}* · talk *{duration(talk)}* · "
@@ -471,7 +426,7 @@ def agents_reply(
         ),
     )
     if not ordered:
-        return Reply(text=f"No agent time {period.label}.", blocks=blocks)
+        return Reply(text=escape(f"No agent time: {window.label()}."), blocks=blocks)
     return Reply(
         text=f"{title}: {plural(len(ordered), 'agent')}, talk {duration(talk)}", blocks=blocks
     )
@@ -489,9 +444,10 @@ def _period_only(name: str, args: list[str], ctx: CommandContext) -> Period:
 
 async def agents(ctx: CommandContext, args: list[str]) -> Reply:
     period = _period_only("agents", args, ctx)
-    start, end = period.service_bounds()
+    window = period.window()
+    start, end = window.service_bounds()
     result = await ctx.client().reports.agent_time(start_time=start, end_time=end)
-    return agents_reply(result.data, period, command=f"agents {period.word}", ctx=ctx)
+    return agents_reply(result.data, window, command=f"agents {period.word}", ctx=ctx)
 
 
 # --- extensions -----------------------------------------------------------------------
@@ -499,13 +455,14 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
 
 def _extension_row(e: ExtensionCounters) -> SectionBlock:
     name = full_name(e.firstname, e.middlename, e.lastname) or e.username
+    c = Counts.of_extension(e)
     text = (
         f"*{clip(e.extension, 30) or '–'}*" + (f" {clip(name, 100)}" if name else "") + "\n"
-        f":phone: *{number(e.total)}* calls · :white_check_mark: {number(e.answered)} "
-        f"({ratio_percent(e.answered, e.total)}) · :no_entry: {number(e.busy)} busy · "
-        f":hourglass: {number(e.no_answered)} no answer · "
-        f":no_mobile_phones: {number(e.not_available)} unavailable · "
-        f"in {number(e.inbound)} / out {number(e.outbound)} / local {number(e.local)}"
+        f":phone: *{number(c.calls)}* calls · :white_check_mark: {number(c.answered)} "
+        f"({percent(c.answer_rate)}) · :no_entry: {number(c.busy)} busy · "
+        f"{number(c.line_busy)} line busy · :hourglass: {number(c.no_answer)} no answer · "
+        f":no_mobile_phones: {number(c.not_available)} unavailable · "
+        f"in {number(c.inbound)} / out {number(c.outbound)} / local {number(c.local)}"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
@@ -517,6 +474,7 @@ EXTENSION_COLUMNS = (
     Column("Answered", "right"),
     Column("Answer rate", "right"),
     Column("Busy", "right"),
+    Column("Line busy", "right"),
     Column("No answer", "right"),
     Column("Unavailable", "right"),
     Column("In", "right"),
@@ -526,35 +484,36 @@ EXTENSION_COLUMNS = (
 
 
 def _extension_cells(e: ExtensionCounters) -> list[Cell]:
+    c = Counts.of_extension(e)
     return [
         e.extension,
         full_name(e.firstname, e.middlename, e.lastname) or e.username,
-        number(e.total),
-        number(e.answered),
-        ratio_percent(e.answered, e.total),
-        number(e.busy),
-        number(e.no_answered),
-        number(e.not_available),
-        number(e.inbound),
-        number(e.outbound),
-        number(e.local),
+        number(c.calls),
+        number(c.answered),
+        percent(c.answer_rate),
+        number(c.busy),
+        number(c.line_busy),
+        number(c.no_answer),
+        number(c.not_available),
+        number(c.inbound),
+        number(c.outbound),
+        number(c.local),
     ]
 
 
 def extensions_reply(
-    rows: Sequence[ExtensionCounters], period: Period, *, command: str, ctx: CommandContext
+    rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Calls per extension: {period.label}"
+    title = f"Calls per extension: {window.word or 'the period'}"
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
-    total = sum(e.total for e in ordered)
-    answered = sum(e.answered for e in ordered)
+    total = sum((Counts.of_extension(e) for e in ordered), Counts())
     blocks = _period_listing(
         title,
-        period,
+        window,
         ctx,
         empty="No extension calls",
-        headline=f"*{plural(total, 'call')}* on {plural(len(ordered), 'extension')} · "
-        f":white_check_mark: *{number(answered)} answered ({ratio_percent(answered, total)})*",
+        headline=f"*{plural(total.calls, 'call')}* on {plural(len(ordered), 'extension')} · "
+        f":white_check_mark: *{number(total.answered)} answered ({percent(total.answer_rate)})*",
         rows=ordered,
         row=_extension_row,
         noun="extensions",
@@ -562,15 +521,16 @@ def extensions_reply(
         grid=lambda page: table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page]),
     )
     if not ordered:
-        return Reply(text=f"No extension calls {period.label}.", blocks=blocks)
-    return Reply(text=f"{title}: {total} calls", blocks=blocks)
+        return Reply(text=escape(f"No extension calls: {window.label()}."), blocks=blocks)
+    return Reply(text=f"{title}: {total.calls} calls", blocks=blocks)
 
 
 async def extensions(ctx: CommandContext, args: list[str]) -> Reply:
     period = _period_only("extensions", args, ctx)
-    start, end = period.service_bounds()
+    window = period.window()
+    start, end = window.service_bounds()
     result = await ctx.client().reports.extensions(start_time=start, end_time=end)
-    return extensions_reply(result.data, period, command=f"extensions {period.word}", ctx=ctx)
+    return extensions_reply(result.data, window, command=f"extensions {period.word}", ctx=ctx)
 
 
 HANDLERS = {"stats": stats, "monitor": monitor, "agents": agents, "extensions": extensions}

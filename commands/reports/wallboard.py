@@ -1,10 +1,13 @@
 """App Home as a wallboard: the call center at a glance, for a supervisor's second screen.
 
 The wallboard is republished on every ``app_home_opened`` and Refresh click, so it has to
-be quick and it must never come up blank: the four service reads it needs (campaigns,
-autodialer statistics, live calls, today's counters) run concurrently, each under its
-own deadline, and a read that fails turns only its own section into an "unavailable"
-line that says why.  Everything the service sends is escaped before it reaches mrkdwn.
+be quick and it must never come up blank: the five service reads it needs (campaigns,
+autodialer statistics, live calls, the user directory, today's counters) run
+concurrently, each under its own deadline, and a read that fails turns only its own
+section into an "unavailable" line that says why.  Every number is one of
+``commands.reports.figures`` and each section names its scope and period, so the
+wallboard agrees with ``stats``, the digests and the service's records.  Everything the
+service sends is escaped before it reaches mrkdwn.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -30,31 +34,39 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
-from callcenter.models import ActiveCall, ActiveCallList, AutodialerStats, Campaign, StatsRow
+from callcenter.models import ActiveCall, ActiveCallList, Campaign, User
 from commands.admin.connection import HOME_CONNECT_ACTION
 from commands.calls.live import direction_label, state_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
-from commands.kernel.periods import Period, parse_period
+from commands.kernel.periods import Window, parse_period
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
 from commands.kernel.text import (
     campaign_label,
+    caption,
     clip,
     duration,
-    escape,
-    local_time,
     mode_label,
     number,
     parse_service_time,
     percent,
-    plural,
-    ratio_percent,
     status_label,
     truncate,
 )
-from commands.reports.stats import DROPPED_RATE_WARNING
+from commands.reports.figures import (
+    ALL_DIALER,
+    RUNNING,
+    CallFigures,
+    DialerFigures,
+    Scope,
+    agent_figures,
+    call_figures,
+    dialer_figures,
+    live_figures,
+)
+from commands.reports.stats import dialer_line
 from storage import Role
 
 REFRESH_ACTION = "home_refresh"
@@ -69,9 +81,7 @@ MAX_VIEW_BLOCKS = 100
 SECTION_TEXT_LIMIT = 3000
 FIELD_TEXT_LIMIT = 2000
 
-_RUNNING = ("start", "running")
-"""Campaigns say ``start``; the autodialer statistics say ``running`` for the same state."""
-_ACTIVE = (*_RUNNING, "pause")
+_ACTIVE = (*RUNNING, "pause")
 _STATUS_ORDER = ("start", "pause", "stop")
 
 T = TypeVar("T")
@@ -92,12 +102,19 @@ class Snapshot:
     """What the service said, section by section, at one moment."""
 
     campaigns: list[Campaign] | Unavailable
-    dialer: list[AutodialerStats] | Unavailable
+    dialer: list[DialerFigures] | Unavailable
     calls: ActiveCallList | Unavailable
-    today: list[StatsRow] | Unavailable
-    period: Period
+    users: list[User] | Unavailable
+    """The directory: whose extension is on which live call."""
+    today: CallFigures | Unavailable
     """Today in the workspace's zone: local midnight until ``now``."""
     now: datetime
+    """On the workspace's clock."""
+
+    @property
+    def moment(self) -> Window:
+        """The live sections' window: this one moment."""
+        return Window.instant(self.now, _zone(self.now))
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -118,13 +135,13 @@ async def _campaigns(cc: CallCenter) -> list[Campaign]:
     return [c async for c in cc.campaigns.iterate(page_size=100)]
 
 
-async def _dialer(cc: CallCenter) -> list[AutodialerStats]:
-    return [s async for s in cc.reports.iterate_autodialer(interval=WINDOW_MINUTES)]
+async def _users(cc: CallCenter) -> list[User]:
+    return [u async for u in cc.users.iterate(page_size=100)]
 
 
-async def _today(cc: CallCenter, period: Period) -> list[StatsRow]:
-    start, end = period.service_bounds()
-    return (await cc.reports.stats(start, end, interval="hour")).data
+def _zone(moment: datetime) -> ZoneInfo:
+    zone = moment.tzinfo
+    return zone if isinstance(zone, ZoneInfo) else ZoneInfo("UTC")
 
 
 async def snapshot(
@@ -132,20 +149,21 @@ async def snapshot(
 ) -> Snapshot:
     """Read every section at once; a failed read becomes ``Unavailable``, never an error."""
     cc = ctx.client()
-    moment = (now or datetime.now(UTC)).astimezone(ctx.tz)
-    period = parse_period("today", ctx.tz, now=moment)
-    campaigns, dialer, calls, today = await asyncio.gather(
+    moment = (now or datetime.now(UTC)).astimezone(ctx.tz).replace(microsecond=0)
+    today = parse_period("today", ctx.tz, now=moment).window()
+    campaigns, dialer, calls, users, counted = await asyncio.gather(
         _guarded(_campaigns(cc), section_seconds),
-        _guarded(_dialer(cc), section_seconds),
+        _guarded(dialer_figures(cc, WINDOW_MINUTES, at=moment, tz=ctx.tz), section_seconds),
         _guarded(cc.calls.list(), section_seconds),
-        _guarded(_today(cc, period), section_seconds),
+        _guarded(_users(cc), section_seconds),
+        _guarded(call_figures(cc, Scope(), today), section_seconds),
     )
     return Snapshot(
         campaigns=campaigns,
         dialer=dialer,
         calls=calls,
-        today=today,
-        period=period,
+        users=users,
+        today=counted,
         now=moment,
     )
 
@@ -182,13 +200,13 @@ def shown_url(url: str) -> str:
 def _connection(snap: Snapshot, base: str) -> SectionBlock:
     failures = [
         part
-        for part in (snap.campaigns, snap.dialer, snap.calls, snap.today)
+        for part in (snap.campaigns, snap.dialer, snap.calls, snap.users, snap.today)
         if isinstance(part, Unavailable)
     ]
     refused = next((f for f in failures if f.refused), None)
     if refused is not None:
         text = f":red_circle: *{base}*: {refused.reason}."
-    elif len(failures) == 4:
+    elif len(failures) == 5:
         text = f":red_circle: *{base}*: {failures[0].reason}."
     elif failures:
         text = f":large_yellow_circle: Connected to *{base}*; some figures are unavailable below."
@@ -197,7 +215,7 @@ def _connection(snap: Snapshot, base: str) -> SectionBlock:
     return _section(text)
 
 
-def _dialer_by_campaign(dialer: list[AutodialerStats] | Unavailable) -> dict[str, AutodialerStats]:
+def _dialer_by_campaign(dialer: list[DialerFigures] | Unavailable) -> dict[str, DialerFigures]:
     if isinstance(dialer, Unavailable):
         return {}
     return {s.campaign_uuid: s for s in dialer if s.campaign_uuid}
@@ -210,18 +228,12 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
     return " · ".join(parts)
 
 
-def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bool) -> SectionBlock:
+def _campaign_row(
+    c: Campaign, stats: DialerFigures | None, tz: ZoneInfo, *, dialer_down: bool
+) -> SectionBlock:
     head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
-    if stats is not None and stats.total_calls == 0:
-        detail = f"no calls in the last hour · {number(stats.leads_in_progress)} dialing now"
-    elif stats is not None:
-        flag = ":warning: " if stats.dropped_call_rate > DROPPED_RATE_WARNING else ""
-        detail = (
-            f"connected *{percent(stats.customer_connection_rate)}* · "
-            f"{flag}dropped *{percent(stats.dropped_call_rate)}* · "
-            f"{plural(stats.total_calls, 'call')} in the last hour · "
-            f"{number(stats.leads_in_progress)} dialing now"
-        )
+    if stats is not None:
+        detail = dialer_line(stats, tz)
     elif c.type == "autodialer":
         detail = "rates unavailable" if dialer_down else "no dialer figures yet"
     else:
@@ -230,16 +242,24 @@ def _campaign_row(c: Campaign, stats: AutodialerStats | None, *, dialer_down: bo
     return _section(f"{head}\n{detail}")
 
 
-def _campaign_blocks(snap: Snapshot) -> list[Block]:
+def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if isinstance(snap.campaigns, Unavailable):
         return [_unavailable("Campaigns", snap.campaigns)]
     campaigns = snap.campaigns
     blocks: list[Block] = [_section(f"*Campaigns*\n{_status_counts(campaigns)}")]
     if isinstance(snap.dialer, Unavailable):
         blocks.append(_context(f":warning: Dialer rates unavailable: {snap.dialer.reason}."))
+    else:
+        window = Window.back_from(snap.now, WINDOW_MINUTES, tz)
+        blocks.append(
+            _context(
+                f":calendar: Dialer figures: {caption(ALL_DIALER, window.label())}; "
+                "leads in progress and agents at this moment"
+            )
+        )
     active = sorted(
         (c for c in campaigns if c.status in _ACTIVE),
-        key=lambda c: (c.status not in _RUNNING, c.campaign_name.casefold()),
+        key=lambda c: (c.status not in RUNNING, c.campaign_name.casefold()),
     )
     if not active:
         blocks.append(_context(":zzz: No campaign is running or paused."))
@@ -247,7 +267,7 @@ def _campaign_blocks(snap: Snapshot) -> list[Block]:
     stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
     shown = active[:MAX_CAMPAIGN_ROWS]
-    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), dialer_down=down) for c in shown)
+    blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), tz, dialer_down=down) for c in shown)
     if len(shown) < len(active):
         blocks.append(
             _context(
@@ -272,22 +292,25 @@ def _call_line(call: ActiveCall, now: datetime) -> str:
 def _call_blocks(snap: Snapshot) -> list[Block]:
     if isinstance(snap.calls, Unavailable):
         return [_unavailable("Live calls", snap.calls)]
-    calls = sorted(snap.calls.data, key=lambda c: c.created_time)
-    total = max(snap.calls.total, len(calls))
-    if total == 0:
-        return [_section("*Live calls*\n:telephone_receiver: No live calls right now.")]
-    by_direction = Counter(c.direction.lower() or "unknown" for c in calls)
-    split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in sorted(by_direction.items()))
+    live = live_figures(snap.calls, snap.moment)
+    where = _context(f":calendar: {live.caption()}")
+    if live.calls == 0:
+        return [_section("*Live calls*\n:telephone_receiver: No live calls right now."), where]
+    split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in live.by_direction)
     blocks: list[Block] = [
-        _section(f"*Live calls* · *{number(total)}* on the line" + (f"\n{split}" if split else ""))
+        _section(
+            f"*Live calls* · *{number(live.calls)}* on the line" + (f"\n{split}" if split else "")
+        ),
+        where,
     ]
+    calls = sorted(snap.calls.data, key=lambda c: c.created_time)
     shown = calls[:MAX_CALL_ROWS]
     if shown:
         blocks.append(_section("\n".join(_call_line(c, snap.now) for c in shown)))
-    if len(shown) < total:
+    if len(shown) < live.calls:
         blocks.append(
             _context(
-                f"Showing the {len(shown)} longest of {number(total)} live calls; "
+                f"Showing the {len(shown)} longest of {number(live.calls)} live calls; "
                 "`/callops calls` lists them all with Transfer buttons."
             )
         )
@@ -295,79 +318,67 @@ def _call_blocks(snap: Snapshot) -> list[Block]:
 
 
 def _agent_blocks(snap: Snapshot) -> list[Block]:
-    if isinstance(snap.dialer, Unavailable):
-        return [_unavailable("Agents", snap.dialer)]
-    active = [s for s in snap.dialer if s.status in _ACTIVE]
-    if not active:
-        return [
-            _section(
-                "*Agents*\n:zzz: No autodialer campaign is running or paused, so no agents "
-                "are dialing."
-            )
-        ]
-    ready = sum(s.agents_ready for s in active)
-    paused = sum(s.agents_pause for s in active)
-    in_call = sum(s.agents_in_call for s in active)
-    noun = "campaign" if len(active) == 1 else "campaigns"
+    if isinstance(snap.users, Unavailable):
+        return [_unavailable("Agents", snap.users)]
+    if isinstance(snap.calls, Unavailable):
+        return [_unavailable("Agents", snap.calls)]
+    agents = agent_figures(snap.users, snap.calls.data, snap.moment)
     return [
         SectionBlock(
             text=MarkdownTextObject(text="*Agents*"),
             fields=_fields(
                 [
-                    (":large_green_circle: Ready", number(ready)),
-                    (":double_vertical_bar: Paused", number(paused)),
-                    (":telephone_receiver: In call", number(in_call)),
+                    (":large_green_circle: Logged in", number(agents.logged_in)),
+                    (":telephone_receiver: In call", number(agents.in_call)),
+                    (":white_circle: Free", number(agents.free)),
+                    (":busts_in_silhouette: With an extension", number(agents.staffed)),
                 ]
             ),
         ),
         _context(
-            f"Summed over {number(len(active))} running and paused autodialer {noun}; "
-            "an agent staffing two campaigns counts in each."
+            f":calendar: {agents.caption()} · each person counted once; ready and paused "
+            "are per campaign, on the campaign rows"
         ),
     ]
 
 
-def _today_blocks(snap: Snapshot, tz_name: str) -> list[Block]:
-    title = f"*Today* (since {snap.period.start:%H:%M} {tz_name})"
+def _today_blocks(snap: Snapshot) -> list[Block]:
     if isinstance(snap.today, Unavailable):
         return [_unavailable("Today's totals", snap.today)]
-    rows = snap.today
-    total = sum(r.total for r in rows)
-    if total == 0:
-        return [_section(f"{title}\n:zzz: No calls yet today.")]
-    answered = sum(r.answered for r in rows)
+    figures = snap.today
+    t = figures.totals
+    where = _context(f":calendar: {figures.caption()}")
+    if t.calls == 0:
+        return [_section("*Today*\n:zzz: No calls yet today."), where]
     pairs = [
-        (":phone: Calls", number(total)),
-        (":white_check_mark: Answered", f"{number(answered)} ({ratio_percent(answered, total)})"),
-        (":no_entry: Busy", number(sum(r.busy for r in rows))),
-        (":hourglass: No answer", number(sum(r.no_answered for r in rows))),
-        (":speech_balloon: Talk time", duration(sum(r.total_billsec for r in rows))),
+        (":phone: Calls", number(t.calls)),
+        (":white_check_mark: Answered", f"{number(t.answered)} ({percent(t.answer_rate)})"),
+        (":no_entry: Busy", number(t.busy)),
+        (":no_entry_sign: Line busy", number(t.line_busy)),
+        (":hourglass: No answer", number(t.no_answer)),
+        (":speech_balloon: Talk time", duration(t.talk_seconds)),
     ]
-    return [SectionBlock(text=MarkdownTextObject(text=title), fields=_fields(pairs))]
+    return [SectionBlock(text=MarkdownTextObject(text="*Today*"), fields=_fields(pairs)), where]
 
 
 def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
     """The wallboard for one snapshot (no service calls: render and test it on its own)."""
-    tz_name = escape(str(ctx.tz))
     base = shown_url(ctx.base_url or (ctx.cc.base_url if ctx.cc else "") or "")
     blocks: list[Block] = [
         HeaderBlock(text=":telephone_receiver: Call center wallboard"),
         _connection(snap, base or "the call-center service"),
         DividerBlock(),
-        *_campaign_blocks(snap),
+        *_campaign_blocks(snap, ctx.tz),
         DividerBlock(),
         *_call_blocks(snap),
         DividerBlock(),
         *_agent_blocks(snap),
         DividerBlock(),
-        *_today_blocks(snap, tz_name),
+        *_today_blocks(snap),
         DividerBlock(),
     ]
     footer: list[Block] = [
-        _context(
-            f"Updated {local_time(snap.now, ctx.tz, '%H:%M')} ({tz_name}) · "
-            f"rates over the last {WINDOW_MINUTES} minutes"
-        ),
+        _context(f"Updated {snap.moment.label().removeprefix('now, ')}"),
         ActionsBlock(
             block_id="home_controls",
             elements=[ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value="refresh")],

@@ -196,8 +196,12 @@ class EmulatorServer:
     def clear_journal(self) -> None:
         self._control("DELETE", "journal")
 
-    def generate_cdrs(self, count: int, domain: str = "demo") -> None:
-        self._control("POST", "cdrs/generate", json={"count": count, "domain": domain})
+    def generate_cdrs(self, count: int, domain: str = "demo", days: int | None = None) -> None:
+        """Add ``count`` call records spread over the last ``days`` days (default 30)."""
+        body: dict[str, Any] = {"count": count, "domain": domain}
+        if days is not None:
+            body["days"] = days
+        self._control("POST", "cdrs/generate", json=body)
 
     def originate(self, **kw: Any) -> dict[str, Any]:
         """Place a live call (default: an inbound customer call in domain ``demo``);

@@ -226,7 +226,8 @@ async def _expected(cc: CallCenter, start: datetime, end: datetime) -> dict[str,
     return {
         "calls": len(records),
         "answered": sum(c.status == "answered" for c in records),
-        "busy": sum(c.status in ("busy", "busy-line") for c in records),
+        "busy": sum(c.status == "busy" for c in records),
+        "line_busy": sum(c.status == "busy-line" for c in records),
         "no_answer": sum(c.status == "no-answered" for c in records),
         "invalid": sum(c.status == "invalid" for c in records),
         "inbound": sum(c.direction == "inbound" for c in records),
@@ -265,6 +266,7 @@ async def test_digest_numbers_are_the_call_records_of_the_period(
     )
     for label, key in (
         ("Busy", "busy"),
+        ("Line busy", "line_busy"),
         ("No answer", "no_answer"),
         ("Invalid", "invalid"),
         ("Inbound", "inbound"),
@@ -328,6 +330,9 @@ async def test_run_now_full_report_and_preview(app: Runtime, slack: SlackStandIn
 
     preview = await ask(slack, "digest preview", user="U0002")
     assert "only you can see it" in shown(preview) and "Daily digest" in shown(preview)
+    # One thing said about the chart: it follows the posted digest, not "below" a preview.
+    assert "when posted, the digest is followed by its chart" in shown(preview)
+    assert "chart below" not in shown(preview)
     assert [e.action for e in app.storage.audit.entries(TEAM)][-1] == "digest.run"
 
 

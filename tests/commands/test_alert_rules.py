@@ -17,6 +17,8 @@ from commands.digests.alerts import (
     watched,
 )
 from commands.kernel.grammar import UsageError
+from commands.kernel.periods import Window
+from commands.reports.figures import DialerFigures
 from storage import Alert
 
 
@@ -65,20 +67,34 @@ def test_bad_conditions(words: str, message: str) -> None:
         parse_condition(words.split(), "usage")
 
 
+WINDOW = Window.back_from(datetime(2027, 5, 1, 8, tzinfo=UTC), 60, ZoneInfo("UTC"))
+
+
+def _figures(**kw: object) -> DialerFigures:
+    return DialerFigures.of(AutodialerStats.model_validate(kw), WINDOW)
+
+
 def test_rates_are_not_judged_before_the_first_call() -> None:
     alert = _alert("connection_rate", "<", 20)
-    assert value_of(alert, AutodialerStats(total_calls=0, customer_connection_rate=0)) is None
-    value = value_of(alert, AutodialerStats(total_calls=10, customer_connection_rate=10))
+    assert value_of(alert, _figures(total_calls=0)) is None
+    value = value_of(alert, _figures(total_calls=10, total_connected_customers=1))
     assert value == 10 and is_crossed(alert, value)
     counts = _alert("agents_ready", "<", 2)
-    assert value_of(counts, AutodialerStats(total_calls=0, agents_ready=1)) == 1
+    assert value_of(counts, _figures(total_calls=0, agents_ready=1)) == 1
+    # The dropped rate is of connected calls: none connected, nothing to judge.
+    dropped = _alert("dropped_rate", ">", 5)
+    assert value_of(dropped, _figures(total_calls=10, dropped_calls=2)) is None
+    assert (
+        value_of(dropped, _figures(total_calls=10, total_connected_customers=4, dropped_calls=1))
+        == 25
+    )
 
 
 def test_only_running_campaigns_are_watched() -> None:
     items = [
-        AutodialerStats(campaign_uuid="a", status="running"),
-        AutodialerStats(campaign_uuid="b", status="stop"),
-        AutodialerStats(campaign_uuid="c", status="start"),
+        _figures(campaign_uuid="a", status="running"),
+        _figures(campaign_uuid="b", status="stop"),
+        _figures(campaign_uuid="c", status="start"),
     ]
     assert [s.campaign_uuid for s in watched(_alert(), items)] == ["a", "c"]
     assert [s.campaign_uuid for s in watched(_alert(campaign_uuid="b"), items)] == []

@@ -16,6 +16,7 @@ from commands.admin.connection import HOME_CONNECT_ACTION as CONNECT_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.periods import parse_period
 from commands.kernel.text import duration, escape, number, percent, ratio_percent
+from commands.reports.figures import CallFigures, Scope
 from commands.reports.wallboard import (
     MAX_CALL_ROWS,
     MAX_CAMPAIGN_ROWS,
@@ -106,17 +107,24 @@ async def test_wallboard_shows_what_the_service_says(
     assert stats.total_calls > 0
     assert f"connected *{percent(stats.customer_connection_rate)}*" in text
     assert f"dropped *{percent(stats.dropped_call_rate)}*" in text
+    assert f"{stats.agents_ready} ready · {stats.agents_pause} paused" in text
 
     live = await cc.calls.list()
     assert live.total >= 3
     assert f"*Live calls* · *{number(live.total)}* on the line" in text
 
-    active = [s for s in dialer if s.status in ("running", "pause")]
-    assert f"*:large_green_circle: Ready*\n{number(sum(s.agents_ready for s in active))}" in text
-    assert f"*:double_vertical_bar: Paused*\n{number(sum(s.agents_pause for s in active))}" in text
-    assert f"*:telephone_receiver: In call*\n{sum(s.agents_in_call for s in active)}" in text
+    # Agents, each counted once, from the emulator's own state of who is on which call.
+    people = [u for u in pbx.state("users") if u["extension"]]
+    on_call = {c["extension"] for c in pbx.live_calls("demo")} & {u["extension"] for u in people}
+    logged_in = {u["extension"] for u in people if u["user_status"] == "Available"}
+    assert on_call, "the answered customer calls have their agents"
+    assert f"*:large_green_circle: Logged in*\n{number(len(logged_in))}" in text
+    assert f"*:telephone_receiver: In call*\n{number(len(on_call))}" in text
+    assert f"*:white_circle: Free*\n{number(len(logged_in - on_call))}" in text
+    assert len(on_call) <= live.total
 
-    start, end = parse_period("today", TZ, now=now).service_bounds()
+    today = parse_period("today", TZ, now=now).window()
+    start, end = today.service_bounds()
     rows = (await cc.reports.stats(start, end, interval="hour")).data
     total, answered = sum(r.total for r in rows), sum(r.answered for r in rows)
     assert total > 0
@@ -126,11 +134,13 @@ async def test_wallboard_shows_what_the_service_says(
         in text
     )
     assert f"*:no_entry: Busy*\n{number(sum(r.busy for r in rows))}" in text
+    assert f"*:no_entry_sign: Line busy*\n{number(sum(r.busy_line for r in rows))}" in text
     assert f"*:hourglass: No answer*\n{number(sum(r.no_answered for r in rows))}" in text
     assert duration(sum(r.total_billsec for r in rows)) in text
+    assert f"Whole call center · {today.label()}" in text
 
     assert f":large_green_circle: Connected to *{pbx.base_url}*" in text
-    assert f"Updated {now.astimezone(TZ):%H:%M} (Asia/Ho_Chi_Minh)" in text
+    assert f"Updated {now.astimezone(TZ):%H:%M} UTC+07" in text
     assert [b["action_id"] for b in buttons(view)] == [REFRESH_ACTION]
     assert pbx.api_key not in json.dumps(serialize(view))
 
@@ -166,7 +176,8 @@ async def test_a_failing_section_is_unavailable_and_the_rest_renders(
     campaigns = [c async for c in cc.campaigns.iterate(page_size=100)]
     for campaign in (c for c in campaigns if c.status == "start"):
         assert escape(campaign.campaign_name) in text
-    assert "*Agents*" in text and "*Today*" in text
+    # Who is in call is read from the live calls, so the agents are unavailable with them.
+    assert "*Agents unavailable*" in text and "*Today*" in text
     assert [b["action_id"] for b in buttons(view)] == [REFRESH_ACTION]
 
 
@@ -178,7 +189,8 @@ async def test_dialer_statistics_down_leaves_campaigns_listed_without_rates(
     pbx.clear_faults()
     text = visible(view)
     assert "Dialer rates unavailable" in text and "rates unavailable" in text
-    assert "*Agents unavailable*" in text
+    # The agents are counted from the directory and the live calls, not the dialer.
+    assert "*Agents*" in text and "*Agents unavailable*" not in text
     assert ":large_green_circle: running *" in text  # the campaign counts still show
 
 
@@ -248,13 +260,15 @@ def test_huge_call_center_stays_within_view_limits(make_ctx: MakeContext) -> Non
                    created_time="2024-05-01 08:00:00", direction="inbound", state="CS_EXECUTE")
         for i in range(300)
     ]  # fmt: skip
+    today = parse_period("today", TZ, now=now).window()
+    rows = [StatsRow(total=10**9, answered=5 * 10**8, total_billsec=10**9)]
     snap = Snapshot(
         campaigns=[_campaign(i, "start" if i % 2 else "pause") for i in range(500)],
         dialer=[],
         calls=ActiveCallList(data=calls, total=300),
-        today=[StatsRow(total=10**9, answered=5 * 10**8, total_billsec=10**9)],
-        period=parse_period("today", TZ, now=now),
-        now=now,
+        users=[],
+        today=CallFigures.of_rows(Scope(), today, rows),
+        now=now.astimezone(TZ),
     )
     view = wallboard_view(snap, make_ctx())
     text = visible(view)
@@ -268,8 +282,7 @@ def test_unavailable_is_rendered_from_a_snapshot_too(make_ctx: MakeContext) -> N
     now = datetime.now(UTC)
     down = Unavailable("the call-center service cannot be reached (refused)")
     snap = Snapshot(
-        campaigns=down, dialer=down, calls=down, today=down,
-        period=parse_period("today", TZ, now=now), now=now,
+        campaigns=down, dialer=down, calls=down, users=down, today=down, now=now.astimezone(TZ),
     )  # fmt: skip
     text = visible(wallboard_view(snap, make_ctx(base_url="https://pbx.example.com/")))
     assert ":red_circle: *https://pbx.example.com*: the call-center service cannot be" in text

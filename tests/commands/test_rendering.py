@@ -36,14 +36,14 @@ from commands.directory.listings import (
     users_reply,
 )
 from commands.kernel.context import CommandContext
-from commands.kernel.periods import parse_period
+from commands.kernel.periods import Window, parse_period
 from commands.kernel.reply import Reply
 from commands.leads.lists import list_card
 from commands.reports.cdr import parse_query, records_reply
+from commands.reports.figures import CallFigures, DialerFigures, DialerTotals, Scope
 from commands.reports.stats import (
     agents_reply,
     extensions_reply,
-    local_buckets,
     monitor_reply,
     stats_reply,
 )
@@ -160,24 +160,31 @@ def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
 def test_reports_escape_names() -> None:
     ctx = _ctx()
     period = parse_period("week", TZ)
-    stats = stats_reply(
-        [StatsRow(time=f"2026-11-0{d} 00:00:00", total=10, answered=5) for d in range(1, 8)],
-        period,
-        "day",
-        ctx,
-    )
+    rows = [StatsRow(time=f"2026-11-0{d} 00:00:00", total=10, answered=5) for d in range(1, 8)]
+    stats = stats_reply(CallFigures.of_rows(Scope(), period.window(), rows), "day")
     assert "*70 calls*" in visible(stats) and "35 answered (50.0%)" in visible(stats)
+    window = Window.back_from(datetime(2026, 11, 7, 8, tzinfo=UTC), 60, TZ)
+    dialer = AutodialerStats(
+        campaign_name=PING,
+        campaign_uuid="c1",
+        status="running",
+        total_calls=50,
+        total_connected_customers=40,
+        dropped_calls=3,
+    )
+    items = [DialerFigures.of(dialer, window)] * 30
     monitor = monitor_reply(
-        [AutodialerStats(campaign_name=PING, status="running", dropped_call_rate=7.5)] * 30,
-        minutes=60,
-        command="monitor",
-        ctx=ctx,
+        items, DialerTotals.of(items, Scope(), window), command="monitor", ctx=ctx
     )
     _assert_no_ping(monitor)
     assert ":warning: dropped *7.5%*" in visible(monitor)
+    assert "connected *80.0%*" in visible(monitor)
+    assert "All autodialer campaigns · the last hour, Sat 07 Nov 14:00–15:00 UTC+07" in (
+        visible(monitor)
+    )
     agents = agents_reply(
         [AgentTime(username=f"a{i}", first_name=PING, total_talk_sec=i * 60) for i in range(30)],
-        period,
+        period.window(),
         command="agents week",
         ctx=ctx,
     )
@@ -185,7 +192,10 @@ def test_reports_escape_names() -> None:
     usernames = [row[1] for row in table_rows(agents)[1:]]
     assert usernames[:2] == ["a29", "a28"] and len(usernames) == 15
     extensions = extensions_reply(
-        [ExtensionCounters(extension=PING, total=3, answered=1)], period, command="x", ctx=ctx
+        [ExtensionCounters(extension=PING, total=3, answered=1)],
+        period.window(),
+        command="x",
+        ctx=ctx,
     )
     _assert_shown_as_typed(extensions)
     assert table_rows(extensions)[1][2:5] == ["3", "1", "33.3%"]
@@ -202,7 +212,7 @@ def test_stats_breakdown_of_a_month_by_hour_stays_within_limits() -> None:
         )
         for h in range(720)
     ]
-    reply = stats_reply(rows, period, "hour", _ctx())
+    reply = stats_reply(CallFigures.of_rows(Scope(), period.window(), rows), "hour")
     payload(reply)
     assert "quiet ones left out" in visible(reply)
 
@@ -266,13 +276,15 @@ def test_days_are_the_workspaces_days_not_the_services() -> None:
         StatsRow(time="2026-11-01 20:00:00", total=2, answered=0),
         StatsRow(time="2026-11-02 03:00:00", total=4, answered=4),  # 10:00 on 2 Nov
     ]
-    buckets = local_buckets(rows, "day", TZ)
-    assert [(start.strftime("%d %b"), row.total) for start, row in buckets] == [
+    window = Window(datetime(2026, 11, 1, tzinfo=TZ), datetime(2026, 11, 3, tzinfo=TZ))
+    figures = CallFigures.of_rows(Scope(), window, rows)
+    buckets = figures.buckets("day")
+    assert [(start.strftime("%d %b"), c.calls) for start, c in buckets] == [
         ("01 Nov", 1),
         ("02 Nov", 6),
     ]
-    weeks = local_buckets(rows, "week", TZ)
-    assert [(start.strftime("%a %d %b"), row.answered) for start, row in weeks] == [
+    weeks = figures.buckets("week")
+    assert [(start.strftime("%a %d %b"), c.answered) for start, c in weeks] == [
         ("Mon 26 Oct", 1),
         ("Mon 02 Nov", 4),
     ]

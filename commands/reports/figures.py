@@ -1,0 +1,549 @@
+"""The one definition of every figure callops shows, with the period and scope it covers.
+
+The wallboard, ``stats``, ``monitor``, ``agents``, ``extensions``, digests, the full report
+and alerts all read their numbers from here, so the same figure is the same number on
+every surface.  Each figure set carries a ``Scope`` (the whole call center, or named
+campaigns) and a ``Window`` (``commands.kernel.periods``), and says both the same way
+(``caption``): ``Telesale HCM · today 00:00–14:27 UTC+07``.
+
+The rules, decided once:
+
+* Calls are counted by the record's start time; ``busy`` (the callee was busy) and
+  ``line busy`` (``busy-line``: no free line) are two figures, never added together.
+* Whole call center: the service's statistics (``/v2/stats``, hourly, summed into the
+  workspace's hours).  Named campaigns: that endpoint cannot filter by campaign, so the
+  campaigns' call records (``/v3/cdr`` with ``campaign_uuid``, every page) are counted
+  with the same rules the statistics follow.
+* Dialer rates are the spec's formulas over the counts (connection rate = connected /
+  calls, dropped rate = dropped / connected), so one campaign and a sum of campaigns are
+  rated alike; a rate with nothing to divide by is absent, not 0 %.
+* People are counted once each.  Agents in call are the users whose extension is a party
+  of a live call (``commands.calls.live.agents_on_call``); logged in is ``user_status``
+  ``Available``.  Ready and paused exist only per campaign (the autodialer statistics):
+  a person staffing two campaigns is ready in both, so those are never added up across
+  campaigns; the whole call center's agents are logged in, in call and free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from callcenter import CallCenter
+from callcenter.models import (
+    ActiveCall,
+    ActiveCallList,
+    AgentTime,
+    AutodialerStats,
+    Cdr,
+    ExtensionCounters,
+    StatsRow,
+    User,
+)
+from commands.calls.live import agents_on_call
+from commands.kernel.periods import SERVICE_TZ, Window
+from commands.kernel.text import caption, clip, full_name, parse_service_time
+
+WHOLE = "Whole call center"
+ALL_DIALER = "All autodialer campaigns"
+RUNNING = ("start", "running")
+"""Campaigns say ``start``; the autodialer statistics say ``running`` for the same state."""
+DROPPED_RATE_WARNING = 3.0
+"""Percent of connected calls dropped above which a campaign is flagged (the common
+regulatory ceiling for abandoned calls)."""
+INTERVALS = ("hour", "day", "week", "month")
+CDR_PAGE_SIZE = 500
+
+
+# --- scope ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which calls a figure counts: the whole call center, or these campaigns."""
+
+    campaigns: tuple[tuple[str, str], ...] = ()
+    """``(campaign_uuid, name)`` pairs; none means the whole call center."""
+
+    @classmethod
+    def of(cls, uuids: Iterable[str], names: Mapping[str, str]) -> Scope:
+        return cls(tuple((uuid, names.get(uuid, "")) for uuid in dict.fromkeys(uuids)))
+
+    @property
+    def whole(self) -> bool:
+        return not self.campaigns
+
+    @property
+    def uuids(self) -> tuple[str, ...]:
+        return tuple(uuid for uuid, _ in self.campaigns)
+
+    def plain(self) -> str:
+        """For plain text (a chart title, a notification): not escaped."""
+        if self.whole:
+            return WHOLE
+        names = [name or f"campaign {uuid[:8]}" for uuid, name in self.campaigns]
+        if len(names) <= 3:
+            return ", ".join(names)
+        return f"{', '.join(names[:2])} and {len(names) - 2} more campaigns"
+
+    def label(self) -> str:
+        """For mrkdwn: each name clipped and escaped."""
+        if self.whole:
+            return WHOLE
+        names = [
+            clip(name, 60) if name else f"campaign {uuid[:8]}" for uuid, name in self.campaigns
+        ]
+        if len(names) <= 3:
+            return ", ".join(f"*{n}*" for n in names)
+        return f"{', '.join(f'*{n}*' for n in names[:2])} and {len(names) - 2} more campaigns"
+
+
+# --- calls ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The counters of a set of calls; the same whether read from the statistics or
+    counted from call records."""
+
+    calls: int = 0
+    answered: int = 0
+    busy: int = 0
+    """The called party was busy (status ``busy``)."""
+    line_busy: int = 0
+    """No free line (status ``busy-line``); never added into ``busy``."""
+    no_answer: int = 0
+    not_available: int = 0
+    cancelled: int = 0
+    invalid: int = 0
+    congestion: int = 0
+    blocked: int = 0
+    ivr: int = 0
+    inbound: int = 0
+    outbound: int = 0
+    local: int = 0
+    talk_seconds: int = 0
+    wait_seconds: int = 0
+    """Time before answer: duration less talk time."""
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        )
+
+    @property
+    def answer_rate(self) -> float | None:
+        """Percent of the calls answered; None without calls."""
+        return 100.0 * self.answered / self.calls if self.calls else None
+
+    @property
+    def average_talk(self) -> float | None:
+        return self.talk_seconds / self.answered if self.answered else None
+
+    @property
+    def average_wait(self) -> float | None:
+        return self.wait_seconds / self.calls if self.calls else None
+
+    @classmethod
+    def of_row(cls, row: StatsRow) -> Counts:
+        """One ``/v2/stats`` bucket."""
+        return cls(
+            calls=row.total,
+            answered=row.answered,
+            busy=row.busy,
+            line_busy=row.busy_line,
+            no_answer=row.no_answered,
+            not_available=row.not_available,
+            cancelled=row.cancel,
+            invalid=row.invalid,
+            congestion=row.congestion,
+            blocked=row.phone_block,
+            ivr=row.ivr,
+            inbound=row.inbound,
+            outbound=row.outbound,
+            local=row.local,
+            talk_seconds=row.total_billsec,
+            wait_seconds=row.total_waitsec,
+        )
+
+    @classmethod
+    def of_record(cls, record: Cdr) -> Counts:
+        """One call record, counted as the statistics count it."""
+        status = _STATUS.get(record.status.strip().lower().replace("_", "-"))
+        direction = str(record.direction).strip().lower()
+        values: dict[str, int] = {
+            "calls": 1,
+            "talk_seconds": record.billsec,
+            "wait_seconds": max(0, record.duration - record.billsec),
+            "ivr": int(record.app.strip().lower() in ("autocall", "ivr")),
+        }
+        if status:
+            values[status] = 1
+        if direction in ("inbound", "outbound", "local"):
+            values[direction] = 1
+        return cls(**values)
+
+    @classmethod
+    def of_extension(cls, row: ExtensionCounters) -> Counts:
+        """One ``/v2/report/extension`` row (it has no durations)."""
+        return cls(
+            calls=row.total,
+            answered=row.answered,
+            busy=row.busy,
+            line_busy=row.busy_line,
+            no_answer=row.no_answered,
+            not_available=row.not_available,
+            cancelled=row.cancel,
+            invalid=row.invalid,
+            inbound=row.inbound,
+            outbound=row.outbound,
+            local=row.local,
+        )
+
+
+_STATUS = {
+    "answered": "answered",
+    "busy": "busy",
+    "busy-line": "line_busy",
+    "no-answered": "no_answer",
+    "not-available": "not_available",
+    "cancel": "cancelled",
+    "invalid": "invalid",
+    "congestion": "congestion",
+    "phone-block": "blocked",
+}
+"""Record status -> counter, the statistics' own columns (other statuses count as calls)."""
+
+Bucket = tuple[datetime, Counts]
+"""A bucket's start on the workspace's clock, and its counters."""
+
+
+@dataclass(frozen=True)
+class CallFigures:
+    """Calls of one scope over one window, in total and per local hour."""
+
+    scope: Scope
+    window: Window
+    totals: Counts
+    hours: tuple[Bucket, ...]
+    """Local hours that had calls, oldest first."""
+    source: str
+    """``statistics`` or ``call records``: what the figures were counted from."""
+
+    def caption(self) -> str:
+        return caption(self.scope.label(), self.window.label())
+
+    def buckets(self, interval: str) -> list[Bucket]:
+        """Every ``interval`` bucket of the window (quiet ones as zeros), oldest first."""
+        tz = self.window.tz
+        sums: dict[datetime, Counts] = {}
+        for hour, counts in self.hours:
+            key = bucket_start(hour, interval)
+            sums[key] = sums.get(key, Counts()) + counts
+        moment = bucket_start(self.window.start, interval)
+        out: list[Bucket] = []
+        while moment < self.window.end or not out:
+            out.append((moment, sums.pop(moment, Counts())))
+            moment = _next_bucket(moment, interval, tz)
+        # Anything outside the window (a record that started a moment early) still shows.
+        out.extend(sorted(sums.items()))
+        return sorted(out, key=lambda b: b[0])
+
+    @classmethod
+    def of_rows(cls, scope: Scope, window: Window, rows: Iterable[StatsRow]) -> CallFigures:
+        tally = _Tally(window.tz)
+        for row in rows:
+            tally.add(parse_service_time(row.time, SERVICE_TZ), Counts.of_row(row))
+        return tally.figures(scope, window, "statistics")
+
+    @classmethod
+    def of_records(cls, scope: Scope, window: Window, records: Iterable[Cdr]) -> CallFigures:
+        tally = _Tally(window.tz)
+        seen: set[str] = set()
+        for record in records:
+            # Paging newest-first while calls end can show a record on two pages.
+            if record.id in seen:
+                continue
+            seen.add(record.id)
+            tally.add(parse_service_time(record.time_started, SERVICE_TZ), Counts.of_record(record))
+        return tally.figures(scope, window, "call records")
+
+
+class _Tally:
+    def __init__(self, tz: ZoneInfo) -> None:
+        self.tz = tz
+        self.total = Counts()
+        self.hours: dict[datetime, Counts] = {}
+
+    def add(self, moment: datetime | None, counts: Counts) -> None:
+        self.total += counts
+        if moment is None:
+            return
+        hour = bucket_start(moment.astimezone(self.tz), "hour")
+        self.hours[hour] = self.hours.get(hour, Counts()) + counts
+
+    def figures(self, scope: Scope, window: Window, source: str) -> CallFigures:
+        hours = tuple(sorted((k, v) for k, v in self.hours.items() if v.calls))
+        return CallFigures(scope, window, self.total, hours, source)
+
+
+def bucket_start(moment: datetime, interval: str) -> datetime:
+    """The start of ``moment``'s hour, day, week (Monday) or month, in its own zone."""
+    tz = moment.tzinfo
+    if interval == "hour":
+        return moment.replace(minute=0, second=0, microsecond=0)
+    day = moment.date()
+    if interval == "week":
+        day = day - timedelta(days=day.weekday())
+    elif interval == "month":
+        day = day.replace(day=1)
+    return datetime.combine(day, time(0, 0), tzinfo=tz)
+
+
+def _next_bucket(moment: datetime, interval: str, tz: ZoneInfo) -> datetime:
+    if interval == "hour":
+        return bucket_start((moment.astimezone(UTC) + timedelta(hours=1)).astimezone(tz), "hour")
+    day = moment.date()
+    if interval == "day":
+        day = day + timedelta(days=1)
+    elif interval == "week":
+        day = day + timedelta(days=7)
+    else:
+        day = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+    return datetime.combine(day, time(0, 0), tzinfo=tz)
+
+
+async def call_figures(cc: CallCenter, scope: Scope, window: Window) -> CallFigures:
+    """The calls of ``scope`` that started in ``window``."""
+    start, end = window.service_bounds()
+    if scope.whole:
+        result = await cc.reports.stats(start, end, interval="hour")
+        return CallFigures.of_rows(scope, window, result.data)
+    batches = await asyncio.gather(*(_records(cc, uuid, start, end) for uuid in scope.uuids))
+    return CallFigures.of_records(scope, window, (r for batch in batches for r in batch))
+
+
+async def _records(cc: CallCenter, campaign_uuid: str, start: datetime, end: datetime) -> list[Cdr]:
+    return [
+        record
+        async for record in cc.cdrs.iterate(
+            start_date=start, end_date=end, campaign_uuid=campaign_uuid, page_size=CDR_PAGE_SIZE
+        )
+    ]
+
+
+# --- autodialer campaigns -------------------------------------------------------------
+
+
+def connection_rate(connected: int, calls: int) -> float | None:
+    """Percent of calls that reached a customer (spec 4.3); None without calls."""
+    return 100.0 * connected / calls if calls else None
+
+
+def dropped_rate(dropped: int, connected: int) -> float | None:
+    """Percent of connected calls dropped (spec 4.3); None without connected calls."""
+    return 100.0 * dropped / connected if connected else None
+
+
+@dataclass(frozen=True)
+class DialerFigures:
+    """One autodialer campaign over the service's rolling window (its rates and calls)
+    and at the moment it was asked (leads in progress, its agents)."""
+
+    campaign_uuid: str
+    name: str
+    type: str
+    status: str
+    window: Window
+    calls: int
+    connected: int
+    dropped: int
+    leads: int
+    leads_in_progress: int
+    agents_ready: int
+    agents_paused: int
+    agents_in_call: int
+    agents: int
+    last_call_time: str
+
+    @classmethod
+    def of(cls, stats: AutodialerStats, window: Window) -> DialerFigures:
+        return cls(
+            campaign_uuid=stats.campaign_uuid,
+            name=stats.campaign_name,
+            type=stats.type,
+            status=stats.status,
+            window=window,
+            calls=stats.total_calls,
+            connected=stats.total_connected_customers,
+            dropped=stats.dropped_calls,
+            leads=stats.total_leads,
+            leads_in_progress=stats.leads_in_progress,
+            agents_ready=stats.agents_ready,
+            agents_paused=stats.agents_pause,
+            agents_in_call=stats.agents_in_call,
+            agents=stats.total_agents,
+            last_call_time=stats.last_call_time,
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.status in RUNNING
+
+    @property
+    def connection_rate(self) -> float | None:
+        return connection_rate(self.connected, self.calls)
+
+    @property
+    def dropped_rate(self) -> float | None:
+        return dropped_rate(self.dropped, self.connected)
+
+    @property
+    def dropped_warning(self) -> bool:
+        rate = self.dropped_rate
+        return rate is not None and rate > DROPPED_RATE_WARNING
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(((self.campaign_uuid, self.name),))
+
+    def caption(self) -> str:
+        return caption(self.scope.label(), self.window.label())
+
+
+@dataclass(frozen=True)
+class DialerTotals:
+    """Several autodialer campaigns together: their calls summed, rated alike."""
+
+    scope: Scope
+    window: Window
+    campaigns: int
+    running: int
+    calls: int
+    connected: int
+    dropped: int
+
+    @classmethod
+    def of(cls, items: Sequence[DialerFigures], scope: Scope, window: Window) -> DialerTotals:
+        return cls(
+            scope=scope,
+            window=window,
+            campaigns=len(items),
+            running=sum(1 for s in items if s.running),
+            calls=sum(s.calls for s in items),
+            connected=sum(s.connected for s in items),
+            dropped=sum(s.dropped for s in items),
+        )
+
+    @property
+    def connection_rate(self) -> float | None:
+        return connection_rate(self.connected, self.calls)
+
+    @property
+    def dropped_rate(self) -> float | None:
+        return dropped_rate(self.dropped, self.connected)
+
+    def caption(self) -> str:
+        scope = ALL_DIALER if self.scope.whole else self.scope.label()
+        return caption(scope, self.window.label())
+
+
+async def dialer_figures(
+    cc: CallCenter,
+    minutes: int,
+    *,
+    at: datetime,
+    tz: ZoneInfo,
+    campaigns: Sequence[str] = (),
+) -> list[DialerFigures]:
+    """Every autodialer campaign (or those named) over the last ``minutes`` up to ``at``."""
+    window = Window.back_from(at, minutes, tz)
+    return [
+        DialerFigures.of(s, window)
+        async for s in cc.reports.iterate_autodialer(minutes, campaign_uuids=campaigns)
+    ]
+
+
+# --- people and live calls ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LiveFigures:
+    """The calls on the line at one moment."""
+
+    window: Window
+    calls: int
+    by_direction: tuple[tuple[str, int], ...]
+    scope: Scope = Scope()
+
+    def caption(self) -> str:
+        return caption(self.scope.label(), self.window.label())
+
+
+def live_figures(calls: ActiveCallList, window: Window) -> LiveFigures:
+    directions: dict[str, int] = {}
+    for call in calls.data:
+        key = call.direction.strip().lower() or "unknown"
+        directions[key] = directions.get(key, 0) + 1
+    return LiveFigures(
+        window=window,
+        calls=max(calls.total, len(calls.data)),
+        by_direction=tuple(sorted(directions.items())),
+    )
+
+
+@dataclass(frozen=True)
+class AgentFigures:
+    """The people of the call center at one moment, each counted once."""
+
+    window: Window
+    staffed: int
+    """Enabled users with an extension: the people who can be on a call."""
+    logged_in: int
+    """Of them, those whose ``user_status`` is ``Available``."""
+    in_call: int
+    """Of them, those whose extension is a party of a live call."""
+    free: int
+    """Logged in and on no call."""
+    scope: Scope = Scope()
+
+    def caption(self) -> str:
+        return caption(self.scope.label(), self.window.label())
+
+
+def agent_figures(
+    users: Iterable[User], calls: Iterable[ActiveCall], window: Window
+) -> AgentFigures:
+    people = [u for u in users if u.extension.strip() and u.user_enabled != "false"]
+    on_call = {u.user_uuid for call in calls for u in agents_on_call(call, people)}
+    logged_in = {u.user_uuid for u in people if u.user_status.strip().lower() == "available"}
+    return AgentFigures(
+        window=window,
+        staffed=len(people),
+        logged_in=len(logged_in),
+        in_call=len(on_call),
+        free=len(logged_in - on_call),
+    )
+
+
+# --- agent time -----------------------------------------------------------------------
+
+
+def agent_name(a: AgentTime) -> str:
+    """Plain text, not escaped."""
+    return full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
+
+
+def occupancy(a: AgentTime) -> float | None:
+    """Percent of an agent's logged-in, unpaused time spent on calls and their wrap-up."""
+    busy = a.total_talk_sec + a.total_dispo_sec
+    whole = busy + a.total_wait_sec
+    return 100.0 * busy / whole if whole else None
+
+
+def worked(a: AgentTime) -> bool:
+    """Whether the agent logged any talk or wait time (the others were not there)."""
+    return bool(a.total_talk_sec or a.total_wait_sec)
