@@ -7,6 +7,14 @@ the queue only after Slack accepted the post; a 429 that the client's retry hand
 not absorb, a network error or a Slack outage postpones the row and holds its channel's
 later cards behind it, so order is kept and nothing is lost.
 
+A post whose answer never came back (the process died while Slack's answer was on its
+way, or the connection broke) may or may not be in the channel.  Each card carries
+Slack message metadata naming its record (``CARD_EVENT``), so before posting a row that
+was taken before (its lease ran out, or an attempt failed) the poster looks for that
+metadata in the channel's recent history (or the thread's) and, if it is there, counts
+the row as posted: at most once, and never lost.  The lease is renewed while a post is
+under way, so a slow post is not taken over by another process.
+
 Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the
 Slack stand-in's clock and move it forward instead of waiting a second per card.
 
@@ -26,7 +34,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import NoReturn
+from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import aiohttp
@@ -62,8 +70,16 @@ CAMPAIGN_NAMES_RETRY = 60.0
 CAMPAIGN_LOOKUP_TIMEOUT = 5.0
 IDLE_POLL = 30.0
 STOP_GRACE = 5.0
-LEASE_SECONDS = 60.0
-"""How long a row taken for posting is another process's to leave alone."""
+LEASE_SECONDS = 20.0
+"""How long a row taken for posting is another process's to leave alone; the poster
+renews it every ``LEASE_SECONDS / 4`` while the post is under way."""
+CARD_EVENT = "callops_call_card"
+"""The message metadata ``event_type`` of a card or an outcome; its payload names the
+record (``record_id``) and the kind of post (``kind``)."""
+HISTORY_PAGES = 5
+"""Pages of 200 messages looked through for a card that may have been posted."""
+HISTORY_MARGIN = 300.0
+"""Seconds before a row was received that the look-up starts (clocks differ)."""
 LEASE_RECHECK = 1.0
 MAINTENANCE_EVERY = 3600.0
 THREAD_RETENTION = 3 * 86400.0
@@ -140,6 +156,8 @@ class CallFeed:
         """Cards and outcomes Slack accepted since start (for benchmarks and the demo)."""
         self.dropped = 0
         """Rows given up on (permanent Slack errors, undecodable rows)."""
+        self.found = 0
+        """Rows found already posted by an earlier attempt (not posted again)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -157,6 +175,11 @@ class CallFeed:
     def start(self) -> None:
         if self._runner is None:
             self._runner = asyncio.get_running_loop().create_task(self._run(), name="call-feed")
+
+    @property
+    def running(self) -> bool:
+        """The poster's loop is alive (``/readyz`` asks)."""
+        return self._runner is not None and not self._runner.done()
 
     async def stop(self) -> None:
         runner, self._runner = self._runner, None
@@ -251,11 +274,17 @@ class CallFeed:
 
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
         store = self._storage.call_feed
+        renewing = asyncio.get_running_loop().create_task(self._renew(head.seq))
         try:
             if head.kind == "outcome":
                 await self._post_outcome(head)
             else:
                 await self._post_card(head)
+        except asyncio.CancelledError:
+            # Cut off mid-post (shutdown): it may have reached Slack, so the next attempt
+            # looks for it first (``attempts`` counts this one).
+            store.postpone(head.seq, self._clock(), "interrupted")
+            raise
         except _Retry as retry:
             store.postpone(head.seq, retry.at, retry.reason)
         except _Drop as drop:
@@ -278,8 +307,18 @@ class CallFeed:
             )
             store.postpone(head.seq, self._clock() + backoff, type(exc).__name__)
         finally:
+            renewing.cancel()
             self._busy.discard(lane)
             self._wake.set()
+
+    async def _renew(self, seq: int) -> None:
+        """Hold the row's lease while its post is under way."""
+        while True:
+            await asyncio.sleep(LEASE_SECONDS / 4)
+            try:
+                self._storage.call_feed.lease(seq, self._owner, LEASE_SECONDS)
+            except StorageError as exc:
+                log.warning("call feed: could not renew the lease of row %d: %s", seq, exc)
 
     # -- posting ---------------------------------------------------------------------------
 
@@ -293,6 +332,13 @@ class CallFeed:
         day = call_day(cdr, tz, received)
         subject = thread_subject(cdr)
         root = store.thread_root(team, channel, day, subject) if subject else None
+        found = await self._already_posted(head, channel, thread_ts=root)
+        if found is not None:
+            if subject and root is None:
+                store.set_thread_root(team, channel, day, subject, found)
+            store.remove(head.seq)
+            self.found += 1
+            return
         try:
             ts = await self._post(head, channel, card, thread_ts=root)
         except SlackApiError as exc:
@@ -319,6 +365,10 @@ class CallFeed:
         lane = (head.team_id, pushed.channel)
         if self._next_ok.get(lane, 0.0) > now:
             raise _Retry(self._next_ok[lane], "channel pace")
+        if await self._already_posted(head, pushed.channel, thread_ts=pushed.ts) is not None:
+            store.remove(head.seq)
+            self.found += 1
+            return
         cdr = self._record(head)
         tz = self._zone_of(head.team_id)
         card = outcome_card(cdr, tz=tz, campaign_name=await self._campaign_name(head.team_id, cdr))
@@ -346,12 +396,71 @@ class CallFeed:
                 thread_ts=thread_ts,
                 unfurl_links=False,
                 unfurl_media=False,
+                metadata={
+                    "event_type": CARD_EVENT,
+                    "event_payload": {"record_id": head.record_id, "kind": head.kind},
+                },
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
             raise _Retry(self._clock() + backoff, type(exc).__name__) from None
         ts = response.get("ts")
         return str(ts) if ts else None
+
+    async def _already_posted(
+        self, head: QueuedRecord, channel: str, *, thread_ts: str | None
+    ) -> str | None:
+        """The ts of this row's post if an earlier attempt made it after all.
+
+        Only rows taken before are looked for (a lease that ran out: its process died
+        mid-post; or an attempt that failed or was cut off); a fresh row costs nothing.
+        When Slack will not show the history (a missing scope, say) the row is posted: a
+        card twice is better than none."""
+        if head.lease_owner is None and head.attempts == 0:
+            return None
+        client = self._bots.get(head.team_id)
+        if client is None:
+            return None
+        query: dict[str, Any] = {
+            "channel": channel,
+            "oldest": f"{head.received_at - HISTORY_MARGIN:.6f}",
+            "include_all_metadata": True,
+            "limit": 200,
+        }
+        try:
+            for _ in range(HISTORY_PAGES):
+                if thread_ts:
+                    page = await client.conversations_replies(ts=thread_ts, **query)
+                else:
+                    page = await client.conversations_history(**query)
+                for message in page.get("messages") or []:
+                    meta = message.get("metadata") or {}
+                    payload = meta.get("event_payload") or {}
+                    if (
+                        meta.get("event_type") == CARD_EVENT
+                        and payload.get("record_id") == head.record_id
+                        and payload.get("kind", "card") == head.kind
+                    ):
+                        log.info(
+                            "call feed: team %s record %s was already posted; not again",
+                            head.team_id,
+                            head.record_id,
+                        )
+                        return str(message["ts"])
+                cursor = (page.get("response_metadata") or {}).get("next_cursor")
+                if not cursor:
+                    return None
+                query["cursor"] = cursor
+        except SlackApiError as exc:
+            log.info(
+                "call feed: cannot look for an earlier post in %s (%s); posting",
+                channel,
+                exc.response.get("error"),
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+        return None
 
     def _failed(self, head: QueuedRecord, channel: str, exc: SlackApiError) -> NoReturn:
         """Slack refused the post: wait when it asks us to, drop what cannot succeed."""

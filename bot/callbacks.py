@@ -3,16 +3,18 @@
 The service's callback is not specified beyond its URL (spec section 6); the emulator
 sends the CDR object of section 2.9, and anything else must be survived. So the receiver
 is strict and quick: an unknown token is a 404 with nothing stored; a body over 64 KB is
-a 413 (read no further than that); a body that is not JSON or not a call record is a 400,
-logged by its shape only (a payload carries customers' numbers and names); a record seen
-before is a 200 and nothing more. An accepted record is queued durably, in the same
-transaction that marks it seen, and the answer goes back at once: posting to Slack happens
-afterwards, in ``bot.call_feed``, at Slack's pace.
+a 413 (read no further than that); a body that is not JSON (nested deeper than 16 levels
+or holding more than 5,000 values included) or not a call record is a 400, logged by its
+shape only (a payload carries customers' numbers and names); a record seen before is a
+200 and nothing more.  When the database cannot take the record (locked, read-only,
+gone) the answer is 503 with ``Retry-After``, never a 500: nothing was stored, and the
+service may send it again.  An accepted record is queued durably, in the same transaction
+that marks it seen, and the answer goes back at once: posting to Slack happens afterwards,
+in ``bot.call_feed``, at Slack's pace.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
+from bot import bounded_json
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import matching_channels
@@ -30,6 +33,9 @@ log = logging.getLogger(__name__)
 CALLBACK_ROUTE = "/callbacks/{token}"
 MAX_BODY = 64 * 1024
 """A call record is about 2 KB; 64 KB leaves room for big ``additional`` objects."""
+MAX_DEPTH = 16
+MAX_VALUES = 5000
+RETRY_AFTER = "5"
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,128}$")
 _RECORD_ID = re.compile(r"^[^\s\x00-\x1f]{1,128}$")
 
@@ -82,9 +88,18 @@ class RouteCache:
 def make_receiver(storage: Storage, feed: CallFeed) -> Any:
     routes = RouteCache(storage)
 
+    def unavailable(what: str, exc: Exception) -> web.Response:
+        log.warning("callback: cannot %s (%s); answered 503", what, type(exc).__name__)
+        response = _answer(503, "unavailable")
+        response.headers["Retry-After"] = RETRY_AFTER
+        return response
+
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")
-        team = storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
+        try:
+            team = storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
+        except Exception as exc:  # the database, whatever its engine, is unavailable
+            return unavailable("look up the callback URL", exc)
         if team is None:
             log.info("callback to an unknown callback URL refused")
             return _answer(404, "unknown_callback_url")
@@ -96,12 +111,10 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             log.info("team %s: callback over %d bytes refused", team, MAX_BODY)
             return _answer(413, "payload_too_large", limit=MAX_BODY)
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            log.info(
-                "team %s: callback is not JSON (%d bytes, %s)", team, len(raw), type(exc).__name__
-            )
-            return _answer(400, "invalid_json")
+            data = bounded_json.loads(raw, max_depth=MAX_DEPTH, max_values=MAX_VALUES)
+        except bounded_json.JsonRefused as exc:
+            log.info("team %s: callback refused (%d bytes, %s)", team, len(raw), exc.reason)
+            return _answer(400, "invalid_json", reason=exc.reason)
         if not isinstance(data, dict):
             log.info("team %s: callback is JSON %s, not a call record", team, type(data).__name__)
             return _answer(400, "not_a_call_record")
@@ -116,13 +129,16 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             log.info("team %s: callback's call record has an unusable id", team)
             return _answer(400, "not_a_call_record", fields=["id:invalid"])
         store = storage.call_feed
-        channels = matching_channels(routes.routes(team), record)
-        outcome = record.app.strip().lower() == "autocall" and (
-            store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
-        )
-        queued = store.accept(
-            team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
-        )
+        try:
+            channels = matching_channels(routes.routes(team), record)
+            outcome = record.app.strip().lower() == "autocall" and (
+                store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
+            )
+            queued = store.accept(
+                team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
+            )
+        except Exception as exc:  # the database, whatever its engine, is unavailable
+            return unavailable("store the record", exc)
         if queued is None:
             return _answer(200, duplicate=True)
         if queued:

@@ -53,7 +53,11 @@ async def serve_forever(
     rt = Runtime.open(settings)
     async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
         log.info("callops listening on %s%s", url, EVENTS_PATH)
-        print(f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz", flush=True)
+        print(
+            f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz, "
+            f"ready {url}/readyz",
+            flush=True,
+        )
         await asyncio.Event().wait()
 
 

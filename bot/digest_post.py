@@ -5,6 +5,10 @@ the scheduler calls for each due slot: build the content against the workspace's
 post the message, upload the chart with ``files_upload_v2`` (Slack's three-step external
 upload) right after it.
 
+Each digest message carries Slack message metadata naming its digest and slot
+(``DIGEST_EVENT``), so the scheduler can tell, for a slot claimed by a process that died,
+whether its post went out (``find_posted``) before posting it again.
+
 Failures come in two kinds.  A workspace-wide one (its API key refused, the service
 unreachable or failing, no connection at all) would repeat for every slot of every digest,
 so it is told once, in the workspace's digest channel, and remembered in storage until a
@@ -18,6 +22,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
@@ -26,6 +31,7 @@ from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request
+from commands.digests.schedules import slot_key
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, notice
@@ -33,6 +39,13 @@ from commands.kernel.text import escape
 from storage import DigestSchedule, Storage
 
 log = logging.getLogger(__name__)
+
+DIGEST_EVENT = "callops_digest"
+"""The message metadata ``event_type`` of a digest; its payload names ``digest_id`` and
+``slot``."""
+HISTORY_MARGIN = 300.0
+"""Seconds before a slot's claim that the look-up for its post starts (clocks differ)."""
+HISTORY_PAGES = 5
 
 SERVICE_NOTICE = "service"
 """The notice kind of a workspace whose call-center service cannot be used."""
@@ -53,6 +66,10 @@ class Posted:
     channel: str
     ts: str
     chart_uploaded: bool
+
+
+def digest_metadata(digest_id: str, slot: str) -> dict[str, Any]:
+    return {"event_type": DIGEST_EVENT, "event_payload": {"digest_id": digest_id, "slot": slot}}
 
 
 def workspace_failure(exc: BaseException) -> bool:
@@ -129,13 +146,22 @@ class DigestPoster:
 
     async def post(self, digest: DigestSchedule, slot: datetime) -> Posted:
         """Build and post ``digest`` for the period that ends at ``slot``."""
-        return await self.post_request(digest, request_for(digest, slot))
+        return await self.post_request(digest, request_for(digest, slot), slot=slot)
 
-    async def post_request(self, digest: DigestSchedule, request: DigestRequest) -> Posted:
-        """Build and post ``digest`` as ``request`` describes it, its chart after it."""
+    async def post_request(
+        self, digest: DigestSchedule, request: DigestRequest, *, slot: datetime | None = None
+    ) -> Posted:
+        """Build and post ``digest`` as ``request`` describes it, its chart after it; a
+        scheduled slot's post names the slot in its metadata, so a post whose answer was
+        lost can be found in the channel instead of posted again."""
         cc = await self.service(digest.team_id)
         content = await build_digest(cc, request)
-        ts = await self.post_reply(digest.team_id, digest.channel, content.reply)
+        ts = await self.post_reply(
+            digest.team_id,
+            digest.channel,
+            content.reply,
+            metadata=digest_metadata(digest.id, slot_key(slot)) if slot is not None else None,
+        )
         uploaded = False
         if content.chart_png is not None:
             uploaded = await self._upload(
@@ -145,7 +171,13 @@ class DigestPoster:
         return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
 
     async def post_reply(
-        self, team_id: str, channel: str, reply: Reply, *, thread_ts: str | None = None
+        self,
+        team_id: str,
+        channel: str,
+        reply: Reply,
+        *,
+        thread_ts: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> str:
         """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
         client = self.bots.get(team_id)
@@ -160,10 +192,46 @@ class DigestPoster:
                 blocks=payload["blocks"],
                 thread_ts=thread_ts,
                 unfurl_links=False,
+                metadata=metadata,
             )
         except SlackApiError as exc:
             raise slack_failure(exc, channel) from exc
         return str(response.get("ts") or "")
+
+    async def find_posted(
+        self, team_id: str, channel: str, digest_id: str, slot: str, *, since: float
+    ) -> str | None:
+        """The ts of the digest message of ``slot`` if it is in ``channel`` (posted from
+        ``since`` on, Unix seconds); None when it is not.  Raises ``DigestPostError`` when
+        Slack will not show the channel's history."""
+        client = self.bots.get(team_id)
+        if client is None:
+            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+        query: dict[str, Any] = {
+            "channel": channel,
+            "oldest": f"{since - HISTORY_MARGIN:.6f}",
+            "include_all_metadata": True,
+            "limit": 200,
+        }
+        try:
+            for _ in range(HISTORY_PAGES):
+                page = await client.conversations_history(**query)
+                for message in page.get("messages") or []:
+                    meta = message.get("metadata") or {}
+                    payload = meta.get("event_payload") or {}
+                    if (
+                        meta.get("event_type") == DIGEST_EVENT
+                        and payload.get("digest_id") == digest_id
+                        and payload.get("slot") == slot
+                    ):
+                        return str(message["ts"])
+                cursor = (page.get("response_metadata") or {}).get("next_cursor")
+                if not cursor:
+                    return None
+                query["cursor"] = cursor
+        except SlackApiError as exc:
+            raise slack_failure(exc, channel) from exc
+        return None
 
     async def _upload(
         self, team_id: str, channel: str, png: bytes, filename: str, title: str

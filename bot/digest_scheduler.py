@@ -16,6 +16,12 @@ Which slot is due is decided from storage and the schedule alone, never from mem
 * it runs only after ``claim_slot`` succeeded, an atomic insert in SQLite, so a restarted
   process, or a second scheduler started by mistake, never posts the same slot again.
 
+A slot claimed by a process that died before it recorded the post (``kill -9`` between
+the claim and ``finish_slot``) is neither lost nor posted twice: once the claim is older
+than a digest could take, one scheduler takes it over (``reclaim_slot``), looks for the
+digest's message metadata in the channel, and records the post it finds, or posts it
+(the latest slot only: a slot a later one replaced is recorded as interrupted).
+
 The table of digests is rebuilt from storage at start, on every tick (another process may
 have changed it) and at once when a command here adds, removes, pauses or resumes one.
 
@@ -56,6 +62,8 @@ DEFAULT_CONCURRENCY = 50
 DEFAULT_MISFIRE_GRACE = timedelta(hours=6)
 """A slot missed by up to this much (a restart, a long deploy) is still posted, once."""
 DEFAULT_DIGEST_TIMEOUT = 120.0
+CLAIM_MARGIN = 60.0
+"""Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
 
 
@@ -68,6 +76,8 @@ class TickReport:
     failed: int = 0
     taken: int = 0
     """Slots another scheduler claimed first."""
+    recovered: int = 0
+    """Slots a stopped process left claimed and unfinished, settled in this tick."""
     peak_concurrency: int = 0
     outcomes: dict[str, str] = field(default_factory=dict)
     """Digest id -> ``posted``, ``failed: <why>`` or ``taken``."""
@@ -228,8 +238,9 @@ class DigestScheduler:
         """Post every digest due at ``now`` (default: the clock), concurrently and bounded."""
         moment = now or self._clock()
         self.reload()
+        recovered = await self.recover_claims(moment)
         due = self.due(moment)
-        report = TickReport(due=len(due))
+        report = TickReport(due=len(due), recovered=recovered)
         self._peak = 0
         results = await asyncio.gather(*(self._run_slot(d, slot) for d, slot in due))
         for (digest, _), outcome in zip(due, results, strict=True):
@@ -257,6 +268,48 @@ class DigestScheduler:
         key = slot_key(slot)
         if not storage.digests.claim_slot(digest.team_id, digest.id, key):
             return "taken"
+        return await self._post_claimed(digest, slot, key)
+
+    async def recover_claims(self, now: datetime) -> int:
+        """Settle the slots stopped processes left claimed and unfinished; returns how many."""
+        storage = self._storage
+        cutoff = storage.clock() - (self._timeout + CLAIM_MARGIN)
+        settled = 0
+        for team_id, run in storage.digests.unfinished(claimed_before=cutoff):
+            digest = storage.digests.get(team_id, run.digest_id)
+            if digest is None or not storage.digests.reclaim_slot(
+                team_id, run.digest_id, run.slot, cutoff
+            ):
+                continue  # removed meanwhile, or another scheduler took it over
+            settled += 1
+            try:
+                found = await self.poster.find_posted(
+                    team_id, digest.channel, digest.id, run.slot, since=run.claimed_at
+                )
+            except DigestPostError as exc:
+                log.warning("digest %s: cannot look for slot %s (%s)", digest.id, run.slot, exc)
+                found = None
+            if found is not None:
+                storage.digests.finish_slot(
+                    team_id, digest.id, run.slot, outcome="posted", detail=f"{found} (found)"
+                )
+                log.info("digest %s slot %s was posted before a restart", digest.id, run.slot)
+                continue
+            slot = datetime.strptime(run.slot, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+            latest = digest.last_slot is None or digest.last_slot <= run.slot
+            if not latest or now - slot > self._grace:
+                storage.digests.finish_slot(
+                    team_id,
+                    digest.id,
+                    run.slot,
+                    outcome="failed",
+                    detail="interrupted by a restart; a later slot replaced it",
+                )
+                continue
+            await self._post_claimed(digest, slot, run.slot)
+        return settled
+
+    async def _post_claimed(self, digest: DigestSchedule, slot: datetime, key: str) -> str:
         try:
             async with asyncio.timeout(self._timeout):
                 posted = await self.poster.post(digest, slot)
@@ -264,7 +317,9 @@ class DigestScheduler:
             return await self._slot_failed(digest, key, exc)
         self.poster.tell_recovery(digest.team_id)
         detail = posted.ts if posted.chart_uploaded else f"{posted.ts} (no chart)"
-        storage.digests.finish_slot(digest.team_id, digest.id, key, outcome="posted", detail=detail)
+        self._storage.digests.finish_slot(
+            digest.team_id, digest.id, key, outcome="posted", detail=detail
+        )
         return "posted"
 
     async def _slot_failed(self, digest: DigestSchedule, key: str, exc: BaseException) -> str:

@@ -17,9 +17,11 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 
+from bot import health
 from bot.app import create_app
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
+from bot.request_guard import SlackRequestGuard
 from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -27,41 +29,48 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 
 
-def build_web_app(rt: Runtime, app: AsyncApp) -> web.Application:
+def build_web_app(
+    rt: Runtime, app: AsyncApp, readiness: health.Readiness | None = None
+) -> web.Application:
     """Bolt's aiohttp server (``/slack/events``, ``/slack/install``, ``/slack/oauth_redirect``)
-    with ``/healthz`` and the call-record receiver ``/callbacks/{token}`` added; the call
-    feed runs while it serves."""
+    behind the request guard, with ``/healthz``, ``/readyz`` and the call-record receiver
+    ``/callbacks/{token}`` added; the call feed runs while it serves."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     web_app = server.web_app
-
-    async def healthz(request: web.Request) -> web.Response:
-        try:
-            rt.storage.db.execute("SELECT 1").fetchone()
-        except Exception as exc:  # the point of a health check is to say so, not crash
-            log.warning("health check failed: %s", exc)
-            return web.json_response({"ok": False, "database": "unavailable"}, status=503)
-        return web.json_response({"ok": True})
+    secret = rt.settings.slack_signing_secret
+    guard = SlackRequestGuard(
+        secret.get_secret_value() if secret else None, rt.storage.dedup, path=EVENTS_PATH
+    )
+    web_app.middlewares.append(guard.middleware)
+    readiness = readiness or health.Readiness(rt.storage)
+    health.install(web_app, readiness)
 
     async def close_runtime(_: web.Application) -> None:
         await rt.close()
 
-    web_app.router.add_get("/healthz", healthz)
     web_app.on_cleanup.append(close_runtime)
     install_call_feed(web_app, rt.storage, rt.call_feed)
+    readiness.watch("call_feed", lambda: rt.call_feed.running)
     return web_app
 
 
 @contextlib.asynccontextmanager
-async def workers(rt: Runtime, *, scheduler: bool) -> AsyncIterator[None]:
+async def workers(
+    rt: Runtime, *, scheduler: bool, readiness: health.Readiness | None = None
+) -> AsyncIterator[None]:
     """The scheduler (unless ``scheduler`` is False: another process runs it) and the
-    approval sweeper, for the block."""
+    approval sweeper, for the block; ``readiness`` watches them."""
     sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt))
     async with contextlib.AsyncExitStack() as stack:
         if scheduler:
             rt.scheduler.start()
             stack.push_async_callback(rt.scheduler.stop)
+            if readiness is not None:
+                readiness.watch("scheduler", lambda: rt.scheduler.running)
         sweeper.start()
         stack.push_async_callback(sweeper.stop)
+        if readiness is not None:
+            readiness.watch("approval_sweeper", lambda: sweeper.running)
         yield
 
 
@@ -72,13 +81,14 @@ async def serving(
     """Serve HTTP until the block exits; yields the base URL (port 0 picks a free one).
     ``scheduler``: also run the digest and alert scheduler in this process."""
     app = create_app(rt)
-    runner = web.AppRunner(build_web_app(rt, app), access_log=None)
+    readiness = health.Readiness(rt.storage)
+    runner = web.AppRunner(build_web_app(rt, app, readiness), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
     bound = runner.addresses[0][1] if runner.addresses else port
     try:
-        async with workers(rt, scheduler=scheduler):
+        async with workers(rt, scheduler=scheduler, readiness=readiness):
             yield f"http://{host}:{bound}"
     finally:
         await runner.cleanup()

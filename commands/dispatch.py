@@ -150,9 +150,16 @@ def step_route(callback_id: str) -> OnStep | None:
 
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
 
+MAX_COMMAND_CHARS = 1000
+"""Longer than any real command (a lead with its address is a few hundred characters),
+short enough that what a reply carries of it (a Next button's value, a choice button's
+command) stays within Slack's limits."""
+
 
 async def dispatch(ctx: CommandContext, text: str) -> Outcome:
     """Run one typed command and always come back with something to show the user."""
+    if len(text) > MAX_COMMAND_CHARS:
+        return too_long(text)
     try:
         tokens = tokenize(text)
     except UsageError as exc:
@@ -351,6 +358,18 @@ def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
             outcome=AuditOutcome.REFUSED,
             detail=f"needs {needed}, is {ctx.role}",
         )
+
+
+def too_long(text: str) -> Reply:
+    """A command past ``MAX_COMMAND_CHARS``: what was wrong, and the usage of the command
+    it starts with (when it starts with one)."""
+    found = match(text.split()[:3])
+    usage = found[0].usage if found else "help [command]"
+    return error(
+        f"That command is {len(text):,} characters long; callops reads commands of up to "
+        f"{MAX_COMMAND_CHARS:,}. Shorten it (names can be given by the start of the name).",
+        usage,
+    )
 
 
 def unknown_command(tokens: list[str]) -> Reply:

@@ -3,6 +3,12 @@
     pending -> approved -> executing -> done | failed
     pending -> denied | expired | cancelled
 
+The process that runs an approved action holds it by a lease (``lease_until``) that it
+renews while the action runs; ``abandoned`` finds the rows a dead process left behind
+(executing with the lease run out, or approved and never claimed) and
+``finish_abandoned`` settles one with a compare-and-set on the run-out lease, so a live
+process that renewed in time always wins.
+
 Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``; SQLite
 serialises writers across processes, so of two people clicking at the same moment exactly one
 sees rowcount 1 and the other is told who was first. The parameters are stored encrypted (a
@@ -50,6 +56,9 @@ from storage.secrets import SecretBox
 from storage.transactions import write_transaction
 
 log = logging.getLogger(__name__)
+
+EXECUTION_LEASE = 20.0
+"""Seconds an executing request belongs to the process that claimed it, unless renewed."""
 
 
 class ApprovalState(StrEnum):
@@ -113,6 +122,8 @@ class Approval:
     channel: str | None
     message_ts: str | None
     result: Any = None
+    lease_until: float | None = None
+    """While executing: until when the running process holds it (it renews the lease)."""
 
 
 class ApprovalStore:
@@ -297,13 +308,16 @@ class ApprovalStore:
         log.info("team %s: approval %s cancelled by %s", team_id, approval_id, by)
         return self.require(team_id, approval_id)
 
-    def claim_for_execution(self, team_id: str, approval_id: str) -> Approval:
-        """approved -> executing, once: the winner gets the exact parameters that were approved."""
+    def claim_for_execution(
+        self, team_id: str, approval_id: str, *, lease_seconds: float = EXECUTION_LEASE
+    ) -> Approval:
+        """approved -> executing, once: the winner gets the exact parameters that were
+        approved, and holds the request for ``lease_seconds`` (``renew_execution``)."""
         now = self._clock()
         cursor = self._db.execute(
-            """UPDATE approvals SET state = 'executing', executed_at = ?
+            """UPDATE approvals SET state = 'executing', executed_at = ?, lease_until = ?
                WHERE team_id = ? AND id = ? AND state = 'approved'""",
-            [now, team_id, approval_id],
+            [now, now + lease_seconds, team_id, approval_id],
         )
         claimed = self.require(team_id, approval_id)
         if cursor.rowcount != 1:
@@ -318,11 +332,22 @@ class ApprovalStore:
         log.info("team %s: approval %s executing", team_id, approval_id)
         return claimed
 
+    def renew_execution(
+        self, team_id: str, approval_id: str, *, lease_seconds: float = EXECUTION_LEASE
+    ) -> bool:
+        """The running process still holds this request; False once it is settled."""
+        cursor = self._db.execute(
+            """UPDATE approvals SET lease_until = ?
+               WHERE team_id = ? AND id = ? AND state = 'executing'""",
+            [self._clock() + lease_seconds, team_id, approval_id],
+        )
+        return cursor.rowcount == 1
+
     def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
         """executing -> done | failed, with the outcome the Slack card will show."""
         target = ApprovalState.DONE if ok else ApprovalState.FAILED
         cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, finished_at = ?, result = ?
+            """UPDATE approvals SET state = ?, finished_at = ?, result = ?, lease_until = NULL
                WHERE team_id = ? AND id = ? AND state = 'executing'""",
             [target.value, self._clock(), json.dumps(result), team_id, approval_id],
         )
@@ -331,6 +356,40 @@ class ApprovalStore:
             raise ApprovalStateError(_state_message(finished, "finish"), finished)
         log.info("team %s: approval %s %s", team_id, approval_id, target.value)
         return finished
+
+    def abandoned(self, *, approved_grace: float) -> builtins.list[Approval]:
+        """Requests of every team that a dead process left behind, oldest first: executing
+        with the lease run out, or approved more than ``approved_grace`` seconds ago and
+        never claimed (a live process claims within moments of the approval)."""
+        now = self._clock()
+        rows = self._db.query(
+            """SELECT * FROM approvals
+               WHERE (state = 'executing' AND COALESCE(lease_until, executed_at + ?) <= ?)
+                  OR (state = 'approved' AND decided_at <= ?)
+               ORDER BY created_at, id""",
+            [EXECUTION_LEASE, now, now - approved_grace],
+        )
+        return [self._approval(row) for row in rows]
+
+    def finish_abandoned(
+        self, team_id: str, approval_id: str, *, ok: bool, result: Any = None
+    ) -> Approval:
+        """executing -> done | failed for a request whose lease ran out (its process is
+        gone): the outcome recovery found.  Raises ApprovalStateError when the request
+        was settled meanwhile or its process renewed the lease after all."""
+        target = ApprovalState.DONE if ok else ApprovalState.FAILED
+        now = self._clock()
+        cursor = self._db.execute(
+            """UPDATE approvals SET state = ?, finished_at = ?, result = ?, lease_until = NULL
+               WHERE team_id = ? AND id = ? AND state = 'executing'
+                 AND COALESCE(lease_until, executed_at + ?) <= ?""",
+            [target.value, now, json.dumps(result), team_id, approval_id, EXECUTION_LEASE, now],
+        )
+        settled = self.require(team_id, approval_id)
+        if cursor.rowcount != 1:
+            raise ApprovalStateError(_state_message(settled, "settle"), settled)
+        log.info("team %s: abandoned approval %s settled as %s", team_id, approval_id, target)
+        return settled
 
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
         """Move this team's overdue pending requests to expired; returns them (to update cards)."""
@@ -402,6 +461,7 @@ class ApprovalStore:
             channel=row["channel"],
             message_ts=row["message_ts"],
             result=None if row["result"] is None else json.loads(row["result"]),
+            lease_until=row.get("lease_until"),
         )
 
 

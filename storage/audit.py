@@ -53,6 +53,8 @@ class Outcome:
     DENIED = "denied"
     EXPIRED = "expired"
     CANCELLED = "cancelled"
+    UNKNOWN = "unknown"
+    """The app stopped while it ran the action and could not find out what happened."""
 
 
 @dataclass(frozen=True)

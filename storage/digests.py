@@ -203,6 +203,33 @@ class DigestStore:
         )
         return cursor.rowcount == 1
 
+    def unfinished(self, claimed_before: float) -> builtins.list[tuple[str, DigestRun]]:
+        """Slots claimed before ``claimed_before`` and never finished (their process died
+        between the claim and the record of the post), with their team, oldest first."""
+        rows = self._db.query(
+            """SELECT d.team_id AS team_id, r.* FROM digest_runs r
+               JOIN digests d ON d.id = r.digest_id
+               WHERE r.finished_at IS NULL AND r.claimed_at < ?
+               ORDER BY r.claimed_at, r.digest_id""",
+            [claimed_before],
+        )
+        found: builtins.list[tuple[str, DigestRun]] = []
+        for row in rows:
+            team_id = row.pop("team_id")
+            found.append((team_id, DigestRun(**row)))
+        return found
+
+    def reclaim_slot(self, team_id: str, digest_id: str, slot: str, claimed_before: float) -> bool:
+        """Take over an unfinished claim made before ``claimed_before``: True for exactly
+        one caller (whose post of the slot then counts), False if it moved meanwhile."""
+        cursor = self._db.execute(
+            """UPDATE digest_runs SET claimed_at = ?
+               WHERE digest_id = ? AND slot = ? AND finished_at IS NULL AND claimed_at < ?
+                 AND digest_id IN (SELECT id FROM digests WHERE team_id = ?)""",
+            [self._clock(), digest_id, slot, claimed_before, team_id],
+        )
+        return cursor.rowcount == 1
+
     def runs(self, team_id: str, digest_id: str, *, limit: int = 20) -> builtins.list[DigestRun]:
         """Newest slot first."""
         rows = self._db.query(

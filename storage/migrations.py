@@ -328,6 +328,13 @@ _V6_APPROVAL_SECRETS = _sql(
     )""",
 )
 
+_V7_EXECUTION_LEASE = _sql(
+    # The process running an approved action holds it until lease_until and renews the
+    # lease while it runs; a row still 'executing' after its lease ran out was left by a
+    # process that died, and recovery settles it (never by running it again).
+    "ALTER TABLE approvals ADD COLUMN lease_until REAL",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
@@ -335,6 +342,7 @@ MIGRATIONS: Sequence[Migration] = (
     _V4_ALERTS_NOTICES,
     _V5_STEP_RUNS,
     _V6_APPROVAL_SECRETS,
+    _V7_EXECUTION_LEASE,
 )
 """Index i holds the migration to version i + 1."""
 

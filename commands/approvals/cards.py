@@ -41,6 +41,7 @@ from commands.approvals.workflow import (
     decide,
     needs_second_person,
     open_request,
+    outcome_unknown,
     run_approved,
 )
 from commands.kernel.context import CommandContext
@@ -193,10 +194,14 @@ def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> R
     if approval.channel and approval.message_ts and needs_second_person(approval):
         lines.append(f"The card in <#{approval.channel}> has the details.")
     return Reply(
-        text=f"{spec.title}: {approval.state.value}",
+        text=f"{spec.title}: {state_word(approval)}",
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))],
         replace_original=True,
     )
+
+
+def state_word(approval: Approval) -> str:
+    return "unknown" if outcome_unknown(approval) else approval.state.value
 
 
 def status_line(approval: Approval, tz: ZoneInfo) -> str:
@@ -214,6 +219,11 @@ def status_line(approval: Approval, tz: ZoneInfo) -> str:
         return f":gear: {verb} by {who} at {_clock(approval.decided_at, tz)}, running…"
     if state is ApprovalState.DONE:
         return f":white_check_mark: {verb} by {who} at {_clock(approval.decided_at, tz)}. {text}"
+    if state is ApprovalState.FAILED and outcome_unknown(approval):
+        return (
+            f":grey_question: {verb} by {who} at {_clock(approval.decided_at, tz)}, but the "
+            f"app stopped while running it. {text}"
+        )
     if state is ApprovalState.FAILED:
         return f":x: {verb} by {who} at {_clock(approval.decided_at, tz)}, but it failed. {text}"
     if state is ApprovalState.DENIED:
@@ -262,13 +272,19 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
                 ],
             )
         )
-    return Reply(text=f"{spec.title}: {approval.state.value}", blocks=blocks, ephemeral=False)
+    return Reply(text=f"{spec.title}: {state_word(approval)}", blocks=blocks, ephemeral=False)
 
 
 def outcome_note(approval: Approval) -> str | None:
     """A line for the requester in the card's thread once the request is settled."""
     who = mention(approval.requester)
     title = actions.spec_for(approval.kind).title.lower()
+    verb = "approved" if needs_second_person(approval) else "confirmed"
+    if outcome_unknown(approval):
+        return (
+            f"{who} your request ({escape(title)}) was {verb}, but the app stopped while "
+            "running it and cannot tell whether it was done: *check before retrying*."
+        )
     if approval.state is ApprovalState.DONE:
         return f"{who} your request ({escape(title)}) was approved and done."
     if approval.state is ApprovalState.FAILED:

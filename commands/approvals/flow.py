@@ -140,13 +140,15 @@ class ApprovalFlow:
         if approval.channel and approval.message_ts and needs_second_person(approval):
             note = outcome_note(approval)
             if note:
-                await self.slack.post(approval.channel, _plain(note), thread_ts=approval.message_ts)
+                await self.slack.post(
+                    approval.channel, plain_message(note), thread_ts=approval.message_ts
+                )
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
             text = f"{announce}\nPulled by {mention(approval.decider)}."
             for channel in self.approvals_channel(approval):
-                if await self.slack.post(channel, _plain(text)):
+                if await self.slack.post(channel, plain_message(text)):
                     break
 
     async def conclude_prompt(self, approval: Approval) -> None:
@@ -241,7 +243,7 @@ class ApprovalFlow:
         return expired
 
 
-def _plain(text: str) -> Reply:
+def plain_message(text: str) -> Reply:
     """A one-section message of already-escaped mrkdwn (thread notes, announcements)."""
     body = truncate(text, 3000)
     return Reply(

@@ -19,9 +19,11 @@ to the steps they trigger.  Nothing here knows Slack's transport.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -33,11 +35,13 @@ from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
 from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
+from storage.approvals import EXECUTION_LEASE
 from storage.errors import (
     ApprovalError,
     ApprovalExpiredError,
     ApprovalForbiddenError,
     ApprovalParamsMismatchError,
+    ApprovalStateError,
     NotFoundError,
 )
 
@@ -73,6 +77,11 @@ class Decision:
 
 
 # --- asking ---------------------------------------------------------------------------
+
+
+def outcome_unknown(approval: Approval) -> bool:
+    """The app stopped while running it and the service could not say what happened."""
+    return isinstance(approval.result, Mapping) and bool(approval.result.get("unknown"))
 
 
 def needs_second_person(approval: Approval) -> bool:
@@ -222,6 +231,11 @@ def late_message(approval: Approval) -> str:
     verb = "confirmed" if not needs_second_person(approval) else "approved"
     if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
         return f"{who} already {verb} this request; it is running."
+    if outcome_unknown(approval):
+        return (
+            f"{who} already {verb} this request; the app stopped while running it and cannot "
+            "tell whether it was done: check before retrying."
+        )
     return f"{who} already {verb} this request; it ran once ({state.value})."
 
 
@@ -246,31 +260,68 @@ def _audit(
 # --- running --------------------------------------------------------------------------
 
 
+RENEW_EVERY = EXECUTION_LEASE / 4
+"""Seconds between renewals of the execution lease while an action runs."""
+
+
+@contextlib.asynccontextmanager
+async def holding(storage: Storage, approval: Approval) -> AsyncIterator[None]:
+    """Renew the execution lease while the block runs: a process that holds it is alive,
+    and recovery leaves its request alone (see ``commands.approvals.recovery``)."""
+
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                if not storage.approvals.renew_execution(approval.team_id, approval.id):
+                    return
+            except Exception:  # a busy database must not stop the action itself
+                log.warning("approval %s: could not renew its lease", approval.id)
+
+    task = asyncio.get_running_loop().create_task(renew(), name=f"lease-{approval.id}")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 async def run_approved(
     storage: Storage, team_id: str, approval_id: str, env: ExecutionEnv | None
 ) -> Approval:
     """Claim the approved request (exactly one caller wins; the others get
-    ``ApprovalStateError``), run it, record and audit the outcome."""
+    ``ApprovalStateError``), run it holding its lease, record and audit the outcome."""
     claimed = storage.approvals.claim_for_execution(team_id, approval_id)
     # Only the caller that claimed the run gets the secret, and it is gone from the
     # database before the call is made: the call is never repeated.
     secret = storage.approval_secrets.take_secret(team_id, approval_id)
-    result = await _perform(claimed, env, secret)
+    async with holding(storage, claimed):
+        result = await _perform(claimed, env, secret)
     data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)
         data.setdefault("ts", claimed.message_ts)
     if result.announce:
         data["announce"] = result.announce
-    finished = storage.approvals.finish(team_id, approval_id, ok=result.ok, result=data)
-    storage.audit.append(
-        team_id,
-        claimed.decider or claimed.requester,
-        claimed.kind.value,
-        claimed.params,
-        outcome=Outcome.OK if result.ok else Outcome.FAILED,
-        detail=f"{claimed.id}: {truncate(result.text, 500)}",
-    )
+    outcome = Outcome.OK if result.ok else Outcome.FAILED
+    detail = f"{claimed.id}: {truncate(result.text, 500)}"
+    try:
+        finished = storage.approvals.finish(team_id, approval_id, ok=result.ok, result=data)
+    except ApprovalStateError:
+        # Our lease ran out (a stalled process) and recovery settled it first: the log
+        # keeps what really happened next to what recovery recorded.
+        detail += " (finished after recovery had settled it)"
+        raise
+    finally:
+        storage.audit.append(
+            team_id,
+            claimed.decider or claimed.requester,
+            claimed.kind.value,
+            claimed.params,
+            outcome=outcome,
+            detail=detail,
+        )
     return finished
 
 

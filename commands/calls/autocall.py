@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import Field
 from slack_sdk.models.blocks import (
@@ -56,6 +57,9 @@ PHONE_BLOCK = "phone"
 PARAM_BLOCK = "param:"
 """Each placeholder's input is the block ``param:<name>``."""
 MAX_FIELDS = 40
+MAX_BLOCK_ID = 255
+MAX_METADATA = 3000
+"""Slack's limits on a block id and on a view's ``private_metadata``."""
 
 READING_RULES = (
     "How values are spoken: plain digits are read as an amount (150000); digits separated "
@@ -96,6 +100,25 @@ def fields_of(template: Template | None) -> list[str]:
     return placeholders(template)
 
 
+def _fitting(meta: dict[str, Any], names: list[str]) -> list[str]:
+    """The placeholders the form can hold: at most ``MAX_FIELDS``, each short enough for a
+    block id (255), all of them within the 3,000 characters of ``private_metadata``."""
+    kept: list[str] = []
+    for name in names[:MAX_FIELDS]:
+        if len(PARAM_BLOCK + name) > MAX_BLOCK_ID:
+            continue
+        meta["names"] = [*kept, name]
+        if len(_metadata(meta)) > MAX_METADATA:
+            break
+        kept.append(name)
+    meta["names"] = kept
+    return kept
+
+
+def _metadata(meta: Mapping[str, Any]) -> str:
+    return json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
+
+
 def missing_values(names: list[str], given: Mapping[str, str]) -> list[str]:
     return [n for n in names if not str(given.get(n) or "").strip()]
 
@@ -109,13 +132,16 @@ def autocall_modal(
     given: Mapping[str, str],
     channel: str | None,
 ) -> View:
-    meta = {
+    meta: dict[str, Any] = {
         "campaign_uuid": campaign.campaign_uuid,
         "campaign_name": truncate(campaign.campaign_name, 150),
         "template_name": truncate(template.template_name if template else "", 150),
-        "names": names[:MAX_FIELDS],
+        "names": [],
         "channel": channel or "",
     }
+    offered = _fitting(meta, names)
+    left_out = len(names) - len(offered)
+    names = offered
     template_words = f" with template *{clip(template.template_name, 150)}*" if template else ""
     blocks: list[Block] = [
         SectionBlock(
@@ -151,6 +177,17 @@ def autocall_modal(
                 hint=hint_for(name),
             )
         )
+    if left_out:
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text=f"The template has {left_out} more placeholders than this form "
+                        "can hold; they are sent empty."
+                    )
+                ]
+            )
+        )
     if not names:
         blocks.append(
             ContextBlock(
@@ -167,7 +204,7 @@ def autocall_modal(
         title="Push an autocall",
         submit="Push the call",
         close="Cancel",
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        private_metadata=_metadata(meta),
         blocks=blocks,
     )
 

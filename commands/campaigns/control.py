@@ -9,9 +9,10 @@ and a report of what was paused and what was not.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import Campaign
 from commands.approvals.actions import (
     ActionRefused,
@@ -21,6 +22,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.observe import Observation, register_observer
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -125,6 +127,32 @@ def proposal_for(campaign: Campaign, status: Status) -> Proposal | None:
     return Proposal(KIND_OF[status], params)
 
 
+async def observe_control(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off run: is the campaign in the state that was asked for?"""
+    uuid = str(params["campaign_uuid"])
+    status = str(params["status"])
+    name = _name(str(params.get("campaign_name") or ""))
+    try:
+        current = await cc.campaigns.get(uuid)
+    except errors.NotFoundError:
+        return Observation(
+            False,
+            f"{name} no longer exists; nothing more was sent.",
+        )
+    if _is(current.status, status):
+        return Observation(
+            True,
+            f"{name} is {STATE_WORD[status]}: the service shows it was done.",
+            data={"campaign_uuid": uuid, "status": current.status},
+        )
+    return Observation(
+        False,
+        f"{name} is still {status_label(current.status)}: it was not done. "
+        "Ask again if it is still wanted.",
+        data={"campaign_uuid": uuid, "status": current.status},
+    )
+
+
 async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
     if not args:
         raise UsageError(
@@ -224,6 +252,20 @@ async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> Action
     )
 
 
+async def observe_pause_all(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off brake: is any campaign still running?"""
+    running = _running(await all_campaigns(cc))
+    if not running:
+        return Observation(True, "No campaign is running: the service shows every one paused.")
+    names = [c.campaign_name for c in running]
+    return Observation(
+        False,
+        f"{number(len(running))} campaigns are still running: {_names(names)}. "
+        "Pull the brake again if it is still needed.",
+        data={"running": [c.campaign_uuid for c in running]},
+    )
+
+
 async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
         raise UsageError("`pause all` takes nothing after it.", usage_of("pause all"))
@@ -260,6 +302,7 @@ for _kind, _title, _label, _unknown in (
             unknown_outcome=_unknown,
         )
     )
+    register_observer(_kind, observe_control)
 register(
     ActionSpec(
         kind=ActionKind.CAMPAIGN_PAUSE_ALL,
@@ -271,5 +314,6 @@ register(
         unknown_outcome="some campaigns may or may not be paused",
     )
 )
+register_observer(ActionKind.CAMPAIGN_PAUSE_ALL, observe_pause_all)
 
 HANDLERS = {"start": start, "pause": pause, "stop": stop, "pause all": pause_all}

@@ -160,7 +160,13 @@ def group_modal(
     user_options = [option(u.user_uuid, _user_label(u)) for u in people[:MAX_OPTIONS]]
     current = [o for o in user_options if o.value in group.members]
     campaign_options = [option(c.campaign_uuid, c.campaign_name) for c in campaigns[:MAX_OPTIONS]]
-    meta = {"group_uuid": group.group_uuid, "old_name": group.group_name, "channel": channel or ""}
+    meta = {
+        "group_uuid": group.group_uuid,
+        # Shown on the card as the group's name before the change; cut so the metadata
+        # stays within Slack's 3,000 characters whatever the service calls the group.
+        "old_name": truncate(group.group_name, 1000),
+        "channel": channel or "",
+    }
     blocks: list[Block] = [
         InputBlock(
             block_id="group_name",

@@ -18,8 +18,14 @@ from commands.kernel.reply import Outcome, Rerun
 PAGE_ACTION = "callops_page"
 
 
+BUTTON_VALUE_LIMIT = 2000
+"""Slack's limit on a button's value, in characters."""
+
+
 def page_value(command: str, offset: int) -> str:
-    return json.dumps({"command": command, "offset": max(0, offset)}, separators=(",", ":"))
+    return json.dumps(
+        {"command": command, "offset": max(0, offset)}, separators=(",", ":"), ensure_ascii=False
+    )
 
 
 def read_page_value(value: str) -> tuple[str, int]:
@@ -37,7 +43,9 @@ def showing(offset: int, shown: int, total: int, noun: str) -> ContextBlock:
     return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 
-def pager(command: str, offset: int, page_size: int, total: int) -> list[ActionsBlock]:
+def pager(
+    command: str, offset: int, page_size: int, total: int
+) -> list[ActionsBlock | ContextBlock]:
     """Previous/Next buttons when there is more than one page; none otherwise."""
     buttons: list[ButtonElement] = []
     if offset > 0:
@@ -56,6 +64,11 @@ def pager(command: str, offset: int, page_size: int, total: int) -> list[Actions
                 value=page_value(command, offset + page_size),
             )
         )
+    if any(len(b.value or "") > BUTTON_VALUE_LIMIT for b in buttons):
+        # The command is too long to carry in a button; never send a value Slack refuses.
+        note = "More results follow, but this command is too long to page with a button: "
+        note += "narrow it to see them."
+        return [ContextBlock(elements=[MarkdownTextObject(text=note)])]
     return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
 
 

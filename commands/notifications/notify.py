@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -33,7 +34,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter import errors
+from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
 from commands.approvals.actions import (
     ActionRefused,
@@ -43,6 +44,7 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.observe import Observation, register_observer
 from commands.campaigns.control import CampaignRef
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
@@ -533,6 +535,23 @@ async def execute_attach(params: AttachParams, env: ExecutionEnv) -> ActionResul
     return ActionResult(ok=True, text=text, data={"campaign_uuid": campaign_uuid})
 
 
+async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observation:
+    """After a cut-off run: does the campaign's callback URL say what was asked?"""
+    campaign_uuid = str(params["campaign_uuid"])
+    url = str(params.get("callback_token_url") or "")
+    name = clip(params.get("campaign_name", ""), 100)
+    try:
+        campaign = await cc.campaigns.get(campaign_uuid)
+    except errors.NotFoundError:
+        return Observation(False, f"*{name}* no longer exists; nothing more was sent.")
+    if campaign.callback_url == url:
+        where = "sends its call records here" if url else "no longer sends its call records here"
+        return Observation(True, f"*{name}* {where}: the service shows it was done.")
+    return Observation(
+        False, f"*{name}* was not changed: its callback URL is as before. Ask again if needed."
+    )
+
+
 register(
     ActionSpec(
         kind=ActionKind.NOTIFY_ROTATE,
@@ -555,6 +574,7 @@ register(
         unknown_outcome="the campaign's callback may or may not have changed",
     )
 )
+register_observer(ActionKind.NOTIFY_ATTACH, observe_attach)
 
 
 def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:

@@ -71,6 +71,9 @@ Row = TypeVar("Row")
 
 ROWS_PAGE_SIZE = 15
 MONITOR_PAGE_SIZE = 10
+MONITOR_MAX_CAMPAIGNS = 20
+"""Campaigns ``monitor`` takes by name: one screen's worth, and few enough that the
+command a Next or choice button carries stays within Slack's 2,000 characters."""
 MONITOR_WINDOW_MINUTES = 60
 MAX_WINDOW_MINUTES = 30 * 24 * 60
 TABLE_CHUNK = 2900
@@ -294,7 +297,14 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
     matches: list[CampaignMatch] = []
     if positional:
         campaigns = await all_campaigns(cc)
-        for query in campaign_queries(positional, campaigns):
+        queries = campaign_queries(positional, campaigns)
+        if len(queries) > MONITOR_MAX_CAMPAIGNS:
+            raise UsageError(
+                f"monitor watches up to {MONITOR_MAX_CAMPAIGNS} named campaigns at once, not "
+                f"{len(queries)}; name fewer, or none to see every autodialer campaign.",
+                usage,
+            )
+        for query in queries:
             try:
                 # Read-only: a clear nearest name is taken for a typo, and said so.
                 matches.append(find_campaign(campaigns, query, take_guess=True))

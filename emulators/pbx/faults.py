@@ -1,9 +1,10 @@
 """Fault injection: added latency, random 500s, and scripted one-shot failures.
 
 A scripted failure either replaces the request (the service never saw it), or lets
-the request take effect and then answers with the failure (``after``) or closes the
-connection without answering (``drop``): the cases where a client must not blindly
-repeat a write.  The random-failure generator is seeded, so a run is repeatable.
+the request take effect and then answers with the failure (``after``), closes the
+connection without answering (``drop``) or holds its real answer back (``hold_ms``):
+the cases where a client must not blindly repeat a write.  The random-failure generator
+is seeded, so a run is repeatable.
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ class ScriptedFault:
     retry_after: float | None = None
     after: bool = False
     drop: bool = False
+    hold_ms: int = 0
+    """Let the request take effect, then keep its real answer this long (a slow network,
+    or the moment in which a client that dies cannot know what happened)."""
+
+    @property
+    def replaces(self) -> bool:
+        """Answered instead of the request (the service never saw it)."""
+        return not (self.after or self.drop or self.hold_ms)
 
     def matches(self, method: str, path: str) -> bool:
         return (self.method == "*" or self.method.upper() == method) and fnmatchcase(

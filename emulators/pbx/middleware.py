@@ -61,7 +61,7 @@ class EmulatorMiddleware:
             await asyncio.sleep(delay / 1000)
         fault: str | None = None
         handled: int | None = None
-        if rule is not None and not (rule.after or rule.drop):
+        if rule is not None and rule.replaces:
             await _drain(capture)
             status = await _answer(send, rule)
             fault = "scripted"
@@ -72,16 +72,25 @@ class EmulatorMiddleware:
         else:
             seen = {"status": 0}
             silent = rule is not None
+            held: list[Message] = []
 
             async def forward(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     seen["status"] = message["status"]
                 if not silent:
                     await send(message)
+                else:
+                    held.append(message)
 
             await self.app(scope, capture, forward)
             status = handled = seen["status"]
-            if rule is not None and rule.drop:
+            if rule is not None and rule.hold_ms and not (rule.after or rule.drop):
+                # The effect happened; its own answer goes out only after the hold.
+                await asyncio.sleep(rule.hold_ms / 1000)
+                for message in held:
+                    await send(message)
+                fault = "held"
+            elif rule is not None and rule.drop:
                 # The effect happened; the client gets headers promising a body that never
                 # comes, and the server closes the connection (a read error client-side).
                 await send(

@@ -141,10 +141,12 @@ class EmulatorServer:
         after: bool = False,
         drop: bool = False,
         delay_ms: int = 0,
+        hold_ms: int = 0,
     ) -> None:
         """The next ``times`` matching requests fail with ``status`` (``path`` may be a
         glob).  ``after``: the request takes effect, then the failure is answered;
-        ``drop``: it takes effect and the connection closes with no answer."""
+        ``drop``: it takes effect and the connection closes with no answer; ``hold_ms``:
+        it takes effect and its real answer waits that long (``status`` unused)."""
         rule = {
             "method": method,
             "path": path,
@@ -155,6 +157,7 @@ class EmulatorServer:
             "after": after,
             "drop": drop,
             "delay_ms": delay_ms,
+            "hold_ms": hold_ms,
         }
         self._control("POST", "faults", json={"next": [rule]})
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from emulators.slack.bus import EventBus
 from emulators.slack.clock import Clock
 from emulators.slack.errors import SlackError
+from emulators.slack.holds import Holds
 from emulators.slack.ids import IdFactory
 from emulators.slack.journal import Journal
 from emulators.slack.model import JSON, Channel, Team, Token
@@ -42,6 +43,7 @@ class Core:
     base_url: str = ""  # "http://127.0.0.1:PORT/" once bound
     loop: asyncio.AbstractEventLoop | None = None
     socket_tickets: dict[str, float] = field(default_factory=dict)
+    holds: Holds = field(default_factory=Holds)
 
 
 @dataclass

@@ -14,6 +14,7 @@ be awaited from any event loop; the work runs on the stand-in's loop.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Coroutine
@@ -68,6 +69,8 @@ class Delivery:
     envelope_type: str = ""
     accepts_response_payload: bool = False
     retry_num: int = 0
+    sent_headers: dict[str, str] = field(default_factory=dict)
+    """The headers it went out with over HTTP (timestamp and signature included)."""
 
     @property
     def acked(self) -> bool:
@@ -96,6 +99,8 @@ class SlackDriver:
         self.transport: Literal["auto", "http", "socket"] = "auto"
         self.history: list[Delivery] = []
         self._session: aiohttp.ClientSession | None = None
+        self._signed: dict[str, int] = {}
+        """The latest timestamp each body was signed with (a resend signs a later one)."""
 
     @property
     def last(self) -> Delivery | None:
@@ -144,6 +149,7 @@ class SlackDriver:
         *,
         http_only: bool = False,
         extra_headers: dict[str, str] | None = None,
+        signed_after: int | None = None,
     ) -> Delivery:
         limit = options.get("ack_timeout", 10.0)
         delivery.transport = self._choose(options, http_only=http_only)
@@ -160,35 +166,53 @@ class SlackDriver:
             delivery.body = json.dumps(ack.payload) if ack.payload is not None else ""
             delivery.ack_seconds = ack.seconds
         else:
-            await self._post(delivery, options, limit, extra_headers or {})
+            await self._post(delivery, options, limit, extra_headers or {}, signed_after)
         self.history.append(delivery)
         self._core.bus.publish("delivery", delivery.team_id, delivery=delivery)
         return delivery
 
     async def _post(
-        self, delivery: Delivery, options: SendOptions, limit: float, extra: dict[str, str]
+        self,
+        delivery: Delivery,
+        options: SendOptions,
+        limit: float,
+        extra: dict[str, str],
+        signed_after: int | None = None,
     ) -> None:
-        if not self.request_url:
-            raise RuntimeError("no request URL set and no Socket Mode connection open")
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
+        """POST to the request URL, signed now (``signed_after``: a later second than that
+        timestamp, as a request Slack sends again is signed afresh: never the same
+        signature twice)."""
+        timestamp = int(time.time() - options.get("timestamp_skew", 0.0))
+        if signed_after is not None:
+            timestamp = max(timestamp, signed_after + 1)
+        if len(self._signed) > 10_000:
+            self._signed.clear()
+        self._signed[delivery.sent_body] = max(timestamp, self._signed.get(delivery.sent_body, 0))
         headers = {
             "Content-Type": delivery.content_type,
             "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
             **signed_headers(
                 self.signing_secret,
                 delivery.sent_body,
-                skew=options.get("timestamp_skew", 0.0),
+                timestamp=timestamp,
                 corrupt=options.get("bad_signature", False),
             ),
             **extra,
         }
+        await self._send(delivery, headers, limit)
+
+    async def _send(self, delivery: Delivery, headers: dict[str, str], limit: float) -> None:
+        if not self.request_url:
+            raise RuntimeError("no request URL set and no Socket Mode connection open")
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        delivery.sent_headers = dict(headers)
         started = time.perf_counter()
         try:
             async with self._session.post(
                 self.request_url,
                 data=delivery.sent_body.encode(),
-                headers=headers,
+                headers=delivery.sent_headers,
                 timeout=aiohttp.ClientTimeout(total=limit),
                 allow_redirects=False,
             ) as response:
@@ -925,4 +949,23 @@ class SlackDriver:
         if as_retry and original.kind == "event_callback":
             extra = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
         options.setdefault("transport", original.transport)
-        return await self._deliver(again, options, extra_headers=extra)
+        return await self._deliver(
+            again, options, extra_headers=extra, signed_after=self._signed.get(again.sent_body)
+        )
+
+    async def replay(self, delivery: Delivery) -> Delivery:
+        """Send a request again byte for byte, its timestamp and signature included: what
+        someone who captured it on the way could do (Slack itself never does this: a
+        request it sends again is signed again)."""
+        return await self.on_loop(self._replay(delivery))
+
+    async def _replay(self, original: Delivery) -> Delivery:
+        if original.transport != "http" or not original.sent_headers:
+            raise ValueError("only a request delivered over HTTP can be replayed")
+        again = dataclasses.replace(
+            original, status=0, body="", ack_seconds=0.0, headers={}, sent_headers={}
+        )
+        await self._send(again, dict(original.sent_headers), 10.0)
+        self.history.append(again)
+        self._core.bus.publish("delivery", again.team_id, delivery=again)
+        return again

@@ -29,6 +29,23 @@ def checked_content(core: Core, call: ApiCall, *, require: bool = True) -> tuple
     return text, fill_ids(blocks, core.ids.short_block_id) if blocks else blocks
 
 
+def _metadata(call: ApiCall) -> JSON | None:
+    """Message metadata as Slack takes it: ``{"event_type": str, "event_payload": {...}}``.
+    It is stored with the message and returned by the history methods only when asked
+    for with ``include_all_metadata``."""
+    metadata = call.structured("metadata", error="invalid_metadata_format")
+    if metadata is None:
+        return None
+    if (
+        not isinstance(metadata, dict)
+        or not isinstance(metadata.get("event_type"), str)
+        or not metadata["event_type"]
+        or not isinstance(metadata.get("event_payload"), dict)
+    ):
+        raise SlackError("invalid_metadata_format")
+    return {"event_type": metadata["event_type"], "event_payload": metadata["event_payload"]}
+
+
 def _pace(core: Core, channel_id: str) -> None:
     retry_after = core.limits.take_channel_slot(channel_id)
     if retry_after is not None:
@@ -41,6 +58,7 @@ async def post_message(core: Core, call: ApiCall) -> JSON:
     channel = resolve_channel(core, call, call.text("channel"))
     require_bot_member(call, channel)
     text, blocks = checked_content(core, call)
+    metadata = _metadata(call)
     thread_ts = call.text("thread_ts")
     if thread_ts and core.state.get_message(channel.id, thread_ts) is None:
         raise SlackError("thread_not_found")
@@ -52,7 +70,6 @@ async def post_message(core: Core, call: ApiCall) -> JSON:
         message["thread_ts"] = thread_ts
         if call.flag("reply_broadcast"):
             message["subtype"] = "thread_broadcast"
-    metadata = call.structured("metadata")
     if metadata:
         message["metadata"] = metadata
     attachments = call.structured("attachments")

@@ -3,6 +3,8 @@ apps.connections.open and OAuth's oauth.v2.access."""
 
 from __future__ import annotations
 
+import base64
+
 from emulators.slack.core import ApiCall, Core, api_method, require_bot_member, resolve_channel
 from emulators.slack.errors import SlackError
 from emulators.slack.model import JSON, User, channel_json, user_json
@@ -124,18 +126,74 @@ async def conversations_open(core: Core, call: ApiCall) -> JSON:
     return {"channel": {"id": im.id}}
 
 
+HISTORY_MAX_LIMIT = 999
+"""Slack caps ``limit`` of the history methods (it answers fewer, never an error)."""
+
+
+def _ts_value(call: ApiCall, name: str) -> float | None:
+    raw = call.text(name)
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise SlackError("invalid_ts_" + name) from None
+
+
+def _window(call: ApiCall, messages: list[JSON], *, newest_first: bool, default: int) -> JSON:
+    """``oldest``/``latest`` (``inclusive``), ``limit`` and ``cursor`` as Slack reads them,
+    and message metadata only for ``include_all_metadata`` (Slack leaves it out otherwise)."""
+    oldest, latest = _ts_value(call, "oldest"), _ts_value(call, "latest")
+    inclusive = call.flag("inclusive")
+
+    def inside(message: JSON) -> bool:
+        ts = float(message["ts"])
+        if oldest is not None and (ts < oldest or (ts == oldest and not inclusive)):
+            return False
+        return not (latest is not None and (ts > latest or (ts == latest and not inclusive)))
+
+    found = [m for m in messages if inside(m)]
+    if newest_first:
+        found.reverse()
+    try:
+        limit = max(1, min(HISTORY_MAX_LIMIT, int(call.text("limit") or default)))
+    except ValueError:
+        raise SlackError("invalid_limit") from None
+    start = _cursor_offset(call.text("cursor"))
+    page = found[start : start + limit]
+    more = start + limit < len(found)
+    if not call.flag("include_all_metadata"):
+        for message in page:
+            message.pop("metadata", None)
+    return {
+        "messages": page,
+        "has_more": more,
+        "response_metadata": {"next_cursor": _cursor(start + limit) if more else ""},
+    }
+
+
+def _cursor(offset: int) -> str:
+    return base64.b64encode(f"next_ts:{offset}".encode()).decode()
+
+
+def _cursor_offset(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        kind, _, offset = base64.b64decode(cursor).decode().partition(":")
+        if kind != "next_ts":
+            raise ValueError(kind)
+        return max(0, int(offset))
+    except ValueError:
+        raise SlackError("invalid_cursor") from None
+
+
 @api_method("conversations.history")
 async def conversations_history(core: Core, call: ApiCall) -> JSON:
     channel = resolve_channel(core, call, call.text("channel"))
     require_bot_member(call, channel)
-    limit = int(call.text("limit") or 100)
-    messages = list(reversed(core.state.messages(channel.id)))
-    return {
-        "messages": messages[:limit],
-        "has_more": len(messages) > limit,
-        "pin_count": 0,
-        "response_metadata": {"next_cursor": ""},
-    }
+    body = _window(call, core.state.messages(channel.id), newest_first=True, default=100)
+    return {**body, "pin_count": 0}
 
 
 @api_method("conversations.replies")
@@ -145,7 +203,7 @@ async def conversations_replies(core: Core, call: ApiCall) -> JSON:
     thread = core.state.thread(channel.id, call.required("ts", "thread_not_found"))
     if not thread:
         raise SlackError("thread_not_found")
-    return {"messages": thread, "has_more": False, "response_metadata": {"next_cursor": ""}}
+    return _window(call, thread, newest_first=False, default=1000)
 
 
 @api_method("apps.connections.open", auth="app")

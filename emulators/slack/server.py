@@ -143,6 +143,9 @@ async def handle_api(request: web.Request) -> web.Response:
     except SlackError as error:
         body, status = error.body(), error.status
         headers.update(error.headers)
+    hold = core.holds.take(method)
+    if hold is not None:
+        await hold.wait()  # done, but the answer waits (see emulators.slack.holds)
     core.journal.record(
         at=core.clock.now(),
         kind="api",

@@ -9,16 +9,22 @@ from slack_sdk.signature import SignatureVerifier
 
 
 def signed_headers(
-    secret: str, body: str, *, skew: float = 0.0, corrupt: bool = False
+    secret: str,
+    body: str,
+    *,
+    skew: float = 0.0,
+    corrupt: bool = False,
+    timestamp: int | None = None,
 ) -> dict[str, str]:
     """``X-Slack-Request-Timestamp`` and ``X-Slack-Signature`` for ``body``.
 
     ``skew`` dates the request that many seconds in the past (Bolt refuses more than
-    5 minutes); ``corrupt`` signs with the wrong secret, as a forger would.
+    5 minutes), unless ``timestamp`` gives the exact second; ``corrupt`` signs with the
+    wrong secret, as a forger would.
     """
-    timestamp = str(int(time.time() - skew))
+    stamp = str(timestamp if timestamp is not None else int(time.time() - skew))
     key = secret + "-forged" if corrupt else secret
-    signature = SignatureVerifier(key).generate_signature(timestamp=timestamp, body=body)
+    signature = SignatureVerifier(key).generate_signature(timestamp=stamp, body=body)
     if signature is None:
         raise ValueError("cannot sign without a timestamp")
-    return {"X-Slack-Request-Timestamp": timestamp, "X-Slack-Signature": signature}
+    return {"X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": signature}

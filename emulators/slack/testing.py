@@ -40,6 +40,7 @@ from emulators.slack.console_api import (
 from emulators.slack.console_workflows import add_workflow_routes
 from emulators.slack.core import Core
 from emulators.slack.driver import SlackDriver
+from emulators.slack.holds import Hold
 from emulators.slack.ids import IdFactory
 from emulators.slack.journal import Journal, JournalEntry
 from emulators.slack.methods_files import file_body
@@ -292,6 +293,7 @@ class SlackStandIn:
         self.core.workflows.clear_runs()
         self.core.journal.clear()
         self.core.limits.clear()
+        self.core.holds.clear()
         self.clock.reset()
         self.driver.history.clear()
 
@@ -353,6 +355,12 @@ class SlackStandIn:
         """Slack's posting pace per channel: beyond ``burst``, more than ``per_second``
         chat.postMessage calls per second to one channel get 429. Off by default."""
         self.core.limits.set_pace(enabled, per_second=per_second, burst=burst)
+
+    def hold(self, method: str, *, times: int = 1, seconds: float | None = None) -> Hold:
+        """The next ``times`` calls of ``method`` take effect, then keep their answer until
+        ``release()`` (or for ``seconds``): what a client sees when Slack answers late or
+        the answer is lost.  ``held`` counts the calls waiting so far."""
+        return self.core.holds.add(method, times=times, seconds=seconds)
 
     async def disconnect_sockets(self, reason: str = "refresh_requested") -> None:
         """Send Socket Mode's ``disconnect`` and close, as Slack does periodically."""

@@ -124,6 +124,9 @@ BAD_BODIES: list[tuple[str, bytes]] = [
     ("an id with a newline", b'{"id": "a\\nb", "to_number": "0912345678"}'),
     ("a word for a duration", b'{"id": "c1", "duration": "long", "to_number": "0912345678"}'),
     ("a list for additional", b'{"id": "c1", "additional": ["0912345678"]}'),
+    ("30,000 [", b"[" * 30_000),
+    ("deep additional", b'{"id": "c1", "additional": ' + b'{"a": ' * 40 + b"1" + b"}" * 41),
+    ("too many values", b'{"id": "c1", "to_number": "0912345678", "x": [' + b"0," * 6000 + b"0]}"),
 ]
 
 

@@ -164,6 +164,55 @@ async def test_a_restart_over_a_missed_slot_posts_it_once(
     assert len(digests_in(slack, CALL_CENTER)) == 1
 
 
+async def dies_after_claiming(
+    settings: Settings, clock: FakeClock, digest_id: str, slot: datetime, *, posted: bool
+) -> None:
+    """Another process claims ``slot`` (and posts it, if ``posted``), then dies before it
+    records the post."""
+    dead = runtime_on(settings, clock)
+    try:
+        assert dead.storage.digests.claim_slot(TEAM, digest_id, slot_key(slot))
+        if posted:
+            await dead.digests.post(dead.storage.digests.require(TEAM, digest_id), slot)
+    finally:
+        await dead.close()
+        dead.storage.close()
+
+
+async def test_a_slot_posted_by_a_process_that_died_is_not_posted_again(
+    app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
+) -> None:
+    digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
+    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    await dies_after_claiming(settings, clock, digest_id, eight, posted=True)
+    assert len(digests_in(slack, CALL_CENTER)) == 1
+    clock.now += 60  # the claim may still be a live process's: left alone
+    assert (await app.scheduler.run_due(eight + timedelta(minutes=1))).recovered == 0
+    clock.now += 200
+    report = await app.scheduler.run_due(eight + timedelta(minutes=5))
+    assert (report.recovered, report.due, report.posted) == (1, 0, 0)
+    assert len(digests_in(slack, CALL_CENTER)) == 1
+    [run] = app.storage.digests.runs(TEAM, digest_id)
+    assert run.outcome == "posted" and run.detail is not None and run.detail.endswith("(found)")
+    [message] = digests_in(slack, CALL_CENTER)
+    assert message["metadata"]["event_payload"] == {"digest_id": digest_id, "slot": run.slot}
+
+
+async def test_a_slot_claimed_by_a_process_that_died_before_posting_is_posted_once(
+    app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
+) -> None:
+    digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
+    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    await dies_after_claiming(settings, clock, digest_id, eight, posted=False)
+    clock.now += 200
+    first = await app.scheduler.run_due(eight + timedelta(minutes=5))
+    again = await app.scheduler.run_due(eight + timedelta(minutes=6))
+    assert (first.recovered, again.recovered, again.due) == (1, 0, 0)
+    assert len(digests_in(slack, CALL_CENTER)) == 1
+    [run] = app.storage.digests.runs(TEAM, digest_id)
+    assert run.outcome == "posted"
+
+
 async def test_hourly_digest_down_for_hours_posts_only_the_latest_slot(
     app: Runtime, slack: SlackStandIn
 ) -> None:

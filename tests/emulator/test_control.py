@@ -56,6 +56,17 @@ def test_a_dropped_connection_after_the_effect(pbx: EmulatorServer, api: Api) ->
     assert "Dropped but done" in {g["group_name"] for g in pbx.state("groups")}
 
 
+def test_a_held_answer_comes_late_after_the_effect(pbx: EmulatorServer, api: Api) -> None:
+    pbx.fail_next("POST", "/v3/group", 200, hold_ms=300)
+    started = time.perf_counter()
+    response = api.post("/v3/group", json={"group_name": "Told late"})
+    assert time.perf_counter() - started >= 0.3
+    assert response.status_code == 200 and response.json()["created"] is True
+    assert "Told late" in {g["group_name"] for g in pbx.state("groups")}
+    (entry,) = pbx.journal(method="POST", path="/v3/group")
+    assert (entry["status"], entry["fault"]) == (200, "held")
+
+
 def test_latency_and_random_errors(pbx: EmulatorServer, api: Api) -> None:
     pbx.set_faults(latency_ms=150)
     started = time.perf_counter()

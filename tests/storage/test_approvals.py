@@ -14,6 +14,7 @@ from storage import (
     Storage,
     params_hash,
 )
+from storage.approvals import EXECUTION_LEASE
 from storage.errors import (
     ApprovalExpiredError,
     ApprovalForbiddenError,
@@ -313,3 +314,41 @@ def test_parameters_hash_the_same_whatever_the_key_order() -> None:
     assert params_hash({"a": 1, "b": [1, {"y": 2, "x": 1}]}) == params_hash(
         {"b": [1, {"x": 1, "y": 2}], "a": 1}
     )
+
+
+def test_a_run_out_lease_marks_an_execution_abandoned_and_renewal_keeps_it(
+    store: Storage, clock: FakeClock
+) -> None:
+    running = _claim(store, _approve(store, _new(store)))
+    assert running.lease_until == clock() + EXECUTION_LEASE
+    clock.advance(EXECUTION_LEASE - 1)
+    assert store.approvals.abandoned(approved_grace=120) == []
+    assert store.approvals.renew_execution(T, running.id)  # the running process is alive
+    clock.advance(EXECUTION_LEASE - 1)
+    assert store.approvals.abandoned(approved_grace=120) == []
+    clock.advance(2)  # no renewal any more: its process is gone
+    [left] = store.approvals.abandoned(approved_grace=120)
+    assert (left.id, left.state) == (running.id, ApprovalState.EXECUTING)
+    settled = store.approvals.finish_abandoned(T, running.id, ok=False, result={"unknown": True})
+    assert settled.state is ApprovalState.FAILED and settled.lease_until is None
+    assert not store.approvals.renew_execution(T, running.id)
+    with pytest.raises(ApprovalStateError):
+        _finish_ok(store, running)  # a late finish cannot overwrite the recorded outcome
+
+
+def test_a_live_execution_cannot_be_settled_as_abandoned(store: Storage) -> None:
+    running = _claim(store, _approve(store, _new(store)))
+    with pytest.raises(ApprovalStateError, match="already running"):
+        store.approvals.finish_abandoned(T, running.id, ok=True)
+    assert _finish_ok(store, running).state is ApprovalState.DONE
+
+
+def test_an_approval_never_claimed_is_abandoned_after_the_grace(
+    store: Storage, clock: FakeClock
+) -> None:
+    approved = _approve(store, _new(store))
+    clock.advance(119)
+    assert store.approvals.abandoned(approved_grace=120) == []
+    clock.advance(1)
+    [left] = store.approvals.abandoned(approved_grace=120)
+    assert (left.id, left.state) == (approved.id, ApprovalState.APPROVED)

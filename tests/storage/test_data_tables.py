@@ -175,3 +175,20 @@ def test_oauth_states_are_consumed_once_before_expiry(store: Storage, clock: Fak
     clock.advance(601)
     assert store.oauth_states.consume(late) is False
     assert store.oauth_states.consume("never-issued") is False
+
+
+def test_an_unfinished_slot_claim_can_be_taken_over_once(store: Storage, clock: FakeClock) -> None:
+    digest = store.digests.add(
+        "T1", channel="C1", schedule="daily 08:00", timezone="UTC", created_by="U1"
+    )
+    assert store.digests.claim_slot("T1", digest.id, "2024-01-01T08:00:00Z")
+    clock.advance(200)
+    assert store.digests.claim_slot("T1", digest.id, "2024-01-02T08:00:00Z")
+    store.digests.finish_slot("T1", digest.id, "2024-01-02T08:00:00Z", outcome="posted")
+    [(team, run)] = store.digests.unfinished(claimed_before=clock() - 100)
+    assert (team, run.slot, run.finished_at) == ("T1", "2024-01-01T08:00:00Z", None)
+    assert store.digests.unfinished(claimed_before=clock() - 300) == []
+    assert not store.digests.reclaim_slot("T2", digest.id, run.slot, clock() - 100)
+    assert store.digests.reclaim_slot("T1", digest.id, run.slot, clock() - 100)
+    assert not store.digests.reclaim_slot("T1", digest.id, run.slot, clock() - 100)
+    assert store.digests.unfinished(claimed_before=clock() - 100) == []

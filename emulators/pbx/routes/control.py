@@ -55,6 +55,7 @@ class FaultRule(ControlBody):
     body: Any = None
     times: int = Field(1, ge=1)
     delay_ms: int = Field(0, ge=0, le=600_000)
+    hold_ms: int = Field(0, ge=0, le=600_000)
     retry_after: float | None = Field(None, ge=0)
     after: bool = False
     drop: bool = False

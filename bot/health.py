@@ -1,0 +1,100 @@
+"""``/healthz`` (alive) and ``/readyz`` (ready for traffic), for a load balancer.
+
+Liveness answers 200 as long as the process serves HTTP: restarting it would not fix a
+database that went read-only, so that is not its business.  Readiness is what decides
+whether traffic should come here; it answers 503, naming what is wrong, unless:
+
+- the database takes a write (a write in a transaction, rolled back: a read-only file,
+  a full disk or a lock held for good all show here, while ``SELECT 1`` would pass);
+- its schema is the one this code was written for (migrations current);
+- the workers this process runs are alive: the scheduler (unless ``--no-scheduler``),
+  the call-feed poster and the approval sweeper.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+
+from aiohttp import web
+
+from storage import LATEST_VERSION, Storage, read_schema_version
+
+log = logging.getLogger(__name__)
+
+PROBE_BUSY_TIMEOUT_MS = 1000
+"""How long the write probe waits for another process's lock (it runs on the loop)."""
+
+
+def database_writable(storage: Storage) -> str | None:
+    """None when a write goes through, else why not (no values, no paths)."""
+    db = storage.db
+    conn = db.conn
+    if conn.in_transaction:
+        return None  # a write of ours is under way: writable by definition
+    try:
+        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute(f"PRAGMA busy_timeout = {PROBE_BUSY_TIMEOUT_MS}")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("UPDATE schema_version SET version = version")
+            finally:
+                conn.execute("ROLLBACK")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    except sqlite3.Error as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def migrations_current(storage: Storage) -> str | None:
+    try:
+        version = read_schema_version(storage.db)
+    except Exception as exc:
+        return f"cannot read the schema version ({type(exc).__name__})"
+    if version != LATEST_VERSION:
+        return f"schema version {version}, this code needs {LATEST_VERSION}"
+    return None
+
+
+class Readiness:
+    """The checks of ``/readyz``; whoever starts a worker registers it with ``watch``."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self._workers: dict[str, Callable[[], bool]] = {}
+
+    def watch(self, name: str, alive: Callable[[], bool]) -> None:
+        self._workers[name] = alive
+
+    def forget(self, name: str) -> None:
+        self._workers.pop(name, None)
+
+    def checks(self) -> dict[str, str]:
+        """Every check by name: ``ok``, or what is wrong."""
+        results = {
+            "database": database_writable(self._storage) or "ok",
+            "migrations": migrations_current(self._storage) or "ok",
+        }
+        for name, alive in sorted(self._workers.items()):
+            results[name] = "ok" if alive() else "stopped"
+        return results
+
+
+def install(web_app: web.Application, readiness: Readiness) -> None:
+    async def healthz(_: web.Request) -> web.Response:
+        return web.json_response({"ok": True})
+
+    async def readyz(_: web.Request) -> web.Response:
+        checks = readiness.checks()
+        ready = all(value == "ok" for value in checks.values())
+        if not ready:
+            log.warning(
+                "not ready: %s", ", ".join(f"{k}: {v}" for k, v in checks.items() if v != "ok")
+            )
+        return web.json_response({"ok": ready, "checks": checks}, status=200 if ready else 503)
+
+    web_app.router.add_get("/healthz", healthz)
+    web_app.router.add_get("/readyz", readyz)

@@ -1,0 +1,90 @@
+"""``/healthz`` says the process serves; ``/readyz`` says whether it should get traffic:
+database writable, schema current, its workers alive.  A read-only database turns
+readiness to 503 and the callback receiver to 503 with ``Retry-After``, never a 500."""
+
+from __future__ import annotations
+
+import httpx
+
+from bot.runtime import Runtime
+from bot.server import serving
+from bot.settings import Settings
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage import LATEST_VERSION
+from tests.bot.feed_helpers import callback_url, feed_app, make_record
+
+
+async def probe(base: str) -> tuple[httpx.Response, httpx.Response]:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        return await http.get(base + "/healthz"), await http.get(base + "/readyz")
+
+
+async def test_ready_names_every_check_of_a_full_process(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (_, base):
+        alive, ready = await probe(base)
+    assert (alive.status_code, alive.json()) == (200, {"ok": True})
+    assert ready.status_code == 200
+    assert ready.json() == {
+        "ok": True,
+        "checks": {
+            "approval_sweeper": "ok",
+            "call_feed": "ok",
+            "database": "ok",
+            "migrations": "ok",
+            "scheduler": "ok",
+        },
+    }
+
+
+async def test_a_read_only_database_is_not_ready_and_callbacks_get_503(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        url = callback_url(rt, base)
+        rt.storage.db.execute("PRAGMA query_only = ON")  # every write now fails
+        try:
+            alive, ready = await probe(base)
+            async with httpx.AsyncClient(trust_env=False) as http:
+                refused = await http.post(url, json=make_record())
+        finally:
+            rt.storage.db.execute("PRAGMA query_only = OFF")
+        assert alive.status_code == 200  # alive: restarting would not fix the disk
+        assert ready.status_code == 503
+        assert ready.json()["checks"]["database"] == "attempt to write a readonly database"
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+        assert rt.storage.call_feed.pending() == 0
+        _, again = await probe(base)
+        assert again.status_code == 200
+
+
+async def test_a_stopped_worker_or_a_newer_schema_is_not_ready(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        await rt.scheduler.stop()
+        _, ready = await probe(base)
+        assert ready.status_code == 503 and ready.json()["checks"]["scheduler"] == "stopped"
+        rt.scheduler.start()
+        rt.storage.db.execute("UPDATE schema_version SET version = ?", [LATEST_VERSION + 1])
+        _, ready = await probe(base)
+        assert ready.status_code == 503
+        assert ready.json()["checks"]["migrations"] == (
+            f"schema version {LATEST_VERSION + 1}, this code needs {LATEST_VERSION}"
+        )
+        rt.storage.db.execute("UPDATE schema_version SET version = ?", [LATEST_VERSION])
+
+
+async def test_a_web_process_without_the_scheduler_does_not_wait_for_one(
+    settings: Settings, slack: SlackStandIn
+) -> None:
+    rt = Runtime.open(settings)
+    try:
+        async with serving(rt, port=0, scheduler=False) as base:
+            _, ready = await probe(base)
+    finally:
+        rt.storage.close()
+    assert ready.status_code == 200 and "scheduler" not in ready.json()["checks"]

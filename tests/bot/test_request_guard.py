@@ -1,0 +1,127 @@
+"""``POST /slack/events`` refuses what Slack never sends, with a 4xx and one log line: no
+500, no traceback, nothing run.  A signed request replayed byte for byte is refused by
+every process of the app; Slack's own retries (signed afresh) still work."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import httpx
+import pytest
+
+from bot.runtime import Runtime
+from bot.settings import Settings
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack.signing import signed_headers
+from tests.bot.approval_helpers import second_app
+
+FORM = "application/x-www-form-urlencoded"
+
+
+def events_url(slack: SlackStandIn) -> str:
+    assert slack.driver.request_url is not None
+    return slack.driver.request_url
+
+
+def signed(slack: SlackStandIn, body: str, content_type: str = FORM) -> dict[str, str]:
+    return {"Content-Type": content_type, **signed_headers(slack.signing_secret, body)}
+
+
+UNSIGNED = [
+    pytest.param({}, "payload=%7B%7D", "missing_or_malformed_timestamp", id="no headers"),
+    pytest.param(
+        {"X-Slack-Request-Timestamp": "abc", "X-Slack-Signature": "v0=" + "0" * 64},
+        "payload=notjson",
+        "missing_or_malformed_timestamp",
+        id="timestamp abc",
+    ),
+    pytest.param(
+        {"X-Slack-Request-Timestamp": str(int(time.time())), "X-Slack-Signature": "nope"},
+        "[1, 2]",
+        "missing_or_malformed_signature",
+        id="malformed signature",
+    ),
+    pytest.param(
+        {"X-Slack-Request-Timestamp": str(int(time.time())), "X-Slack-Signature": "v0=" + "a" * 64},
+        "[" * 30_000,
+        "invalid_signature",
+        id="wrong signature",
+    ),
+    pytest.param(
+        {"X-Slack-Request-Timestamp": str(int(time.time()) - 600), "X-Slack-Signature": "v0=1"},
+        "payload=%7B%7D",
+        "stale_timestamp",
+        id="ten minutes old",
+    ),
+]
+
+
+@pytest.mark.parametrize(("headers", "body", "error"), UNSIGNED)
+async def test_unsigned_or_stale_requests_get_401_and_one_line(
+    app: Runtime,
+    slack: SlackStandIn,
+    caplog: pytest.LogCaptureFixture,
+    headers: dict[str, str],
+    body: str,
+    error: str,
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(events_url(slack), content=body, headers=headers)
+    assert answer.status_code == 401 and answer.json()["error"] == error
+    assert [r for r in caplog.records if r.exc_info] == []
+    assert [r.getMessage() for r in caplog.records if "refused POST" in r.getMessage()] == [
+        f"refused POST /slack/events from 127.0.0.1: {error}"
+    ]
+
+
+MALFORMED = [
+    pytest.param("payload=notjson", FORM, "malformed_json: not JSON", id="payload=notjson"),
+    pytest.param("[1, 2, 3]", "application/json", "payload_not_a_json_object", id="json list"),
+    pytest.param(
+        "payload=" + "%5B" * 30_000,
+        FORM,
+        "malformed_json: nested deeper than 32 levels",
+        id="30000 [",
+    ),
+    pytest.param(
+        "&".join(f"f{i}=1" for i in range(500)), FORM, "too_many_form_fields", id="fields"
+    ),
+    pytest.param('payload="just a string"', FORM, "payload_not_a_json_object", id="payload str"),
+]
+
+
+@pytest.mark.parametrize(("body", "content_type", "error"), MALFORMED)
+async def test_signed_but_malformed_requests_get_400_and_no_traceback(
+    app: Runtime,
+    slack: SlackStandIn,
+    caplog: pytest.LogCaptureFixture,
+    body: str,
+    content_type: str,
+    error: str,
+) -> None:
+    caplog.set_level(logging.INFO)
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(
+            events_url(slack), content=body, headers=signed(slack, body, content_type)
+        )
+    assert answer.status_code == 400 and answer.json()["error"] == error
+    assert [r for r in caplog.records if r.exc_info] == []
+
+
+async def test_a_replayed_command_is_refused_and_runs_once_in_any_process(
+    app: Runtime, slack: SlackStandIn, settings: Settings, pbx: EmulatorServer
+) -> None:
+    command = await slack.driver.slash_command(
+        user=SUPERVISOR, channel=CALL_CENTER, text="digest add #call-center daily 08:00"
+    )
+    assert command.in_time
+    await slack.wait_for(lambda: app.storage.digests.list(TEAM) or None)
+    again = await slack.driver.replay(command)
+    assert (again.status, again.json()) == (401, {"ok": False, "error": "replayed_request"})
+    async for _ in second_app(settings, slack):  # another process on the same database
+        elsewhere = await slack.driver.replay(command)
+        assert elsewhere.status == 401
+    assert len(app.storage.digests.list(TEAM)) == 1
