@@ -69,6 +69,6 @@ async def test_help_with_a_section_worth_of_argument_is_a_usage_error(
 async def test_monitor_with_too_many_campaigns_is_a_usage_error(
     app: Runtime, slack: SlackStandIn
 ) -> None:
-    reply = await ask(slack, "monitor x " + " ".join(["y"] * 60))
+    reply = await ask(slack, "monitor x, " + ", ".join(["y"] * 60))
     assert "monitor watches up to 20 named campaigns at once, not 61" in shown(reply)
     assert "Usage: `/callops monitor" in shown(reply)

@@ -19,6 +19,7 @@ from commands.dispatch import dispatch
 from commands.kernel.paging import BUTTON_VALUE_LIMIT, pager, read_page_value
 from commands.kernel.reply import MAX_MESSAGE_BLOCKS, Reply, fit
 from commands.kernel.resolve import AmbiguousCampaign
+from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import buttons, payload, visible
 
@@ -65,7 +66,8 @@ async def test_button_value_2000_a_command_too_long_for_a_next_button_gets_no_bu
 
 def test_button_text_75_and_value_choices_of_campaigns_with_long_names() -> None:
     candidates = [campaign(f"{i} {LONG_NAME}") for i in range(30)]
-    reply = ambiguous_reply(AmbiguousCampaign("Chiến", candidates), "monitor " + "x" * 950)
+    typed = ["monitor", "Chiến", "window=" + "9" * 900]
+    reply = ambiguous_reply(AmbiguousCampaign("Chiến", candidates), typed)
     shown = buttons(reply)
     assert len(shown) == 20
     assert all(len(b["text"]["text"]) <= 75 and b["text"]["text"].endswith("…") for b in shown)
@@ -123,6 +125,6 @@ def test_message_50_blocks_a_reply_of_many_blocks_is_cut_and_says_so() -> None:
 
 async def test_message_50_blocks_every_listing_pages_instead(make_ctx: MakeContext) -> None:
     for command in ("campaigns", "users", "templates", "calls", "cdr", "monitor", "agents"):
-        reply = await dispatch(make_ctx(role="admin"), command)
+        reply = await dispatch(make_ctx(role=Role.ADMIN), command)
         assert isinstance(reply, Reply)
         payload(reply)  # asserts no more than 50 blocks, without relying on fit()
