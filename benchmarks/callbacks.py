@@ -155,7 +155,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
                             f"max {max(times) * 1000:.1f} ms"
                         )
                     await feed.stop()
-                    rt.storage.db.execute("DELETE FROM callback_queue")
+                    rt.storage.call_feed.clear()
                     slack.core.journal.clear()
                     slack.channel_pace(True)
 

@@ -1,6 +1,9 @@
-"""Benchmark of `storage` on a real SQLite file (WAL, synchronous=NORMAL, as the app runs it).
+"""Benchmark of `storage` on a real SQLite file (WAL, synchronous=NORMAL, as the app runs it)
+or, with ``--engine postgresql``, on a throw-away PostgreSQL server started from Debian's
+``postgresql`` package (the same one the tests use).
 
-    .venv/bin/python benchmarks/storage.py [--approvals 2000] [--audit 5000] [--db-dir DIR]
+    .venv/bin/python benchmarks/storage.py [--engine sqlite|postgresql] [--approvals 2000]
+        [--audit 5000] [--db-dir DIR]
 
 Figures:
 
@@ -22,6 +25,8 @@ import multiprocessing
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
@@ -131,15 +136,36 @@ def bench_audit_two(db: str, key: str, count: int) -> float:
     return 2 * count / elapsed
 
 
+@contextmanager
+def _database(engine: str, db_dir: str | None) -> Iterator[str]:
+    """A SQLite path in a temporary directory, or a new database on a temporary server."""
+    if engine == "sqlite":
+        with tempfile.TemporaryDirectory(dir=db_dir) as tmp:
+            yield str(Path(tmp) / "bench.db")
+        return
+    from tests.postgres import INSTALL_HINT, PostgresServer, postgres_bin_dir
+
+    bin_dir = postgres_bin_dir()
+    if bin_dir is None:
+        raise SystemExit(f"PostgreSQL is not installed: {INSTALL_HINT}")
+    server = PostgresServer(bin_dir)
+    try:
+        server.start()
+        yield server.create_database()
+    finally:
+        server.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--approvals", type=int, default=2000)
     parser.add_argument("--audit", type=int, default=5000)
-    parser.add_argument("--db-dir", help="directory for the database (default: a temp dir)")
+    parser.add_argument("--db-dir", help="directory for the SQLite file (default: a temp dir)")
+    parser.add_argument("--engine", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args(argv)
     key = Fernet.generate_key().decode()
-    with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
-        db = str(Path(tmp) / "bench.db")
+    print(f"engine: {args.engine}")
+    with _database(args.engine, args.db_dir) as db:
         decided, attempts, wins, exactly_one = bench_approvals(db, key, args.approvals)
         single = bench_audit_single(db, key, args.audit)
         two = bench_audit_two(db, key, args.audit)

@@ -1,4 +1,5 @@
-"""Operator commands of the ``callops`` console script: ``workspace``, ``secrets``, ``audit``.
+"""Operator commands of the ``callops`` console script: ``workspace``, ``secrets``, ``audit``,
+``db``.
 
 These run on the server, next to the database, by whoever runs the app: they see every
 workspace (the Slack side never does). Keys are verified before they are stored, never
@@ -11,18 +12,34 @@ import argparse
 import asyncio
 import getpass
 import json
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TextIO
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.settings import Settings
-from callcenter import CachedToken, CallCenter, errors
+from callcenter import CallCenter, errors
 from callcenter.models import TokenV3
 from callcenter.tokens import expires_at_from
-from storage import Outcome, SecretBox, Storage, write_csv, write_json
+from storage import (
+    LATEST_VERSION,
+    AuditLog,
+    Database,
+    Outcome,
+    SecretBox,
+    Storage,
+    connect,
+    copy_database,
+    database_url,
+    open_database,
+    read_schema_version,
+    write_csv,
+    write_json,
+)
 from storage.clock import iso_utc
 from storage.errors import (
     InvalidSecretKeyError,
@@ -96,6 +113,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     audit.add_argument("--format", choices=("csv", "json"), default="csv")
     audit.set_defaults(func=_guarded(_audit))
 
+    db = subparsers.add_parser("db", help="the database: migrate it, or move it to another one")
+    db_actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    migrate = db_actions.add_parser(
+        "migrate", help="bring the database to the latest schema (the app also does at start)"
+    )
+    migrate.add_argument(
+        "--db", help="a SQLite file path or a postgresql:// URL (default: CALLOPS_DB)"
+    )
+    migrate.set_defaults(func=_guarded(_db_migrate))
+    copy = db_actions.add_parser(
+        "copy",
+        help="copy every row (secrets stay encrypted) into another database, e.g. from the "
+        "SQLite file to PostgreSQL; stop the app first",
+    )
+    copy.add_argument(
+        "--from", dest="source", required=True, help="the source: a SQLite path or a URL"
+    )
+    copy.add_argument(
+        "--to", dest="target", required=True, help="the target: postgresql://... (or a path)"
+    )
+    copy.add_argument(
+        "--force",
+        action="store_true",
+        help="replace everything in a target that already holds rows (its audit log too)",
+    )
+    copy.set_defaults(func=_guarded(_db_copy))
+
 
 # -- plumbing ---------------------------------------------------------------------------
 
@@ -123,8 +167,9 @@ def _guarded(handler: Handler) -> Handler:
         except StorageError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED
-        except sqlite3.Error as exc:
-            print(f"error: the database (CALLOPS_DB) cannot be used: {exc}", file=sys.stderr)
+        except SQLAlchemyError as exc:
+            reason = getattr(exc, "orig", None) or exc
+            print(f"error: the database (CALLOPS_DB) cannot be used: {reason}", file=sys.stderr)
             return EXIT_FAILED
 
     return run
@@ -210,10 +255,8 @@ def _connect(args: argparse.Namespace) -> int:
             ) from None
         workspace = store.workspaces.connect(team, base_url, api_key, timezone=timezone)
         # The verification already paid for a token: keep it for the first command.
-        store.workspaces.token_cache(team).save(
-            CachedToken(
-                token=token.token, expires_at=expires_at_from(token.expired_in, time.time())
-            )
+        store.workspaces.save_cached_token(
+            team, token.token, expires_at_from(token.expired_in, time.time())
         )
         store.audit.append(
             team,
@@ -316,4 +359,67 @@ def _audit(args: argparse.Namespace) -> int:
         write_json(entries, sys.stdout)
     else:
         write_csv(entries, sys.stdout)
+    return EXIT_OK
+
+
+def _existing(target: str, what: str) -> str:
+    """A database to read from must exist: opening a missing SQLite path would create it."""
+    url = database_url(target)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+        raise _Refused(f"no database at {url.database!r} ({what}); nothing was done")
+    return target
+
+
+def _db_migrate(args: argparse.Namespace) -> int:
+    target = args.db or Settings().callops_db
+    probe = connect(target)
+    try:
+        before = read_schema_version(probe, refuse_newer=True)
+    finally:
+        probe.close()
+    db = open_database(target)
+    try:
+        after = read_schema_version(db)
+        where = db.where
+    finally:
+        db.close()
+    if after == before:
+        print(f"database {where} is at the latest schema, version {after}")
+    else:
+        print(f"database {where} migrated from schema version {before} to version {after}")
+    return EXIT_OK
+
+
+def _db_copy(args: argparse.Namespace) -> int:
+    source = connect(_existing(args.source, "--from"))
+    try:
+        version = read_schema_version(source, refuse_newer=True)
+        if version != LATEST_VERSION:
+            raise _Refused(
+                f"the source {source.where} is at schema version {version}, this callops "
+                f"at {LATEST_VERSION}: run `callops db migrate --db SOURCE` first (nothing "
+                "was copied)"
+            )
+        target: Database = open_database(args.target)
+        try:
+            report = copy_database(source, target, force=args.force)
+            AuditLog(target).append(
+                None,
+                _operator(),
+                "db.copy",
+                {"from": report.source, "rows": report.total, "replaced": report.replaced},
+            )
+        finally:
+            target.close()
+    finally:
+        source.close()
+    width = max(len(name) for name in report.rows)
+    for name, count in report.rows.items():
+        print(f"  {name.ljust(width)}  {count}")
+    replaced = " (its previous contents replaced)" if report.replaced else ""
+    print(
+        f"copied {report.total} row(s) in {len(report.rows)} tables from {report.source} to "
+        f"{report.target}{replaced}; row counts verified. Point CALLOPS_DB at the target and "
+        "keep the same CALLOPS_SECRET_KEY."
+    )
     return EXIT_OK

@@ -13,39 +13,30 @@ whether traffic should come here; it answers 503, naming what is wrong, unless:
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable
 
 from aiohttp import web
+from sqlalchemy.exc import DBAPIError
 
 from storage import LATEST_VERSION, Storage, read_schema_version
 
 log = logging.getLogger(__name__)
 
-PROBE_BUSY_TIMEOUT_MS = 1000
-"""How long the write probe waits for another process's lock (it runs on the loop)."""
+PROBE_LOCK_TIMEOUT = 1.0
+"""Seconds the write probe waits for another process's lock."""
 
 
 def database_writable(storage: Storage) -> str | None:
-    """None when a write goes through, else why not (no values, no paths)."""
-    db = storage.db
-    conn = db.conn
-    if conn.in_transaction:
-        return None  # a write of ours is under way: writable by definition
+    """None when a write goes through, else why not (no values, no paths). Blocking: call
+    it off the event loop."""
     try:
-        timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        conn.execute(f"PRAGMA busy_timeout = {PROBE_BUSY_TIMEOUT_MS}")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute("UPDATE schema_version SET version = version")
-            finally:
-                conn.execute("ROLLBACK")
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
-    except sqlite3.Error as exc:
-        return str(exc) or type(exc).__name__
+        storage.db.probe_write(lock_timeout=PROBE_LOCK_TIMEOUT)
+    except DBAPIError as exc:
+        return str(exc.orig).splitlines()[0] if str(exc.orig) else type(exc.orig).__name__
+    except Exception as exc:  # the point of a readiness check is to say so, not crash
+        return type(exc).__name__
     return None
 
 
@@ -73,7 +64,8 @@ class Readiness:
         self._workers.pop(name, None)
 
     def checks(self) -> dict[str, str]:
-        """Every check by name: ``ok``, or what is wrong."""
+        """Every check by name: ``ok``, or what is wrong. Blocking (it asks the
+        database): call it off the event loop."""
         results = {
             "database": database_writable(self._storage) or "ok",
             "migrations": migrations_current(self._storage) or "ok",
@@ -88,7 +80,7 @@ def install(web_app: web.Application, readiness: Readiness) -> None:
         return web.json_response({"ok": True})
 
     async def readyz(_: web.Request) -> web.Response:
-        checks = readiness.checks()
+        checks = await asyncio.to_thread(readiness.checks)
         ready = all(value == "ok" for value in checks.values())
         if not ready:
             log.warning(

@@ -26,6 +26,7 @@ Everything else goes on to Bolt untouched.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -139,7 +140,8 @@ class SlackRequestGuard:
             raise Refused(401, "invalid_signature")
         _check_body(body, request.content_type)
         try:
-            first = self._seen.mark_event(REPLAY_TEAM, "sig:" + signature)
+            # Off the event loop: the database may be a server a network away.
+            first = await asyncio.to_thread(self._seen.mark_event, REPLAY_TEAM, "sig:" + signature)
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None

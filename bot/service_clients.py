@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import httpx
 
 from bot.settings import Settings
+from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
 from storage import Storage
 
@@ -62,7 +63,7 @@ class ServiceClients:
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
         cache: TokenCache | None = (
-            self._storage.workspaces.token_cache(team_id) if binding.stored else None
+            WorkspaceTokenCache(self._storage.workspaces, team_id) if binding.stored else None
         )
         client = CallCenter(
             binding.base_url,

@@ -1,8 +1,10 @@
-"""Workspace storage on one SQLite file: workspaces and their encrypted API keys, roles,
-approval policy and approvals, audit log, digests, notification routes, Slack installations.
+"""Workspace storage on one database: a SQLite file (the embedded default) or PostgreSQL
+(several replicas), through SQLAlchemy Core with one set of queries for both: workspaces
+and their encrypted API keys, roles, approval policy and approvals, audit log, digests,
+alerts, notification routes and the call feed, Slack installations.
 
 Every read and write of workspace data takes the Slack team id; nothing returns another
-workspace's rows. Imports only sqlite-utils, cryptography, the stdlib and callcenter.tokens.
+workspace's rows. Imports only SQLAlchemy, cryptography and the stdlib: nothing of callops.
 """
 
 from storage.alerts import Alert, AlertStore, FiredAlert
@@ -10,9 +12,10 @@ from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
 from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
-from storage.database import connect, open_database, write_transaction
+from storage.copy import CopyReport, copy_database
+from storage.database import Database, connect, database_url, open_database
 from storage.digests import DigestRun, DigestSchedule, DigestStore
-from storage.facade import Storage
+from storage.facade import Storage, WipeResult
 from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
@@ -28,7 +31,7 @@ from storage.policy import (
 from storage.roles import DEFAULT_ROLE, Role, RoleStore
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepLink, StepRunStore
-from storage.workspaces import UNCHANGED, Workspace, WorkspaceStore, WorkspaceTokenCache
+from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStore
 
 __all__ = [
     "ADMINS",
@@ -48,6 +51,8 @@ __all__ = [
     "AuditLog",
     "CallFeedStore",
     "CallbackTokenStore",
+    "CopyReport",
+    "Database",
     "DedupStore",
     "DigestRun",
     "DigestSchedule",
@@ -69,14 +74,17 @@ __all__ = [
     "RoleStore",
     "RouteStore",
     "SecretBox",
+    "ServiceToken",
     "StepLink",
     "StepRunStore",
     "Storage",
+    "WipeResult",
     "Workspace",
     "WorkspaceStore",
-    "WorkspaceTokenCache",
     "canonical_json",
     "connect",
+    "copy_database",
+    "database_url",
     "migrate",
     "open_database",
     "params_hash",
@@ -85,5 +93,4 @@ __all__ = [
     "rotate_secrets",
     "write_csv",
     "write_json",
-    "write_transaction",
 ]

@@ -10,15 +10,62 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage._rows import short_id
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import NotFoundError
-from storage.transactions import write_transaction
+from storage.schema import alert_fired, alerts
 from storage.validation import check_id
+
+_A = alerts.c
+_F = alert_fired.c
+_THIS = (_A.team_id == bindparam("team"), _A.id == bindparam("alert"))
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_MINE = _F.alert_id.in_(select(_A.id).where(*_THIS))
+"""The fired rows of this team's alert (and of no other team's)."""
+_ADD = insert(alerts)
+_GET = select(alerts).where(*_THIS)
+_LIST = select(alerts).where(_A.team_id == bindparam("team")).order_by(_A.created_at, _A.id)
+_ALL = select(alerts).order_by(_A.team_id, _A.created_at, _A.id)
+_REMOVE_FIRED = delete(alert_fired).where(_MINE)
+_REMOVE = delete(alerts).where(*_THIS)
+_SNOOZE = update(alerts).where(*_THIS).values(snoozed_until=bindparam("until"))
+_FIRED = select(alert_fired).where(_MINE).order_by(_F.fired_at, _F.subject)
+_ATTACH = (
+    update(alert_fired)
+    .where(_F.subject == bindparam("of_subject"), _MINE)
+    .values(channel=bindparam("in_channel"), message_ts=bindparam("at_ts"))
+)
+_RECOVER = (
+    delete(alert_fired)
+    .where(_F.subject == bindparam("of_subject"), _MINE)
+    .returning(*alert_fired.c)
+)
+
+
+def _mark_fired(insert: InsertFactory) -> Executable:
+    # The (alert, subject) primary key lets the first of several checkers insert the row.
+    return (
+        insert(alert_fired)
+        .from_select(
+            ["alert_id", "subject", "value", "fired_at"],
+            select(
+                _A.id,
+                bindparam("of_subject", type_=Text),
+                bindparam("measured", type_=Double),
+                bindparam("now", type_=Double),
+            ).where(*_THIS),
+        )
+        .on_conflict_do_nothing()
+    )
+
+
+_MARK_FIRED = by_dialect(_mark_fired)
 
 
 @dataclass(frozen=True)
@@ -49,7 +96,7 @@ class FiredAlert:
     message_ts: str | None
 
 
-def _alert(row: dict[str, Any]) -> Alert:
+def _alert(row: RowMapping) -> Alert:
     return Alert(
         id=row["id"],
         team_id=row["team_id"],
@@ -66,7 +113,7 @@ def _alert(row: dict[str, Any]) -> Alert:
     )
 
 
-def _fired(row: dict[str, Any]) -> FiredAlert:
+def _fired(row: RowMapping) -> FiredAlert:
     return FiredAlert(
         alert_id=row["alert_id"],
         subject=row["subject"],
@@ -96,31 +143,27 @@ class AlertStore:
         campaign_name: str | None = None,
     ) -> Alert:
         alert_id = short_id()
-        self._db.execute(
-            """INSERT INTO alerts (id, team_id, channel, metric, op, threshold, campaign_uuid,
-                   campaign_name, window_minutes, created_by, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [
-                alert_id,
-                check_id(team_id, "team id"),
-                check_id(channel, "channel id"),
-                metric,
-                op,
-                float(threshold),
-                campaign_uuid,
-                campaign_name,
-                int(window_minutes),
-                created_by,
-                self._clock(),
-            ],
+        self._db.change(
+            _ADD,
+            {
+                "id": alert_id,
+                "team_id": check_id(team_id, "team id"),
+                "channel": check_id(channel, "channel id"),
+                "metric": metric,
+                "op": op,
+                "threshold": float(threshold),
+                "campaign_uuid": campaign_uuid,
+                "campaign_name": campaign_name,
+                "window_minutes": int(window_minutes),
+                "created_by": created_by,
+                "created_at": self._clock(),
+            },
         )
         return self.require(team_id, alert_id)
 
     def get(self, team_id: str, alert_id: str) -> Alert | None:
-        rows = list(
-            self._db.query("SELECT * FROM alerts WHERE team_id = ? AND id = ?", [team_id, alert_id])
-        )
-        return _alert(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team": team_id, "alert": alert_id})
+        return _alert(row) if row else None
 
     def require(self, team_id: str, alert_id: str) -> Alert:
         found = self.get(team_id, alert_id)
@@ -129,87 +172,62 @@ class AlertStore:
         return found
 
     def list(self, team_id: str) -> builtins.list[Alert]:
-        return [
-            _alert(row)
-            for row in self._db.query(
-                "SELECT * FROM alerts WHERE team_id = ? ORDER BY created_at, id", [team_id]
-            )
-        ]
+        return [_alert(row) for row in self._db.all(_LIST, {"team": team_id})]
 
     def all(self) -> builtins.list[Alert]:
         """Every workspace's alerts: the scheduler checks them all each minute."""
-        return [
-            _alert(row)
-            for row in self._db.query("SELECT * FROM alerts ORDER BY team_id, created_at, id")
-        ]
+        return [_alert(row) for row in self._db.all(_ALL)]
 
     def remove(self, team_id: str, alert_id: str) -> bool:
-        with write_transaction(self._db):
-            self._db.execute(
-                "DELETE FROM alert_fired WHERE alert_id IN "
-                "(SELECT id FROM alerts WHERE team_id = ? AND id = ?)",
-                [team_id, alert_id],
-            )
-            cursor = self._db.execute(
-                "DELETE FROM alerts WHERE team_id = ? AND id = ?", [team_id, alert_id]
-            )
-        return cursor.rowcount == 1
+        params = {"team": team_id, "alert": alert_id}
+
+        def work(conn: Connection) -> bool:
+            conn.execute(_REMOVE_FIRED, params)
+            return conn.execute(_REMOVE, params).rowcount == 1
+
+        return self._db.write(work)
 
     def snooze(self, team_id: str, alert_id: str, until: float) -> Alert:
         """Silence the alert until ``until`` and re-arm it, so that if the threshold is still
         crossed when the snooze ends, people hear about it once more (and not before)."""
-        with write_transaction(self._db):
-            cursor = self._db.execute(
-                "UPDATE alerts SET snoozed_until = ? WHERE team_id = ? AND id = ?",
-                [until, team_id, alert_id],
-            )
-            if cursor.rowcount != 1:
+        params = {"team": team_id, "alert": alert_id, "until": until}
+
+        def work(conn: Connection) -> None:
+            if conn.execute(_SNOOZE, params).rowcount != 1:
                 raise NotFoundError(f"no alert {alert_id!r} in this workspace")
-            self._db.execute("DELETE FROM alert_fired WHERE alert_id = ?", [alert_id])
+            conn.execute(_REMOVE_FIRED, params)
+
+        self._db.write(work)
         return self.require(team_id, alert_id)
 
     def fired(self, team_id: str, alert_id: str) -> builtins.list[FiredAlert]:
-        rows = self._db.query(
-            """SELECT f.* FROM alert_fired f JOIN alerts a ON a.id = f.alert_id
-               WHERE a.team_id = ? AND f.alert_id = ? ORDER BY f.fired_at, f.subject""",
-            [team_id, alert_id],
-        )
+        rows = self._db.all(_FIRED, {"team": team_id, "alert": alert_id})
         return [_fired(row) for row in rows]
 
     def mark_fired(self, team_id: str, alert_id: str, subject: str, value: float) -> bool:
         """True for exactly one caller while the alert is armed for ``subject``."""
-        cursor = self._db.execute(
-            """INSERT OR IGNORE INTO alert_fired (alert_id, subject, value, fired_at)
-               SELECT id, ?, ?, ? FROM alerts WHERE team_id = ? AND id = ?""",
-            [subject, float(value), self._clock(), team_id, alert_id],
-        )
-        return cursor.rowcount == 1
+        params = {
+            "team": team_id,
+            "alert": alert_id,
+            "of_subject": subject,
+            "measured": float(value),
+            "now": self._clock(),
+        }
+        return self._db.change(self._db.pick(_MARK_FIRED), params) == 1
 
     def attach_message(
         self, team_id: str, alert_id: str, subject: str, *, channel: str, ts: str
     ) -> bool:
         """Remember where the alert was posted, so the recovery can reply in its thread."""
-        cursor = self._db.execute(
-            """UPDATE alert_fired SET channel = ?, message_ts = ?
-               WHERE alert_id = ? AND subject = ?
-                 AND alert_id IN (SELECT id FROM alerts WHERE team_id = ?)""",
-            [channel, ts, alert_id, subject, team_id],
-        )
-        return cursor.rowcount == 1
+        params = {"team": team_id, "alert": alert_id, "of_subject": subject}
+        return self._db.change(_ATTACH, {**params, "in_channel": channel, "at_ts": ts}) == 1
 
     def recover(self, team_id: str, alert_id: str, subject: str) -> FiredAlert | None:
-        """Re-arm ``subject``; the fired row when this caller re-armed it, else None."""
-        with write_transaction(self._db):
-            rows = list(
-                self._db.query(
-                    """SELECT f.* FROM alert_fired f JOIN alerts a ON a.id = f.alert_id
-                       WHERE a.team_id = ? AND f.alert_id = ? AND f.subject = ?""",
-                    [team_id, alert_id, subject],
-                )
-            )
-            if not rows:
-                return None
-            self._db.execute(
-                "DELETE FROM alert_fired WHERE alert_id = ? AND subject = ?", [alert_id, subject]
-            )
-        return _fired(rows[0])
+        """Re-arm ``subject``; the fired row when this caller re-armed it, else None.
+
+        One ``DELETE ... RETURNING``: of two schedulers recovering at once, only the one
+        whose delete removed the row gets it back (a read then a delete would let both see
+        it on PostgreSQL, where readers do not wait for writers)."""
+        params = {"team": team_id, "alert": alert_id, "of_subject": subject}
+        row = self._db.write(lambda conn: conn.execute(_RECOVER, params).mappings().first())
+        return None if row is None else _fired(row)

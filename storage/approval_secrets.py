@@ -21,13 +21,61 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, exists, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import Executable
 
+from storage.approvals import ApprovalState
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
+from storage.schema import approval_secrets, approvals
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 
-_SETTLED = "'done','failed','denied','expired','cancelled'"
+_S = approval_secrets.c
+_A = approvals.c
+_THIS = (_S.team_id == bindparam("team"), _S.approval_id == bindparam("approval"))
+_OPEN = sorted(state for state in ApprovalState if not state.is_final)
+"""States of a request that is not settled yet."""
+
+
+def _upsert(insert: InsertFactory, *columns: str) -> Executable:
+    """One row per request: a second write replaces only ``columns``."""
+    statement = insert(approval_secrets)
+    return statement.on_conflict_do_update(
+        index_elements=[_S.team_id, _S.approval_id],
+        set_={name: statement.excluded[name] for name in columns},
+    )
+
+
+_KEEP_SECRET = by_dialect(lambda insert: _upsert(insert, "secret_enc"))
+_REMEMBER_PROMPT = by_dialect(lambda insert: _upsert(insert, "prompt_url_enc", "prompt_url_at"))
+# FOR UPDATE holds the row from the read on PostgreSQL (SQLite's write transaction already
+# holds the database), so a second taker waits and then finds nothing.
+_SECRET = select(_S.secret_enc).where(*_THIS, _S.secret_enc.is_not(None)).with_for_update()
+_HAS_SECRET = select(_S.team_id).where(*_THIS, _S.secret_enc.is_not(None))
+_PROMPT = (
+    select(_S.prompt_url_enc, _S.prompt_url_at)
+    .where(*_THIS, _S.prompt_url_enc.is_not(None))
+    .with_for_update()
+)
+_DROP_PROMPT = (
+    update(approval_secrets).where(*_THIS).values(prompt_url_enc=None, prompt_url_at=None)
+)
+_WIPE = update(approval_secrets).where(*_THIS).values(secret_enc=None)
+_FORGET = delete(approval_secrets).where(*_THIS)
+_FORGET_TEAM = delete(approval_secrets).where(_S.team_id == bindparam("team"))
+_STILL_OPEN = exists().where(
+    _A.team_id == _S.team_id,
+    _A.id == _S.approval_id,
+    _A.state.in_(_OPEN),
+)
+_WIPE_SETTLED = (
+    update(approval_secrets).where(_S.secret_enc.is_not(None), ~_STILL_OPEN).values(secret_enc=None)
+)
+_DELETE_EMPTY = delete(approval_secrets).where(
+    _S.secret_enc.is_(None),
+    (_S.prompt_url_enc.is_(None)) | (_S.prompt_url_at <= bindparam("cutoff")),
+)
 
 
 class ApprovalSecretStore:
@@ -39,100 +87,86 @@ class ApprovalSecretStore:
     def keep_secret(self, team_id: str, approval_id: str, secret: Mapping[str, Any]) -> None:
         """Hold ``secret`` (plain JSON) for the request until it runs or is settled."""
         text = json.dumps(dict(secret), sort_keys=True, separators=(",", ":"))
-        self._db.execute(
-            """INSERT INTO approval_secrets (team_id, approval_id, secret_enc, created_at)
-               VALUES (?, ?, ?, ?)
-               ON CONFLICT (team_id, approval_id) DO UPDATE SET secret_enc = excluded.secret_enc""",
-            [team_id, approval_id, self._box.encrypt(text), self._clock()],
-        )
+        values = {
+            "team_id": team_id,
+            "approval_id": approval_id,
+            "secret_enc": self._box.encrypt(text),
+            "created_at": self._clock(),
+        }
+        self._db.change(self._db.pick(_KEEP_SECRET), values)
 
     def take_secret(self, team_id: str, approval_id: str) -> dict[str, Any]:
         """The request's secret, deleted as it is read (empty when there is none, or when
-        another caller took it first: the write lock is held from the read)."""
-        with write_transaction(self._db):
-            row = self._db.execute(
-                """SELECT secret_enc FROM approval_secrets
-                   WHERE team_id = ? AND approval_id = ? AND secret_enc IS NOT NULL""",
-                [team_id, approval_id],
-            ).fetchone()
-            if row is None:
-                return {}
-            self.wipe(team_id, approval_id)
-        value: Any = json.loads(self._box.decrypt(row[0]))
+        another caller took it first: the row is locked from the read)."""
+        keys = {"team": team_id, "approval": approval_id}
+
+        def work(conn: Connection) -> str | None:
+            found: str | None = conn.execute(_SECRET, keys).scalar()
+            if found is not None:
+                conn.execute(_WIPE, keys)
+            return found
+
+        found = self._db.write(work)
+        if found is None:
+            return {}
+        value: Any = json.loads(self._box.decrypt(found))
         return value if isinstance(value, dict) else {}
 
     def has_secret(self, team_id: str, approval_id: str) -> bool:
-        row = self._db.execute(
-            """SELECT 1 FROM approval_secrets
-               WHERE team_id = ? AND approval_id = ? AND secret_enc IS NOT NULL""",
-            [team_id, approval_id],
-        ).fetchone()
-        return row is not None
+        keys = {"team": team_id, "approval": approval_id}
+        return self._db.first(_HAS_SECRET, keys) is not None
 
     def remember_prompt(self, team_id: str, approval_id: str, response_url: str) -> None:
         """Where the requester's prompt can be rewritten (Slack's ``response_url``)."""
         now = self._clock()
-        self._db.execute(
-            """INSERT INTO approval_secrets
-                   (team_id, approval_id, prompt_url_enc, prompt_url_at, created_at)
-               VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (team_id, approval_id) DO UPDATE
-                   SET prompt_url_enc = excluded.prompt_url_enc,
-                       prompt_url_at = excluded.prompt_url_at""",
-            [team_id, approval_id, self._box.encrypt(response_url), now, now],
-        )
+        values = {
+            "team_id": team_id,
+            "approval_id": approval_id,
+            "prompt_url_enc": self._box.encrypt(response_url),
+            "prompt_url_at": now,
+            "created_at": now,
+        }
+        self._db.change(self._db.pick(_REMEMBER_PROMPT), values)
 
     def take_prompt(self, team_id: str, approval_id: str, *, max_age: float) -> str | None:
         """The prompt's address if it is younger than ``max_age`` seconds, forgotten as it
         is read: the prompt is rewritten once, by whoever settles the request first."""
-        with write_transaction(self._db):
-            row = self._db.execute(
-                """SELECT prompt_url_enc, prompt_url_at FROM approval_secrets
-                   WHERE team_id = ? AND approval_id = ? AND prompt_url_enc IS NOT NULL""",
-                [team_id, approval_id],
-            ).fetchone()
+        keys = {"team": team_id, "approval": approval_id}
+
+        def work(conn: Connection) -> tuple[str, float] | None:
+            row = conn.execute(_PROMPT, keys).first()
             if row is None:
                 return None
-            self._db.execute(
-                """UPDATE approval_secrets SET prompt_url_enc = NULL, prompt_url_at = NULL
-                   WHERE team_id = ? AND approval_id = ?""",
-                [team_id, approval_id],
-            )
-        if self._clock() - float(row[1]) >= max_age:
+            conn.execute(_DROP_PROMPT, keys)
+            return row.prompt_url_enc, float(row.prompt_url_at)
+
+        taken = self._db.write(work)
+        if taken is None or self._clock() - taken[1] >= max_age:
             return None
-        return self._box.decrypt(row[0])
+        return self._box.decrypt(taken[0])
 
     def wipe(self, team_id: str, approval_id: str) -> None:
         """Forget the request's secret (its prompt address stays, to say how it ended)."""
-        self._db.execute(
-            "UPDATE approval_secrets SET secret_enc = NULL WHERE team_id = ? AND approval_id = ?",
-            [team_id, approval_id],
-        )
+        self._db.change(_WIPE, {"team": team_id, "approval": approval_id})
 
     def forget(self, team_id: str, approval_id: str) -> None:
         """Delete all the request holds (its prompt was just rewritten by its own click)."""
-        self._db.execute(
-            "DELETE FROM approval_secrets WHERE team_id = ? AND approval_id = ?",
-            [team_id, approval_id],
-        )
+        self._db.change(_FORGET, {"team": team_id, "approval": approval_id})
+
+    def forget_team_in(self, conn: Connection, team_id: str) -> int:
+        """Delete all the workspace's requests hold (its app was uninstalled), inside the
+        caller's transaction; returns how many rows."""
+        return conn.execute(_FORGET_TEAM, {"team": team_id}).rowcount
 
     def purge_settled(self, *, max_prompt_age: float) -> int:
         """Forget the secrets of settled requests, and delete rows left with nothing useful
         (no secret, and no prompt address younger than ``max_prompt_age`` seconds); returns
         how many rows changed."""
         cutoff = self._clock() - max_prompt_age
-        with write_transaction(self._db):
-            wiped = self._db.execute(
-                f"""UPDATE approval_secrets SET secret_enc = NULL
-                    WHERE secret_enc IS NOT NULL AND NOT EXISTS (
-                        SELECT 1 FROM approvals a
-                        WHERE a.team_id = approval_secrets.team_id
-                          AND a.id = approval_secrets.approval_id
-                          AND a.state NOT IN ({_SETTLED}))"""
-            ).rowcount
-            deleted = self._db.execute(
-                """DELETE FROM approval_secrets WHERE secret_enc IS NULL
-                   AND (prompt_url_enc IS NULL OR prompt_url_at <= ?)""",
-                [cutoff],
-            ).rowcount
-        return wiped + deleted
+
+        def work(conn: Connection) -> int:
+            wiped = conn.execute(_WIPE_SETTLED).rowcount
+            deleted = conn.execute(_DELETE_EMPTY, {"cutoff": cutoff}).rowcount
+            return wiped + deleted
+
+        return self._db.write(work)

@@ -9,9 +9,11 @@ renews while the action runs; ``abandoned`` finds the rows a dead process left b
 ``finish_abandoned`` settles one with a compare-and-set on the run-out lease, so a live
 process that renewed in time always wins.
 
-Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``; SQLite
-serialises writers across processes, so of two people clicking at the same moment exactly one
-sees rowcount 1 and the other is told who was first. The parameters are stored encrypted (a
+Every transition is one compare-and-set ``UPDATE ... WHERE id = ? AND state = ?``: SQLite
+serialises writers across processes, and PostgreSQL makes the second writer wait for the
+first's row lock and then re-check the WHERE against the committed row, so on either engine
+of two people clicking at the same moment exactly one sees rowcount 1 and the other is told
+who was first. The parameters are stored encrypted (a
 user change can carry a password; leads carry phone numbers) with a SHA-256 of their canonical
 JSON: the decider's card carries the hash it showed, and `claim_for_execution` hands back
 exactly the stored parameters that were approved. Who may decide is snapshotted from the
@@ -30,9 +32,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
+from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
+from storage.database import Database
 from storage.errors import (
     ApprovalExpiredError,
     ApprovalForbiddenError,
@@ -52,13 +56,98 @@ from storage.policy import (
     may_decide,
 )
 from storage.roles import Role
+from storage.schema import approvals
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 
 log = logging.getLogger(__name__)
 
 EXECUTION_LEASE = 20.0
 """Seconds an executing request belongs to the process that claimed it, unless renewed."""
+
+_A = approvals.c
+_THIS = (_A.team_id == bindparam("team"), _A.id == bindparam("approval"))
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_PENDING = "pending"
+
+_GET = select(approvals).where(*_THIS)
+_TEAMS_WITH_PENDING = select(_A.team_id).distinct().where(_A.state == _PENDING).order_by(_A.team_id)
+_CREATE = insert(approvals)
+_ATTACH = (
+    update(approvals)
+    .where(*_THIS)
+    .values(channel=bindparam("in_channel"), message_ts=bindparam("at_ts"))
+)
+_DECIDE = (
+    update(approvals)
+    .where(
+        *_THIS,
+        _A.state == _PENDING,
+        _A.params_hash == bindparam("expected_hash"),
+        _A.expires_at > bindparam("now"),
+    )
+    .values(
+        state=bindparam("new_state"),
+        decider=bindparam("by"),
+        reason=bindparam("why"),
+        decided_at=bindparam("now"),
+    )
+)
+_CANCEL = (
+    update(approvals)
+    .where(*_THIS, _A.state == _PENDING)
+    .values(
+        state="cancelled",
+        decider=bindparam("by"),
+        reason=bindparam("why"),
+        decided_at=bindparam("now"),
+    )
+)
+_CLAIM = (
+    update(approvals)
+    .where(*_THIS, _A.state == "approved")
+    .values(state="executing", executed_at=bindparam("now"), lease_until=bindparam("lease"))
+)
+_RENEW = (
+    update(approvals).where(*_THIS, _A.state == "executing").values(lease_until=bindparam("lease"))
+)
+_SETTLE: dict[str, Any] = {
+    "state": bindparam("new_state"),
+    "finished_at": bindparam("now"),
+    "result": bindparam("outcome"),
+    "lease_until": None,
+}
+_FINISH = update(approvals).where(*_THIS, _A.state == "executing").values(_SETTLE)
+# A row is left behind when its lease ran out; a row claimed before leases existed (no
+# lease_until) counts from its claim.
+_RUN_OUT = func.coalesce(_A.lease_until, _A.executed_at + EXECUTION_LEASE) <= bindparam("now")
+_FINISH_ABANDONED = (
+    update(approvals).where(*_THIS, _A.state == "executing", _RUN_OUT).values(_SETTLE)
+)
+_ABANDONED = (
+    select(approvals)
+    .where(
+        or_(
+            and_(_A.state == "executing", _RUN_OUT),
+            and_(_A.state == "approved", _A.decided_at <= bindparam("approved_before")),
+        )
+    )
+    .order_by(_A.created_at, _A.id)
+)
+_EXPIRE_ONE = (
+    update(approvals)
+    .where(*_THIS, _A.state == _PENDING, _A.expires_at <= bindparam("now"))
+    .values(state="expired", decided_at=bindparam("now"))
+)
+_EXPIRE_DUE = (
+    update(approvals)
+    .where(
+        _A.team_id == bindparam("team"),
+        _A.state == _PENDING,
+        _A.expires_at <= bindparam("now"),
+    )
+    .values(state="expired", decided_at=bindparam("now"))
+    .returning(_A.id)
+)
 
 
 class ApprovalState(StrEnum):
@@ -143,12 +232,8 @@ class ApprovalStore:
     # -- reading -----------------------------------------------------------------------
 
     def get(self, team_id: str, approval_id: str) -> Approval | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM approvals WHERE team_id = ? AND id = ?", [team_id, approval_id]
-            )
-        )
-        return self._approval(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team": team_id, "approval": approval_id})
+        return self._approval(row) if row else None
 
     def require(self, team_id: str, approval_id: str) -> Approval:
         found = self.get(team_id, approval_id)
@@ -164,22 +249,16 @@ class ApprovalStore:
         limit: int = 50,
     ) -> list[Approval]:
         """Newest first."""
-        sql = "SELECT * FROM approvals WHERE team_id = ?"
-        args: list[Any] = [team_id]
+        query = select(approvals).where(_A.team_id == team_id)
         if states is not None:
-            wanted = [ApprovalState(s).value for s in states]
-            sql += f" AND state IN ({', '.join('?' for _ in wanted)})"
-            args += wanted
-        sql += " ORDER BY created_at DESC, id LIMIT ?"
-        args.append(limit)
-        return [self._approval(row) for row in self._db.query(sql, args)]
+            query = query.where(_A.state.in_([ApprovalState(s).value for s in states]))
+        query = query.order_by(_A.created_at.desc(), _A.id).limit(limit)
+        return [self._approval(row) for row in self._db.all(query)]
 
     def teams_with_pending(self) -> builtins.list[str]:
         """Team ids that have pending requests (only ids: the expiry sweep visits each team)."""
-        rows = self._db.execute(
-            "SELECT DISTINCT team_id FROM approvals WHERE state = 'pending' ORDER BY team_id"
-        ).fetchall()
-        return [r[0] for r in rows]
+        rows = self._db.all(_TEAMS_WITH_PENDING)
+        return [r["team_id"] for r in rows]
 
     # -- transitions ---------------------------------------------------------------------
 
@@ -204,23 +283,22 @@ class ApprovalStore:
         digest = hashlib.sha256(text.encode()).hexdigest()
         now = self._clock()
         approval_id = secrets.token_urlsafe(9)
-        self._db.execute(
-            """INSERT INTO approvals (id, team_id, kind, params_enc, params_hash, approvers,
-                   allow_self_approval, requester, state, created_at, expires_at, channel)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)""",
-            [
-                approval_id,
-                team_id,
-                kind.value,
-                self._box.encrypt(text),
-                digest,
-                approvers_to_json(approvers),
-                int(allow_self),
-                requester,
-                now,
-                now + rule.expiry_seconds,
-                channel,
-            ],
+        self._db.change(
+            _CREATE,
+            {
+                "id": approval_id,
+                "team_id": team_id,
+                "kind": kind.value,
+                "params_enc": self._box.encrypt(text),
+                "params_hash": digest,
+                "approvers": approvers_to_json(approvers),
+                "allow_self_approval": int(allow_self),
+                "requester": requester,
+                "state": _PENDING,
+                "created_at": now,
+                "expires_at": now + rule.expiry_seconds,
+                "channel": channel,
+            },
         )
         log.info("team %s: approval %s requested for %s", team_id, approval_id, kind.value)
         return self.require(team_id, approval_id)
@@ -229,11 +307,11 @@ class ApprovalStore:
         self, team_id: str, approval_id: str, channel: str, message_ts: str
     ) -> Approval:
         """Remember the Slack message that shows this request, to update it on every move."""
-        cursor = self._db.execute(
-            "UPDATE approvals SET channel = ?, message_ts = ? WHERE team_id = ? AND id = ?",
-            [channel, message_ts, team_id, approval_id],
+        changed = self._db.change(
+            _ATTACH,
+            {"team": team_id, "approval": approval_id, "in_channel": channel, "at_ts": message_ts},
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
         return self.require(team_id, approval_id)
 
@@ -270,13 +348,19 @@ class ApprovalStore:
         if refusal:
             raise ApprovalForbiddenError(refusal, current)
         target = ApprovalState.APPROVED if approve else ApprovalState.DENIED
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, decider = ?, reason = ?, decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending'
-                 AND params_hash = ? AND expires_at > ?""",
-            [target.value, decider, reason, now, team_id, approval_id, params_hash, now],
+        changed = self._db.change(
+            _DECIDE,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "expected_hash": params_hash,
+                "now": now,
+                "new_state": target.value,
+                "by": decider,
+                "why": reason,
+            },
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise self._lost(team_id, approval_id, now)
         log.info("team %s: approval %s %s by %s", team_id, approval_id, target.value, decider)
         return self.require(team_id, approval_id)
@@ -298,12 +382,11 @@ class ApprovalStore:
             raise ApprovalForbiddenError(
                 "only the requester or an admin may cancel this request", current
             )
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = 'cancelled', decider = ?, reason = ?, decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending'""",
-            [by, reason, now, team_id, approval_id],
+        changed = self._db.change(
+            _CANCEL,
+            {"team": team_id, "approval": approval_id, "by": by, "why": reason, "now": now},
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise self._lost(team_id, approval_id, now)
         log.info("team %s: approval %s cancelled by %s", team_id, approval_id, by)
         return self.require(team_id, approval_id)
@@ -314,13 +397,12 @@ class ApprovalStore:
         """approved -> executing, once: the winner gets the exact parameters that were
         approved, and holds the request for ``lease_seconds`` (``renew_execution``)."""
         now = self._clock()
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = 'executing', executed_at = ?, lease_until = ?
-               WHERE team_id = ? AND id = ? AND state = 'approved'""",
-            [now, now + lease_seconds, team_id, approval_id],
+        changed = self._db.change(
+            _CLAIM,
+            {"team": team_id, "approval": approval_id, "now": now, "lease": now + lease_seconds},
         )
         claimed = self.require(team_id, approval_id)
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise ApprovalStateError(_state_message(claimed, "run"), claimed)
         if params_hash(claimed.params) != claimed.params_hash:
             # Only possible if the row was edited behind our back: refuse to act on it.
@@ -336,23 +418,26 @@ class ApprovalStore:
         self, team_id: str, approval_id: str, *, lease_seconds: float = EXECUTION_LEASE
     ) -> bool:
         """The running process still holds this request; False once it is settled."""
-        cursor = self._db.execute(
-            """UPDATE approvals SET lease_until = ?
-               WHERE team_id = ? AND id = ? AND state = 'executing'""",
-            [self._clock() + lease_seconds, team_id, approval_id],
+        lease = self._clock() + lease_seconds
+        return (
+            self._db.change(_RENEW, {"team": team_id, "approval": approval_id, "lease": lease}) == 1
         )
-        return cursor.rowcount == 1
 
     def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
         """executing -> done | failed, with the outcome the Slack card will show."""
         target = ApprovalState.DONE if ok else ApprovalState.FAILED
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, finished_at = ?, result = ?, lease_until = NULL
-               WHERE team_id = ? AND id = ? AND state = 'executing'""",
-            [target.value, self._clock(), json.dumps(result), team_id, approval_id],
+        changed = self._db.change(
+            _FINISH,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "new_state": target.value,
+                "now": self._clock(),
+                "outcome": json.dumps(result),
+            },
         )
         finished = self.require(team_id, approval_id)
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise ApprovalStateError(_state_message(finished, "finish"), finished)
         log.info("team %s: approval %s %s", team_id, approval_id, target.value)
         return finished
@@ -362,13 +447,7 @@ class ApprovalStore:
         with the lease run out, or approved more than ``approved_grace`` seconds ago and
         never claimed (a live process claims within moments of the approval)."""
         now = self._clock()
-        rows = self._db.query(
-            """SELECT * FROM approvals
-               WHERE (state = 'executing' AND COALESCE(lease_until, executed_at + ?) <= ?)
-                  OR (state = 'approved' AND decided_at <= ?)
-               ORDER BY created_at, id""",
-            [EXECUTION_LEASE, now, now - approved_grace],
-        )
+        rows = self._db.all(_ABANDONED, {"now": now, "approved_before": now - approved_grace})
         return [self._approval(row) for row in rows]
 
     def finish_abandoned(
@@ -379,14 +458,18 @@ class ApprovalStore:
         was settled meanwhile or its process renewed the lease after all."""
         target = ApprovalState.DONE if ok else ApprovalState.FAILED
         now = self._clock()
-        cursor = self._db.execute(
-            """UPDATE approvals SET state = ?, finished_at = ?, result = ?, lease_until = NULL
-               WHERE team_id = ? AND id = ? AND state = 'executing'
-                 AND COALESCE(lease_until, executed_at + ?) <= ?""",
-            [target.value, now, json.dumps(result), team_id, approval_id, EXECUTION_LEASE, now],
+        changed = self._db.change(
+            _FINISH_ABANDONED,
+            {
+                "team": team_id,
+                "approval": approval_id,
+                "new_state": target.value,
+                "now": now,
+                "outcome": json.dumps(result),
+            },
         )
         settled = self.require(team_id, approval_id)
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise ApprovalStateError(_state_message(settled, "settle"), settled)
         log.info("team %s: abandoned approval %s settled as %s", team_id, approval_id, target)
         return settled
@@ -394,16 +477,9 @@ class ApprovalStore:
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
         """Move this team's overdue pending requests to expired; returns them (to update cards)."""
         moment = self._clock() if now is None else now
-        with write_transaction(self._db):
-            ids = [
-                row[0]
-                for row in self._db.execute(
-                    """UPDATE approvals SET state = 'expired', decided_at = ?
-                       WHERE team_id = ? AND state = 'pending' AND expires_at <= ?
-                       RETURNING id""",
-                    [moment, team_id, moment],
-                ).fetchall()
-            ]
+        ids: builtins.list[str] = self._db.write(
+            lambda conn: list(conn.execute(_EXPIRE_DUE, {"team": team_id, "now": moment}).scalars())
+        )
         if ids:
             log.info("team %s: %d approval(s) expired", team_id, len(ids))
         return [self.require(team_id, i) for i in sorted(ids)]
@@ -426,11 +502,7 @@ class ApprovalStore:
             raise ApprovalStateError(_state_message(current, "decide"), current)
 
     def _expire(self, current: Approval, now: float) -> Approval:
-        self._db.execute(
-            """UPDATE approvals SET state = 'expired', decided_at = ?
-               WHERE team_id = ? AND id = ? AND state = 'pending' AND expires_at <= ?""",
-            [now, current.team_id, current.id, now],
-        )
+        self._db.change(_EXPIRE_ONE, {"team": current.team_id, "approval": current.id, "now": now})
         return self.require(current.team_id, current.id)
 
     def _lost(self, team_id: str, approval_id: str, now: float) -> ApprovalStateError:
@@ -439,7 +511,7 @@ class ApprovalStore:
             current = self._expire(current, now)
         return ApprovalStateError(_state_message(current, "decide"), current)
 
-    def _approval(self, row: dict[str, Any]) -> Approval:
+    def _approval(self, row: RowMapping) -> Approval:
         params: dict[str, Any] = json.loads(self._box.decrypt(row["params_enc"]))
         return Approval(
             id=row["id"],
@@ -461,7 +533,7 @@ class ApprovalStore:
             channel=row["channel"],
             message_ts=row["message_ts"],
             result=None if row["result"] is None else json.loads(row["result"]),
-            lease_until=row.get("lease_until"),
+            lease_until=row["lease_until"],
         )
 
 

@@ -13,9 +13,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from sqlite_utils import Database
+from sqlalchemy import ColumnElement, insert, select, true
+from sqlalchemy.engine import Connection
 
 from storage.clock import Clock, iso_utc, system_clock
+from storage.database import Database
+from storage.schema import audit_log
+
+_A = audit_log.c
+_APPEND = insert(audit_log)
 
 log = logging.getLogger(__name__)
 
@@ -111,37 +117,45 @@ class AuditLog:
         """Record one action. team_id None is for operator actions that span workspaces
         (e.g. secret rotation); user_id is the Slack user, or "cli:<name>" for the CLI."""
         text = json.dumps(redact(dict(params or {})), sort_keys=True, default=str)
-        cursor = self._db.execute(
-            """INSERT INTO audit_log (at, team_id, user_id, action, params, outcome, detail)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            [self._clock(), team_id, user_id, action, text, outcome, detail],
-        )
+        values = {
+            "at": self._clock(),
+            "team_id": team_id,
+            "user_id": user_id,
+            "action": action,
+            "params": text,
+            "outcome": outcome,
+            "detail": detail,
+        }
+
+        def work(conn: Connection) -> int:
+            key = conn.execute(_APPEND, values).inserted_primary_key
+            return 0 if key is None else int(key[0])
+
+        entry_id = self._db.write(work)
         log.debug("audit: team %s user %s %s -> %s", team_id, user_id, action, outcome)
-        return int(cursor.lastrowid or 0)
+        return entry_id
 
     def entries(
         self, team_id: str, *, since: float | None = None, limit: int | None = None
     ) -> list[AuditEntry]:
         """One workspace's entries, oldest first."""
-        return self._select("team_id = ?", [team_id], since, limit)
+        return self._select(_A.team_id == team_id, since, limit)
 
     def all_entries(
         self, *, since: float | None = None, limit: int | None = None
     ) -> list[AuditEntry]:
         """Every workspace's entries: for the server operator's `callops audit` export only."""
-        return self._select("1 = 1", [], since, limit)
+        return self._select(true(), since, limit)
 
     def _select(
-        self, where: str, args: list[Any], since: float | None, limit: int | None
+        self, where: ColumnElement[bool], since: float | None, limit: int | None
     ) -> list[AuditEntry]:
-        sql = f"SELECT * FROM audit_log WHERE {where}"
+        query = select(audit_log).where(where)
         if since is not None:
-            sql += " AND at >= ?"
-            args = [*args, since]
-        sql += " ORDER BY at, id"
+            query = query.where(_A.at >= since)
+        query = query.order_by(_A.at, _A.id)
         if limit is not None:
-            sql += " LIMIT ?"
-            args = [*args, limit]
+            query = query.limit(limit)
         return [
             AuditEntry(
                 id=row["id"],
@@ -153,7 +167,7 @@ class AuditLog:
                 outcome=row["outcome"],
                 detail=row["detail"],
             )
-            for row in self._db.query(sql, args)
+            for row in self._db.all(query)
         ]
 
 

@@ -18,12 +18,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.notifications import DedupStore
+from storage.schema import approvals, call_threads, callback_queue, notification_routes
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 from storage.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -64,6 +67,110 @@ def subject_hash(team_id: str, subject: str) -> str:
     return hashlib.sha256(f"{team_id}\x00{subject}".encode()).hexdigest()
 
 
+_Q = callback_queue.c
+_T = call_threads.c
+_SEQ = _Q.seq == bindparam("row")
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_THREAD = (
+    _T.team_id == bindparam("team_id"),
+    _T.channel == bindparam("channel"),
+    _T.day == bindparam("day"),
+    _T.subject_hash == bindparam("subject_hash"),
+)
+_QUEUED_COLUMNS = (
+    _Q.seq,
+    _Q.team_id,
+    _Q.lane,
+    _Q.kind,
+    _Q.record_id,
+    _Q.payload_enc,
+    _Q.received_at,
+    _Q.not_before,
+    _Q.attempts,
+    _Q.lease_owner,
+    _Q.lease_until,
+)
+
+
+_FIRSTS = select(func.min(_Q.seq).label("seq")).group_by(_Q.team_id, _Q.lane).subquery()
+_HEADS = select(*_QUEUED_COLUMNS).join(_FIRSTS, _Q.seq == _FIRSTS.c.seq).order_by(_Q.seq)
+_QUEUE = insert(callback_queue)
+_FREE = or_(
+    _Q.lease_until.is_(None),
+    _Q.lease_until <= bindparam("now"),
+    _Q.lease_owner == bindparam("owner"),
+)
+_PICK = select(_Q.seq).where(_SEQ, _FREE).with_for_update(skip_locked=True)
+_TAKE = (
+    update(callback_queue)
+    .where(_SEQ, _FREE)
+    .values(lease_owner=bindparam("owner"), lease_until=bindparam("until"))
+)
+_RELEASE = (
+    update(callback_queue)
+    .where(_Q.lease_owner == bindparam("owner"))
+    .values(lease_owner=None, lease_until=None)
+)
+_REMOVE = delete(callback_queue).where(_SEQ)
+_POSTPONE = (
+    update(callback_queue)
+    .where(_SEQ)
+    .values(
+        not_before=bindparam("retry_at"),
+        attempts=_Q.attempts + 1,
+        last_error=bindparam("error"),
+        lease_owner=None,
+        lease_until=None,
+    )
+)
+_PENDING_ALL = select(func.count()).select_from(callback_queue)
+_PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
+_CLEAR = delete(callback_queue)
+_R = notification_routes.c
+_ROUTES = select(_R.id, _R.created_at).where(_R.team_id == bindparam("team_id"))
+_THREAD_ROOT = select(_T.root_ts).where(*_THREAD)
+_FORGET_THREAD = delete(call_threads).where(*_THREAD)
+_PRUNE_THREADS = delete(call_threads).where(_T.created_at < bindparam("older_than"))
+_P = approvals.c
+_PUSHES = (
+    select(_P.result, _P.channel, _P.message_ts)
+    .where(
+        _P.team_id == bindparam("team_id"),
+        _P.kind == "autocall.push",
+        _P.result.is_not(None),
+        _P.result.like(bindparam("pattern"), escape="/"),
+    )
+    .order_by(_P.finished_at.desc())
+)
+_PUSH_IN_FLIGHT = (
+    select(_P.id)
+    .where(
+        _P.team_id == bindparam("team_id"),
+        _P.kind == "autocall.push",
+        _P.state.in_(("approved", "executing")),
+    )
+    .limit(1)
+)
+
+
+def _containing(text: str) -> str:
+    """A LIKE pattern matching values that contain ``text`` itself (its ``%`` and ``_``
+    are not wildcards)."""
+    escaped = text.replace("/", "//").replace("%", "/%").replace("_", "/_")
+    return f"%{escaped}%"
+
+
+def _set_thread_root(insert: InsertFactory) -> Executable:
+    statement = insert(call_threads)
+    return statement.on_conflict_do_update(
+        index_elements=[_T.team_id, _T.channel, _T.day, _T.subject_hash],
+        set_={"root_ts": statement.excluded.root_ts, "created_at": statement.excluded.created_at},
+    )
+
+
+_SET_THREAD_ROOT = by_dialect(_set_thread_root)
+
+
 class CallFeedStore:
     def __init__(
         self, db: Database, box: SecretBox, dedup: DedupStore, *, clock: Clock = system_clock
@@ -93,50 +200,53 @@ class CallFeedStore:
         if outcome:
             lanes.append(("outcome", OUTCOME_LANE + record_id))
         now = self._clock()
-        with write_transaction(self._db):
-            if not self._dedup.mark_callback(team_id, record_id):
+        sealed = self._box.encrypt(json.dumps(dict(payload), ensure_ascii=False))
+        rows = [
+            {
+                "team_id": team_id,
+                "lane": lane,
+                "kind": kind,
+                "record_id": record_id,
+                "payload_enc": sealed,
+                "received_at": now,
+                "not_before": now,
+            }
+            for kind, lane in lanes
+        ]
+
+        def work(conn: Connection) -> int | None:
+            if not self._dedup.mark_callback_in(conn, team_id, record_id):
                 return None
-            if not lanes:
-                return 0
-            sealed = self._box.encrypt(json.dumps(dict(payload), ensure_ascii=False))
-            self._db.conn.executemany(
-                """INSERT INTO callback_queue (team_id, lane, kind, record_id, payload_enc,
-                       received_at, not_before) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                [(team_id, lane, kind, record_id, sealed, now, now) for kind, lane in lanes],
-            )
-        return len(lanes)
+            if rows:
+                conn.execute(_QUEUE, rows)
+            return len(rows)
+
+        return self._db.write(work)
 
     def heads(self) -> list[QueuedRecord]:
         """The oldest row of every lane (posts within a lane go strictly in order)."""
-        rows = self._db.execute(
-            """SELECT q.seq, q.team_id, q.lane, q.kind, q.record_id, q.payload_enc,
-                      q.received_at, q.not_before, q.attempts, q.lease_owner, q.lease_until
-               FROM callback_queue q
-               JOIN (SELECT MIN(seq) AS seq FROM callback_queue GROUP BY team_id, lane) h
-                 ON q.seq = h.seq
-               ORDER BY q.seq"""
-        ).fetchall()
-        return [self._queued(row) for row in rows]
+        return [self._queued(row) for row in self._db.all(_HEADS)]
 
     def lease(self, seq: int, owner: str, seconds: float) -> bool:
         """Take a row to post it: True for the one poster (of any process) that got it.
-        A lease that ran out (its process died mid-post) can be taken over."""
+        A lease that ran out (its process died mid-post) can be taken over.
+
+        On PostgreSQL the row is picked with ``FOR UPDATE SKIP LOCKED``: a poster that
+        finds another one taking the same row moves on at once instead of waiting for it.
+        """
         now = self._clock()
-        cursor = self._db.execute(
-            """UPDATE callback_queue SET lease_owner = ?, lease_until = ?
-               WHERE seq = ? AND (lease_until IS NULL OR lease_until <= ? OR lease_owner = ?)""",
-            [owner, now + seconds, seq, now, owner],
-        )
-        return cursor.rowcount == 1
+        params = {"row": seq, "now": now, "owner": owner, "until": now + seconds}
+
+        def work(conn: Connection) -> bool:
+            if conn.execute(_PICK, params).first() is None:
+                return False
+            return conn.execute(_TAKE, params).rowcount == 1
+
+        return self._db.write(work)
 
     def release(self, owner: str) -> int:
         """Give back every row this poster holds (it is stopping)."""
-        cursor = self._db.execute(
-            """UPDATE callback_queue SET lease_owner = NULL, lease_until = NULL
-               WHERE lease_owner = ?""",
-            [owner],
-        )
-        return cursor.rowcount
+        return self._db.change(_RELEASE, {"owner": owner})
 
     def leased_elsewhere(self, queued: QueuedRecord, owner: str) -> bool:
         """Whether another poster holds this row now."""
@@ -147,86 +257,81 @@ class CallFeedStore:
         )
 
     def remove(self, seq: int) -> bool:
-        cursor = self._db.execute("DELETE FROM callback_queue WHERE seq = ?", [seq])
-        return cursor.rowcount == 1
+        return self._db.change(_REMOVE, {"row": seq}) == 1
 
     def postpone(self, seq: int, not_before: float, error: str | None = None) -> None:
         """Try this row again at ``not_before`` (its lane waits behind it)."""
-        self._db.execute(
-            """UPDATE callback_queue SET not_before = ?, attempts = attempts + 1,
-                   last_error = ?, lease_owner = NULL, lease_until = NULL WHERE seq = ?""",
-            [not_before, error, seq],
-        )
+        self._db.change(_POSTPONE, {"row": seq, "retry_at": not_before, "error": error})
 
     def pending(self, team_id: str | None = None) -> int:
         if team_id is None:
-            row = self._db.execute("SELECT COUNT(*) FROM callback_queue").fetchone()
-        else:
-            row = self._db.execute(
-                "SELECT COUNT(*) FROM callback_queue WHERE team_id = ?", [team_id]
-            ).fetchone()
-        return int(row[0])
+            return int(self._db.scalar(_PENDING_ALL))
+        return int(self._db.scalar(_PENDING_TEAM, {"team_id": team_id}))
+
+    def clear(self) -> int:
+        """Drop every queued post of every workspace (benchmarks reset between runs)."""
+        return self._db.change(_CLEAR)
 
     def payload(self, queued: QueuedRecord) -> dict[str, Any]:
         """The record as the receiver accepted it."""
         payload: dict[str, Any] = json.loads(self._box.decrypt(queued.sealed))
         return payload
 
-    def _queued(self, row: tuple[Any, ...]) -> QueuedRecord:
+    def _queued(self, row: RowMapping) -> QueuedRecord:
         return QueuedRecord(
-            seq=int(row[0]),
-            team_id=row[1],
-            lane=row[2],
-            kind=row[3],
-            record_id=row[4],
-            sealed=row[5],
-            received_at=float(row[6]),
-            not_before=float(row[7]),
-            attempts=int(row[8]),
-            lease_owner=row[9],
-            lease_until=None if row[10] is None else float(row[10]),
+            seq=int(row["seq"]),
+            team_id=row["team_id"],
+            lane=row["lane"],
+            kind=row["kind"],
+            record_id=row["record_id"],
+            sealed=row["payload_enc"],
+            received_at=float(row["received_at"]),
+            not_before=float(row["not_before"]),
+            attempts=int(row["attempts"]),
+            lease_owner=row["lease_owner"],
+            lease_until=None if row["lease_until"] is None else float(row["lease_until"]),
         )
 
     def routes_version(self, team_id: str) -> tuple[int, float, int]:
         """Changes whenever the team's notification routes change (added or removed, by
         this process or another), so the receiver can keep them between callbacks."""
-        row = self._db.execute(
-            """SELECT COUNT(*), COALESCE(MAX(created_at), 0), COALESCE(SUM(rowid), 0)
-               FROM notification_routes WHERE team_id = ?""",
-            [team_id],
-        ).fetchone()
-        return int(row[0]), float(row[1]), int(row[2])
+        rows = self._db.all(_ROUTES, {"team_id": team_id})
+        ids = "\n".join(sorted(str(r["id"]) for r in rows))
+        checksum = int.from_bytes(hashlib.sha256(ids.encode()).digest()[:8], "big")
+        newest = max((float(r["created_at"]) for r in rows), default=0.0)
+        return len(rows), newest, checksum
 
     # -- threads ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _thread(team_id: str, channel: str, day: str, subject: str) -> dict[str, str]:
+        return {
+            "team_id": team_id,
+            "channel": channel,
+            "day": day,
+            "subject_hash": subject_hash(team_id, subject),
+        }
+
     def thread_root(self, team_id: str, channel: str, day: str, subject: str) -> str | None:
-        row = self._db.execute(
-            """SELECT root_ts FROM call_threads
-               WHERE team_id = ? AND channel = ? AND day = ? AND subject_hash = ?""",
-            [team_id, channel, day, subject_hash(team_id, subject)],
-        ).fetchone()
-        return None if row is None else str(row[0])
+        root = self._db.scalar(_THREAD_ROOT, self._thread(team_id, channel, day, subject))
+        return None if root is None else str(root)
 
     def set_thread_root(self, team_id: str, channel: str, day: str, subject: str, ts: str) -> None:
-        self._db.execute(
-            """INSERT INTO call_threads (team_id, channel, day, subject_hash, root_ts, created_at)
-               VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT (team_id, channel, day, subject_hash)
-               DO UPDATE SET root_ts = excluded.root_ts, created_at = excluded.created_at""",
-            [team_id, channel, day, subject_hash(team_id, subject), ts, self._clock()],
+        self._db.change(
+            self._db.pick(_SET_THREAD_ROOT),
+            {
+                **self._thread(team_id, channel, day, subject),
+                "root_ts": ts,
+                "created_at": self._clock(),
+            },
         )
 
     def forget_thread_root(self, team_id: str, channel: str, day: str, subject: str) -> None:
-        self._db.execute(
-            """DELETE FROM call_threads
-               WHERE team_id = ? AND channel = ? AND day = ? AND subject_hash = ?""",
-            [team_id, channel, day, subject_hash(team_id, subject)],
-        )
+        self._db.change(_FORGET_THREAD, self._thread(team_id, channel, day, subject))
 
     def prune_threads(self, older_than: float) -> int:
         """Forget thread roots made before ``older_than`` (a day's threads end with the day)."""
-        cursor = self._db.execute("DELETE FROM call_threads WHERE created_at < ?", [older_than])
-        return cursor.rowcount
+        return self._db.change(_PRUNE_THREADS, {"older_than": older_than})
 
     # -- autocalls pushed from Slack -------------------------------------------------------
 
@@ -235,29 +340,27 @@ class CallFeedStore:
 
         The approval flow keeps ``{"call_id", "channel", "ts"}`` in the push's result; the
         approval card's own channel and ts stand in when the result names no message.
+        The database narrows the pushes down to results that mention the id (a plain text
+        match both engines run the same way); the JSON is read here.
         """
-        row = self._db.execute(
-            """SELECT json_extract(result, '$.channel'), json_extract(result, '$.ts'),
-                      channel, message_ts
-               FROM approvals
-               WHERE team_id = ? AND kind = 'autocall.push' AND result IS NOT NULL
-                 AND json_valid(result) AND json_extract(result, '$.call_id') = ?
-               ORDER BY finished_at DESC LIMIT 1""",
-            [team_id, call_id],
-        ).fetchone()
-        if row is None:
-            return None
-        channel, ts = (row[0], row[1]) if row[0] and row[1] else (row[2], row[3])
-        if not channel or not ts:
-            return None
-        return PushedMessage(channel=str(channel), ts=str(ts))
+        rows = self._db.all(_PUSHES, {"team_id": team_id, "pattern": _containing(call_id)})
+        for row in rows:
+            try:
+                result = json.loads(row["result"])
+            except ValueError:
+                continue
+            if not isinstance(result, dict) or result.get("call_id") != call_id:
+                continue
+            channel, ts = result.get("channel"), result.get("ts")
+            if not (channel and ts):
+                channel, ts = row["channel"], row["message_ts"]
+            if not channel or not ts:
+                return None
+            return PushedMessage(channel=str(channel), ts=str(ts))
+        return None
 
     def push_in_flight(self, team_id: str) -> bool:
         """Whether an autocall push of this team is being run right now (its call id, and
         so the link from a call record to its message, is not stored yet)."""
-        row = self._db.execute(
-            """SELECT 1 FROM approvals WHERE team_id = ? AND kind = 'autocall.push'
-                 AND state IN ('approved', 'executing') LIMIT 1""",
-            [team_id],
-        ).fetchone()
-        return row is not None
+        found = self._db.first(_PUSH_IN_FLIGHT, {"team_id": team_id})
+        return found is not None

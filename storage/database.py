@@ -1,58 +1,415 @@
-"""Opening the one SQLite file every callops process shares.
+"""The database every callops process shares: a SQLite file (the embedded default) or a
+PostgreSQL server (several replicas), behind one SQLAlchemy engine.
 
-Two processes (the app and the CLI, or two app workers) write the same file, so the
-connection is set up for contention: WAL lets readers run beside a writer, the busy timeout
-makes a writer wait for the lock instead of failing, and writes that read first take the
-lock up front (`write_transaction`) so they never fail half-way on a stale snapshot.
+Why it is built this way:
+
+- One engine per process, pooled and thread-safe, so the same `Storage` can be used from
+  worker threads. Every store call borrows a connection for its own transaction
+  (`Database.read` / `Database.write`) and gives it back; none is held across calls.
+- Waiting for a lock is short and bounded: a writer waits at most the lock timeout (SQLite's
+  busy timeout, PostgreSQL's ``lock_timeout``), the whole transaction is retried a few times
+  with a small backoff, and then `StorageBusyError` tells the caller to fail this one
+  request instead of stalling everything behind it.
+- Writes take their lock up front. On SQLite a deferred transaction that reads and then
+  writes can fail half-way when another process committed in between (the busy timeout
+  cannot help there), so write transactions start with ``BEGIN IMMEDIATE``. PostgreSQL locks
+  rows, so claims there are single statements (``INSERT ... ON CONFLICT DO NOTHING``,
+  ``UPDATE ... WHERE state = ...``) or ``SELECT ... FOR UPDATE SKIP LOCKED``.
+- SQLite runs in WAL mode (readers beside a writer) with ``synchronous=NORMAL`` and foreign
+  keys on; the SQL that differs between the engines lives here and in the migrations, not
+  in the stores.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
-from sqlite_utils import Database
+from sqlalchemy import Table, create_engine, event, inspect, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, Connection, Engine, RowMapping, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.sql import Executable
 
+from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
-from storage.transactions import write_transaction
+from storage.schema import schema_version
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "connect", "open_database", "write_transaction"]
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "DEFAULT_LOCK_TIMEOUT",
+    "DEFAULT_STATEMENT_TIMEOUT",
+    "DEFAULT_TRIES",
+    "Database",
+    "InsertFactory",
+    "Params",
+    "by_dialect",
+    "connect",
+    "database_url",
+    "open_database",
+]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BUSY_TIMEOUT = 15.0
-"""Seconds a writer waits for another process's lock before giving up."""
+T = TypeVar("T")
+S = TypeVar("S")
+
+Params = Mapping[str, Any] | None
+"""Values for a statement's bind parameters."""
+
+InsertFactory = Callable[[Table], sqlite.Insert | postgresql.Insert]
 
 
-def connect(path: str | Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Database:
-    """A configured connection without migrating (for tests and tools that inspect)."""
-    conn = sqlite3.connect(str(path), timeout=busy_timeout)
-    db = Database(conn, execute_plugins=False)
-    db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    db.execute("PRAGMA foreign_keys = ON")
-    return db
+def by_dialect(build: Callable[[InsertFactory], S]) -> dict[str, S]:
+    """A statement built once per engine, for what only has a dialect-specific construct in
+    SQLAlchemy: ``INSERT ... ON CONFLICT`` (upserts and claims). ``build`` receives the
+    dialect's ``insert`` and is called for both; `Database.pick` chooses at run time."""
+    return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
+
+
+DEFAULT_LOCK_TIMEOUT = 2.0
+"""Seconds a writer waits for another writer's lock before this try gives up."""
+
+DEFAULT_BUSY_TIMEOUT = DEFAULT_LOCK_TIMEOUT
+"""The same figure under its SQLite name (`Storage.open(busy_timeout=...)`)."""
+
+DEFAULT_STATEMENT_TIMEOUT = 30.0
+"""PostgreSQL only: seconds any one statement may run (a runaway query must not pin a
+connection of the pool forever)."""
+
+DEFAULT_TRIES = 3
+"""Attempts at a transaction that met a lock, before `StorageBusyError`."""
+
+_BACKOFF = 0.05
+"""Seconds before the second try; doubled (with jitter) before each later one."""
+
+_MODE = "callops_transaction"
+"""Execution option telling SQLite's BEGIN what the transaction is: ``write`` (BEGIN
+IMMEDIATE: it takes the write lock before it reads), ``read`` (BEGIN), or ``single``: one
+statement, which SQLite runs atomically on its own, so no BEGIN and COMMIT around it."""
+
+_SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
+_PG_BUSY_STATES = frozenset(
+    {
+        "55P03",  # lock_not_available: lock_timeout ran out
+        "40001",  # serialization_failure
+        "40P01",  # deadlock_detected
+    }
+)
+
+
+def database_url(target: str | Path) -> URL:
+    """The engine URL for ``CALLOPS_DB``: a file path means SQLite; ``postgresql://`` (or
+    ``postgres://``) means PostgreSQL through psycopg 3; ``sqlite:///path`` is accepted too."""
+    text = str(target).strip()
+    if not text:
+        raise InvalidValueError("CALLOPS_DB is empty: give a SQLite file path or a URL")
+    if "://" not in text:
+        return URL.create("sqlite", database=text)
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        raise InvalidValueError(
+            "CALLOPS_DB is not a URL callops understands: give a SQLite file path or "
+            "postgresql://user:password@host:5432/dbname"
+        ) from None
+    backend = url.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        return url.set(drivername="postgresql+psycopg")
+    if backend == "sqlite":
+        return url
+    raise InvalidValueError(
+        f"CALLOPS_DB names a {backend!r} database; callops runs on a SQLite file or PostgreSQL"
+    )
+
+
+class Database:
+    """One engine and the transactions every store runs on it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        tries: int = DEFAULT_TRIES,
+        backoff: float = _BACKOFF,
+    ) -> None:
+        if tries < 1:
+            raise InvalidValueError("a transaction needs at least one try")
+        self.engine = engine
+        self.lock_timeout = lock_timeout
+        self._tries = tries
+        self._backoff = backoff
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    @property
+    def lock_timeout_ms(self) -> int:
+        return int(self.lock_timeout * 1000)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @property
+    def where(self) -> str:
+        """The database for messages and logs, never with its password."""
+        url = self.engine.url
+        if url.get_backend_name() == "sqlite":
+            return url.database or ":memory:"
+        shown = url.set(drivername=url.get_backend_name())  # as people write it
+        return shown.render_as_string(hide_password=True)
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def read(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` in a read transaction (one consistent view of the data)."""
+        return self._run(work, "read")
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` in a write transaction: all of it commits, or none of it.
+
+        ``work`` may run more than once (a try that met a lock is rolled back and retried),
+        so it must not have effects outside the database.
+        """
+        return self._run(work, "write")
+
+    def _run(self, work: Callable[[Connection], T], mode: str) -> T:
+        delay = self._backoff
+        for attempt in range(1, self._tries + 1):
+            committing = False
+            try:
+                with self.engine.connect() as conn:
+                    conn.execution_options(**{_MODE: mode})
+                    with conn.begin():
+                        result = work(conn)
+                        committing = True
+                    return result
+            except DBAPIError as exc:
+                last = attempt == self._tries
+                if exc.connection_invalidated and not committing and not last:
+                    # A pooled connection the server had closed (a restart, a failover):
+                    # SQLAlchemy has discarded the pool's old connections; nothing of this
+                    # transaction was committed, so it simply runs again on a fresh one.
+                    log.info(
+                        "database connection lost (try %d of %d); reconnecting",
+                        attempt,
+                        self._tries,
+                    )
+                    continue
+                if not self.is_busy(exc):
+                    raise
+                if last:
+                    log.warning("database busy after %d tries; failing this request", self._tries)
+                    raise StorageBusyError() from exc
+                log.info("database busy (try %d of %d); retrying", attempt, self._tries)
+                time.sleep(delay * (1 + random.random()))
+                delay *= 2
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def is_busy(self, exc: DBAPIError) -> bool:
+        """Whether the error means "another writer holds the lock" (worth a retry)."""
+        orig = exc.orig
+        code = getattr(orig, "sqlite_errorcode", None)
+        if isinstance(code, int):
+            return code & 0xFF in _SQLITE_BUSY_CODES
+        state = getattr(orig, "sqlstate", None)
+        if isinstance(state, str):
+            return state in _PG_BUSY_STATES
+        return "database is locked" in str(orig)
+
+    # -- one-statement shorthands ------------------------------------------------------------
+    #
+    # The stores keep their statements as module constants with bind parameters and pass
+    # the values here: SQLAlchemy then builds and caches each statement once instead of on
+    # every call (most of the cost of a small query).
+
+    def all(self, statement: Executable, params: Params = None) -> list[RowMapping]:
+        return self._run(lambda conn: list(conn.execute(statement, params).mappings()), "single")
+
+    def first(self, statement: Executable, params: Params = None) -> RowMapping | None:
+        return self._run(lambda conn: conn.execute(statement, params).mappings().first(), "single")
+
+    def scalar(self, statement: Executable, params: Params = None) -> Any:
+        return self._run(lambda conn: conn.execute(statement, params).scalar(), "single")
+
+    def change(self, statement: Executable, params: Params = None) -> int:
+        """Run one writing statement on its own (atomic by itself); returns the rows it
+        changed."""
+        return self._run(lambda conn: conn.execute(statement, params).rowcount, "single")
+
+    # -- dialect differences -----------------------------------------------------------------
+
+    def pick(self, statements: Mapping[str, S]) -> S:
+        """This engine's variant of a statement built with `by_dialect`."""
+        return statements[self.dialect]
+
+    def table_names(self) -> list[str]:
+        return self.read(lambda conn: sorted(inspect(conn).get_table_names()))
+
+    def sqlite_pragma(self, statement: str) -> Sequence[Any]:
+        """Run a PRAGMA outside any transaction (some, like ``journal_mode`` or
+        ``wal_checkpoint``, refuse to run inside one); returns its rows."""
+        if not self.is_sqlite:
+            raise InvalidValueError("PRAGMA is SQLite's; this database is PostgreSQL")
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(statement)
+                return list(cursor.fetchall())
+            finally:
+                cursor.close()
+        finally:
+            raw.close()
+
+    def ping(self) -> None:
+        """Raises if the database cannot answer a trivial query (for health checks)."""
+        self.scalar(select(1))
+
+    def probe_write(self, *, lock_timeout: float) -> None:
+        """Raises unless a write goes through now: an UPDATE in a transaction that is
+        rolled back, so a read-only file, a full disk or a lock held for good show here
+        while ``SELECT 1`` would pass. Waits at most ``lock_timeout`` seconds for another
+        writer's lock, and tries once (a readiness check must answer quickly)."""
+        ms = int(lock_timeout * 1000)
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                _driver_sql(conn, f"PRAGMA busy_timeout = {ms}")
+            try:
+                conn.execution_options(**{_MODE: "write"})
+                with conn.begin() as transaction:
+                    if not self.is_sqlite:
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
+                    conn.execute(_TOUCH_VERSION)
+                    transaction.rollback()
+            finally:
+                if self.is_sqlite:  # the connection goes back to the pool
+                    _driver_sql(conn, f"PRAGMA busy_timeout = {self.lock_timeout_ms}")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Database({self.dialect}: {self.where})"
+
+
+def _driver_sql(conn: Connection, statement: str) -> None:
+    """Run a statement on the driver's connection, outside SQLAlchemy's transaction (which
+    would otherwise begin before it)."""
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None
+    cursor = dbapi.cursor()
+    try:
+        cursor.execute(statement)
+    finally:
+        cursor.close()
+
+
+_TOUCH_VERSION = update(schema_version).values(version=schema_version.c.version)
+
+_EXECUTION_OPTIONS = {"preserve_rowcount": True}
+"""Claims are decided by how many rows an INSERT ... ON CONFLICT DO NOTHING changed; by
+default SQLAlchemy keeps that count only for UPDATE and DELETE."""
+
+
+def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
+    engine = create_engine(
+        url,
+        connect_args={"timeout": lock_timeout},
+        hide_parameters=True,
+        execution_options=_EXECUTION_OPTIONS,
+    )
+    busy_ms = int(lock_timeout * 1000)
+
+    @event.listens_for(engine, "connect")
+    def configure(dbapi_connection: Any, _record: Any) -> None:
+        # SQLAlchemy emits BEGIN itself (below); the driver's own transaction handling
+        # would start transactions late and never for SELECTs.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get(_MODE, "read")
+        if mode == "write":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif mode == "read":
+            conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def _postgresql_engine(url: URL, lock_timeout: float, statement_timeout: float) -> Engine:
+    # No pool_pre_ping (a round trip before every transaction): a connection the server
+    # closed fails on its first statement and `Database` runs the transaction again.
+    engine = create_engine(url, hide_parameters=True, execution_options=_EXECUTION_OPTIONS)
+    lock_ms, statement_ms = int(lock_timeout * 1000), int(statement_timeout * 1000)
+
+    @event.listens_for(engine, "connect")
+    def configure(dbapi_connection: Any, _record: Any) -> None:
+        # Session settings outside a transaction, so the pool's reset-on-return (a rollback)
+        # cannot undo them.
+        autocommit = dbapi_connection.autocommit
+        dbapi_connection.autocommit = True
+        try:
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute(f"SET lock_timeout = {lock_ms}")
+                cursor.execute(f"SET statement_timeout = {statement_ms}")
+        finally:
+            dbapi_connection.autocommit = autocommit
+
+    return engine
+
+
+def connect(
+    target: str | Path,
+    *,
+    busy_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT,
+    tries: int = DEFAULT_TRIES,
+) -> Database:
+    """A configured database without migrating it (for tests and tools that inspect)."""
+    url = database_url(target)
+    if url.get_backend_name() == "sqlite":
+        engine = _sqlite_engine(url, busy_timeout)
+    else:
+        engine = _postgresql_engine(url, busy_timeout, statement_timeout)
+    return Database(engine, lock_timeout=busy_timeout, tries=tries)
 
 
 def open_database(
-    path: str | Path,
+    target: str | Path,
     *,
-    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    busy_timeout: float = DEFAULT_LOCK_TIMEOUT,
     target_version: int | None = None,
 ) -> Database:
-    """Open (creating if needed) and migrate the database; refuse a file from a newer callops.
+    """Open (creating if needed) and migrate the database; refuse one from a newer callops.
 
     `target_version` stops migrating at that version; only tests of upgrades use it.
     """
-    db = connect(path, busy_timeout=busy_timeout)
+    db = connect(target, busy_timeout=busy_timeout)
     try:
-        # Check before touching the file at all: a newer file is left exactly as it was.
-        read_schema_version(db, refuse_newer=True, where=str(path))
-        db.enable_wal()
-        db.execute("PRAGMA synchronous = NORMAL")
-        migrate(db, target=target_version, where=str(path))
+        # Check before touching the database at all: a newer one is left exactly as it was.
+        read_schema_version(db, refuse_newer=True, where=db.where)
+        if db.is_sqlite:
+            db.sqlite_pragma("PRAGMA journal_mode = WAL")
+        migrate(db, target=target_version, where=db.where)
     except BaseException:
         db.close()
         raise
-    log.debug("opened database %s", path)
+    log.debug("opened database %s", db.where)
     return db

@@ -1,7 +1,8 @@
 """Scheduled digests as data; the digest feature decides what a schedule spec means.
 
 `claim_slot` is the one primitive the scheduler needs for "each slot runs once": the
-(digest, slot) primary key makes the claim an atomic INSERT OR IGNORE, whoever else tries.
+(digest, slot) primary key makes the claim an atomic ``INSERT ... ON CONFLICT DO NOTHING``
+on either engine, whoever else tries.
 """
 
 from __future__ import annotations
@@ -11,13 +12,77 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage._rows import dump_list, load_list, short_id
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import NotFoundError
-from storage.transactions import write_transaction
+from storage.schema import digest_runs, digests
 from storage.validation import check_id, check_timezone
+
+_D = digests.c
+_R = digest_runs.c
+_THIS = (_D.team_id == bindparam("team"), _D.id == bindparam("digest"))
+"""Bind names differ from column names: SQLAlchemy keeps those for SET values."""
+_ADD = insert(digests)
+_GET = select(digests).where(*_THIS)
+_LIST = select(digests).where(_D.team_id == bindparam("team")).order_by(_D.created_at, _D.id)
+_ACTIVE = select(digests).where(_D.paused == 0).order_by(_D.team_id, _D.created_at, _D.id)
+_TEAM_IDS = select(_D.team_id).distinct().order_by(_D.team_id)
+_REMOVE = delete(digests).where(*_THIS)
+_REMEMBER_SLOT = update(digests).where(*_THIS).values(last_slot=bindparam("at_slot"))
+_TEAMS_DIGEST = _R.digest_id.in_(select(_D.id).where(_D.team_id == bindparam("team")))
+_FINISH = (
+    update(digest_runs)
+    .where(_R.digest_id == bindparam("digest"), _R.slot == bindparam("at_slot"), _TEAMS_DIGEST)
+    .values(finished_at=bindparam("now"), outcome=bindparam("result"), detail=bindparam("note"))
+)
+_RUNS = (
+    select(digest_runs)
+    .join(digests, _D.id == _R.digest_id)
+    .where(*_THIS)
+    .order_by(_R.claimed_at.desc())
+    .limit(bindparam("limit"))
+)
+_UNFINISHED = (
+    select(_D.team_id, *digest_runs.c)
+    .join(digests, _D.id == _R.digest_id)
+    .where(_R.finished_at.is_(None), _R.claimed_at < bindparam("before"))
+    .order_by(_R.claimed_at, _R.digest_id)
+)
+# Compare-and-set on the old claim time: of two processes taking over, one moves it.
+_RECLAIM = (
+    update(digest_runs)
+    .where(
+        _R.digest_id == bindparam("digest"),
+        _R.slot == bindparam("at_slot"),
+        _R.finished_at.is_(None),
+        _R.claimed_at < bindparam("before"),
+        _TEAMS_DIGEST,
+    )
+    .values(claimed_at=bindparam("now"))
+)
+
+
+def _claim(insert: InsertFactory) -> Executable:
+    # Only a digest of this team can be claimed; a second claim of the slot conflicts on
+    # the (digest, slot) primary key and inserts nothing.
+    return (
+        insert(digest_runs)
+        .from_select(
+            ["digest_id", "slot", "claimed_at"],
+            select(_D.id, bindparam("at_slot", type_=Text), bindparam("now", type_=Double)).where(
+                *_THIS
+            ),
+        )
+        .on_conflict_do_nothing()
+    )
+
+
+_CLAIM = by_dialect(_claim)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,7 +111,7 @@ class DigestRun:
     detail: str | None
 
 
-def _digest(row: dict[str, Any]) -> DigestSchedule:
+def _digest(row: RowMapping) -> DigestSchedule:
     return DigestSchedule(
         id=row["id"],
         team_id=row["team_id"],
@@ -81,32 +146,27 @@ class DigestStore:
     ) -> DigestSchedule:
         digest_id = short_id()
         now = self._clock()
-        self._db.execute(
-            """INSERT INTO digests (id, team_id, channel, schedule, timezone, campaigns,
-                   sections, paused, created_by, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)""",
-            [
-                digest_id,
-                check_id(team_id, "team id"),
-                check_id(channel, "channel id"),
-                schedule.strip(),
-                check_timezone(timezone),
-                dump_list(campaigns),
-                dump_list(sections),
-                created_by,
-                now,
-                now,
-            ],
+        self._db.change(
+            _ADD,
+            {
+                "id": digest_id,
+                "team_id": check_id(team_id, "team id"),
+                "channel": check_id(channel, "channel id"),
+                "schedule": schedule.strip(),
+                "timezone": check_timezone(timezone),
+                "campaigns": dump_list(campaigns),
+                "sections": dump_list(sections),
+                "paused": 0,
+                "created_by": created_by,
+                "created_at": now,
+                "updated_at": now,
+            },
         )
         return self.require(team_id, digest_id)
 
     def get(self, team_id: str, digest_id: str) -> DigestSchedule | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM digests WHERE team_id = ? AND id = ?", [team_id, digest_id]
-            )
-        )
-        return _digest(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team": team_id, "digest": digest_id})
+        return _digest(row) if row else None
 
     def require(self, team_id: str, digest_id: str) -> DigestSchedule:
         found = self.get(team_id, digest_id)
@@ -115,26 +175,15 @@ class DigestStore:
         return found
 
     def list(self, team_id: str) -> list[DigestSchedule]:
-        return [
-            _digest(row)
-            for row in self._db.query(
-                "SELECT * FROM digests WHERE team_id = ? ORDER BY created_at, id", [team_id]
-            )
-        ]
+        return [_digest(row) for row in self._db.all(_LIST, {"team": team_id})]
 
     def active(self) -> builtins.list[DigestSchedule]:
         """Every workspace's digests that are not paused: what the scheduler looks at."""
-        return [
-            _digest(row)
-            for row in self._db.query(
-                "SELECT * FROM digests WHERE paused = 0 ORDER BY team_id, created_at, id"
-            )
-        ]
+        return [_digest(row) for row in self._db.all(_ACTIVE)]
 
     def team_ids(self) -> builtins.list[str]:
         """Teams that have digests (ids only): the scheduler loads each team's at start."""
-        rows = self._db.execute("SELECT DISTINCT team_id FROM digests ORDER BY team_id")
-        return [r[0] for r in rows.fetchall()]
+        return [r["team_id"] for r in self._db.all(_TEAM_IDS)]
 
     def update(
         self,
@@ -167,83 +216,71 @@ class DigestStore:
         return self.require(team_id, digest_id)
 
     def remove(self, team_id: str, digest_id: str) -> bool:
-        cursor = self._db.execute(
-            "DELETE FROM digests WHERE team_id = ? AND id = ?", [team_id, digest_id]
-        )
-        return cursor.rowcount == 1
+        return self._db.change(_REMOVE, {"team": team_id, "digest": digest_id}) == 1
 
     def claim_slot(self, team_id: str, digest_id: str, slot: str) -> bool:
         """True for exactly one caller per (digest, slot); also records it as the last slot.
 
         False when the slot was already claimed, or the digest is not this team's.
         """
-        now = self._clock()
-        with write_transaction(self._db):
-            cursor = self._db.execute(
-                """INSERT OR IGNORE INTO digest_runs (digest_id, slot, claimed_at)
-                   SELECT id, ?, ? FROM digests WHERE team_id = ? AND id = ?""",
-                [slot, now, team_id, digest_id],
-            )
-            if cursor.rowcount != 1:
+        params = {"team": team_id, "digest": digest_id, "at_slot": slot, "now": self._clock()}
+        claim = self._db.pick(_CLAIM)
+
+        def work(conn: Connection) -> bool:
+            if conn.execute(claim, params).rowcount != 1:
                 return False
-            self._db.execute(
-                "UPDATE digests SET last_slot = ? WHERE team_id = ? AND id = ?",
-                [slot, team_id, digest_id],
-            )
-        return True
+            conn.execute(_REMEMBER_SLOT, params)
+            return True
+
+        return self._db.write(work)
 
     def finish_slot(
         self, team_id: str, digest_id: str, slot: str, *, outcome: str, detail: str | None = None
     ) -> bool:
-        cursor = self._db.execute(
-            """UPDATE digest_runs SET finished_at = ?, outcome = ?, detail = ?
-               WHERE digest_id = ? AND slot = ?
-                 AND digest_id IN (SELECT id FROM digests WHERE team_id = ?)""",
-            [self._clock(), outcome, detail, digest_id, slot, team_id],
+        changed = self._db.change(
+            _FINISH,
+            {
+                "team": team_id,
+                "digest": digest_id,
+                "at_slot": slot,
+                "now": self._clock(),
+                "result": outcome,
+                "note": detail,
+            },
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     def unfinished(self, claimed_before: float) -> builtins.list[tuple[str, DigestRun]]:
         """Slots claimed before ``claimed_before`` and never finished (their process died
         between the claim and the record of the post), with their team, oldest first."""
-        rows = self._db.query(
-            """SELECT d.team_id AS team_id, r.* FROM digest_runs r
-               JOIN digests d ON d.id = r.digest_id
-               WHERE r.finished_at IS NULL AND r.claimed_at < ?
-               ORDER BY r.claimed_at, r.digest_id""",
-            [claimed_before],
-        )
-        found: builtins.list[tuple[str, DigestRun]] = []
-        for row in rows:
-            team_id = row.pop("team_id")
-            found.append((team_id, DigestRun(**row)))
-        return found
+        rows = self._db.all(_UNFINISHED, {"before": claimed_before})
+        return [
+            (row["team_id"], DigestRun(**{k: v for k, v in row.items() if k != "team_id"}))
+            for row in rows
+        ]
 
     def reclaim_slot(self, team_id: str, digest_id: str, slot: str, claimed_before: float) -> bool:
         """Take over an unfinished claim made before ``claimed_before``: True for exactly
         one caller (whose post of the slot then counts), False if it moved meanwhile."""
-        cursor = self._db.execute(
-            """UPDATE digest_runs SET claimed_at = ?
-               WHERE digest_id = ? AND slot = ? AND finished_at IS NULL AND claimed_at < ?
-                 AND digest_id IN (SELECT id FROM digests WHERE team_id = ?)""",
-            [self._clock(), digest_id, slot, claimed_before, team_id],
-        )
-        return cursor.rowcount == 1
+        values = {
+            "team": team_id,
+            "digest": digest_id,
+            "at_slot": slot,
+            "before": claimed_before,
+            "now": self._clock(),
+        }
+        return self._db.change(_RECLAIM, values) == 1
 
     def runs(self, team_id: str, digest_id: str, *, limit: int = 20) -> builtins.list[DigestRun]:
         """Newest slot first."""
-        rows = self._db.query(
-            """SELECT r.* FROM digest_runs r JOIN digests d ON d.id = r.digest_id
-               WHERE d.team_id = ? AND r.digest_id = ? ORDER BY r.claimed_at DESC LIMIT ?""",
-            [team_id, digest_id, limit],
-        )
+        rows = self._db.all(_RUNS, {"team": team_id, "digest": digest_id, "limit": limit})
         return [DigestRun(**row) for row in rows]
 
     def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> None:
-        assignments = "".join(f"{column} = ?, " for column in changes)
-        cursor = self._db.execute(
-            f"UPDATE digests SET {assignments}updated_at = ? WHERE team_id = ? AND id = ?",
-            [*changes.values(), self._clock(), team_id, digest_id],
+        changed = self._db.change(
+            update(digests)
+            .where(_D.team_id == team_id, _D.id == digest_id)
+            .values(**changes, updated_at=self._clock())
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no digest {digest_id!r} in this workspace")

@@ -17,6 +17,21 @@ class SchemaTooNewError(StorageError):
     """The database was written by a newer callops; opening it could corrupt it."""
 
 
+class StorageBusyError(StorageError):
+    """Another writer held the lock past the short lock timeout, through every retry.
+
+    Raised instead of waiting longer, so the caller fails this one request with a clear
+    message while every other request goes on.
+    """
+
+    def __init__(self, message: str = "the database is busy; try again in a moment") -> None:
+        super().__init__(message)
+
+
+class DatabaseNotEmptyError(StorageError):
+    """`callops db copy` refuses to write over a database that already holds rows."""
+
+
 class MissingSecretKeyError(StorageError):
     """No CALLOPS_SECRET_KEY outside demo mode: refusing beats storing keys in plain text."""
 

@@ -1,10 +1,13 @@
-"""`Storage`: every store over one database connection, built in one place."""
+"""`Storage`: every store over one database, built in one place."""
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from pathlib import Path
 
-from sqlite_utils import Database
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 from storage.alerts import AlertStore
 from storage.approval_secrets import ApprovalSecretStore
@@ -12,21 +15,61 @@ from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
 from storage.clock import Clock, system_clock
-from storage.database import DEFAULT_BUSY_TIMEOUT, open_database
+from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
 from storage.roles import RoleStore
+from storage.schema import (
+    approval_secrets,
+    callback_tokens,
+    service_tokens,
+    slack_installations,
+    step_runs,
+    workspaces,
+)
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepRunStore
 from storage.workspaces import WorkspaceStore
 
+log = logging.getLogger(__name__)
+
+_SECRET_TABLES = (
+    workspaces,
+    service_tokens,
+    slack_installations,
+    callback_tokens,
+    approval_secrets,
+    step_runs,
+)
+"""The tables a workspace wipe deletes secrets from."""
+
+
+@dataclass(frozen=True)
+class WipeResult:
+    """What `Storage.wipe_workspace_secrets` removed."""
+
+    disconnected: bool
+    """The workspace had an API key (now deleted with its cached tokens)."""
+    installations: int
+    """Slack installations (bot and user tokens) deleted."""
+    callback_token: bool
+    """The workspace had a callback URL token (now revoked: its URL answers 404)."""
+    held: int
+    """Rows of what open requests held: one-time secrets and prompt addresses deleted,
+    waiting workflow steps' tokens forgotten."""
+    scrubbed: bool
+    """The old values were also cleared from the database's files (SQLite: zeroed and the
+    write-ahead log emptied; PostgreSQL: the tables rewritten). False when another process
+    kept that from finishing now; the rows are deleted either way."""
+
 
 class Storage:
-    """All stores of one process. Use one `Storage` per thread (SQLite connections are not
-    shared across threads); other processes open their own on the same file."""
+    """All stores of one process, over one pooled, thread-safe engine: use the same
+    `Storage` from any thread (each call runs its own short transaction); other processes
+    open their own on the same database."""
 
     def __init__(
         self,
@@ -64,13 +107,65 @@ class Storage:
         *,
         clock: Clock = system_clock,
         default_timezone: str = "UTC",
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        busy_timeout: float = DEFAULT_LOCK_TIMEOUT,
     ) -> Storage:
+        """Open ``CALLOPS_DB``: a SQLite file path or a ``postgresql://`` URL, migrated to
+        the latest schema. ``busy_timeout`` is the lock timeout of one try, in seconds."""
         db = open_database(path, busy_timeout=busy_timeout)
         return cls(db, box, clock=clock, default_timezone=default_timezone)
 
     def rotate_secrets(self) -> int:
         return rotate_secrets(self.db, self.box)
+
+    def ping(self) -> None:
+        """Raises if the database does not answer (the health check's question)."""
+        self.db.ping()
+
+    def wipe_workspace_secrets(self, team_id: str) -> WipeResult:
+        """Delete every secret of a workspace whose app was uninstalled or whose tokens were
+        revoked: its API key and cached tokens, its Slack installations, its callback URL
+        token, what its open requests held (one-time secrets, prompt addresses, workflow
+        step tokens), in one transaction; then clear the old values from the database's files as
+        far as the engine allows."""
+
+        def work(conn: Connection) -> tuple[bool, int, bool, int]:
+            if self.db.is_sqlite:
+                # Zero the deleted cells instead of leaving them in freed space.
+                conn.exec_driver_sql("PRAGMA secure_delete = ON")
+            return (
+                self.workspaces.disconnect_in(conn, team_id),
+                self.installations.delete_in(conn, enterprise_id=None, team_id=team_id),
+                self.callback_tokens.revoke_in(conn, team_id),
+                self.approval_secrets.forget_team_in(conn, team_id)
+                + self.step_runs.drop_tokens_in(conn, team_id),
+            )
+
+        disconnected, installations, token, held = self.db.write(work)
+        return WipeResult(disconnected, installations, token, held, self._scrub())
+
+    def _scrub(self) -> bool:
+        if self.db.is_sqlite:
+            # Older copies of the pages stay in the write-ahead log until it is checkpointed
+            # and emptied; a reader in another process can keep that from finishing now.
+            rows = self.db.sqlite_pragma("PRAGMA wal_checkpoint(TRUNCATE)")
+            return bool(rows) and not rows[0][0]
+        # PostgreSQL keeps deleted and updated rows as dead tuples until a vacuum, and a
+        # plain vacuum only marks their space free: VACUUM FULL rewrites the tables without
+        # them. It needs an exclusive lock, so it waits only briefly (readers queue behind
+        # it) and leaves the rewrite to the next wipe if the tables are busy.
+        names = ", ".join(t.name for t in _SECRET_TABLES)
+        try:
+            with self.db.engine.connect() as conn:
+                conn.execution_options(isolation_level="AUTOCOMMIT")
+                conn.exec_driver_sql("SET lock_timeout = 200")
+                try:
+                    conn.exec_driver_sql(f"VACUUM (FULL) {names}")
+                finally:
+                    conn.exec_driver_sql(f"SET lock_timeout = {self.db.lock_timeout_ms}")
+        except DBAPIError as exc:
+            log.info("could not rewrite the secret tables now: %s", exc.orig)
+            return False
+        return True
 
     def close(self) -> None:
         self.db.close()

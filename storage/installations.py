@@ -15,14 +15,19 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import ColumnElement, bindparam, delete, insert, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.roles import RoleStore
+from storage.schema import oauth_states, slack_installations
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 
 log = logging.getLogger(__name__)
+
+_I = slack_installations.c
 
 _SECRET_FIELDS = (
     "bot_token",
@@ -96,13 +101,72 @@ def _seconds(value: float | int | datetime | str) -> float:
     return float(value)
 
 
-def _where(
-    enterprise_id: str | None, team_id: str | None, *, is_enterprise_install: bool
-) -> tuple[str, list[Any]]:
-    # An org-wide install belongs to the enterprise, whichever team it was started from.
-    if is_enterprise_install:
-        return "enterprise_id = ? AND is_enterprise_install = 1", [enterprise_id or ""]
-    return "enterprise_id = ? AND team_id = ?", [enterprise_id or "", team_id or ""]
+_KEYS = ("enterprise_id", "team_id", "user_id")
+_BY_USER = _I.user_id == bindparam("user")
+_NEWEST = (_I.installed_at.desc(), _I.id.desc())
+
+
+def _scope(org: bool) -> tuple[ColumnElement[bool], ...]:
+    """An org-wide install belongs to the enterprise, whichever team it was started from."""
+    if org:
+        return (_I.enterprise_id == bindparam("enterprise"), _I.is_enterprise_install == 1)
+    return (_I.enterprise_id == bindparam("enterprise"), _I.team_id == bindparam("team"))
+
+
+_FIND = {
+    (org, by_user): select(slack_installations)
+    .where(*_scope(org), *((_BY_USER,) if by_user else ()))
+    .order_by(*_NEWEST)
+    .limit(1)
+    for org in (False, True)
+    for by_user in (False, True)
+}
+_FIND_BOT = {
+    org: select(slack_installations)
+    .where(*_scope(org), _I.bot_token_enc.is_not(None))
+    .order_by(*_NEWEST)
+    .limit(1)
+    for org in (False, True)
+}
+_DELETE = {
+    (org, by_user): delete(slack_installations).where(
+        *_scope(org), *((_BY_USER,) if by_user else ())
+    )
+    for org in (False, True)
+    for by_user in (False, True)
+}
+_DELETE_BOT = {
+    org: update(slack_installations)
+    .where(*_scope(org))
+    .values(bot_token_enc=None, bot_refresh_token_enc=None)
+    for org in (False, True)
+}
+_STATES = oauth_states.c
+_PRUNE_STATES = delete(oauth_states).where(_STATES.expires_at <= bindparam("now"))
+_ISSUE_STATE = insert(oauth_states)
+_CONSUME_STATE = delete(oauth_states).where(
+    _STATES.state == bindparam("state"), _STATES.expires_at > bindparam("now")
+)
+
+
+def _save(insert: InsertFactory) -> Executable:
+    statement = insert(slack_installations)
+    kept = ("id", *_KEYS)
+    return statement.on_conflict_do_update(
+        index_elements=list(_KEYS),
+        set_={c.name: c for c in statement.excluded if c.name not in kept},
+    )
+
+
+_SAVE = by_dialect(_save)
+
+
+def _params(
+    enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+) -> dict[str, str | None]:
+    # '' stands for "none" in the key columns, so the UNIQUE key treats it as a value. (Bind
+    # names differ from column names: SQLAlchemy keeps those for SET values.)
+    return {"enterprise": enterprise_id or "", "team": team_id or "", "user": user_id}
 
 
 class InstallationStore:
@@ -136,21 +200,13 @@ class InstallationStore:
         row["enterprise_id"] = record.enterprise_id or ""
         row["team_id"] = record.team_id or ""
         row["installed_at"] = record.installed_at or self._clock()
-        columns = list(row)
-        updates = ", ".join(
-            f"{c} = excluded.{c}"
-            for c in columns
-            if c not in ("enterprise_id", "team_id", "user_id")
-        )
-        with write_transaction(self._db):
-            self._db.execute(
-                f"""INSERT INTO slack_installations ({", ".join(columns)})
-                    VALUES ({", ".join("?" for _ in columns)})
-                    ON CONFLICT (enterprise_id, team_id, user_id) DO UPDATE SET {updates}""",
-                list(row.values()),
-            )
+
+        def work(conn: Connection) -> None:
+            conn.execute(self._db.pick(_SAVE), row)
             if record.team_id and record.user_id:
-                self._roles.record_installer(record.team_id, record.user_id)
+                self._roles.record_installer_in(conn, record.team_id, record.user_id)
+
+        self._db.write(work)
         log.info(
             "saved Slack installation for enterprise %s team %s",
             record.enterprise_id,
@@ -166,14 +222,11 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation of the team (or of that user in it)."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
-        sql = f"SELECT * FROM slack_installations WHERE {where}"
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(user_id)
-        sql += " ORDER BY installed_at DESC, id DESC LIMIT 1"
-        rows = list(self._db.query(sql, args))
-        return self._record(rows[0]) if rows else None
+        row = self._db.first(
+            _FIND[is_enterprise_install, user_id is not None],
+            _params(enterprise_id, team_id, user_id),
+        )
+        return self._record(row) if row else None
 
     def find_bot(
         self,
@@ -183,16 +236,8 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> InstallationRecord | None:
         """The latest installation that carries a bot token (a user-only re-install has none)."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
-        rows = list(
-            self._db.query(
-                f"""SELECT * FROM slack_installations
-                    WHERE {where} AND bot_token_enc IS NOT NULL
-                    ORDER BY installed_at DESC, id DESC LIMIT 1""",
-                args,
-            )
-        )
-        return self._record(rows[0]) if rows else None
+        row = self._db.first(_FIND_BOT[is_enterprise_install], _params(enterprise_id, team_id))
+        return self._record(row) if row else None
 
     def delete(
         self,
@@ -203,25 +248,38 @@ class InstallationStore:
         is_enterprise_install: bool = False,
     ) -> int:
         """Remove the team's installations (or one user's); returns how many."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
-        sql = f"DELETE FROM slack_installations WHERE {where}"
-        if user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(user_id)
-        return self._db.execute(sql, args).rowcount
+        return self._db.write(
+            lambda conn: self.delete_in(
+                conn,
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                user_id=user_id,
+                is_enterprise_install=is_enterprise_install,
+            )
+        )
+
+    def delete_in(
+        self,
+        conn: Connection,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool = False,
+    ) -> int:
+        """`delete` inside the caller's transaction."""
+        return conn.execute(
+            _DELETE[is_enterprise_install, user_id is not None],
+            _params(enterprise_id, team_id, user_id),
+        ).rowcount
 
     def delete_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool = False
     ) -> int:
         """Forget the bot tokens (app uninstalled) but keep user installations."""
-        where, args = _where(enterprise_id, team_id, is_enterprise_install=is_enterprise_install)
-        return self._db.execute(
-            f"""UPDATE slack_installations SET bot_token_enc = NULL, bot_refresh_token_enc = NULL
-                WHERE {where}""",
-            args,
-        ).rowcount
+        return self._db.change(_DELETE_BOT[is_enterprise_install], _params(enterprise_id, team_id))
 
-    def _record(self, row: dict[str, Any]) -> InstallationRecord:
+    def _record(self, row: RowMapping) -> InstallationRecord:
         values: dict[str, Any] = {}
         for f in fields(InstallationRecord):
             if f.name in _SECRET_FIELDS:
@@ -250,17 +308,14 @@ class OAuthStateStore:
     def issue(self, expires_in: float = 600.0) -> str:
         state = secrets.token_urlsafe(24)
         now = self._clock()
-        with write_transaction(self._db):
-            self._db.execute("DELETE FROM oauth_states WHERE expires_at <= ?", [now])
-            self._db.execute(
-                "INSERT INTO oauth_states (state, expires_at) VALUES (?, ?)",
-                [state, now + expires_in],
-            )
+
+        def work(conn: Connection) -> None:
+            conn.execute(_PRUNE_STATES, {"now": now})
+            conn.execute(_ISSUE_STATE, {"state": state, "expires_at": now + expires_in})
+
+        self._db.write(work)
         return state
 
     def consume(self, state: str) -> bool:
         """True once for a valid, unexpired state; False for unknown, used or expired ones."""
-        cursor = self._db.execute(
-            "DELETE FROM oauth_states WHERE state = ? AND expires_at > ?", [state, self._clock()]
-        )
-        return cursor.rowcount == 1
+        return self._db.change(_CONSUME_STATE, {"state": state, "now": self._clock()}) == 1

@@ -9,12 +9,22 @@ when two schedulers fail at the same minute.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, select
+from sqlalchemy.engine import RowMapping
 
 from storage.clock import Clock, system_clock
+from storage.database import Database, by_dialect
+from storage.schema import workspace_notices
 from storage.validation import check_id
+
+_N = workspace_notices.c
+_THIS = (_N.team_id == bindparam("team_id"), _N.kind == bindparam("kind"))
+_CLOSE = delete(workspace_notices).where(*_THIS)
+_GET = select(workspace_notices).where(*_THIS)
+_LIST = select(workspace_notices).where(_N.team_id == bindparam("team_id")).order_by(_N.opened_at)
+# The (team, kind) primary key: the first failure opens the notice, later ones conflict.
+_OPEN = by_dialect(lambda insert: insert(workspace_notices).on_conflict_do_nothing())
 
 
 @dataclass(frozen=True)
@@ -26,7 +36,7 @@ class Notice:
     opened_at: float
 
 
-def _notice(row: dict[str, Any]) -> Notice:
+def _notice(row: RowMapping) -> Notice:
     return Notice(
         team_id=row["team_id"],
         kind=row["kind"],
@@ -45,32 +55,22 @@ class NoticeStore:
         self, team_id: str, kind: str, *, detail: str | None = None, channel: str | None = None
     ) -> bool:
         """True the first time a problem of ``kind`` is seen since it was last closed."""
-        cursor = self._db.execute(
-            """INSERT OR IGNORE INTO workspace_notices (team_id, kind, detail, channel, opened_at)
-               VALUES (?, ?, ?, ?, ?)""",
-            [check_id(team_id, "team id"), kind, detail, channel, self._clock()],
-        )
-        return cursor.rowcount == 1
+        values = {
+            "team_id": check_id(team_id, "team id"),
+            "kind": kind,
+            "detail": detail,
+            "channel": channel,
+            "opened_at": self._clock(),
+        }
+        return self._db.change(self._db.pick(_OPEN), values) == 1
 
     def close(self, team_id: str, kind: str) -> bool:
         """The problem is over; True when there was an open notice."""
-        cursor = self._db.execute(
-            "DELETE FROM workspace_notices WHERE team_id = ? AND kind = ?", [team_id, kind]
-        )
-        return cursor.rowcount == 1
+        return self._db.change(_CLOSE, {"team_id": team_id, "kind": kind}) == 1
 
     def get(self, team_id: str, kind: str) -> Notice | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM workspace_notices WHERE team_id = ? AND kind = ?", [team_id, kind]
-            )
-        )
-        return _notice(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team_id": team_id, "kind": kind})
+        return _notice(row) if row else None
 
     def list(self, team_id: str) -> list[Notice]:
-        return [
-            _notice(row)
-            for row in self._db.query(
-                "SELECT * FROM workspace_notices WHERE team_id = ? ORDER BY opened_at", [team_id]
-            )
-        ]
+        return [_notice(row) for row in self._db.all(_LIST, {"team_id": team_id})]

@@ -8,15 +8,65 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
 from storage._rows import dump_list, load_list, short_id
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
+from storage.schema import (
+    callback_tokens,
+    notification_routes,
+    processed_callbacks,
+    processed_events,
+)
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 from storage.validation import check_id
+
+_R = notification_routes.c
+_C = callback_tokens.c
+_ROUTE = (_R.team_id == bindparam("team_id"), _R.id == bindparam("id"))
+_ADD_ROUTE = insert(notification_routes)
+_GET_ROUTE = select(notification_routes).where(*_ROUTE)
+_LIST_ROUTES = (
+    select(notification_routes)
+    .where(_R.team_id == bindparam("team_id"))
+    .order_by(_R.created_at, _R.id)
+)
+_REMOVE_ROUTE = delete(notification_routes).where(*_ROUTE)
+_TOKEN = select(_C.token_enc).where(_C.team_id == bindparam("team_id"))
+_TEAM_FOR = select(_C.team_id).where(_C.token_hash == bindparam("token_hash"))
+_REVOKE = delete(callback_tokens).where(_C.team_id == bindparam("team_id"))
+_SEEN_CALLBACKS = select(func.count()).select_from(processed_callbacks)
+_SEEN_CALLBACKS_OF_TEAM = _SEEN_CALLBACKS.where(
+    processed_callbacks.c.team_id == bindparam("team_id")
+)
+_PRUNE_CALLBACKS = delete(processed_callbacks).where(
+    processed_callbacks.c.processed_at < bindparam("older_than")
+)
+_PRUNE_EVENTS = delete(processed_events).where(
+    processed_events.c.processed_at < bindparam("older_than")
+)
+
+
+def _rotate(insert: InsertFactory) -> Executable:
+    statement = insert(callback_tokens)
+    return statement.on_conflict_do_update(
+        index_elements=[_C.team_id],
+        set_={
+            "token_hash": statement.excluded.token_hash,
+            "token_enc": statement.excluded.token_enc,
+            "created_at": statement.excluded.created_at,
+        },
+    )
+
+
+_ROTATE = by_dialect(_rotate)
+# The first mark of an id inserts its row; every later one conflicts on the primary key.
+_MARK_CALLBACK = by_dialect(lambda insert: insert(processed_callbacks).on_conflict_do_nothing())
+_MARK_EVENT = by_dialect(lambda insert: insert(processed_events).on_conflict_do_nothing())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,7 +83,7 @@ class NotificationRoute:
     created_at: float
 
 
-def _route(row: dict[str, Any]) -> NotificationRoute:
+def _route(row: RowMapping) -> NotificationRoute:
     return NotificationRoute(
         id=row["id"],
         team_id=row["team_id"],
@@ -64,49 +114,33 @@ class RouteStore:
         presskey_only: bool = False,
     ) -> NotificationRoute:
         route_id = short_id()
-        self._db.execute(
-            """INSERT INTO notification_routes (id, team_id, channel, campaigns, statuses,
-                   directions, presskey_only, created_by, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [
-                route_id,
-                check_id(team_id, "team id"),
-                check_id(channel, "channel id"),
-                dump_list(campaigns),
-                dump_list(statuses),
-                dump_list(directions),
-                int(presskey_only),
-                created_by,
-                self._clock(),
-            ],
+        self._db.change(
+            _ADD_ROUTE,
+            {
+                "id": route_id,
+                "team_id": check_id(team_id, "team id"),
+                "channel": check_id(channel, "channel id"),
+                "campaigns": dump_list(campaigns),
+                "statuses": dump_list(statuses),
+                "directions": dump_list(directions),
+                "presskey_only": int(presskey_only),
+                "created_by": created_by,
+                "created_at": self._clock(),
+            },
         )
         found = self.get(team_id, route_id)
         assert found is not None
         return found
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM notification_routes WHERE team_id = ? AND id = ?",
-                [team_id, route_id],
-            )
-        )
-        return _route(rows[0]) if rows else None
+        row = self._db.first(_GET_ROUTE, {"team_id": team_id, "id": route_id})
+        return _route(row) if row else None
 
     def list(self, team_id: str) -> list[NotificationRoute]:
-        return [
-            _route(row)
-            for row in self._db.query(
-                "SELECT * FROM notification_routes WHERE team_id = ? ORDER BY created_at, id",
-                [team_id],
-            )
-        ]
+        return [_route(row) for row in self._db.all(_LIST_ROUTES, {"team_id": team_id})]
 
     def remove(self, team_id: str, route_id: str) -> bool:
-        cursor = self._db.execute(
-            "DELETE FROM notification_routes WHERE team_id = ? AND id = ?", [team_id, route_id]
-        )
-        return cursor.rowcount == 1
+        return self._db.change(_REMOVE_ROUTE, {"team_id": team_id, "id": route_id}) == 1
 
 
 def _token_hash(token: str) -> str:
@@ -128,71 +162,72 @@ class CallbackTokenStore:
     def rotate(self, team_id: str) -> str:
         """A new token for the team (the old URL stops working at once)."""
         token = secrets.token_urlsafe(24)
-        self._db.execute(
-            """INSERT INTO callback_tokens (team_id, token_hash, token_enc, created_at)
-               VALUES (?, ?, ?, ?)
-               ON CONFLICT (team_id) DO UPDATE SET token_hash = excluded.token_hash,
-                   token_enc = excluded.token_enc, created_at = excluded.created_at""",
-            [
-                check_id(team_id, "team id"),
-                _token_hash(token),
-                self._box.encrypt(token),
-                self._clock(),
-            ],
+        self._db.change(
+            self._db.pick(_ROTATE),
+            {
+                "team_id": check_id(team_id, "team id"),
+                "token_hash": _token_hash(token),
+                "token_enc": self._box.encrypt(token),
+                "created_at": self._clock(),
+            },
         )
         return token
 
     def get(self, team_id: str) -> str | None:
-        row = self._db.execute(
-            "SELECT token_enc FROM callback_tokens WHERE team_id = ?", [team_id]
-        ).fetchone()
-        return None if row is None else self._box.decrypt(row[0])
+        sealed = self._db.scalar(_TOKEN, {"team_id": team_id})
+        return None if sealed is None else self._box.decrypt(sealed)
 
     def get_or_create(self, team_id: str) -> str:
         return self.get(team_id) or self.rotate(team_id)
 
     def team_for(self, token: str) -> str | None:
         """The team a callback URL token belongs to, or None for an unknown token."""
-        row = self._db.execute(
-            "SELECT team_id FROM callback_tokens WHERE token_hash = ?", [_token_hash(token)]
-        ).fetchone()
-        return None if row is None else str(row[0])
+        team = self._db.scalar(_TEAM_FOR, {"token_hash": _token_hash(token)})
+        return None if team is None else str(team)
 
     def revoke(self, team_id: str) -> bool:
-        cursor = self._db.execute("DELETE FROM callback_tokens WHERE team_id = ?", [team_id])
-        return cursor.rowcount == 1
+        return self._db.write(lambda conn: self.revoke_in(conn, team_id))
+
+    def revoke_in(self, conn: Connection, team_id: str) -> bool:
+        """`revoke` inside the caller's transaction."""
+        return conn.execute(_REVOKE, {"team_id": team_id}).rowcount == 1
 
 
 class DedupStore:
-    """First-seen checks: True the first time an id is marked, False on every redelivery."""
+    """First-seen checks: True the first time an id is marked, False on every redelivery.
+
+    Each mark is one ``INSERT ... ON CONFLICT DO NOTHING`` on the (team, id) primary key, so
+    of two processes marking the same id at once exactly one inserts the row.
+    """
 
     def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
         self._db = db
         self._clock = clock
 
     def mark_callback(self, team_id: str, callback_id: str) -> bool:
-        cursor = self._db.execute(
-            """INSERT OR IGNORE INTO processed_callbacks (team_id, callback_id, processed_at)
-               VALUES (?, ?, ?)""",
-            [team_id, callback_id, self._clock()],
-        )
-        return cursor.rowcount == 1
+        return self._db.write(lambda conn: self.mark_callback_in(conn, team_id, callback_id))
+
+    def mark_callback_in(self, conn: Connection, team_id: str, callback_id: str) -> bool:
+        """`mark_callback` inside the caller's transaction."""
+        values = {"team_id": team_id, "callback_id": callback_id, "processed_at": self._clock()}
+        return conn.execute(self._db.pick(_MARK_CALLBACK), values).rowcount == 1
 
     def mark_event(self, team_id: str, event_id: str) -> bool:
-        cursor = self._db.execute(
-            """INSERT OR IGNORE INTO processed_events (team_id, event_id, processed_at)
-               VALUES (?, ?, ?)""",
-            [team_id, event_id, self._clock()],
-        )
-        return cursor.rowcount == 1
+        values = {"team_id": team_id, "event_id": event_id, "processed_at": self._clock()}
+        return self._db.change(self._db.pick(_MARK_EVENT), values) == 1
+
+    def seen_callbacks(self, team_id: str | None = None) -> int:
+        """How many callback ids are remembered (all teams, or one)."""
+        if team_id is None:
+            return int(self._db.scalar(_SEEN_CALLBACKS))
+        return int(self._db.scalar(_SEEN_CALLBACKS_OF_TEAM, {"team_id": team_id}))
 
     def prune(self, older_than: float) -> int:
         """Forget ids processed before `older_than` (Unix seconds); returns how many."""
-        with write_transaction(self._db):
-            removed = self._db.execute(
-                "DELETE FROM processed_callbacks WHERE processed_at < ?", [older_than]
-            ).rowcount
-            removed += self._db.execute(
-                "DELETE FROM processed_events WHERE processed_at < ?", [older_than]
-            ).rowcount
-        return removed
+
+        def work(conn: Connection) -> int:
+            cutoff = {"older_than": older_than}
+            removed = conn.execute(_PRUNE_CALLBACKS, cutoff).rowcount
+            return removed + conn.execute(_PRUNE_EVENTS, cutoff).rowcount
+
+        return self._db.write(work)

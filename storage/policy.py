@@ -19,11 +19,33 @@ from dataclasses import KW_ONLY, dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, select
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError
 from storage.roles import Role
+from storage.schema import approval_policies
+
+_P = approval_policies.c
+_TEAM = _P.team_id == bindparam("team_id")
+_GET = select(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
+_ALL = select(approval_policies).where(_TEAM)
+_RESET = delete(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
+
+
+def _set(insert: InsertFactory) -> Executable:
+    statement = insert(approval_policies)
+    kept = ("team_id", "kind")
+    return statement.on_conflict_do_update(
+        index_elements=[_P.team_id, _P.kind],
+        set_={c.name: c for c in statement.excluded if c.name not in kept},
+    )
+
+
+_SET = by_dialect(_set)
 
 
 class ActionKind(StrEnum):
@@ -150,17 +172,12 @@ class PolicyStore:
 
     def get(self, team_id: str, kind: ActionKind) -> KindPolicy:
         kind = ActionKind(kind)
-        rows = list(
-            self._db.query(
-                "SELECT * FROM approval_policies WHERE team_id = ? AND kind = ?",
-                [team_id, kind.value],
-            )
-        )
-        return _policy(rows[0]) if rows else DEFAULT_POLICY[kind]
+        row = self._db.first(_GET, {"team_id": team_id, "kind": kind.value})
+        return _policy(row) if row else DEFAULT_POLICY[kind]
 
     def all(self, team_id: str) -> dict[ActionKind, KindPolicy]:
         merged = dict(DEFAULT_POLICY)
-        for row in self._db.query("SELECT * FROM approval_policies WHERE team_id = ?", [team_id]):
+        for row in self._db.all(_ALL, {"team_id": team_id}):
             if row["kind"] in _KIND_VALUES:
                 merged[ActionKind(row["kind"])] = _policy(row)
         return merged
@@ -173,26 +190,19 @@ class PolicyStore:
         *,
         updated_by: str | None = None,
     ) -> None:
-        self._db.execute(
-            """INSERT INTO approval_policies (team_id, kind, mode, approvers,
-                   allow_self_approval, expiry_seconds, min_role, updated_by, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-               ON CONFLICT (team_id, kind) DO UPDATE SET mode = excluded.mode,
-                   approvers = excluded.approvers,
-                   allow_self_approval = excluded.allow_self_approval,
-                   expiry_seconds = excluded.expiry_seconds, min_role = excluded.min_role,
-                   updated_by = excluded.updated_by, updated_at = excluded.updated_at""",
-            [
-                team_id,
-                ActionKind(kind).value,
-                policy.mode.value,
-                approvers_to_json(policy.approvers),
-                int(policy.allow_self_approval),
-                policy.expiry_seconds,
-                policy.min_role.value,
-                updated_by,
-                self._clock(),
-            ],
+        self._db.change(
+            self._db.pick(_SET),
+            {
+                "team_id": team_id,
+                "kind": ActionKind(kind).value,
+                "mode": policy.mode.value,
+                "approvers": approvers_to_json(policy.approvers),
+                "allow_self_approval": int(policy.allow_self_approval),
+                "expiry_seconds": policy.expiry_seconds,
+                "min_role": policy.min_role.value,
+                "updated_by": updated_by,
+                "updated_at": self._clock(),
+            },
         )
 
     def update(
@@ -204,13 +214,10 @@ class PolicyStore:
         return policy
 
     def reset(self, team_id: str, kind: ActionKind) -> None:
-        self._db.execute(
-            "DELETE FROM approval_policies WHERE team_id = ? AND kind = ?",
-            [team_id, ActionKind(kind).value],
-        )
+        self._db.change(_RESET, {"team_id": team_id, "kind": ActionKind(kind).value})
 
 
-def _policy(row: dict[str, Any]) -> KindPolicy:
+def _policy(row: RowMapping) -> KindPolicy:
     return KindPolicy(
         mode=Mode(row["mode"]),
         approvers=approvers_from_json(row["approvers"]),

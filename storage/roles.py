@@ -5,10 +5,14 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError
+from storage.schema import roles
 from storage.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -42,51 +46,84 @@ DEFAULT_ROLE = Role.VIEWER
 """Users nobody gave a role can look but not act (fail closed)."""
 
 
+_R = roles.c
+_STORED = select(_R.role).where(
+    _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
+)
+_REMOVE = delete(roles).where(
+    _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
+)
+_LIST = select(_R.user_id, _R.role).where(_R.team_id == bindparam("team_id")).order_by(_R.user_id)
+
+
+def _set(insert: InsertFactory) -> Executable:
+    statement = insert(roles)
+    return statement.on_conflict_do_update(
+        index_elements=[_R.team_id, _R.user_id],
+        set_={
+            "role": statement.excluded.role,
+            "granted_by": statement.excluded.granted_by,
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+
+
+_SET = by_dialect(_set)
+
+
 class RoleStore:
     def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
         self._db = db
         self._clock = clock
 
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
-        row = self._db.execute(
-            "SELECT role FROM roles WHERE team_id = ? AND user_id = ?", [team_id, user_id]
-        ).fetchone()
-        return Role(row[0]) if row else None
+        value = self._db.scalar(_STORED, {"team_id": team_id, "user_id": user_id})
+        return Role(value) if value else None
 
     def set_role(
         self, team_id: str, user_id: str, role: Role, *, granted_by: str | None = None
     ) -> None:
-        self._db.execute(
-            """INSERT INTO roles (team_id, user_id, role, granted_by, updated_at)
-               VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role,
-                   granted_by = excluded.granted_by, updated_at = excluded.updated_at""",
-            [
-                check_id(team_id, "team id"),
-                check_id(user_id, "user id"),
-                Role(role).value,
-                granted_by,
-                self._clock(),
-            ],
+        self._db.write(
+            lambda conn: self.set_role_in(conn, team_id, user_id, role, granted_by=granted_by)
         )
         log.info("team %s: user %s is now %s", team_id, user_id, Role(role).value)
 
+    def set_role_in(
+        self,
+        conn: Connection,
+        team_id: str,
+        user_id: str,
+        role: Role,
+        *,
+        granted_by: str | None = None,
+    ) -> None:
+        """`set_role` inside the caller's transaction."""
+        conn.execute(
+            self._db.pick(_SET),
+            {
+                "team_id": check_id(team_id, "team id"),
+                "user_id": check_id(user_id, "user id"),
+                "role": Role(role).value,
+                "granted_by": granted_by,
+                "updated_at": self._clock(),
+            },
+        )
+
     def remove_role(self, team_id: str, user_id: str) -> bool:
         """Back to the default role. True if the user had a stored role."""
-        cursor = self._db.execute(
-            "DELETE FROM roles WHERE team_id = ? AND user_id = ?", [team_id, user_id]
-        )
-        return cursor.rowcount == 1
+        return self._db.change(_REMOVE, {"team_id": team_id, "user_id": user_id}) == 1
 
     def list_roles(self, team_id: str) -> dict[str, Role]:
-        rows = self._db.execute(
-            "SELECT user_id, role FROM roles WHERE team_id = ? ORDER BY user_id", [team_id]
-        ).fetchall()
-        return {user_id: Role(role) for user_id, role in rows}
+        rows = self._db.all(_LIST, {"team_id": team_id})
+        return {row["user_id"]: Role(row["role"]) for row in rows}
 
     def record_installer(self, team_id: str, user_id: str) -> None:
         """The user who installed the app administers it from the start."""
         self.set_role(team_id, user_id, Role.ADMIN, granted_by="install")
+
+    def record_installer_in(self, conn: Connection, team_id: str, user_id: str) -> None:
+        """`record_installer` inside the caller's transaction."""
+        self.set_role_in(conn, team_id, user_id, Role.ADMIN, granted_by="install")
 
     def resolve_role(
         self,

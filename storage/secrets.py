@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from sqlite_utils import Database
+from sqlalchemy import and_, column, inspect, select, table, update
+from sqlalchemy.engine import Connection
 
-from storage.errors import InvalidSecretKeyError, MissingSecretKeyError, SecretDecryptError
+from storage.errors import (
+    InvalidSecretKeyError,
+    MissingSecretKeyError,
+    SecretDecryptError,
+    StorageError,
+)
 from storage.migrations import SECRET_SUFFIX
-from storage.transactions import write_transaction
+
+if TYPE_CHECKING:
+    from storage.database import Database
 
 log = logging.getLogger(__name__)
 
@@ -90,14 +99,43 @@ class SecretBox:
         return f"SecretBox(<{self._count} key(s)>)"
 
 
-def secret_columns(db: Database) -> dict[str, list[str]]:
-    """Every table's encrypted columns, found by the ``_enc`` naming rule of the schema."""
+def _secret_columns(conn: Connection) -> dict[str, list[str]]:
+    inspector = inspect(conn)
     found: dict[str, list[str]] = {}
-    for table in db.table_names():
-        columns = [c.name for c in db.table(table).columns if c.name.endswith(SECRET_SUFFIX)]
+    for name in sorted(inspector.get_table_names()):
+        columns = [
+            str(c["name"])
+            for c in inspector.get_columns(name)
+            if str(c["name"]).endswith(SECRET_SUFFIX)
+        ]
         if columns:
-            found[table] = columns
+            found[name] = columns
     return found
+
+
+def secret_columns(db: Database) -> dict[str, list[str]]:
+    """Every table's encrypted columns, found in the database itself by the ``_enc`` naming
+    rule of the schema (so a column added by a later migration is never missed)."""
+    return db.read(_secret_columns)
+
+
+def _rotate_all(conn: Connection, box: SecretBox) -> int:
+    inspector = inspect(conn)
+    rotated = 0
+    for name, columns in _secret_columns(conn).items():
+        keys = [str(k) for k in inspector.get_pk_constraint(name)["constrained_columns"]]
+        if not keys:
+            raise StorageError(f"table {name} has secrets but no primary key to update them by")
+        target = table(name, *(column(c) for c in [*keys, *columns]))
+        for row in conn.execute(select(target)).mappings().all():
+            values = {c: row[c] for c in columns}
+            rotated += sum(v is not None for v in values.values())
+            conn.execute(
+                update(target)
+                .where(and_(*(target.c[k] == row[k] for k in keys)))
+                .values({c: None if v is None else box.rotate(v) for c, v in values.items()})
+            )
+    return rotated
 
 
 def rotate_secrets(db: Database, box: SecretBox) -> int:
@@ -106,18 +144,6 @@ def rotate_secrets(db: Database, box: SecretBox) -> int:
     Returns how many values were re-encrypted. If any value cannot be decrypted the
     transaction rolls back and SecretDecryptError says so.
     """
-    rotated = 0
-    with write_transaction(db):
-        for table, columns in secret_columns(db).items():
-            column_list = ", ".join(f'"{c}"' for c in columns)
-            rows = db.execute(f'SELECT rowid, {column_list} FROM "{table}"').fetchall()
-            for row in rows:
-                rowid, values = row[0], row[1:]
-                new_values = [None if v is None else box.rotate(v) for v in values]
-                rotated += sum(v is not None for v in values)
-                assignments = ", ".join(f'"{c}" = ?' for c in columns)
-                db.execute(
-                    f'UPDATE "{table}" SET {assignments} WHERE rowid = ?', [*new_values, rowid]
-                )
+    rotated = db.write(lambda conn: _rotate_all(conn, box))
     log.info("re-encrypted %d stored secrets under the first key", rotated)
     return rotated

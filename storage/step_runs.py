@@ -13,13 +13,31 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection, RowMapping
 
 from storage.clock import Clock, system_clock
+from storage.database import Database
+from storage.schema import step_runs
 from storage.secrets import SecretBox
 from storage.validation import check_id
+
+_S = step_runs.c
+_THIS = (_S.team_id == bindparam("team"), _S.approval_id == bindparam("approval"))
+_LINK = insert(step_runs)
+_GET = select(step_runs).where(*_THIS)
+# The claim: only the caller whose UPDATE finds the run unsettled gets it.
+_SETTLE = (
+    update(step_runs)
+    .where(*_THIS, _S.settled_at.is_(None))
+    .values(settled_at=bindparam("now"), token_enc=None)
+)
+_DROP_TEAM_TOKENS = (
+    update(step_runs)
+    .where(_S.team_id == bindparam("team"), _S.token_enc.is_not(None))
+    .values(token_enc=None)
+)
 
 
 @dataclass(frozen=True)
@@ -52,47 +70,50 @@ class StepRunStore:
         outputs: Mapping[str, str],
     ) -> StepLink:
         """Remember that the run ``function_execution_id`` waits on ``approval_id``."""
-        self._db.execute(
-            """INSERT INTO step_runs (team_id, approval_id, function_execution_id, callback_id,
-                   outputs, token_enc, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            [
-                check_id(team_id, "team id"),
-                check_id(approval_id, "approval id"),
-                check_id(function_execution_id, "function execution id"),
-                callback_id,
-                json.dumps(dict(outputs), sort_keys=True),
-                self._box.encrypt(token),
-                self._clock(),
-            ],
-        )
-        found = self.get(team_id, approval_id)
-        assert found is not None
-        return found
+        values = {
+            "team_id": check_id(team_id, "team id"),
+            "approval_id": check_id(approval_id, "approval id"),
+            "function_execution_id": check_id(function_execution_id, "function execution id"),
+            "callback_id": callback_id,
+            "outputs": json.dumps(dict(outputs), sort_keys=True),
+            "token_enc": self._box.encrypt(token),
+            "created_at": self._clock(),
+        }
+
+        def work(conn: Connection) -> RowMapping | None:
+            conn.execute(_LINK, values)
+            keys = {"team": values["team_id"], "approval": values["approval_id"]}
+            return conn.execute(_GET, keys).mappings().first()
+
+        row = self._db.write(work)
+        assert row is not None
+        return self._link(row)
 
     def get(self, team_id: str, approval_id: str) -> StepLink | None:
-        rows = list(
-            self._db.query(
-                "SELECT * FROM step_runs WHERE team_id = ? AND approval_id = ?",
-                [team_id, approval_id],
-            )
-        )
-        return self._link(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team": team_id, "approval": approval_id})
+        return self._link(row) if row else None
 
     def settle(self, team_id: str, approval_id: str) -> StepLink | None:
         """The waiting run, to exactly one caller (None to every other, and when no step
         waits on this request); its token is forgotten in the same move."""
-        current = self.get(team_id, approval_id)
-        if current is None or current.settled_at is not None:
-            return None
-        cursor = self._db.execute(
-            """UPDATE step_runs SET settled_at = ?, token_enc = NULL
-               WHERE team_id = ? AND approval_id = ? AND settled_at IS NULL""",
-            [self._clock(), team_id, approval_id],
-        )
-        return current if cursor.rowcount == 1 else None
+        keys = {"team": team_id, "approval": approval_id}
 
-    def _link(self, row: dict[str, Any]) -> StepLink:
+        def work(conn: Connection) -> RowMapping | None:
+            row = conn.execute(_GET, keys).mappings().first()
+            if row is None or row["settled_at"] is not None:
+                return None
+            claimed = conn.execute(_SETTLE, {**keys, "now": self._clock()}).rowcount == 1
+            return row if claimed else None
+
+        row = self._db.write(work)
+        return self._link(row) if row else None
+
+    def drop_tokens_in(self, conn: Connection, team_id: str) -> int:
+        """Forget the tokens of the workspace's waiting runs (the app was uninstalled, so
+        they are revoked anyway), inside the caller's transaction; returns how many."""
+        return conn.execute(_DROP_TEAM_TOKENS, {"team": team_id}).rowcount
+
+    def _link(self, row: RowMapping) -> StepLink:
         outputs = json.loads(row["outputs"])
         return StepLink(
             team_id=row["team_id"],

@@ -1,22 +1,26 @@
 """Workspaces (one per Slack team): the call-center binding, its settings, its token cache.
 
 The API key and cached tokens are encrypted and never part of `Workspace`, so a workspace can
-be printed, logged or rendered without a chance of showing the key; only `api_key()` decrypts.
+be printed, logged or rendered without a chance of showing the key; only `api_key()` and
+`cached_token()` decrypt.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sqlite_utils import Database
+from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.sql import Executable
 
-from callcenter.tokens import CachedToken
 from storage.clock import Clock, system_clock
+from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import InvalidValueError, NotFoundError, SecretDecryptError
+from storage.schema import service_tokens, workspaces
 from storage.secrets import SecretBox
-from storage.transactions import write_transaction
 from storage.validation import check_base_url, check_id, check_timezone
 
 log = logging.getLogger(__name__)
@@ -49,13 +53,81 @@ class Workspace:
         return self.has_api_key and self.base_url is not None
 
 
+@dataclass(frozen=True)
+class ServiceToken:
+    """A workspace's cached call-center token, decrypted (kept out of reprs)."""
+
+    token: str = field(repr=False)
+    expires_at: float
+
+
+_W = workspaces.c
+_T = service_tokens.c
 _COLUMNS = (
-    "team_id, base_url, api_key_enc IS NOT NULL AS has_api_key, timezone, approvals_channel, "
-    "digests_channel, notifications_channel, created_at, updated_at, connected_at"
+    _W.team_id,
+    _W.base_url,
+    _W.api_key_enc.is_not(None).label("has_api_key"),
+    _W.timezone,
+    _W.approvals_channel,
+    _W.digests_channel,
+    _W.notifications_channel,
+    _W.created_at,
+    _W.updated_at,
+    _W.connected_at,
+)
+
+_GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))
+_LIST = select(*_COLUMNS).order_by(_W.team_id)
+_API_KEY = select(_W.api_key_enc).where(_W.team_id == bindparam("team"))
+_CACHED_TOKEN = select(_T.token_enc, _T.expires_at).where(_T.team_id == bindparam("team"))
+_FORGET_TOKENS = delete(service_tokens).where(_T.team_id == bindparam("team"))
+_DISCONNECT = (
+    update(workspaces)
+    .where(_W.team_id == bindparam("team"), _W.api_key_enc.is_not(None))
+    .values(api_key_enc=None, connected_at=None, updated_at=bindparam("now"))
 )
 
 
-def _workspace(row: dict[str, Any]) -> Workspace:
+def _ensure(insert: InsertFactory) -> Executable:
+    return insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
+
+
+def _connect(keep_timezone: bool) -> Callable[[InsertFactory], Executable]:
+    def build(insert: InsertFactory) -> Executable:
+        statement = insert(workspaces)
+        changes: dict[str, Any] = {
+            "base_url": statement.excluded.base_url,
+            "api_key_enc": statement.excluded.api_key_enc,
+            "updated_at": statement.excluded.updated_at,
+            "connected_at": statement.excluded.connected_at,
+        }
+        if not keep_timezone:
+            changes["timezone"] = statement.excluded.timezone
+        return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
+
+    return build
+
+
+def _save_token(insert: InsertFactory) -> Executable:
+    statement = insert(service_tokens)
+    return statement.on_conflict_do_update(
+        index_elements=[_T.team_id],
+        set_={
+            "token_enc": statement.excluded.token_enc,
+            "expires_at": statement.excluded.expires_at,
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+
+
+_ENSURE = by_dialect(_ensure)
+_CONNECT = by_dialect(_connect(keep_timezone=False))
+_RECONNECT = by_dialect(_connect(keep_timezone=True))
+"""Connecting again without a timezone keeps the workspace's current one."""
+_SAVE_TOKEN = by_dialect(_save_token)
+
+
+def _workspace(row: RowMapping) -> Workspace:
     return Workspace(
         team_id=row["team_id"],
         base_url=row["base_url"],
@@ -68,51 +140,6 @@ def _workspace(row: dict[str, Any]) -> Workspace:
         updated_at=row["updated_at"],
         connected_at=row["connected_at"],
     )
-
-
-class WorkspaceTokenCache:
-    """The service-token cache of one workspace (implements callcenter's TokenCache).
-
-    A token that cannot be decrypted (its key was removed) is a cache miss, not an error:
-    the client simply fetches a new one with the API key.
-    """
-
-    def __init__(self, db: Database, box: SecretBox, team_id: str, clock: Clock) -> None:
-        self._db = db
-        self._box = box
-        self._team_id = team_id
-        self._clock = clock
-
-    @property
-    def team_id(self) -> str:
-        return self._team_id
-
-    def load(self) -> CachedToken | None:
-        row = self._db.execute(
-            "SELECT token_enc, expires_at FROM service_tokens WHERE team_id = ?",
-            [self._team_id],
-        ).fetchone()
-        if row is None:
-            return None
-        try:
-            token = self._box.decrypt(row[0])
-        except SecretDecryptError:
-            log.warning("cached service token of team %s is unreadable; ignoring it", self._team_id)
-            return None
-        return CachedToken(token=token, expires_at=float(row[1]))
-
-    def save(self, token: CachedToken) -> None:
-        self._db.execute(
-            """INSERT INTO service_tokens (team_id, token_enc, expires_at, updated_at)
-               VALUES (?, ?, ?, ?)
-               ON CONFLICT (team_id) DO UPDATE SET token_enc = excluded.token_enc,
-                   expires_at = excluded.expires_at, updated_at = excluded.updated_at""",
-            [self._team_id, self._box.encrypt(token.token), token.expires_at, self._clock()],
-        )
-        log.debug("cached a service token for team %s", self._team_id)
-
-    def clear(self) -> None:
-        self._db.execute("DELETE FROM service_tokens WHERE team_id = ?", [self._team_id])
 
 
 class WorkspaceStore:
@@ -130,10 +157,8 @@ class WorkspaceStore:
         self._default_timezone = check_timezone(default_timezone)
 
     def get(self, team_id: str) -> Workspace | None:
-        rows = list(
-            self._db.query(f"SELECT {_COLUMNS} FROM workspaces WHERE team_id = ?", [team_id])
-        )
-        return _workspace(rows[0]) if rows else None
+        row = self._db.first(_GET, {"team": team_id})
+        return _workspace(row) if row else None
 
     def require(self, team_id: str) -> Workspace:
         found = self.get(team_id)
@@ -143,20 +168,16 @@ class WorkspaceStore:
 
     def list(self) -> list[Workspace]:
         """All workspaces (operator view for `callops workspace list`); carries no secrets."""
-        return [
-            _workspace(r)
-            for r in self._db.query(f"SELECT {_COLUMNS} FROM workspaces ORDER BY team_id")
-        ]
+        return [_workspace(r) for r in self._db.all(_LIST)]
 
     def ensure(self, team_id: str, *, timezone: str | None = None) -> Workspace:
         """The workspace row, created without a binding if missing (single-workspace mode)."""
         team_id = check_id(team_id, "team id")
         tz = check_timezone(timezone or self._default_timezone)
         now = self._clock()
-        self._db.execute(
-            """INSERT INTO workspaces (team_id, timezone, created_at, updated_at)
-               VALUES (?, ?, ?, ?) ON CONFLICT (team_id) DO NOTHING""",
-            [team_id, tz, now, now],
+        self._db.change(
+            self._db.pick(_ENSURE),
+            {"team_id": team_id, "timezone": tz, "created_at": now, "updated_at": now},
         )
         return self.require(team_id)
 
@@ -174,50 +195,41 @@ class WorkspaceStore:
             raise InvalidValueError("the API key is empty")
         tz = check_timezone(timezone) if timezone is not None else None
         now = self._clock()
-        with write_transaction(self._db):
-            self._db.execute(
-                """INSERT INTO workspaces (team_id, base_url, api_key_enc, timezone,
-                       created_at, updated_at, connected_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (team_id) DO UPDATE SET base_url = excluded.base_url,
-                       api_key_enc = excluded.api_key_enc,
-                       timezone = COALESCE(?, workspaces.timezone),
-                       updated_at = excluded.updated_at, connected_at = excluded.connected_at""",
-                [
-                    team_id,
-                    url,
-                    self._box.encrypt(api_key.strip()),
-                    tz or self._default_timezone,
-                    now,
-                    now,
-                    now,
-                    tz,
-                ],
-            )
-            self._db.execute("DELETE FROM service_tokens WHERE team_id = ?", [team_id])
+        upsert = self._db.pick(_RECONNECT if tz is None else _CONNECT)
+        values = {
+            "team_id": team_id,
+            "base_url": url,
+            "api_key_enc": self._box.encrypt(api_key.strip()),
+            "timezone": tz or self._default_timezone,
+            "created_at": now,
+            "updated_at": now,
+            "connected_at": now,
+        }
+
+        def work(conn: Connection) -> None:
+            conn.execute(upsert, values)
+            conn.execute(_FORGET_TOKENS, {"team": team_id})
+
+        self._db.write(work)
         log.info("workspace %s connected to %s", team_id, url)
         return self.require(team_id)
 
     def disconnect(self, team_id: str) -> bool:
         """Forget the API key and cached tokens; settings stay. False if there was no key."""
-        with write_transaction(self._db):
-            cursor = self._db.execute(
-                """UPDATE workspaces SET api_key_enc = NULL, connected_at = NULL, updated_at = ?
-                   WHERE team_id = ? AND api_key_enc IS NOT NULL""",
-                [self._clock(), team_id],
-            )
-            self._db.execute("DELETE FROM service_tokens WHERE team_id = ?", [team_id])
-        if cursor.rowcount:
+        removed = self._db.write(lambda conn: self.disconnect_in(conn, team_id))
+        if removed:
             log.info("workspace %s disconnected", team_id)
-        return cursor.rowcount == 1
+        return removed
+
+    def disconnect_in(self, conn: Connection, team_id: str) -> bool:
+        """`disconnect` inside the caller's transaction."""
+        changed = conn.execute(_DISCONNECT, {"team": team_id, "now": self._clock()}).rowcount
+        conn.execute(_FORGET_TOKENS, {"team": team_id})
+        return changed == 1
 
     def api_key(self, team_id: str) -> str | None:
-        row = self._db.execute(
-            "SELECT api_key_enc FROM workspaces WHERE team_id = ?", [team_id]
-        ).fetchone()
-        if row is None or row[0] is None:
-            return None
-        return self._box.decrypt(row[0])
+        sealed = self._db.scalar(_API_KEY, {"team": team_id})
+        return None if sealed is None else self._box.decrypt(sealed)
 
     def set_timezone(self, team_id: str, timezone: str) -> Workspace:
         self._update(team_id, {"timezone": check_timezone(timezone)})
@@ -243,14 +255,41 @@ class WorkspaceStore:
             self._update(team_id, changes)
         return self.require(team_id)
 
-    def token_cache(self, team_id: str) -> WorkspaceTokenCache:
-        return WorkspaceTokenCache(self._db, self._box, team_id, self._clock)
+    # -- the service-token cache ---------------------------------------------------------
+
+    def cached_token(self, team_id: str) -> ServiceToken | None:
+        """The team's cached call-center token. One that cannot be decrypted (its key was
+        removed) is a cache miss, not an error: the client fetches a new one with the key."""
+        row = self._db.first(_CACHED_TOKEN, {"team": team_id})
+        if row is None:
+            return None
+        try:
+            token = self._box.decrypt(row["token_enc"])
+        except SecretDecryptError:
+            log.warning("cached service token of team %s is unreadable; ignoring it", team_id)
+            return None
+        return ServiceToken(token=token, expires_at=float(row["expires_at"]))
+
+    def save_cached_token(self, team_id: str, token: str, expires_at: float) -> None:
+        self._db.change(
+            self._db.pick(_SAVE_TOKEN),
+            {
+                "team_id": team_id,
+                "token_enc": self._box.encrypt(token),
+                "expires_at": expires_at,
+                "updated_at": self._clock(),
+            },
+        )
+        log.debug("cached a service token for team %s", team_id)
+
+    def clear_cached_token(self, team_id: str) -> None:
+        self._db.change(_FORGET_TOKENS, {"team": team_id})
 
     def _update(self, team_id: str, changes: dict[str, str | None]) -> None:
-        assignments = ", ".join(f"{column} = ?" for column in changes)
-        cursor = self._db.execute(
-            f"UPDATE workspaces SET {assignments}, updated_at = ? WHERE team_id = ?",
-            [*changes.values(), self._clock(), team_id],
+        changed = self._db.change(
+            update(workspaces)
+            .where(_W.team_id == team_id)
+            .values(**changes, updated_at=self._clock())
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no workspace {team_id!r}; connect it first")

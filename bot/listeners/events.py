@@ -3,6 +3,7 @@ secrets: a revoked installation must leave no usable API key behind)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -44,18 +45,13 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
 
     async def wipe(team: str, reason: str) -> None:
-        db = rt.storage.db
-        # Zero the deleted cells instead of leaving them in freed space.
-        db.execute("PRAGMA secure_delete = ON")
-        rt.storage.workspaces.disconnect(team)
-        rt.storage.installations.delete(enterprise_id=None, team_id=team)
-        rt.storage.callback_tokens.revoke(team)
-        # Older copies of those pages stay in the write-ahead log until it is checkpointed
-        # and emptied. A reader in another process can keep that from finishing now; the
-        # operator then needs to know the old ciphertext may still be on disk.
-        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy and busy[0]:
-            log.warning("could not empty the write-ahead log after wiping %s; retry later", team)
+        # API key, cached tokens, installations and callback token in one transaction,
+        # then the old values cleared from the database's files (off the event loop).
+        wiped = await asyncio.to_thread(rt.storage.wipe_workspace_secrets, team)
+        if not wiped.scrubbed:
+            # The rows are gone; older copies of the pages (ciphertext) may stay on disk
+            # until the database can rewrite them, and the operator should know.
+            log.warning("could not clear old copies of %s's secrets from disk; retry later", team)
         await rt.clients.forget(team)
         rt.storage.audit.append(
             team, None, "workspace.wipe", {"reason": reason}, outcome=Outcome.OK

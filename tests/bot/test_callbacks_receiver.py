@@ -38,8 +38,7 @@ def stored_rows(settings: Settings) -> tuple[int, int]:
     """(records marked seen, rows queued) in the app's database."""
     rt = Runtime.open(settings)
     try:
-        seen = rt.storage.db.execute("SELECT COUNT(*) FROM processed_callbacks").fetchone()[0]
-        return int(seen), rt.storage.call_feed.pending()
+        return rt.storage.dedup.seen_callbacks(), rt.storage.call_feed.pending()
     finally:
         rt.storage.close()
 

@@ -4,20 +4,48 @@ readiness to 503 and the callback receiver to 503 with ``Retry-After``, never a 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import httpx
+from sqlalchemy import event, update
 
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from storage import LATEST_VERSION
+from storage import LATEST_VERSION, Database
+from storage.schema import schema_version
 from tests.bot.feed_helpers import callback_url, feed_app, make_record
 
 
 async def probe(base: str) -> tuple[httpx.Response, httpx.Response]:
     async with httpx.AsyncClient(trust_env=False) as http:
         return await http.get(base + "/healthz"), await http.get(base + "/readyz")
+
+
+@contextmanager
+def read_only(db: Database) -> Iterator[None]:
+    """Every connection of the process refuses writes for the block, as on a read-only
+    disk (SQLite's ``query_only``, set on each connection as the pool hands it out)."""
+    refusing = True
+
+    def on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        dbapi_connection.execute(f"PRAGMA query_only = {'ON' if refusing else 'OFF'}")
+
+    event.listen(db.engine, "checkout", on_checkout)
+    try:
+        yield
+    finally:
+        refusing = False
+        db.engine.dispose()  # connections that were read-only are not handed out again
+        event.remove(db.engine, "checkout", on_checkout)
+
+
+def set_version(db: Database, version: int) -> None:
+    db.change(update(schema_version).values(version=version))
 
 
 async def test_ready_names_every_check_of_a_full_process(
@@ -45,13 +73,10 @@ async def test_a_read_only_database_is_not_ready_and_callbacks_get_503(
     async with feed_app(settings, slack, pbx) as (rt, base):
         rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
         url = callback_url(rt, base)
-        rt.storage.db.execute("PRAGMA query_only = ON")  # every write now fails
-        try:
+        with read_only(rt.storage.db):  # every write now fails
             alive, ready = await probe(base)
             async with httpx.AsyncClient(trust_env=False) as http:
                 refused = await http.post(url, json=make_record())
-        finally:
-            rt.storage.db.execute("PRAGMA query_only = OFF")
         assert alive.status_code == 200  # alive: restarting would not fix the disk
         assert ready.status_code == 503
         assert ready.json()["checks"]["database"] == "attempt to write a readonly database"
@@ -69,13 +94,13 @@ async def test_a_stopped_worker_or_a_newer_schema_is_not_ready(
         _, ready = await probe(base)
         assert ready.status_code == 503 and ready.json()["checks"]["scheduler"] == "stopped"
         rt.scheduler.start()
-        rt.storage.db.execute("UPDATE schema_version SET version = ?", [LATEST_VERSION + 1])
+        set_version(rt.storage.db, LATEST_VERSION + 1)
         _, ready = await probe(base)
         assert ready.status_code == 503
         assert ready.json()["checks"]["migrations"] == (
             f"schema version {LATEST_VERSION + 1}, this code needs {LATEST_VERSION}"
         )
-        rt.storage.db.execute("UPDATE schema_version SET version = ?", [LATEST_VERSION])
+        set_version(rt.storage.db, LATEST_VERSION)
 
 
 async def test_a_web_process_without_the_scheduler_does_not_wait_for_one(

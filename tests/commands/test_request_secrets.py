@@ -5,6 +5,7 @@ execution, and gone as soon as the request is run, denied, cancelled or expires.
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import update
 
 from callcenter import CallCenter
 from callcenter.models import User
@@ -14,6 +15,7 @@ from commands.directory.users import UserUpdateParams, settings_of
 from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Role, Storage
+from storage.schema import approvals
 
 TEAM, ADMIN, OTHER = "T1", "U0101", "U0102"
 PASSWORD = "Pw-4d2e-only-once"
@@ -99,7 +101,9 @@ async def test_the_password_is_wiped_when_the_request_ends_without_running(
     elif ending == "cancelled":
         cancel(storage, TEAM, approval.id, user=ADMIN, role=Role.ADMIN)
     else:
-        storage.db.execute("UPDATE approvals SET expires_at = 0 WHERE id = ?", [approval.id])
+        storage.db.change(
+            update(approvals).where(approvals.c.id == approval.id).values(expires_at=0)
+        )
         assert [a.id for a in expire_due(storage, TEAM)] == [approval.id]
     assert storage.approvals.require(TEAM, approval.id).state.value == ending
     assert not storage.approval_secrets.has_secret(TEAM, approval.id)

@@ -1,15 +1,27 @@
+"""Fixtures of the storage suite. Every test that touches a database runs twice: on a SQLite
+file (``sqlite``) and on a fresh database of a real PostgreSQL server (``postgresql``)
+started for the session from Debian's package (tests/postgres.py)."""
+
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from cryptography.fernet import Fernet
+from sqlalchemy import text
 
-from storage import SecretBox, Storage
+from storage import LATEST_VERSION, Database, SecretBox, Storage, database_url, open_database
+from storage.schema import DATA_TABLES
+from tests.postgres import PostgresServer, postgres_server
+
+__all__ = ["postgres_server"]  # the session's server, a fixture of this suite
+
+ENGINES = ("sqlite", "postgresql")
 
 
 class FakeClock:
@@ -40,15 +52,101 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "callops.db"
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """The engine this run of the test uses."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_server: PostgresServer) -> str:
+    """A PostgreSQL database migrated to the latest schema, copied for each test (the
+    migrations themselves run on empty databases in test_migrations)."""
+
+    def migrate(url: str) -> None:
+        open_database(url).close()
+
+    return postgres_server.create_template("callops_template", migrate)
+
+
+@pytest.fixture(scope="module")
+def postgres_module_db(postgres_server: PostgresServer, postgres_template: str) -> Iterator[str]:
+    """One PostgreSQL database per test module, at the latest schema; `db_url` empties it
+    before each test."""
+    url = postgres_server.create_database(template=postgres_template)
+    try:
+        yield url
+    finally:
+        postgres_server.drop_database(url)
+
+
+def _empty_tables(url: str) -> None:
+    """Every callops table emptied and its ids restarted, as in a new database (DELETE is
+    many times faster than TRUNCATE on tables this small). The tests connect as the
+    superuser, who may switch off the triggers (the audit log's append-only rule among
+    them) for this one transaction."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET lock_timeout = '10s'")  # a test that leaked a transaction fails loudly
+        with conn.transaction():
+            conn.execute("SET LOCAL session_replication_role = replica")
+            # A test may have moved the version (to check a newer one is refused).
+            conn.execute("UPDATE schema_version SET version = %s", [LATEST_VERSION])
+            for table in reversed(DATA_TABLES):
+                conn.execute(f'DELETE FROM "{table.name}"')
+                column = table.autoincrement_column
+                if column is not None:
+                    conn.execute(
+                        "SELECT setval(pg_get_serial_sequence(%s, %s), 1, false)",
+                        [table.name, column.name],
+                    )
 
 
 @pytest.fixture
-def store(db_path: Path, box: SecretBox, clock: FakeClock) -> Iterator[Storage]:
-    with Storage.open(db_path, box, clock=clock) as opened:
+def db_url(engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A database without data: a new SQLite file, or this module's PostgreSQL database
+    (already at the latest schema) with every table emptied."""
+    if engine == "sqlite":
+        return str(tmp_path / "callops.db")
+    url: str = request.getfixturevalue("postgres_module_db")
+    _empty_tables(url)
+    return url
+
+
+@pytest.fixture
+def empty_db_url(engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A new database with nothing in it, not even the schema (for the migrations)."""
+    if engine == "sqlite":
+        yield str(tmp_path / "callops.db")
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = server.create_database()
+    try:
+        yield url
+    finally:
+        server.drop_database(url)
+
+
+@pytest.fixture
+def store(db_url: str, box: SecretBox, clock: FakeClock) -> Iterator[Storage]:
+    with Storage.open(db_url, box, clock=clock) as opened:
         yield opened
+
+
+def raw(db: Database, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """Run SQL behind the stores' back (to look at what is really stored, or to tamper
+    with it), in its own transaction; returns the rows, if any."""
+
+    def work(conn: Any) -> list[tuple[Any, ...]]:
+        result = conn.execute(text(sql), dict(params or {}))
+        return [tuple(row) for row in result] if result.returns_rows else []
+
+    return db.write(work)
+
+
+def sqlite_path(db: str) -> Path | None:
+    """The file behind a SQLite ``CALLOPS_DB``; None for a server database."""
+    url = database_url(db)
+    return Path(url.database or "") if url.get_backend_name() == "sqlite" else None
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +164,8 @@ class Cli:
 
     capsys: pytest.CaptureFixture[str]
     monkeypatch: pytest.MonkeyPatch
-    db: Path
+    db: str
+    """CALLOPS_DB: a SQLite file path or a postgresql:// URL."""
 
     def __call__(self, *argv: str, stdin: str | None = None) -> tuple[int, str, str]:
         # The admin family's own parser, registered exactly as bot.cli registers it, so
@@ -92,13 +191,16 @@ class Cli:
 
 @pytest.fixture
 def cli(
-    tmp_path: Path, key: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    db_url: str,
+    key: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> Cli:
     """A clean environment: its own database and key, no .env, no single-workspace mode."""
     monkeypatch.chdir(tmp_path)
     for name in ("CALLOPS_BASE_URL", "CALLOPS_API_KEY", "CALLOPS_TIMEZONE", "CALLOPS_ADMINS"):
         monkeypatch.delenv(name, raising=False)
-    db = tmp_path / "cli.db"
-    monkeypatch.setenv("CALLOPS_DB", str(db))
+    monkeypatch.setenv("CALLOPS_DB", db_url)
     monkeypatch.setenv("CALLOPS_SECRET_KEY", key)
-    return Cli(capsys, monkeypatch, db)
+    return Cli(capsys, monkeypatch, db_url)

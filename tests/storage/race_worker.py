@@ -15,7 +15,7 @@ from storage.errors import ApprovalStateError
 
 
 def run(
-    db_path: str,
+    db_url: str,
     keys: list[str],
     team: str,
     decider: str,
@@ -24,7 +24,7 @@ def run(
     jobs: Queue[Any],
     results: Queue[Any],
 ) -> None:
-    with Storage.open(db_path, SecretBox(keys)) as store:
+    with Storage.open(db_url, SecretBox(keys)) as store:
         results.put(("ready", decider))
         while (job := jobs.get()) is not None:
             action, approval_id, digest = job

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from storage import SecretBox, Storage, read_schema_version
 from tests.storage.conftest import FakeClock
 
@@ -33,8 +31,8 @@ def test_an_alert_fires_once_until_it_recovers(store: Storage) -> None:
     assert store.alerts.mark_fired("T1", alert_id, "camp-1", 9.0)
 
 
-def test_two_processes_fire_once_between_them(db_path: Path, box: SecretBox) -> None:
-    with Storage.open(db_path, box) as first, Storage.open(db_path, box) as second:
+def test_two_processes_fire_once_between_them(db_url: str, box: SecretBox) -> None:
+    with Storage.open(db_url, box) as first, Storage.open(db_url, box) as second:
         alert_id = _alert(first)
         results = [
             first.alerts.mark_fired("T1", alert_id, "camp-1", 7.0),

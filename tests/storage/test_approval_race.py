@@ -4,7 +4,6 @@ exactly one wins each round, and what runs is what was approved."""
 from __future__ import annotations
 
 import multiprocessing
-from pathlib import Path
 from typing import Any
 
 from storage import ActionKind, ApprovalState, Role, SecretBox, Storage
@@ -14,17 +13,17 @@ ROUNDS = 150
 TEAM = "T_RACE"
 
 
-def test_two_processes_racing_give_exactly_one_winner_every_time(db_path: Path, key: str) -> None:
+def test_two_processes_racing_give_exactly_one_winner_every_time(db_url: str, key: str) -> None:
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(2)
     results: Any = ctx.Queue()
     deciders = {"U_APPROVER": True, "U_DENIER": False}
     jobs: dict[str, Any] = {name: ctx.Queue() for name in deciders}
-    with Storage.open(db_path, SecretBox([key])) as store:
+    with Storage.open(db_url, SecretBox([key])) as store:
         workers = [
             ctx.Process(
                 target=race_worker.run,
-                args=(str(db_path), [key], TEAM, name, approve, barrier, jobs[name], results),
+                args=(db_url, [key], TEAM, name, approve, barrier, jobs[name], results),
                 daemon=True,
             )
             for name, approve in deciders.items()

@@ -4,7 +4,7 @@ address of the requester's prompt, used once and only while Slack still honours 
 from __future__ import annotations
 
 from storage import ActionKind, Approval, Role, Storage
-from tests.storage.conftest import FakeClock
+from tests.storage.conftest import FakeClock, raw
 
 T = "T1"
 SECRET = {"password": "pw-7c1f-never-plain"}
@@ -16,8 +16,7 @@ def _new(store: Storage) -> Approval:
 
 
 def _raw(store: Storage) -> str:
-    rows = store.db.execute("SELECT * FROM approval_secrets").fetchall()
-    return repr(rows)
+    return repr(raw(store.db, "SELECT * FROM approval_secrets"))
 
 
 def test_a_secret_is_stored_encrypted_and_handed_out_once(store: Storage) -> None:
@@ -67,5 +66,5 @@ def test_the_purge_clears_what_settled_requests_still_hold(
     assert not store.approval_secrets.has_secret(T, cancelled.id)
     clock.advance(601)
     store.approval_secrets.purge_settled(max_prompt_age=600)
-    remaining = store.db.execute("SELECT approval_id FROM approval_secrets").fetchall()
+    remaining = raw(store.db, "SELECT approval_id FROM approval_secrets")
     assert [r[0] for r in remaining] == [pending.id]

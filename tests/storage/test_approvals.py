@@ -23,7 +23,7 @@ from storage.errors import (
     InvalidValueError,
     NotFoundError,
 )
-from tests.storage.conftest import FakeClock
+from tests.storage.conftest import FakeClock, raw
 
 T = "T1"
 REQUESTER, ADMIN = "U_REQ", "U_ADMIN"
@@ -173,7 +173,11 @@ def test_claiming_returns_the_approved_parameters_exactly_once(store: Storage) -
 def test_a_tampered_row_is_not_executed(store: Storage) -> None:
     approval = _approve(store, _new(store))
     forged = store.box.encrypt('{"campaign_uuid":"c-2"}')
-    store.db.execute("UPDATE approvals SET params_enc = ? WHERE id = ?", [forged, approval.id])
+    raw(
+        store.db,
+        "UPDATE approvals SET params_enc = :p WHERE id = :id",
+        {"p": forged, "id": approval.id},
+    )
     with pytest.raises(ApprovalParamsMismatchError):
         _claim(store, approval)
     assert store.approvals.require(T, approval.id).state is ApprovalState.FAILED

@@ -1,4 +1,4 @@
-"""`callops workspace|secrets|audit` against a real emulator on loopback."""
+"""`callops workspace|secrets|audit|db` against a real emulator on loopback, on both engines."""
 
 from __future__ import annotations
 
@@ -6,14 +6,32 @@ import asyncio
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from cryptography.fernet import Fernet
 
 from callcenter import CallCenter, errors
-from storage import SecretBox, Storage
+from storage import (
+    LATEST_VERSION,
+    ActionKind,
+    ApprovalState,
+    Database,
+    InstallationRecord,
+    KindPolicy,
+    Mode,
+    PushedMessage,
+    Role,
+    SecretBox,
+    Storage,
+    connect,
+    open_database,
+)
 from storage.errors import SecretDecryptError
-from tests.storage.conftest import Cli
+from storage.schema import DATA_TABLES
+from tests.postgres import PostgresServer
+from tests.storage.conftest import Cli, raw, sqlite_path
 
 
 def _service_refusal(base_url: str, api_key: str) -> str:
@@ -55,7 +73,7 @@ def test_connect_verifies_stores_encrypted_and_caches_the_token(cli: Cli, emulat
     with _open(cli) as store:
         assert store.workspaces.api_key("T1") == emulator.api_key
         assert store.workspaces.require("T1").timezone == "Asia/Ho_Chi_Minh"
-        cached = store.workspaces.token_cache("T1").load()
+        cached = store.workspaces.cached_token("T1")
         assert cached is not None and cached.token
         [entry] = store.audit.entries("T1")
         assert (entry.action, entry.outcome) == ("workspace.connect", "ok")
@@ -145,7 +163,16 @@ def test_without_a_secret_key_the_cli_refuses_and_explains(cli: Cli, emulator: A
     )
     assert code == 2
     assert "CALLOPS_SECRET_KEY" in err and "Fernet.generate_key()" in err
-    assert not cli.db.exists()
+    path = sqlite_path(cli.db)
+    if path is not None:
+        assert not path.exists()
+    else:
+        untouched = connect(cli.db)
+        try:
+            assert raw(untouched, "SELECT COUNT(*) FROM workspaces") == [(0,)]
+            assert raw(untouched, "SELECT COUNT(*) FROM audit_log") == [(0,)]
+        finally:
+            untouched.close()
 
 
 def test_list_shows_workspaces_but_never_keys(cli: Cli, emulator: Any) -> None:
@@ -198,7 +225,7 @@ def test_disconnect_removes_key_and_tokens(cli: Cli, emulator: Any) -> None:
     assert code == 0 and "disconnected" in out
     with _open(cli) as store:
         assert store.workspaces.api_key("T1") is None
-        assert store.workspaces.token_cache("T1").load() is None
+        assert store.workspaces.cached_token("T1") is None
         actions = [(e.action, e.outcome) for e in store.audit.entries("T1")]
         assert actions == [("workspace.connect", "ok"), ("workspace.disconnect", "ok")]
     code, out, _ = cli("workspace", "list")
@@ -276,12 +303,17 @@ def test_audit_exports_csv_and_json_filtered_by_team_and_date(cli: Cli, emulator
     assert len(json.loads(out)) == 2
 
 
-def test_an_unusable_database_path_is_one_clear_line(cli: Cli) -> None:
-    cli.monkeypatch.setenv("CALLOPS_DB", str(cli.db.parent / "no-such-dir" / "callops.db"))
+def test_an_unusable_database_is_one_clear_line(cli: Cli, tmp_path: Path) -> None:
+    if sqlite_path(cli.db) is not None:
+        unusable, reason = str(tmp_path / "no-such-dir" / "callops.db"), "unable to open"
+    else:
+        unusable, reason = cli.db.rsplit("/", 1)[0] + "/no_such_database", "does not exist"
+    cli.monkeypatch.setenv("CALLOPS_DB", unusable)
     code, _, err = cli("workspace", "list")
     assert code == 1
     assert err.startswith("error: the database (CALLOPS_DB) cannot be used")
-    assert "Traceback" not in err
+    assert reason in err
+    assert "Traceback" not in err and "[SQL" not in err
 
 
 def test_the_console_script_carries_the_admin_commands() -> None:
@@ -295,3 +327,206 @@ def test_the_console_script_carries_the_admin_commands() -> None:
         ["audit", "--format", "json"],
     ):
         assert callable(parser.parse_args(argv).func)
+
+
+# -- callops db migrate | copy -----------------------------------------------------------
+
+
+def test_db_migrate_brings_an_old_database_to_the_latest_schema(
+    cli: Cli, empty_db_url: str, box: SecretBox
+) -> None:
+    old = open_database(empty_db_url, target_version=1)
+    Storage(old, box).workspaces.connect("T1", "http://127.0.0.1:9", "kept-key")
+    old.close()
+
+    code, out, err = cli("db", "migrate", "--db", empty_db_url)
+    assert code == 0, err
+    assert f"migrated from schema version 1 to version {LATEST_VERSION}" in out
+    code, out, _ = cli("db", "migrate", "--db", empty_db_url)
+    assert code == 0 and f"at the latest schema, version {LATEST_VERSION}" in out
+    with Storage.open(empty_db_url, box) as store:
+        assert store.workspaces.api_key("T1") == "kept-key"
+
+
+def test_db_migrate_uses_callops_db_and_refuses_a_newer_schema(cli: Cli) -> None:
+    code, out, err = cli("db", "migrate")
+    assert code == 0, err
+    assert f"version {LATEST_VERSION}" in out
+    db = connect(cli.db)
+    try:
+        raw(db, "UPDATE schema_version SET version = :v", {"v": LATEST_VERSION + 1})
+    finally:
+        db.close()
+    code, out, err = cli("db", "migrate")
+    assert code == 2
+    assert "upgrade callops" in err and "Traceback" not in err
+
+
+def _fill_every_table(store: Storage) -> dict[str, str]:
+    """One installation's worth of data, in every table; returns the secrets it holds."""
+    team = "T1"
+    store.workspaces.ensure("T2", timezone="Europe/Berlin")
+    store.roles.set_role(team, "U_OP", Role.OPERATOR, granted_by="U_ADMIN")
+    store.policies.set(team, ActionKind.LEAD_UPLOAD, KindPolicy(Mode.APPROVAL, approvers=("U7",)))
+    pushed = store.approvals.create(team, ActionKind.AUTOCALL_PUSH, {"phone": "0912"}, "U_OP")
+    store.approvals.decide(
+        team,
+        pushed.id,
+        decider="U_ADMIN",
+        decider_role=Role.ADMIN,
+        approve=True,
+        params_hash=pushed.params_hash,
+    )
+    store.approvals.claim_for_execution(team, pushed.id)
+    store.approvals.finish(
+        team, pushed.id, ok=True, result={"call_id": "call-1", "channel": "C1", "ts": "1.5"}
+    )
+    user = store.approvals.create(team, ActionKind.USER_UPDATE, {"user_uuid": "u-1"}, "U_OP")
+    store.approval_secrets.keep_secret(team, user.id, {"password": "pw-in-approval"})
+    store.approval_secrets.remember_prompt(team, user.id, "https://hooks.slack.test/actions/1")
+    store.step_runs.link(
+        team,
+        user.id,
+        function_execution_id="Fx-copied",
+        callback_id="update_user",
+        token="xwfp-copied",
+        outputs={"user_id": "user_uuid"},
+    )
+    store.installations.save(
+        InstallationRecord(
+            user_id="U_INSTALL", team_id=team, bot_token="xoxb-copied", user_token="xoxp-copied"
+        )
+    )
+    state = store.oauth_states.issue()
+    digest = store.digests.add(
+        team, channel="C1", schedule="daily 08:00", timezone="UTC", created_by="U_OP"
+    )
+    store.digests.claim_slot(team, digest.id, "2024-05-01T08:00:00+00:00")
+    store.routes.add(team, channel="C_CALLS", created_by="U_OP", statuses=["ANSWERED"])
+    callback = store.callback_tokens.rotate(team)
+    store.dedup.mark_event(team, "Ev1")
+    store.call_feed.accept(team, "cdr-1", {"id": "cdr-1", "phone": "0912"}, ["C_CALLS"])
+    store.call_feed.set_thread_root(team, "C_CALLS", "2024-05-01", "0912", "1.0001")
+    alert = store.alerts.add(
+        team, channel="C1", metric="dropped_rate", op=">", threshold=5, window_minutes=60,
+        created_by="U_OP",
+    )  # fmt: skip
+    store.alerts.mark_fired(team, alert.id, "camp-1", 7.5)
+    store.notices.open(team, "service", detail="down", channel="C1")
+    store.audit.append(team, "U_OP", "campaign.start", {"campaign": "Summer"})
+    return {"callback": callback, "oauth_state": state}
+
+
+def _all_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+    rows = {}
+    for table in DATA_TABLES:
+        order = ", ".join(c.name for c in table.primary_key.columns)
+        rows[table.name] = raw(db, f"SELECT * FROM {table.name} ORDER BY {order}")
+    return rows
+
+
+@pytest.mark.parametrize("direction", ["sqlite-to-postgresql", "postgresql-to-sqlite"])
+def test_db_copy_moves_every_row_and_secret_to_the_other_engine(
+    direction: str,
+    emulator: Any,
+    key: str,
+    tmp_path: Path,
+    postgres_server: PostgresServer,
+    postgres_template: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sqlite_db = str(tmp_path / "installation.db")
+    pg_db = postgres_server.create_database(
+        template=postgres_template if direction.startswith("postgresql") else "template0"
+    )
+    source, target = (sqlite_db, pg_db) if direction.startswith("sqlite") else (pg_db, sqlite_db)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CALLOPS_DB", source)
+    monkeypatch.setenv("CALLOPS_SECRET_KEY", key)
+    cli = Cli(capsys, monkeypatch, source)
+    try:
+        code, _, err = cli(
+            "workspace", "connect", "--team", "T1", "--base-url", emulator.base_url,
+            "--api-key", emulator.api_key,
+        )  # fmt: skip
+        assert code == 0, err
+        with Storage.open(source, SecretBox([key])) as store:
+            secrets = _fill_every_table(store)
+            cached = store.workspaces.cached_token("T1")
+            before = _all_rows(store.db)
+        assert cached is not None
+        assert all(before.values()), [name for name, rows in before.items() if not rows]
+
+        code, out, err = cli("db", "copy", "--from", source, "--to", target)
+        assert code == 0, err
+        total = sum(len(rows) for rows in before.values())
+        assert f"copied {total} row(s) in {len(DATA_TABLES)} tables" in out
+        assert "row counts verified" in out
+        assert emulator.api_key not in out + err
+
+        with Storage.open(target, SecretBox([key])) as copied:
+            # Every row, as it was: ids, timestamps, ciphertext.
+            after = _all_rows(copied.db)
+            [copy_entry] = [row for row in after["audit_log"] if row[4] == "db.copy"]
+            after["audit_log"].remove(copy_entry)
+            assert after == before
+            # The same key reads the secrets on the other side.
+            assert copied.workspaces.api_key("T1") == emulator.api_key
+            assert copied.workspaces.cached_token("T1") == cached
+            bot = copied.installations.find_bot(enterprise_id=None, team_id="T1")
+            assert bot is not None and bot.bot_token == "xoxb-copied"
+            assert copied.callback_tokens.team_for(secrets["callback"]) == "T1"
+            pending = copied.approvals.list("T1", states=[ApprovalState.PENDING])
+            assert [a.params for a in pending] == [{"user_uuid": "u-1"}]
+            [request] = pending
+            assert copied.approval_secrets.take_secret("T1", request.id) == {
+                "password": "pw-in-approval"
+            }
+            step = copied.step_runs.settle("T1", request.id)
+            assert step is not None and step.token == "xwfp-copied"
+            [head] = copied.call_feed.heads()
+            assert copied.call_feed.payload(head) == {"id": "cdr-1", "phone": "0912"}
+            assert copied.call_feed.pushed_message("T1", "call-1") == PushedMessage("C1", "1.5")
+            assert copied.oauth_states.consume(secrets["oauth_state"])
+            # New rows get new ids after the copied ones, not a collision.
+            assert copy_entry[0] > max(row[0] for row in before["audit_log"])
+            assert copied.call_feed.accept("T1", "cdr-2", {"id": "cdr-2"}, ["C_OTHER"]) == 1
+            assert max(q.seq for q in copied.call_feed.heads()) > head.seq
+            copied.installations.save(InstallationRecord(user_id="U_NEW", team_id="T1"))
+            # Claims work on the copy as they did on the source.
+            assert copied.dedup.mark_callback("T1", "cdr-1") is False
+    finally:
+        postgres_server.drop_database(pg_db)
+
+
+def test_db_copy_refuses_a_target_with_rows_unless_forced(
+    cli: Cli, tmp_path: Path, key: str
+) -> None:
+    source = str(tmp_path / "source.db")
+    with Storage.open(source, SecretBox([key])) as store:
+        store.workspaces.connect("T_SRC", "http://127.0.0.1:9", "source-key")
+    with Storage.open(cli.db, SecretBox([key])) as store:
+        store.workspaces.connect("T_OLD", "http://127.0.0.1:9", "old-key")
+        store.audit.append("T_OLD", "U1", "campaign.start", {})
+
+    code, _, err = cli("db", "copy", "--from", source, "--to", cli.db)
+    assert code == 1
+    assert "already holds rows: audit_log (1), workspaces (1)" in err and "--force" in err
+    with Storage.open(cli.db, SecretBox([key])) as store:
+        assert [w.team_id for w in store.workspaces.list()] == ["T_OLD"]
+
+    code, out, err = cli("db", "copy", "--from", source, "--to", cli.db, "--force")
+    assert code == 0, err
+    assert "previous contents replaced" in out
+    with Storage.open(cli.db, SecretBox([key])) as store:
+        assert [w.team_id for w in store.workspaces.list()] == ["T_SRC"]
+        assert store.workspaces.api_key("T_SRC") == "source-key"
+        assert [e.action for e in store.audit.all_entries()] == ["db.copy"]
+
+
+def test_db_copy_from_a_missing_file_creates_nothing(cli: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "typo.db"
+    code, _, err = cli("db", "copy", "--from", str(missing), "--to", cli.db)
+    assert code == 1 and "no database at" in err and "nothing was done" in err
+    assert not missing.exists()

@@ -7,7 +7,7 @@ from slack_sdk.oauth.installation_store.models.installation import Installation
 
 from storage import InstallationRecord, Storage
 from storage.errors import InvalidValueError, NotFoundError
-from tests.storage.conftest import FakeClock
+from tests.storage.conftest import FakeClock, raw
 
 
 def test_digest_crud_and_pause(store: Storage) -> None:
@@ -51,7 +51,7 @@ def test_a_digest_slot_is_claimed_once(store: Storage) -> None:
     assert (run.slot, run.outcome) == (slot, "ok")
     # Removing the digest removes its runs (foreign key cascade).
     store.digests.remove("T1", digest.id)
-    assert store.db.execute("SELECT COUNT(*) FROM digest_runs").fetchone()[0] == 0
+    assert raw(store.db, "SELECT COUNT(*) FROM digest_runs") == [(0,)]
 
 
 def test_notification_routes_crud(store: Storage) -> None:
@@ -75,7 +75,7 @@ def test_callback_tokens_find_their_team_and_rotate(store: Storage) -> None:
     assert store.callback_tokens.get_or_create("T1") == token
     assert store.callback_tokens.team_for(token) == "T1"
     assert store.callback_tokens.team_for("guess") is None
-    stored = store.db.execute("SELECT token_hash, token_enc FROM callback_tokens").fetchone()
+    [stored] = raw(store.db, "SELECT token_hash, token_enc FROM callback_tokens")
     assert token not in stored
     new = store.callback_tokens.rotate("T1")
     assert store.callback_tokens.team_for(token) is None
@@ -127,8 +127,8 @@ def test_installations_round_trip_through_slack_sdk(store: Storage) -> None:
     assert found is not None
     back = Installation(**dataclasses.asdict(found))
     assert back.to_dict() == original.to_dict()
-    raw = store.db.execute("SELECT * FROM slack_installations").fetchone()
-    assert not any(isinstance(v, str) and "secret" in v for v in raw)
+    [row] = raw(store.db, "SELECT * FROM slack_installations")
+    assert not any(isinstance(v, str) and "secret" in v for v in row)
     assert "xoxb" not in repr(found)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter
 from storage import ActionKind, Role, Storage
 from storage.errors import NotFoundError
@@ -18,7 +19,7 @@ async def _campaigns_and_domain(store: Storage, team: str) -> tuple[set[str], st
     workspace = store.workspaces.require(team)
     api_key = store.workspaces.api_key(team)
     assert workspace.base_url is not None and api_key is not None
-    cache = store.workspaces.token_cache(team)
+    cache = WorkspaceTokenCache(store.workspaces, team)
     async with CallCenter(workspace.base_url, api_key, token_cache=cache) as cc:
         page = await cc.campaigns.list(limit=100)
         verified = await cc.auth.verify()
@@ -77,4 +78,4 @@ def test_no_store_returns_or_changes_another_workspaces_rows(store: Storage) -> 
     assert store.callback_tokens.get(B) is None
     assert store.callback_tokens.team_for(token) == A
     assert store.dedup.mark_event(B, "Ev1") is True  # same id, other team: not a duplicate
-    assert store.workspaces.token_cache(B).load() is None
+    assert store.workspaces.cached_token(B) is None

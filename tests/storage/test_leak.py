@@ -1,5 +1,7 @@
-"""A full run with DEBUG logging, then a scan of the database file and every log line for
-any API key, service token, Slack token or password in plain text."""
+"""A full run with DEBUG logging, then a scan of the database's files and every log line for
+any API key, service token, Slack token or password in plain text. On SQLite the files are
+the database and its write-ahead log; on PostgreSQL the database's table files and the
+server's write-ahead log, after a checkpoint has flushed everything to them."""
 
 from __future__ import annotations
 
@@ -11,11 +13,26 @@ import pytest
 from cryptography.fernet import Fernet
 
 from storage import ActionKind, InstallationRecord, Role, SecretBox, Storage
-from tests.storage.conftest import Cli
+from tests.postgres import PostgresServer
+from tests.storage.conftest import Cli, sqlite_path
 
 
-def test_no_secret_reaches_the_database_file_or_the_logs(
-    cli: Cli, emulator: Any, key: str, caplog: pytest.LogCaptureFixture
+def _database_bytes(cli: Cli, request: pytest.FixtureRequest) -> bytes:
+    path = sqlite_path(cli.db)
+    if path is not None:
+        files = [Path(str(path) + suffix) for suffix in ("", "-wal", "-shm")]
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        files = server.database_files(cli.db)
+    return b"".join(f.read_bytes() for f in files if f.exists())
+
+
+def test_no_secret_reaches_the_database_files_or_the_logs(
+    cli: Cli,
+    emulator: Any,
+    key: str,
+    caplog: pytest.LogCaptureFixture,
+    request: pytest.FixtureRequest,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     logging.getLogger().setLevel(logging.DEBUG)
@@ -51,7 +68,7 @@ def test_no_secret_reaches_the_database_file_or_the_logs(
     refresh, webhook = "xoxe-1-leakcheckrefresh", "https://hooks.slack.com/services/LEAKCHECK"
     password = "Leak-Check-Password-77"
     with Storage.open(cli.db, SecretBox([key])) as store:
-        service_token = store.workspaces.token_cache("T1").load()
+        service_token = store.workspaces.cached_token("T1")
         assert service_token is not None
         store.installations.save(
             InstallationRecord(
@@ -106,8 +123,7 @@ def test_no_secret_reaches_the_database_file_or_the_logs(
         "old Fernet key": key,
         "new Fernet key": new_key,
     }
-    files = [Path(str(cli.db) + suffix) for suffix in ("", "-wal", "-shm")]
-    raw = b"".join(path.read_bytes() for path in files if path.exists())
+    raw = _database_bytes(cli, request)
     assert b"workspace.connect" in raw and b"agent7" in raw  # the scan reads real rows
     log_lines = [
         f"{r.name} {r.levelname} {r.getMessage()} {r.args!r} {r.exc_text or ''}"

@@ -1,43 +1,87 @@
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+import threading
+from typing import Any
 
 import pytest
+from sqlalchemy import inspect
 
-from storage import LATEST_VERSION, SecretBox, Storage, open_database, read_schema_version
+from storage import (
+    LATEST_VERSION,
+    Database,
+    SecretBox,
+    Storage,
+    connect,
+    migrate,
+    open_database,
+    read_schema_version,
+)
 from storage.errors import SchemaTooNewError
+from storage.schema import metadata
+from tests.storage.conftest import raw, sqlite_path
 
 
-def test_a_fresh_file_gets_the_whole_schema_in_wal_mode_with_foreign_keys(db_path: Path) -> None:
-    db = open_database(db_path)
+def _schema(db: Database) -> dict[str, list[str]]:
+    """Every table of the database with its columns, in order."""
+
+    def read(conn: Any) -> dict[str, list[str]]:
+        inspector = inspect(conn)
+        return {
+            name: [str(c["name"]) for c in inspector.get_columns(name)]
+            for name in sorted(inspector.get_table_names())
+        }
+
+    return db.read(read)
+
+
+def test_a_fresh_database_gets_the_whole_schema_and_its_settings(empty_db_url: str) -> None:
+    db = open_database(empty_db_url)
     try:
-        assert read_schema_version(db) == LATEST_VERSION >= 2
-        assert db.journal_mode == "wal"
-        assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+        assert read_schema_version(db) == LATEST_VERSION >= 4
         for table in ("workspaces", "approvals", "audit_log", "digests", "digest_runs"):
             assert table in db.table_names()
+        if db.is_sqlite:
+            assert db.sqlite_pragma("PRAGMA journal_mode") == [("wal",)]
+            assert raw(db, "PRAGMA foreign_keys") == [(1,)]
+            assert raw(db, "PRAGMA busy_timeout") == [(2000,)]
+            assert raw(db, "PRAGMA synchronous") == [(1,)]  # NORMAL
+        else:
+            assert raw(db, "SHOW lock_timeout") == [("2s",)]
+            assert raw(db, "SHOW statement_timeout") == [("30s",)]
     finally:
         db.close()
 
 
-def test_reopening_a_current_file_changes_nothing(db_path: Path, box: SecretBox) -> None:
-    with Storage.open(db_path, box) as first:
+def test_the_declared_tables_are_exactly_what_the_migrations_create(empty_db_url: str) -> None:
+    db = open_database(empty_db_url)
+    try:
+        declared = {t.name: [c.name for c in t.columns] for t in metadata.sorted_tables}
+        assert _schema(db) == declared
+    finally:
+        db.close()
+
+
+def test_reopening_a_current_database_changes_nothing(empty_db_url: str, box: SecretBox) -> None:
+    with Storage.open(empty_db_url, box) as first:
         first.workspaces.ensure("T1")
-    with Storage.open(db_path, box) as second:
+        before = _schema(first.db)
+    with Storage.open(empty_db_url, box) as second:
         assert second.workspaces.require("T1").team_id == "T1"
         assert read_schema_version(second.db) == LATEST_VERSION
+        assert _schema(second.db) == before
+        assert raw(second.db, "SELECT COUNT(*) FROM schema_version") == [(1,)]
 
 
-def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path, box: SecretBox) -> None:
-    old = open_database(db_path, target_version=1)
+def test_a_version_1_database_upgrades_and_keeps_its_data(
+    empty_db_url: str, box: SecretBox
+) -> None:
+    old = open_database(empty_db_url, target_version=1)
     assert read_schema_version(old) == 1
     assert "digests" not in old.table_names()
     Storage(old, box).workspaces.connect("T1", "http://127.0.0.1:9", "secret-key")
     old.close()
 
-    with Storage.open(db_path, box) as upgraded:
+    with Storage.open(empty_db_url, box) as upgraded:
         assert read_schema_version(upgraded.db) == LATEST_VERSION
         assert upgraded.workspaces.api_key("T1") == "secret-key"
         digest = upgraded.digests.add(
@@ -46,32 +90,67 @@ def test_a_version_1_file_upgrades_and_keeps_its_data(db_path: Path, box: Secret
         assert upgraded.digests.claim_slot("T1", digest.id, "2024-01-01T08:00")
 
 
-def test_a_file_from_a_newer_callops_is_refused_and_left_untouched(db_path: Path) -> None:
-    open_database(db_path).close()
-    raw = sqlite3.connect(db_path)
-    raw.execute("UPDATE schema_version SET version = ?", [LATEST_VERSION + 1])
-    raw.commit()
-    raw.close()
-    before = db_path.read_bytes()
+def test_a_database_from_a_newer_callops_is_refused_and_left_untouched(empty_db_url: str) -> None:
+    db = open_database(empty_db_url)
+    raw(db, "UPDATE schema_version SET version = :v", {"v": LATEST_VERSION + 1})
+    schema = _schema(db)
+    db.close()
+    path = sqlite_path(empty_db_url)
+    before = path.read_bytes() if path else b""
 
     with pytest.raises(SchemaTooNewError) as caught:
-        open_database(db_path)
+        open_database(empty_db_url)
 
     message = str(caught.value)
     assert f"version {LATEST_VERSION + 1}" in message
     assert "upgrade callops" in message
-    assert db_path.read_bytes() == before
-
-
-def test_two_connections_migrating_at_once_migrate_once(db_path: Path) -> None:
-    first = open_database(db_path, target_version=1)
-    second = open_database(db_path, target_version=1)
+    if path:
+        assert path.read_bytes() == before
+    check = connect(empty_db_url)
     try:
-        from storage import migrate
+        assert _schema(check) == schema
+        assert raw(check, "SELECT version FROM schema_version") == [(LATEST_VERSION + 1,)]
+    finally:
+        check.close()
 
+
+def test_two_connections_migrating_one_after_the_other_migrate_once(empty_db_url: str) -> None:
+    first = open_database(empty_db_url, target_version=1)
+    second = open_database(empty_db_url, target_version=1)
+    try:
         assert migrate(first) == LATEST_VERSION
         assert migrate(second) == LATEST_VERSION
-        assert first.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
+        assert raw(first, "SELECT version FROM schema_version") == [(LATEST_VERSION,)]
     finally:
         first.close()
         second.close()
+
+
+def test_replicas_starting_together_on_a_new_database_migrate_it_once(empty_db_url: str) -> None:
+    """Several processes opening an empty database at the same instant: each one waits for
+    the one that migrates (SQLite's write lock, PostgreSQL's advisory lock) and then finds
+    the schema in place, instead of creating the tables twice."""
+    starters = 4
+    barrier = threading.Barrier(starters)
+    opened: list[Database] = []
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        barrier.wait(timeout=30)
+        try:
+            opened.append(open_database(empty_db_url, busy_timeout=10))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(starters)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    try:
+        assert errors == []
+        assert len(opened) == starters
+        assert raw(opened[0], "SELECT version FROM schema_version") == [(LATEST_VERSION,)]
+    finally:
+        for db in opened:
+            db.close()

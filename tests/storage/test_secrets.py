@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from cryptography.fernet import Fernet
 
 from storage import ActionKind, InstallationRecord, SecretBox, Storage, rotate_secrets
 from storage.errors import InvalidSecretKeyError, MissingSecretKeyError, SecretDecryptError
 from storage.secrets import secret_columns
+from tests.storage.conftest import raw
 
 
 def _new_key() -> str:
@@ -45,9 +44,9 @@ def test_ciphertext_hides_the_plaintext_and_the_box_never_shows_keys() -> None:
 
 def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "api-key-plain")
-    raw = store.db.execute("SELECT api_key_enc FROM workspaces").fetchone()[0]
-    assert raw != "api-key-plain"
-    assert store.box.decrypt(raw) == "api-key-plain"
+    [(sealed,)] = raw(store.db, "SELECT api_key_enc FROM workspaces")
+    assert sealed != "api-key-plain"
+    assert store.box.decrypt(sealed) == "api-key-plain"
     assert secret_columns(store.db) == {
         "workspaces": ["api_key_enc"],
         "service_tokens": ["token_enc"],
@@ -67,10 +66,8 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
 
 
 def _fill(store: Storage) -> None:
-    from callcenter.tokens import CachedToken
-
     store.workspaces.connect("T1", "http://127.0.0.1:9", "api-key-plain")
-    store.workspaces.token_cache("T1").save(CachedToken("service-token", 2e9))
+    store.workspaces.save_cached_token("T1", "service-token", 2e9)
     store.approvals.create("T1", ActionKind.USER_UPDATE, {"password": "pw"}, "U1")
     store.installations.save(
         InstallationRecord(user_id="U1", team_id="T1", bot_token="xoxb-1", user_token="xoxp-1")
@@ -78,47 +75,47 @@ def _fill(store: Storage) -> None:
     store.callback_tokens.rotate("T1")
 
 
-def test_rotation_moves_every_secret_to_the_new_key(db_path: Path) -> None:
+def test_rotation_moves_every_secret_to_the_new_key(db_url: str) -> None:
     old, new = _new_key(), _new_key()
-    with Storage.open(db_path, SecretBox([old])) as store:
+    with Storage.open(db_url, SecretBox([old])) as store:
         _fill(store)
         callback_token = store.callback_tokens.get("T1")
 
     # Before rotation: the new key leads, and the old key still decrypts everything.
-    with Storage.open(db_path, SecretBox([new, old])) as store:
+    with Storage.open(db_url, SecretBox([new, old])) as store:
         assert store.workspaces.api_key("T1") == "api-key-plain"
         assert store.rotate_secrets() == 6
 
     # After rotation the new key alone reads everything; the old key alone reads nothing.
-    with Storage.open(db_path, SecretBox([new])) as store:
+    with Storage.open(db_url, SecretBox([new])) as store:
         assert store.workspaces.api_key("T1") == "api-key-plain"
-        cached = store.workspaces.token_cache("T1").load()
+        cached = store.workspaces.cached_token("T1")
         assert cached is not None and cached.token == "service-token"
         assert store.approvals.list("T1")[0].params == {"password": "pw"}
         found = store.installations.find(enterprise_id=None, team_id="T1")
         assert found is not None and found.bot_token == "xoxb-1"
         assert store.callback_tokens.get("T1") == callback_token
 
-    with Storage.open(db_path, SecretBox([old])) as store:
+    with Storage.open(db_url, SecretBox([old])) as store:
         with pytest.raises(SecretDecryptError):
             store.workspaces.api_key("T1")
         with pytest.raises(SecretDecryptError):
             store.callback_tokens.get("T1")
         # An unreadable cached token is a cache miss, not a crash.
-        assert store.workspaces.token_cache("T1").load() is None
+        assert store.workspaces.cached_token("T1") is None
 
 
-def test_rotation_is_all_or_nothing(db_path: Path) -> None:
+def test_rotation_is_all_or_nothing(db_url: str) -> None:
     first, second, third = _new_key(), _new_key(), _new_key()
-    with Storage.open(db_path, SecretBox([first])) as store:
+    with Storage.open(db_url, SecretBox([first])) as store:
         store.workspaces.connect("T1", "http://127.0.0.1:9", "key-one")
-    with Storage.open(db_path, SecretBox([second])) as store:
+    with Storage.open(db_url, SecretBox([second])) as store:
         store.workspaces.connect("T2", "http://127.0.0.1:9", "key-two")
 
     # This box cannot read T1's key (encrypted under `first`), so nothing may change.
-    with Storage.open(db_path, SecretBox([third, second])) as store:
-        before = store.db.execute("SELECT api_key_enc FROM workspaces ORDER BY team_id").fetchall()
+    with Storage.open(db_url, SecretBox([third, second])) as store:
+        before = raw(store.db, "SELECT api_key_enc FROM workspaces ORDER BY team_id")
         with pytest.raises(SecretDecryptError):
             rotate_secrets(store.db, store.box)
-        after = store.db.execute("SELECT api_key_enc FROM workspaces ORDER BY team_id").fetchall()
-        assert after == before
+        after = raw(store.db, "SELECT api_key_enc FROM workspaces ORDER BY team_id")
+        assert len(after) == 2 and after == before

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.token_cache import WorkspaceTokenCache
 from callcenter.tokens import CachedToken, TokenCache
-from storage import Storage
+from storage import ServiceToken, Storage
 from storage.errors import InvalidValueError, NotFoundError
-from tests.storage.conftest import FakeClock
+from tests.storage.conftest import FakeClock, raw
 
 
 def test_connect_stores_the_binding_and_never_exposes_the_key(store: Storage) -> None:
@@ -38,7 +39,7 @@ def test_reconnecting_keeps_settings_and_drops_tokens_of_the_old_key(
 ) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "old-key", timezone="Europe/Berlin")
     store.workspaces.set_channels("T1", approvals="C_APPROVE", digests="C_DIGEST")
-    store.workspaces.token_cache("T1").save(CachedToken("old-token", clock() + 3600))
+    store.workspaces.save_cached_token("T1", "old-token", clock() + 3600)
     clock.advance(10)
 
     again = store.workspaces.connect("T1", "http://127.0.0.1:9", "new-key")
@@ -47,33 +48,47 @@ def test_reconnecting_keeps_settings_and_drops_tokens_of_the_old_key(
     assert again.approvals_channel == "C_APPROVE"
     assert again.updated_at == clock()
     assert store.workspaces.api_key("T1") == "new-key"
-    assert store.workspaces.token_cache("T1").load() is None
+    assert store.workspaces.cached_token("T1") is None
 
 
-def test_the_token_cache_is_a_token_cache_per_team(store: Storage) -> None:
+def test_the_cached_token_is_kept_encrypted_per_team(store: Storage) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "k1")
-    cache: TokenCache = store.workspaces.token_cache("T1")
+    assert store.workspaces.cached_token("T1") is None
+    store.workspaces.save_cached_token("T1", "tok-1", 1234.5)
+    assert store.workspaces.cached_token("T1") == ServiceToken("tok-1", 1234.5)
+    assert "tok-1" not in repr(store.workspaces.cached_token("T1"))
+    [(sealed,)] = raw(store.db, "SELECT token_enc FROM service_tokens")
+    assert "tok-1" not in sealed
+    store.workspaces.save_cached_token("T1", "tok-2", 2000.0)
+    assert store.workspaces.cached_token("T2") is None
+    store.workspaces.clear_cached_token("T1")
+    assert store.workspaces.cached_token("T1") is None
+
+
+def test_the_bots_token_cache_is_a_token_cache_per_team(store: Storage) -> None:
+    store.workspaces.connect("T1", "http://127.0.0.1:9", "k1")
+    cache: TokenCache = WorkspaceTokenCache(store.workspaces, "T1")
     assert cache.load() is None
     cache.save(CachedToken("tok-1", 1234.5))
     assert cache.load() == CachedToken("tok-1", 1234.5)
     cache.save(CachedToken("tok-2", 2000.0))
     assert cache.load() == CachedToken("tok-2", 2000.0)
-    assert store.workspaces.token_cache("T2").load() is None
+    assert WorkspaceTokenCache(store.workspaces, "T2").load() is None
     cache.clear()
     assert cache.load() is None
 
 
 def test_disconnect_removes_key_and_tokens_but_keeps_settings(store: Storage) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "k1", timezone="Asia/Tokyo")
-    store.workspaces.token_cache("T1").save(CachedToken("tok", 2e9))
+    store.workspaces.save_cached_token("T1", "tok", 2e9)
 
     assert store.workspaces.disconnect("T1") is True
 
     after = store.workspaces.require("T1")
     assert not after.connected and after.timezone == "Asia/Tokyo"
     assert store.workspaces.api_key("T1") is None
-    assert store.workspaces.token_cache("T1").load() is None
-    assert store.db.execute("SELECT COUNT(*) FROM service_tokens").fetchone()[0] == 0
+    assert store.workspaces.cached_token("T1") is None
+    assert raw(store.db, "SELECT COUNT(*) FROM service_tokens") == [(0,)]
     assert store.workspaces.disconnect("T1") is False
 
 
