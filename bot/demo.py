@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import manifest
+from bot.demo_leads import sample_leads
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
@@ -147,6 +148,13 @@ async def attach_callbacks(rt: Runtime, pbx: EmulatorServer, app_url: str) -> No
                 await cc.campaigns.set_fields(campaign.campaign_uuid, callback_url=url)
 
 
+async def offer_samples(slack: SlackStandIn, pbx: EmulatorServer) -> None:
+    """A leads CSV made for the emulator's data, offered by the console's 📎 menu, so
+    ``leads upload`` can be tried without a file of one's own."""
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        slack.set_samples([await sample_leads(cc)])
+
+
 @contextlib.asynccontextmanager
 async def running_demo(
     *, port: int = DEFAULT_PORT, workdir: Path | None = None, seed: int = 1
@@ -168,6 +176,7 @@ async def running_demo(
                     slack.connect_app(app_url + EVENTS_PATH)
                     rt.settings.callops_public_url = app_url
                     await attach_callbacks(rt, pbx, app_url)
+                    await offer_samples(slack, pbx)
                     yield Demo(slack=slack, pbx=pbx, rt=rt, app_url=app_url, workdir=workdir)
             finally:
                 rt.storage.close()

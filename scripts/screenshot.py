@@ -1,17 +1,19 @@
-"""Take the docs' pictures of the demo (``docs/console.png``, ``docs/digest.png``,
-``docs/wallboard.png``) from the running demo.
+"""Take the docs' pictures of the demo (``docs/<scene>.png``) from the running demo.
 
-    .venv/bin/python scripts/screenshot.py [--scene console|digest|wallboard] [--out PATH]
+    .venv/bin/python scripts/screenshot.py [--scene NAME] [--out PATH]
 
 Starts the demo in-process (``bot.demo.running_demo`` on ephemeral loopback ports), drives
 the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would,
 and saves what the browser shows.  ``console``: an agent asks to start two campaigns, the
 supervisor approves one in #approvals.  ``digest``: the manager runs the sample digest in
-#digests and asks for it up to now.  ``wallboard``: the supervisor's Home tab.  Without
-``--scene`` all three are taken, each from a fresh demo.  Nothing is drawn by hand, so
-the pictures change when the app's messages do. ``make screenshot`` runs it after
-installing the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for
-Slack's emoji in colour).
+#digests and asks for it up to now.  ``wallboard``: the supervisor's Home tab.
+``campaign-card``: the supervisor shares the demo's sample leads CSV and opens the
+campaign it is meant for, whose card shows its lead list.  ``calls``: the live calls, each
+with its id, agent and campaign, after one is moved with its Transfer form.  Without
+``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
+pictures change when the app's messages do. ``make screenshot`` runs it after installing
+the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's
+emoji in colour).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from urllib.parse import urlencode
 from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
 from bot.demo import Demo, running_demo
+from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
 
@@ -79,6 +82,46 @@ async def scene(page: Page, demo: Demo) -> None:
     await expect(page.locator("#thread .message").nth(1)).to_be_visible()
     pending = page.locator("#messages .message", has_text=second).last
     await expect(pending.locator("button", has_text="Approve")).to_be_visible()
+    await page.mouse.move(0, 0)
+
+
+async def campaign_card_scene(page: Page, demo: Demo) -> None:
+    """Sofia shares the sample leads CSV from the 📎 menu, then opens the campaign it is
+    meant for: its card ends with the lead list (name, totals, UUID) and its buttons."""
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        target = upload_target([c async for c in cc.campaigns.iterate()])
+    if target is None:
+        raise RuntimeError("the demo has no campaign with a lead list")
+    query = urlencode({"user": SUPERVISOR, "view": CALL_CENTER})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await page.locator("#attach").click()
+    await page.locator(".attach-item", has_text=SAMPLE_NAME).click()
+    await expect(page.locator(".file-chip", has_text=SAMPLE_NAME)).to_have_count(1)
+    await command(page, f'/callops campaign "{target.campaign_name}"')
+    card = page.locator("#messages .message.ephemeral", has_text="Lead list:").last
+    await expect(card.locator("button", has_text="Upload leads")).to_be_visible()
+    await page.mouse.move(0, 0)
+
+
+async def calls_scene(page: Page, demo: Demo) -> None:
+    """Sofia lists the live calls and moves the last one to extension 1002 with its
+    Transfer form (the directory's extensions by name); listed again, each call shows its
+    id, its agent where an extension is on the line (else "unknown"), and that its
+    campaign is unknown while it is live."""
+    query = urlencode({"user": SUPERVISOR, "view": CALL_CENTER})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await command(page, "/callops calls")
+    listing = page.locator("#messages .message.ephemeral", has_text="Live calls").last
+    await listing.locator("button", has_text="Transfer").last.click()
+    modal = page.locator("#modal-backdrop:not([hidden]) #modal")
+    await modal.locator("select").first.select_option("1002")
+    await modal.locator(".modal-footer button.primary").click()
+    await expect(page.locator("#messages .message", has_text="Transferred").last).to_be_visible()
+    await command(page, "/callops calls")
+    again = page.locator("#messages .message.ephemeral", has_text="(ext 1002)")
+    await expect(again.locator("button", has_text="Transfer").first).to_be_visible()
     await page.mouse.move(0, 0)
 
 
@@ -147,7 +190,13 @@ async def fit(page: Page, pane: str, first: Locator | None = None) -> None:
     await page.mouse.move(0, 0)
 
 
-SCENES = {"console": scene, "digest": digest_scene, "wallboard": wallboard_scene}
+SCENES = {
+    "console": scene,
+    "digest": digest_scene,
+    "wallboard": wallboard_scene,
+    "campaign-card": campaign_card_scene,
+    "calls": calls_scene,
+}
 
 
 async def take(out: Path, name: str = "console") -> None:

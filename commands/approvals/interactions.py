@@ -203,7 +203,10 @@ async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome
 
 def _form_handler(form: Form) -> OnSubmit:
     async def validate(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
-        return form.check(submission.values, submission.metadata) or None
+        problems = form.check(submission.values, submission.metadata)
+        if not problems and form.verify is not None:
+            problems = await form.verify(ctx, submission.values, submission.metadata)
+        return problems or None
 
     async def submitted(ctx: CommandContext, submission: Submission) -> Outcome:
         """Submitting a form that ends in an action is the requester's confirm."""

@@ -6,7 +6,8 @@ so the listing is paged here; a call center's live calls number in the tens.
 A live call (spec 2.13) names no agent and no campaign.  The agent is derived from
 documented data only (``agent_for_call``: the user whose extension is one of the call's
 parties) and is "unknown" otherwise; the campaign is unknown while the call is live and
-is read from the call's record once it has ended.
+is read from the call's record once it has ended.  Each row shows the call's id, the one
+``transfer`` needs.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import (
     clip,
+    code,
     duration,
     full_name,
     number,
@@ -44,6 +46,8 @@ from commands.kernel.text import (
 )
 
 PAGE_SIZE = 15
+CAMPAIGN_UNKNOWN = ":dart: campaign unknown"
+"""A live call names no campaign (spec 2.13); its record (``cdr``) does once it ends."""
 
 DIRECTION_LABEL = {
     "inbound": ":arrow_lower_left: in",
@@ -120,7 +124,8 @@ def _call_row(
         f"*{source}* → *{destination}*\n"
         f"{direction_label(call.direction)} · {state_label(call.state)} · "
         f":stopwatch: {elapsed} (since {when(started, ctx.tz, now=now)})\n"
-        f"{agent_words(call, users)}"
+        f"{agent_words(call, users)} · {CAMPAIGN_UNKNOWN}\n"
+        f"call {code(call.call_id)}"
     )
     # Slack wants action ids unique within a message, hence the row number; the button
     # opens the transfer form at once, before any service call (trigger ids last 3 s).
@@ -167,6 +172,17 @@ def calls_reply(
                 ]
             )
         )
+    blocks.append(
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text="A live call names no campaign; its call record does once it ends "
+                    "(`/callops cdr`). The agent is whoever has the extension on the line. "
+                    "`/callops transfer &lt;call id&gt; &lt;ext&gt;` moves a call."
+                )
+            ]
+        )
+    )
     blocks.append(showing(ctx.offset, len(page), total, one="live call"))
     blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
     return Reply(text=f"Live calls: {total}", blocks=blocks)

@@ -1,30 +1,37 @@
 """``transfer <call_id> <ext> [aleg|bleg]`` and the Transfer form of the live-call list.
 
-A transfer is time-critical, so the form opens from the button before anything is asked
-of the service (Slack's trigger id lasts 3 seconds), and the default policy asks only for
-the requester's confirm.  Which leg moves is said in plain words: the A leg is the
-caller, the B leg the side that answered (usually the agent).
+A transfer is time-critical, so the form opens from the button with one bounded read of
+the user directory only (Slack's trigger id lasts 3 seconds): the extensions people have
+(spec 2.3, the users' ``extension``) are offered as a list, with their names, and an
+extension can still be typed.  Whichever is given is checked against the directory when
+the form is sent, so a typo gets a field error instead of a failed transfer; when the
+directory cannot be read in time the form still opens and the service has the last word.
+The default policy asks only for the requester's confirm.  Which leg moves is said in
+plain words: the A leg is the caller, the B leg the side that answered (usually the agent).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from slack_sdk.models.blocks import (
+    Block,
     InputBlock,
     MarkdownTextObject,
     Option,
     PlainTextInputElement,
     RadioButtonsElement,
     SectionBlock,
+    StaticSelectElement,
 )
 from slack_sdk.models.views import View
 
-from callcenter import errors
-from callcenter.models import ActiveCall
+from callcenter import CallCenter, errors
+from callcenter.models import ActiveCall, User
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
@@ -41,7 +48,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
-from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.text import clip, code, escape, full_name, truncate
 from storage import ActionKind, Role
 
 TRANSFER_BUTTON = "call_transfer"
@@ -50,7 +57,15 @@ TRANSFER_ROLE = Role.OPERATOR
 """The least role that may use it (a listing shows it only to them)."""
 TRANSFER_CALLBACK = "call_transfer_form"
 EXT_BLOCK = "ext"
+"""The typed extension."""
+PICK_BLOCK = "ext_pick"
+"""The extension chosen from the directory's list."""
 LEG_BLOCK = "leg"
+MAX_OPTIONS = 100
+"""Slack's limit on a static select's options."""
+DIRECTORY_DEADLINE = 1.5
+"""Seconds the form waits for the directory (opening, and checking when sent): well
+inside Slack's 3 seconds, so the form is never lost to a slow service."""
 
 Leg = Literal["aleg", "bleg"]
 """The side of a call that moves: the A leg is the caller, the B leg who answered."""
@@ -106,8 +121,37 @@ def _call_words(source: str, destination: str) -> str:
     return "this call"
 
 
-def transfer_modal(call: Mapping[str, str], channel: str | None) -> View:
-    """Extension and leg; nothing here needs the service."""
+def extension_owners(users: Sequence[User]) -> dict[str, User]:
+    """Extension -> its user, for the enabled users that have one (the ones a call can be
+    transferred to), in extension order."""
+    owners = {
+        u.extension.strip(): u for u in users if u.extension.strip() and u.user_enabled != "false"
+    }
+    return dict(sorted(owners.items(), key=lambda item: (len(item[0]), item[0])))
+
+
+async def read_directory(cc: CallCenter) -> dict[str, User] | None:
+    """The directory's extensions, or None when it cannot be read within the deadline."""
+
+    async def read() -> list[User]:
+        return [u async for u in cc.users.iterate(page_size=100)]
+
+    try:
+        return extension_owners(await asyncio.wait_for(read(), DIRECTORY_DEADLINE))
+    except (TimeoutError, errors.CallCenterError):
+        return None
+
+
+def _owner_words(ext: str, user: User) -> str:
+    name = full_name(user.first_name, user.middle_name, user.last_name) or user.username
+    return truncate(f"{ext} · {name}" if name else ext, 75)
+
+
+def transfer_modal(
+    call: Mapping[str, str], channel: str | None, owners: Mapping[str, User] | None = None
+) -> View:
+    """The extensions of the directory to choose from (when it could be read), a field to
+    type one, and the leg."""
     options = [
         Option(value=leg, text=words, description=LEG_HINTS[leg])
         for leg, words in LEG_WORDS.items()
@@ -115,6 +159,55 @@ def transfer_modal(call: Mapping[str, str], channel: str | None) -> View:
     meta = {k: call.get(k, "") for k in ("call_id", "source", "destination")}
     meta["channel"] = channel or ""
     words = _call_words(call.get("source", ""), call.get("destination", ""))
+    blocks: list[Block] = [
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=truncate(f"Transfer {words}\nCall {code(call.get('call_id', ''))}", 3000)
+            )
+        )
+    ]
+    if owners:
+        shown = list(owners.items())[:MAX_OPTIONS]
+        more = len(owners) - len(shown)
+        blocks.append(
+            InputBlock(
+                block_id=PICK_BLOCK,
+                label="To extension",
+                optional=True,
+                element=StaticSelectElement(
+                    action_id=PICK_BLOCK,
+                    placeholder="Choose a person's extension",
+                    options=[
+                        Option(value=truncate(ext, 75), text=_owner_words(ext, user))
+                        for ext, user in shown
+                    ],
+                ),
+                hint=(
+                    f"The first {MAX_OPTIONS} of {len(owners)} extensions; type another below."
+                    if more > 0
+                    else "Everyone in the directory with an extension."
+                ),
+            )
+        )
+    blocks.append(
+        InputBlock(
+            block_id=EXT_BLOCK,
+            label="Or type an extension" if owners else "To extension",
+            optional=bool(owners),
+            element=PlainTextInputElement(action_id=EXT_BLOCK, placeholder="e.g. 1002"),
+            hint="Checked against the directory when you send the form; the extension must "
+            "also be signed in, or the service refuses the transfer.",
+        )
+    )
+    blocks.append(
+        InputBlock(
+            block_id=LEG_BLOCK,
+            label="Which side moves",
+            element=RadioButtonsElement(
+                action_id=LEG_BLOCK, options=options, initial_option=options[0]
+            ),
+        )
+    )
     return View(
         type="modal",
         callback_id=TRANSFER_CALLBACK,
@@ -122,26 +215,7 @@ def transfer_modal(call: Mapping[str, str], channel: str | None) -> View:
         submit="Transfer",
         close="Cancel",
         private_metadata=json.dumps(meta, separators=(",", ":")),
-        blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(f"Transfer {words}\nCall {code(call.get('call_id', ''))}", 3000)
-                )
-            ),
-            InputBlock(
-                block_id=EXT_BLOCK,
-                label="To extension",
-                element=PlainTextInputElement(action_id=EXT_BLOCK, placeholder="e.g. 1002"),
-                hint="The extension must be signed in, or the service refuses the transfer.",
-            ),
-            InputBlock(
-                block_id=LEG_BLOCK,
-                label="Which side moves",
-                element=RadioButtonsElement(
-                    action_id=LEG_BLOCK, options=options, initial_option=options[0]
-                ),
-            ),
-        ],
+        blocks=blocks,
     )
 
 
@@ -236,11 +310,8 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
 async def _registered(ctx: CommandContext, ext: str) -> bool:
     """Whether an enabled user of the directory has the extension (what the service calls
     registered); True when the directory cannot be read, so the service has the last word."""
-    try:
-        people = [u async for u in ctx.client().users.iterate(page_size=100)]
-    except errors.CallCenterError:
-        return True
-    return any(u.extension.strip() == ext and u.user_enabled != "false" for u in people)
+    owners = await read_directory(ctx.client())
+    return owners is None or ext in owners
 
 
 def _leg(word: str) -> Leg | None:
@@ -258,14 +329,47 @@ def _params(call: ActiveCall, ext: str, leg: Leg) -> TransferParams:
     )
 
 
+def chosen_extension(values: FormValues) -> tuple[str, str]:
+    """The extension the form gives and the block it came from (typed wins over chosen;
+    ``check_form`` refuses the two when they differ)."""
+    typed = text(values, EXT_BLOCK)
+    if typed:
+        return typed, EXT_BLOCK
+    picked = values.get(PICK_BLOCK)
+    return (str(picked).strip(), PICK_BLOCK) if isinstance(picked, str) else ("", EXT_BLOCK)
+
+
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
     problems: dict[str, str] = {}
-    ext_problem = extension_problem(text(values, EXT_BLOCK))
-    if ext_problem:
-        problems[EXT_BLOCK] = ext_problem
+    typed, picked = text(values, EXT_BLOCK), values.get(PICK_BLOCK)
+    if typed:
+        ext_problem = extension_problem(typed)
+        if ext_problem:
+            problems[EXT_BLOCK] = ext_problem
+        elif isinstance(picked, str) and picked and picked != typed:
+            problems[EXT_BLOCK] = (
+                f"You chose {truncate(picked, 32)} in the list and typed {truncate(typed, 32)}: "
+                "keep one."
+            )
+    elif not (isinstance(picked, str) and picked):
+        where = PICK_BLOCK if PICK_BLOCK in values else EXT_BLOCK
+        problems[where] = "Choose an extension, or type one, e.g. 1002."
     if _leg(str(values.get(LEG_BLOCK) or "")) is None:
         problems[LEG_BLOCK] = "Choose which side of the call moves."
     return problems
+
+
+async def verify_form(ctx: CommandContext, values: FormValues, meta: Meta) -> dict[str, str]:
+    """The extension must be someone's in the directory (read now, within the deadline;
+    when it cannot be read, the service's own check decides)."""
+    ext, block = chosen_extension(values)
+    owners = await read_directory(ctx.client())
+    if owners is None or ext in owners:
+        return {}
+    return {
+        block: f"Nobody in the directory has extension {truncate(ext, 32)}. "
+        + ("Choose one from the list." if PICK_BLOCK in values else "Check the number.")
+    }
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
@@ -274,7 +378,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     if call is None:
         return _ended(call_id)
     leg = _leg(str(values.get(LEG_BLOCK) or "")) or "aleg"
-    return Proposal(ActionKind.CALL_TRANSFER, _params(call, text(values, EXT_BLOCK), leg))
+    return Proposal(ActionKind.CALL_TRANSFER, _params(call, chosen_extension(values)[0], leg))
 
 
 register(
@@ -288,15 +392,16 @@ register(
         unknown_outcome="the call may or may not have been transferred",
     )
 )
-register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form))
+register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form, verify=verify_form))
 
 HANDLERS = {"transfer": transfer}
 
 
 async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    """A live call's Transfer button opens its form at once: the trigger id lives 3
-    seconds, so nothing is asked of the service first."""
-    return OpenModal(transfer_modal(read_button_value(click.value), ctx.channel_id))
+    """A live call's Transfer button opens its form: the trigger id lives 3 seconds, so
+    the only thing asked of the service first is the directory, within a deadline."""
+    owners = await read_directory(ctx.client())
+    return OpenModal(transfer_modal(read_button_value(click.value), ctx.channel_id, owners))
 
 
 INTERACTIONS = Interactions(

@@ -1,7 +1,13 @@
-"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card."""
+"""``campaigns [type]`` and ``campaign <name>``: the list and the campaign card.
+
+The card shows the campaign's lead list (its documented ``default_list_uuid``, read with
+``GET /v3/list/{uuid}``) so the list's UUID, totals and actions are where people look
+for them.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from slack_sdk.models.blocks import (
@@ -15,7 +21,8 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from callcenter.models import AutodialerStats, Campaign, Schedule
+from callcenter import CallCenter, errors
+from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
@@ -32,6 +39,7 @@ from commands.kernel.resolve import (
 from commands.kernel.tables import Column, table
 from commands.kernel.text import (
     clip,
+    code,
     day_time,
     escape,
     mode_label,
@@ -42,6 +50,7 @@ from commands.kernel.text import (
     status_word,
     truncate,
 )
+from commands.leads.lists import campaign_list_blocks
 from storage import Role
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
@@ -204,7 +213,13 @@ def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
 
 
 def campaign_card(
-    c: Campaign, stats: AutodialerStats | None, ctx: CommandContext, *, window_minutes: int
+    c: Campaign,
+    stats: AutodialerStats | None,
+    ctx: CommandContext,
+    *,
+    window_minutes: int,
+    lead_list: LeadList | None = None,
+    list_missing: str | None = None,
 ) -> Reply:
     template = escape(c.template_name) or "–"
     carrier = escape(c.carrier_name) or "–"
@@ -256,6 +271,9 @@ def campaign_card(
             )
         )
         blocks.append(SectionBlock(fields=fields_stats))
+    blocks.append(DividerBlock())
+    blocks.extend(campaign_list_blocks(c.campaign_uuid, lead_list, ctx.role, missing=list_missing))
+    blocks.append(DividerBlock())
     blocks.append(control_buttons(c, ctx.role))
     blocks.append(
         ContextBlock(
@@ -375,17 +393,44 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     cc = ctx.client()
     found = find_campaign(await all_campaigns(cc), " ".join(args), take_guess=True)
     campaign = found.campaign
-    stats: AutodialerStats | None = None
-    if campaign.type in ("autodialer", "autocall"):
-        page = await cc.reports.autodialer(
-            interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
-        )
-        stats = next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
-    card = campaign_card(campaign, stats, ctx, window_minutes=AUTODIALER_WINDOW_MINUTES)
+    stats, (lead_list, missing) = await asyncio.gather(
+        _stats(cc, campaign), _lead_list(cc, campaign)
+    )
+    card = campaign_card(
+        campaign,
+        stats,
+        ctx,
+        window_minutes=AUTODIALER_WINDOW_MINUTES,
+        lead_list=lead_list,
+        list_missing=missing,
+    )
     note = guess_note([found])
     if note is not None:
         card.blocks.insert(1, note)
     return card
+
+
+async def _stats(cc: CallCenter, campaign: Campaign) -> AutodialerStats | None:
+    if campaign.type not in ("autodialer", "autocall"):
+        return None
+    page = await cc.reports.autodialer(
+        interval=AUTODIALER_WINDOW_MINUTES, campaign_uuids=[campaign.campaign_uuid]
+    )
+    return next((s for s in page.data if s.campaign_uuid == campaign.campaign_uuid), None)
+
+
+async def _lead_list(cc: CallCenter, campaign: Campaign) -> tuple[LeadList | None, str | None]:
+    """The campaign's default list, or why the card shows none.  A list that cannot be
+    read is said so on the card instead of failing the whole card."""
+    uuid = campaign.default_list_uuid
+    if not uuid:
+        return None, "None: the service names no default list for this campaign."
+    try:
+        return await cc.lists.get(uuid), None
+    except errors.NotFoundError:
+        return None, f"Its list {code(uuid)} no longer exists."
+    except errors.CallCenterError:
+        return None, f":warning: The list {code(uuid)} could not be read just now."
 
 
 HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}

@@ -2,9 +2,11 @@
 
 A submission is answered in two steps because Slack waits only 3 seconds for the ack:
 ``check`` runs first, locally and fast, and its messages go back on the fields
-(``response_action: errors``); after the ack, ``build`` may ask the service (is the
-number blacklisted? is the call still live?) and turns the values into a ``Proposal``,
-or a ``Reply`` saying why not.  Submitting the form is the requester's confirm: it
+(``response_action: errors``); a form may add ``verify``, which asks the service for
+what only it knows (is this extension anybody's?) within a deadline well inside those
+3 seconds, its messages going on the fields too; after the ack, ``build`` may ask the
+service (is the number blacklisted? is the call still live?) and turns the values into a
+``Proposal``, or a ``Reply`` saying why not.  Submitting the form is the requester's confirm: it
 showed exactly what will happen and its button says so.
 """
 
@@ -21,6 +23,7 @@ from storage import Role
 
 Check = Callable[[FormValues, Meta], dict[str, str]]
 Build = Callable[[CommandContext, FormValues, Meta], Awaitable[Proposal | Reply]]
+Verify = Callable[[CommandContext, FormValues, Meta], Awaitable[dict[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Form:
     build: Build
     role: Role = Role.OPERATOR
     """The least role that may submit it (as the command that opened it)."""
+    verify: Verify | None = None
+    """Run after ``check`` passed and before the ack; must answer within ~2 seconds."""
 
 
 FORMS: dict[str, Form] = {}

@@ -1,18 +1,29 @@
-"""``lead <list_uuid> <phone> [key=value ...]``: one customer into a list.
+"""``lead <campaign|list_uuid> <phone> [key=value ...]``: one customer into a list.
 
 One lead is one real person the dialer will call, so it is approved like an upload
-(DESIGN.md).  The list UUID, the number (pattern and blacklist) and the field names are
-checked before the request is made; the keys are the optional fields of ``POST /v3/lead``.
+(DESIGN.md).  The list is named by its UUID or by its campaign (the campaign's default
+list, ``commands.leads.target``); the number (pattern and blacklist) and the field names
+are checked before the request is made; the keys are the optional fields of
+``POST /v3/lead``.  Without a number, and from the campaign card's Add lead button, a form
+opens with the list already chosen.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from pydantic import Field
+from slack_sdk.models.blocks import (
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
-from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate
+from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
     ActionRefused,
@@ -24,12 +35,26 @@ from commands.approvals.actions import (
 from commands.approvals.cards import propose
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import clip, code
-from storage import ActionKind
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.resolve import is_phone_like
+from commands.kernel.text import clip, code, truncate
+from commands.leads.target import find_list
+from storage import ActionKind, Role
+
+ADD_LEAD_BUTTON = "lead_list_add"
+"""A lead list's Add lead button (on the campaign card); its value names the list."""
+ADD_LEAD_ROLE = Role.OPERATOR
+"""The least role that may use it (a card shows it only to them)."""
+LEAD_CALLBACK = "lead_form"
+PHONE_BLOCK = "phone"
+FORM_FIELDS = ("lead_name", "contract_number")
+"""The optional fields the form asks for; the typed command takes any of the service's."""
+FIELD_LABELS = {"lead_name": "Customer's name", "contract_number": "Contract number"}
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
@@ -39,6 +64,70 @@ def list_uuid_problem(list_uuid: str) -> str | None:
             f"{len(list_uuid)}."
         )
     return None
+
+
+def list_button_value(lead_list: LeadList) -> str:
+    """What Add lead carries: enough to show the form without asking the service first."""
+    return json.dumps(
+        {"list_uuid": lead_list.list_uuid, "list_name": truncate(lead_list.list_name, 150)},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def read_list_button(value: str) -> dict[str, str]:
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError:
+        return {"list_uuid": value, "list_name": ""}
+    if not isinstance(data, dict):
+        return {"list_uuid": str(value), "list_name": ""}
+    return {k: str(data.get(k) or "") for k in ("list_uuid", "list_name")}
+
+
+def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str) -> View:
+    """Phone number and the usual fields; the list is fixed (it was chosen to get here)."""
+    meta = {"list_uuid": list_uuid, "list_name": truncate(list_name, 150), "channel": channel or ""}
+    name = clip(list_name, 150) or code(list_uuid)
+    inputs = [
+        InputBlock(
+            block_id=PHONE_BLOCK,
+            label="Customer's phone number",
+            element=PlainTextInputElement(action_id=PHONE_BLOCK, placeholder="0912345678"),
+            hint=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}. Blocked numbers are refused.",
+        )
+    ]
+    for field in FORM_FIELDS:
+        inputs.append(
+            InputBlock(
+                block_id=field,
+                label=FIELD_LABELS[field],
+                optional=True,
+                element=PlainTextInputElement(
+                    action_id=field, initial_value=given.get(field) or None
+                ),
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=LEAD_CALLBACK,
+        title="Add a lead",
+        submit="Add the lead",
+        close="Cancel",
+        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
+        blocks=[
+            SectionBlock(
+                text=MarkdownTextObject(
+                    text=truncate(
+                        f"Add one customer to the lead list *{name}*; the dialer will call "
+                        f"them.\nList {code(list_uuid)}",
+                        3000,
+                    )
+                )
+            ),
+            *inputs,
+        ],
+    )
 
 
 class LeadParams(ActionParams):
@@ -109,24 +198,58 @@ async def lead_proposal(
     return Proposal(ActionKind.LEAD_INSERT, params)
 
 
-async def insert_lead(ctx: CommandContext, args: list[str]) -> Reply:
+async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     # Every lead field is free text: ``lead_name=Nguyễn Văn An`` needs no quotes.
     positional, fields = split_options(args, spaced=ANY_KEY)
-    if len(positional) < 2:
+    if not positional:
         raise UsageError(
-            "Give the list UUID and the phone number; other fields as key=value.", usage_of("lead")
+            "Give the campaign (or the list UUID) and the phone number; other fields as key=value.",
+            usage_of("lead"),
         )
-    # The number however it was spaced out: 0912 345 678.
-    list_uuid, phone = positional[0].strip(), normalize_phone("".join(positional[1:]))
-    problem = list_uuid_problem(list_uuid) or phone_problem(phone)
-    if problem:
-        raise UsageError(problem, usage_of("lead"))
     check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
     fields = {k.lower(): v for k, v in fields.items()}
-    proposal = await lead_proposal(ctx.client(), list_uuid, phone, fields)
+    if not any(is_phone_like(w) for w in positional[1:]) and any(
+        k not in FORM_FIELDS for k in fields
+    ):
+        raise UsageError(
+            "The phone number is missing (the form asks only for a name and a contract).",
+            usage_of("lead"),
+        )
+    cc = ctx.client()
+    found, rest = await find_list(cc, positional, ends_at=is_phone_like)
+    if isinstance(found, Reply):
+        return found
+    # The rest is the number, however it was spaced out: 0912 345 678.
+    phone = normalize_phone("".join(rest))
+    problem = phone_problem(phone) if phone else None
+    if problem:
+        raise UsageError(problem, usage_of("lead"))
+    lead_list = found.lead_list
+    if not phone:
+        return OpenModal(
+            lead_modal(
+                lead_list.list_uuid,
+                lead_list.list_name,
+                ctx.channel_id,
+                **{k: v for k, v in fields.items() if k in FORM_FIELDS},
+            )
+        )
+    proposal = await lead_proposal(cc, lead_list.list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
     return await propose(ctx, proposal)
+
+
+def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
+    problem = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
+    return {PHONE_BLOCK: problem} if problem else {}
+
+
+async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
+    list_uuid = str(meta.get("list_uuid") or "")
+    phone = normalize_phone(text(values, PHONE_BLOCK))
+    fields = {f: text(values, f) for f in FORM_FIELDS}
+    return await lead_proposal(ctx.client(), list_uuid, phone, fields)
 
 
 register(
@@ -140,5 +263,17 @@ register(
         unknown_outcome="the lead may or may not have been added",
     )
 )
+register_form(Form(LEAD_CALLBACK, check_form, build_form))
 
 HANDLERS = {"lead": insert_lead}
+
+
+async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Add lead on a campaign card: the form at once (the trigger id lives 3 seconds)."""
+    chosen = read_list_button(click.value)
+    return OpenModal(lead_modal(chosen["list_uuid"], chosen["list_name"], ctx.channel_id))
+
+
+INTERACTIONS = Interactions(
+    clicks=(OnClick(ADD_LEAD_BUTTON, add_lead_clicked, role=ADD_LEAD_ROLE),)
+)

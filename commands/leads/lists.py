@@ -1,4 +1,5 @@
-"""``list <list_uuid>``: a lead list's totals, the numbers a supervisor checks after an upload.
+"""``list <list_uuid>``: a lead list's totals, the numbers a supervisor checks after an upload;
+and the lead-list part of a campaign card, where the list's UUID can be found.
 
 The UUID length is checked here with the service's own rule (``callcenter.rules``) so a
 mistyped UUID is answered at once with what is wrong, not with the service's
@@ -8,7 +9,9 @@ mistyped UUID is answered at once with what is wrong, not with the service's
 from __future__ import annotations
 
 from slack_sdk.models.blocks import (
+    ActionsBlock,
     Block,
+    ButtonElement,
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
@@ -22,7 +25,8 @@ from commands.kernel.call_words import status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
-from commands.kernel.reply import Reply, notice
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Reply, Rerun, notice
 from commands.kernel.text import (
     clip,
     code,
@@ -34,6 +38,12 @@ from commands.kernel.text import (
     ratio_percent,
     truncate,
 )
+from commands.leads.insert import ADD_LEAD_BUTTON, ADD_LEAD_ROLE, list_button_value
+from commands.leads.upload import UPLOAD_LEADS_BUTTON, UPLOAD_LEADS_ROLE
+from storage import Role
+
+OPEN_LIST_BUTTON = "lead_list_open"
+"""A lead list's Open list button (on the campaign card): ``list <uuid>``."""
 
 
 def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
@@ -113,3 +123,57 @@ async def show_list(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 HANDLERS = {"list": show_list}
+
+
+def totals_line(lead_list: LeadList) -> str:
+    """The list's counts in one line, in the words and order of its card."""
+    failed = lead_list.total_fail
+    return (
+        f"*{number(lead_list.total_leads)}* leads · uploaded {number(lead_list.total_upload)} · "
+        f"imported {number(lead_list.total_success)} "
+        f"({ratio_percent(lead_list.total_success, lead_list.total_upload)}) · "
+        f"{':warning: ' if failed else ''}failed {number(failed)} "
+        f"({ratio_percent(failed, lead_list.total_upload)})"
+    )
+
+
+def campaign_list_blocks(
+    campaign_uuid: str, lead_list: LeadList | None, role: Role, *, missing: str | None = None
+) -> list[Block]:
+    """The campaign card's lead list: name, totals and UUID, with Add lead and Upload
+    leads (for a role that may use them) and Open list.  ``missing`` says why there is no
+    list to show (no default list, gone, unreadable)."""
+    if lead_list is None:
+        text = f":card_index_dividers: *Lead list*\n{missing or 'None.'}"
+        return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
+    name = clip(lead_list.list_name, 150) or "Unnamed list"
+    text = (
+        f":card_index_dividers: *Lead list: {name}*\n{totals_line(lead_list)}\n"
+        f"{code(lead_list.list_uuid)}"
+    )
+    buttons: list[ButtonElement] = []
+    if role.at_least(ADD_LEAD_ROLE):
+        buttons.append(
+            ButtonElement(
+                text="Add lead", action_id=ADD_LEAD_BUTTON, value=list_button_value(lead_list)
+            )
+        )
+    if role.at_least(UPLOAD_LEADS_ROLE):
+        buttons.append(
+            ButtonElement(text="Upload leads", action_id=UPLOAD_LEADS_BUTTON, value=campaign_uuid)
+        )
+    buttons.append(
+        ButtonElement(text="Open list", action_id=OPEN_LIST_BUTTON, value=lead_list.list_uuid)
+    )
+    actions = ActionsBlock(
+        block_id=f"lead_list:{truncate(lead_list.list_uuid, 200)}", elements=buttons
+    )
+    return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))), actions]
+
+
+async def open_list_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Open list on a campaign card: the list's own card, as a new message."""
+    return Rerun(f"list {click.value}", replace_original=False)
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(OPEN_LIST_BUTTON, open_list_clicked),))

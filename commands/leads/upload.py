@@ -1,4 +1,5 @@
-"""``leads upload <list_uuid>``: check a CSV shared in the channel, then upload its good rows.
+"""``leads upload <campaign|list_uuid>``: check a CSV shared in the channel, then upload its
+good rows into the list (a campaign's is its default list, ``commands.leads.target``).
 
 The command takes the newest CSV the requester shared in the channel, downloads it with
 the bot token, and checks every row as a stream (``commands.leads.csv_check``).  The summary
@@ -32,9 +33,10 @@ from commands.approvals.cards import propose
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, plural, ratio_percent
 from commands.leads.csv_check import (
@@ -44,8 +46,13 @@ from commands.leads.csv_check import (
     check_leads_csv,
     spool,
 )
-from commands.leads.insert import list_uuid_problem
-from storage import ActionKind
+from commands.leads.target import ListTarget, find_list
+from storage import ActionKind, Role
+
+UPLOAD_LEADS_BUTTON = "lead_list_upload"
+"""A lead list's Upload leads button (on the campaign card); its value names the campaign."""
+UPLOAD_LEADS_ROLE = Role.OPERATOR
+"""The least role that may use it (a card shows it only to them)."""
 
 REASON_WORDS = {
     "pattern": "not a valid number",
@@ -56,12 +63,23 @@ REASON_WORDS = {
 }
 
 
-def how_to_share(list_uuid: str) -> str:
+def typed_target(found: ListTarget) -> str:
+    """How to name the list in the command again: its campaign when it was named so
+    (quoted when the name has spaces), else its UUID."""
+    if found.campaign is None:
+        return found.lead_list.list_uuid
+    name = found.campaign.campaign_name
+    return f'"{name}"' if any(c.isspace() for c in name) or not name else name
+
+
+def how_to_share(found: ListTarget) -> str:
+    list_name = clip(found.lead_list.list_name or found.lead_list.list_uuid, 150)
     return (
-        "I found no CSV from you in this channel. Share the file here first (drag it into the "
-        "message box and send it), then run "
-        f"`/callops leads upload {list_uuid}` here again. The file needs a `phone_number` "
-        "column; other columns are lead fields (`lead_name`, `contract_number`, …)."
+        f"I found no CSV from you in this channel to upload into *{list_name}*. Share the file "
+        "here first (drag it into the message box, or attach it, and send it), then run "
+        f"{code('/callops leads upload ' + typed_target(found))} here again. The file needs a "
+        "`phone_number` column; other columns are lead fields (`lead_name`, "
+        "`contract_number`, …)."
     )
 
 
@@ -145,20 +163,19 @@ async def download_and_check(
     return sha256, report, valid, invalid
 
 
-async def upload(ctx: CommandContext, args: list[str]) -> Reply:
-    if len(args) != 1:
-        raise UsageError("Give the UUID of the list to upload into.", usage_of("leads upload"))
-    list_uuid = args[0].strip()
-    problem = list_uuid_problem(list_uuid)
-    if problem:
-        raise UsageError(problem, usage_of("leads upload"))
+async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
+    if not args:
+        raise UsageError(
+            "Give the campaign (or the UUID of the list) to upload into.", usage_of("leads upload")
+        )
     if ctx.files is None or not ctx.channel_id:
         return error("Run this in the channel where you shared the CSV.")
     cc = ctx.client()
-    try:
-        lead_list = await cc.lists.get(list_uuid)
-    except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+    found, _ = await find_list(cc, args)
+    if isinstance(found, Reply):
+        return found
+    lead_list = found.lead_list
+    list_uuid = lead_list.list_uuid
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:
         here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
@@ -167,7 +184,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Reply:
                 "I am not in this channel, so I cannot see the files shared here. Invite me "
                 "(/invite @callops), share the CSV, then run this again."
             )
-        return notice(how_to_share(list_uuid), emoji=":page_facing_up:")
+        return notice(how_to_share(found), emoji=":page_facing_up:")
     blocked = await blocked_numbers(cc)
     with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
         try:
@@ -257,3 +274,14 @@ register(
 )
 
 HANDLERS = {"leads upload": upload}
+
+
+async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Upload leads on a campaign card: the command itself, so a CSV already shared here
+    is checked at once, and otherwise the answer says how to share one."""
+    return Rerun(f"leads upload {click.value}", replace_original=False)
+
+
+INTERACTIONS = Interactions(
+    clicks=(OnClick(UPLOAD_LEADS_BUTTON, upload_clicked, role=UPLOAD_LEADS_ROLE),)
+)

@@ -4,6 +4,7 @@ See ``testing.SlackStandIn`` for the entry point and ``README.md`` for the tour.
 """
 
 from emulators.slack.bus import StandInEvent
+from emulators.slack.console_api import SampleFile
 from emulators.slack.driver import Delivery, SlackDriver
 from emulators.slack.journal import JournalEntry
 from emulators.slack.testing import (
@@ -27,6 +28,7 @@ __all__ = [
     "TEAM",
     "Delivery",
     "JournalEntry",
+    "SampleFile",
     "SlackDriver",
     "SlackStandIn",
     "StandInEvent",

@@ -17,8 +17,13 @@ Routes, all under ``/console``:
 * ``POST /console/api/command|action|submit|close|home|message``: the driver's
   ``slash_command``, ``block_action``, ``view_submission``, ``view_closed``,
   ``app_home_opened`` and ``user_message``.
+* ``POST /console/api/file`` (multipart: ``user``, ``channel``, ``file``, optional
+  ``text``): the person shares a file into the channel, the driver's ``file_share``; the
+  file becomes their message with the file, as when someone drops a file into Slack.
 * ``GET /console/files/<file id>/<name>``: a shared file's bytes (the signed-in person may
   see the files of channels they are in, as in Slack's own client).
+* ``GET /console/samples/<name>``: a sample file the demo offers to share (``samples``),
+  which the page then shares like any file from the visitor's computer.
 * Workflow steps and shortcuts: ``console_workflows.py``.
 """
 
@@ -33,7 +38,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from emulators.slack.bus import StandInEvent
 from emulators.slack.core import Core
@@ -74,6 +79,8 @@ LIVE_KINDS = frozenset(
 )
 """Bus events the page hears of; ``api.call`` (every journal entry) would only be noise."""
 KEEPALIVE_SECONDS = 15.0
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""Files are held in memory by the stand-in; the demo's CSVs are a few kilobytes."""
 MENTION = re.compile(r"(?<![\w&|])([@#])([a-z0-9][a-z0-9._-]*)", re.IGNORECASE)
 
 
@@ -89,6 +96,23 @@ class Completion:
         return {"name": self.name, "usage": self.usage, "summary": self.summary}
 
 
+@dataclass(frozen=True)
+class SampleFile:
+    """A file the console offers to share, e.g. a leads CSV for the demo's campaign."""
+
+    name: str
+    content: bytes
+    summary: str = ""
+
+    def json(self) -> JSON:
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "size": len(self.content),
+            "url": f"/console/samples/{self.name}",
+        }
+
+
 @dataclass
 class ConsoleConfig:
     """What the console needs besides the stand-in's state.
@@ -101,7 +125,9 @@ class ConsoleConfig:
     completions: list[Completion] = field(default_factory=list)
     title: str = "callops demo"
     message_events: bool = False
-    """Send the app a ``message`` event when someone posts in a channel it is in."""
+    """Send the app a ``message`` event when someone posts (or shares a file) in a channel
+    it is in."""
+    samples: list[SampleFile] = field(default_factory=list)
 
 
 class ConsoleError(Exception):
@@ -138,7 +164,9 @@ def add_console_routes(
     app.router.add_post("/console/api/submit", _json(_submit))
     app.router.add_post("/console/api/close", _json(_close))
     app.router.add_post("/console/api/home", _json(_home))
+    app.router.add_post("/console/api/file", _json(_share_file))
     app.router.add_get("/console/files/{file_id}/{name}", _file)
+    app.router.add_get("/console/samples/{name}", _sample)
 
     async def end_streams(_: web.Application) -> None:
         for queue in list(streams):
@@ -268,6 +296,8 @@ async def _workspace(request: web.Request) -> JSON:
         "channels": channels,
         "command": config.command,
         "completions": [c.json() for c in config.completions],
+        "samples": [sample.json() for sample in config.samples],
+        "max_upload": MAX_UPLOAD_BYTES,
         "title": config.title,
     }
 
@@ -320,6 +350,17 @@ async def _file(request: web.Request) -> web.StreamResponse:
         raise web.HTTPNotFound()
     mimetype = mimetypes.guess_type(stored.name)[0] or "application/octet-stream"
     return web.Response(body=stored.content, content_type=mimetype)
+
+
+async def _sample(request: web.Request) -> web.StreamResponse:
+    config = request.app[CONFIG]
+    sample = next((f for f in config.samples if f.name == request.match_info["name"]), None)
+    if sample is None:
+        raise web.HTTPNotFound()
+    mimetype = mimetypes.guess_type(sample.name)[0] or "application/octet-stream"
+    return web.Response(
+        body=sample.content, content_type=mimetype, headers={"Cache-Control": "no-store"}
+    )
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
@@ -448,23 +489,66 @@ async def _message(request: web.Request) -> JSON:
     core, driver, config = request.app[CORE], request.app[DRIVER], request.app[CONFIG]
     body = await _body(request)
     person = _person(core, _text(body, "user"))
-    channel_id = _conversation(core, person, _text(body, "channel") or "")
-    channel = core.state.channel(channel_id)
-    if channel.is_im:
-        raise ConsoleError(f"The app's Messages tab is read-only; try {config.command} here")
+    channel_id = _channel_to_post_in(core, config, person, _text(body, "channel") or "")
     text = escape_mentions(core, person.team_id, _text(body, "text") or "")
-    if config.message_events:
-        return _delivery(await driver.user_message(user=person.id, channel=channel_id, text=text))
-    message: JSON = {
-        "type": "message",
-        "text": text,
-        "user": person.id,
-        "ts": core.ids.ts(core.clock.now()),
-        "team": person.team_id,
-        "client_msg_id": core.ids.opaque(12),
-    }
-    core.state.add_message(channel, message)
-    return _delivery(None)
+    delivery = await driver.user_message(
+        user=person.id, channel=channel_id, text=text, notify_app=config.message_events
+    )
+    return _delivery(delivery)
+
+
+def _channel_to_post_in(core: Core, config: ConsoleConfig, person: User, ref: str) -> str:
+    channel_id = _conversation(core, person, ref)
+    if core.state.channel(channel_id).is_im:
+        raise ConsoleError(f"The app's Messages tab is read-only; try {config.command} here")
+    return channel_id
+
+
+async def _share_file(request: web.Request) -> JSON:
+    """A person drops a file into a channel (the page's attach button, drag and drop, or a
+    sample).  Slack's client uploads it and shares it as the person's message; so does the
+    driver.  The app hears of it as it would from Slack: a ``message`` event of subtype
+    ``file_share`` only if it subscribes to message events (callops does not: it finds the
+    file in the channel's history when asked to)."""
+    core, driver, config = request.app[CORE], request.app[DRIVER], request.app[CONFIG]
+    if not request.content_type.startswith("multipart/"):
+        raise ConsoleError("send the file as multipart/form-data")
+    fields: dict[str, str] = {}
+    upload: tuple[str, bytes] | None = None
+    reader = await request.multipart()
+    async for part in reader:
+        if not isinstance(part, BodyPartReader) or not part.name:
+            continue
+        if part.filename is not None:
+            data = bytearray()
+            while chunk := await part.read_chunk():
+                data += chunk
+                if len(data) > MAX_UPLOAD_BYTES:  # read no further than the limit
+                    raise ConsoleError(
+                        f"{part.filename} is larger than the stand-in keeps "
+                        f"({MAX_UPLOAD_BYTES // (1024 * 1024)} MB)",
+                        status=413,
+                    )
+            upload = (part.filename, bytes(data))
+        else:
+            fields[part.name] = await part.text()
+    person = _person(core, fields.get("user"))
+    channel_id = _channel_to_post_in(core, config, person, fields.get("channel") or "")
+    if upload is None or not upload[0].strip():
+        raise ConsoleError("file is missing")
+    name, content = upload
+    if not content:
+        raise ConsoleError(f"{name} is empty; Slack does not share empty files")
+    text = escape_mentions(core, person.team_id, fields.get("text") or "")
+    delivery = await driver.file_share(
+        user=person.id,
+        channel=channel_id,
+        name=name.strip(),
+        content=content,
+        text=text,
+        notify_app=config.message_events,
+    )
+    return _delivery(delivery)
 
 
 async def _action(request: web.Request) -> JSON:

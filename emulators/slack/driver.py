@@ -672,10 +672,19 @@ class SlackDriver:
         return await self.event(event, team=person.team_id, **options)
 
     async def user_message(
-        self, *, user: str, channel: str, text: str, **options: Unpack[SendOptions]
+        self,
+        *,
+        user: str,
+        channel: str,
+        text: str,
+        notify_app: bool = True,
+        **options: Unpack[SendOptions],
     ) -> Delivery | None:
-        """A person posts ``text``; the app hears of it only if the bot is in the channel."""
-        return await self.on_loop(self._user_post(user, channel, text, None, options))
+        """A person posts ``text``; the app hears of it only if the bot is in the channel
+        and ``notify_app`` (the app subscribes to message events; callops does not)."""
+        return await self.on_loop(
+            self._user_post(user, channel, text, None, options, notify_app=notify_app)
+        )
 
     async def file_share(
         self,
@@ -685,12 +694,17 @@ class SlackDriver:
         name: str,
         content: bytes,
         text: str = "",
+        notify_app: bool = True,
         **options: Unpack[SendOptions],
     ) -> Delivery | None:
-        """A person uploads a file to a channel (e.g. a CSV of leads). The file is stored
-        (downloadable with the bot token) and the ``message``/``file_share`` event sent, if
-        the bot is in the channel (None otherwise, as Slack sends nothing)."""
-        return await self.on_loop(self._user_post(user, channel, text, (name, content), options))
+        """A person uploads a file to a channel (e.g. a CSV of leads), as Slack's client
+        does: the file is stored (downloadable with the bot token) and shared as the
+        person's message, which ``conversations.history`` and ``files.info`` show.  The
+        ``message``/``file_share`` event goes to the app if the bot is in the channel and
+        ``notify_app`` (None otherwise, as Slack sends nothing)."""
+        return await self.on_loop(
+            self._user_post(user, channel, text, (name, content), options, notify_app=notify_app)
+        )
 
     async def _user_post(
         self,
@@ -699,6 +713,8 @@ class SlackDriver:
         text: str,
         upload: tuple[str, bytes] | None,
         options: SendOptions,
+        *,
+        notify_app: bool = True,
     ) -> Delivery | None:
         state = self._core.state
         team, user = self._who(user_ref, None)
@@ -724,7 +740,7 @@ class SlackDriver:
         state.add_message(channel, message)
         if upload is not None:
             self._core.bus.publish("file.shared", team.id, channel=channel.id, ts=ts)
-        if team.bot_user_id not in channel.members:
+        if not notify_app or team.bot_user_id not in channel.members:
             return None
         event = dict(message)
         event["channel"] = channel.id

@@ -33,6 +33,7 @@ from emulators.slack.clock import Clock
 from emulators.slack.console_api import (
     Completion,
     ConsoleConfig,
+    SampleFile,
     add_console_routes,
     completions_from,
 )
@@ -76,6 +77,7 @@ class SlackStandIn:
         app_name: str = "CallOps",
         request_url: str | None = None,
         completions: Sequence[Completion | JSON | tuple[str, str, str]] = (),
+        samples: Sequence[SampleFile] = (),
         manifest: JSON | None = None,
     ) -> None:
         if host not in {"127.0.0.1", "localhost", "::1"}:
@@ -106,7 +108,9 @@ class SlackStandIn:
         self.hub = SocketHub(self.core)
         self.driver = SlackDriver(self.core, self.hub, signing_secret=self.signing_secret)
         self.driver.request_url = request_url
-        self.console = ConsoleConfig(completions=completions_from(completions))
+        self.console = ConsoleConfig(
+            completions=completions_from(completions), samples=list(samples)
+        )
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self.seed()
@@ -133,6 +137,10 @@ class SlackStandIn:
     def set_completions(self, items: Sequence[Completion | JSON | tuple[str, str, str]]) -> None:
         """What the console's composer offers after the slash command (name, usage, summary)."""
         self.console.completions = completions_from(items)
+
+    def set_samples(self, samples: Sequence[SampleFile]) -> None:
+        """The files the console offers to share (e.g. the demo's leads CSV)."""
+        self.console.samples = list(samples)
 
     def install_manifest(self, manifest: JSON) -> None:
         """The app's manifest, as Slack knows it: its Workflow Builder steps

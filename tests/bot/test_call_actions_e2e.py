@@ -1,16 +1,19 @@
 """Transfer and autocall end to end.  A transfer opens its form from the live-call list
-before anything is asked of the service, needs the requester's confirm only, and explains
-an unregistered extension or an ended call plainly.  An autocall with a value missing
-opens a form of the template's placeholders; a complete one waits for an admin, then
+with only the directory read first (its extensions offered by name), checks a typed
+extension against the directory on the form, needs the requester's confirm only, and
+explains an unregistered extension or an ended call plainly.  An autocall with a value
+missing opens a form of the template's placeholders; a complete one waits for an admin, then
 shows the call id and lead id, which stay with the approval for the call's outcome."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import UserUpdate
+from commands.kernel.text import full_name
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ActionKind, ApprovalState, Role
@@ -75,7 +78,8 @@ async def test_transfer_button_opens_the_form_and_moves_the_call_once(
         user=AGENT, action_id=button_for(listing, call["call_id"]), ephemeral_ts=listing["ts"]
     )
     form = await latest_view(slack, AGENT, "call_transfer_form")
-    assert len(pbx.journal()) == journal_before, "the form must open before any service call"
+    asked = [(e["method"], e["path"]) for e in pbx.journal()[journal_before:]]
+    assert set(asked) == {("GET", "/v3/user")}, "the form reads the directory, nothing else"
     assert "the caller (A leg)" in shown(form) and "the agent's side (B leg)" in shown(form)
     await slack.driver.view_submission(form["id"], {"ext": "1002", "leg": "bleg"})
     card = await result_card(slack, call["call_id"])
@@ -98,6 +102,72 @@ async def test_a_bad_extension_is_caught_on_the_form(
     await slack.driver.view_submission(form["id"], {"ext": "ten o two", "leg": "aleg"})
     assert "not an extension" in slack.view_errors(form["id"])["ext"]
     assert app.storage.approvals.list(TEAM) == []
+
+
+def options_of(form: JSON, block_id: str) -> dict[str, str]:
+    """A select's options on a form: value -> the text shown."""
+    block = next(b for b in form["blocks"] if b.get("block_id") == block_id)
+    return {o["value"]: o["text"]["text"] for o in block["element"]["options"]}
+
+
+async def open_transfer_form(app: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> JSON:
+    give_roles(app)
+    live_call(pbx)
+    listing = await ask(slack, "calls", user=AGENT)
+    await slack.driver.block_action(
+        user=AGENT, action_id="call_transfer_0", ephemeral_ts=listing["ts"]
+    )
+    return await latest_view(slack, AGENT, "call_transfer_form")
+
+
+async def test_the_form_offers_the_directory_extensions_by_name(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    form = await open_transfer_form(app, slack, pbx)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
+    offered = options_of(form, "ext_pick")
+    assert set(offered) == {u.extension for u in users}
+    someone = users[1]
+    name = full_name(someone.first_name, someone.middle_name, someone.last_name)
+    assert offered[someone.extension] == f"{someone.extension} · {name or someone.username}"
+    await slack.driver.view_submission(form["id"], {"ext_pick": someone.extension, "leg": "aleg"})
+    call_id = json.loads(form["private_metadata"])["call_id"]
+    card = await result_card(slack, call_id)
+    assert f"extension *{someone.extension}*" in shown(card)
+    assert [t["body"]["ext"] for t in transfers(pbx, call_id)] == [someone.extension]
+
+
+async def test_a_typed_extension_nobody_has_is_caught_on_the_form(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    form = await open_transfer_form(app, slack, pbx)
+    await slack.driver.view_submission(form["id"], {"ext": "1999", "leg": "aleg"})
+    assert "Nobody in the directory has extension 1999" in slack.view_errors(form["id"])["ext"]
+    await slack.driver.view_submission(
+        form["id"], {"ext": "1003", "ext_pick": "1002", "leg": "aleg"}
+    )
+    assert "keep one" in slack.view_errors(form["id"])["ext"]
+    await slack.driver.view_submission(form["id"], {"leg": "aleg"})
+    assert "Choose an extension" in slack.view_errors(form["id"])["ext_pick"]
+    assert app.storage.approvals.list(TEAM) == []
+    assert not any("/transfer" in e["path"] for e in pbx.journal(method="POST"))
+
+
+async def test_the_form_still_opens_when_the_directory_cannot_be_read(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    call = live_call(pbx)
+    listing = await ask(slack, "calls", user=AGENT)
+    pbx.fail_next("GET", "/v3/user", 500, {"error": "boom"}, times=10)
+    await slack.driver.block_action(
+        user=AGENT, action_id=button_for(listing, call["call_id"]), ephemeral_ts=listing["ts"]
+    )
+    form = await latest_view(slack, AGENT, "call_transfer_form")
+    assert "ext_pick" not in [b.get("block_id") for b in form["blocks"]]
+    typed = next(b for b in form["blocks"] if b.get("block_id") == "ext")
+    assert not typed.get("optional")
 
 
 async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_is_asked(

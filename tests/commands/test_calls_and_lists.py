@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from callcenter import CallCenter
-from callcenter.models import ActiveCall, User
+from callcenter.models import ActiveCall, LeadList, User
 from commands.calls.live import agent_for_call, agents_on_call, live_calls
+from commands.calls.transfer import extension_owners, transfer_modal
 from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError
 from commands.kernel.text import full_name, number
-from commands.leads.lists import show_list
+from commands.leads.lists import campaign_list_blocks, show_list
 from emulators.pbx.testing import EmulatorServer
+from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import payload, visible
 
@@ -37,6 +39,8 @@ async def test_live_calls_show_each_call_with_a_transfer_button(
     assert f"Live calls: {len(live)}" in text
     for call in live[:15]:
         assert call.source in text and call.destination in text
+        assert f"call `{call.call_id}`" in text  # the id ``transfer`` needs
+    assert text.count("campaign unknown") == min(len(live), 15)  # a live call names none
 
 
 async def test_each_call_names_its_agent_from_the_directory_or_says_unknown(
@@ -125,3 +129,34 @@ async def test_unknown_list_is_reported_not_raised(make_ctx: MakeContext) -> Non
     missing = "00000000-0000-4000-8000-000000000000"
     text = visible(await show_list(make_ctx(), [missing]))
     assert "No lead list has the UUID" in text and missing in text
+
+
+def test_the_transfer_form_offers_at_most_a_hundred_extensions_and_says_so() -> None:
+    users = [
+        User(user_uuid=str(n), username=f"agent{n}", first_name="An", extension=str(1000 + n))
+        for n in range(130)
+    ] + [User(user_uuid="off", username="gone", extension="2000", user_enabled="false")]
+    owners = extension_owners(users)
+    assert "2000" not in owners  # a disabled user takes no calls
+    form = transfer_modal({"call_id": "c1"}, "C1", owners).to_dict()
+    pick = next(b for b in form["blocks"] if b.get("block_id") == "ext_pick")
+    options = pick["element"]["options"]
+    assert len(options) == 100 and options[0]["text"]["text"] == "1000 · An"
+    assert "first 100 of 130" in pick["hint"]["text"]
+    typed = next(b for b in form["blocks"] if b.get("block_id") == "ext")
+    assert typed["optional"] is True
+
+
+def test_a_viewers_lead_list_offers_only_open_list() -> None:
+    lead_list = LeadList(list_uuid="l" * 36, list_name="Spring <VIP>", total_leads=1200)
+    ids = {
+        Role.VIEWER: ["lead_list_open"],
+        Role.OPERATOR: ["lead_list_add", "lead_list_upload", "lead_list_open"],
+    }
+    for role, expected in ids.items():
+        section, actions = [b.to_dict() for b in campaign_list_blocks("c1", lead_list, role)]
+        assert "Spring &lt;VIP&gt;" in section["text"]["text"]
+        assert "*1,200* leads" in section["text"]["text"] and "l" * 36 in section["text"]["text"]
+        assert [e["action_id"] for e in actions["elements"]] == expected
+    [none] = campaign_list_blocks("c1", None, Role.OPERATOR, missing="None: no default list.")
+    assert "None: no default list." in none.to_dict()["text"]["text"]

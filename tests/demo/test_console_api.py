@@ -9,7 +9,15 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from emulators.slack import AGENT, CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
+from emulators.slack import (
+    AGENT,
+    CALL_CENTER,
+    DIGESTS,
+    SUPERVISOR,
+    SampleFile,
+    SlackStandIn,
+    console_api,
+)
 from emulators.slack.console_api import escape_mentions, split_command
 
 
@@ -130,3 +138,77 @@ async def test_the_apps_messages_tab_is_read_only(
     )
     assert typed.status_code == 400 and "read-only" in typed.json()["error"]
     assert slack.dm(AGENT) == []
+
+
+CSV = b"phone_number,lead_name\n0912345678,An\n"
+
+
+async def share(
+    http: httpx.AsyncClient, user: str, channel: str, name: str, content: bytes, text: str = ""
+) -> httpx.Response:
+    return await http.post(
+        "console/api/file",
+        data={"user": user, "channel": channel, "text": text},
+        files={"file": (name, content, "text/csv")},
+    )
+
+
+async def test_a_shared_file_is_the_persons_message_as_in_slack(
+    slack: SlackStandIn, http: httpx.AsyncClient
+) -> None:
+    answer = await share(http, AGENT, CALL_CENTER, "june leads.csv", CSV, "for @sofia")
+    # callops subscribes to no message events: as in Slack, the app hears nothing now and
+    # finds the file in the channel's history when asked to.
+    assert answer.status_code == 200 and answer.json()["delivered"] is False
+    [message] = slack.messages(CALL_CENTER)
+    assert message["user"] == AGENT and message["text"] == "for <@U0001|sofia>"
+    [shared] = message["files"]
+    assert shared["name"] == "june leads.csv" and shared["filetype"] == "csv"
+    assert shared["user"] == AGENT
+    _, content = slack.file(shared["id"])
+    assert content == CSV
+    async with httpx.AsyncClient(base_url=slack.api_url, trust_env=False) as api:
+        bot = {"Authorization": f"Bearer {slack.bot_token()}"}
+        history = (
+            await api.post("conversations.history", data={"channel": CALL_CENTER}, headers=bot)
+        ).json()
+        info = (await api.post("files.info", data={"file": shared["id"]}, headers=bot)).json()
+    assert history["messages"][0]["files"][0]["id"] == shared["id"]
+    assert info["file"]["shares"]["public"][CALL_CENTER][0]["ts"] == message["ts"]
+
+
+async def test_sharing_a_file_that_cannot_be_shared_says_why(
+    slack: SlackStandIn, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = await http.post("console/api/file", data={"user": AGENT, "channel": CALL_CENTER})
+    assert missing.status_code == 400 and "send the file as multipart" in missing.json()["error"]
+    no_file = await http.post(
+        "console/api/file",
+        data={"user": AGENT, "channel": CALL_CENTER},
+        files={"other": ("", b"", "text/plain")},
+    )
+    assert no_file.status_code == 400
+    empty = await share(http, AGENT, CALL_CENTER, "empty.csv", b"")
+    assert empty.status_code == 400 and "empty" in empty.json()["error"]
+    dm = await share(http, AGENT, "app", "leads.csv", CSV)
+    assert dm.status_code == 400 and "read-only" in dm.json()["error"]
+    monkeypatch.setattr(console_api, "MAX_UPLOAD_BYTES", 10)
+    large = await share(http, AGENT, CALL_CENTER, "big.csv", CSV)
+    assert large.status_code == 413 and "big.csv" in large.json()["error"]
+    assert slack.messages(CALL_CENTER) == []
+
+
+async def test_samples_are_offered_and_served(slack: SlackStandIn, http: httpx.AsyncClient) -> None:
+    slack.set_samples([SampleFile("sample-leads.csv", CSV, "two rows")])
+    body = (await http.get("console/api/workspace")).json()
+    assert body["samples"] == [
+        {
+            "name": "sample-leads.csv",
+            "summary": "two rows",
+            "size": len(CSV),
+            "url": "/console/samples/sample-leads.csv",
+        }
+    ]
+    served = await http.get("console/samples/sample-leads.csv")
+    assert served.status_code == 200 and served.content == CSV
+    assert (await http.get("console/samples/other.csv")).status_code == 404

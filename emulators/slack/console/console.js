@@ -1,8 +1,10 @@
 // The demo console: a Slack-like client of the stand-in for one person at a time.
 //
 // It only reads the stand-in (/console/api/workspace, /console/api/state) and acts through
-// the stand-in's signed driver (/console/api/command, action, submit, close, home), so the
-// app sees exactly what Slack would send. The live feed (/console/api/events) says when
+// the stand-in's signed driver (/console/api/command, action, submit, close, home, message,
+// file), so the app sees exactly what Slack would send. A file shared here (the 📎 button,
+// drag and drop, or one of the demo's samples) becomes the person's message with the file,
+// as in Slack. The live feed (/console/api/events) says when
 // something changed; the page then re-reads what it shows.
 
 import { renderBlocks, renderFiles } from "./blocks.js";
@@ -67,6 +69,128 @@ function status(text, bad = false) {
   const node = $("status");
   node.textContent = text;
   node.classList.toggle("bad", bad);
+}
+
+// ---------------------------------------------------------------- sharing a file
+
+function canShare() {
+  const channel = app.workspace.channels.find((c) => c.id === app.view);
+  return Boolean(channel);
+}
+
+async function shareFile(file) {
+  if (!canShare()) {
+    status("Files are shared in a channel: open one first.", true);
+    return null;
+  }
+  if (!file || !file.size) {
+    status(`${file ? file.name : "The file"} is empty; Slack does not share empty files.`, true);
+    return null;
+  }
+  if (file.size > app.workspace.max_upload) {
+    status(`${file.name} is too large for the stand-in.`, true);
+    return null;
+  }
+  const form = new FormData();
+  form.append("user", app.user);
+  form.append("channel", app.view);
+  form.append("file", file, file.name);
+  status(`sharing ${file.name}…`);
+  const response = await fetch("/console/api/file", { method: "POST", body: form });
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    body = { ok: false, error: `HTTP ${response.status}` };
+  }
+  if (!body.ok) {
+    status(body.error || "the stand-in refused the file", true);
+    return body;
+  }
+  status(`shared ${file.name} in this channel`);
+  scheduleRefresh();
+  return body;
+}
+
+async function shareSample(sample) {
+  const response = await fetch(sample.url, { cache: "no-store" });
+  if (!response.ok) {
+    status(`could not read the sample ${sample.name}`, true);
+    return;
+  }
+  const blob = await response.blob();
+  await shareFile(new File([blob], sample.name, { type: blob.type || "text/csv" }));
+}
+
+function closeAttachMenu() {
+  $("attach-menu").hidden = true;
+  $("attach").setAttribute("aria-expanded", "false");
+}
+
+function openAttachMenu() {
+  const menu = $("attach-menu");
+  menu.replaceChildren();
+  const item = (label, note, act) => {
+    const button = el("button", "attach-item", label);
+    button.type = "button";
+    button.setAttribute("role", "menuitem");
+    if (note) button.appendChild(el("small", "", note));
+    button.addEventListener("click", (event) => {
+      event.stopPropagation();
+      closeAttachMenu();
+      act();
+    });
+    menu.appendChild(button);
+  };
+  item("Upload a file from your computer…", "or drop a file anywhere on the channel", () =>
+    $("file-input").click(),
+  );
+  for (const sample of app.workspace.samples || []) {
+    item(`Share the sample ${sample.name}`, sample.summary, () => shareSample(sample));
+  }
+  menu.hidden = false;
+  $("attach").setAttribute("aria-expanded", "true");
+  menu.querySelector("button").focus();
+}
+
+function setUpSharing() {
+  const input = $("file-input");
+  $("attach").addEventListener("click", (event) => {
+    event.stopPropagation();
+    if ($("attach-menu").hidden) openAttachMenu();
+    else closeAttachMenu();
+  });
+  input.addEventListener("change", async () => {
+    const [file] = input.files;
+    input.value = "";
+    if (file) await shareFile(file);
+  });
+  const main = document.querySelector(".main");
+  const zone = $("drop-zone");
+  let depth = 0;
+  const carriesFiles = (event) => [...(event.dataTransfer?.types || [])].includes("Files");
+  main.addEventListener("dragenter", (event) => {
+    if (!carriesFiles(event) || !canShare()) return;
+    event.preventDefault();
+    depth += 1;
+    zone.hidden = false;
+  });
+  main.addEventListener("dragover", (event) => {
+    if (!carriesFiles(event) || !canShare()) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+  });
+  main.addEventListener("dragleave", () => {
+    depth = Math.max(0, depth - 1);
+    if (!depth) zone.hidden = true;
+  });
+  main.addEventListener("drop", async (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    zone.hidden = true;
+    for (const file of event.dataTransfer.files) await shareFile(file);
+  });
 }
 
 // ---------------------------------------------------------------- context for the renderer
@@ -432,6 +556,8 @@ function show(view) {
   $("thread").hidden = true;
   $("composer-area").hidden = home;
   const channel = ws.channels.find((c) => c.id === view);
+  $("attach").hidden = !channel;
+  closeAttachMenu();
   $("view-title").textContent = home ? `${ws.bot.name} · Home` : view === "app" ? `${ws.bot.name} · Messages` : `#${channel.name}`;
   $("view-note").textContent =
     channel && !channel.bot_member ? `${ws.bot.name} is not a member of this channel` : "";
@@ -567,8 +693,10 @@ async function start() {
   const composer = $("composer");
   composer.addEventListener("input", updateCompletions);
   composer.addEventListener("keydown", composerKeys);
+  setUpSharing();
   document.addEventListener("click", (event) => {
     document.querySelectorAll(".overflow-menu").forEach((m) => (m.hidden = true));
+    closeAttachMenu();
     if (event.target !== composer && app.completion.items.length) {
       app.completion = { items: [], index: -1 };
       renderCompletions();
