@@ -182,7 +182,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
             None,
         )
     )
-    assert "Upload *2* leads from *june.csv*" in shown(prompt)
+    assert "Upload *2 leads* from *june.csv*" in shown(prompt)
     assert lead_list.list_uuid in shown(prompt)
 
 
@@ -199,7 +199,7 @@ async def test_leads_upload_by_campaign_name_uploads_into_its_list(
         content=b"phone_number\n0912000003\n0912000004\n0912000005\n",
     )
     prompt = await prompt_for(slack, f"leads upload {campaign.campaign_name}")
-    assert "Upload *3* leads from *july.csv*" in shown(prompt)
+    assert "Upload *3 leads* from *july.csv*" in shown(prompt)
     await confirm(slack, prompt)
     done = await approve(slack, "july.csv")
     assert str(done["text"]).endswith(": done"), shown(done)
