@@ -44,6 +44,7 @@ from emulators.slack import (
     MANAGER,
     SUPERVISOR,
     TEAM,
+    SampleFile,
     SlackStandIn,
 )
 from storage import Role
@@ -152,7 +153,10 @@ async def offer_samples(slack: SlackStandIn, pbx: EmulatorServer) -> None:
     """A leads CSV made for the emulator's data, offered by the console's 📎 menu, so
     ``leads upload`` can be tried without a file of one's own."""
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        slack.set_samples([await sample_leads(cc)])
+        sample = await sample_leads(cc)
+        slack.set_samples(
+            [SampleFile(name=sample.name, content=sample.content, summary=sample.summary)]
+        )
 
 
 @contextlib.asynccontextmanager

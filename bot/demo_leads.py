@@ -14,12 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import random
+from dataclasses import dataclass
 
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from callcenter.rules import is_valid_phone
 from commands.kernel.phones import normalize_phone
-from emulators.slack import SampleFile
 
 SAMPLE_NAME = "sample-leads.csv"
 GOOD_ROWS = 20
@@ -82,7 +82,17 @@ def upload_target(campaigns: list[Campaign]) -> Campaign | None:
     return preferred[0] if preferred else None
 
 
-async def sample_leads(cc: CallCenter) -> SampleFile:
+@dataclass(frozen=True)
+class SampleLeads:
+    """The demo's sample CSV: what the console offers to share (``bot.demo`` hands it to
+    the Slack stand-in, the one place the product touches the emulators)."""
+
+    name: str
+    content: bytes
+    summary: str
+
+
+async def sample_leads(cc: CallCenter) -> SampleLeads:
     blocked = {normalize_phone(b.phone_number) async for b in cc.blacklist.iterate()}
     campaigns = [c async for c in cc.campaigns.iterate(page_size=100)]
     content, good, bad = sample_csv(blocked)
@@ -92,7 +102,7 @@ async def sample_leads(cc: CallCenter) -> SampleFile:
         if target
         else "then /callops leads upload <campaign>"
     )
-    return SampleFile(
+    return SampleLeads(
         name=SAMPLE_NAME,
         content=content,
         summary=f"{good} good leads and {bad} bad rows for the check; {then}",
