@@ -20,6 +20,7 @@ from storage.installations import InstallationRecord, InstallationStore, OAuthSt
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
+from storage.offload import BlockingOnLoopError, off_loop, set_loop_guard
 from storage.policy import (
     ADMINS,
     DEFAULT_POLICY,
@@ -49,6 +50,7 @@ __all__ = [
     "ApprovalStore",
     "AuditEntry",
     "AuditLog",
+    "BlockingOnLoopError",
     "CallFeedStore",
     "CallbackTokenStore",
     "CopyReport",
@@ -86,11 +88,13 @@ __all__ = [
     "copy_database",
     "database_url",
     "migrate",
+    "off_loop",
     "open_database",
     "params_hash",
     "read_schema_version",
     "redact",
     "rotate_secrets",
+    "set_loop_guard",
     "write_csv",
     "write_json",
 ]

@@ -37,6 +37,7 @@ from sqlalchemy.sql import Executable
 
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
+from storage.offload import DB_THREADS, check_not_on_loop
 from storage.schema import schema_version
 
 __all__ = [
@@ -182,6 +183,7 @@ class Database:
         return self._run(work, "write")
 
     def _run(self, work: Callable[[Connection], T], mode: str) -> T:
+        check_not_on_loop()
         delay = self._backoff
         for attempt in range(1, self._tries + 1):
             committing = False
@@ -320,11 +322,17 @@ _EXECUTION_OPTIONS = {"preserve_rowcount": True}
 default SQLAlchemy keeps that count only for UPDATE and DELETE."""
 
 
+_POOL_SIZE = 5
+"""Connections kept open; up to `DB_THREADS` (one per database thread) while busy."""
+
+
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
     engine = create_engine(
         url,
         connect_args={"timeout": lock_timeout},
         hide_parameters=True,
+        pool_size=_POOL_SIZE,
+        max_overflow=DB_THREADS - _POOL_SIZE,
         execution_options=_EXECUTION_OPTIONS,
     )
     busy_ms = int(lock_timeout * 1000)
@@ -356,7 +364,13 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
 def _postgresql_engine(url: URL, lock_timeout: float, statement_timeout: float) -> Engine:
     # No pool_pre_ping (a round trip before every transaction): a connection the server
     # closed fails on its first statement and `Database` runs the transaction again.
-    engine = create_engine(url, hide_parameters=True, execution_options=_EXECUTION_OPTIONS)
+    engine = create_engine(
+        url,
+        hide_parameters=True,
+        execution_options=_EXECUTION_OPTIONS,
+        pool_size=_POOL_SIZE,
+        max_overflow=DB_THREADS - _POOL_SIZE,
+    )
     lock_ms, statement_ms = int(lock_timeout * 1000), int(statement_timeout * 1000)
 
     @event.listens_for(engine, "connect")

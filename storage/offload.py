@@ -1,0 +1,127 @@
+"""Keeping the event loop free of the database: `off_loop`, and the guard that finds a call
+that forgot it.
+
+Every store call is blocking I/O: a round trip to PostgreSQL, or a wait for SQLite's write
+lock while another process (a second replica, a backup, an admin's ``sqlite3``) holds it.
+On the event loop that wait would stall every other request of the process: each user's
+``/callops`` acknowledgement, ``/healthz``, the callback receiver. So async code runs store
+calls with ``await off_loop(store.method, ...)``, on a pool of threads of its own: a slow
+database then delays the requests that need it, and only those. The pool has as many
+threads as the engine has connections (`DB_THREADS`), so a thread never waits for a pooled
+connection that no thread will give back.
+
+The guard is how "never on the loop" stays true as the code grows: `Database` asks
+`check_not_on_loop` before each transaction. A store called from a thread that is running
+an event loop is logged once per call site (``CALLOPS_LOOP_GUARD=warn``, the default) or
+raises `BlockingOnLoopError` (``strict``: the tests run so, so a forgotten ``off_loop``
+fails the test that reached it). Test code itself may set up rows from an async test
+without ``off_loop``: only the loop it blocks is its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import logging
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal, ParamSpec, TypeVar
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+DB_THREADS = 16
+"""Threads that run store calls, and connections an engine keeps (pool plus overflow)."""
+
+GuardMode = Literal["off", "warn", "strict"]
+_MODES: tuple[GuardMode, ...] = ("off", "warn", "strict")
+
+_executor: ThreadPoolExecutor | None = None
+_warned: set[tuple[str, int]] = set()
+_skip_prefixes = ("storage.", "sqlalchemy.", "contextlib", "functools")
+
+
+class BlockingOnLoopError(RuntimeError):
+    """A store was called on the event loop's thread (``CALLOPS_LOOP_GUARD=strict``)."""
+
+
+def _mode_from_env() -> GuardMode:
+    value = os.environ.get("CALLOPS_LOOP_GUARD", "warn").strip().lower()
+    for mode in _MODES:
+        if value == mode:
+            return mode
+    return "warn"
+
+
+_mode: GuardMode = _mode_from_env()
+
+
+def set_loop_guard(mode: GuardMode) -> GuardMode:
+    """Set the guard's mode for this process; returns the previous one."""
+    global _mode
+    previous, _mode = _mode, mode
+    return previous
+
+
+def loop_guard() -> GuardMode:
+    return _mode
+
+
+def _executor_for_db() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="callops-db")
+    return _executor
+
+
+async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``fn(*args, **kwargs)`` on a database thread, with this task's context variables
+    (the log's correlation id goes along); the loop serves other requests meanwhile."""
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, fn, *args, **kwargs)
+    return await loop.run_in_executor(_executor_for_db(), call)
+
+
+def _on_loop_thread() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _caller() -> tuple[str, int]:
+    """The module and line that called into storage (the first frame outside it)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if not module.startswith(_skip_prefixes) and module != "storage":
+            return module, frame.f_lineno
+        back = frame.f_back
+        if back is None:
+            break
+        frame = back
+    return "?", 0
+
+
+def check_not_on_loop() -> None:
+    """Called by `Database` before each transaction: see the module's docstring."""
+    if _mode == "off" or not _on_loop_thread():
+        return
+    module, line = _caller()
+    if module == "tests" or module.startswith(("tests.", "test_", "conftest")):
+        return
+    where = f"{module}:{line}"
+    if _mode == "strict":
+        raise BlockingOnLoopError(
+            f"storage called on the event loop from {where}; use `await off_loop(...)`"
+        )
+    if (module, line) not in _warned:
+        _warned.add((module, line))
+        log.warning("storage called on the event loop from %s; it blocks every request", where)
