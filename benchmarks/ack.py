@@ -63,6 +63,7 @@ from storage.facade import Storage
 from storage.secrets import SecretBox
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = Path(__file__).resolve()
 ACK_DEADLINE_S = 3.0
 P99_TARGET_MS = 100.0
 API_KEY = "demo-api-key"
@@ -110,7 +111,7 @@ def listening(port: int) -> bool:
 
 
 @contextmanager
-def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[None]:
+def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
     """A child process, up once it listens on ``port``, stopped (by its own pid) at exit.
     Its output goes to a file: a pipe nobody reads would stall it once full."""
     with tempfile.TemporaryFile() as output:
@@ -123,7 +124,7 @@ def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[None]:
                     tail = output.read().decode(errors="replace")[-2000:]
                     raise RuntimeError(f"{' '.join(argv[1:4])} did not start:\n{tail}")
                 time.sleep(0.05)
-            yield
+            yield child
         finally:
             child.terminate()
             try:
@@ -245,8 +246,10 @@ async def burst(slack: SlackStandIn, result: Result, commands: int, answer_wait:
 
 @asynccontextmanager
 async def serving_app(
-    kind: str, slack: SlackStandIn, service_url: str, workdir: Path
-) -> AsyncIterator[None]:
+    kind: str, slack: SlackStandIn, service_url: str, workdir: Path, *, profile: str | None = None
+) -> AsyncIterator[int]:
+    """The app on a free port, connected to the stand-in; yields its process id (the
+    server itself: ``callops serve`` runs in the process it is started as)."""
     key = Fernet.generate_key().decode()
     db = str(workdir / f"{kind}.db")
     if kind == "callops":
@@ -254,9 +257,12 @@ async def serving_app(
             storage.workspaces.connect(TEAM, service_url, API_KEY)
     port = free_port()
     env = app_env(slack, service_url, db, key)
-    with process(app_command(kind, port), env, port):
+    argv = app_command(kind, port)
+    if profile is not None:
+        argv = [sys.executable, str(SCRIPT), "--profiled", profile, *argv[3:]]
+    with process(argv, env, port) as child:
         slack.connect_app(f"http://127.0.0.1:{port}/slack/events")
-        yield
+        yield child.pid
 
 
 async def run_app(
@@ -275,6 +281,303 @@ async def run_app(
         for _ in range(args.rounds):
             await burst(slack, result, args.commands, args.answer_wait)
     return result
+
+
+# --- CPU per command and capacity of one process ------------------------------------------
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far, all its threads together
+    (``/proc/<pid>/stat`` fields 14 and 15, in clock ticks)."""
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name in parentheses may hold spaces
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def reply_count(slack: SlackStandIn) -> int:
+    """Replies the user got from the app (Slackbot's own "failed" notices are not)."""
+    return sum(1 for m in slack.ephemerals(SUPERVISOR) if m.get("source") != "slackbot")
+
+
+async def replies_reach(slack: SlackStandIn, count: int, within: float) -> bool:
+    with contextlib.suppress(TimeoutError):
+        await slack.wait_for(lambda: reply_count(slack) >= count, within=within)
+        return True
+    return False
+
+
+@dataclass
+class CpuFigure:
+    text: str
+    commands: int
+    cpu_seconds: float
+    wall_seconds: float
+    answered: int
+    errors: int
+
+    @property
+    def ms_per_command(self) -> float:
+        return self.cpu_seconds * 1000 / self.commands
+
+
+async def cpu_per_command(
+    slack: SlackStandIn,
+    pid: int,
+    text: str,
+    *,
+    commands: int = 300,
+    concurrency: int = 10,
+    answer_wait: float = 120.0,
+) -> CpuFigure:
+    """The app process's CPU time for ``commands`` ``/callops <text>``, from the first
+    request until every reply has reached ``response_url``, divided by nothing yet.  At
+    most ``concurrency`` commands are in flight, so the figure is the work per command, not
+    the cost of a queue."""
+    before_hits, before_errors = replies(slack)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one() -> Delivery:
+        async with gate:
+            return await slack.driver.slash_command(
+                user=SUPERVISOR, channel=CALL_CENTER, text=text, ack_timeout=60.0
+            )
+
+    cpu_before = process_cpu_seconds(pid)
+    started = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(commands)))
+    await replies_reach(slack, before_hits + before_errors + commands, answer_wait)
+    wall = time.perf_counter() - started
+    cpu = process_cpu_seconds(pid) - cpu_before
+    hits, errors = replies(slack)
+    answered = hits - before_hits + errors - before_errors
+    wrong = errors - before_errors if text.startswith("campaigns") else 0
+    return CpuFigure(text, commands, cpu, wall, answered, wrong)
+
+
+async def idle_cpu_per_second(pid: int, seconds: float = 3.0) -> float:
+    """CPU the app spends with nothing to do (pollers, timers), in ms per second."""
+    before = process_cpu_seconds(pid)
+    await asyncio.sleep(seconds)
+    return (process_cpu_seconds(pid) - before) * 1000 / seconds
+
+
+@dataclass
+class RateStep:
+    rate: float
+    """Commands offered per second."""
+    sent: int
+    acks_ms: list[float]
+    late: int
+    answered: int
+    drain_seconds: float
+    """From the last command sent until the last reply arrived."""
+    cpu_seconds: float
+
+    @property
+    def p99_ms(self) -> float:
+        return quantile(self.acks_ms, 0.99) if self.acks_ms else math.inf
+
+    def held(self, drain_limit: float) -> bool:
+        return (
+            self.p99_ms < P99_TARGET_MS
+            and self.late == 0
+            and self.answered == self.sent
+            and self.drain_seconds <= drain_limit
+        )
+
+
+async def offer_rate(
+    slack: SlackStandIn,
+    pid: int,
+    rate: float,
+    seconds: float,
+    *,
+    text: str = "campaigns",
+    drain_limit: float = 2.0,
+    answer_wait: float = 60.0,
+) -> RateStep:
+    """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
+    app's answers (an open loop: Slack does not wait for one user before sending the
+    next's), then until every reply has arrived."""
+    before = reply_count(slack)
+    count = max(1, round(rate * seconds))
+    loop = asyncio.get_running_loop()
+    cpu_before = process_cpu_seconds(pid)
+    start = loop.time()
+    sends: list[asyncio.Task[Delivery]] = []
+    for i in range(count):
+        delay = start + i / rate - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        sends.append(
+            asyncio.create_task(
+                slack.driver.slash_command(
+                    user=SUPERVISOR, channel=CALL_CENTER, text=text, ack_timeout=60.0
+                )
+            )
+        )
+    last_sent = loop.time()
+    deliveries = await asyncio.gather(*sends)
+    await replies_reach(slack, before + count, answer_wait)
+    drained = loop.time() - last_sent
+    return RateStep(
+        rate=rate,
+        sent=count,
+        acks_ms=[d.ack_seconds * 1000 for d in deliveries if d.status != 0],
+        late=sum(1 for d in deliveries if not d.in_time),
+        answered=reply_count(slack) - before,
+        drain_seconds=drained,
+        cpu_seconds=process_cpu_seconds(pid) - cpu_before,
+    )
+
+
+async def highest_rate(
+    slack: SlackStandIn,
+    pid: int,
+    rates: list[float],
+    seconds: float,
+    *,
+    drain_limit: float = 2.0,
+    report: Callable[[RateStep], None] | None = None,
+) -> tuple[float, list[RateStep]]:
+    """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
+    none late, every reply delivered within ``drain_limit`` of the last command); returns
+    the last rate that held (0 if none) and every step measured."""
+    steps: list[RateStep] = []
+    best = 0.0
+    for rate in rates:
+        step = await offer_rate(slack, pid, rate, seconds, drain_limit=drain_limit)
+        steps.append(step)
+        if report is not None:
+            report(step)
+        if not step.held(drain_limit):
+            break
+        best = rate
+        await asyncio.sleep(1.0)  # let the loop settle between steps
+    return best, steps
+
+
+@dataclass
+class Capacity:
+    cpu: list[CpuFigure]
+    idle_ms_per_s: float
+    best_rate: float
+    steps: list[RateStep]
+    drain_limit: float
+
+
+async def measure_capacity(args: Namespace) -> Capacity:
+    """callops alone, against an emulator answering after ``--capacity-latency-ms``: CPU
+    per command of ``campaigns`` and ``help``, side by side, then the rate ladder."""
+    service_port = free_port()
+    service_url = f"http://127.0.0.1:{service_port}"
+    emulator = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
+    emulator += ["--port", str(service_port), "--seed", str(args.seed)]
+    emulator += ["--latency-ms", str(args.capacity_latency_ms)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    rates = [float(r) for r in args.rates.split(",")]
+    with (
+        process(emulator, env, service_port),
+        SlackStandIn() as slack,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        await unlimited_driver_connections(slack)
+        async with serving_app(
+            "callops", slack, service_url, Path(tmp), profile=args.profile_app
+        ) as pid:
+            for text in ("campaigns", "help"):  # warm both paths: imports, first connections
+                await cpu_per_command(slack, pid, text, commands=5)
+            idle = await idle_cpu_per_second(pid)
+            figures: list[CpuFigure] = []
+            for _ in range(args.cpu_rounds):  # interleaved, so both see the same machine
+                for text in ("campaigns", "help"):
+                    share = args.cpu_commands // args.cpu_rounds
+                    figures.append(await cpu_per_command(slack, pid, text, commands=share))
+            cpu = [
+                merge_figures([f for f in figures if f.text == t]) for t in ("campaigns", "help")
+            ]
+            for figure in cpu:
+                print(
+                    f"  /callops {figure.text}: {figure.ms_per_command:.2f} ms CPU per command "
+                    f"({figure.answered} of {figure.commands} answered)",
+                    flush=True,
+                )
+            best, steps = 0.0, list[RateStep]()
+            if rates:
+                best, steps = await highest_rate(
+                    slack, pid, rates, args.rate_seconds, report=print_step
+                )
+    return Capacity(cpu, idle, best, steps, drain_limit=2.0)
+
+
+def merge_figures(figures: list[CpuFigure]) -> CpuFigure:
+    return CpuFigure(
+        text=figures[0].text,
+        commands=sum(f.commands for f in figures),
+        cpu_seconds=sum(f.cpu_seconds for f in figures),
+        wall_seconds=sum(f.wall_seconds for f in figures),
+        answered=sum(f.answered for f in figures),
+        errors=sum(f.errors for f in figures),
+    )
+
+
+def print_step(step: RateStep) -> None:
+    print(
+        f"  {step.rate:g}/s offered: ack p99 {step.p99_ms:.0f} ms, {step.late} late, "
+        f"{step.answered} of {step.sent} answered, last reply {step.drain_seconds:.1f} s "
+        f"after the last command, app CPU {step.cpu_seconds:.1f} s",
+        flush=True,
+    )
+
+
+def run_profiled(out: str, argv: list[str]) -> int:
+    """``callops <argv>`` under cProfile, every thread with a profiler of its own (the
+    store calls run on database threads), merged into ``out`` (pstats) when the process
+    is told to stop."""
+    import cProfile
+    import pstats
+    import signal
+    import threading
+
+    from bot.cli import main as callops_main
+
+    profilers: list[cProfile.Profile] = []
+    original_run = threading.Thread.run
+
+    def profiled_run(self: threading.Thread) -> None:
+        profiler = cProfile.Profile()
+        profilers.append(profiler)
+        profiler.enable()
+        try:
+            original_run(self)
+        finally:
+            profiler.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    main_profiler = cProfile.Profile()
+    main_profiler.enable()
+    try:
+        callops_main(argv)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        main_profiler.disable()
+        for profiler in profilers:
+            profiler.disable()  # a thread still running (a pool's worker) stops counting
+        stats = pstats.Stats(main_profiler)
+        for profiler in profilers:
+            with contextlib.suppress(TypeError):  # a profiler that never saw a call
+                stats.add(profiler)
+        stats.dump_stats(out)
+    return 0
 
 
 # --- reporting ---------------------------------------------------------------------------
@@ -324,14 +627,15 @@ def wrap(paragraphs: list[str]) -> list[str]:
     return out
 
 
-def write_readme(lines: list[str]) -> None:
-    """Replace this benchmark's section of the README (or add it), leaving the rest."""
-    section = [HEADING, "", *lines, ""]
+def write_readme(lines: list[str], heading: str = HEADING) -> None:
+    """Replace one of this benchmark's sections of the README (or add it), leaving the
+    rest."""
+    section = [heading, "", *lines, ""]
     existing = README.read_text(encoding="utf-8").splitlines() if README.exists() else []
     if not existing:
         existing = ["# Benchmarks", ""]
     try:
-        start = existing.index(HEADING)
+        start = existing.index(heading)
     except ValueError:
         while existing and not existing[-1].strip():
             existing.pop()
@@ -370,20 +674,33 @@ async def measure(args: Namespace) -> list[Result]:
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--commands", type=int, default=200, help="slash commands per burst")
-    parser.add_argument("--rounds", type=int, default=3, help="bursts per app")
-    parser.add_argument("--latency-ms", type=int, default=2000, help="emulator delay per call")
-    parser.add_argument("--answer-wait", type=float, default=120.0, help="seconds for answers")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-readme", action="store_true", help="print only")
-    parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
-    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.serve:
-        return serve_comparison(args.serve, args.port)
+def capacity_table(capacity: Capacity) -> list[str]:
+    by_text = {f.text: f for f in capacity.cpu}
+    rows = [
+        "| Measure | Result |",
+        "|---|---|",
+    ]
+    for text in ("campaigns", "help"):
+        figure = by_text[text]
+        rows.append(
+            f"| CPU per `/callops {text}` ({figure.commands} commands, reply delivered) "
+            f"| **{figure.ms_per_command:.1f} ms** |"
+        )
+    rows.append(f"| app CPU while idle | {capacity.idle_ms_per_s:.1f} ms per second |")
+    held = f"**{capacity.best_rate:g}/s**" if capacity.best_rate else "none of the rates"
+    rows.append(f"| highest offered rate held (ack p99 < {P99_TARGET_MS:.0f} ms) | {held} |")
+    for step in capacity.steps:
+        verdict = "held" if step.held(capacity.drain_limit) else "**missed**"
+        rows.append(
+            f"| {step.rate:g}/s offered | ack p99 {step.p99_ms:,.0f} ms, {step.late} late, "
+            f"{step.answered} of {step.sent} answered, last reply "
+            f"{step.drain_seconds:.1f} s after the last command, app CPU "
+            f"{step.cpu_seconds * 100 / (step.sent / step.rate):.0f} % of a core: {verdict} |"
+        )
+    return rows
 
+
+def run_bursts(args: Namespace) -> bool:
     results = asyncio.run(measure(args))
     lines = table(results)
     checks = verdicts(results[0])
@@ -422,7 +739,79 @@ def main(argv: list[str] | None = None) -> int:
             "call came back in time were answered.",
         ]
         write_readme([*wrap(intro), *lines, *wrap(notes)])
-    return 0 if all(ok for _, ok in checks) else 1
+    return all(ok for _, ok in checks)
+
+
+def run_capacity(args: Namespace) -> bool:
+    print(
+        f"callops alone, the emulator answering after {args.capacity_latency_ms} ms: CPU per "
+        f"command over {args.cpu_commands} each, then offered rates {args.rates}/s for "
+        f"{args.rate_seconds:g} s each",
+        flush=True,
+    )
+    capacity = asyncio.run(measure_capacity(args))
+    lines = capacity_table(capacity)
+    print("\n".join(lines))
+    if not args.no_readme:
+        intro = [
+            f"`.venv/bin/python benchmarks/ack.py --parts capacity` — {date.today().isoformat()}",
+            "",
+            "callops as deployed (`callops serve --no-scheduler`), the emulator and the Slack "
+            "stand-in as separate processes on loopback, the emulator answering every call "
+            f"after {args.capacity_latency_ms} ms. CPU per command is the app process's own "
+            "CPU time (`/proc/<pid>/stat` utime + stime, every thread) from the first request "
+            "until the last reply has reached `response_url`, divided by the commands: "
+            f"{args.cpu_commands} `/callops campaigns` and as many `/callops help`, at most 10 "
+            f"in flight, interleaved in {args.cpu_rounds} rounds in the same process after a "
+            "few warm-up commands. Then `/callops campaigns` offered at rising rates "
+            f"({args.rate_seconds:g} s each, sent on time whatever the answers); a rate holds "
+            f"when ack p99 is under {P99_TARGET_MS:.0f} ms, no ack is late and every reply "
+            f"arrives within {capacity.drain_limit:g} s of the last command.",
+            "",
+        ]
+        write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
+    return bool(capacity.best_rate) and all(f.answered == f.commands for f in capacity.cpu)
+
+
+CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
+CAPACITY_NOTES: list[str] = []
+"""What the figures mean, kept with the script so a re-run writes them back."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--profiled"]:
+        return run_profiled(argv[1], argv[2:])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--parts", default="bursts,capacity", help="bursts, capacity or both")
+    parser.add_argument("--commands", type=int, default=200, help="slash commands per burst")
+    parser.add_argument("--rounds", type=int, default=3, help="bursts per app")
+    parser.add_argument("--latency-ms", type=int, default=2000, help="emulator delay per call")
+    parser.add_argument("--answer-wait", type=float, default=120.0, help="seconds for answers")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cpu-commands", type=int, default=300, help="commands per CPU figure")
+    parser.add_argument("--cpu-rounds", type=int, default=3, help="interleaved CPU rounds")
+    parser.add_argument(
+        "--capacity-latency-ms", type=int, default=50, help="emulator delay, capacity part"
+    )
+    parser.add_argument(
+        "--rates", default="10,20,30,40,50,60,70,80,100,120,150", help="offered commands/s"
+    )
+    parser.add_argument("--rate-seconds", type=float, default=5.0, help="seconds per rate")
+    parser.add_argument("--profile-app", metavar="PSTATS", help="cProfile the app into a file")
+    parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve_comparison(args.serve, args.port)
+    parts = {p.strip() for p in args.parts.split(",")}
+    ok = True
+    if "bursts" in parts:
+        ok = run_bursts(args) and ok
+    if "capacity" in parts:
+        ok = run_capacity(args) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
