@@ -36,6 +36,8 @@ import asyncio
 import contextlib
 import math
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -59,6 +61,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
+from emulators.slack.bus import StandInEvent
 from storage.facade import Storage
 from storage.secrets import SecretBox
 
@@ -128,7 +131,7 @@ def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[subproc
         finally:
             child.terminate()
             try:
-                child.wait(timeout=10)
+                child.wait(timeout=60)  # a profiled app writes its profile first
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
@@ -297,16 +300,51 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def reply_count(slack: SlackStandIn) -> int:
-    """Replies the user got from the app (Slackbot's own "failed" notices are not)."""
-    return sum(1 for m in slack.ephemerals(SUPERVISOR) if m.get("source") != "slackbot")
+class ReplyCounter:
+    """The user's replies from the app (Slackbot's "failed" notices are not), counted as
+    the stand-in posts them, through its event bus: reading them back with ``ephemerals``
+    deep-copies every reply so far, which at a few hundred table replies costs the
+    stand-in more CPU than the app spends answering."""
 
+    def __init__(self, slack: SlackStandIn, user: str = SUPERVISOR) -> None:
+        self.answers = 0
+        """Replies with the answer's mark (the campaigns list)."""
+        self.total = 0
+        self._user = slack.user(user).id
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self._unsubscribe = slack.bus.subscribe(self._seen)
 
-async def replies_reach(slack: SlackStandIn, count: int, within: float) -> bool:
-    with contextlib.suppress(TimeoutError):
-        await slack.wait_for(lambda: reply_count(slack) >= count, within=within)
-        return True
-    return False
+    def _seen(self, event: StandInEvent) -> None:
+        message = event.data.get("message") or {}
+        if event.kind != "ephemeral.posted" or event.data.get("user") != self._user:
+            return
+        if message.get("source") == "slackbot":
+            return
+        self.total += 1
+        if ANSWER_MARK in str(message.get("text", "")):
+            self.answers += 1
+        for loop, changed in list(self._waiters):
+            with contextlib.suppress(RuntimeError):  # that loop has closed
+                loop.call_soon_threadsafe(changed.set)
+
+    async def reach(self, total: int, within: float) -> bool:
+        """Wait until ``total`` replies have been counted; False if ``within`` ran out."""
+        changed = asyncio.Event()
+        waiter = (asyncio.get_running_loop(), changed)
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(within):
+                while self.total < total:
+                    await changed.wait()
+                    changed.clear()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self._waiters.remove(waiter)
+
+    def close(self) -> None:
+        self._unsubscribe()
 
 
 @dataclass
@@ -325,6 +363,7 @@ class CpuFigure:
 
 async def cpu_per_command(
     slack: SlackStandIn,
+    counter: ReplyCounter,
     pid: int,
     text: str,
     *,
@@ -336,7 +375,7 @@ async def cpu_per_command(
     request until every reply has reached ``response_url``, divided by nothing yet.  At
     most ``concurrency`` commands are in flight, so the figure is the work per command, not
     the cost of a queue."""
-    before_hits, before_errors = replies(slack)
+    before_total, before_answers = counter.total, counter.answers
     gate = asyncio.Semaphore(concurrency)
 
     async def one() -> Delivery:
@@ -348,12 +387,11 @@ async def cpu_per_command(
     cpu_before = process_cpu_seconds(pid)
     started = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(commands)))
-    await replies_reach(slack, before_hits + before_errors + commands, answer_wait)
+    await counter.reach(before_total + commands, answer_wait)
     wall = time.perf_counter() - started
     cpu = process_cpu_seconds(pid) - cpu_before
-    hits, errors = replies(slack)
-    answered = hits - before_hits + errors - before_errors
-    wrong = errors - before_errors if text.startswith("campaigns") else 0
+    answered = counter.total - before_total
+    wrong = answered - (counter.answers - before_answers) if text.startswith("campaigns") else 0
     return CpuFigure(text, commands, cpu, wall, answered, wrong)
 
 
@@ -375,6 +413,9 @@ class RateStep:
     drain_seconds: float
     """From the last command sent until the last reply arrived."""
     cpu_seconds: float
+    others_cpu_seconds: dict[str, float] = field(default_factory=dict)
+    """The same window's CPU of the emulator and of the stand-in (this process), to see
+    which of the three a missed rate ran out of."""
 
     @property
     def p99_ms(self) -> float:
@@ -391,6 +432,7 @@ class RateStep:
 
 async def offer_rate(
     slack: SlackStandIn,
+    counter: ReplyCounter,
     pid: int,
     rate: float,
     seconds: float,
@@ -398,14 +440,17 @@ async def offer_rate(
     text: str = "campaigns",
     drain_limit: float = 2.0,
     answer_wait: float = 60.0,
+    others: dict[str, int] | None = None,
 ) -> RateStep:
     """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
     app's answers (an open loop: Slack does not wait for one user before sending the
     next's), then until every reply has arrived."""
-    before = reply_count(slack)
+    before = counter.total
     count = max(1, round(rate * seconds))
     loop = asyncio.get_running_loop()
     cpu_before = process_cpu_seconds(pid)
+    others_before = {name: process_cpu_seconds(p) for name, p in (others or {}).items()}
+    own_before = time.process_time()
     start = loop.time()
     sends: list[asyncio.Task[Delivery]] = []
     for i in range(count):
@@ -421,27 +466,33 @@ async def offer_rate(
         )
     last_sent = loop.time()
     deliveries = await asyncio.gather(*sends)
-    await replies_reach(slack, before + count, answer_wait)
+    await counter.reach(before + count, answer_wait)
     drained = loop.time() - last_sent
     return RateStep(
         rate=rate,
         sent=count,
         acks_ms=[d.ack_seconds * 1000 for d in deliveries if d.status != 0],
         late=sum(1 for d in deliveries if not d.in_time),
-        answered=reply_count(slack) - before,
+        answered=counter.total - before,
         drain_seconds=drained,
         cpu_seconds=process_cpu_seconds(pid) - cpu_before,
+        others_cpu_seconds={
+            **{n: process_cpu_seconds(p) - others_before[n] for n, p in (others or {}).items()},
+            "stand-in": time.process_time() - own_before,
+        },
     )
 
 
 async def highest_rate(
     slack: SlackStandIn,
+    counter: ReplyCounter,
     pid: int,
     rates: list[float],
     seconds: float,
     *,
     drain_limit: float = 2.0,
     report: Callable[[RateStep], None] | None = None,
+    others: dict[str, int] | None = None,
 ) -> tuple[float, list[RateStep]]:
     """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
     none late, every reply delivered within ``drain_limit`` of the last command); returns
@@ -449,7 +500,9 @@ async def highest_rate(
     steps: list[RateStep] = []
     best = 0.0
     for rate in rates:
-        step = await offer_rate(slack, pid, rate, seconds, drain_limit=drain_limit)
+        step = await offer_rate(
+            slack, counter, pid, rate, seconds, drain_limit=drain_limit, others=others
+        )
         steps.append(step)
         if report is not None:
             report(step)
@@ -478,9 +531,9 @@ async def measure_capacity(args: Namespace) -> Capacity:
     emulator += ["--port", str(service_port), "--seed", str(args.seed)]
     emulator += ["--latency-ms", str(args.capacity_latency_ms)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    rates = [float(r) for r in args.rates.split(",")]
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
     with (
-        process(emulator, env, service_port),
+        process(emulator, env, service_port) as emulator_process,
         SlackStandIn() as slack,
         tempfile.TemporaryDirectory() as tmp,
     ):
@@ -488,14 +541,19 @@ async def measure_capacity(args: Namespace) -> Capacity:
         async with serving_app(
             "callops", slack, service_url, Path(tmp), profile=args.profile_app
         ) as pid:
+            counter = ReplyCounter(slack)
             for text in ("campaigns", "help"):  # warm both paths: imports, first connections
-                await cpu_per_command(slack, pid, text, commands=5)
+                await cpu_per_command(slack, counter, pid, text, commands=5)
             idle = await idle_cpu_per_second(pid)
+            sampler = sample(pid, args.sample_app) if args.sample_app else None
             figures: list[CpuFigure] = []
             for _ in range(args.cpu_rounds):  # interleaved, so both see the same machine
                 for text in ("campaigns", "help"):
                     share = args.cpu_commands // args.cpu_rounds
-                    figures.append(await cpu_per_command(slack, pid, text, commands=share))
+                    figures.append(await cpu_per_command(slack, counter, pid, text, commands=share))
+            if sampler is not None:
+                sampler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+                sampler.wait(timeout=60)
             cpu = [
                 merge_figures([f for f in figures if f.text == t]) for t in ("campaigns", "help")
             ]
@@ -508,9 +566,27 @@ async def measure_capacity(args: Namespace) -> Capacity:
             best, steps = 0.0, list[RateStep]()
             if rates:
                 best, steps = await highest_rate(
-                    slack, pid, rates, args.rate_seconds, report=print_step
+                    slack,
+                    counter,
+                    pid,
+                    rates,
+                    args.rate_seconds,
+                    report=print_step,
+                    others={"emulator": emulator_process.pid},
                 )
     return Capacity(cpu, idle, best, steps, drain_limit=2.0)
+
+
+def sample(pid: int, out: str) -> subprocess.Popen[bytes]:
+    """py-spy (on PATH; ``pip install py-spy`` anywhere) sampling the app's stacks, every
+    thread, without pausing it, into ``out`` as collapsed stacks (one line per stack with
+    its count: ``grep``/``sort`` them, or feed them to a flame-graph tool)."""
+    py_spy = shutil.which("py-spy")
+    if py_spy is None:
+        raise RuntimeError("--sample-app needs py-spy on PATH")
+    argv = [py_spy, "record", "--pid", str(pid), "--nonblocking", "--threads"]
+    argv += ["--rate", "250", "--format", "raw", "--output", out]
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def merge_figures(figures: list[CpuFigure]) -> CpuFigure:
@@ -528,18 +604,18 @@ def print_step(step: RateStep) -> None:
     print(
         f"  {step.rate:g}/s offered: ack p99 {step.p99_ms:.0f} ms, {step.late} late, "
         f"{step.answered} of {step.sent} answered, last reply {step.drain_seconds:.1f} s "
-        f"after the last command, app CPU {step.cpu_seconds:.1f} s",
+        f"after the last command; CPU s: app {step.cpu_seconds:.1f}, "
+        + ", ".join(f"{name} {cpu:.1f}" for name, cpu in step.others_cpu_seconds.items()),
         flush=True,
     )
 
 
 def run_profiled(out: str, argv: list[str]) -> int:
-    """``callops <argv>`` under cProfile, every thread with a profiler of its own (the
-    store calls run on database threads), merged into ``out`` (pstats) when the process
-    is told to stop."""
+    """``callops <argv>`` under cProfile (each thread's CPU time, not wall time), every
+    thread with a profiler of its own (the store calls run on database threads), merged
+    into ``out`` (pstats) when the process is told to stop."""
     import cProfile
     import pstats
-    import signal
     import threading
 
     from bot.cli import main as callops_main
@@ -548,7 +624,7 @@ def run_profiled(out: str, argv: list[str]) -> int:
     original_run = threading.Thread.run
 
     def profiled_run(self: threading.Thread) -> None:
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.thread_time)
         profilers.append(profiler)
         profiler.enable()
         try:
@@ -562,7 +638,7 @@ def run_profiled(out: str, argv: list[str]) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    main_profiler = cProfile.Profile()
+    main_profiler = cProfile.Profile(time.thread_time)
     main_profiler.enable()
     try:
         callops_main(argv)
@@ -799,6 +875,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rate-seconds", type=float, default=5.0, help="seconds per rate")
     parser.add_argument("--profile-app", metavar="PSTATS", help="cProfile the app into a file")
+    parser.add_argument(
+        "--sample-app", metavar="STACKS", help="py-spy the app during the CPU part into a file"
+    )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)

@@ -21,6 +21,7 @@ from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
 from bot.messenger import WebApiMessenger
 from bot.posting import BotClients
+from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
@@ -50,6 +51,8 @@ class Runtime:
     receiver)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
+    responses: ResponseUrls = field(default_factory=ResponseUrls)
+    """The kept-alive session that answers through ``response_url`` go through."""
 
     @classmethod
     def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
@@ -134,3 +137,4 @@ class Runtime:
         await self.background.close()
         await self.clients.close()
         await self.bots.close()
+        await self.responses.close()
