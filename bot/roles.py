@@ -12,7 +12,7 @@ import time
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from storage import Role, Storage
+from storage import DEFAULT_ROLE, Role, Storage
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,8 @@ class RoleResolver:
         stored = self._storage.roles.stored_role(team_id, user_id)
         if stored is Role.ADMIN:
             return stored
-        is_admin = await self.is_workspace_admin(client, team_id, user_id)
-        return self._storage.roles.resolve_role(
-            team_id, user_id, is_workspace_admin=is_admin, env_admins=self._env_admins
-        )
+        if await self.is_workspace_admin(client, team_id, user_id):
+            return Role.ADMIN
+        # What `RoleStore.resolve_role` decides, from the role already read (a second
+        # read would cost a store call per request for the same answer).
+        return stored or DEFAULT_ROLE

@@ -23,13 +23,13 @@ from bot.messenger import WebApiMessenger
 from bot.posting import BotClients
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver
-from bot.service_clients import ServiceClients
+from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from commands.kernel.context import CommandContext
-from storage import Role, SecretBox, Storage
+from storage import Role, SecretBox, Storage, Workspace
 
 
 @dataclass
@@ -84,6 +84,11 @@ class Runtime:
     def timezone(self, team_id: str) -> ZoneInfo:
         return self.zones(team_id)
 
+    def _team_facts(self, team_id: str) -> tuple[Binding | None, ZoneInfo, Workspace | None]:
+        """What a context needs from the database, in one query (``get_with_key``)."""
+        workspace, api_key = self.storage.workspaces.get_with_key(team_id)
+        return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
+
     async def context(
         self,
         client: AsyncWebClient,
@@ -112,15 +117,15 @@ class Runtime:
         role: Role,
         offset: int,
     ) -> CommandContext:
-        binding = self.clients.binding(team_id)
+        binding, tz, workspace = self._team_facts(team_id)
         return CommandContext(
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
             role=role,
-            tz=self.timezone(team_id),
-            cc=await self.clients.get(team_id),
-            workspace=self.storage.workspaces.get(team_id),
+            tz=tz,
+            cc=await self.clients.client_for(team_id, binding),
+            workspace=workspace,
             base_url=binding.base_url if binding else None,
             offset=offset,
             storage=self.storage,

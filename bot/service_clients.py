@@ -18,7 +18,7 @@ import httpx
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
-from storage import Storage
+from storage import Storage, Workspace
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,12 @@ class ServiceClients:
         self._clients: dict[str, tuple[str, CallCenter]] = {}
 
     def binding(self, team_id: str) -> Binding | None:
-        workspace = self._storage.workspaces.get(team_id)
-        if workspace is not None and workspace.connected and workspace.base_url:
-            key = self._storage.workspaces.api_key(team_id)
-            if key:
-                return Binding(workspace.base_url, key, stored=True)
+        return self.binding_of(*self._storage.workspaces.get_with_key(team_id))
+
+    def binding_of(self, workspace: Workspace | None, api_key: str | None) -> Binding | None:
+        """The binding of a workspace row already read (``get_with_key``)."""
+        if workspace is not None and workspace.connected and workspace.base_url and api_key:
+            return Binding(workspace.base_url, api_key, stored=True)
         if self._settings.callops_base_url and self._settings.callops_api_key:
             return Binding(
                 self._settings.callops_base_url,
@@ -55,7 +56,11 @@ class ServiceClients:
         return None
 
     async def get(self, team_id: str) -> CallCenter | None:
-        binding = self.binding(team_id)
+        return await self.client_for(team_id, self.binding(team_id))
+
+    async def client_for(self, team_id: str, binding: Binding | None) -> CallCenter | None:
+        """The client of ``binding`` (read with ``binding``, off the event loop: it asks
+        the database), kept for the next request while the binding stays the same."""
         if binding is None:
             return None
         fingerprint = binding.fingerprint()
