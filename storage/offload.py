@@ -15,7 +15,8 @@ The guard is how "never on the loop" stays true as the code grows: `Database` as
 an event loop is logged once per call site (``CALLOPS_LOOP_GUARD=warn``, the default) or
 raises `BlockingOnLoopError` (``strict``: the tests run so, so a forgotten ``off_loop``
 fails the test that reached it). Test code itself may set up rows from an async test
-without ``off_loop``: only the loop it blocks is its own.
+without ``off_loop``, directly or through a plain helper of the app: only the loop it
+blocks is its own. A coroutine of the app that reaches a store is never exempt.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import inspect
 import logging
 import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import FrameType
 from typing import Literal, ParamSpec, TypeVar
 
 log = logging.getLogger(__name__)
@@ -96,26 +99,45 @@ def _on_loop_thread() -> bool:
     return True
 
 
-def _caller() -> tuple[str, int]:
-    """The module and line that called into storage (the first frame outside it)."""
-    frame = sys._getframe(2)
+def _is_test(module: str) -> bool:
+    return module == "tests" or module.startswith(("tests.", "test_", "conftest"))
+
+
+_ASYNC_FLAGS = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+
+
+def _caller() -> tuple[str, int, bool]:
+    """Who called into storage: the module and line of the first frame outside it, and
+    whether the call is the test's own (exempt).
+
+    The stack is walked outwards from the store call until the first coroutine: a test
+    that calls a plain helper of the app (which reads the database) from its async body
+    blocks only its own loop, but a coroutine of the app that reaches a store, directly
+    or through plain helpers, blocks the app's loop whoever awaited it.
+    """
+    frame: FrameType | None = sys._getframe(2)
+    first: tuple[str, int] | None = None
     while frame is not None:
         module = str(frame.f_globals.get("__name__", ""))
         if not module.startswith(_skip_prefixes) and module != "storage":
-            return module, frame.f_lineno
-        back = frame.f_back
-        if back is None:
-            break
-        frame = back
-    return "?", 0
+            if first is None:
+                first = (module, frame.f_lineno)
+            if _is_test(module):
+                return first[0], first[1], True
+            if frame.f_code.co_flags & _ASYNC_FLAGS:
+                break
+        frame = frame.f_back
+    if first is None:
+        return "?", 0, False
+    return first[0], first[1], False
 
 
 def check_not_on_loop() -> None:
     """Called by `Database` before each transaction: see the module's docstring."""
     if _mode == "off" or not _on_loop_thread():
         return
-    module, line = _caller()
-    if module == "tests" or module.startswith(("tests.", "test_", "conftest")):
+    module, line, exempt = _caller()
+    if exempt:
         return
     where = f"{module}:{line}"
     if _mode == "strict":
