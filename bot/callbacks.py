@@ -27,6 +27,7 @@ from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import matching_channels
 from storage import NotificationRoute, Storage
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,11 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")
         try:
-            team = storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
+            team = (
+                await off_loop(storage.callback_tokens.team_for, token)
+                if _TOKEN.match(token)
+                else None
+            )
         except Exception as exc:  # the database, whatever its engine, is unavailable
             return unavailable("look up the callback URL", exc)
         if team is None:
@@ -132,10 +137,16 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
         try:
             channels = matching_channels(routes.routes(team), record)
             outcome = record.app.strip().lower() == "autocall" and (
-                store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
+                await off_loop(store.pushed_message, team, record_id) is not None
+                or await off_loop(store.push_in_flight, team)
             )
-            queued = store.accept(
-                team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
+            queued = await off_loop(
+                store.accept,
+                team,
+                record_id,
+                record.model_dump(mode="json"),
+                channels,
+                outcome=outcome,
             )
         except Exception as exc:  # the database, whatever its engine, is unavailable
             return unavailable("store the record", exc)

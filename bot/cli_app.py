@@ -15,6 +15,7 @@ from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving, socket_mode
 from bot.settings import Settings
 from storage.errors import StorageError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ async def scheduler_forever(settings: Settings) -> None:
     try:
         rt.scheduler.start()
         try:
-            count = len(rt.storage.digests.active())
+            count = len(await off_loop(rt.storage.digests.active))
             print(f"callops: scheduler running ({count} active digests)", flush=True)
             await asyncio.Event().wait()
         finally:

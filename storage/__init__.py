@@ -13,7 +13,7 @@ from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
 from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
 from storage.copy import CopyReport, copy_database
-from storage.database import Database, connect, database_url, open_database
+from storage.database import Database, connect, database_url, open_database, patience
 from storage.digests import DigestRun, DigestSchedule, DigestStore
 from storage.facade import Storage, WipeResult
 from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
@@ -90,6 +90,7 @@ __all__ = [
     "migrate",
     "off_loop",
     "open_database",
+    "patience",
     "params_hash",
     "read_schema_version",
     "redact",

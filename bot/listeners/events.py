@@ -17,6 +17,7 @@ from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
 from commands.kernel.reply import PublishHome
 from storage import Outcome
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         event_id = body.get("event_id")
         team = body.get("team_id")
         is_event = body.get("type") == "event_callback" and event_id and team
-        if is_event and not rt.storage.dedup.mark_event(str(team), str(event_id)):
+        if is_event and not await off_loop(rt.storage.dedup.mark_event, str(team), str(event_id)):
             log.info("event %s already handled; ignoring the retry", event_id)
             return BoltResponse(status=200, body="")
         await next()
@@ -53,8 +54,13 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             # until the database can rewrite them, and the operator should know.
             log.warning("could not clear old copies of %s's secrets from disk; retry later", team)
         await rt.clients.forget(team)
-        rt.storage.audit.append(
-            team, None, "workspace.wipe", {"reason": reason}, outcome=Outcome.OK
+        await off_loop(
+            rt.storage.audit.append,
+            team,
+            None,
+            "workspace.wipe",
+            {"reason": reason},
+            outcome=Outcome.OK,
         )
         log.info("wiped the secrets of workspace %s (%s)", team, reason)
 
