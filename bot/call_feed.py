@@ -314,12 +314,11 @@ class CallFeed:
                 # A busy database is expected, and said in full by its name.
                 exc_info=not isinstance(exc, StorageBusyError),
             )
-            try:
+            # If even that cannot be saved, the lease runs out and the row is tried again.
+            with contextlib.suppress(StorageBusyError):
                 await off_loop(
                     store.postpone, head.seq, self._clock() + backoff, type(exc).__name__
                 )
-            except StorageBusyError:
-                pass  # the lease runs out, and the row is tried again then
         finally:
             renewing.cancel()
             self._busy.discard(lane)

@@ -68,6 +68,7 @@ from commands.reports import stats as reports
 from commands.reports import steps as report_steps
 from storage import Outcome as AuditOutcome
 from storage import Role, off_loop
+from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
 
@@ -324,6 +325,9 @@ def failure(
         return error(exc.words())
     if isinstance(exc, errors.CallCenterError):
         return service_failure(exc)
+    if isinstance(exc, StorageBusyError):
+        log.warning("%r: the database is busy; the request was refused", name)
+        return database_busy()
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
     return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
@@ -389,6 +393,18 @@ def refused(what: str, needed: Role, role: Role) -> Reply:
 
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
+
+
+DATABASE_BUSY = (
+    "The database is busy (another process is writing to it), so nothing was changed. "
+    "Try again in a moment."
+)
+
+
+def database_busy() -> Reply:
+    """A request that could not get the database's write lock in time (`StorageBusyError`):
+    it was stopped before its change was saved, and may simply be sent again."""
+    return notice(DATABASE_BUSY, emoji=":hourglass:")
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
