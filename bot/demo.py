@@ -174,9 +174,10 @@ async def running_demo(
         slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
         await slack.start()
         try:
-            rt = Runtime.open(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
+            settings = demo_settings(slack, workdir / "callops-demo.db")
+            rt = await off_loop(Runtime.open, settings, demo=True)
             try:
-                prepare_workspace(rt, slack, pbx)
+                await off_loop(prepare_workspace, rt, slack, pbx)
                 async with serving(rt, port=0) as app_url:
                     slack.connect_app(app_url + EVENTS_PATH)
                     rt.settings.callops_public_url = app_url
