@@ -26,7 +26,8 @@ Everything else goes on to Bolt untouched.
 The replay claim is a write, and Slack's acknowledgement must not wait on a write lock
 (another process, a backup or an admin's ``sqlite3`` may hold it for many seconds).  So
 the guard claims the signature with a short patience (`QUICK_LOCK_WAIT`, one try, off the
-event loop) and, when the database is busy:
+event loop on threads kept for acknowledgements: ``storage.off_loop_quick``) and, when
+the database is busy:
 
 - an Events API request (a JSON body: events, workflow steps) gets 503 with
   ``Retry-After``; Slack sends events again, signed anew, so nothing is lost;
@@ -57,7 +58,7 @@ from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from storage import DedupStore, off_loop, patience
+from storage import DedupStore, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ class SlackRequestGuard:
             raise Refused(401, "invalid_signature")
         is_event = _check_body(body, request.content_type)
         try:
-            first = await off_loop(self._claim_quickly, signature)
+            first = await off_loop_quick(self._claim_quickly, signature)
         except StorageBusyError:
             if is_event:
                 log.info("slack request: database busy; event refused for Slack to resend")

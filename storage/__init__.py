@@ -20,7 +20,7 @@ from storage.installations import InstallationRecord, InstallationStore, OAuthSt
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
-from storage.offload import BlockingOnLoopError, off_loop, set_loop_guard
+from storage.offload import BlockingOnLoopError, off_loop, off_loop_quick, set_loop_guard
 from storage.policy import (
     ADMINS,
     DEFAULT_POLICY,
@@ -89,6 +89,7 @@ __all__ = [
     "database_url",
     "migrate",
     "off_loop",
+    "off_loop_quick",
     "open_database",
     "params_hash",
     "patience",

@@ -39,7 +39,7 @@ from sqlalchemy.sql import Executable
 
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
-from storage.offload import DB_THREADS, check_not_on_loop
+from storage.offload import CONNECTIONS, check_not_on_loop
 from storage.schema import schema_version
 
 __all__ = [
@@ -358,7 +358,7 @@ default SQLAlchemy keeps that count only for UPDATE and DELETE."""
 
 
 _POOL_SIZE = 5
-"""Connections kept open; up to `DB_THREADS` (one per database thread) while busy."""
+"""Connections kept open; up to `CONNECTIONS` (one per database thread) while busy."""
 
 
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
@@ -367,7 +367,7 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
         connect_args={"timeout": lock_timeout},
         hide_parameters=True,
         pool_size=_POOL_SIZE,
-        max_overflow=DB_THREADS - _POOL_SIZE,
+        max_overflow=CONNECTIONS - _POOL_SIZE,
         execution_options=_EXECUTION_OPTIONS,
     )
     busy_ms = int(lock_timeout * 1000)
@@ -404,7 +404,7 @@ def _postgresql_engine(url: URL, lock_timeout: float, statement_timeout: float) 
         hide_parameters=True,
         execution_options=_EXECUTION_OPTIONS,
         pool_size=_POOL_SIZE,
-        max_overflow=DB_THREADS - _POOL_SIZE,
+        max_overflow=CONNECTIONS - _POOL_SIZE,
     )
     lock_ms, statement_ms = int(lock_timeout * 1000), int(statement_timeout * 1000)
 

@@ -6,9 +6,11 @@ lock while another process (a second replica, a backup, an admin's ``sqlite3``) 
 On the event loop that wait would stall every other request of the process: each user's
 ``/callops`` acknowledgement, ``/healthz``, the callback receiver. So async code runs store
 calls with ``await off_loop(store.method, ...)``, on a pool of threads of its own: a slow
-database then delays the requests that need it, and only those. The pool has as many
-threads as the engine has connections (`DB_THREADS`), so a thread never waits for a pooled
-connection that no thread will give back.
+database then delays the requests that need it, and only those. The few calls an
+acknowledgement waits on (the replay claim of ``bot.request_guard``) run on threads kept
+for them (`off_loop_quick`), so slow calls filling the pool never delay an ack. An engine
+opens at most one connection per thread (`CONNECTIONS`), so a thread never waits for a
+pooled connection that no thread will give back.
 
 The guard is how "never on the loop" stays true as the code grows: `Database` asks
 `check_not_on_loop` before each transaction. A store called from a thread that is running
@@ -39,12 +41,20 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 DB_THREADS = 16
-"""Threads that run store calls, and connections an engine keeps (pool plus overflow)."""
+"""Threads that run store calls (`off_loop`)."""
+QUICK_THREADS = 4
+"""Threads of their own for the few calls an acknowledgement waits on (`off_loop_quick`):
+while another process holds the write lock, store calls may fill every one of the
+`DB_THREADS` for seconds each, and an ack must not queue behind them."""
+CONNECTIONS = DB_THREADS + QUICK_THREADS
+"""Connections an engine may open (pool plus overflow): one per thread, so a thread never
+waits for a connection that another thread holds while it waits for a lock."""
 
 GuardMode = Literal["off", "warn", "strict"]
 _MODES: tuple[GuardMode, ...] = ("off", "warn", "strict")
 
 _executor: ThreadPoolExecutor | None = None
+_quick_executor: ThreadPoolExecutor | None = None
 _warned: set[tuple[str, int]] = set()
 _skip_prefixes = ("storage.", "sqlalchemy.", "contextlib", "functools")
 
@@ -82,6 +92,15 @@ def _executor_for_db() -> ThreadPoolExecutor:
     return _executor
 
 
+def _executor_for_acks() -> ThreadPoolExecutor:
+    global _quick_executor
+    if _quick_executor is None:
+        _quick_executor = ThreadPoolExecutor(
+            max_workers=QUICK_THREADS, thread_name_prefix="callops-db-quick"
+        )
+    return _quick_executor
+
+
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """``fn(*args, **kwargs)`` on a database thread, with this task's context variables
     (the log's correlation id goes along); the loop serves other requests meanwhile."""
@@ -89,6 +108,15 @@ async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> 
     context = contextvars.copy_context()
     call = functools.partial(context.run, fn, *args, **kwargs)
     return await loop.run_in_executor(_executor_for_db(), call)
+
+
+async def off_loop_quick(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """`off_loop` on threads kept for what an acknowledgement waits on. ``fn`` must be
+    quick whatever the database does: run it under a short ``storage.patience``."""
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, fn, *args, **kwargs)
+    return await loop.run_in_executor(_executor_for_acks(), call)
 
 
 def _on_loop_thread() -> bool:

@@ -28,7 +28,7 @@ from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
-from storage import off_loop, patience
+from storage import off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,9 @@ class ContextBuilder:
         if signature is None:
             return True
         try:
-            first = await off_loop(self._claim, signature, lock_wait)
+            # A short claim is one an answer to Slack waits on: on the threads kept for those.
+            offload = off_loop if lock_wait is None else off_loop_quick
+            first = await offload(self._claim, signature, lock_wait)
         except StorageBusyError:
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
