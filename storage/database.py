@@ -6,10 +6,16 @@ Why it is built this way:
 - One engine per process, pooled and thread-safe, so the same `Storage` can be used from
   worker threads. Every store call borrows a connection for its own transaction
   (`Database.read` / `Database.write`) and gives it back; none is held across calls.
+- Every call blocks its thread, so it never runs on the event loop: async code calls
+  ``await off_loop(store.method, ...)`` (``storage.offload``), which runs it on a database
+  thread, and `_run` asks the loop guard first (``CALLOPS_LOOP_GUARD``: a store called on
+  the loop's thread is logged, or raises under ``strict``, as in the tests).
 - Waiting for a lock is short and bounded: a writer waits at most the lock timeout (SQLite's
   busy timeout, PostgreSQL's ``lock_timeout``), the whole transaction is retried a few times
   with a small backoff, and then `StorageBusyError` tells the caller to fail this one
-  request instead of stalling everything behind it.
+  request instead of stalling everything behind it. A caller that must answer sooner (the
+  replay claim before Slack's acknowledgement, the callback receiver) narrows that for a
+  block with `patience`.
 - Writes take their lock up front. On SQLite a deferred transaction that reads and then
   writes can fail half-way when another process committed in between (the busy timeout
   cannot help there), so write transactions start with ``BEGIN IMMEDIATE``. PostgreSQL locks
