@@ -15,6 +15,7 @@ from slack_sdk.oauth.installation_store.async_installation_store import AsyncIns
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from storage import InstallationRecord, Storage
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +29,17 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         return log
 
     async def async_save(self, installation: Installation) -> None:
-        self._storage.installations.save(InstallationRecord.from_object(installation))
+        await off_loop(
+            self._storage.installations.save, InstallationRecord.from_object(installation)
+        )
 
     async def async_save_bot(self, bot: Bot) -> None:
         # Bolt calls this only for token rotation, which the manifest leaves off; saving
         # the bot as an installation row keeps the newest token either way.
-        self._storage.installations.save(InstallationRecord.from_object(_BotAsInstallation(bot)))
+        await off_loop(
+            self._storage.installations.save,
+            InstallationRecord.from_object(_BotAsInstallation(bot)),
+        )
 
     async def async_find_bot(
         self,
@@ -42,7 +48,8 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         team_id: str | None,
         is_enterprise_install: bool | None = False,
     ) -> Bot | None:
-        record = self._storage.installations.find_bot(
+        record = await off_loop(
+            self._storage.installations.find_bot,
             enterprise_id=enterprise_id,
             team_id=team_id,
             is_enterprise_install=bool(is_enterprise_install),
@@ -59,7 +66,8 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         user_id: str | None = None,
         is_enterprise_install: bool | None = False,
     ) -> Installation | None:
-        record = self._storage.installations.find(
+        record = await off_loop(
+            self._storage.installations.find,
             enterprise_id=enterprise_id,
             team_id=team_id,
             user_id=user_id,
@@ -68,7 +76,9 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         return None if record is None else Installation(**asdict(record))
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        self._storage.installations.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
+        await off_loop(
+            self._storage.installations.delete_bot, enterprise_id=enterprise_id, team_id=team_id
+        )
 
     async def async_delete_installation(
         self,
@@ -77,12 +87,17 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         team_id: str | None,
         user_id: str | None = None,
     ) -> None:
-        self._storage.installations.delete(
-            enterprise_id=enterprise_id, team_id=team_id, user_id=user_id
+        await off_loop(
+            self._storage.installations.delete,
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            user_id=user_id,
         )
 
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        self._storage.installations.delete(enterprise_id=enterprise_id, team_id=team_id)
+        await off_loop(
+            self._storage.installations.delete, enterprise_id=enterprise_id, team_id=team_id
+        )
 
 
 class _BotAsInstallation:
@@ -106,7 +121,7 @@ class StoredOAuthStateStore(AsyncOAuthStateStore):
         return log
 
     async def async_issue(self, *args: Any, **kwargs: Any) -> str:
-        return self._storage.oauth_states.issue(expires_in=self._expiration_seconds)
+        return await off_loop(self._storage.oauth_states.issue, expires_in=self._expiration_seconds)
 
     async def async_consume(self, state: str) -> bool:
-        return self._storage.oauth_states.consume(state)
+        return await off_loop(self._storage.oauth_states.consume, state)

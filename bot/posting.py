@@ -21,7 +21,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.settings import Settings
-from storage import Storage
+from storage import Storage, off_loop
 
 DEFAULT_SPACING = 1.0
 """Seconds between two posts to the same channel (Slack: about one message per second)."""
@@ -45,9 +45,10 @@ class BotClients:
             return self._settings.slack_bot_token.get_secret_value()
         return None
 
-    def get(self, team_id: str) -> AsyncWebClient | None:
-        """The client that posts as the bot in ``team_id``; None when no token is known."""
-        token = self.token(team_id)
+    async def get(self, team_id: str) -> AsyncWebClient | None:
+        """The client that posts as the bot in ``team_id``; None when no token is known.
+        The token is looked up off the event loop (``token`` reads the database)."""
+        token = await off_loop(self.token, team_id)
         if token is None:
             return None
         client = self._clients.get(token)
