@@ -91,7 +91,7 @@ class ApprovalSweeper:
         they are."""
         expired: list[Approval] = []
         for team in self._storage.approvals.teams_with_pending():
-            client = self._bots.get(team)
+            client = await self._bots.get(team)
             if client is None:
                 expired.extend(expire_due(self._storage, team))
                 continue
@@ -107,7 +107,7 @@ class ApprovalSweeper:
             by_team.setdefault(approval.team_id, []).append(approval)
         settled: list[Approval] = []
         for team, abandoned in by_team.items():
-            client = self._bots.get(team)
+            client = await self._bots.get(team)
             if client is None:
                 settled.extend(await recover(self._storage, abandoned, None, None))
             else:

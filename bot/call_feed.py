@@ -385,7 +385,7 @@ class CallFeed:
         """One chat.postMessage at the channel's pace; transport failures become retries."""
         lane = (head.team_id, channel)
         self._next_ok[lane] = self._clock() + self._interval
-        client = self._bots.get(head.team_id)
+        client = await self._bots.get(head.team_id)
         if client is None:
             raise _Drop("the app is not installed in this workspace any more")
         try:
@@ -418,7 +418,7 @@ class CallFeed:
         card twice is better than none."""
         if head.lease_owner is None and head.attempts == 0:
             return None
-        client = self._bots.get(head.team_id)
+        client = await self._bots.get(head.team_id)
         if client is None:
             return None
         query: dict[str, Any] = {

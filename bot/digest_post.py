@@ -180,7 +180,7 @@ class DigestPoster:
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError("I have no bot token for this workspace; reinstall the app")
         payload = reply.payload()
@@ -204,7 +204,7 @@ class DigestPoster:
         """The ts of the digest message of ``slot`` if it is in ``channel`` (posted from
         ``since`` on, Unix seconds); None when it is not.  Raises ``DigestPostError`` when
         Slack will not show the channel's history."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError("I have no bot token for this workspace; reinstall the app")
         query: dict[str, Any] = {
@@ -237,7 +237,7 @@ class DigestPoster:
         self, team_id: str, channel: str, png: bytes, filename: str, title: str
     ) -> bool:
         """The chart after its message; a failed upload leaves the posted digest standing."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             return False
         await self.pace.wait(channel)

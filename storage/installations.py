@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
@@ -141,6 +141,45 @@ _DELETE_BOT = {
     .values(bot_token_enc=None, bot_refresh_token_enc=None)
     for org in (False, True)
 }
+_ROW = (
+    _I.enterprise_id == bindparam("enterprise"),
+    _I.team_id == bindparam("team"),
+    _I.user_id == bindparam("user"),
+)
+"""One installation row, by its unique key."""
+_NO_LEASE = or_(
+    _I.bot_refresh_lease_until.is_(None), _I.bot_refresh_lease_until <= bindparam("now")
+)
+_CLAIM_REFRESH = (
+    update(slack_installations)
+    .where(
+        *_ROW,
+        _I.bot_refresh_token_enc.is_not(None),
+        _I.bot_token_expires_at.is_not(None),
+        _I.bot_token_expires_at <= bindparam("expiring_before"),
+        _NO_LEASE,
+    )
+    .values(bot_refresh_lease_owner=bindparam("owner"), bot_refresh_lease_until=bindparam("until"))
+)
+_REFRESH_ROW = (
+    select(_I.bot_refresh_token_enc, _I.bot_refresh_lease_owner).where(*_ROW).with_for_update()
+)
+_WRITE_REFRESHED = (
+    update(slack_installations)
+    .where(*_ROW)
+    .values(
+        bot_token_enc=bindparam("bot_token_enc"),
+        bot_refresh_token_enc=bindparam("bot_refresh_token_enc"),
+        bot_token_expires_at=bindparam("expires_at"),
+        bot_refresh_lease_owner=None,
+        bot_refresh_lease_until=None,
+    )
+)
+_RELEASE_REFRESH = (
+    update(slack_installations)
+    .where(*_ROW, _I.bot_refresh_lease_owner == bindparam("owner"))
+    .values(bot_refresh_lease_owner=None, bot_refresh_lease_until=None)
+)
 _STATES = oauth_states.c
 _PRUNE_STATES = delete(oauth_states).where(_STATES.expires_at <= bindparam("now"))
 _ISSUE_STATE = insert(oauth_states)
@@ -278,6 +317,68 @@ class InstallationStore:
     ) -> int:
         """Forget the bot tokens (app uninstalled) but keep user installations."""
         return self._db.change(_DELETE_BOT[is_enterprise_install], _params(enterprise_id, team_id))
+
+    # Token rotation: a single-use refresh token must be spent by exactly one process, and
+    # the HTTP exchange with Slack must not run inside a transaction (a SQLite write lock
+    # held across it would stall every writer). So a refresh is claimed, exchanged, then
+    # written, in three short steps; bot/token_rotation.py drives them.
+
+    def claim_bot_refresh(
+        self, record: InstallationRecord, *, expiring_before: float, owner: str, lease: float
+    ) -> bool:
+        """Take the refresh of ``record``'s bot token for ``lease`` seconds, if its token
+        still expires before ``expiring_before`` and no other process holds the refresh
+        (or its lease ran out: that process died). One statement, a compare-and-set: of
+        processes claiming at once exactly one gets True; once the new token is written it
+        no longer expires soon, so a late claimer gets False and reads the new token."""
+        now = self._clock()
+        params = {
+            **_params(record.enterprise_id, record.team_id, record.user_id),
+            "expiring_before": int(expiring_before),
+            "now": now,
+            "owner": owner,
+            "until": now + lease,
+        }
+        return self._db.change(_CLAIM_REFRESH, params) == 1
+
+    def finish_bot_refresh(
+        self,
+        record: InstallationRecord,
+        *,
+        owner: str,
+        spent_refresh_token: str,
+        bot_token: str,
+        bot_refresh_token: str,
+        expires_at: int,
+    ) -> bool:
+        """Store the tokens Slack gave for ``spent_refresh_token`` (encrypted) and release
+        the refresh. They are written even if the lease ran out meanwhile: the refresh
+        token was spent, so these are the only working tokens. They are not written if the
+        row no longer holds the spent refresh token (the app was installed again meanwhile,
+        with newer tokens); False then."""
+        key = _params(record.enterprise_id, record.team_id, record.user_id)
+
+        def work(conn: Connection) -> bool:
+            row = conn.execute(_REFRESH_ROW, key).mappings().first()
+            stored = None if row is None else row["bot_refresh_token_enc"]
+            if stored is None or self._box.decrypt(stored) != spent_refresh_token:
+                conn.execute(_RELEASE_REFRESH, {**key, "owner": owner})
+                return False
+            values = {
+                **key,
+                "bot_token_enc": self._box.encrypt(bot_token),
+                "bot_refresh_token_enc": self._box.encrypt(bot_refresh_token),
+                "expires_at": expires_at,
+            }
+            conn.execute(_WRITE_REFRESHED, values)
+            return True
+
+        return self._db.write(work)
+
+    def release_bot_refresh(self, record: InstallationRecord, *, owner: str) -> None:
+        """Give a claimed refresh up (the exchange failed) so another try can claim it."""
+        params = {**_params(record.enterprise_id, record.team_id, record.user_id), "owner": owner}
+        self._db.change(_RELEASE_REFRESH, params)
 
     def _record(self, row: RowMapping) -> InstallationRecord:
         values: dict[str, Any] = {}

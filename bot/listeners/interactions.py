@@ -103,7 +103,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         run = StepRun.from_event(event, token=context.function_bot_access_token)
         team = context.team_id or ""
-        client = rt.bots.get(team) or client
+        client = await rt.bots.get(team) or client
         if run.user_id:
             ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
         else:
