@@ -83,7 +83,14 @@ class EncryptedInstallationStore(AsyncInstallationStore):
             user_id=user_id,
             is_enterprise_install=bool(is_enterprise_install),
         )
-        return None if record is None else Installation(**asdict(await self._fresh(record)))
+        if record is None:
+            return None
+        if user_id is None:
+            # The team's latest installation, whose bot token Bolt uses. A user's own
+            # (older) row is returned as it is: callops asks for no user scopes, and Bolt
+            # takes the bot token from the latest installation.
+            record = await self._fresh(record)
+        return Installation(**asdict(record))
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await off_loop(

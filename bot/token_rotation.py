@@ -15,7 +15,8 @@ database decides who does it. The refresh is claimed by compare-and-set on the i
 row (`InstallationStore.claim_bot_refresh`, a lease), the HTTP exchange runs outside any
 transaction, and the new tokens are written encrypted as the lease is released. A process
 that loses the claim waits briefly and reads the token the winner wrote. A process that
-dies holding the lease holds it only `REFRESH_LEASE` seconds.
+dies holding the lease holds it only `REFRESH_LEASE` seconds; a refresh Slack refuses (or
+that times out) is not tried again by anyone for `RETRY_PAUSE` seconds.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.settings import Settings
-from storage import InstallationRecord, Storage, off_loop
+from storage import InstallationRecord, RefreshClaim, Storage, off_loop
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,10 @@ EXCHANGE_TIMEOUT = 15
 REFRESH_LEASE = 60.0
 """Seconds a process holds a claimed refresh: well above `EXCHANGE_TIMEOUT`, so a lease
 runs out only when its holder died."""
+
+RETRY_PAUSE = 30.0
+"""Seconds after a failed refresh before any process tries again (Slack is not asked on
+every use of a token it just refused to refresh)."""
 
 WAIT_STEP = 0.1
 """Seconds between two looks at the row while another process refreshes it."""
@@ -116,27 +121,30 @@ class TokenRefresher:
         """``record`` with a bot token good for the margin: as it is, refreshed by this
         process, or as another process refreshed it meanwhile. If the refresh fails the
         record comes back as it was (its token may still work until it expires); the
-        failure is logged and the next use tries again."""
+        failure is logged and no process tries again for `RETRY_PAUSE` seconds."""
         deadline = time.monotonic() + self._lease + EXCHANGE_TIMEOUT
         while self.due(record):
             owner = secrets.token_hex(8)
-            claimed = await off_loop(
+            claim = await off_loop(
                 self._installations.claim_bot_refresh,
                 record,
                 expiring_before=self._clock() + self._margin,
                 owner=owner,
                 lease=self._lease,
             )
-            if claimed:
+            if claim is RefreshClaim.CLAIMED:
                 return await self._exchange(record, owner)
-            if time.monotonic() >= deadline:
-                log.error(
-                    "the bot token of team %s is due for refresh and another process has "
-                    "held the refresh too long; using the current token",
-                    record.team_id,
-                )
+            if claim in (RefreshClaim.PAUSED, RefreshClaim.GONE):
                 return record
-            await asyncio.sleep(WAIT_STEP)
+            if claim is RefreshClaim.BUSY:
+                if time.monotonic() >= deadline:
+                    log.error(
+                        "the bot token of team %s is due for refresh and another process "
+                        "has held the refresh too long; using the current token",
+                        record.team_id,
+                    )
+                    return record
+                await asyncio.sleep(WAIT_STEP)
             again = await off_loop(
                 self._installations.find,
                 enterprise_id=record.enterprise_id,
@@ -176,7 +184,9 @@ class TokenRefresher:
             TimeoutError,
             KeyError,
         ) as exc:
-            await off_loop(self._installations.release_bot_refresh, record, owner=owner)
+            await off_loop(
+                self._installations.release_bot_refresh, record, owner=owner, pause=RETRY_PAUSE
+            )
             log.error(
                 "could not refresh the bot token of team %s: %s",
                 record.team_id,

@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
@@ -36,6 +37,22 @@ _SECRET_FIELDS = (
     "user_refresh_token",
     "incoming_webhook_url",
 )
+
+
+class RefreshClaim(Enum):
+    """What `InstallationStore.claim_bot_refresh` found."""
+
+    CLAIMED = "claimed"
+    """This process refreshes the token now, and holds the lease until it is written."""
+    NOT_DUE = "not_due"
+    """The stored token no longer expires soon: another process refreshed it; read it."""
+    BUSY = "busy"
+    """Another process is refreshing it: wait a moment and read it."""
+    PAUSED = "paused"
+    """A refresh failed moments ago; none is tried until the pause ends (the current
+    token is used meanwhile), so a refused refresh is not retried by every use."""
+    GONE = "gone"
+    """The installation or its refresh token is no longer there (uninstalled)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,7 +179,14 @@ _CLAIM_REFRESH = (
     .values(bot_refresh_lease_owner=bindparam("owner"), bot_refresh_lease_until=bindparam("until"))
 )
 _REFRESH_ROW = (
-    select(_I.bot_refresh_token_enc, _I.bot_refresh_lease_owner).where(*_ROW).with_for_update()
+    select(
+        _I.bot_refresh_token_enc,
+        _I.bot_token_expires_at,
+        _I.bot_refresh_lease_owner,
+        _I.bot_refresh_lease_until,
+    )
+    .where(*_ROW)
+    .with_for_update()
 )
 _WRITE_REFRESHED = (
     update(slack_installations)
@@ -178,7 +202,7 @@ _WRITE_REFRESHED = (
 _RELEASE_REFRESH = (
     update(slack_installations)
     .where(*_ROW, _I.bot_refresh_lease_owner == bindparam("owner"))
-    .values(bot_refresh_lease_owner=None, bot_refresh_lease_until=None)
+    .values(bot_refresh_lease_owner=None, bot_refresh_lease_until=bindparam("until"))
 )
 _STATES = oauth_states.c
 _PRUNE_STATES = delete(oauth_states).where(_STATES.expires_at <= bindparam("now"))
@@ -325,21 +349,36 @@ class InstallationStore:
 
     def claim_bot_refresh(
         self, record: InstallationRecord, *, expiring_before: float, owner: str, lease: float
-    ) -> bool:
+    ) -> RefreshClaim:
         """Take the refresh of ``record``'s bot token for ``lease`` seconds, if its token
         still expires before ``expiring_before`` and no other process holds the refresh
-        (or its lease ran out: that process died). One statement, a compare-and-set: of
-        processes claiming at once exactly one gets True; once the new token is written it
-        no longer expires soon, so a late claimer gets False and reads the new token."""
+        (or its lease ran out: that process died). The claim is one compare-and-set: of
+        processes claiming at once exactly one gets CLAIMED; once the new token is written
+        it no longer expires soon, so a late claimer gets NOT_DUE and reads it."""
         now = self._clock()
+        key = _params(record.enterprise_id, record.team_id, record.user_id)
         params = {
-            **_params(record.enterprise_id, record.team_id, record.user_id),
+            **key,
             "expiring_before": int(expiring_before),
             "now": now,
             "owner": owner,
             "until": now + lease,
         }
-        return self._db.change(_CLAIM_REFRESH, params) == 1
+
+        def work(conn: Connection) -> RefreshClaim:
+            if conn.execute(_CLAIM_REFRESH, params).rowcount == 1:
+                return RefreshClaim.CLAIMED
+            row = conn.execute(_REFRESH_ROW, key).mappings().first()
+            if row is None or row["bot_refresh_token_enc"] is None:
+                return RefreshClaim.GONE
+            expires_at = row["bot_token_expires_at"]
+            if expires_at is None or expires_at > int(expiring_before):
+                return RefreshClaim.NOT_DUE
+            if row["bot_refresh_lease_owner"] is None:
+                return RefreshClaim.PAUSED
+            return RefreshClaim.BUSY
+
+        return self._db.write(work)
 
     def finish_bot_refresh(
         self,
@@ -362,7 +401,7 @@ class InstallationStore:
             row = conn.execute(_REFRESH_ROW, key).mappings().first()
             stored = None if row is None else row["bot_refresh_token_enc"]
             if stored is None or self._box.decrypt(stored) != spent_refresh_token:
-                conn.execute(_RELEASE_REFRESH, {**key, "owner": owner})
+                conn.execute(_RELEASE_REFRESH, {**key, "owner": owner, "until": None})
                 return False
             values = {
                 **key,
@@ -375,9 +414,17 @@ class InstallationStore:
 
         return self._db.write(work)
 
-    def release_bot_refresh(self, record: InstallationRecord, *, owner: str) -> None:
-        """Give a claimed refresh up (the exchange failed) so another try can claim it."""
-        params = {**_params(record.enterprise_id, record.team_id, record.user_id), "owner": owner}
+    def release_bot_refresh(
+        self, record: InstallationRecord, *, owner: str, pause: float = 0.0
+    ) -> None:
+        """Give a claimed refresh up (the exchange failed); with a ``pause``, no process
+        claims it again for that many seconds (`RefreshClaim.PAUSED`)."""
+        until = self._clock() + pause if pause > 0 else None
+        params = {
+            **_params(record.enterprise_id, record.team_id, record.user_id),
+            "owner": owner,
+            "until": until,
+        }
         self._db.change(_RELEASE_REFRESH, params)
 
     def _record(self, row: RowMapping) -> InstallationRecord:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.token_rotation import TokenRefresher
+from bot.token_rotation import RETRY_PAUSE, TokenRefresher
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
-from storage import InstallationRecord, SecretBox, Storage
+from storage import InstallationRecord, RefreshClaim, SecretBox, Storage
 from tests.storage.conftest import FakeClock, raw
 
 pytestmark = pytest.mark.filterwarnings("ignore:BasicAuth is deprecated:DeprecationWarning")
@@ -61,7 +61,7 @@ def test_one_of_many_claims_wins_and_a_late_one_finds_the_new_token(
     stores = [Storage.open(db_url, box, clock=clock) for _ in range(CONTENDERS)]
     barrier = threading.Barrier(CONTENDERS)
 
-    def claim(i: int) -> bool:
+    def claim(i: int) -> RefreshClaim:
         barrier.wait(timeout=30)
         return stores[i].installations.claim_bot_refresh(
             record, expiring_before=clock() + 7200, owner=f"p{i}", lease=60
@@ -70,8 +70,9 @@ def test_one_of_many_claims_wins_and_a_late_one_finds_the_new_token(
     try:
         with ThreadPoolExecutor(CONTENDERS) as pool:
             won = list(pool.map(claim, range(CONTENDERS)))
-        assert won.count(True) == 1
-        winner = won.index(True)
+        assert won.count(RefreshClaim.CLAIMED) == 1
+        assert set(won) == {RefreshClaim.CLAIMED, RefreshClaim.BUSY}
+        winner = won.index(RefreshClaim.CLAIMED)
         store = stores[0]
         assert store.installations.finish_bot_refresh(
             record,
@@ -93,33 +94,46 @@ def test_one_of_many_claims_wins_and_a_late_one_finds_the_new_token(
         assert "xoxe" not in token_enc + refresh_enc
         assert (owner, until) == (None, None)
         # A contender arriving now sees a token that no longer expires soon: no claim.
-        assert not store.installations.claim_bot_refresh(
-            now, expiring_before=clock() + 7200, owner="late", lease=60
+        late = store.installations.claim_bot_refresh(
+            record, expiring_before=clock() + 7200, owner="late", lease=60
         )
+        assert late is RefreshClaim.NOT_DUE
     finally:
         for s in stores:
             s.close()
 
 
-def test_a_claim_held_by_a_dead_process_runs_out(
+def test_a_claim_held_by_a_dead_process_runs_out_and_a_failure_pauses_retries(
     db_url: str, box: SecretBox, clock: FakeClock
 ) -> None:
     with Storage.open(db_url, box, clock=clock) as store:
         record = rotating_record(expires_at=int(clock()) + 60)
         store.installations.save(record)
         due = clock() + 7200
-        claims = store.installations
-        assert claims.claim_bot_refresh(record, expiring_before=due, owner="dead", lease=60)
-        assert not claims.claim_bot_refresh(record, expiring_before=due, owner="b", lease=60)
+
+        def claim(owner: str) -> RefreshClaim:
+            return store.installations.claim_bot_refresh(
+                record, expiring_before=due, owner=owner, lease=60
+            )
+
+        assert claim("dead") is RefreshClaim.CLAIMED
+        assert claim("b") is RefreshClaim.BUSY
         clock.advance(59)
-        assert not claims.claim_bot_refresh(record, expiring_before=due, owner="b", lease=60)
+        assert claim("b") is RefreshClaim.BUSY
         clock.advance(1)
-        assert claims.claim_bot_refresh(record, expiring_before=due, owner="b", lease=60)
-        # A failed exchange gives the claim back at once, and only its holder can.
-        claims.release_bot_refresh(record, owner="dead")
-        assert not claims.claim_bot_refresh(record, expiring_before=due, owner="c", lease=60)
-        claims.release_bot_refresh(record, owner="b")
-        assert claims.claim_bot_refresh(record, expiring_before=due, owner="c", lease=60)
+        assert claim("b") is RefreshClaim.CLAIMED
+        # Only the holder can give the claim up.
+        store.installations.release_bot_refresh(record, owner="dead")
+        assert claim("c") is RefreshClaim.BUSY
+        # A failed exchange pauses every process's retries for a while.
+        store.installations.release_bot_refresh(record, owner="b", pause=30)
+        assert claim("c") is RefreshClaim.PAUSED
+        clock.advance(30)
+        assert claim("c") is RefreshClaim.CLAIMED
+        store.installations.release_bot_refresh(record, owner="c")
+        assert claim("d") is RefreshClaim.CLAIMED
+        store.installations.delete(enterprise_id=None, team_id=TEAM)
+        assert claim("e") is RefreshClaim.GONE
 
 
 def test_tokens_of_a_reinstall_are_not_overwritten_by_a_late_refresh(
@@ -128,9 +142,10 @@ def test_tokens_of_a_reinstall_are_not_overwritten_by_a_late_refresh(
     with Storage.open(db_url, box, clock=clock) as store:
         record = rotating_record(expires_at=int(clock()) + 60)
         store.installations.save(record)
-        assert store.installations.claim_bot_refresh(
+        claimed = store.installations.claim_bot_refresh(
             record, expiring_before=clock() + 7200, owner="a", lease=60
         )
+        assert claimed is RefreshClaim.CLAIMED
         reinstall = rotating_record(
             token="xoxe.xoxb-1-reinstall",
             refresh="xoxe-1-reinstall",
@@ -152,9 +167,10 @@ def test_a_lasting_token_is_never_claimed(db_url: str, box: SecretBox, clock: Fa
     with Storage.open(db_url, box, clock=clock) as store:
         lasting = InstallationRecord(team_id=TEAM, user_id=SUPERVISOR, bot_token="xoxb-1")
         store.installations.save(lasting)
-        assert not store.installations.claim_bot_refresh(
+        claim = store.installations.claim_bot_refresh(
             lasting, expiring_before=clock() + 7200, owner="a", lease=60
         )
+        assert claim is RefreshClaim.GONE  # nothing to refresh it with
 
 
 # --- the refresher, against the Slack stand-in ------------------------------------------------
@@ -241,10 +257,11 @@ async def test_a_token_good_for_longer_than_the_margin_is_used_as_it_is(
         assert refresh_exchanges(slack) == []
 
 
-async def test_a_refused_refresh_is_logged_without_secrets_and_tried_again_later(
+async def test_a_refused_refresh_is_logged_without_secrets_and_paused(
     slack: SlackStandIn, db_url: str, box: SecretBox, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with Storage.open(db_url, box) as store:
+    clock = FakeClock(time.time())  # the claims' clock; the tokens expire in real time
+    with Storage.open(db_url, box, clock=clock) as store:
         old = install(slack, store, left=60)
         wrong = TokenRefresher(
             store, client_id=slack.client_id, client_secret="wrong", api_url=slack.api_url
@@ -259,7 +276,13 @@ async def test_a_refused_refresh_is_logged_without_secrets_and_tried_again_later
             secret not in caplog.text
             for secret in (old.bot_token or "", old.bot_refresh_token or "", slack.client_secret)
         )
-        # The claim was given back: the next use (rightly configured) refreshes.
-        fresh = await refresher(slack, store).bot_installation(enterprise_id=None, team_id=TEAM)
+        # Uses in the next half minute, in any process, take the current token as it is
+        # without asking Slack again; then a refresh is tried again.
+        right = refresher(slack, store)
+        paused = await right.bot_installation(enterprise_id=None, team_id=TEAM)
+        assert paused is not None and paused.bot_token == old.bot_token
+        assert refresh_exchanges(slack) == ["bad_client_secret"]
+        clock.advance(RETRY_PAUSE)
+        fresh = await right.bot_installation(enterprise_id=None, team_id=TEAM)
         assert fresh is not None and fresh.bot_token != old.bot_token
         assert refresh_exchanges(slack) == ["bad_client_secret", None]
