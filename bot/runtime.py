@@ -27,6 +27,7 @@ from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
+from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
 from storage import Role, SecretBox, Storage, Workspace
 from storage.offload import off_loop
@@ -49,6 +50,9 @@ class Runtime:
     call_feed: CallFeed
     """Posts queued call records as cards while started (by the HTTP server, beside its
     receiver)."""
+    tokens: TokenRefresher | None = None
+    """Refreshes rotating Slack bot tokens, for Bolt and for ``bots`` alike (None for a
+    single-workspace bot token, which does not rotate)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
 
@@ -64,7 +68,8 @@ class Runtime:
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
         clients = ServiceClients(storage, settings)
-        bots = BotClients(settings, storage)
+        tokens = TokenRefresher.from_settings(settings, storage)
+        bots = BotClients(settings, storage, tokens)
         zones = TeamZones(storage, settings.callops_timezone)
         digests = DigestPoster(storage, clients, bots)
         return cls(
@@ -77,6 +82,7 @@ class Runtime:
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, zones),
+            tokens=tokens,
         )
 
     def timezone(self, team_id: str) -> ZoneInfo:

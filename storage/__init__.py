@@ -16,7 +16,12 @@ from storage.copy import CopyReport, copy_database
 from storage.database import Database, connect, database_url, open_database, patience
 from storage.digests import DigestRun, DigestSchedule, DigestStore
 from storage.facade import Storage, WipeResult
-from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
+from storage.installations import (
+    InstallationRecord,
+    InstallationStore,
+    OAuthStateStore,
+    RefreshClaim,
+)
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
@@ -72,6 +77,7 @@ __all__ = [
     "PolicyStore",
     "PushedMessage",
     "QueuedRecord",
+    "RefreshClaim",
     "Role",
     "RoleStore",
     "RouteStore",
