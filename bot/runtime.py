@@ -28,8 +28,10 @@ from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
+from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
 from storage import Role, SecretBox, Storage, Workspace
+from storage.offload import off_loop
 
 
 @dataclass
@@ -49,6 +51,9 @@ class Runtime:
     call_feed: CallFeed
     """Posts queued call records as cards while started (by the HTTP server, beside its
     receiver)."""
+    tokens: TokenRefresher | None = None
+    """Refreshes rotating Slack bot tokens, for Bolt and for ``bots`` alike (None for a
+    single-workspace bot token, which does not rotate)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
     responses: ResponseUrls = field(default_factory=ResponseUrls)
@@ -66,7 +71,8 @@ class Runtime:
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
         clients = ServiceClients(storage, settings)
-        bots = BotClients(settings, storage)
+        tokens = TokenRefresher.from_settings(settings, storage)
+        bots = BotClients(settings, storage, tokens)
         zones = TeamZones(storage, settings.callops_timezone)
         digests = DigestPoster(storage, clients, bots)
         return cls(
@@ -79,13 +85,16 @@ class Runtime:
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, zones),
+            tokens=tokens,
         )
 
     def timezone(self, team_id: str) -> ZoneInfo:
+        """The team's time zone. Blocking (the database): off the event loop."""
         return self.zones(team_id)
 
     def _team_facts(self, team_id: str) -> tuple[Binding | None, ZoneInfo, Workspace | None]:
-        """What a context needs from the database, in one query (``get_with_key``)."""
+        """What a context needs from the database, in one query (``get_with_key``), in one
+        trip off the event loop."""
         workspace, api_key = self.storage.workspaces.get_with_key(team_id)
         return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
 
@@ -117,7 +126,7 @@ class Runtime:
         role: Role,
         offset: int,
     ) -> CommandContext:
-        binding, tz, workspace = self._team_facts(team_id)
+        binding, tz, workspace = await off_loop(self._team_facts, team_id)
         return CommandContext(
             team_id=team_id,
             user_id=user_id,

@@ -18,7 +18,7 @@ import httpx
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
-from storage import Storage, Workspace
+from storage import Storage, Workspace, off_loop
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class ServiceClients:
         self._clients: dict[str, tuple[str, CallCenter]] = {}
 
     def binding(self, team_id: str) -> Binding | None:
+        """The team's connection. Blocking (the database): off the event loop."""
         return self.binding_of(*self._storage.workspaces.get_with_key(team_id))
 
     def binding_of(self, workspace: Workspace | None, api_key: str | None) -> Binding | None:
@@ -56,7 +57,7 @@ class ServiceClients:
         return None
 
     async def get(self, team_id: str) -> CallCenter | None:
-        return await self.client_for(team_id, self.binding(team_id))
+        return await self.client_for(team_id, await off_loop(self.binding, team_id))
 
     async def client_for(self, team_id: str, binding: Binding | None) -> CallCenter | None:
         """The client of ``binding`` (read with ``binding``, off the event loop: it asks
