@@ -114,11 +114,13 @@ def listening(port: int) -> bool:
 
 
 @contextmanager
-def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+def process(
+    argv: list[str], env: dict[str, str], port: int, *, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen[bytes]]:
     """A child process, up once it listens on ``port``, stopped (by its own pid) at exit.
     Its output goes to a file: a pipe nobody reads would stall it once full."""
     with tempfile.TemporaryFile() as output:
-        child = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=output, stderr=output)
+        child = subprocess.Popen(argv, env=env, cwd=cwd, stdout=output, stderr=output)
         try:
             deadline = time.monotonic() + START_TIMEOUT_S
             while not listening(port):
@@ -137,7 +139,9 @@ def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[subproc
                 child.wait()
 
 
-def app_env(slack: SlackStandIn, service_url: str, db: str, key: str) -> dict[str, str]:
+def app_env(
+    slack: SlackStandIn, service_url: str, db: str, key: str, *, root: Path = ROOT
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "CALLOPS_"))}
     env.update(
         SLACK_BOT_TOKEN=slack.bot_token(),
@@ -147,7 +151,7 @@ def app_env(slack: SlackStandIn, service_url: str, db: str, key: str) -> dict[st
         CALLOPS_SECRET_KEY=key,
         CALLOPS_BASE_URL=service_url,
         CALLOPS_API_KEY=API_KEY,
-        PYTHONPATH=str(ROOT),
+        PYTHONPATH=str(root),
     )
     return env
 
@@ -247,25 +251,40 @@ async def burst(slack: SlackStandIn, result: Result, commands: int, answer_wait:
     result.errors += errors - errors_before
 
 
+@dataclass(frozen=True)
+class ServedApp:
+    pid: int
+    url: str
+
+
 @asynccontextmanager
 async def serving_app(
-    kind: str, slack: SlackStandIn, service_url: str, workdir: Path, *, profile: str | None = None
-) -> AsyncIterator[int]:
+    kind: str,
+    slack: SlackStandIn,
+    service_url: str,
+    workdir: Path,
+    *,
+    profile: str | None = None,
+    root: Path = ROOT,
+) -> AsyncIterator[ServedApp]:
     """The app on a free port, connected to the stand-in; yields its process id (the
-    server itself: ``callops serve`` runs in the process it is started as)."""
+    server itself: ``callops serve`` runs in the process it is started as) and request
+    URL.  ``root`` is the source tree it runs from (another checkout, for a before and
+    after in one run)."""
     key = Fernet.generate_key().decode()
-    db = str(workdir / f"{kind}.db")
+    db = str(workdir / f"{kind}-{free_port()}.db")
     if kind == "callops":
         with Storage.open(db, SecretBox([key])) as storage:
             storage.workspaces.connect(TEAM, service_url, API_KEY)
     port = free_port()
-    env = app_env(slack, service_url, db, key)
+    env = app_env(slack, service_url, db, key, root=root)
     argv = app_command(kind, port)
     if profile is not None:
         argv = [sys.executable, str(SCRIPT), "--profiled", profile, *argv[3:]]
-    with process(argv, env, port) as child:
-        slack.connect_app(f"http://127.0.0.1:{port}/slack/events")
-        yield child.pid
+    with process(argv, env, port, cwd=root) as child:
+        url = f"http://127.0.0.1:{port}/slack/events"
+        slack.connect_app(url)
+        yield ServedApp(child.pid, url)
 
 
 async def run_app(
@@ -515,6 +534,8 @@ async def highest_rate(
 
 @dataclass
 class Capacity:
+    label: str
+    """Which tree the app ran from ("this tree", or ``--compare``'s)."""
     cpu: list[CpuFigure]
     idle_ms_per_s: float
     best_rate: float
@@ -522,9 +543,14 @@ class Capacity:
     drain_limit: float
 
 
-async def measure_capacity(args: Namespace) -> Capacity:
+TEXTS = ("campaigns", "help")
+
+
+async def measure_capacity(args: Namespace) -> list[Capacity]:
     """callops alone, against an emulator answering after ``--capacity-latency-ms``: CPU
-    per command of ``campaigns`` and ``help``, side by side, then the rate ladder."""
+    per command of ``campaigns`` and ``help``, side by side, then the rate ladder; with
+    ``--compare DIR``, the app of that checkout too, its CPU rounds interleaved with
+    this tree's so that both see the same machine."""
     service_port = free_port()
     service_url = f"http://127.0.0.1:{service_port}"
     emulator = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
@@ -532,49 +558,74 @@ async def measure_capacity(args: Namespace) -> Capacity:
     emulator += ["--latency-ms", str(args.capacity_latency_ms)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    trees = [("this tree", ROOT)]
+    if args.compare:
+        trees.append((args.compare_label, args.compare))
     with (
         process(emulator, env, service_port) as emulator_process,
         SlackStandIn() as slack,
         tempfile.TemporaryDirectory() as tmp,
     ):
         await unlimited_driver_connections(slack)
-        async with serving_app(
-            "callops", slack, service_url, Path(tmp), profile=args.profile_app
-        ) as pid:
+        async with contextlib.AsyncExitStack() as stack:
+            apps = [
+                await stack.enter_async_context(
+                    serving_app(
+                        "callops",
+                        slack,
+                        service_url,
+                        Path(tmp),
+                        profile=args.profile_app if root == ROOT else None,
+                        root=root,
+                    )
+                )
+                for _, root in trees
+            ]
             counter = ReplyCounter(slack)
-            for text in ("campaigns", "help"):  # warm both paths: imports, first connections
-                await cpu_per_command(slack, counter, pid, text, commands=5)
-            idle = await idle_cpu_per_second(pid)
-            sampler = sample(pid, args.sample_app) if args.sample_app else None
-            figures: list[CpuFigure] = []
-            for _ in range(args.cpu_rounds):  # interleaved, so both see the same machine
-                for text in ("campaigns", "help"):
-                    share = args.cpu_commands // args.cpu_rounds
-                    figures.append(await cpu_per_command(slack, counter, pid, text, commands=share))
+            idle: list[float] = []
+            for app in apps:
+                slack.connect_app(app.url)
+                for text in TEXTS:  # warm both paths: imports, first connections
+                    await cpu_per_command(slack, counter, app.pid, text, commands=5)
+                idle.append(await idle_cpu_per_second(app.pid))
+            sampler = sample(apps[0].pid, args.sample_app) if args.sample_app else None
+            figures: list[list[CpuFigure]] = [[] for _ in apps]
+            share = args.cpu_commands // args.cpu_rounds
+            for _ in range(args.cpu_rounds):  # interleaved, so all see the same machine
+                for app, measured in zip(apps, figures, strict=True):
+                    slack.connect_app(app.url)
+                    for text in TEXTS:
+                        measured.append(
+                            await cpu_per_command(slack, counter, app.pid, text, commands=share)
+                        )
             if sampler is not None:
                 sampler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
                 sampler.wait(timeout=60)
-            cpu = [
-                merge_figures([f for f in figures if f.text == t]) for t in ("campaigns", "help")
-            ]
-            for figure in cpu:
-                print(
-                    f"  /callops {figure.text}: {figure.ms_per_command:.2f} ms CPU per command "
-                    f"({figure.answered} of {figure.commands} answered)",
-                    flush=True,
-                )
-            best, steps = 0.0, list[RateStep]()
-            if rates:
-                best, steps = await highest_rate(
+            results: list[Capacity] = []
+            for (label, _), measured, idle_ms in zip(trees, figures, idle, strict=True):
+                cpu = [merge_figures([f for f in measured if f.text == t]) for t in TEXTS]
+                for figure in cpu:
+                    print(
+                        f"  {label}: /callops {figure.text}: {figure.ms_per_command:.2f} ms CPU "
+                        f"per command ({figure.answered} of {figure.commands} answered)",
+                        flush=True,
+                    )
+                results.append(Capacity(label, cpu, idle_ms, 0.0, [], drain_limit=2.0))
+            for app, result in zip(apps, results, strict=True):
+                if not rates:
+                    break
+                slack.connect_app(app.url)
+                print(f"  {result.label}: offered rates", flush=True)
+                result.best_rate, result.steps = await highest_rate(
                     slack,
                     counter,
-                    pid,
+                    app.pid,
                     rates,
                     args.rate_seconds,
                     report=print_step,
                     others={"emulator": emulator_process.pid},
                 )
-    return Capacity(cpu, idle, best, steps, drain_limit=2.0)
+    return results
 
 
 def sample(pid: int, out: str) -> subprocess.Popen[bytes]:
@@ -750,30 +801,50 @@ async def measure(args: Namespace) -> list[Result]:
     return results
 
 
-def capacity_table(capacity: Capacity) -> list[str]:
-    by_text = {f.text: f for f in capacity.cpu}
-    rows = [
-        "| Measure | Result |",
-        "|---|---|",
+def capacity_table(results: list[Capacity]) -> list[str]:
+    """One column per tree measured."""
+
+    def row(label: str, cell: Callable[[Capacity], str]) -> str:
+        return f"| {label} | " + " | ".join(cell(r) for r in results) + " |"
+
+    def cpu(text: str) -> Callable[[Capacity], str]:
+        return lambda r: next(
+            f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
+            for f in r.cpu
+            if f.text == text
+        )
+
+    def held(r: Capacity) -> str:
+        return f"**{r.best_rate:g}/s**" if r.best_rate else "none of the rates"
+
+    def step(rate: float) -> Callable[[Capacity], str]:
+        def cell(r: Capacity) -> str:
+            found = next((s for s in r.steps if s.rate == rate), None)
+            if found is None:
+                return "–"
+            window = found.sent / found.rate
+            share = {"app": found.cpu_seconds, **found.others_cpu_seconds}
+            cores = ", ".join(f"{name} {cpu * 100 / window:.0f} %" for name, cpu in share.items())
+            verdict = "held" if found.held(r.drain_limit) else "**missed**"
+            return (
+                f"p99 {found.p99_ms:,.0f} ms, {found.late} late, {found.answered}/{found.sent} "
+                f"answered, last reply +{found.drain_seconds:.1f} s; CPU {cores}: {verdict}"
+            )
+
+        return cell
+
+    commands = results[0].cpu[0].commands
+    lines = [
+        "| Measure | " + " | ".join(r.label for r in results) + " |",
+        "|---|" + "---|" * len(results),
+        row(f"CPU per `/callops campaigns` ({commands} commands)", cpu("campaigns")),
+        row(f"CPU per `/callops help` ({commands} commands)", cpu("help")),
+        row("app CPU while idle", lambda r: f"{r.idle_ms_per_s:.1f} ms/s"),
+        row(f"highest rate held (ack p99 < {P99_TARGET_MS:.0f} ms)", held),
     ]
-    for text in ("campaigns", "help"):
-        figure = by_text[text]
-        rows.append(
-            f"| CPU per `/callops {text}` ({figure.commands} commands, reply delivered) "
-            f"| **{figure.ms_per_command:.1f} ms** |"
-        )
-    rows.append(f"| app CPU while idle | {capacity.idle_ms_per_s:.1f} ms per second |")
-    held = f"**{capacity.best_rate:g}/s**" if capacity.best_rate else "none of the rates"
-    rows.append(f"| highest offered rate held (ack p99 < {P99_TARGET_MS:.0f} ms) | {held} |")
-    for step in capacity.steps:
-        verdict = "held" if step.held(capacity.drain_limit) else "**missed**"
-        rows.append(
-            f"| {step.rate:g}/s offered | ack p99 {step.p99_ms:,.0f} ms, {step.late} late, "
-            f"{step.answered} of {step.sent} answered, last reply "
-            f"{step.drain_seconds:.1f} s after the last command, app CPU "
-            f"{step.cpu_seconds * 100 / (step.sent / step.rate):.0f} % of a core: {verdict} |"
-        )
-    return rows
+    rates = sorted({s.rate for r in results for s in r.steps})
+    lines.extend(row(f"{rate:g}/s offered", step(rate)) for rate in rates)
+    return lines
 
 
 def run_bursts(args: Namespace) -> bool:
@@ -825,12 +896,14 @@ def run_capacity(args: Namespace) -> bool:
         f"{args.rate_seconds:g} s each",
         flush=True,
     )
-    capacity = asyncio.run(measure_capacity(args))
-    lines = capacity_table(capacity)
+    results = asyncio.run(measure_capacity(args))
+    lines = capacity_table(results)
     print("\n".join(lines))
     if not args.no_readme:
+        compare = f" --compare {args.compare_hint}" if args.compare else ""
         intro = [
-            f"`.venv/bin/python benchmarks/ack.py --parts capacity` — {date.today().isoformat()}",
+            f"`.venv/bin/python benchmarks/ack.py --parts capacity{compare}` — "
+            f"{date.today().isoformat()}",
             "",
             "callops as deployed (`callops serve --no-scheduler`), the emulator and the Slack "
             "stand-in as separate processes on loopback, the emulator answering every call "
@@ -838,15 +911,23 @@ def run_capacity(args: Namespace) -> bool:
             "CPU time (`/proc/<pid>/stat` utime + stime, every thread) from the first request "
             "until the last reply has reached `response_url`, divided by the commands: "
             f"{args.cpu_commands} `/callops campaigns` and as many `/callops help`, at most 10 "
-            f"in flight, interleaved in {args.cpu_rounds} rounds in the same process after a "
-            "few warm-up commands. Then `/callops campaigns` offered at rising rates "
+            f"in flight, in {args.cpu_rounds} rounds after a few warm-up commands"
+            + (
+                ", the two apps' rounds interleaved (both running, on the same emulator and "
+                "stand-in)"
+                if args.compare
+                else ""
+            )
+            + ". Then `/callops campaigns` offered at rising rates "
             f"({args.rate_seconds:g} s each, sent on time whatever the answers); a rate holds "
             f"when ack p99 is under {P99_TARGET_MS:.0f} ms, no ack is late and every reply "
-            f"arrives within {capacity.drain_limit:g} s of the last command.",
+            f"arrives within {results[0].drain_limit:g} s of the last command. The CPU shares "
+            "of the app, the stand-in (the sender, Slack's Web API and response URLs) and the "
+            "emulator are of one core over the rate's window.",
             "",
         ]
         write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
-    return bool(capacity.best_rate) and all(f.answered == f.commands for f in capacity.cpu)
+    return all(r.best_rate and all(f.answered == f.commands for f in r.cpu) for r in results)
 
 
 CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
@@ -874,6 +955,16 @@ def main(argv: list[str] | None = None) -> int:
         "--rates", default="10,20,30,40,50,60,70,80,100,120,150", help="offered commands/s"
     )
     parser.add_argument("--rate-seconds", type=float, default=5.0, help="seconds per rate")
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        type=lambda d: Path(d).resolve(),
+        help="also measure the app of another checkout (before)",
+    )
+    parser.add_argument("--compare-label", default="before", help="its column's name")
+    parser.add_argument(
+        "--compare-hint", default="DIR", help="how the README names --compare's tree"
+    )
     parser.add_argument("--profile-app", metavar="PSTATS", help="cProfile the app into a file")
     parser.add_argument(
         "--sample-app", metavar="STACKS", help="py-spy the app during the CPU part into a file"
