@@ -982,6 +982,11 @@ CAPACITY_NOTES: list[str] = [
     "(Bolt's `respond`); they now share one kept-alive session (`bot/response_urls.py`).",
     "- httpcore imports `sniffio` on every request; without it installed each try was a "
     "failed import searching `sys.path`, about 5 % of the process's CPU. Pinned.",
+    "- Not CPU per command but the ack's tail: a full garbage collection walked everything "
+    "start-up built (Bolt, SQLAlchemy, pydantic's validators, the app), about a second on "
+    "this loaded machine, and no ack went out meanwhile; at 40 commands/s p99 was 185–445 "
+    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`): "
+    "p99 about 30 ms at 40 and at 60 commands/s.",
     "",
     "What is left: the GET to the emulator through httpx is about a third of the campaigns "
     "command (httpcore checks every idle pooled connection with a socket poll on each "
