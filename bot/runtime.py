@@ -20,6 +20,7 @@ from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
 from bot.messenger import WebApiMessenger
+from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
 from bot.roles import RoleResolver
 from bot.service_clients import ServiceClients
@@ -48,6 +49,8 @@ class Runtime:
     call_feed: CallFeed
     """Posts queued call records as cards while started (by the HTTP server, beside its
     receiver)."""
+    metrics: Metrics
+    """This process's metrics (``/metrics``); the database's figures read at each scrape."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
 
@@ -62,10 +65,12 @@ class Runtime:
     @classmethod
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
-        clients = ServiceClients(storage, settings)
-        bots = BotClients(settings, storage)
+        metrics = Metrics()
+        metrics.watch_database(lambda: database_figures(storage))
+        clients = ServiceClients(storage, settings, metrics=metrics)
+        bots = BotClients(settings, storage, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        digests = DigestPoster(storage, clients, bots)
+        digests = DigestPoster(storage, clients, bots, metrics=metrics)
         return cls(
             settings=settings,
             storage=storage,
@@ -76,6 +81,7 @@ class Runtime:
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, zones),
+            metrics=metrics,
         )
 
     def timezone(self, team_id: str) -> ZoneInfo:
@@ -134,3 +140,11 @@ class Runtime:
         await self.background.close()
         await self.clients.close()
         await self.bots.close()
+
+
+def database_figures(storage: Storage) -> DatabaseFigures:
+    """The shared figures ``/metrics`` shows (blocking: read off the event loop)."""
+    depth, oldest = storage.call_feed.depth_and_oldest()
+    age = max(0.0, storage.clock() - oldest) if oldest is not None else 0.0
+    approvals = {str(state): n for state, n in storage.approvals.count_by_state().items()}
+    return DatabaseFigures(queue_depth=depth, queue_oldest_age=age, approvals=approvals)

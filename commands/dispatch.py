@@ -326,7 +326,9 @@ def failure(
         return service_failure(exc)
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
-    return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    reply = error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    reply.kind = "failed"
+    return reply
 
 
 def _guarded_fill(
@@ -392,4 +394,6 @@ def _article(word: str) -> str:
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
     """A failed read, as the reply to the command that needed it."""
-    return notice(describe_failure(exc).text, emoji=":x:")
+    reply = notice(describe_failure(exc).text, emoji=":x:")
+    reply.kind = "service_error"
+    return reply

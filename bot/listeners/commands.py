@@ -23,6 +23,7 @@ from slack_bolt.response import BoltResponse
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.observe import command_name, outcome_label
 from bot.runtime import Runtime
 from commands.dispatch import dispatch
 from commands.kernel.reply import error
@@ -31,9 +32,8 @@ log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
-    async def run(
-        command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
-    ) -> None:
+    async def run(command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext) -> str:
+        """Run the command and deliver its outcome; returns the outcome's label."""
         ctx = await builder(context).build()
         outcome = await dispatch(ctx, command.get("text") or "")
         surface = Surface(
@@ -43,16 +43,19 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             private_metadata=json.dumps({"channel": command.get("channel_id")}),
         )
         await deliver(outcome, surface, ctx)
+        return outcome_label(outcome)
 
     async def run_reporting(
         command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
+        name = command_name(command.get("text") or "")
         try:
-            await run(command, respond, context)
+            rt.metrics.commands.labels(name, await run(command, respond, context)).inc()
         except Exception:
+            rt.metrics.commands.labels(name, "failed").inc()
             # dispatch turns every expected failure into a message; this is a bug, and the
             # person who typed the command still deserves an answer rather than silence.
-            log.exception("/callops %r failed", (command.get("text") or "").split(" ")[0])
+            log.exception("/callops %s failed", name)
             try:
                 await respond(
                     **error("Something went wrong in callops; it has been logged.").payload()

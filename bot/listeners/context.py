@@ -17,6 +17,8 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import logs
+from bot.observe import work_name
 from bot.runtime import Runtime
 from commands.kernel.context import CommandContext
 
@@ -73,6 +75,8 @@ def install(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         team = context.team_id
         user = context.user_id
+        # The HTTP middleware gave the request its correlation id; Socket Mode has none.
+        logs.begin(team=team, name=work_name(body), keep_id=True)
         if team and user:
             context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, _channel(body, context))
         await next()
