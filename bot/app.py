@@ -16,6 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.installation_store import EncryptedInstallationStore, StoredOAuthStateStore
 from bot.listeners import register_all
+from bot.listeners.context import name_the_work
 from bot.metrics import Metrics
 from bot.metrics_hooks import slack_retry_handlers
 from bot.runtime import Runtime
@@ -72,11 +73,13 @@ def create_app(rt: Runtime) -> AsyncApp:
         app = AsyncApp(
             client=web_client(settings.slack_api_url, bot_token, metrics=rt.metrics),
             signing_secret=signing_secret,
+            before_authorize=name_the_work,
         )
     elif oauth and settings.slack_client_secret is not None:
         app = AsyncApp(
             client=web_client(settings.slack_api_url, metrics=rt.metrics),
             signing_secret=signing_secret,
+            before_authorize=name_the_work,
             oauth_settings=AsyncOAuthSettings(
                 client_id=settings.slack_client_id,
                 client_secret=settings.slack_client_secret.get_secret_value(),

@@ -134,6 +134,7 @@ def counted(metrics: Metrics, kind: str, name: str) -> Iterator[Tally]:
         metrics.interactions.labels(kind, name, "failed").inc()
         raise
     metrics.interactions.labels(kind, name, tally.outcome).inc()
+    log.info("%s %s: %s", kind, name, tally.outcome)
 
 
 # --- the HTTP side ----------------------------------------------------------------------
@@ -172,7 +173,9 @@ def request_middleware(metrics: Metrics, events_path: str) -> Any:
             response = await handler(request)
             if response.status < 400:
                 kind = ack_kind(await request.read())
-                metrics.ack_seconds.labels(kind).observe(watch.seconds())
+                seconds = watch.seconds()
+                metrics.ack_seconds.labels(kind).observe(seconds)
+                log.debug("%s answered %d in %.3fs", kind, response.status, seconds)
             return response
         finally:
             logs.command.reset(tokens[2])

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import logs
 from bot.background import BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
@@ -65,6 +66,8 @@ class Runtime:
     @classmethod
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
+        for secret in settings.secret_values():
+            logs.remember_secret(secret)  # kept out of every log line from here on
         metrics = Metrics()
         metrics.watch_database(lambda: database_figures(storage))
         clients = ServiceClients(storage, settings, metrics=metrics)

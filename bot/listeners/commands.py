@@ -50,7 +50,9 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         name = command_name(command.get("text") or "")
         try:
-            rt.metrics.commands.labels(name, await run(command, respond, context)).inc()
+            outcome = await run(command, respond, context)
+            rt.metrics.commands.labels(name, outcome).inc()
+            log.info("/callops %s: %s", name, outcome)
         except Exception:
             rt.metrics.commands.labels(name, "failed").inc()
             # dispatch turns every expected failure into a message; this is a bug, and the

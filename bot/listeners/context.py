@@ -65,6 +65,17 @@ def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
     return None
 
 
+async def name_the_work(
+    body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
+) -> None:
+    """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
+    of this request on its log lines, from before Bolt asks Slack who the bot is.  Over
+    HTTP the request already has its correlation id (``bot.observe``); over Socket Mode
+    it gets one here."""
+    logs.begin(team=context.team_id, name=work_name(body), keep_id=True)
+    await next()
+
+
 def install(app: AsyncApp, rt: Runtime) -> None:
     @app.middleware
     async def callops_context(
@@ -75,8 +86,6 @@ def install(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         team = context.team_id
         user = context.user_id
-        # The HTTP middleware gave the request its correlation id; Socket Mode has none.
-        logs.begin(team=team, name=work_name(body), keep_id=True)
         if team and user:
             context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, _channel(body, context))
         await next()
