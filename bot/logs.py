@@ -185,14 +185,16 @@ def handler(stream: TextIO, fmt: LogFormat) -> logging.Handler:
 
 def configure(
     fmt: LogFormat, secrets_: Iterable[str | None] = (), *, stream: TextIO | None = None
-) -> logging.Handler:
-    """The process's logging: one handler on the root logger at INFO (replacing any
-    handler there), the given secret values remembered.  Returns the handler."""
+) -> logging.Handler | None:
+    """The process's logging: one handler on the root logger at INFO, the given secret
+    values remembered.  Like ``logging.basicConfig``, it leaves a root logger that already
+    has handlers alone (a host that set up logging itself, or pytest's capture) and then
+    returns None; else the handler."""
     for value in secrets_:
         remember_secret(value)
     root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
+    if root.handlers:
+        return None
     out = handler(stream or sys.stderr, fmt)
     root.addHandler(out)
     root.setLevel(logging.INFO)

@@ -12,7 +12,9 @@ import logging
 import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -25,6 +27,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ApprovalState
 from tests.bot.approval_helpers import give_roles, use_approvals_channel
+from tests.bot.digest_helpers import FakeClock, app_with_clock
 from tests.bot.feed_helpers import (
     callback_url,
     feed_app,
@@ -35,6 +38,7 @@ from tests.bot.feed_helpers import (
 from tests.bot.test_approvals_e2e import requested_start
 from tests.bot.test_commands_e2e import ask, shown
 
+HCM = ZoneInfo("Asia/Ho_Chi_Minh")
 UUID_SEGMENT = re.compile(r"/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -278,3 +282,29 @@ async def test_no_secret_reaches_a_log_line(
         for secret in secrets:
             assert secret not in text, f"a secret reached the {fmt} log"
         assert logs.REDACTED in text
+
+
+async def test_scheduled_digests_are_counted_posted_and_failed(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    clock = FakeClock(datetime.now(UTC) - timedelta(days=1))
+    async with app_with_clock(settings, slack, pbx, clock) as rt:
+        await ask(slack, "digest add #call-center hourly sections=totals")
+        noon = datetime.now(HCM).replace(hour=12, minute=0, second=0, microsecond=0)
+        noon += timedelta(days=2)
+        assert (await rt.scheduler.run_due(noon + timedelta(seconds=5))).posted == 1
+        slack.set_bot_member(CALL_CENTER, False)  # someone removed the bot from the channel
+        assert (await rt.scheduler.run_due(noon + timedelta(hours=1, seconds=5))).failed == 1
+        page = rt.metrics.render().decode()
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(page)
+        for s in family.samples
+    }
+    assert value(samples, "callops_digests_total", trigger="scheduled", outcome="posted") == 1
+    assert value(samples, "callops_digests_total", trigger="scheduled", outcome="failed") == 1
+    refused = [e for e in slack.journal("chat.postMessage") if not e.ok]
+    assert refused
+    assert value(
+        samples, "callops_slack_api_calls_total", method="chat.postMessage", outcome="error"
+    ) == len(refused)
