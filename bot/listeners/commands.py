@@ -12,6 +12,7 @@ as a task of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -25,8 +26,9 @@ from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
 from bot.observe import command_name, outcome_label
 from bot.runtime import Runtime
-from commands.dispatch import dispatch
-from commands.kernel.reply import error
+from commands.dispatch import database_busy, dispatch
+from commands.kernel.reply import Reply, error
+from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +47,27 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         await deliver(outcome, surface, ctx)
         return outcome_label(outcome)
 
+    async def tell(respond: AsyncRespond, reply: Reply) -> None:
+        await respond(**reply.payload())
+
     async def run_reporting(
         command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
         name = command_name(command.get("text") or "")
         try:
+            if not await builder(context).claimed(functools.partial(tell, respond)):
+                return  # a replay, or the database too busy to tell (the person was told)
             outcome = await run(command, respond, context)
             rt.metrics.commands.labels(name, outcome).inc()
             log.info("/callops %s: %s", name, outcome)
+        except StorageBusyError:
+            rt.metrics.commands.labels(name, "busy").inc()
+            # Building the context (the person's role) could not get the database.
+            log.warning("/callops: the database is busy; nothing was done")
+            try:
+                await tell(respond, database_busy())
+            except Exception:
+                log.exception("could not tell the user that the database is busy")
         except Exception:
             rt.metrics.commands.labels(name, "failed").inc()
             # dispatch turns every expected failure into a message; this is a bug, and the

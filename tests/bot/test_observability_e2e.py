@@ -25,7 +25,7 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from storage import ApprovalState
+from storage import ApprovalState, off_loop
 from tests.bot.approval_helpers import give_roles, use_approvals_channel
 from tests.bot.digest_helpers import FakeClock, app_with_clock
 from tests.bot.feed_helpers import (
@@ -295,7 +295,7 @@ async def test_scheduled_digests_are_counted_posted_and_failed(
         assert (await rt.scheduler.run_due(noon + timedelta(seconds=5))).posted == 1
         slack.set_bot_member(CALL_CENTER, False)  # someone removed the bot from the channel
         assert (await rt.scheduler.run_due(noon + timedelta(hours=1, seconds=5))).failed == 1
-        page = rt.metrics.render().decode()
+        page = (await off_loop(rt.metrics.render)).decode()
     samples = {
         (s.name, tuple(sorted(s.labels.items()))): s.value
         for family in text_string_to_metric_families(page)

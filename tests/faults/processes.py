@@ -55,6 +55,9 @@ class Deployment:
             "CALLOPS_SECRET_KEY": self.secret_key,
             "CALLOPS_TIMEZONE": "Asia/Ho_Chi_Minh",
             "PYTHONUNBUFFERED": "1",
+            # A store call made on the event loop raises (storage.offload): the process
+            # would fail that request, and the test that sent it.
+            "CALLOPS_LOOP_GUARD": "strict",
         }
 
     def storage(self) -> Storage:
