@@ -41,6 +41,7 @@ import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
 
+from bot import logs
 from bot.posting import BotClients
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
@@ -279,6 +280,7 @@ class CallFeed:
         task.add_done_callback(self._tasks.discard)
 
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+        logs.begin(team=head.team_id, name="call_feed")  # this task's own context
         store = self._storage.call_feed
         renewing = asyncio.get_running_loop().create_task(self._renew(head.seq))
         try:
