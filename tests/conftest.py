@@ -31,7 +31,7 @@ from emulators.slack.mrkdwn import AUDIT
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")
 BROWSER_FIXTURES = frozenset({"browser"})
-SERVER_DIRS = frozenset({"bot", "contract", "demo", "emulator", "slack_standin"})
+SERVER_DIRS = frozenset({"bot", "contract", "demo", "emulator", "replicas", "slack_standin"})
 """Folders of end-to-end tests: every test in them runs against loopback servers."""
 SERVER_FIXTURES = frozenset({"emulator_server", "emulator", "slack", "demo", "receiver"})
 """Fixtures, outside those folders, that start a server."""
