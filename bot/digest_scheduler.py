@@ -164,7 +164,20 @@ class DigestScheduler:
             self._ticks.add(task)
         try:
             now = self._clock()
-            await self.run_due(now)
+            report = await self.run_due(now)
+            if report.due or report.recovered:
+                # One line per tick that had work: an operator who started a second
+                # scheduler by mistake sees its slots "taken by another scheduler".
+                log.info(
+                    "scheduler tick %s: %d due, %d posted, %d failed, "
+                    "%d taken by another scheduler, %d recovered",
+                    now.strftime("%H:%M"),
+                    report.due,
+                    report.posted,
+                    report.failed,
+                    report.taken,
+                    report.recovered,
+                )
             await self.check_alerts(now)
         except Exception:
             log.exception("scheduler tick failed")
