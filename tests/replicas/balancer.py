@@ -66,13 +66,13 @@ class RoundRobin:
     _runner: web.AppRunner | None = None
     _session: aiohttp.ClientSession | None = None
 
-    async def start(self) -> str:
-        """Listen on a free loopback port; returns the base URL."""
+    async def start(self, port: int = 0) -> str:
+        """Listen on ``port`` of loopback (0: a free one); returns the base URL."""
         app = web.Application(client_max_size=16 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._forward)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         port = self._runner.addresses[0][1]
         self.url = f"http://127.0.0.1:{port}"
