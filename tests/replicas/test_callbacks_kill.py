@@ -7,7 +7,8 @@ to the one after, as a balancer in front of a service does. A record the killed 
 queued before it died is then a repeat for the next one (the seen records are in the
 database); rows it had leased for posting wait out their lease and are taken over by
 another replica's poster, which looks for the card in the channel before posting it.
-Slack's per-channel pace is on in the stand-in, as in Slack.
+Slack's per-channel pace is on in the stand-in, as in Slack (a 429 is retried, never a
+lost or doubled card).
 """
 
 from __future__ import annotations
