@@ -24,7 +24,6 @@ from cryptography.fernet import Fernet
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
 from storage import SecretBox, Storage
-from storage.clock import Clock, system_clock
 
 CALLOPS = Path(sys.executable).with_name("callops")
 START_TIMEOUT = 30.0
@@ -76,11 +75,9 @@ class Deployment:
         }
         return {name: value for name, value in env.items() if value}
 
-    def storage(self, *, clock: Clock = system_clock) -> Storage:
-        """The test's own connection to the app's database (another process's view);
-        ``clock``: when the rows it writes say they were written."""
-        box = SecretBox.from_settings([self.secret_key])
-        return Storage.open(self.callops_db, box, clock=clock)
+    def storage(self) -> Storage:
+        """The test's own connection to the app's database (another process's view)."""
+        return Storage.open(self.callops_db, SecretBox.from_settings([self.secret_key]))
 
     def connect_workspace(self) -> None:
         with self.storage() as storage:
