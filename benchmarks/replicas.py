@@ -22,7 +22,7 @@ both set-ups pay the same hop.
 2. Callbacks: ``--callbacks`` call records POSTed by ``--senders`` concurrent senders in a
    process of their own (``benchmarks/callbacks.py``'s sender) to each balancer: accepted
    per second and response p99, with the posters running (routes to 10 channels at Slack's
-   pace).
+   pace), each run from an empty queue.
 
 Prints the figures as a Markdown table (``benchmarks/README.md`` keeps them by hand, with
 the command and the date). The machine has two cores: with two replicas, the stand-in,
@@ -157,6 +157,11 @@ def prepare(db: str, key: str, service_url: str, channels: list[str], campaigns:
         return storage.callback_tokens.get_or_create(TEAM)
 
 
+def clear_queue(db: str, key: str) -> None:
+    with Storage.open(db, SecretBox([key])) as storage:
+        storage.call_feed.clear()
+
+
 # --- driving -------------------------------------------------------------------------------
 
 
@@ -249,6 +254,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Setup], list[tuple[flo
                 break
         accepted = []
         for setup in setups:
+            # Each run starts from an empty queue: the posters' look at the queue costs more
+            # the longer it is, and the previous run's cards would still be in it.
+            await asyncio.to_thread(clear_queue, db, key)
             accepted.append(await callbacks(f"{setup.url}/callbacks/{token}", campaigns, args))
             print(f"{setup.name}: callbacks {accepted[-1][0]:,.0f}/s", flush=True)
     return setups, accepted
