@@ -34,10 +34,11 @@ HOP_BY_HOP = frozenset(
         "upgrade",
         "host",
         "content-length",
-        "content-encoding",
     }
 )
-"""Headers that belong to one connection (or that aiohttp sets again), not to the request."""
+"""Headers that belong to one connection (or that aiohttp sets again), not to the request.
+Bodies pass through as bytes, still encoded (``auto_decompress=False``), so
+``Content-Encoding`` goes with them."""
 
 
 @dataclass(frozen=True)
