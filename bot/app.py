@@ -3,7 +3,9 @@
 Two ways to authorize, as Bolt offers them:
 - single workspace: ``SLACK_BOT_TOKEN`` (and ``SLACK_SIGNING_SECRET``);
 - distribution: ``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET`` with Bolt's OAuth flow, the
-  installations kept encrypted in callops' database.
+  installations kept encrypted in callops' database. With Slack token rotation on, the
+  tokens Bolt authorizes with are refreshed by the same `bot.token_rotation.TokenRefresher`
+  as those of digests and call cards, never by Bolt's per-process rotator.
 """
 
 from __future__ import annotations
@@ -11,11 +13,16 @@ from __future__ import annotations
 import logging
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.installation_store import EncryptedInstallationStore, StoredOAuthStateStore
+from bot.installation_store import (
+    EncryptedInstallationStore,
+    RefreshedByStore,
+    StoredOAuthStateStore,
+)
 from bot.listeners import register_all
 from bot.runtime import Runtime
 
@@ -71,19 +78,27 @@ def create_app(rt: Runtime) -> AsyncApp:
             client=web_client(settings.slack_api_url, bot_token),
             signing_secret=signing_secret,
         )
-    elif oauth and settings.slack_client_secret is not None:
+    elif oauth and settings.slack_client_id and settings.slack_client_secret is not None:
+        client_secret = settings.slack_client_secret.get_secret_value()
+        oauth_settings = AsyncOAuthSettings(
+            client_id=settings.slack_client_id,
+            client_secret=client_secret,
+            scopes=list(BOT_SCOPES),
+            installation_store=EncryptedInstallationStore(rt.storage, rt.tokens),
+            state_store=StoredOAuthStateStore(rt.storage),
+            authorization_url=authorize_url(settings.slack_api_url),
+            redirect_uri=settings.slack_redirect_uri,
+        )
+        # The store refreshes under the database's claim; Bolt must not refresh on its own.
+        authorize = oauth_settings.authorize
+        if isinstance(authorize, AsyncInstallationStoreAuthorize):
+            authorize.token_rotator = RefreshedByStore(
+                client_id=settings.slack_client_id, client_secret=client_secret
+            )
         app = AsyncApp(
             client=web_client(settings.slack_api_url),
             signing_secret=signing_secret,
-            oauth_settings=AsyncOAuthSettings(
-                client_id=settings.slack_client_id,
-                client_secret=settings.slack_client_secret.get_secret_value(),
-                scopes=list(BOT_SCOPES),
-                installation_store=EncryptedInstallationStore(rt.storage),
-                state_store=StoredOAuthStateStore(rt.storage),
-                authorization_url=authorize_url(settings.slack_api_url),
-                redirect_uri=settings.slack_redirect_uri,
-            ),
+            oauth_settings=oauth_settings,
         )
     else:
         raise ConfigurationError(

@@ -31,6 +31,8 @@ from commands.approvals.recovery import APPROVED_GRACE, recover
 from commands.approvals.workflow import expire_due
 from commands.kernel.context import CommandContext
 from storage import Approval, Storage
+from storage.errors import StorageBusyError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -90,24 +92,28 @@ class ApprovalSweeper:
         post in still has its requests expired (and audited), only its cards stay as
         they are."""
         expired: list[Approval] = []
-        for team in self._storage.approvals.teams_with_pending():
-            client = self._bots.get(team)
+        for team in await off_loop(self._storage.approvals.teams_with_pending):
+            client = await self._bots.get(team)
             if client is None:
-                expired.extend(expire_due(self._storage, team))
+                expired.extend(await off_loop(expire_due, self._storage, team))
                 continue
             expired.extend(await self._flow.sweep_team(client, team))
-        self._storage.approval_secrets.purge_settled(max_prompt_age=PROMPT_URL_LIFETIME)
+        await off_loop(
+            self._storage.approval_secrets.purge_settled, max_prompt_age=PROMPT_URL_LIFETIME
+        )
         return expired
 
     async def recover_once(self) -> list[Approval]:
         """Settle every team's abandoned requests now; returns them.  A team the bot cannot
         post in still has them settled (and audited), only its cards stay as they are."""
         by_team: dict[str, list[Approval]] = {}
-        for approval in self._storage.approvals.abandoned(approved_grace=APPROVED_GRACE):
+        for approval in await off_loop(
+            self._storage.approvals.abandoned, approved_grace=APPROVED_GRACE
+        ):
             by_team.setdefault(approval.team_id, []).append(approval)
         settled: list[Approval] = []
         for team, abandoned in by_team.items():
-            client = self._bots.get(team)
+            client = await self._bots.get(team)
             if client is None:
                 settled.extend(await recover(self._storage, abandoned, None, None))
             else:
@@ -136,10 +142,14 @@ class ApprovalSweeper:
             # At once on start: what a previous process left behind is settled first.
             try:
                 await self.recover_once()
+            except StorageBusyError:
+                log.warning("approval recovery: the database is busy; trying again later")
             except Exception:  # one bad sweep must not stop the next ones
                 log.exception("approval recovery failed")
             try:
                 await self.sweep_once()
+            except StorageBusyError:
+                log.warning("approval expiry sweep: the database is busy; trying again later")
             except Exception:
                 log.exception("approval expiry sweep failed")
             await asyncio.sleep(self._every)

@@ -54,7 +54,8 @@ from commands.notifications.call_card import (
     thread_subject,
 )
 from storage import QueuedRecord, Storage
-from storage.errors import StorageError
+from storage.errors import StorageBusyError, StorageError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +196,7 @@ class CallFeed:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._storage.call_feed.release(self._owner)
+        await off_loop(self._storage.call_feed.release, self._owner)
 
     async def drained(self, within: float = 30.0) -> None:
         """Wait until the queue is empty (tests, benchmarks, a graceful shutdown)."""
@@ -204,7 +205,7 @@ class CallFeed:
                 self._idle.clear()
                 self.wake()
                 await self._idle.wait()
-                if not self._storage.call_feed.pending() and not self._tasks:
+                if not await off_loop(self._storage.call_feed.pending) and not self._tasks:
                     return
 
     # -- the loop --------------------------------------------------------------------------
@@ -215,6 +216,11 @@ class CallFeed:
                 await self._step()
             except asyncio.CancelledError:
                 raise
+            except StorageBusyError:
+                # Another process holds the write lock: nothing is lost (the rows wait in
+                # the queue), so one line, no traceback, and look again shortly.
+                log.warning("call feed: the database is busy; trying again shortly")
+                await asyncio.sleep(1.0)
             except Exception:
                 # The feed must outlive one bad moment (a locked database, say).
                 log.exception("call feed: step failed; trying again shortly")
@@ -223,17 +229,17 @@ class CallFeed:
     async def _step(self) -> None:
         self._wake.clear()
         now = self._clock()
-        self._maintain(now)
+        await self._maintain(now)
         next_due: float | None = None
         store = self._storage.call_feed
-        heads = store.heads()
+        heads = await off_loop(store.heads)
         if not heads and not self._tasks:
             self._idle.set()
         for head in heads:
             lane = (head.team_id, head.lane)
             if lane in self._busy:
                 continue
-            if store.leased_elsewhere(head, self._owner):
+            if await off_loop(store.leased_elsewhere, head, self._owner):
                 # Another app process is posting it; look again in a moment.
                 next_due = (
                     now + LEASE_RECHECK if next_due is None else min(next_due, now + LEASE_RECHECK)
@@ -241,7 +247,7 @@ class CallFeed:
                 continue
             due = max(head.not_before, self._next_ok.get(lane, 0.0))
             if due <= now and len(self._busy) < self._max_in_flight:
-                self._launch(head, lane)
+                await self._launch(head, lane)
             elif due > now:
                 next_due = due if next_due is None else min(next_due, due)
         if self._tasks:
@@ -264,8 +270,8 @@ class CallFeed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(0.0, next_due - now))
 
-    def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
-        if not self._storage.call_feed.lease(head.seq, self._owner, LEASE_SECONDS):
+    async def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+        if not await off_loop(self._storage.call_feed.lease, head.seq, self._owner, LEASE_SECONDS):
             return  # another process took it a moment ago
         self._busy.add(lane)
         task = asyncio.get_running_loop().create_task(self._deliver(head, lane))
@@ -283,10 +289,10 @@ class CallFeed:
         except asyncio.CancelledError:
             # Cut off mid-post (shutdown): it may have reached Slack, so the next attempt
             # looks for it first (``attempts`` counts this one).
-            store.postpone(head.seq, self._clock(), "interrupted")
+            await off_loop(store.postpone, head.seq, self._clock(), "interrupted")
             raise
         except _Retry as retry:
-            store.postpone(head.seq, retry.at, retry.reason)
+            await off_loop(store.postpone, head.seq, retry.at, retry.reason)
         except _Drop as drop:
             log.warning(
                 "call feed: team %s record %s cannot be posted (%s); dropped",
@@ -294,18 +300,25 @@ class CallFeed:
                 head.record_id,
                 drop,
             )
-            store.remove(head.seq)
+            await off_loop(store.remove, head.seq)
             self.dropped += 1
         except Exception as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            log.exception(
+            log.log(
+                logging.WARNING if isinstance(exc, StorageBusyError) else logging.ERROR,
                 "call feed: team %s record %s failed (%s); retrying in %.0fs",
                 head.team_id,
                 head.record_id,
                 type(exc).__name__,
                 backoff,
+                # A busy database is expected, and said in full by its name.
+                exc_info=not isinstance(exc, StorageBusyError),
             )
-            store.postpone(head.seq, self._clock() + backoff, type(exc).__name__)
+            # If even that cannot be saved, the lease runs out and the row is tried again.
+            with contextlib.suppress(StorageBusyError):
+                await off_loop(
+                    store.postpone, head.seq, self._clock() + backoff, type(exc).__name__
+                )
         finally:
             renewing.cancel()
             self._busy.discard(lane)
@@ -316,7 +329,7 @@ class CallFeed:
         while True:
             await asyncio.sleep(LEASE_SECONDS / 4)
             try:
-                self._storage.call_feed.lease(seq, self._owner, LEASE_SECONDS)
+                await off_loop(self._storage.call_feed.lease, seq, self._owner, LEASE_SECONDS)
             except StorageError as exc:
                 log.warning("call feed: could not renew the lease of row %d: %s", seq, exc)
 
@@ -324,19 +337,19 @@ class CallFeed:
 
     async def _post_card(self, head: QueuedRecord) -> None:
         store = self._storage.call_feed
-        cdr = self._record(head)
+        cdr = await off_loop(self._record, head)
         team, channel = head.team_id, head.lane
-        tz = self._zone_of(team)
+        tz = await off_loop(self._zone_of, team)
         card = call_card(cdr, tz=tz, campaign_name=await self._campaign_name(team, cdr))
         received = datetime.fromtimestamp(head.received_at, UTC)
         day = call_day(cdr, tz, received)
         subject = thread_subject(cdr)
-        root = store.thread_root(team, channel, day, subject) if subject else None
+        root = await off_loop(store.thread_root, team, channel, day, subject) if subject else None
         found = await self._already_posted(head, channel, thread_ts=root)
         if found is not None:
             if subject and root is None:
-                store.set_thread_root(team, channel, day, subject, found)
-            store.remove(head.seq)
+                await off_loop(store.set_thread_root, team, channel, day, subject, found)
+            await off_loop(store.remove, head.seq)
             self.found += 1
             return
         try:
@@ -344,42 +357,42 @@ class CallFeed:
         except SlackApiError as exc:
             if exc.response.get("error") == "thread_not_found" and subject and root:
                 # The day's first card was deleted: this one starts the thread afresh.
-                store.forget_thread_root(team, channel, day, subject)
+                await off_loop(store.forget_thread_root, team, channel, day, subject)
                 raise _Retry(self._clock(), "thread_not_found") from None
             self._failed(head, channel, exc)
         if subject and root is None and ts:
-            store.set_thread_root(team, channel, day, subject, ts)
+            await off_loop(store.set_thread_root, team, channel, day, subject, ts)
         # The channel's next card waits a full interval after Slack answered this one,
         # whichever process posts it: Slack counts arrivals, and another replica's post
         # must not arrive sooner than the pace allows however long this one took.
-        store.remove(head.seq, lane_free_at=self._clock() + self._interval)
+        await off_loop(store.remove, head.seq, lane_free_at=self._clock() + self._interval)
         self.posted += 1
 
     async def _post_outcome(self, head: QueuedRecord) -> None:
         store = self._storage.call_feed
         now = self._clock()
-        pushed = store.pushed_message(head.team_id, head.record_id)
+        pushed = await off_loop(store.pushed_message, head.team_id, head.record_id)
         if pushed is None:
             waited = time.time() - head.received_at
-            if waited < OUTCOME_WAIT and store.push_in_flight(head.team_id):
+            if waited < OUTCOME_WAIT and await off_loop(store.push_in_flight, head.team_id):
                 raise _Retry(now + OUTCOME_RECHECK, "push not recorded yet")
-            store.remove(head.seq)  # not pushed from Slack: nothing to append to
+            await off_loop(store.remove, head.seq)  # not pushed from Slack: nothing to append to
             return
         lane = (head.team_id, pushed.channel)
         if self._next_ok.get(lane, 0.0) > now:
             raise _Retry(self._next_ok[lane], "channel pace")
         if await self._already_posted(head, pushed.channel, thread_ts=pushed.ts) is not None:
-            store.remove(head.seq)
+            await off_loop(store.remove, head.seq)
             self.found += 1
             return
-        cdr = self._record(head)
-        tz = self._zone_of(head.team_id)
+        cdr = await off_loop(self._record, head)
+        tz = await off_loop(self._zone_of, head.team_id)
         card = outcome_card(cdr, tz=tz, campaign_name=await self._campaign_name(head.team_id, cdr))
         try:
             await self._post(head, pushed.channel, card, thread_ts=pushed.ts)
         except SlackApiError as exc:
             self._failed(head, pushed.channel, exc)
-        store.remove(head.seq)
+        await off_loop(store.remove, head.seq)
         self.posted += 1
 
     async def _post(
@@ -388,7 +401,7 @@ class CallFeed:
         """One chat.postMessage at the channel's pace; transport failures become retries."""
         lane = (head.team_id, channel)
         self._next_ok[lane] = self._clock() + self._interval
-        client = self._bots.get(head.team_id)
+        client = await self._bots.get(head.team_id)
         if client is None:
             raise _Drop("the app is not installed in this workspace any more")
         try:
@@ -421,7 +434,7 @@ class CallFeed:
         card twice is better than none."""
         if head.lease_owner is None and head.attempts == 0:
             return None
-        client = self._bots.get(head.team_id)
+        client = await self._bots.get(head.team_id)
         if client is None:
             return None
         query: dict[str, Any] = {
@@ -516,16 +529,18 @@ class CallFeed:
             return now + CAMPAIGN_NAMES_RETRY, {}
         return now + CAMPAIGN_NAMES_TTL, {c.campaign_uuid: c.campaign_name for c in campaigns}
 
-    def _maintain(self, now: float) -> None:
+    async def _maintain(self, now: float) -> None:
         if now - self._last_maintenance < MAINTENANCE_EVERY:
             return
         self._last_maintenance = now
-        storage = self._storage
-        wall = time.time()
-        threads = storage.call_feed.prune_threads(wall - THREAD_RETENTION)
-        seen = storage.dedup.prune(wall - DEDUP_RETENTION)
+        threads, seen = await off_loop(self._prune, time.time())
         if threads or seen:
             log.info("call feed: forgot %d old thread roots and %d old ids", threads, seen)
+
+    def _prune(self, wall: float) -> tuple[int, int]:
+        storage = self._storage
+        threads = storage.call_feed.prune_threads(wall - THREAD_RETENTION)
+        return threads, storage.dedup.prune(wall - DEDUP_RETENTION)
 
 
 def _retry_after(exc: SlackApiError) -> float | None:

@@ -6,11 +6,13 @@ is strict and quick: an unknown token is a 404 with nothing stored; a body over 
 a 413 (read no further than that); a body that is not JSON (nested deeper than 16 levels
 or holding more than 5,000 values included) or not a call record is a 400, logged by its
 shape only (a payload carries customers' numbers and names); a record seen before is a
-200 and nothing more.  When the database cannot take the record (locked, read-only,
-gone) the answer is 503 with ``Retry-After``, never a 500: nothing was stored, and the
-service may send it again.  An accepted record is queued durably, in the same transaction
-that marks it seen, and the answer goes back at once: posting to Slack happens afterwards,
-in ``bot.call_feed``, at Slack's pace.
+200 and nothing more.  The database is asked off the event loop (``off_loop``), so a
+slow or locked database never holds up the other requests of the process; storing waits
+at most about two seconds for another writer's lock.  When the database cannot take the
+record (locked, read-only, gone) the answer is 503 with ``Retry-After``, never a 500:
+nothing was stored, and the service may send it again.  An accepted record is queued
+durably, in the same transaction that marks it seen, and the answer goes back at once:
+posting to Slack happens afterwards, in ``bot.call_feed``, at Slack's pace.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from bot import bounded_json
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import matching_channels
-from storage import NotificationRoute, Storage
+from storage import NotificationRoute, Storage, patience
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,9 @@ MAX_BODY = 64 * 1024
 MAX_DEPTH = 16
 MAX_VALUES = 5000
 RETRY_AFTER = "5"
+LOCK_WAIT = 1.0
+"""Seconds storing a record waits for another writer's lock, per try, before the 503."""
+LOCK_TRIES = 2
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{16,128}$")
 _RECORD_ID = re.compile(r"^[^\s\x00-\x1f]{1,128}$")
 
@@ -94,10 +100,26 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
         response.headers["Retry-After"] = RETRY_AFTER
         return response
 
+    def store_record(team: str, record: Cdr, record_id: str) -> int | None:
+        """Queue the record for its channels (blocking: on a database thread)."""
+        store = storage.call_feed
+        with patience(LOCK_WAIT, tries=LOCK_TRIES):
+            channels = matching_channels(routes.routes(team), record)
+            outcome = record.app.strip().lower() == "autocall" and (
+                store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
+            )
+            return store.accept(
+                team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
+            )
+
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")
         try:
-            team = storage.callback_tokens.team_for(token) if _TOKEN.match(token) else None
+            team = (
+                await off_loop(storage.callback_tokens.team_for, token)
+                if _TOKEN.match(token)
+                else None
+            )
         except Exception as exc:  # the database, whatever its engine, is unavailable
             return unavailable("look up the callback URL", exc)
         if team is None:
@@ -128,15 +150,10 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
         if not _RECORD_ID.match(record_id):
             log.info("team %s: callback's call record has an unusable id", team)
             return _answer(400, "not_a_call_record", fields=["id:invalid"])
-        store = storage.call_feed
         try:
-            channels = matching_channels(routes.routes(team), record)
-            outcome = record.app.strip().lower() == "autocall" and (
-                store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
-            )
-            queued = store.accept(
-                team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
-            )
+            # One trip off the event loop, waiting briefly for another writer's lock: a
+            # sender told 503 sends again, a sender left hanging may give up.
+            queued = await off_loop(store_record, team, record, record_id)
         except Exception as exc:  # the database, whatever its engine, is unavailable
             return unavailable("store the record", exc)
         if queued is None:

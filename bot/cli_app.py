@@ -15,6 +15,7 @@ from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving, socket_mode
 from bot.settings import Settings
 from storage.errors import StorageError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 async def serve_forever(
     settings: Settings, host: str, port: int, *, scheduler: bool = True
 ) -> None:
-    rt = Runtime.open(settings)
+    rt = await off_loop(Runtime.open, settings)
     async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
         log.info("callops listening on %s%s", url, EVENTS_PATH)
         print(
@@ -62,7 +63,7 @@ async def serve_forever(
 
 
 async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
-    rt = Runtime.open(settings)
+    rt = await off_loop(Runtime.open, settings)
     async with socket_mode(rt, scheduler=scheduler):
         print("callops: connected to Slack over Socket Mode", flush=True)
         await asyncio.Event().wait()
@@ -77,11 +78,11 @@ async def scheduler_forever(settings: Settings) -> None:
             "callops scheduler posts as the bot: set SLACK_BOT_TOKEN (one workspace), or "
             "SLACK_CLIENT_ID/SLACK_CLIENT_SECRET with installations in CALLOPS_DB."
         )
-    rt = Runtime.open(settings)
+    rt = await off_loop(Runtime.open, settings)
     try:
         rt.scheduler.start()
         try:
-            count = len(rt.storage.digests.active())
+            count = len(await off_loop(rt.storage.digests.active))
             print(f"callops: scheduler running ({count} active digests)", flush=True)
             await asyncio.Event().wait()
         finally:

@@ -48,6 +48,7 @@ from emulators.slack import (
     SlackStandIn,
 )
 from storage import Role
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> 
 async def attach_callbacks(rt: Runtime, pbx: EmulatorServer, app_url: str) -> None:
     """Point the emulator's autocall campaigns at the app's callback URL, as an admin
     would in the service, so a pushed call ends up in #call-feed (the route above)."""
-    token = rt.storage.callback_tokens.get_or_create(TEAM)
+    token = await off_loop(rt.storage.callback_tokens.get_or_create, TEAM)
     url = callback_url(app_url, token)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         async for campaign in cc.campaigns.iterate():
@@ -173,9 +174,10 @@ async def running_demo(
         slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
         await slack.start()
         try:
-            rt = Runtime.open(demo_settings(slack, workdir / "callops-demo.db"), demo=True)
+            settings = demo_settings(slack, workdir / "callops-demo.db")
+            rt = await off_loop(Runtime.open, settings, demo=True)
             try:
-                prepare_workspace(rt, slack, pbx)
+                await off_loop(prepare_workspace, rt, slack, pbx)
                 async with serving(rt, port=0) as app_url:
                     slack.connect_app(app_url + EVENTS_PATH)
                     rt.settings.callops_public_url = app_url

@@ -37,6 +37,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from storage import DigestSchedule, Storage
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class DigestPoster:
         up_to_now: bool = False,
         asked_by: str | None = None,
     ) -> str:
-        digest = self._storage.digests.require(team_id, digest_id)
+        digest = await off_loop(self._storage.digests.require, team_id, digest_id)
         request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
         posted = await self.post_request(digest, request)
         return posted.channel
@@ -180,7 +181,7 @@ class DigestPoster:
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError("I have no bot token for this workspace; reinstall the app")
         payload = reply.payload()
@@ -204,7 +205,7 @@ class DigestPoster:
         """The ts of the digest message of ``slot`` if it is in ``channel`` (posted from
         ``since`` on, Unix seconds); None when it is not.  Raises ``DigestPostError`` when
         Slack will not show the channel's history."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError("I have no bot token for this workspace; reinstall the app")
         query: dict[str, Any] = {
@@ -237,7 +238,7 @@ class DigestPoster:
         self, team_id: str, channel: str, png: bytes, filename: str, title: str
     ) -> bool:
         """The chart after its message; a failed upload leaves the posted digest standing."""
-        client = self.bots.get(team_id)
+        client = await self.bots.get(team_id)
         if client is None:
             return False
         await self.pace.wait(channel)
@@ -264,11 +265,15 @@ class DigestPoster:
 
     async def tell_failure(self, team_id: str, channel: str, exc: BaseException) -> bool:
         """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
-        workspace = self._storage.workspaces.get(team_id)
+        workspace = await off_loop(self._storage.workspaces.get, team_id)
         where = (workspace.digests_channel if workspace else None) or channel
         words = failure_words(exc)
-        if not self._storage.notices.open(
-            team_id, SERVICE_NOTICE, detail=type(exc).__name__, channel=where
+        if not await off_loop(
+            self._storage.notices.open,
+            team_id,
+            SERVICE_NOTICE,
+            detail=type(exc).__name__,
+            channel=where,
         ):
             return False
         text = (

@@ -55,6 +55,8 @@ from commands.digests.schedules import ScheduleError, latest_fire, slot_key, tri
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.reports.figures import DialerFigures, dialer_figures
 from storage import Alert, DigestSchedule, Storage
+from storage.errors import StorageBusyError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +124,9 @@ class DigestScheduler:
     # --- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Run in the current event loop: a tick now (to catch a slot missed while down),
-        then one at the start of every minute."""
-        self.reload()
-        self._undo_listener = self.poster.on_change(lambda _team: self.reload())
+        """Run in the current event loop: a tick now (to catch a slot missed while down;
+        it reads the digests), then one at the start of every minute."""
+        self._undo_listener = self.poster.on_change(lambda _team: self._reload_soon())
         scheduler = AsyncIOScheduler(timezone=UTC)
         scheduler.add_job(
             self._tick,
@@ -138,7 +139,7 @@ class DigestScheduler:
         )
         scheduler.start()
         self._aps = scheduler
-        log.info("scheduler started: %d digests", len(self._table))
+        log.info("scheduler started")
 
     async def stop(self) -> None:
         if self._aps is not None:
@@ -179,6 +180,10 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
+        except StorageBusyError:
+            # Another process holds the write lock; the next tick catches up (slots are
+            # claimed in the database, so nothing runs twice).
+            log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
         finally:
@@ -187,10 +192,19 @@ class DigestScheduler:
 
     # --- the table of digests -----------------------------------------------------------
 
-    def reload(self) -> None:
+    async def reload(self) -> None:
         """Rebuild the digest table from storage (every team, paused ones left out)."""
+        self._set_table(await off_loop(self._storage.digests.active))
+
+    def _reload_soon(self) -> None:
+        """A command changed schedules (on the loop): read them again, off the loop."""
+        task = asyncio.get_running_loop().create_task(self.reload())
+        self._ticks.add(task)
+        task.add_done_callback(self._ticks.discard)
+
+    def _set_table(self, digests: list[DigestSchedule]) -> None:
         table: dict[str, tuple[DigestSchedule, CronTrigger]] = {}
-        for digest in self._storage.digests.active():
+        for digest in digests:
             trigger = self._trigger(digest)
             if trigger is not None:
                 table[digest.id] = (digest, trigger)
@@ -250,7 +264,7 @@ class DigestScheduler:
     async def run_due(self, now: datetime | None = None) -> TickReport:
         """Post every digest due at ``now`` (default: the clock), concurrently and bounded."""
         moment = now or self._clock()
-        self.reload()
+        await self.reload()
         recovered = await self.recover_claims(moment)
         due = self.due(moment)
         report = TickReport(due=len(due), recovered=recovered)
@@ -279,7 +293,7 @@ class DigestScheduler:
     async def _post_slot(self, digest: DigestSchedule, slot: datetime) -> str:
         storage = self._storage
         key = slot_key(slot)
-        if not storage.digests.claim_slot(digest.team_id, digest.id, key):
+        if not await off_loop(storage.digests.claim_slot, digest.team_id, digest.id, key):
             return "taken"
         return await self._post_claimed(digest, slot, key)
 
@@ -288,10 +302,10 @@ class DigestScheduler:
         storage = self._storage
         cutoff = storage.clock() - (self._timeout + CLAIM_MARGIN)
         settled = 0
-        for team_id, run in storage.digests.unfinished(claimed_before=cutoff):
-            digest = storage.digests.get(team_id, run.digest_id)
-            if digest is None or not storage.digests.reclaim_slot(
-                team_id, run.digest_id, run.slot, cutoff
+        for team_id, run in await off_loop(storage.digests.unfinished, claimed_before=cutoff):
+            digest = await off_loop(storage.digests.get, team_id, run.digest_id)
+            if digest is None or not await off_loop(
+                storage.digests.reclaim_slot, team_id, run.digest_id, run.slot, cutoff
             ):
                 continue  # removed meanwhile, or another scheduler took it over
             settled += 1
@@ -303,15 +317,21 @@ class DigestScheduler:
                 log.warning("digest %s: cannot look for slot %s (%s)", digest.id, run.slot, exc)
                 found = None
             if found is not None:
-                storage.digests.finish_slot(
-                    team_id, digest.id, run.slot, outcome="posted", detail=f"{found} (found)"
+                await off_loop(
+                    storage.digests.finish_slot,
+                    team_id,
+                    digest.id,
+                    run.slot,
+                    outcome="posted",
+                    detail=f"{found} (found)",
                 )
                 log.info("digest %s slot %s was posted before a restart", digest.id, run.slot)
                 continue
             slot = datetime.strptime(run.slot, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
             latest = digest.last_slot is None or digest.last_slot <= run.slot
             if not latest or now - slot > self._grace:
-                storage.digests.finish_slot(
+                await off_loop(
+                    storage.digests.finish_slot,
                     team_id,
                     digest.id,
                     run.slot,
@@ -328,10 +348,15 @@ class DigestScheduler:
                 posted = await self.poster.post(digest, slot)
         except Exception as exc:
             return await self._slot_failed(digest, key, exc)
-        self.poster.tell_recovery(digest.team_id)
+        await off_loop(self.poster.tell_recovery, digest.team_id)
         detail = posted.ts if posted.chart_uploaded else f"{posted.ts} (no chart)"
-        self._storage.digests.finish_slot(
-            digest.team_id, digest.id, key, outcome="posted", detail=detail
+        await off_loop(
+            self._storage.digests.finish_slot,
+            digest.team_id,
+            digest.id,
+            key,
+            outcome="posted",
+            detail=detail,
         )
         return "posted"
 
@@ -349,7 +374,14 @@ class DigestScheduler:
         else:
             why = type(exc).__name__
             log.error("digest %s (team %s) failed", digest.id, digest.team_id, exc_info=exc)
-        storage.digests.finish_slot(digest.team_id, digest.id, key, outcome="failed", detail=why)
+        await off_loop(
+            storage.digests.finish_slot,
+            digest.team_id,
+            digest.id,
+            key,
+            outcome="failed",
+            detail=why,
+        )
         return f"failed: {why}"
 
     # --- alerts -------------------------------------------------------------------------
@@ -358,7 +390,7 @@ class DigestScheduler:
         """Check every workspace's alerts against its autodialer statistics."""
         moment = now or self._clock()
         by_team: dict[str, list[Alert]] = defaultdict(list)
-        for alert in self._storage.alerts.all():
+        for alert in await off_loop(self._storage.alerts.all):
             by_team[alert.team_id].append(alert)
         report = AlertReport()
         await asyncio.gather(
@@ -378,7 +410,7 @@ class DigestScheduler:
         if not awake:
             return
         windows = sorted({a.window_minutes for a in awake})
-        tz = self._zone_of(team_id)
+        tz = await off_loop(self._zone_of, team_id)
         try:
             cc = await self.poster.service(team_id)
             fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
@@ -389,7 +421,7 @@ class DigestScheduler:
             else:
                 log.warning("alerts of team %s: %s", team_id, exc)
             return
-        self.poster.tell_recovery(team_id)
+        await off_loop(self.poster.tell_recovery, team_id)
         stats = dict(zip(windows, fetched, strict=True))
         for alert in awake:
             for item in alert_rules.watched(alert, stats[alert.window_minutes]):
@@ -408,23 +440,30 @@ class DigestScheduler:
     ) -> bool:
         storage = self._storage
         subject = item.campaign_uuid
-        if not storage.alerts.mark_fired(alert.team_id, alert.id, subject, value):
+        if not await off_loop(storage.alerts.mark_fired, alert.team_id, alert.id, subject, value):
             return False
         message = alert_rules.fired_message(alert, item, value, tz, now)
         try:
             ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
         except DigestPostError as exc:
             # Not told is not fired: re-arm so the next minute tries again.
-            storage.alerts.recover(alert.team_id, alert.id, subject)
+            await off_loop(storage.alerts.recover, alert.team_id, alert.id, subject)
             log.warning("alert %s (team %s): %s", alert.id, alert.team_id, exc)
             return False
-        storage.alerts.attach_message(
-            alert.team_id, alert.id, subject, channel=alert.channel, ts=ts
+        await off_loop(
+            storage.alerts.attach_message,
+            alert.team_id,
+            alert.id,
+            subject,
+            channel=alert.channel,
+            ts=ts,
         )
         return True
 
     async def _recover(self, alert: Alert, item: DialerFigures, value: float) -> bool:
-        fired = self._storage.alerts.recover(alert.team_id, alert.id, item.campaign_uuid)
+        fired = await off_loop(
+            self._storage.alerts.recover, alert.team_id, alert.id, item.campaign_uuid
+        )
         if fired is None:
             return False
         message = alert_rules.recovered_message(alert, item, value)

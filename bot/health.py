@@ -13,14 +13,13 @@ whether traffic should come here; it answers 503, naming what is wrong, unless:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
 from aiohttp import web
 from sqlalchemy.exc import DBAPIError
 
-from storage import LATEST_VERSION, Storage, read_schema_version
+from storage import LATEST_VERSION, Storage, off_loop, read_schema_version
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +79,7 @@ def install(web_app: web.Application, readiness: Readiness) -> None:
         return web.json_response({"ok": True})
 
     async def readyz(_: web.Request) -> web.Response:
-        checks = await asyncio.to_thread(readiness.checks)
+        checks = await off_loop(readiness.checks)
         ready = all(value == "ok" for value in checks.values())
         if not ready:
             log.warning(

@@ -3,6 +3,9 @@
 A listener gets its client from Bolt; the scheduler, the call feed and the approval
 sweeper have no request, so ``BotClients`` looks the bot token up for them: the
 workspace's OAuth installation when there is one, else the single ``SLACK_BOT_TOKEN``.
+With Slack token rotation an installation's token is refreshed before it expires, by the
+same `bot.token_rotation.TokenRefresher` Bolt's requests use (one process refreshes, under
+the database's claim), and the lookup runs off the event loop.
 Every client carries the same 429 handler as ``bot.app.web_client``
 (Slack's 429s are retried after ``Retry-After``) and shares one aiohttp session, so a
 minute with hundreds of digests reuses connections instead of opening one per call;
@@ -21,7 +24,8 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.settings import Settings
-from storage import Storage
+from bot.token_rotation import TokenRefresher
+from storage import Storage, off_loop
 
 DEFAULT_SPACING = 1.0
 """Seconds between two posts to the same channel (Slack: about one message per second)."""
@@ -31,27 +35,37 @@ short bursts)."""
 
 
 class BotClients:
-    def __init__(self, settings: Settings, storage: Storage) -> None:
+    def __init__(
+        self, settings: Settings, storage: Storage, refresher: TokenRefresher | None = None
+    ) -> None:
         self._settings = settings
         self._storage = storage
+        self._refresher = refresher
         self._clients: dict[str, AsyncWebClient] = {}
+        """One client per team, replaced when the team's token changes (rotation)."""
         self._session: aiohttp.ClientSession | None = None
 
-    def token(self, team_id: str) -> str | None:
-        record = self._storage.installations.find_bot(enterprise_id=None, team_id=team_id)
+    async def token(self, team_id: str) -> str | None:
+        """The bot token of ``team_id``, good for a while yet if it rotates."""
+        if self._refresher is not None:
+            record = await self._refresher.bot_installation(enterprise_id=None, team_id=team_id)
+        else:
+            record = await off_loop(
+                self._storage.installations.find_bot, enterprise_id=None, team_id=team_id
+            )
         if record is not None and record.bot_token:
             return record.bot_token
         if self._settings.slack_bot_token is not None:
             return self._settings.slack_bot_token.get_secret_value()
         return None
 
-    def get(self, team_id: str) -> AsyncWebClient | None:
+    async def get(self, team_id: str) -> AsyncWebClient | None:
         """The client that posts as the bot in ``team_id``; None when no token is known."""
-        token = self.token(team_id)
+        token = await self.token(team_id)
         if token is None:
             return None
-        client = self._clients.get(token)
-        if client is None:
+        client = self._clients.get(team_id)
+        if client is None or client.token != token:
             if self._session is None or self._session.closed:
                 self._session = aiohttp.ClientSession()
             client = AsyncWebClient(
@@ -60,7 +74,7 @@ class BotClients:
                 session=self._session,
                 retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
             )
-            self._clients[token] = client
+            self._clients[team_id] = client
         return client
 
     async def close(self) -> None:

@@ -22,22 +22,44 @@ requests itself, with one log line and no traceback:
 - 503 (with ``Retry-After``) when the replay check cannot reach the database.
 
 Everything else goes on to Bolt untouched.
+
+The replay claim is a write, and Slack's acknowledgement must not wait on a write lock
+(another process, a backup or an admin's ``sqlite3`` may hold it for many seconds).  So
+the guard claims the signature with a short patience (`QUICK_LOCK_WAIT`, one try, off the
+event loop on threads kept for acknowledgements: ``storage.off_loop_quick``) and, when
+the database is busy:
+
+- an Events API request (a JSON body: events, workflow steps) gets 503 with
+  ``Retry-After``; Slack sends events again, signed anew, so nothing is lost;
+- a slash command or an interaction (a form body: Slack never resends those) goes on to
+  Bolt with its claim *pending* (`PENDING_CLAIM`, a context variable the context
+  middleware copies into the request's context).  It is acknowledged at once like any
+  other, and the work path claims the signature, with the usual retries, before it does
+  anything else (``ContextBuilder.claimed`` in ``bot.listeners.context``): a replay found
+  then does nothing; a claim that still cannot be made tells the person the database is
+  busy and that nothing was done.  Only a form submission, whose answer is its
+  acknowledgement, claims within Slack's 3 seconds (`SUBMISSION_LOCK_WAIT`) and says so
+  on the form when it cannot.
+
+So replay protection holds for every request, and no acknowledgement waits longer than
+`QUICK_LOCK_WAIT` for the database.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from urllib.parse import parse_qs
 
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from storage import DedupStore
+from storage import DedupStore, off_loop_quick, patience
+from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +75,14 @@ SLASH_COMMAND_FIELDS = ("command", "team_id", "user_id", "response_url")
 REPLAY_TEAM = "*"
 """The dedup "team" of seen signatures (a signature is unique across teams)."""
 RETRY_AFTER = "5"
+QUICK_LOCK_WAIT = 0.2
+"""Seconds the guard's replay claim waits for another writer's lock (one try) before the
+request is answered without it (see the module's docstring)."""
+SUBMISSION_LOCK_WAIT = 0.5
+"""Seconds a form submission's pending claim may wait (one try): its answer is due in 3."""
+
+PENDING_CLAIM: ContextVar[str | None] = ContextVar("callops_pending_replay_claim", default=None)
+"""The signature of the request being handled whose replay claim is still to be made."""
 
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
@@ -67,8 +97,9 @@ class Refused(Exception):
         self.error = error
 
 
-def _check_body(body: bytes, content_type: str) -> None:
-    """400 unless ``body`` is a JSON object, or a form whose ``payload`` (if any) is one."""
+def _check_body(body: bytes, content_type: str) -> bool:
+    """400 unless ``body`` is a JSON object, or a form whose ``payload`` (if any) is one;
+    True for a JSON body (the Events API), False for a form (commands, interactions)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -77,7 +108,7 @@ def _check_body(body: bytes, content_type: str) -> None:
     is_json = content_type == "application/json" or text.startswith("{")
     if is_json:
         _json_object(text)
-        return
+        return True
     try:
         form = parse_qs(
             text, keep_blank_values=True, strict_parsing=False, max_num_fields=MAX_FORM_FIELDS
@@ -93,6 +124,7 @@ def _check_body(body: bytes, content_type: str) -> None:
         if len(payloads) != 1:
             raise Refused(400, "payload_not_a_json_object")
         _json_object(payloads[0])
+    return False
 
 
 def _json_object(text: str) -> None:
@@ -121,8 +153,9 @@ class SlackRequestGuard:
         self._path = path
         self._clock = clock
 
-    async def check(self, request: web.Request) -> None:
-        """Raise ``Refused`` for a request Bolt must not see."""
+    async def check(self, request: web.Request) -> str | None:
+        """Raise ``Refused`` for a request Bolt must not see; returns the signature when
+        its replay claim is left pending (the database was busy)."""
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
         if not _TIMESTAMP.match(timestamp):
@@ -138,22 +171,32 @@ class SlackRequestGuard:
             raise Refused(401, "invalid_signature") from None  # Slack signs UTF-8 only
         if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
-        _check_body(body, request.content_type)
+        is_event = _check_body(body, request.content_type)
         try:
-            # Off the event loop: the database may be a server a network away.
-            first = await asyncio.to_thread(self._seen.mark_event, REPLAY_TEAM, "sig:" + signature)
+            first = await off_loop_quick(self._claim_quickly, signature)
+        except StorageBusyError:
+            if is_event:
+                log.info("slack request: database busy; event refused for Slack to resend")
+                raise Refused(503, "try_again_later") from None
+            log.info("slack request: database busy; replay claim left to the work path")
+            return signature
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None
         if not first:
             raise Refused(401, "replayed_request")
+        return None
+
+    def _claim_quickly(self, signature: str) -> bool:
+        with patience(QUICK_LOCK_WAIT, tries=1):
+            return claim(self._seen, signature)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path != self._path or request.method != "POST":
             return await handler(request)
         try:
-            await self.check(request)
+            pending = await self.check(request)
         except Refused as refused:
             log.info(
                 "refused %s %s from %s: %s",
@@ -166,4 +209,14 @@ class SlackRequestGuard:
             return web.json_response(
                 {"ok": False, "error": refused.error}, status=refused.status, headers=headers
             )
-        return await handler(request)
+        token = PENDING_CLAIM.set(pending)
+        try:
+            return await handler(request)
+        finally:
+            PENDING_CLAIM.reset(token)
+
+
+def claim(seen: DedupStore, signature: str) -> bool:
+    """Mark a request's signature seen: True the first time, False for a replay. Blocking
+    (a database write): off the event loop."""
+    return seen.mark_event(REPLAY_TEAM, "sig:" + signature)

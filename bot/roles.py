@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from storage import Role, Storage
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +45,14 @@ class RoleResolver:
     async def role(self, client: AsyncWebClient, team_id: str, user_id: str) -> Role:
         if user_id in self._env_admins:
             return Role.ADMIN
-        stored = self._storage.roles.stored_role(team_id, user_id)
+        stored = await off_loop(self._storage.roles.stored_role, team_id, user_id)
         if stored is Role.ADMIN:
             return stored
         is_admin = await self.is_workspace_admin(client, team_id, user_id)
-        return self._storage.roles.resolve_role(
-            team_id, user_id, is_workspace_admin=is_admin, env_admins=self._env_admins
+        return await off_loop(
+            self._storage.roles.resolve_role,
+            team_id,
+            user_id,
+            is_workspace_admin=is_admin,
+            env_admins=self._env_admins,
         )

@@ -22,13 +22,15 @@ from bot.digest_scheduler import DigestScheduler
 from bot.messenger import WebApiMessenger
 from bot.posting import BotClients
 from bot.roles import RoleResolver
-from bot.service_clients import ServiceClients
+from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
+from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
-from storage import Role, SecretBox, Storage
+from storage import Role, SecretBox, Storage, Workspace
+from storage.offload import off_loop
 
 
 @dataclass
@@ -48,6 +50,9 @@ class Runtime:
     call_feed: CallFeed
     """Posts queued call records as cards while started (by the HTTP server, beside its
     receiver)."""
+    tokens: TokenRefresher | None = None
+    """Refreshes rotating Slack bot tokens, for Bolt and for ``bots`` alike (None for a
+    single-workspace bot token, which does not rotate)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
 
@@ -63,7 +68,8 @@ class Runtime:
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
         clients = ServiceClients(storage, settings)
-        bots = BotClients(settings, storage)
+        tokens = TokenRefresher.from_settings(settings, storage)
+        bots = BotClients(settings, storage, tokens)
         zones = TeamZones(storage, settings.callops_timezone)
         digests = DigestPoster(storage, clients, bots)
         return cls(
@@ -76,10 +82,20 @@ class Runtime:
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, zones),
+            tokens=tokens,
         )
 
     def timezone(self, team_id: str) -> ZoneInfo:
+        """The team's time zone. Blocking (the database): off the event loop."""
         return self.zones(team_id)
+
+    def _team_facts(self, team_id: str) -> tuple[Binding | None, ZoneInfo, Workspace | None]:
+        """What a context needs from the database, in one trip off the event loop."""
+        return (
+            self.clients.binding(team_id),
+            self.zones(team_id),
+            self.storage.workspaces.get(team_id),
+        )
 
     async def context(
         self,
@@ -109,15 +125,15 @@ class Runtime:
         role: Role,
         offset: int,
     ) -> CommandContext:
-        binding = self.clients.binding(team_id)
+        binding, tz, workspace = await off_loop(self._team_facts, team_id)
         return CommandContext(
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
             role=role,
-            tz=self.timezone(team_id),
-            cc=await self.clients.get(team_id),
-            workspace=self.storage.workspaces.get(team_id),
+            tz=tz,
+            cc=await self.clients.client_for(team_id, binding),
+            workspace=workspace,
             base_url=binding.base_url if binding else None,
             offset=offset,
             storage=self.storage,

@@ -18,7 +18,7 @@ import httpx
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
-from storage import Storage
+from storage import Storage, off_loop
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class ServiceClients:
         self._clients: dict[str, tuple[str, CallCenter]] = {}
 
     def binding(self, team_id: str) -> Binding | None:
+        """The team's connection. Blocking (the database): off the event loop."""
         workspace = self._storage.workspaces.get(team_id)
         if workspace is not None and workspace.connected and workspace.base_url:
             key = self._storage.workspaces.api_key(team_id)
@@ -55,7 +56,11 @@ class ServiceClients:
         return None
 
     async def get(self, team_id: str) -> CallCenter | None:
-        binding = self.binding(team_id)
+        return await self.client_for(team_id, await off_loop(self.binding, team_id))
+
+    async def client_for(self, team_id: str, binding: Binding | None) -> CallCenter | None:
+        """The client of ``binding`` (read with ``binding``, off the event loop: it asks
+        the database), kept for the next request while the binding stays the same."""
         if binding is None:
             return None
         fingerprint = binding.fingerprint()

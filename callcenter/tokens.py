@@ -38,7 +38,8 @@ class CachedToken:
 
 
 class TokenCache(Protocol):
-    """Somewhere to keep one token between processes (sync: storage uses SQLite)."""
+    """Somewhere to keep one token between processes. Its methods block (a database):
+    `TokenManager` calls them on a worker thread, never on the event loop."""
 
     def load(self) -> CachedToken | None: ...
 
@@ -107,10 +108,10 @@ class TokenManager:
     def _is_fresh(self, token: CachedToken) -> bool:
         return token.expires_at - self._clock() > renew_margin(self._lifetime)
 
-    def _usable(self) -> CachedToken | None:
+    async def _usable(self) -> CachedToken | None:
         if self._current is None and not self._cache_loaded and self._cache is not None:
             self._cache_loaded = True
-            self._current = self._cache.load()
+            self._current = await asyncio.to_thread(self._cache.load)
             self._lifetime = None
         if self._current is not None and self._is_fresh(self._current):
             return self._current
@@ -118,7 +119,7 @@ class TokenManager:
 
     async def get(self) -> str:
         """A token to send now: the cached one while fresh, else a newly fetched one."""
-        token = self._usable()
+        token = await self._usable()
         if token is not None:
             return token.token
         return (await self._refresh()).token
@@ -135,19 +136,19 @@ class TokenManager:
         self._current = None
         return (await self._refresh()).token
 
-    def install(self, token: CachedToken, lifetime: float | None = None) -> None:
+    async def install(self, token: CachedToken, lifetime: float | None = None) -> None:
         """Adopt a token fetched outside ``get`` (``auth.token()``)."""
         self._current = token
         self._lifetime = lifetime
         if self._cache is not None:
-            self._cache.save(token)
+            await asyncio.to_thread(self._cache.save, token)
 
-    def forget(self) -> None:
+    async def forget(self) -> None:
         """Drop the token here and in the cache (the key was refused)."""
         self._current = None
         self._lifetime = None
         if self._cache is not None:
-            self._cache.clear()
+            await asyncio.to_thread(self._cache.clear)
 
     async def _refresh(self) -> CachedToken:
         task = self._inflight
@@ -170,9 +171,9 @@ class TokenManager:
             token = await self._fetch()
         except AuthenticationError:
             # The key itself was refused: a cached token for it is worthless too.
-            self.forget()
+            await self.forget()
             raise
-        self.install(token, lifetime=token.expires_at - started)
+        await self.install(token, lifetime=token.expires_at - started)
         return token
 
 

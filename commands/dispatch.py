@@ -67,7 +67,8 @@ from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
 from commands.reports import steps as report_steps
 from storage import Outcome as AuditOutcome
-from storage import Role
+from storage import Role, off_loop
+from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     if route is None:
         return error("This button is no longer in use; run the command again.")
     if not role_allows(ctx.role, route.role):
-        _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
+        await _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
         return refused("This button", route.role, ctx.role)
     outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
     if isinstance(outcome, Rerun):
@@ -213,7 +214,7 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
     if route is None:
         return FieldErrors({"": "This form is no longer in use."})
     if not role_allows(ctx.role, route.role):
-        _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
+        await _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
         first = next(iter(submission.values), "")
         message = refused("This form", route.role, ctx.role).text.removeprefix(":warning: ")
         return FieldErrors({first: truncate(message, 150)})
@@ -243,7 +244,7 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     if route is None:
         return error("This shortcut is no longer offered by callops.")
     if not role_allows(ctx.role, route.role):
-        _audit_refusal(ctx, route.callback_id, route.role)
+        await _audit_refusal(ctx, route.callback_id, route.role)
         return refused(f"The shortcut '{route.name}'", route.role, ctx.role)
     if ctx.cc is None:
         return not_connected(ctx)
@@ -268,7 +269,7 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if not run.user_id:
         return StepFailed(NO_PERSON)
     if not role_allows(ctx.role, route.role):
-        _audit_refusal(ctx, route.callback_id, route.role)
+        await _audit_refusal(ctx, route.callback_id, route.role)
         return StepFailed(plain_words(refused(f"The step '{route.title}'", route.role, ctx.role)))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
@@ -324,6 +325,9 @@ def failure(
         return error(exc.words())
     if isinstance(exc, errors.CallCenterError):
         return service_failure(exc)
+    if isinstance(exc, StorageBusyError):
+        log.warning("%r: the database is busy; the request was refused", name)
+        return database_busy()
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
     return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
@@ -348,9 +352,10 @@ def _guarded_fill(
     return safely
 
 
-def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
+async def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
     if ctx.storage is not None:
-        ctx.storage.audit.append(
+        await off_loop(
+            ctx.storage.audit.append,
             ctx.team_id,
             ctx.user_id,
             what,
@@ -388,6 +393,18 @@ def refused(what: str, needed: Role, role: Role) -> Reply:
 
 def _article(word: str) -> str:
     return "an" if word[:1] in "aeiou" else "a"
+
+
+DATABASE_BUSY = (
+    "The database is busy (another process is writing to it), so nothing was changed. "
+    "Try again in a moment."
+)
+
+
+def database_busy() -> Reply:
+    """A request that could not get the database's write lock in time (`StorageBusyError`):
+    it was stopped before its change was saved, and may simply be sent again."""
+    return notice(DATABASE_BUSY, emoji=":hourglass:")
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:

@@ -13,14 +13,19 @@ from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
 from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
 from storage.copy import CopyReport, copy_database
-from storage.database import Database, connect, database_url, open_database
+from storage.database import Database, connect, database_url, open_database, patience
 from storage.digests import DigestRun, DigestSchedule, DigestStore
 from storage.facade import Storage, WipeResult
-from storage.installations import InstallationRecord, InstallationStore, OAuthStateStore
+from storage.installations import (
+    InstallationRecord,
+    InstallationStore,
+    OAuthStateStore,
+    RefreshClaim,
+)
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
-from storage.offload import BlockingOnLoopError, off_loop, set_loop_guard
+from storage.offload import BlockingOnLoopError, off_loop, off_loop_quick, set_loop_guard
 from storage.policy import (
     ADMINS,
     DEFAULT_POLICY,
@@ -72,6 +77,7 @@ __all__ = [
     "PolicyStore",
     "PushedMessage",
     "QueuedRecord",
+    "RefreshClaim",
     "Role",
     "RoleStore",
     "RouteStore",
@@ -89,8 +95,10 @@ __all__ = [
     "database_url",
     "migrate",
     "off_loop",
+    "off_loop_quick",
     "open_database",
     "params_hash",
+    "patience",
     "read_schema_version",
     "redact",
     "rotate_secrets",

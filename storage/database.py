@@ -6,10 +6,16 @@ Why it is built this way:
 - One engine per process, pooled and thread-safe, so the same `Storage` can be used from
   worker threads. Every store call borrows a connection for its own transaction
   (`Database.read` / `Database.write`) and gives it back; none is held across calls.
+- Every call blocks its thread, so it never runs on the event loop: async code calls
+  ``await off_loop(store.method, ...)`` (``storage.offload``), which runs it on a database
+  thread, and `_run` asks the loop guard first (``CALLOPS_LOOP_GUARD``: a store called on
+  the loop's thread is logged, or raises under ``strict``, as in the tests).
 - Waiting for a lock is short and bounded: a writer waits at most the lock timeout (SQLite's
   busy timeout, PostgreSQL's ``lock_timeout``), the whole transaction is retried a few times
   with a small backoff, and then `StorageBusyError` tells the caller to fail this one
-  request instead of stalling everything behind it.
+  request instead of stalling everything behind it. A caller that must answer sooner (the
+  replay claim before Slack's acknowledgement, the callback receiver) narrows that for a
+  block with `patience`.
 - Writes take their lock up front. On SQLite a deferred transaction that reads and then
   writes can fail half-way when another process committed in between (the busy timeout
   cannot help there), so write transactions start with ``BEGIN IMMEDIATE``. PostgreSQL locks
@@ -22,10 +28,12 @@ Why it is built this way:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,7 +45,7 @@ from sqlalchemy.sql import Executable
 
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
-from storage.offload import DB_THREADS, check_not_on_loop
+from storage.offload import CONNECTIONS, check_not_on_loop
 from storage.schema import schema_version
 
 __all__ = [
@@ -52,6 +60,7 @@ __all__ = [
     "connect",
     "database_url",
     "open_database",
+    "patience",
 ]
 
 log = logging.getLogger(__name__)
@@ -101,6 +110,24 @@ _PG_BUSY_STATES = frozenset(
         "40P01",  # deadlock_detected
     }
 )
+
+
+_PATIENCE: ContextVar[tuple[float, int] | None] = ContextVar("callops_db_patience", default=None)
+
+
+@contextlib.contextmanager
+def patience(lock_timeout: float, *, tries: int = 1) -> Iterator[None]:
+    """Within the block (this thread or task), transactions wait at most ``lock_timeout``
+    seconds for another writer's lock, ``tries`` times, before `StorageBusyError`: for a
+    caller that must answer quickly and has something better to do than wait (the request
+    guard's replay claim, before Slack's acknowledgement)."""
+    if tries < 1 or lock_timeout <= 0:
+        raise InvalidValueError("patience needs a positive lock timeout and at least one try")
+    token = _PATIENCE.set((lock_timeout, tries))
+    try:
+        yield
+    finally:
+        _PATIENCE.reset(token)
 
 
 def database_url(target: str | Path) -> URL:
@@ -184,18 +211,32 @@ class Database:
 
     def _run(self, work: Callable[[Connection], T], mode: str) -> T:
         check_not_on_loop()
+        override = _PATIENCE.get()
+        tries = override[1] if override else self._tries
+        wait_ms = int(override[0] * 1000) if override else None
         delay = self._backoff
-        for attempt in range(1, self._tries + 1):
+        for attempt in range(1, tries + 1):
             committing = False
             try:
                 with self.engine.connect() as conn:
-                    conn.execution_options(**{_MODE: mode})
-                    with conn.begin():
-                        result = work(conn)
-                        committing = True
-                    return result
+                    if wait_ms is not None and self.is_sqlite:
+                        _driver_sql(conn, f"PRAGMA busy_timeout = {wait_ms}")
+                    try:
+                        conn.execution_options(**{_MODE: mode})
+                        with conn.begin():
+                            if wait_ms is not None and not self.is_sqlite:
+                                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
+                            result = work(conn)
+                            committing = True
+                        return result
+                    finally:
+                        if wait_ms is not None and self.is_sqlite:
+                            # The connection goes back to the pool with the usual wait (a
+                            # connection that broke meanwhile is discarded anyway).
+                            with contextlib.suppress(Exception):
+                                _driver_sql(conn, f"PRAGMA busy_timeout = {self.lock_timeout_ms}")
             except DBAPIError as exc:
-                last = attempt == self._tries
+                last = attempt == tries
                 if exc.connection_invalidated and not committing and not last:
                     # A pooled connection the server had closed (a restart, a failover):
                     # SQLAlchemy has discarded the pool's old connections; nothing of this
@@ -203,15 +244,15 @@ class Database:
                     log.info(
                         "database connection lost (try %d of %d); reconnecting",
                         attempt,
-                        self._tries,
+                        tries,
                     )
                     continue
                 if not self.is_busy(exc):
                     raise
                 if last:
-                    log.warning("database busy after %d tries; failing this request", self._tries)
+                    log.warning("database busy after %d tries; failing this request", tries)
                     raise StorageBusyError() from exc
-                log.info("database busy (try %d of %d); retrying", attempt, self._tries)
+                log.info("database busy (try %d of %d); retrying", attempt, tries)
                 time.sleep(delay * (1 + random.random()))
                 delay *= 2
         raise AssertionError("unreachable: the loop returns or raises")
@@ -323,7 +364,7 @@ default SQLAlchemy keeps that count only for UPDATE and DELETE."""
 
 
 _POOL_SIZE = 5
-"""Connections kept open; up to `DB_THREADS` (one per database thread) while busy."""
+"""Connections kept open; up to `CONNECTIONS` (one per database thread) while busy."""
 
 
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
@@ -332,7 +373,7 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
         connect_args={"timeout": lock_timeout},
         hide_parameters=True,
         pool_size=_POOL_SIZE,
-        max_overflow=DB_THREADS - _POOL_SIZE,
+        max_overflow=CONNECTIONS - _POOL_SIZE,
         execution_options=_EXECUTION_OPTIONS,
     )
     busy_ms = int(lock_timeout * 1000)
@@ -369,7 +410,7 @@ def _postgresql_engine(url: URL, lock_timeout: float, statement_timeout: float) 
         hide_parameters=True,
         execution_options=_EXECUTION_OPTIONS,
         pool_size=_POOL_SIZE,
-        max_overflow=DB_THREADS - _POOL_SIZE,
+        max_overflow=CONNECTIONS - _POOL_SIZE,
     )
     lock_ms, statement_ms = int(lock_timeout * 1000), int(statement_timeout * 1000)
 

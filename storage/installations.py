@@ -13,9 +13,10 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
@@ -36,6 +37,22 @@ _SECRET_FIELDS = (
     "user_refresh_token",
     "incoming_webhook_url",
 )
+
+
+class RefreshClaim(Enum):
+    """What `InstallationStore.claim_bot_refresh` found."""
+
+    CLAIMED = "claimed"
+    """This process refreshes the token now, and holds the lease until it is written."""
+    NOT_DUE = "not_due"
+    """The stored token no longer expires soon: another process refreshed it; read it."""
+    BUSY = "busy"
+    """Another process is refreshing it: wait a moment and read it."""
+    PAUSED = "paused"
+    """A refresh failed moments ago; none is tried until the pause ends (the current
+    token is used meanwhile), so a refused refresh is not retried by every use."""
+    GONE = "gone"
+    """The installation or its refresh token is no longer there (uninstalled)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,6 +158,52 @@ _DELETE_BOT = {
     .values(bot_token_enc=None, bot_refresh_token_enc=None)
     for org in (False, True)
 }
+_ROW = (
+    _I.enterprise_id == bindparam("enterprise"),
+    _I.team_id == bindparam("team"),
+    _I.user_id == bindparam("user"),
+)
+"""One installation row, by its unique key."""
+_NO_LEASE = or_(
+    _I.bot_refresh_lease_until.is_(None), _I.bot_refresh_lease_until <= bindparam("now")
+)
+_CLAIM_REFRESH = (
+    update(slack_installations)
+    .where(
+        *_ROW,
+        _I.bot_refresh_token_enc.is_not(None),
+        _I.bot_token_expires_at.is_not(None),
+        _I.bot_token_expires_at <= bindparam("expiring_before"),
+        _NO_LEASE,
+    )
+    .values(bot_refresh_lease_owner=bindparam("owner"), bot_refresh_lease_until=bindparam("until"))
+)
+_REFRESH_ROW = (
+    select(
+        _I.bot_refresh_token_enc,
+        _I.bot_token_expires_at,
+        _I.bot_refresh_lease_owner,
+        _I.bot_refresh_lease_until,
+    )
+    .where(*_ROW)
+    .with_for_update()
+)
+_WRITE_REFRESHED = (
+    update(slack_installations)
+    .where(*_ROW)
+    .values(
+        bot_token_enc=bindparam("bot_token_enc"),
+        bot_refresh_token_enc=bindparam("bot_refresh_token_enc"),
+        bot_token_expires_at=bindparam("expires_at"),
+        bot_refresh_lease_owner=None,
+        bot_refresh_lease_until=None,
+    )
+)
+_RELEASE_REFRESH = (
+    update(slack_installations)
+    .where(*_ROW, _I.bot_refresh_lease_owner == bindparam("owner"))
+    .values(bot_refresh_lease_owner=None, bot_refresh_lease_until=bindparam("until"))
+)
 _STATES = oauth_states.c
 _PRUNE_STATES = delete(oauth_states).where(_STATES.expires_at <= bindparam("now"))
 _ISSUE_STATE = insert(oauth_states)
@@ -278,6 +341,91 @@ class InstallationStore:
     ) -> int:
         """Forget the bot tokens (app uninstalled) but keep user installations."""
         return self._db.change(_DELETE_BOT[is_enterprise_install], _params(enterprise_id, team_id))
+
+    # Token rotation: a single-use refresh token must be spent by exactly one process, and
+    # the HTTP exchange with Slack must not run inside a transaction (a SQLite write lock
+    # held across it would stall every writer). So a refresh is claimed, exchanged, then
+    # written, in three short steps; bot/token_rotation.py drives them.
+
+    def claim_bot_refresh(
+        self, record: InstallationRecord, *, expiring_before: float, owner: str, lease: float
+    ) -> RefreshClaim:
+        """Take the refresh of ``record``'s bot token for ``lease`` seconds, if its token
+        still expires before ``expiring_before`` and no other process holds the refresh
+        (or its lease ran out: that process died). The claim is one compare-and-set: of
+        processes claiming at once exactly one gets CLAIMED; once the new token is written
+        it no longer expires soon, so a late claimer gets NOT_DUE and reads it."""
+        now = self._clock()
+        key = _params(record.enterprise_id, record.team_id, record.user_id)
+        params = {
+            **key,
+            "expiring_before": int(expiring_before),
+            "now": now,
+            "owner": owner,
+            "until": now + lease,
+        }
+
+        def work(conn: Connection) -> RefreshClaim:
+            if conn.execute(_CLAIM_REFRESH, params).rowcount == 1:
+                return RefreshClaim.CLAIMED
+            row = conn.execute(_REFRESH_ROW, key).mappings().first()
+            if row is None or row["bot_refresh_token_enc"] is None:
+                return RefreshClaim.GONE
+            expires_at = row["bot_token_expires_at"]
+            if expires_at is None or expires_at > int(expiring_before):
+                return RefreshClaim.NOT_DUE
+            if row["bot_refresh_lease_owner"] is None:
+                return RefreshClaim.PAUSED
+            return RefreshClaim.BUSY
+
+        return self._db.write(work)
+
+    def finish_bot_refresh(
+        self,
+        record: InstallationRecord,
+        *,
+        owner: str,
+        spent_refresh_token: str,
+        bot_token: str,
+        bot_refresh_token: str,
+        expires_at: int,
+    ) -> bool:
+        """Store the tokens Slack gave for ``spent_refresh_token`` (encrypted) and release
+        the refresh. They are written even if the lease ran out meanwhile: the refresh
+        token was spent, so these are the only working tokens. They are not written if the
+        row no longer holds the spent refresh token (the app was installed again meanwhile,
+        with newer tokens); False then."""
+        key = _params(record.enterprise_id, record.team_id, record.user_id)
+
+        def work(conn: Connection) -> bool:
+            row = conn.execute(_REFRESH_ROW, key).mappings().first()
+            stored = None if row is None else row["bot_refresh_token_enc"]
+            if stored is None or self._box.decrypt(stored) != spent_refresh_token:
+                conn.execute(_RELEASE_REFRESH, {**key, "owner": owner, "until": None})
+                return False
+            values = {
+                **key,
+                "bot_token_enc": self._box.encrypt(bot_token),
+                "bot_refresh_token_enc": self._box.encrypt(bot_refresh_token),
+                "expires_at": expires_at,
+            }
+            conn.execute(_WRITE_REFRESHED, values)
+            return True
+
+        return self._db.write(work)
+
+    def release_bot_refresh(
+        self, record: InstallationRecord, *, owner: str, pause: float = 0.0
+    ) -> None:
+        """Give a claimed refresh up (the exchange failed); with a ``pause``, no process
+        claims it again for that many seconds (`RefreshClaim.PAUSED`)."""
+        until = self._clock() + pause if pause > 0 else None
+        params = {
+            **_params(record.enterprise_id, record.team_id, record.user_id),
+            "owner": owner,
+            "until": until,
+        }
+        self._db.change(_RELEASE_REFRESH, params)
 
     def _record(self, row: RowMapping) -> InstallationRecord:
         values: dict[str, Any] = {}

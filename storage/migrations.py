@@ -420,6 +420,14 @@ _V7_EXECUTION_LEASE = _sql(
     "ALTER TABLE approvals ADD COLUMN lease_until REAL",
 )
 
+_V8_BOT_REFRESH_LEASE = _sql(
+    # Slack token rotation: the process refreshing an installation's expiring bot token
+    # holds the refresh until lease_until (claimed by compare-and-set, released when the
+    # new tokens are written), so exactly one process spends the single-use refresh token.
+    "ALTER TABLE slack_installations ADD COLUMN bot_refresh_lease_owner TEXT",
+    "ALTER TABLE slack_installations ADD COLUMN bot_refresh_lease_until REAL",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
@@ -428,6 +436,7 @@ MIGRATIONS: Sequence[Migration] = (
     _V5_STEP_RUNS,
     _V6_APPROVAL_SECRETS,
     _V7_EXECUTION_LEASE,
+    _V8_BOT_REFRESH_LEASE,
 )
 """Index i holds the migration to version i + 1."""
 

@@ -146,6 +146,8 @@ slack_installations = Table(
     _text("token_type"),
     _real("installed_at", nullable=False),
     _text("custom_values", nullable=False),
+    _text("bot_refresh_lease_owner"),
+    _real("bot_refresh_lease_until"),
 )
 
 oauth_states = Table(

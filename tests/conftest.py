@@ -18,6 +18,7 @@ says how to move it, so ``make check`` stays fast and never needs a server.
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,12 @@ import pytest
 
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
+from storage import set_loop_guard
+
+# A store call made on the event loop fails the test that made it (storage.offload), in
+# this process and in every process a test starts: a forgotten ``off_loop`` cannot hide.
+os.environ["CALLOPS_LOOP_GUARD"] = "strict"
+set_loop_guard("strict")
 
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")

@@ -150,3 +150,22 @@ def test_shortcuts_are_the_declared_ones(manifest: dict[str, Any]) -> None:
         ("message", "Call back with callops"),
         ("global", "Call-center status"),
     }
+
+
+def test_token_rotation_is_documented_and_can_be_turned_on(manifest: dict[str, Any]) -> None:
+    """Off by default (a ``SLACK_BOT_TOKEN`` install cannot refresh); the manifest says
+    beside the setting what turning it on needs, and the manifest with it on is one Slack
+    accepts."""
+    assert manifest["settings"]["token_rotation_enabled"] is False
+    lines = MANIFEST.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if "token_rotation_enabled:" in line)
+    comment = []
+    for line in reversed(lines[:at]):
+        if not line.strip().startswith("#"):
+            break
+        comment.append(line)
+    note = " ".join(comment)
+    for needed in ("true", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_BOT_TOKEN"):
+        assert needed in note, needed
+    rotating = {**manifest, "settings": {**manifest["settings"], "token_rotation_enabled": True}}
+    assert schema_problems(rotating) == []

@@ -12,6 +12,7 @@ as a task of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -24,8 +25,9 @@ from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
-from commands.dispatch import dispatch
-from commands.kernel.reply import error
+from commands.dispatch import database_busy, dispatch
+from commands.kernel.reply import Reply, error
+from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +46,23 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         )
         await deliver(outcome, surface, ctx)
 
+    async def tell(respond: AsyncRespond, reply: Reply) -> None:
+        await respond(**reply.payload())
+
     async def run_reporting(
         command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
         try:
+            if not await builder(context).claimed(functools.partial(tell, respond)):
+                return  # a replay, or the database too busy to tell (the person was told)
             await run(command, respond, context)
+        except StorageBusyError:
+            # Building the context (the person's role) could not get the database.
+            log.warning("/callops: the database is busy; nothing was done")
+            try:
+                await tell(respond, database_busy())
+            except Exception:
+                log.exception("could not tell the user that the database is busy")
         except Exception:
             # dispatch turns every expected failure into a message; this is a bug, and the
             # person who typed the command still deserves an answer rather than silence.

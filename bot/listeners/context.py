@@ -5,11 +5,17 @@ enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
 Building the ``CommandContext`` asks Slack for the person's admin flag and the database
 for their role, so it is left to the listener, which does it after acknowledging:
 Slack's 3 seconds are never spent here.
+
+A request whose replay claim the request guard could not make (the database was busy;
+``bot.request_guard`` says why it was let through) carries it here as
+``ContextBuilder.pending_claim``; the listener settles it with ``claimed`` before any
+work, so a replay still acts never and a busy database is told, not waited on.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +23,15 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.request_guard import PENDING_CLAIM, claim
 from bot.runtime import Runtime
+from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
+from commands.kernel.reply import Reply
+from storage import off_loop, off_loop_quick, patience
+from storage.errors import StorageBusyError
+
+log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
 
@@ -30,11 +43,47 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
+    pending_claim: str | None = None
+    """The signature whose replay claim is still to be made (the guard found the database
+    busy), else None."""
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
             self.client, team_id=self.team_id, user_id=self.user_id, channel_id=self.channel_id
         )
+
+    async def claimed(
+        self,
+        tell: Callable[[Reply], Awaitable[Any]] | None,
+        *,
+        lock_wait: float | None = None,
+    ) -> bool:
+        """True when the request may go on: its replay claim was made at the door, or is
+        made now (with the usual retries, or one try of ``lock_wait`` seconds).  False for
+        a replay (nothing is done), or when the database is still busy: ``tell`` (if any)
+        then gets the busy message, and nothing was done."""
+        signature = self.pending_claim
+        if signature is None:
+            return True
+        try:
+            # A short claim is one an answer to Slack waits on: on the threads kept for those.
+            offload = off_loop if lock_wait is None else off_loop_quick
+            first = await offload(self._claim, signature, lock_wait)
+        except StorageBusyError:
+            log.warning("request refused: the database stayed busy; nothing was done")
+            if tell is not None:
+                await tell(database_busy())
+            return False
+        if not first:
+            log.info("replayed request ignored (its claim was made after the ack)")
+            return False
+        return True
+
+    def _claim(self, signature: str, lock_wait: float | None) -> bool:
+        if lock_wait is None:
+            return claim(self.rt.storage.dedup, signature)
+        with patience(lock_wait, tries=1):
+            return claim(self.rt.storage.dedup, signature)
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -74,5 +123,7 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         team = context.team_id
         user = context.user_id
         if team and user:
-            context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, _channel(body, context))
+            context[CONTEXT_KEY] = ContextBuilder(
+                rt, client, team, user, _channel(body, context), PENDING_CLAIM.get()
+            )
         await next()

@@ -3,7 +3,6 @@ secrets: a revoked installation must leave no usable API key behind)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -14,9 +13,12 @@ from slack_bolt.response import BoltResponse
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER
 from bot.runtime import Runtime
 from commands.kernel.reply import PublishHome
-from storage import Outcome
+from storage import Outcome, off_loop_quick, patience
+from storage.errors import StorageBusyError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +32,24 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         event_id = body.get("event_id")
         team = body.get("team_id")
         is_event = body.get("type") == "event_callback" and event_id and team
-        if is_event and not rt.storage.dedup.mark_event(str(team), str(event_id)):
+        if not is_event:
+            await next()
+            return None
+        try:
+            # Before the acknowledgement, so briefly: Slack resends an event refused now.
+            first = await off_loop_quick(first_delivery, str(team), str(event_id))
+        except StorageBusyError:
+            log.info("event %s: the database is busy; refused for Slack to resend", event_id)
+            return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
+        if not first:
             log.info("event %s already handled; ignoring the retry", event_id)
             return BoltResponse(status=200, body="")
         await next()
         return None
+
+    def first_delivery(team: str, event_id: str) -> bool:
+        with patience(QUICK_LOCK_WAIT, tries=1):
+            return rt.storage.dedup.mark_event(team, event_id)
 
     @app.event("app_home_opened")
     async def home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -47,14 +62,19 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def wipe(team: str, reason: str) -> None:
         # API key, cached tokens, installations and callback token in one transaction,
         # then the old values cleared from the database's files (off the event loop).
-        wiped = await asyncio.to_thread(rt.storage.wipe_workspace_secrets, team)
+        wiped = await off_loop(rt.storage.wipe_workspace_secrets, team)
         if not wiped.scrubbed:
             # The rows are gone; older copies of the pages (ciphertext) may stay on disk
             # until the database can rewrite them, and the operator should know.
             log.warning("could not clear old copies of %s's secrets from disk; retry later", team)
         await rt.clients.forget(team)
-        rt.storage.audit.append(
-            team, None, "workspace.wipe", {"reason": reason}, outcome=Outcome.OK
+        await off_loop(
+            rt.storage.audit.append,
+            team,
+            None,
+            "workspace.wipe",
+            {"reason": reason},
+            outcome=Outcome.OK,
         )
         log.info("wiped the secrets of workspace %s (%s)", team, reason)
 

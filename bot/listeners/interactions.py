@@ -16,6 +16,7 @@ that person here.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
@@ -26,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.delivery import StepAnswer, Surface, answerable, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.request_guard import SUBMISSION_LOCK_WAIT
 from bot.runtime import Runtime
 from commands.dispatch import (
     INTERACTIONS,
@@ -36,6 +38,21 @@ from commands.dispatch import (
     validate_submission,
 )
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
+from commands.kernel.reply import Reply, plain_words
+from commands.kernel.text import truncate
+
+
+def _teller(respond: AsyncRespond | None) -> Callable[[Reply], Awaitable[Any]] | None:
+    """How to tell the person who clicked (None when the click has no ``response_url``)."""
+    answer = answerable(respond)
+    if answer is None:
+        return None
+    reply_with = answer
+
+    async def tell(reply: Reply) -> None:
+        await reply_with(**reply.payload())
+
+    return tell
 
 
 async def on_click(
@@ -46,6 +63,8 @@ async def on_click(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
+    if not await builder(context).claimed(_teller(respond)):
+        return
     ctx = await builder(context).build()
     click = Click.from_payload(body, action)
     outcome = await dispatch_click(ctx, click)
@@ -61,8 +80,20 @@ async def on_click(
 
 
 async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext) -> None:
-    ctx = await builder(context).build()
     submission = Submission.from_view(view)
+    busy: list[Reply] = []
+
+    async def note(reply: Reply) -> None:
+        busy.append(reply)
+
+    if not await builder(context).claimed(note, lock_wait=SUBMISSION_LOCK_WAIT):
+        if busy:  # the form stays open, saying why; nothing was done
+            first = next(iter(submission.values), "")
+            await ack(response_action="errors", errors={first: truncate(plain_words(busy[0]), 150)})
+        else:
+            await ack()  # a replay: answered, and nothing more
+        return
+    ctx = await builder(context).build()
     problems = await validate_submission(ctx, submission)
     if problems is not None:
         await ack(response_action="errors", errors=problems.errors)
@@ -80,6 +111,8 @@ async def on_shortcut(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
+    if not await builder(context).claimed(_teller(respond)):
+        return
     ctx = await builder(context).build()
     shortcut = Shortcut.from_payload(body)
     outcome = await dispatch_shortcut(ctx, shortcut)
@@ -103,7 +136,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         run = StepRun.from_event(event, token=context.function_bot_access_token)
         team = context.team_id or ""
-        client = rt.bots.get(team) or client
+        client = await rt.bots.get(team) or client
         if run.user_id:
             ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
         else:

@@ -14,7 +14,7 @@ class Auth(Resource):
         started = self._core.clock()
         token = await self._core.fetch_token_v3()
         cached = self._core.to_cached(token, started)
-        self._core.tokens.install(cached, lifetime=cached.expires_at - started)
+        await self._core.tokens.install(cached, lifetime=cached.expires_at - started)
         return token
 
     async def token_v1(self) -> TokenV1:

@@ -34,6 +34,7 @@ from commands.kernel.text import escape
 from storage import Outcome as AuditOutcome
 from storage import Role, Storage
 from storage.errors import InvalidValueError
+from storage.offload import off_loop
 
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
@@ -163,8 +164,9 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
 
 async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
     storage = _storage(ctx)
-    removed = storage.workspaces.disconnect(ctx.team_id)
-    storage.audit.append(
+    removed = await off_loop(storage.workspaces.disconnect, ctx.team_id)
+    await off_loop(
+        storage.audit.append,
         team_id=ctx.team_id,
         user_id=ctx.user_id,
         action="workspace.disconnect",
@@ -213,11 +215,12 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     problems = await verify_key(base_url, api_key)
     if problems is None:
         try:
-            storage.workspaces.connect(ctx.team_id, base_url, api_key)
+            await off_loop(storage.workspaces.connect, ctx.team_id, base_url, api_key)
         except InvalidValueError as exc:
             problems = {BASE_URL_BLOCK: str(exc)}
     if problems is not None:
-        storage.audit.append(
+        await off_loop(
+            storage.audit.append,
             ctx.team_id,
             ctx.user_id,
             "workspace.connect",
@@ -230,8 +233,12 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
 
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
-    _storage(ctx).audit.append(
-        ctx.team_id, ctx.user_id, "workspace.connect", {"base_url": base_url}
+    await off_loop(
+        _storage(ctx).audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "workspace.connect",
+        {"base_url": base_url},
     )
     channel = submission.metadata.get("channel")
     if channel and ctx.messenger is not None:

@@ -32,6 +32,7 @@ from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
 from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
 from storage.errors import InvalidValueError
+from storage.offload import off_loop
 
 MODE_WORDS = {
     Mode.APPROVAL: "approval",
@@ -122,7 +123,7 @@ async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             "To change the policy use `policy set` or `policy channel`.", usage_of("policy")
         )
-    return policy_reply(_storage(ctx), ctx.team_id)
+    return await off_loop(policy_reply, _storage(ctx), ctx.team_id)
 
 
 def _approvers(text: str) -> tuple[str, ...] | str:
@@ -158,7 +159,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError("Give one kind of action and what to change.", SET_USAGE)
     kind = parse_kind(positional[0])
     storage = _storage(ctx)
-    policy = storage.policies.get(ctx.team_id, kind)
+    policy = await off_loop(storage.policies.get, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
         if key == "mode":
@@ -191,8 +192,9 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
         updated = replace(policy, **changes)  # type: ignore[arg-type]
     except InvalidValueError as exc:
         raise UsageError(str(exc), SET_USAGE) from None
-    storage.policies.set(ctx.team_id, kind, updated, updated_by=ctx.user_id)
-    storage.audit.append(
+    await off_loop(storage.policies.set, ctx.team_id, kind, updated, updated_by=ctx.user_id)
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "policy.set",
@@ -219,9 +221,11 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError("Name one channel, or none.", usage)
     storage = _storage(ctx)
     if args[0].lower() == "none":
-        storage.workspaces.ensure(ctx.team_id)
-        storage.workspaces.set_channels(ctx.team_id, approvals=None)
-        storage.audit.append(ctx.team_id, ctx.user_id, "policy.channel", {"channel": None})
+        await off_loop(storage.workspaces.ensure, ctx.team_id)
+        await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
+        await off_loop(
+            storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": None}
+        )
         return notice("Approval cards will be posted where each request is made.")
     ref = parse_channel(args[0])
     if ref is None:
@@ -235,9 +239,11 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
             f"I am not in #{found.name}, so I could not post cards there. Invite me first "
             "(/invite @callops), then run this again."
         )
-    storage.workspaces.ensure(ctx.team_id)
-    storage.workspaces.set_channels(ctx.team_id, approvals=channel_id)
-    storage.audit.append(ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id})
+    await off_loop(storage.workspaces.ensure, ctx.team_id)
+    await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=channel_id)
+    await off_loop(
+        storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id}
+    )
     return notice(f"Approval cards will be posted in <#{channel_id}>.", emoji=":white_check_mark:")
 
 
@@ -245,7 +251,7 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("role")
     storage = _storage(ctx)
     if not args:
-        stored = storage.roles.list_roles(ctx.team_id)
+        stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         lines = [f"{mention(user)}: {role.value}" for user, role in stored.items()]
         body = "\n".join(lines) if lines else "Nobody has been given a role yet."
         return notice(
@@ -266,8 +272,9 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         new_role = Role.parse(args[1])
     except InvalidValueError:
         raise UsageError(f"'{args[1]}' is not a role: admin, operator or viewer.", usage) from None
-    storage.roles.set_role(ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
-    storage.audit.append(
+    await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "role.set",

@@ -48,6 +48,7 @@ from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode
+from storage.offload import off_loop
 
 BLOCK_PREFIX = "approval:"
 """The actions block of a prompt or card is ``approval:<params hash>``."""
@@ -59,7 +60,8 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     if ctx.storage is None:
         return error("This action needs the app's database, which is not available here.")
     try:
-        approval, mode = open_request(
+        approval, mode = await off_loop(
+            open_request,
             ctx.storage,
             team_id=ctx.team_id,
             user_id=ctx.user_id,
@@ -70,7 +72,8 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     except RequestRefused as exc:
         return error(exc.message)
     if mode is Mode.NONE:
-        decision = decide(
+        decision = await off_loop(
+            decide,
             ctx.storage,
             ctx.team_id,
             approval.id,

@@ -32,6 +32,7 @@ from commands.kernel.reply import Reply, StepCompleted, notice
 from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
 from storage.errors import ApprovalStateError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +89,19 @@ class ApprovalFlow:
         click, here or in another process, post nothing); returns the approval with its
         message attached, or None when no card was posted."""
         marker = f"approval-card:{approval.id}"
-        if not self.storage.dedup.mark_event(approval.team_id, marker):
+        if not await off_loop(self.storage.dedup.mark_event, approval.team_id, marker):
             return None
         reply = card(approval, self.ctx.tz)
         for channel in channels:
             posted = await self.slack.post(channel, reply)
             if posted is None:
                 continue
-            attached = self.storage.approvals.attach_message(
-                approval.team_id, approval.id, posted.channel, posted.ts
+            attached = await off_loop(
+                self.storage.approvals.attach_message,
+                approval.team_id,
+                approval.id,
+                posted.channel,
+                posted.ts,
             )
             if attached.state is not approval.state:
                 # Decided, cancelled or expired while the card was on its way: show that.
@@ -123,7 +128,7 @@ class ApprovalFlow:
         clicks, sweeps and processes; False when no step waits on it (any more)."""
         if not approval.state.is_final:
             return False
-        link = self.storage.step_runs.settle(approval.team_id, approval.id)
+        link = await off_loop(self.storage.step_runs.settle, approval.team_id, approval.id)
         if link is None or link.token is None:
             return False
         outcome = step_outcome(approval, link.outputs)
@@ -147,7 +152,7 @@ class ApprovalFlow:
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
             text = f"{announce}\nPulled by {mention(approval.decider)}."
-            for channel in self.approvals_channel(approval):
+            for channel in await off_loop(self.approvals_channel, approval):
                 if await self.slack.post(channel, plain_message(text)):
                     break
 
@@ -155,8 +160,11 @@ class ApprovalFlow:
         """Rewrite the requester's "Asked for approval" prompt with how the request ended,
         once, through the address its click gave (when that is still young enough: a
         prompt past it is corrected when its Withdraw is clicked)."""
-        url = self.storage.approval_secrets.take_prompt(
-            approval.team_id, approval.id, max_age=PROMPT_URL_LIFETIME
+        url = await off_loop(
+            self.storage.approval_secrets.take_prompt,
+            approval.team_id,
+            approval.id,
+            max_age=PROMPT_URL_LIFETIME,
         )
         if url and registered(approval):
             await self.slack.rewrite(url, concluded(approval, self.ctx.tz))
@@ -189,17 +197,23 @@ class ApprovalFlow:
                 approval.expires_at
             ):
                 await self.sweep()
-                approval = self.storage.approvals.require(approval.team_id, approval.id)
+                approval = await off_loop(
+                    self.storage.approvals.require, approval.team_id, approval.id
+                )
             if approval.state is not ApprovalState.PENDING:
                 return Progress(notice(late_message(approval)), card_posted=False, late=True)
-            posted = await self.post_card(approval, self.approvals_channel(approval))
+            posted = await self.post_card(
+                approval, await off_loop(self.approvals_channel, approval)
+            )
             if posted is not None:
                 return Progress(asked(posted), card_posted=True)
-            current = self.storage.approvals.require(approval.team_id, approval.id)
+            current = await off_loop(self.storage.approvals.require, approval.team_id, approval.id)
             if current.message_ts:
                 return Progress(asked(current), card_posted=True, late=True)
             # No card could be posted, and a request nobody can see must not linger.
-            cancel(self.storage, approval.team_id, approval.id, user=ctx.user_id, role=ctx.role)
+            await off_loop(
+                cancel, self.storage, approval.team_id, approval.id, user=ctx.user_id, role=ctx.role
+            )
             return Progress(
                 notice(
                     "I could not post the approval card, so nothing was asked: invite me to "
@@ -208,7 +222,8 @@ class ApprovalFlow:
                 ),
                 card_posted=False,
             )
-        decision = decide(
+        decision = await off_loop(
+            decide,
             self.storage,
             approval.team_id,
             approval.id,
@@ -225,7 +240,7 @@ class ApprovalFlow:
             shown = await self.post_card(shown, [shown.channel]) or shown
         finished = await self.run(shown)
         if finished is None:
-            current = self.storage.approvals.require(approval.team_id, approval.id)
+            current = await off_loop(self.storage.approvals.require, approval.team_id, approval.id)
             return Progress(
                 notice(late_message(current)), card_posted=bool(current.message_ts), late=True
             )
@@ -235,7 +250,7 @@ class ApprovalFlow:
 
     async def sweep(self) -> list[Approval]:
         """Expire this team's overdue requests and say so on their cards."""
-        expired = expire_due(self.storage, self.ctx.team_id)
+        expired = await off_loop(expire_due, self.storage, self.ctx.team_id)
         for approval in expired:
             if registered(approval):
                 await self.update_card(approval)

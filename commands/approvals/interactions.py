@@ -41,6 +41,7 @@ from commands.kernel.reply import (
 from commands.kernel.text import mention, truncate
 from storage import ApprovalState, Role
 from storage import Outcome as AuditOutcome
+from storage.offload import off_loop
 from storage.policy import may_decide
 
 
@@ -57,7 +58,7 @@ def _flow(ctx: CommandContext) -> ApprovalFlow:
 
 async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
-    approval = flow.storage.approvals.get(ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
     if approval is None:
         return _replacing(notice("This request no longer exists."))
     if ctx.user_id != approval.requester:
@@ -65,18 +66,23 @@ async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     if needs_second_person(approval) and click.response_url:
         # Kept before the card goes out, so whoever settles the request, however soon,
         # can take the Withdraw button off this prompt.
-        flow.storage.approval_secrets.remember_prompt(ctx.team_id, approval.id, click.response_url)
+        await off_loop(
+            flow.storage.approval_secrets.remember_prompt,
+            ctx.team_id,
+            approval.id,
+            click.response_url,
+        )
     progress = await flow.confirmed(approval, params_hash=hash_from_block(click.block_id))
     if progress.late:
         return progress.reply
     if progress.card_posted and not needs_second_person(approval):
         return DeleteOriginal()
     if progress.card_posted:
-        current = flow.storage.approvals.require(ctx.team_id, approval.id)
+        current = await off_loop(flow.storage.approvals.require, ctx.team_id, approval.id)
         if current.state.is_final:
             # Decided while the card was being posted: say how it ended, not "asked"
             # (this answer rewrites the prompt, so its kept address is not needed).
-            flow.storage.approval_secrets.forget(ctx.team_id, approval.id)
+            await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, approval.id)
             return _replacing(concluded(current, ctx.tz))
     return _replacing(progress.reply)
 
@@ -84,7 +90,9 @@ async def confirm(ctx: CommandContext, click: Click) -> Outcome:
 async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     try:
-        decision = cancel(flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role)
+        decision = await off_loop(
+            cancel, flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role
+        )
     except LookupError:
         return _replacing(notice("This request no longer exists."))
     if not decision.moved:
@@ -95,7 +103,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
         lead = f":information_source: Nothing to withdraw: {decision.message or ''}".rstrip()
         return concluded(decision.approval, ctx.tz, lead=lead)
     await flow.update_card(decision.approval)
-    flow.storage.approval_secrets.forget(ctx.team_id, click.value)
+    await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, click.value)
     await flow.settled(decision.approval)
     return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
 
@@ -103,7 +111,8 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
 async def approve(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     try:
-        decision = decide(
+        decision = await off_loop(
+            decide,
             flow.storage,
             ctx.team_id,
             click.value,
@@ -130,13 +139,13 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
 async def deny(ctx: CommandContext, click: Click) -> Outcome:
     """Deny asks for a reason first (a modal); the decision is taken when it is sent."""
     flow = _flow(ctx)
-    approval = flow.storage.approvals.get(ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
     if approval is None:
         await flow.tell(notice("This request no longer exists."))
         return Nothing()
     if approval.state is ApprovalState.PENDING and flow.storage.clock() >= approval.expires_at:
         await flow.sweep()
-        approval = flow.storage.approvals.require(ctx.team_id, approval.id)
+        approval = await off_loop(flow.storage.approvals.require, ctx.team_id, approval.id)
     if approval.state is not ApprovalState.PENDING:
         await flow.tell(notice(late_message(approval)))
         await flow.update_card(approval)
@@ -152,7 +161,8 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
             allow_self_approval=approval.allow_self_approval,
         )
     if refusal:
-        flow.storage.audit.append(
+        await off_loop(
+            flow.storage.audit.append,
             ctx.team_id,
             ctx.user_id,
             approval.kind.value,
@@ -178,7 +188,8 @@ async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome
     flow = _flow(ctx)
     data = submission.metadata
     try:
-        decision = decide(
+        decision = await off_loop(
+            decide,
             flow.storage,
             ctx.team_id,
             str(data.get("id", "")),
@@ -215,7 +226,8 @@ def _form_handler(form: Form) -> OnSubmit:
             return outcome
         flow = _flow(ctx)
         try:
-            approval, _ = open_request(
+            approval, _ = await off_loop(
+                open_request,
                 flow.storage,
                 team_id=ctx.team_id,
                 user_id=ctx.user_id,

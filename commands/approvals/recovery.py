@@ -35,6 +35,7 @@ from commands.approvals.observe import Observation, observer_for
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage
 from storage.errors import ApprovalStateError
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -75,16 +76,27 @@ async def settle(storage: Storage, approval: Approval, cc: CallCenter | None) ->
         data.update(channel=approval.channel, ts=approval.message_ts)
     try:
         if approval.state is ApprovalState.APPROVED:
-            storage.approvals.claim_for_execution(team, approval.id)
+            await off_loop(storage.approvals.claim_for_execution, team, approval.id)
             data.update(ok=False, not_run=True, text=NOT_RUN_TEXT)
-            settled = storage.approvals.finish(team, approval.id, ok=False, result=data)
-            _audit(storage, settled, Outcome.FAILED, "not run: the app stopped before running it")
+            settled = await off_loop(
+                storage.approvals.finish, team, approval.id, ok=False, result=data
+            )
+            await off_loop(
+                _audit,
+                storage,
+                settled,
+                Outcome.FAILED,
+                "not run: the app stopped before running it",
+            )
             return settled
         found = await observe(approval, cc)
         if found is None:
             data.update(ok=False, unknown=True, text=UNKNOWN_TEXT)
-            settled = storage.approvals.finish_abandoned(team, approval.id, ok=False, result=data)
-            _audit(
+            settled = await off_loop(
+                storage.approvals.finish_abandoned, team, approval.id, ok=False, result=data
+            )
+            await off_loop(
+                _audit,
                 storage,
                 settled,
                 Outcome.UNKNOWN,
@@ -93,8 +105,11 @@ async def settle(storage: Storage, approval: Approval, cc: CallCenter | None) ->
             return settled
         data.update(found.data)
         data.update(ok=found.done, text=found.text)
-        settled = storage.approvals.finish_abandoned(team, approval.id, ok=found.done, result=data)
-        _audit(
+        settled = await off_loop(
+            storage.approvals.finish_abandoned, team, approval.id, ok=found.done, result=data
+        )
+        await off_loop(
+            _audit,
             storage,
             settled,
             Outcome.OK if found.done else Outcome.FAILED,

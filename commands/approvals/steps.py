@@ -25,6 +25,7 @@ from commands.kernel.interactions import StepRun
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Nothing, Outcome, StepFailed, StepPending
 from storage import ApprovalState
+from storage.offload import off_loop
 
 NO_CARD = (
     "The request needs an approval, but I could not post its card, so nothing was asked. "
@@ -44,7 +45,8 @@ async def request_from_step(
         return StepFailed("Slack gave no token with this step, so it cannot be answered.")
     flow = ApprovalFlow(ctx)
     try:
-        approval, _ = open_request(
+        approval, _ = await off_loop(
+            open_request,
             flow.storage,
             team_id=ctx.team_id,
             user_id=ctx.user_id,
@@ -54,7 +56,8 @@ async def request_from_step(
         )
     except RequestRefused as exc:
         return StepFailed(exc.message)
-    flow.storage.step_runs.link(
+    await off_loop(
+        flow.storage.step_runs.link,
         ctx.team_id,
         approval.id,
         function_execution_id=run.function_execution_id,
@@ -63,12 +66,12 @@ async def request_from_step(
         outputs=outputs,
     )
     await flow.confirmed(approval, params_hash=approval.params_hash)
-    current = flow.storage.approvals.require(ctx.team_id, approval.id)
+    current = await off_loop(flow.storage.approvals.require, ctx.team_id, approval.id)
     if current.state is ApprovalState.PENDING:
         return StepPending(approval.id)
     # Settled already. A request that ran was answered by the flow; one that was called
     # off before anyone saw it (no card could be posted) is answered here.
-    link = flow.storage.step_runs.settle(ctx.team_id, approval.id)
+    link = await off_loop(flow.storage.step_runs.settle, ctx.team_id, approval.id)
     if link is None:
         return Nothing()
     if current.state is ApprovalState.CANCELLED and not current.message_ts:

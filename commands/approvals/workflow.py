@@ -44,6 +44,7 @@ from storage.errors import (
     ApprovalStateError,
     NotFoundError,
 )
+from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +274,9 @@ async def holding(storage: Storage, approval: Approval) -> AsyncIterator[None]:
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
-                if not storage.approvals.renew_execution(approval.team_id, approval.id):
+                if not await off_loop(
+                    storage.approvals.renew_execution, approval.team_id, approval.id
+                ):
                     return
             except Exception:  # a busy database must not stop the action itself
                 log.warning("approval %s: could not renew its lease", approval.id)
@@ -292,10 +295,10 @@ async def run_approved(
 ) -> Approval:
     """Claim the approved request (exactly one caller wins; the others get
     ``ApprovalStateError``), run it holding its lease, record and audit the outcome."""
-    claimed = storage.approvals.claim_for_execution(team_id, approval_id)
+    claimed = await off_loop(storage.approvals.claim_for_execution, team_id, approval_id)
     # Only the caller that claimed the run gets the secret, and it is gone from the
     # database before the call is made: the call is never repeated.
-    secret = storage.approval_secrets.take_secret(team_id, approval_id)
+    secret = await off_loop(storage.approval_secrets.take_secret, team_id, approval_id)
     async with holding(storage, claimed):
         result = await _perform(claimed, env, secret)
     data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
@@ -307,14 +310,17 @@ async def run_approved(
     outcome = Outcome.OK if result.ok else Outcome.FAILED
     detail = f"{claimed.id}: {truncate(result.text, 500)}"
     try:
-        finished = storage.approvals.finish(team_id, approval_id, ok=result.ok, result=data)
+        finished = await off_loop(
+            storage.approvals.finish, team_id, approval_id, ok=result.ok, result=data
+        )
     except ApprovalStateError:
         # Our lease ran out (a stalled process) and recovery settled it first: the log
         # keeps what really happened next to what recovery recorded.
         detail += " (finished after recovery had settled it)"
         raise
     finally:
-        storage.audit.append(
+        await off_loop(
+            storage.audit.append,
             team_id,
             claimed.decider or claimed.requester,
             claimed.kind.value,

@@ -64,6 +64,7 @@ from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Role, Storage
 from storage import Outcome as Audit
+from storage.offload import off_loop
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
 SNOOZE_TOMORROW_ACTION = "alert_snooze_tomorrow"
@@ -330,7 +331,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
                 f"No campaign is named '{exc.query}' or starts with it.", usage
             ) from exc
         campaign_uuid, campaign_name = campaign.campaign_uuid, campaign.campaign_name
-    alert = storage.alerts.add(
+    alert = await off_loop(
+        storage.alerts.add,
         ctx.team_id,
         channel=channel,
         metric=condition.metric,
@@ -341,7 +343,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign_uuid=campaign_uuid,
         campaign_name=campaign_name,
     )
-    storage.audit.append(
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "alert.add",
@@ -383,7 +386,7 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError("alert list takes no arguments.", usage_of("alert list"))
     storage = _storage(ctx)
-    alerts = storage.alerts.list(ctx.team_id)
+    alerts = await off_loop(storage.alerts.list, ctx.team_id)
     if not alerts:
         return notice(
             "No alerts yet. Add one with `/callops alert add #call-center dropped_rate > 5`.",
@@ -391,7 +394,9 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     now = datetime.now(UTC).timestamp()
     blocks: list[Block] = [HeaderBlock(text=f"Alerts ({len(alerts)})")]
-    blocks.extend(_alert_row(a, storage, ctx.tz, now) for a in alerts[:45])
+    blocks.extend(
+        await off_loop(lambda: [_alert_row(a, storage, ctx.tz, now) for a in alerts[:45]])
+    )
     blocks.append(
         ContextBlock(elements=[MarkdownTextObject(text=f"{code('alert remove <id>')} deletes one")])
     )
@@ -403,11 +408,12 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) != 1:
         raise UsageError("Give the alert's id (alert list shows them).", usage)
     storage = _storage(ctx)
-    alert = storage.alerts.get(ctx.team_id, args[0].strip().lower())
+    alert = await off_loop(storage.alerts.get, ctx.team_id, args[0].strip().lower())
     if alert is None:
         raise UsageError(f"There is no alert '{args[0]}' in this workspace.", "alert list")
-    storage.alerts.remove(ctx.team_id, alert.id)
-    storage.audit.append(
+    await off_loop(storage.alerts.remove, ctx.team_id, alert.id)
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "alert.remove",
@@ -423,13 +429,14 @@ HANDLERS = {"alert add": add, "alert list": list_alerts, "alert remove": remove}
 async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Snooze on an alert: silent until then, and said in the alert's thread."""
     storage = _store(ctx)
-    alert = storage.alerts.get(ctx.team_id, click.value)
+    alert = await off_loop(storage.alerts.get, ctx.team_id, click.value)
     if alert is None:
         return error("That alert was removed.")
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
     until = snooze_until(kind, datetime.now(UTC), ctx.tz)
-    storage.alerts.snooze(ctx.team_id, alert.id, until.timestamp())
-    storage.audit.append(
+    await off_loop(storage.alerts.snooze, ctx.team_id, alert.id, until.timestamp())
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "alert.snooze",

@@ -68,6 +68,7 @@ from commands.reports.figures import (
     worked,
 )
 from commands.reports.stats import MAX_WINDOW_MINUTES, dialer_line, stats_reply
+from storage.offload import off_loop
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
 """What a digest can hold, in the order it is shown; all of them unless told otherwise."""
@@ -436,12 +437,14 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     if ctx.storage is None:
         raise RuntimeError("the full report needs the app's database")
     digest_id, period = read_full_report_value(click.value, ctx.tz)
-    digest = ctx.storage.digests.get(ctx.team_id, digest_id) if digest_id else None
+    digest = await off_loop(ctx.storage.digests.get, ctx.team_id, digest_id) if digest_id else None
     if digest is not None:  # its own clock, which may differ from the workspace's now
         period = read_full_report_value(click.value, ZoneInfo(digest.timezone))[1]
     channel, ts = ctx.channel_id, click.message_ts
     in_thread = channel is not None and ts is not None and not click.ephemeral
-    if in_thread and not ctx.storage.dedup.mark_event(ctx.team_id, f"digest-full:{channel}:{ts}"):
+    if in_thread and not await off_loop(
+        ctx.storage.dedup.mark_event, ctx.team_id, f"digest-full:{channel}:{ts}"
+    ):
         return notice("The full report is already in this digest's thread.")
     campaigns = digest.campaigns if digest is not None else ()
     reply = await full_report(ctx.client(), period, campaigns)

@@ -54,6 +54,7 @@ from commands.kernel.resolve import (
 from commands.kernel.text import clip, code, day_time, escape, plural, truncate
 from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
+from storage.offload import off_loop
 
 UP_TO_NOW_ACTION = "digest_up_to_now"
 _TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
@@ -139,11 +140,11 @@ def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime
     return slot or moment
 
 
-def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
+async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
     usage = usage_of(name)
     if len(args) != 1:
         raise UsageError("Give the digest's id (digest list shows them).", usage)
-    found = _storage(ctx).digests.get(ctx.team_id, args[0].strip().lower())
+    found = await off_loop(_storage(ctx).digests.get, ctx.team_id, args[0].strip().lower())
     if found is None:
         raise UsageError(f"There is no digest '{args[0]}' in this workspace.", "digest list")
     return found
@@ -187,7 +188,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(str(exc), usage) from exc
     channel = await channel_for_posting(ctx, channel_token, usage)
     uuids = await _campaign_uuids(ctx, campaign_words, usage)
-    digest = storage.digests.add(
+    digest = await off_loop(
+        storage.digests.add,
         ctx.team_id,
         channel=channel,
         schedule=schedule.text,
@@ -196,7 +198,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         campaigns=uuids,
         sections=sections,
     )
-    storage.audit.append(
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "digest.add",
@@ -245,7 +248,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError("digest list takes no arguments.", usage_of("digest list"))
-    digests = _storage(ctx).digests.list(ctx.team_id)
+    digests = await off_loop(_storage(ctx).digests.list, ctx.team_id)
     if not digests:
         return notice(
             "No digests yet. Schedule one with `/callops digest add #channel daily 08:00`.",
@@ -270,13 +273,18 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(text=plural(len(digests), "digest"), blocks=blocks)
 
 
-def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
+async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
     name = "digest pause" if paused else "digest resume"
-    digest = _require(ctx, args, name)
+    digest = await _require(ctx, args, name)
     storage = _storage(ctx)
-    storage.digests.set_paused(ctx.team_id, digest.id, paused=paused)
-    storage.audit.append(
-        ctx.team_id, ctx.user_id, name.replace(" ", "."), {"digest": digest.id}, outcome=Audit.OK
+    await off_loop(storage.digests.set_paused, ctx.team_id, digest.id, paused=paused)
+    await off_loop(
+        storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        name.replace(" ", "."),
+        {"digest": digest.id},
+        outcome=Audit.OK,
     )
     _changed(ctx)
     if paused:
@@ -294,18 +302,19 @@ def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcom
 
 
 async def pause(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, paused=True)
+    return await _set_paused(ctx, args, paused=True)
 
 
 async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
-    return _set_paused(ctx, args, paused=False)
+    return await _set_paused(ctx, args, paused=False)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
-    digest = _require(ctx, args, "digest remove")
+    digest = await _require(ctx, args, "digest remove")
     storage = _storage(ctx)
-    storage.digests.remove(ctx.team_id, digest.id)
-    storage.audit.append(
+    await off_loop(storage.digests.remove, ctx.team_id, digest.id)
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "digest.remove",
@@ -323,14 +332,15 @@ def _digests(ctx: CommandContext) -> DigestActions:
 
 
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:
-    digest = _require(ctx, args, "digest run")
+    digest = await _require(ctx, args, "digest run")
     storage = _storage(ctx)
     poster = _digests(ctx)
     now = datetime.now(UTC)
     try:
         channel = await poster.post_now(ctx.team_id, digest.id, at=now)
     except DigestPostError as exc:
-        storage.audit.append(
+        await off_loop(
+            storage.audit.append,
             ctx.team_id,
             ctx.user_id,
             "digest.run",
@@ -339,8 +349,13 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
             detail=str(exc),
         )
         raise UsageError(str(exc)) from exc
-    storage.audit.append(
-        ctx.team_id, ctx.user_id, "digest.run", {"digest": digest.id}, outcome=Audit.OK
+    await off_loop(
+        storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "digest.run",
+        {"digest": digest.id},
+        outcome=Audit.OK,
     )
     period = run_request(digest, now).period
     since = period.end.astimezone(ZoneInfo(digest.timezone))
@@ -378,10 +393,12 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     this click, posted once however often the button is clicked."""
     storage = _storage(ctx)
     digest_id, _, asked_at = click.value.partition("|")
-    digest = storage.digests.get(ctx.team_id, digest_id)
+    digest = await off_loop(storage.digests.get, ctx.team_id, digest_id)
     if digest is None:
         return error("That digest was removed.")
-    if not storage.dedup.mark_event(ctx.team_id, f"digest-up-to-now:{digest_id}:{asked_at}"):
+    if not await off_loop(
+        storage.dedup.mark_event, ctx.team_id, f"digest-up-to-now:{digest_id}:{asked_at}"
+    ):
         return notice("That digest, up to now, is posted already.")
     now = datetime.now(UTC)
     try:
@@ -389,7 +406,8 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
             ctx.team_id, digest.id, at=now, up_to_now=True, asked_by=ctx.user_id
         )
     except DigestPostError as exc:
-        storage.audit.append(
+        await off_loop(
+            storage.audit.append,
             ctx.team_id,
             ctx.user_id,
             "digest.run",
@@ -398,7 +416,8 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
             detail=str(exc),
         )
         return error(str(exc))
-    storage.audit.append(
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "digest.run",
@@ -418,7 +437,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) > 1:
         raise UsageError("Give at most one digest id.", usage)
     if args:
-        digest = _require(ctx, args, "digest preview")
+        digest = await _require(ctx, args, "digest preview")
     else:
         digest = DigestSchedule(
             id="preview",

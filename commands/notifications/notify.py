@@ -62,6 +62,7 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, escape, number, plural, truncate
 from storage import ActionKind, NotificationRoute, Storage
+from storage.offload import off_loop
 
 CALLBACK_PREFIX = "/callbacks/"
 
@@ -140,7 +141,7 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
         _no_more(rest, "list")
         return await list_routes(ctx)
     if sub == "remove":
-        return remove_route(ctx, rest)
+        return await off_loop(remove_route, ctx, rest)
     if sub in ("attach", "detach"):
         return await request_attach(ctx, rest, attach=sub == "attach")
     if sub == "rotate":
@@ -171,10 +172,12 @@ def _help_lines() -> str:
 
 async def show(ctx: CommandContext) -> Reply:
     storage = _storage(ctx)
-    url = callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+    url = callback_url(
+        _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
+    )
     campaigns = await all_campaigns(ctx.client())
     attached = [c for c in campaigns if c.callback_url == url]
-    routes = storage.routes.list(ctx.team_id)
+    routes = await off_loop(storage.routes.list, ctx.team_id)
     lines = [
         f":satellite_antenna: *This workspace's callback URL* (keep it secret):\n{code(url)}",
         (
@@ -250,7 +253,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaigns.append(pick_campaign(listing, name))
             except CampaignNotFound:
                 raise UsageError(f"No campaign is called or starts with '{name}'.", usage) from None
-    route = storage.routes.add(
+    route = await off_loop(
+        storage.routes.add,
         ctx.team_id,
         channel=channel,
         created_by=ctx.user_id,
@@ -259,7 +263,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         directions=directions,
         presskey_only=presskey,
     )
-    storage.audit.append(
+    await off_loop(
+        storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "notify.route.add",
@@ -273,7 +278,9 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         },
     )
     text = f"Route {code(route.id)} added: {describe_route(route, campaign_names(campaigns))}."
-    url = callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+    url = callback_url(
+        _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
+    )
     detached = [c for c in campaigns if c.callback_url != url]
     if detached:
         listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
@@ -305,7 +312,7 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
 
 async def list_routes(ctx: CommandContext) -> Reply:
     storage = _storage(ctx)
-    routes = storage.routes.list(ctx.team_id)
+    routes = await off_loop(storage.routes.list, ctx.team_id)
     if not routes:
         return notice(
             f"No notification routes yet. Add one with {code('/callops ' + USAGE['add'])}.",
@@ -389,12 +396,12 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     if storage is None or not env.team_id:
         raise ActionRefused("the app's database is not available here")
     public = public_base(env.public_url)
-    old_token = storage.callback_tokens.get(env.team_id)
+    old_token = await off_loop(storage.callback_tokens.get, env.team_id)
     old_url = callback_url(public, old_token) if old_token else None
     stale: list[Campaign] = []
     if old_url is not None:
         stale = [c for c in await all_campaigns(env.cc) if c.callback_url == old_url]
-    new_url = callback_url(public, storage.callback_tokens.rotate(env.team_id))
+    new_url = callback_url(public, await off_loop(storage.callback_tokens.rotate, env.team_id))
     text = "New callback URL in use; the old one stopped working. `/callops notify` shows it."
     moved: list[Campaign] = []
     failed: list[tuple[Campaign, str]] = []
@@ -436,7 +443,7 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     """Ask for a new callback URL (a confirm by default policy), offering to move the
     campaigns on the old one in the same request."""
     storage = _storage(ctx)
-    old = storage.callback_tokens.get(ctx.team_id)
+    old = await off_loop(storage.callback_tokens.get, ctx.team_id)
     stale: list[Campaign] = []
     if old:
         old_url = callback_url(_public_url(ctx), old)
@@ -468,7 +475,9 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
         raise UsageError("Name the campaign.", USAGE[sub])
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     url = (
-        callback_url(_public_url(ctx), storage.callback_tokens.get_or_create(ctx.team_id))
+        callback_url(
+            _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
+        )
         if attach
         else ""
     )

@@ -44,6 +44,11 @@ class Core:
     loop: asyncio.AbstractEventLoop | None = None
     socket_tickets: dict[str, float] = field(default_factory=dict)
     holds: Holds = field(default_factory=Holds)
+    token_rotation: bool = False
+    """The app's ``settings.token_rotation_enabled``: installs get expiring tokens and a
+    refresh token (``methods_info.oauth_v2_access``)."""
+    token_lifetime: float = 43200.0
+    """Seconds an expiring access token lives (Slack: 12 hours)."""
 
 
 @dataclass

@@ -216,6 +216,10 @@ async def apps_connections_open(core: Core, call: ApiCall) -> JSON:
 
 @api_method("oauth.v2.access", auth="none")
 async def oauth_v2_access(core: Core, call: ApiCall) -> JSON:
+    """Trades an install's ``code`` for the bot token, or (``grant_type=refresh_token``, an
+    app with token rotation on) a refresh token for a new access token and a new refresh
+    token. With rotation on, access tokens are ``xoxe.xoxb-`` tokens that expire after
+    ``expires_in`` seconds and each refresh token works once."""
     client_id, client_secret = call.basic_auth or (
         call.text("client_id") or "",
         call.text("client_secret") or "",
@@ -224,21 +228,33 @@ async def oauth_v2_access(core: Core, call: ApiCall) -> JSON:
         raise SlackError("invalid_client_id")
     if client_secret != core.client_secret:
         raise SlackError("bad_client_secret")
-    granted = core.state.oauth_codes.pop(call.text("code") or "", None)
-    if granted is None:
-        raise SlackError("invalid_code")
-    team_id, user_id = granted
+    grant_type = call.text("grant_type") or "authorization_code"
+    if grant_type == "refresh_token":
+        presented = call.required("refresh_token", "invalid_refresh_token")
+        grant = core.state.redeem_refresh_token(presented)
+        team_id, user_id = grant.team_id, grant.user_id
+    elif grant_type == "authorization_code":
+        granted = core.state.oauth_codes.pop(call.text("code") or "", None)
+        if granted is None:
+            raise SlackError("invalid_code")
+        team_id, user_id = granted
+    else:
+        raise SlackError("invalid_grant_type")
     team = core.state.team(team_id)
-    token = f"xoxb-{team.id}-{core.ids.opaque(18)}"
-    core.state.add_token(token, team_id=team.id, kind="bot")
-    return {
+    lifetime = core.token_lifetime if core.token_rotation else None
+    token, refresh = core.state.issue_bot_token(team.id, user_id, lifetime=lifetime)
+    body: JSON = {
         "app_id": core.app_id,
         "authed_user": {"id": user_id},
         "scope": "commands,chat:write,users:read,files:read,files:write,channels:read",
         "token_type": "bot",
-        "access_token": token,
+        "access_token": token.value,
         "bot_user_id": team.bot_user_id,
         "team": {"id": team.id, "name": team.name},
         "enterprise": None,
         "is_enterprise_install": False,
     }
+    if refresh is not None:
+        body["refresh_token"] = refresh.value
+        body["expires_in"] = int(lifetime or 0)
+    return body

@@ -67,6 +67,19 @@ class Token:
     """Set on a workflow step run's just-in-time token (``function_executed``)."""
     expired: bool = False
     """A just-in-time token stops working once its run is answered."""
+    expires_at: float | None = None
+    """With token rotation on, when (stand-in clock) the access token stops working."""
+
+
+@dataclass
+class RefreshGrant:
+    """A refresh token of an app with token rotation on: exchanged once for a new access
+    token and a new refresh token; used again it is refused (``invalid_refresh_token``)."""
+
+    value: str
+    team_id: str
+    user_id: str
+    used: bool = False
 
 
 @dataclass

@@ -110,7 +110,7 @@ def authenticate(core: Core, auth: str, value: str | None) -> Token | None:
         raise SlackError("invalid_auth")
     if token.revoked:
         raise SlackError("token_revoked")
-    if token.expired:
+    if token.expired or (token.expires_at is not None and core.clock.now() >= token.expires_at):
         raise SlackError("token_expired")
     if (auth == "app") != (token.kind == "app"):
         raise SlackError("not_allowed_token_type")

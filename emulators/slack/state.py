@@ -20,6 +20,7 @@ from emulators.slack.ids import IdFactory
 from emulators.slack.model import (
     JSON,
     Channel,
+    RefreshGrant,
     ResponseUrl,
     StoredFile,
     Team,
@@ -61,6 +62,7 @@ class State:
             self.triggers: dict[str, Trigger] = {}
             self.response_urls: dict[str, ResponseUrl] = {}
             self.oauth_codes: dict[str, tuple[str, str]] = {}
+            self.refresh_tokens: dict[str, RefreshGrant] = {}
 
     # ------------------------------------------------------------------ seeding
 
@@ -168,6 +170,37 @@ class State:
                 self.team(team_id).bot_tokens.append(value)
             return token
 
+    def issue_bot_token(
+        self, team_id: str, user_id: str, *, lifetime: float | None
+    ) -> tuple[Token, RefreshGrant | None]:
+        """A new bot token of ``team_id`` granted by ``user_id``'s install. With a
+        ``lifetime`` (token rotation on) it is an expiring ``xoxe.xoxb-`` token that stops
+        working ``lifetime`` seconds from now (stand-in clock), and comes with a refresh
+        token."""
+        with self._lock:
+            team = self.team(team_id)
+            if lifetime is None:
+                value = f"xoxb-{team.id}-{self.ids.opaque(18)}"
+                return self.add_token(value, team_id=team.id, kind="bot"), None
+            value = f"xoxe.xoxb-1-{team.id}-{self.ids.opaque(24)}"
+            token = self.add_token(value, team_id=team.id, kind="bot")
+            token.expires_at = self.clock.now() + lifetime
+            grant = RefreshGrant(
+                value=f"xoxe-1-{self.ids.opaque(32)}", team_id=team.id, user_id=user_id
+            )
+            self.refresh_tokens[grant.value] = grant
+            return token, grant
+
+    def redeem_refresh_token(self, value: str) -> RefreshGrant:
+        """Use a refresh token, once: a second use (or an unknown one, or one of a workspace
+        that uninstalled the app) is ``invalid_refresh_token``."""
+        with self._lock:
+            grant = self.refresh_tokens.get(value)
+            if grant is None or grant.used or grant.team_id not in self.teams:
+                raise SlackError("invalid_refresh_token")
+            grant.used = True
+            return grant
+
     def add_step_token(self, team_id: str, function_execution_id: str) -> Token:
         """A step run's just-in-time bot token: the bot's powers in ``team_id``, until the
         run is answered.  Not one of the team's installed bot tokens."""
@@ -195,6 +228,9 @@ class State:
             for token in self.tokens.values():
                 if token.team_id == team_id:
                     token.revoked = True
+            for grant in self.refresh_tokens.values():
+                if grant.team_id == team_id:
+                    grant.used = True
 
     def set_bot_member(self, channel_id: str, member: bool) -> None:
         with self._lock:

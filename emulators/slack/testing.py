@@ -79,6 +79,7 @@ class SlackStandIn:
         completions: Sequence[Completion | JSON | tuple[str, str, str]] = (),
         samples: Sequence[SampleFile] = (),
         manifest: JSON | None = None,
+        token_rotation: bool = False,
     ) -> None:
         if host not in {"127.0.0.1", "localhost", "::1"}:
             raise ValueError("the stand-in only listens on loopback")
@@ -103,6 +104,7 @@ class SlackStandIn:
             client_secret=client_secret or secrets.token_hex(16),
             workflows=Workflows(self.clock, ids, self.bus),
         )
+        self.core.token_rotation = token_rotation
         if manifest is not None:
             self.core.workflows.install(manifest)
         self.hub = SocketHub(self.core)
@@ -146,6 +148,14 @@ class SlackStandIn:
         """The app's manifest, as Slack knows it: its Workflow Builder steps
         (``functions``) and its shortcuts (``features.shortcuts``)."""
         self.core.workflows.install(manifest)
+
+    def approve_install(self, team: str = TEAM, user: str = SUPERVISOR) -> str:
+        """What ``user`` approving the install on the authorize page hands the app: a code
+        for ``oauth.v2.access`` (for tests that do not drive a browser through the page)."""
+        self.core.state.team(team)
+        code = self.core.ids.opaque(18)
+        self.core.state.oauth_codes[code] = (team, user)
+        return code
 
     @property
     def oauth_authorize_url(self) -> str:

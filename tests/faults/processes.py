@@ -71,6 +71,9 @@ class Deployment:
             "CALLOPS_SECRET_KEY": self.secret_key,
             "CALLOPS_TIMEZONE": "Asia/Ho_Chi_Minh",
             "PYTHONUNBUFFERED": "1",
+            # A store call made on the event loop raises (storage.offload): the process
+            # would fail that request, and the test that sent it.
+            "CALLOPS_LOOP_GUARD": "strict",
             **self.extra_env,
         }
         return {name: value for name, value in env.items() if value}

@@ -1,0 +1,82 @@
+"""A click and a form while another connection holds the database's write lock.
+
+Slack never resends a click or a submission, so the request guard lets them through
+with their replay claim pending (``bot/request_guard.py``): the click is acknowledged at
+once and the person is told the database is busy and nothing was changed; the form's
+answer (its acknowledgement) says so on its first field within Slack's 3 seconds and the
+form stays open. Once the lock is gone the same click and the same form do their work.
+The fault suite (``tests/faults/test_locked_database.py``) does the same for commands,
+events and callbacks against a real process.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bot.runtime import Runtime
+from bot.settings import Settings
+from commands.dispatch import DATABASE_BUSY
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_connect_e2e import open_connect_form, top_view, unconnected
+
+__all__ = ["unconnected"]  # the fixture of an app not yet connected
+
+ACK_LIMIT = 1.0
+
+
+@contextmanager
+def write_lock_held(settings: Settings) -> Iterator[None]:
+    """Another connection to the app's file in ``BEGIN EXCLUSIVE`` (an admin's sqlite3)."""
+    other = sqlite3.connect(Path(settings.callops_db), timeout=10, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+async def test_a_click_under_a_held_lock_is_acked_at_once_and_told_the_database_is_busy(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
+) -> None:
+    question = await ask(slack, "disconnect")
+    with write_lock_held(settings):
+        click = await slack.driver.block_action(
+            user=SUPERVISOR, action_id="workspace_disconnect", ephemeral_ts=question["ts"]
+        )
+        assert click.status == 200 and click.ack_seconds < ACK_LIMIT, click.ack_seconds
+        told = await slack.wait_for_ephemeral(
+            SUPERVISOR, lambda m: DATABASE_BUSY in shown(m), within=15
+        )
+    assert "Something went wrong" not in shown(told)
+    assert app.storage.workspaces.api_key(TEAM) == pbx.api_key  # nothing was changed
+
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="workspace_disconnect", ephemeral_ts=question["ts"]
+    )
+    await slack.wait_for_ephemeral(SUPERVISOR, lambda m: "disconnected this workspace" in shown(m))
+    assert app.storage.workspaces.api_key(TEAM) is None
+
+
+async def test_a_form_under_a_held_lock_stays_open_saying_the_database_is_busy(
+    unconnected: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
+) -> None:
+    view = await open_connect_form(slack)
+    values = {"base_url": pbx.base_url, "api_key": pbx.api_key}
+    with write_lock_held(settings):
+        submitted = await slack.driver.view_submission(view["id"], values)
+        assert submitted.status == 200 and submitted.ack_seconds < ACK_LIMIT
+        errors = slack.view_errors(view["id"])
+        assert DATABASE_BUSY in " ".join(errors.values()), errors
+    assert top_view(slack, SUPERVISOR) is not None  # the form is still open
+    assert unconnected.storage.workspaces.api_key(TEAM) is None  # nothing was changed
+
+    again = await slack.driver.view_submission(view["id"], values)
+    assert again.in_time
+    assert slack.views(SUPERVISOR) == []  # the form closed
+    assert unconnected.storage.workspaces.api_key(TEAM) == pbx.api_key
