@@ -15,7 +15,6 @@ import logging
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.installation_store import (
@@ -24,6 +23,9 @@ from bot.installation_store import (
     StoredOAuthStateStore,
 )
 from bot.listeners import register_all
+from bot.listeners.context import name_the_work
+from bot.metrics import Metrics
+from bot.metrics_hooks import slack_retry_handlers
 from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -55,12 +57,13 @@ def authorize_url(api_url: str) -> str:
     return base + "/oauth/v2/authorize"
 
 
-def web_client(api_url: str, token: str | None = None) -> AsyncWebClient:
-    """Every Web API client of the app: Slack's 429s are retried after Retry-After."""
+def web_client(
+    api_url: str, token: str | None = None, *, metrics: Metrics | None = None
+) -> AsyncWebClient:
+    """Every Web API client of the app: Slack's 429s are retried after Retry-After, and
+    each call is counted in ``metrics`` (Bolt's per-request clients copy the handlers)."""
     return AsyncWebClient(
-        token=token,
-        base_url=api_url,
-        retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
+        token=token, base_url=api_url, retry_handlers=slack_retry_handlers(metrics)
     )
 
 
@@ -75,8 +78,9 @@ def create_app(rt: Runtime) -> AsyncApp:
     oauth = settings.slack_client_id and settings.slack_client_secret
     if bot_token:
         app = AsyncApp(
-            client=web_client(settings.slack_api_url, bot_token),
+            client=web_client(settings.slack_api_url, bot_token, metrics=rt.metrics),
             signing_secret=signing_secret,
+            before_authorize=name_the_work,
         )
     elif oauth and settings.slack_client_id and settings.slack_client_secret is not None:
         client_secret = settings.slack_client_secret.get_secret_value()
@@ -96,8 +100,9 @@ def create_app(rt: Runtime) -> AsyncApp:
                 client_id=settings.slack_client_id, client_secret=client_secret
             )
         app = AsyncApp(
-            client=web_client(settings.slack_api_url),
+            client=web_client(settings.slack_api_url, metrics=rt.metrics),
             signing_secret=signing_secret,
+            before_authorize=name_the_work,
             oauth_settings=oauth_settings,
         )
     else:

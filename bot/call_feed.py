@@ -41,6 +41,7 @@ import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
 
+from bot import logs
 from bot.posting import BotClients
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
@@ -279,6 +280,7 @@ class CallFeed:
         task.add_done_callback(self._tasks.discard)
 
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+        logs.begin(team=head.team_id, name="call_feed")  # this task's own context
         store = self._storage.call_feed
         renewing = asyncio.get_running_loop().create_task(self._renew(head.seq))
         try:
@@ -376,8 +378,12 @@ class CallFeed:
             waited = time.time() - head.received_at
             if waited < OUTCOME_WAIT and await off_loop(store.push_in_flight, head.team_id):
                 raise _Retry(now + OUTCOME_RECHECK, "push not recorded yet")
-            await off_loop(store.remove, head.seq)  # not pushed from Slack: nothing to append to
-            return
+            # The push may have finished between the two reads (its result and its end are
+            # stored together): look once more before deciding it was not pushed from Slack.
+            pushed = await off_loop(store.pushed_message, head.team_id, head.record_id)
+            if pushed is None:
+                await off_loop(store.remove, head.seq)  # nothing to append to
+                return
         lane = (head.team_id, pushed.channel)
         if self._next_ok.get(lane, 0.0) > now:
             raise _Retry(self._next_ok[lane], "channel pace")

@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
-from bot import bounded_json
+from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import matching_channels
@@ -125,6 +125,7 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
         if team is None:
             log.info("callback to an unknown callback URL refused")
             return _answer(404, "unknown_callback_url")
+        logs.describe(team=team, name="callback")
         if request.content_length is not None and request.content_length > MAX_BODY:
             log.info("team %s: callback of %d bytes refused", team, request.content_length)
             return _answer(413, "payload_too_large", limit=MAX_BODY)

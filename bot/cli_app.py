@@ -10,7 +10,9 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
+from bot import logs, metrics_http
 from bot.app import ConfigurationError
+from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving, socket_mode
 from bot.settings import Settings
@@ -39,6 +41,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "scheduler",
         help="run only the digest and alert scheduler (pair with `serve --no-scheduler`)",
     )
+    scheduler.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve this process's metrics at http://<host>:<port>/metrics (Prometheus)",
+    )
+    scheduler.add_argument(
+        "--metrics-host",
+        default="0.0.0.0",  # noqa: S104 - a scrape target listens
+        help="address of the metrics server (with --metrics-port)",
+    )
     scheduler.set_defaults(func=_scheduler)
     demo = sub.add_parser(
         "demo",
@@ -56,7 +69,7 @@ async def serve_forever(
         log.info("callops listening on %s%s", url, EVENTS_PATH)
         print(
             f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz, "
-            f"ready {url}/readyz",
+            f"ready {url}/readyz, metrics {url}{METRICS_PATH}",
             flush=True,
         )
         await asyncio.Event().wait()
@@ -69,10 +82,16 @@ async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
         await asyncio.Event().wait()
 
 
-async def scheduler_forever(settings: Settings) -> None:
+async def scheduler_forever(
+    settings: Settings,
+    *,
+    metrics_host: str = "0.0.0.0",  # noqa: S104 - a scrape target listens
+    metrics_port: int | None = None,
+) -> None:
     """``callops scheduler``: only the scheduler, for a deployment whose web processes run
     with ``--no-scheduler`` (one scheduler in all; a second one would post nothing twice,
-    but would fetch everything twice)."""
+    but would fetch everything twice).  With ``metrics_port``, its metrics (digests
+    posted and failed, the call-center and Slack calls they made) are served there."""
     if settings.slack_bot_token is None and not settings.slack_client_id:
         raise ConfigurationError(
             "callops scheduler posts as the bot: set SLACK_BOT_TOKEN (one workspace), or "
@@ -82,9 +101,16 @@ async def scheduler_forever(settings: Settings) -> None:
     try:
         rt.scheduler.start()
         try:
-            count = len(await off_loop(rt.storage.digests.active))
-            print(f"callops: scheduler running ({count} active digests)", flush=True)
-            await asyncio.Event().wait()
+            async with contextlib.AsyncExitStack() as stack:
+                where = ""
+                if metrics_port is not None:
+                    url = await stack.enter_async_context(
+                        metrics_http.serving(rt.metrics, metrics_host, metrics_port)
+                    )
+                    where = f", metrics {url}"
+                count = len(await off_loop(rt.storage.digests.active))
+                print(f"callops: scheduler running ({count} active digests{where})", flush=True)
+                await asyncio.Event().wait()
         finally:
             await rt.scheduler.stop()
     finally:
@@ -92,8 +118,8 @@ async def scheduler_forever(settings: Settings) -> None:
         rt.storage.close()
 
 
-def _run(work: Coroutine[Any, Any, None]) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+def _run(work: Coroutine[Any, Any, None], settings: Settings) -> int:
+    logs.configure(settings.callops_log_format, settings.secret_values())
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(work)
@@ -104,15 +130,23 @@ def _run(work: Coroutine[Any, Any, None]) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    return _run(serve_forever(Settings(), args.host, args.port, scheduler=not args.no_scheduler))
+    settings = Settings()
+    return _run(
+        serve_forever(settings, args.host, args.port, scheduler=not args.no_scheduler), settings
+    )
 
 
 def _socket(args: argparse.Namespace) -> int:
-    return _run(socket_forever(Settings(), scheduler=not args.no_scheduler))
+    settings = Settings()
+    return _run(socket_forever(settings, scheduler=not args.no_scheduler), settings)
 
 
 def _scheduler(args: argparse.Namespace) -> int:
-    return _run(scheduler_forever(Settings()))
+    settings = Settings()
+    work = scheduler_forever(
+        settings, metrics_host=args.metrics_host, metrics_port=args.metrics_port
+    )
+    return _run(work, settings)
 
 
 def _demo(args: argparse.Namespace) -> int:

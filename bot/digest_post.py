@@ -26,6 +26,7 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
+from bot.metrics import Metrics
 from bot.posting import BotClients, ChannelPace
 from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
@@ -105,8 +106,10 @@ class DigestPoster:
         bots: BotClients,
         *,
         pace: ChannelPace | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._storage = storage
+        self._metrics = metrics
         self._services = services
         self.bots = bots
         self.pace = pace or ChannelPace()
@@ -154,7 +157,22 @@ class DigestPoster:
     ) -> Posted:
         """Build and post ``digest`` as ``request`` describes it, its chart after it; a
         scheduled slot's post names the slot in its metadata, so a post whose answer was
-        lost can be found in the channel instead of posted again."""
+        lost can be found in the channel instead of posted again.  Counted in
+        ``callops_digests`` by trigger (a slot: scheduled; else manual) and outcome."""
+        trigger = "manual" if slot is None else "scheduled"
+        try:
+            posted = await self._post_request(digest, request, slot)
+        except BaseException:
+            if self._metrics is not None:
+                self._metrics.digests.labels(trigger, "failed").inc()
+            raise
+        if self._metrics is not None:
+            self._metrics.digests.labels(trigger, "posted").inc()
+        return posted
+
+    async def _post_request(
+        self, digest: DigestSchedule, request: DigestRequest, slot: datetime | None
+    ) -> Posted:
         cc = await self.service(digest.team_id)
         content = await build_digest(cc, request)
         ts = await self.post_reply(

@@ -48,6 +48,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
 from callcenter import errors
 from commands.digests import alerts as alert_rules
@@ -164,6 +165,7 @@ class DigestScheduler:
         if task is not None:
             self._ticks.add(task)
         try:
+            logs.begin(name="scheduler")  # this tick's log lines, one correlation id
             now = self._clock()
             report = await self.run_due(now)
             if report.due or report.recovered:
@@ -343,6 +345,7 @@ class DigestScheduler:
         return settled
 
     async def _post_claimed(self, digest: DigestSchedule, slot: datetime, key: str) -> str:
+        logs.begin(team=digest.team_id, name="digest")  # one slot is one job
         try:
             async with asyncio.timeout(self._timeout):
                 posted = await self.poster.post(digest, slot)

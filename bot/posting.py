@@ -20,9 +20,10 @@ import time
 from collections.abc import Awaitable, Callable
 
 import aiohttp
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.metrics import Metrics
+from bot.metrics_hooks import slack_retry_handlers
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
 from storage import Storage, off_loop
@@ -36,11 +37,17 @@ short bursts)."""
 
 class BotClients:
     def __init__(
-        self, settings: Settings, storage: Storage, refresher: TokenRefresher | None = None
+        self,
+        settings: Settings,
+        storage: Storage,
+        refresher: TokenRefresher | None = None,
+        *,
+        metrics: Metrics | None = None,
     ) -> None:
         self._settings = settings
         self._storage = storage
         self._refresher = refresher
+        self._metrics = metrics
         self._clients: dict[str, AsyncWebClient] = {}
         """One client per team, replaced when the team's token changes (rotation)."""
         self._session: aiohttp.ClientSession | None = None
@@ -72,7 +79,7 @@ class BotClients:
                 token=token,
                 base_url=self._settings.slack_api_url,
                 session=self._session,
-                retry_handlers=[AsyncRateLimitErrorRetryHandler(max_retry_count=3)],
+                retry_handlers=slack_retry_handlers(self._metrics),
             )
             self._clients[team_id] = client
         return client

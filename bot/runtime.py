@@ -15,11 +15,13 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import logs
 from bot.background import BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
 from bot.messenger import WebApiMessenger
+from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
 from bot.roles import RoleResolver
 from bot.service_clients import Binding, ServiceClients
@@ -50,6 +52,8 @@ class Runtime:
     call_feed: CallFeed
     """Posts queued call records as cards while started (by the HTTP server, beside its
     receiver)."""
+    metrics: Metrics
+    """This process's metrics (``/metrics``); the database's figures read at each scrape."""
     tokens: TokenRefresher | None = None
     """Refreshes rotating Slack bot tokens, for Bolt and for ``bots`` alike (None for a
     single-workspace bot token, which does not rotate)."""
@@ -67,11 +71,15 @@ class Runtime:
     @classmethod
     def build(cls, settings: Settings, storage: Storage) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
-        clients = ServiceClients(storage, settings)
+        for secret in settings.secret_values():
+            logs.remember_secret(secret)  # kept out of every log line from here on
+        metrics = Metrics()
+        metrics.watch_database(lambda: database_figures(storage))
+        clients = ServiceClients(storage, settings, metrics=metrics)
         tokens = TokenRefresher.from_settings(settings, storage)
-        bots = BotClients(settings, storage, tokens)
+        bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        digests = DigestPoster(storage, clients, bots)
+        digests = DigestPoster(storage, clients, bots, metrics=metrics)
         return cls(
             settings=settings,
             storage=storage,
@@ -82,6 +90,7 @@ class Runtime:
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, zones),
+            metrics=metrics,
             tokens=tokens,
         )
 
@@ -150,3 +159,11 @@ class Runtime:
         await self.background.close()
         await self.clients.close()
         await self.bots.close()
+
+
+def database_figures(storage: Storage) -> DatabaseFigures:
+    """The shared figures ``/metrics`` shows (blocking: read off the event loop)."""
+    depth, oldest = storage.call_feed.depth_and_oldest()
+    age = max(0.0, storage.clock() - oldest) if oldest is not None else 0.0
+    approvals = {str(state): n for state, n in storage.approvals.count_by_state().items()}
+    return DatabaseFigures(queue_depth=depth, queue_oldest_age=age, approvals=approvals)

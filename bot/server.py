@@ -17,10 +17,11 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 
-from bot import health
+from bot import health, metrics_http
 from bot.app import create_app
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
+from bot.observe import request_middleware
 from bot.request_guard import SlackRequestGuard
 from bot.runtime import Runtime
 
@@ -33,17 +34,21 @@ def build_web_app(
     rt: Runtime, app: AsyncApp, readiness: health.Readiness | None = None
 ) -> web.Application:
     """Bolt's aiohttp server (``/slack/events``, ``/slack/install``, ``/slack/oauth_redirect``)
-    behind the request guard, with ``/healthz``, ``/readyz`` and the call-record receiver
-    ``/callbacks/{token}`` added; the call feed runs while it serves."""
+    behind the request guard, with ``/healthz``, ``/readyz``, ``/metrics`` and the
+    call-record receiver ``/callbacks/{token}`` added; the call feed runs while it serves.
+    Every request gets a correlation id for its log lines, and each answer on
+    ``/slack/events`` is timed (``bot.observe``), guard included."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     web_app = server.web_app
     secret = rt.settings.slack_signing_secret
     guard = SlackRequestGuard(
         secret.get_secret_value() if secret else None, rt.storage.dedup, path=EVENTS_PATH
     )
+    web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.append(guard.middleware)
     readiness = readiness or health.Readiness(rt.storage)
     health.install(web_app, readiness)
+    metrics_http.install(web_app, rt.metrics)
 
     async def close_runtime(_: web.Application) -> None:
         await rt.close()

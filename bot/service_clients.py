@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from bot import logs
+from bot.metrics import Metrics
+from bot.metrics_hooks import CountingTransport
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
@@ -34,10 +37,18 @@ class Binding:
 
 
 class ServiceClients:
-    def __init__(self, storage: Storage, settings: Settings, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        settings: Settings,
+        *,
+        timeout: float = 10.0,
+        metrics: Metrics | None = None,
+    ) -> None:
         self._storage = storage
         self._settings = settings
         self._timeout = timeout
+        self._metrics = metrics
         self._clients: dict[str, tuple[str, CallCenter]] = {}
 
     def binding(self, team_id: str) -> Binding | None:
@@ -70,12 +81,16 @@ class ServiceClients:
         cache: TokenCache | None = (
             WorkspaceTokenCache(self._storage.workspaces, team_id) if binding.stored else None
         )
+        logs.remember_secret(binding.api_key)
+        transport: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(verify=_tls_context())
+        if self._metrics is not None:
+            transport = CountingTransport(transport, self._metrics)
         client = CallCenter(
             binding.base_url,
             binding.api_key,
             timeout=self._timeout,
             token_cache=cache,
-            transport=httpx.AsyncHTTPTransport(verify=_tls_context()),
+            transport=transport,
         )
         self._clients[team_id] = (fingerprint, client)
         if cached is not None:

@@ -5,6 +5,8 @@ Names are the public contract in DESIGN.md; nothing else in the code reads ``os.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -24,7 +26,12 @@ class Settings(BaseSettings):
     )
     slack_api_url: str = "https://slack.com/api/"
 
-    callops_db: str = "callops.db"
+    callops_db: str = Field(
+        default="callops.db",
+        repr=False,
+        description="A SQLite path or a postgresql:// URL (its password is a secret: kept "
+        "out of the settings' repr, and the log filter blanks URL passwords).",
+    )
     callops_secret_key: SecretStr | None = Field(
         default=None,
         description="Fernet key(s) for secrets at rest; comma-separated, newest first.",
@@ -37,6 +44,25 @@ class Settings(BaseSettings):
         default="http://localhost:3000",
         description="Where the service can reach this app (the callback URL's base).",
     )
+
+    callops_log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log lines as text, or as JSON objects (one per line) for a collector.",
+    )
+
+    def secret_values(self) -> list[str]:
+        """Every secret value this process was given, for the log filter to blank out."""
+        values = [*self.secret_keys]
+        for secret in (
+            self.slack_bot_token,
+            self.slack_signing_secret,
+            self.slack_app_token,
+            self.slack_client_secret,
+            self.callops_api_key,
+        ):
+            if secret is not None:
+                values.append(secret.get_secret_value())
+        return values
 
     @property
     def secret_keys(self) -> list[str]:

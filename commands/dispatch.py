@@ -330,7 +330,9 @@ def failure(
         return database_busy()
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
-    return error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    reply = error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    reply.kind = "failed"
+    return reply
 
 
 def _guarded_fill(
@@ -409,4 +411,6 @@ def database_busy() -> Reply:
 
 def service_failure(exc: errors.CallCenterError) -> Reply:
     """A failed read, as the reply to the command that needed it."""
-    return notice(describe_failure(exc).text, emoji=":x:")
+    reply = notice(describe_failure(exc).text, emoji=":x:")
+    reply.kind = "service_error"
+    return reply

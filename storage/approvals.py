@@ -71,6 +71,7 @@ _PENDING = "pending"
 
 _GET = select(approvals).where(*_THIS)
 _TEAMS_WITH_PENDING = select(_A.team_id).distinct().where(_A.state == _PENDING).order_by(_A.team_id)
+_BY_STATE = select(_A.state, func.count().label("n")).group_by(_A.state)
 _CREATE = insert(approvals)
 _ATTACH = (
     update(approvals)
@@ -259,6 +260,13 @@ class ApprovalStore:
         """Team ids that have pending requests (only ids: the expiry sweep visits each team)."""
         rows = self._db.all(_TEAMS_WITH_PENDING)
         return [r["team_id"] for r in rows]
+
+    def count_by_state(self) -> dict[ApprovalState, int]:
+        """Requests of every workspace by state, each state present (0 when none)."""
+        counts = dict.fromkeys(ApprovalState, 0)
+        for row in self._db.all(_BY_STATE):
+            counts[ApprovalState(row["state"])] = int(row["n"])
+        return counts
 
     # -- transitions ---------------------------------------------------------------------
 

@@ -138,6 +138,7 @@ _POSTPONE = (
 )
 _PENDING_ALL = select(func.count()).select_from(callback_queue)
 _PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
+_QUEUE_STATS = select(func.count().label("depth"), func.min(_Q.received_at).label("oldest"))
 _CLEAR = delete(callback_queue)
 _R = notification_routes.c
 _ROUTES = select(_R.id, _R.created_at).where(_R.team_id == bindparam("team_id"))
@@ -294,6 +295,14 @@ class CallFeedStore:
         if team_id is None:
             return int(self._db.scalar(_PENDING_ALL))
         return int(self._db.scalar(_PENDING_TEAM, {"team_id": team_id}))
+
+    def depth_and_oldest(self) -> tuple[int, float | None]:
+        """Posts waiting in the queue (every workspace) and when the oldest of them was
+        received (None when none waits), in one read: the metrics page shows both."""
+        row = self._db.first(_QUEUE_STATS)
+        if row is None or not row["depth"]:
+            return 0, None
+        return int(row["depth"]), float(row["oldest"])
 
     def clear(self) -> int:
         """Drop every queued post of every workspace (benchmarks reset between runs)."""

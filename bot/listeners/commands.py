@@ -24,6 +24,7 @@ from slack_bolt.response import BoltResponse
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.observe import command_name, outcome_label
 from bot.runtime import Runtime
 from commands.dispatch import database_busy, dispatch
 from commands.kernel.reply import Reply, error
@@ -33,9 +34,8 @@ log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
-    async def run(
-        command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
-    ) -> None:
+    async def run(command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext) -> str:
+        """Run the command and deliver its outcome; returns the outcome's label."""
         ctx = await builder(context).build()
         outcome = await dispatch(ctx, command.get("text") or "")
         surface = Surface(
@@ -45,6 +45,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             private_metadata=json.dumps({"channel": command.get("channel_id")}),
         )
         await deliver(outcome, surface, ctx)
+        return outcome_label(outcome)
 
     async def tell(respond: AsyncRespond, reply: Reply) -> None:
         await respond(**reply.payload())
@@ -52,11 +53,15 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def run_reporting(
         command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
+        name = command_name(command.get("text") or "")
         try:
             if not await builder(context).claimed(functools.partial(tell, respond)):
                 return  # a replay, or the database too busy to tell (the person was told)
-            await run(command, respond, context)
+            outcome = await run(command, respond, context)
+            rt.metrics.commands.labels(name, outcome).inc()
+            log.info("/callops %s: %s", name, outcome)
         except StorageBusyError:
+            rt.metrics.commands.labels(name, "busy").inc()
             # Building the context (the person's role) could not get the database.
             log.warning("/callops: the database is busy; nothing was done")
             try:
@@ -64,9 +69,10 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             except Exception:
                 log.exception("could not tell the user that the database is busy")
         except Exception:
+            rt.metrics.commands.labels(name, "failed").inc()
             # dispatch turns every expected failure into a message; this is a bug, and the
             # person who typed the command still deserves an answer rather than silence.
-            log.exception("/callops %r failed", (command.get("text") or "").split(" ")[0])
+            log.exception("/callops %s failed", name)
             try:
                 await respond(
                     **error("Something went wrong in callops; it has been logged.").payload()

@@ -23,6 +23,8 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import logs
+from bot.observe import work_name
 from bot.request_guard import PENDING_CLAIM, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
@@ -110,6 +112,17 @@ def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
         if isinstance(meta, dict) and meta.get("channel"):
             return str(meta["channel"])
     return None
+
+
+async def name_the_work(
+    body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
+) -> None:
+    """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
+    of this request on its log lines, from before Bolt asks Slack who the bot is.  Over
+    HTTP the request already has its correlation id (``bot.observe``); over Socket Mode
+    it gets one here."""
+    logs.begin(team=context.team_id, name=work_name(body), keep_id=True)
+    await next()
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:

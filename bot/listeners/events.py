@@ -13,6 +13,7 @@ from slack_bolt.response import BoltResponse
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.observe import counted
 from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER
 from bot.runtime import Runtime
 from commands.kernel.reply import PublishHome
@@ -55,9 +56,10 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("tab", "home") != "home":
             return
-        ctx = await builder(context).build()
-        messenger = ctx.messenger or WebApiMessenger(builder(context).client)
-        await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
+        with counted(rt.metrics, "event", "app_home_opened"):
+            ctx = await builder(context).build()
+            messenger = ctx.messenger or WebApiMessenger(builder(context).client)
+            await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
 
     async def wipe(team: str, reason: str) -> None:
         # API key, cached tokens, installations and callback token in one transaction,
@@ -80,12 +82,14 @@ def register(app: AsyncApp, rt: Runtime) -> None:
 
     @app.event("app_uninstalled")
     async def uninstalled(body: dict[str, Any]) -> None:
-        await wipe(body["team_id"], "app_uninstalled")
+        with counted(rt.metrics, "event", "app_uninstalled"):
+            await wipe(body["team_id"], "app_uninstalled")
 
     @app.event("tokens_revoked")
     async def revoked(event: dict[str, Any], body: dict[str, Any]) -> None:
         if (event.get("tokens") or {}).get("bot"):
-            await wipe(body["team_id"], "tokens_revoked")
+            with counted(rt.metrics, "event", "tokens_revoked"):
+                await wipe(body["team_id"], "tokens_revoked")
         else:
             # callops asks for no user scopes, so only the bot token matters.
             log.info("user tokens revoked in %s; nothing to wipe", body["team_id"])

@@ -27,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.delivery import StepAnswer, Surface, answerable, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
+from bot.observe import click_name, counted, shortcut_name, step_name, submission_name
 from bot.request_guard import SUBMISSION_LOCK_WAIT
 from bot.runtime import Runtime
 from commands.dispatch import (
@@ -63,20 +64,23 @@ async def on_click(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
-    if not await builder(context).claimed(_teller(respond)):
+    found = builder(context)
+    if not await found.claimed(_teller(respond)):
         return
-    ctx = await builder(context).build()
     click = Click.from_payload(body, action)
-    outcome = await dispatch_click(ctx, click)
-    messenger = ctx.messenger or WebApiMessenger(builder(context).client)
-    surface = Surface(
-        messenger=messenger,
-        respond=answerable(respond),
-        trigger_id=click.trigger_id,
-        private_metadata=json.dumps({"channel": ctx.channel_id}),
-        view_id=click.view_id,
-    )
-    await deliver(outcome, surface, ctx)
+    with counted(found.rt.metrics, "click", click_name(click.action_id)) as tally:
+        ctx = await found.build()
+        outcome = await dispatch_click(ctx, click)
+        tally.record(outcome)
+        messenger = ctx.messenger or WebApiMessenger(found.client)
+        surface = Surface(
+            messenger=messenger,
+            respond=answerable(respond),
+            trigger_id=click.trigger_id,
+            private_metadata=json.dumps({"channel": ctx.channel_id}),
+            view_id=click.view_id,
+        )
+        await deliver(outcome, surface, ctx)
 
 
 async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -93,15 +97,19 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
         else:
             await ack()  # a replay: answered, and nothing more
         return
-    ctx = await builder(context).build()
-    problems = await validate_submission(ctx, submission)
-    if problems is not None:
-        await ack(response_action="errors", errors=problems.errors)
-        return
-    await ack()
-    outcome = await dispatch_submission(ctx, submission)
-    messenger = ctx.messenger or WebApiMessenger(builder(context).client)
-    await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
+    found = builder(context)
+    with counted(found.rt.metrics, "submission", submission_name(submission.callback_id)) as tally:
+        ctx = await found.build()
+        problems = await validate_submission(ctx, submission)
+        if problems is not None:
+            tally.record(problems)
+            await ack(response_action="errors", errors=problems.errors)
+            return
+        await ack()
+        outcome = await dispatch_submission(ctx, submission)
+        tally.record(outcome)
+        messenger = ctx.messenger or WebApiMessenger(found.client)
+        await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
 
 
 async def on_shortcut(
@@ -111,19 +119,22 @@ async def on_shortcut(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
-    if not await builder(context).claimed(_teller(respond)):
+    found = builder(context)
+    if not await found.claimed(_teller(respond)):
         return
-    ctx = await builder(context).build()
     shortcut = Shortcut.from_payload(body)
-    outcome = await dispatch_shortcut(ctx, shortcut)
-    messenger = ctx.messenger or WebApiMessenger(builder(context).client)
-    surface = Surface(
-        messenger=messenger,
-        respond=answerable(respond),
-        trigger_id=shortcut.trigger_id,
-        private_metadata=json.dumps({"channel": ctx.channel_id}),
-    )
-    await deliver(outcome, surface, ctx)
+    with counted(found.rt.metrics, "shortcut", shortcut_name(shortcut.callback_id)) as tally:
+        ctx = await found.build()
+        outcome = await dispatch_shortcut(ctx, shortcut)
+        tally.record(outcome)
+        messenger = ctx.messenger or WebApiMessenger(found.client)
+        surface = Surface(
+            messenger=messenger,
+            respond=answerable(respond),
+            trigger_id=shortcut.trigger_id,
+            private_metadata=json.dumps({"channel": ctx.channel_id}),
+        )
+        await deliver(outcome, surface, ctx)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
@@ -137,17 +148,19 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         run = StepRun.from_event(event, token=context.function_bot_access_token)
         team = context.team_id or ""
         client = await rt.bots.get(team) or client
-        if run.user_id:
-            ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
-        else:
-            ctx = await rt.system_context(client, team)
-        outcome = await dispatch_step(ctx, run)
-        surface = Surface(
-            messenger=ctx.messenger or WebApiMessenger(client),
-            respond=None,
-            step=StepAnswer(complete=complete, fail=fail),
-        )
-        await deliver(outcome, surface, ctx)
+        with counted(rt.metrics, "step", step_name(run.callback_id)) as tally:
+            if run.user_id:
+                ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
+            else:
+                ctx = await rt.system_context(client, team)
+            outcome = await dispatch_step(ctx, run)
+            tally.record(outcome)
+            surface = Surface(
+                messenger=ctx.messenger or WebApiMessenger(client),
+                respond=None,
+                step=StepAnswer(complete=complete, fail=fail),
+            )
+            await deliver(outcome, surface, ctx)
 
     for click in INTERACTIONS.clicks:
         app.action(click.pattern())(on_click)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.models.views import View
@@ -21,6 +21,11 @@ MAX_MESSAGE_BLOCKS = 50
 SECTION_TEXT_LIMIT = 3000
 
 
+ReplyKind = Literal["ok", "error", "service_error", "failed"]
+"""``error``: bad input or a refusal; ``service_error``: the call-center service failed;
+``failed``: a bug (logged with its ref)."""
+
+
 @dataclass
 class Reply:
     text: str
@@ -29,6 +34,8 @@ class Reply:
     _: KW_ONLY
     ephemeral: bool = True
     replace_original: bool = False
+    kind: ReplyKind = "ok"
+    """What the reply says happened, for the operator's counts (never shown to Slack)."""
 
     def payload(self) -> dict[str, Any]:
         """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by to_dict)."""
@@ -165,7 +172,9 @@ def error(what: str, how: str | None = None) -> Reply:
     if how:
         body += f"\nUsage: `/callops {escape(how)}`"
         body += f"\n_Names and values with spaces: `/callops help {WRITING_TOPIC}`_"
-    return _one_section(body)
+    reply = _one_section(body)
+    reply.kind = "error"
+    return reply
 
 
 WRITING_TOPIC = "writing"

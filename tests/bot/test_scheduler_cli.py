@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+import httpx
 import pytest
 from cryptography.fernet import Fernet
 
@@ -54,3 +55,37 @@ async def test_the_scheduler_process_runs_until_stopped(
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert "0 active digests" in seen
+
+
+async def test_the_scheduler_serves_its_metrics_when_asked(
+    tmp_path: Path, slack: SlackStandIn, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``callops scheduler --metrics-port``: the digests it posts are counted where a
+    Prometheus server can scrape them (port 0 here: any free one)."""
+    assert build_parser().parse_args(["scheduler", "--metrics-port", "9108"]).metrics_port == 9108
+    settings = Settings(
+        _env_file=None,
+        slack_bot_token=slack.bot_token(),
+        slack_api_url=slack.api_url,
+        callops_db=str(tmp_path / "callops.db"),
+        callops_secret_key=Fernet.generate_key().decode(),
+    )
+    task = asyncio.create_task(
+        scheduler_forever(settings, metrics_host="127.0.0.1", metrics_port=0)
+    )
+    seen = ""
+    try:
+        async with asyncio.timeout(10):
+            while "scheduler running" not in seen:
+                await asyncio.sleep(0.02)  # waiting for the start-up line
+                seen += capsys.readouterr().out
+        url = seen.split("metrics ", 1)[1].split(")", 1)[0]
+        async with httpx.AsyncClient() as http:
+            page = await http.get(url)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    assert page.status_code == 200
+    assert "# TYPE callops_digests_total counter" in page.text
+    assert "callops_callback_queue_depth 0.0" in page.text
