@@ -365,7 +365,10 @@ class CallFeed:
             self._failed(head, channel, exc)
         if subject and root is None and ts:
             await off_loop(store.set_thread_root, team, channel, day, subject, ts)
-        await off_loop(store.remove, head.seq)
+        # The channel's next card waits a full interval after Slack answered this one,
+        # whichever process posts it: Slack counts arrivals, and another replica's post
+        # must not arrive sooner than the pace allows however long this one took.
+        await off_loop(store.remove, head.seq, lane_free_at=self._clock() + self._interval)
         self.posted += 1
 
     async def _post_outcome(self, head: QueuedRecord) -> None:

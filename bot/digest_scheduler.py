@@ -167,7 +167,20 @@ class DigestScheduler:
         try:
             logs.begin(name="scheduler")  # this tick's log lines, one correlation id
             now = self._clock()
-            await self.run_due(now)
+            report = await self.run_due(now)
+            if report.due or report.recovered:
+                # One line per tick that had work: an operator who started a second
+                # scheduler by mistake sees its slots "taken by another scheduler".
+                log.info(
+                    "scheduler tick %s: %d due, %d posted, %d failed, "
+                    "%d taken by another scheduler, %d recovered",
+                    now.strftime("%H:%M"),
+                    report.due,
+                    report.posted,
+                    report.failed,
+                    report.taken,
+                    report.recovered,
+                )
             await self.check_alerts(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are

@@ -112,6 +112,19 @@ _RELEASE = (
     .values(lease_owner=None, lease_until=None)
 )
 _REMOVE = delete(callback_queue).where(_SEQ)
+_LANE_OF = select(_Q.team_id, _Q.lane).where(_SEQ)
+_LATER = callback_queue.alias("later")
+_HOLD_NEXT = (
+    update(callback_queue)
+    .where(
+        _Q.seq
+        == select(func.min(_LATER.c.seq))
+        .where(_LATER.c.team_id == bindparam("team"), _LATER.c.lane == bindparam("lane_id"))
+        .scalar_subquery(),
+        _Q.not_before < bindparam("free_at"),
+    )
+    .values(not_before=bindparam("free_at"))
+)
 _POSTPONE = (
     update(callback_queue)
     .where(_SEQ)
@@ -257,8 +270,22 @@ class CallFeedStore:
             and queued.lease_until > self._clock()
         )
 
-    def remove(self, seq: int) -> bool:
-        return self._db.change(_REMOVE, {"row": seq}) == 1
+    def remove(self, seq: int, *, lane_free_at: float | None = None) -> bool:
+        """Drop a row (posted, found posted, or given up on). ``lane_free_at``: the next
+        row of its lane waits until then, whichever process posts it: Slack's pace of a
+        channel is kept by all the app's processes together, not by each on its own."""
+        if lane_free_at is None:
+            return self._db.change(_REMOVE, {"row": seq}) == 1
+
+        def work(conn: Connection) -> bool:
+            lane = conn.execute(_LANE_OF, {"row": seq}).first()
+            if lane is None or conn.execute(_REMOVE, {"row": seq}).rowcount != 1:
+                return False
+            hold = {"team": lane.team_id, "lane_id": lane.lane, "free_at": lane_free_at}
+            conn.execute(_HOLD_NEXT, hold)
+            return True
+
+        return self._db.write(work)
 
     def postpone(self, seq: int, not_before: float, error: str | None = None) -> None:
         """Try this row again at ``not_before`` (its lane waits behind it)."""

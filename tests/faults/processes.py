@@ -1,6 +1,7 @@
-"""The app as a real process: ``callops serve`` started with the environment a deployment
-would give it, pointed at the Slack stand-in and the call-center emulator of the test,
-on a SQLite file the test can open too, and stopped with ``kill -9`` when the test says.
+"""The app as a real process: ``callops serve`` (or ``callops scheduler``) started with the
+environment a deployment would give it, pointed at the Slack stand-in and the call-center
+emulator of the test, on a SQLite file the test can open too (or a PostgreSQL database, for
+a deployment of several replicas), and stopped with ``kill -9`` when the test says.
 
 Everything it logs goes to a file, so a test can say "no traceback in the log".
 """
@@ -27,80 +28,123 @@ from storage import SecretBox, Storage
 CALLOPS = Path(sys.executable).with_name("callops")
 START_TIMEOUT = 30.0
 _URL = re.compile(r"Slack request URL (http://\S+)/slack/events")
+_SCHEDULER = re.compile(r"scheduler running")
 
 
 @dataclass
 class Deployment:
-    """One deployment's settings: the database file and the keys, shared by every process
-    started for it (a restart is a new process on the same file)."""
+    """One deployment's settings: the database and the keys, shared by every process
+    started for it (a restart is a new process on the same database; replicas are several
+    processes on it at once).
+
+    ``database``: a ``postgresql://`` URL, else the SQLite file ``callops.db`` in ``root``.
+    ``no_scheduler``: start ``callops serve --no-scheduler`` (a replica of a deployment
+    whose digests run in one ``callops scheduler``). ``extra_env``: more settings (the
+    OAuth ones of an installable app, say); a value of ``""`` removes a setting."""
 
     root: Path
     slack: SlackStandIn
     pbx: EmulatorServer
     secret_key: str = field(default_factory=lambda: Fernet.generate_key().decode())
     started: int = 0
+    database: str | None = None
+    no_scheduler: bool = False
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def db(self) -> Path:
         return self.root / "callops.db"
 
+    @property
+    def callops_db(self) -> str:
+        """What ``CALLOPS_DB`` says: the PostgreSQL URL or the SQLite file."""
+        return self.database or str(self.db)
+
     def env(self) -> dict[str, str]:
-        return {
+        env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(self.root),
             "SLACK_BOT_TOKEN": self.slack.bot_token(),
             "SLACK_SIGNING_SECRET": self.slack.signing_secret,
             "SLACK_API_URL": self.slack.api_url,
-            "CALLOPS_DB": str(self.db),
+            "CALLOPS_DB": self.callops_db,
             "CALLOPS_SECRET_KEY": self.secret_key,
             "CALLOPS_TIMEZONE": "Asia/Ho_Chi_Minh",
             "PYTHONUNBUFFERED": "1",
             # A store call made on the event loop raises (storage.offload): the process
             # would fail that request, and the test that sent it.
             "CALLOPS_LOOP_GUARD": "strict",
+            **self.extra_env,
         }
+        return {name: value for name, value in env.items() if value}
 
     def storage(self) -> Storage:
         """The test's own connection to the app's database (another process's view)."""
-        return Storage.open(self.db, SecretBox.from_settings([self.secret_key]))
+        return Storage.open(self.callops_db, SecretBox.from_settings([self.secret_key]))
 
     def connect_workspace(self) -> None:
         with self.storage() as storage:
             storage.workspaces.connect(TEAM, self.pbx.base_url, self.pbx.api_key)
 
     def _command(self) -> list[str]:
-        return [str(CALLOPS), "serve", "--host", "127.0.0.1", "--port", "0"]
+        serve = [str(CALLOPS), "serve", "--host", "127.0.0.1", "--port", "0"]
+        return [*serve, "--no-scheduler"] if self.no_scheduler else serve
 
     def _log(self) -> Path:
         self.started += 1
         return self.root / f"app-{self.started}.log"
 
-    async def start(self) -> AppProcess:
-        """Start a process and wait until it is ready (``/readyz`` 200)."""
+    async def _spawn(self, argv: list[str], ready: re.Pattern[str]) -> tuple[AppProcess, str]:
+        """Start ``argv`` and read its output until ``ready`` matches a line (that line)."""
         log = self._log()
         with log.open("wb") as sink:
             proc = await asyncio.create_subprocess_exec(
-                *self._command(),
-                cwd=self.root,
-                env=self.env(),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=sink,
+                *argv, cwd=self.root, env=self.env(), stdout=asyncio.subprocess.PIPE, stderr=sink
             )
         assert proc.stdout is not None
         async with asyncio.timeout(START_TIMEOUT):
             while True:
                 line = (await proc.stdout.readline()).decode()
                 if not line:
-                    raise RuntimeError(f"callops serve exited: {log.read_text()[-2000:]}")
-                found = _URL.search(line)
-                if found:
-                    break
-        app = AppProcess(proc.pid, found.group(1), log, waiter=proc)
+                    raise RuntimeError(f"{' '.join(argv[1:3])} exited: {log.read_text()[-2000:]}")
+                if ready.search(line):
+                    return AppProcess(proc.pid, "", log, waiter=proc), line
+
+    async def start(self, *, connect_slack: bool = True) -> AppProcess:
+        """Start a process and wait until it is ready (``/readyz`` 200); unless
+        ``connect_slack`` is False (a load balancer stands in front), it becomes the Slack
+        stand-in's request URL."""
+        app, line = await self._spawn(self._command(), _URL)
+        found = _URL.search(line)
+        assert found is not None
+        app.url = found.group(1)
         async with httpx.AsyncClient(trust_env=False) as http:
             ready = await http.get(app.url + "/readyz")  # it prints its URL once serving
         assert ready.status_code == 200, ready.text
-        self.slack.connect_app(app.url + "/slack/events")
+        if connect_slack:
+            self.slack.connect_app(app.url + "/slack/events")
         return app
+
+    async def start_scheduler(self) -> AppProcess:
+        """``callops scheduler``: started once it says it runs (its first tick under way)."""
+        scheduler, _ = await self._spawn([str(CALLOPS), "scheduler"], _SCHEDULER)
+        return scheduler
+
+    async def migrate(self) -> str:
+        """``callops db migrate``, as an operator runs it before starting the replicas;
+        returns what it printed."""
+        proc = await asyncio.create_subprocess_exec(
+            str(CALLOPS),
+            "db",
+            "migrate",
+            cwd=self.root,
+            env=self.env(),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await proc.communicate()
+        assert proc.returncode == 0, out.decode(errors="replace")
+        return out.decode()
 
     def start_blocking(self) -> AppProcess:
         """``start`` for a test without an event loop (the fuzz run)."""

@@ -176,6 +176,26 @@ def test_a_queued_post_is_leased_by_one_poster_until_its_lease_runs_out(
     assert store.call_feed.lease(head.seq, "poster-a", 30) is True
 
 
+def test_a_posted_row_holds_its_lanes_next_row_for_every_poster(store: Storage) -> None:
+    """Slack's pace of a channel is kept by all the app's processes together: the poster
+    that posted a card leaves the lane's next card waiting in the database, where another
+    process's poster reads it, and other lanes are not held."""
+    for record in ("cdr-1", "cdr-2", "cdr-3"):
+        store.call_feed.accept("T1", record, {"id": record}, ["C1"])
+    store.call_feed.accept("T1", "cdr-9", {"id": "cdr-9"}, ["C2"])
+    first, other = store.call_feed.heads()
+    free_at = first.not_before + 1.0
+    assert store.call_feed.remove(first.seq, lane_free_at=free_at) is True
+    second, other_now = store.call_feed.heads()
+    assert (second.record_id, second.not_before) == ("cdr-2", free_at)
+    assert other_now == other
+    # A time already past leaves the next row as it was (never brought forward).
+    assert store.call_feed.remove(second.seq, lane_free_at=0.0) is True
+    [third] = [h for h in store.call_feed.heads() if h.lane == "C1"]
+    assert third.record_id == "cdr-3" and third.not_before == first.not_before
+    assert store.call_feed.remove(second.seq, lane_free_at=free_at) is False  # gone already
+
+
 def test_on_postgresql_a_poster_skips_a_row_another_is_taking_without_waiting(
     store: Storage, db_url: str, engine: str
 ) -> None:
