@@ -951,17 +951,18 @@ def run_capacity(args: Namespace) -> bool:
 CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
 CAPACITY_NOTES: list[str] = [
     "",
-    "The `before` column is main just before this work (f93bdbf: storage off the event "
-    "loop, token rotation and observability in, none of the changes below), a checkout "
-    "beside this tree (`git worktree add /tmp/before f93bdbf`) run from the same `.venv`: "
-    "`sniffio` is installed there too, so that column does not show the failed import "
-    "below. The machine is shared with other work (load average 2–6 while measuring); "
-    "between runs a figure moves by up to a third, so read the two columns of one run "
-    "against each other, not against another run's. The issue's 9.9 ms and 3.4 ms were "
-    "measured in a quieter window on older code; the target of at most 5 ms per campaigns "
-    "command is not reached on this machine: the changes take 42 % off campaigns and 54 % "
-    "off help here, and in a quieter run of the same comparison just before observability "
-    "merged, campaigns was 9.1 ms against 16.6 ms and help 3.1 ms against 6.7 ms.",
+    "The `before` column is main just before this work was merged (c5db702: storage off "
+    "the event loop, token rotation, observability and the replicas in, none of the changes "
+    "below), a checkout beside this tree (`git worktree add /tmp/before c5db702`) run from "
+    "the same `.venv`: `sniffio` is installed there too, so that column does not show the "
+    "failed import below. The machine is shared with other work (load average 2–6 while "
+    "measuring); between runs a figure moves by up to a third, so read the two columns of "
+    "one run against each other, not against another run's: an earlier run of the same "
+    "comparison, busier, gave campaigns 11.9 ms against 20.5 ms, help 4.2 ms against 9.1 "
+    "ms, and 60/s held against 40/s. The issue's 9.9 ms and 3.4 ms were measured in a "
+    "quieter window on older code. The target of at most 5 ms per campaigns command is not "
+    "reached on this machine: the changes take about 44 % off campaigns and 55 % off help "
+    "(the floor every command pays), and a quarter to a half more commands a second hold.",
     "",
     "What the CPU of `/callops campaigns` went to (py-spy samples of the app process, "
     "`--sample-app STACKS`, and cProfile of every thread, `--profile-app PSTATS`), and what "
@@ -990,8 +991,9 @@ CAPACITY_NOTES: list[str] = [
     "- Not CPU per command but the ack's tail: a full garbage collection walked everything "
     "start-up built (Bolt, SQLAlchemy, pydantic's validators, the app), about a second on "
     "this loaded machine, and no ack went out meanwhile; at 40 commands/s p99 was 185–445 "
-    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`): "
-    "p99 about 30 ms at 40 and at 60 commands/s.",
+    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`); in "
+    "the run that found it (`offer_rate`, 8 s at each rate) p99 fell to 31 ms at 40/s and "
+    "26 ms at 60/s.",
     "",
     "What is left: the GET to the emulator through httpx is about a third of the campaigns "
     "command (httpcore checks every idle pooled connection with a socket poll on each "
