@@ -1,7 +1,11 @@
-"""Slash-command acknowledgements while the call-center service is slow.
+"""Slash-command acknowledgements while the call-center service is slow, and the CPU and
+capacity of one app process.
 
-    .venv/bin/python benchmarks/ack.py [--commands 200] [--rounds 3] [--latency-ms 2000]
-                                       [--no-readme]
+    .venv/bin/python benchmarks/ack.py [--parts bursts,capacity] [--no-readme]
+        bursts:   [--commands 200] [--rounds 3] [--latency-ms 2000]
+        capacity: [--cpu-commands 300] [--cpu-rounds 3] [--capacity-latency-ms 50]
+                  [--rates 10,20,...] [--rate-seconds 5] [--compare DIR]
+                  [--sample-app STACKS] [--profile-app PSTATS]
 
 Slack shows "operation timed out" when an app takes more than 3 seconds to acknowledge a
 slash command, whatever it does afterwards.  Here the emulator answers every call after
@@ -25,6 +29,20 @@ answer delivered.  The figures are printed as a table and written into
 ``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)" (that section
 only).  Exits 1 when callops misses a target.
 
+The capacity part runs callops alone (``callops serve --no-scheduler``, its own process):
+the CPU time of that process (``/proc/<pid>/stat``, every thread) per ``/callops
+campaigns`` and per ``/callops help``, ``--cpu-commands`` of each, interleaved, from the
+first request until every reply has reached ``response_url``; then ``/callops campaigns``
+offered at each of ``--rates`` (commands per second, sent on time whatever the answers) for
+``--rate-seconds``, up to the first rate whose ack p99 is not under 100 ms or whose replies
+do not all arrive within 2 s of the last command; the last rate that held is the figure.
+``--compare DIR`` runs the app of another checkout (the code before a change) beside this
+tree's, in the same run.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
+(cProfile, every thread) say where the app's CPU goes.  Written under "## CPU per command
+and capacity of one process (benchmarks/ack.py)".  The pieces (``serving_app``,
+``cpu_per_command``, ``offer_rate``, ``highest_rate``, ``ReplyCounter``) are importable
+for other benchmarks.
+
 ``--serve ack-only|service-first --port N`` runs one of the comparison apps (the
 benchmark starts them that way; they read the SLACK_* and CALLOPS_* environment).
 """
@@ -36,6 +54,8 @@ import asyncio
 import contextlib
 import math
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -59,10 +79,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
+from emulators.slack.bus import StandInEvent
 from storage.facade import Storage
 from storage.secrets import SecretBox
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = Path(__file__).resolve()
 ACK_DEADLINE_S = 3.0
 P99_TARGET_MS = 100.0
 API_KEY = "demo-api-key"
@@ -110,11 +132,13 @@ def listening(port: int) -> bool:
 
 
 @contextmanager
-def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[None]:
+def process(
+    argv: list[str], env: dict[str, str], port: int, *, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen[bytes]]:
     """A child process, up once it listens on ``port``, stopped (by its own pid) at exit.
     Its output goes to a file: a pipe nobody reads would stall it once full."""
     with tempfile.TemporaryFile() as output:
-        child = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=output, stderr=output)
+        child = subprocess.Popen(argv, env=env, cwd=cwd, stdout=output, stderr=output)
         try:
             deadline = time.monotonic() + START_TIMEOUT_S
             while not listening(port):
@@ -123,17 +147,19 @@ def process(argv: list[str], env: dict[str, str], port: int) -> Iterator[None]:
                     tail = output.read().decode(errors="replace")[-2000:]
                     raise RuntimeError(f"{' '.join(argv[1:4])} did not start:\n{tail}")
                 time.sleep(0.05)
-            yield
+            yield child
         finally:
             child.terminate()
             try:
-                child.wait(timeout=10)
+                child.wait(timeout=60)  # a profiled app writes its profile first
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
 
 
-def app_env(slack: SlackStandIn, service_url: str, db: str, key: str) -> dict[str, str]:
+def app_env(
+    slack: SlackStandIn, service_url: str, db: str, key: str, *, root: Path = ROOT
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "CALLOPS_"))}
     env.update(
         SLACK_BOT_TOKEN=slack.bot_token(),
@@ -143,7 +169,7 @@ def app_env(slack: SlackStandIn, service_url: str, db: str, key: str) -> dict[st
         CALLOPS_SECRET_KEY=key,
         CALLOPS_BASE_URL=service_url,
         CALLOPS_API_KEY=API_KEY,
-        PYTHONPATH=str(ROOT),
+        PYTHONPATH=str(root),
     )
     return env
 
@@ -243,20 +269,40 @@ async def burst(slack: SlackStandIn, result: Result, commands: int, answer_wait:
     result.errors += errors - errors_before
 
 
+@dataclass(frozen=True)
+class ServedApp:
+    pid: int
+    url: str
+
+
 @asynccontextmanager
 async def serving_app(
-    kind: str, slack: SlackStandIn, service_url: str, workdir: Path
-) -> AsyncIterator[None]:
+    kind: str,
+    slack: SlackStandIn,
+    service_url: str,
+    workdir: Path,
+    *,
+    profile: str | None = None,
+    root: Path = ROOT,
+) -> AsyncIterator[ServedApp]:
+    """The app on a free port, connected to the stand-in; yields its process id (the
+    server itself: ``callops serve`` runs in the process it is started as) and request
+    URL.  ``root`` is the source tree it runs from (another checkout, for a before and
+    after in one run)."""
     key = Fernet.generate_key().decode()
-    db = str(workdir / f"{kind}.db")
+    db = str(workdir / f"{kind}-{free_port()}.db")
     if kind == "callops":
         with Storage.open(db, SecretBox([key])) as storage:
             storage.workspaces.connect(TEAM, service_url, API_KEY)
     port = free_port()
-    env = app_env(slack, service_url, db, key)
-    with process(app_command(kind, port), env, port):
-        slack.connect_app(f"http://127.0.0.1:{port}/slack/events")
-        yield
+    env = app_env(slack, service_url, db, key, root=root)
+    argv = app_command(kind, port)
+    if profile is not None:
+        argv = [sys.executable, str(SCRIPT), "--profiled", profile, *argv[3:]]
+    with process(argv, env, port, cwd=root) as child:
+        url = f"http://127.0.0.1:{port}/slack/events"
+        slack.connect_app(url)
+        yield ServedApp(child.pid, url)
 
 
 async def run_app(
@@ -275,6 +321,408 @@ async def run_app(
         for _ in range(args.rounds):
             await burst(slack, result, args.commands, args.answer_wait)
     return result
+
+
+# --- CPU per command and capacity of one process ------------------------------------------
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far, all its threads together
+    (``/proc/<pid>/stat`` fields 14 and 15, in clock ticks)."""
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    fields = stat[stat.rindex(")") + 2 :].split()  # the name in parentheses may hold spaces
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+class ReplyCounter:
+    """The user's replies from the app (Slackbot's "failed" notices are not), counted as
+    the stand-in posts them, through its event bus: reading them back with ``ephemerals``
+    deep-copies every reply so far, which at a few hundred table replies costs the
+    stand-in more CPU than the app spends answering."""
+
+    def __init__(self, slack: SlackStandIn, user: str = SUPERVISOR) -> None:
+        self.answers = 0
+        """Replies with the answer's mark (the campaigns list)."""
+        self.total = 0
+        self._user = slack.user(user).id
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+        self._unsubscribe = slack.bus.subscribe(self._seen)
+
+    def _seen(self, event: StandInEvent) -> None:
+        message = event.data.get("message") or {}
+        if event.kind != "ephemeral.posted" or event.data.get("user") != self._user:
+            return
+        if message.get("source") == "slackbot":
+            return
+        self.total += 1
+        if ANSWER_MARK in str(message.get("text", "")):
+            self.answers += 1
+        for loop, changed in list(self._waiters):
+            with contextlib.suppress(RuntimeError):  # that loop has closed
+                loop.call_soon_threadsafe(changed.set)
+
+    async def reach(self, total: int, within: float) -> bool:
+        """Wait until ``total`` replies have been counted; False if ``within`` ran out."""
+        changed = asyncio.Event()
+        waiter = (asyncio.get_running_loop(), changed)
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(within):
+                while self.total < total:
+                    await changed.wait()
+                    changed.clear()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self._waiters.remove(waiter)
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+
+@dataclass
+class CpuFigure:
+    text: str
+    commands: int
+    cpu_seconds: float
+    wall_seconds: float
+    answered: int
+    errors: int
+
+    @property
+    def ms_per_command(self) -> float:
+        return self.cpu_seconds * 1000 / self.commands
+
+
+async def cpu_per_command(
+    slack: SlackStandIn,
+    counter: ReplyCounter,
+    pid: int,
+    text: str,
+    *,
+    commands: int = 300,
+    concurrency: int = 10,
+    answer_wait: float = 120.0,
+) -> CpuFigure:
+    """The app process's CPU time for ``commands`` ``/callops <text>``, from the first
+    request until every reply has reached ``response_url``, divided by nothing yet.  At
+    most ``concurrency`` commands are in flight, so the figure is the work per command, not
+    the cost of a queue."""
+    before_total, before_answers = counter.total, counter.answers
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one() -> Delivery:
+        async with gate:
+            return await slack.driver.slash_command(
+                user=SUPERVISOR, channel=CALL_CENTER, text=text, ack_timeout=60.0
+            )
+
+    cpu_before = process_cpu_seconds(pid)
+    started = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(commands)))
+    await counter.reach(before_total + commands, answer_wait)
+    wall = time.perf_counter() - started
+    cpu = process_cpu_seconds(pid) - cpu_before
+    answered = counter.total - before_total
+    wrong = answered - (counter.answers - before_answers) if text.startswith("campaigns") else 0
+    return CpuFigure(text, commands, cpu, wall, answered, wrong)
+
+
+async def idle_cpu_per_second(pid: int, seconds: float = 3.0) -> float:
+    """CPU the app spends with nothing to do (pollers, timers), in ms per second."""
+    before = process_cpu_seconds(pid)
+    await asyncio.sleep(seconds)
+    return (process_cpu_seconds(pid) - before) * 1000 / seconds
+
+
+@dataclass
+class RateStep:
+    rate: float
+    """Commands offered per second."""
+    sent: int
+    acks_ms: list[float]
+    late: int
+    answered: int
+    drain_seconds: float
+    """From the last command sent until the last reply arrived."""
+    cpu_seconds: float
+    others_cpu_seconds: dict[str, float] = field(default_factory=dict)
+    """The same window's CPU of the emulator and of the stand-in (this process), to see
+    which of the three a missed rate ran out of."""
+
+    @property
+    def p99_ms(self) -> float:
+        return quantile(self.acks_ms, 0.99) if self.acks_ms else math.inf
+
+    def held(self, drain_limit: float) -> bool:
+        return (
+            self.p99_ms < P99_TARGET_MS
+            and self.late == 0
+            and self.answered == self.sent
+            and self.drain_seconds <= drain_limit
+        )
+
+
+async def offer_rate(
+    slack: SlackStandIn,
+    counter: ReplyCounter,
+    pid: int,
+    rate: float,
+    seconds: float,
+    *,
+    text: str = "campaigns",
+    drain_limit: float = 2.0,
+    answer_wait: float = 60.0,
+    others: dict[str, int] | None = None,
+) -> RateStep:
+    """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
+    app's answers (an open loop: Slack does not wait for one user before sending the
+    next's), then until every reply has arrived."""
+    before = counter.total
+    count = max(1, round(rate * seconds))
+    loop = asyncio.get_running_loop()
+    cpu_before = process_cpu_seconds(pid)
+    others_before = {name: process_cpu_seconds(p) for name, p in (others or {}).items()}
+    own_before = time.process_time()
+    start = loop.time()
+    sends: list[asyncio.Task[Delivery]] = []
+    for i in range(count):
+        delay = start + i / rate - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        sends.append(
+            asyncio.create_task(
+                slack.driver.slash_command(
+                    user=SUPERVISOR, channel=CALL_CENTER, text=text, ack_timeout=60.0
+                )
+            )
+        )
+    last_sent = loop.time()
+    deliveries = await asyncio.gather(*sends)
+    await counter.reach(before + count, answer_wait)
+    drained = loop.time() - last_sent
+    return RateStep(
+        rate=rate,
+        sent=count,
+        acks_ms=[d.ack_seconds * 1000 for d in deliveries if d.status != 0],
+        late=sum(1 for d in deliveries if not d.in_time),
+        answered=counter.total - before,
+        drain_seconds=drained,
+        cpu_seconds=process_cpu_seconds(pid) - cpu_before,
+        others_cpu_seconds={
+            **{n: process_cpu_seconds(p) - others_before[n] for n, p in (others or {}).items()},
+            "stand-in": time.process_time() - own_before,
+        },
+    )
+
+
+async def highest_rate(
+    slack: SlackStandIn,
+    counter: ReplyCounter,
+    pid: int,
+    rates: list[float],
+    seconds: float,
+    *,
+    drain_limit: float = 2.0,
+    report: Callable[[RateStep], None] | None = None,
+    others: dict[str, int] | None = None,
+) -> tuple[float, list[RateStep]]:
+    """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
+    none late, every reply delivered within ``drain_limit`` of the last command); returns
+    the last rate that held (0 if none) and every step measured."""
+    steps: list[RateStep] = []
+    best = 0.0
+    for rate in rates:
+        step = await offer_rate(
+            slack, counter, pid, rate, seconds, drain_limit=drain_limit, others=others
+        )
+        steps.append(step)
+        if report is not None:
+            report(step)
+        if not step.held(drain_limit):
+            break
+        best = rate
+        await asyncio.sleep(1.0)  # let the loop settle between steps
+    return best, steps
+
+
+@dataclass
+class Capacity:
+    label: str
+    """Which tree the app ran from ("this tree", or ``--compare``'s)."""
+    cpu: list[CpuFigure]
+    idle_ms_per_s: float
+    best_rate: float
+    steps: list[RateStep]
+    drain_limit: float
+
+
+TEXTS = ("campaigns", "help")
+
+
+async def measure_capacity(args: Namespace) -> list[Capacity]:
+    """callops alone, against an emulator answering after ``--capacity-latency-ms``: CPU
+    per command of ``campaigns`` and ``help``, side by side, then the rate ladder; with
+    ``--compare DIR``, the app of that checkout too, its CPU rounds interleaved with
+    this tree's so that both see the same machine."""
+    service_port = free_port()
+    service_url = f"http://127.0.0.1:{service_port}"
+    emulator = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
+    emulator += ["--port", str(service_port), "--seed", str(args.seed)]
+    emulator += ["--latency-ms", str(args.capacity_latency_ms)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    trees = [("this tree", ROOT)]
+    if args.compare:
+        trees.append((args.compare_label, args.compare))
+    with (
+        process(emulator, env, service_port) as emulator_process,
+        SlackStandIn() as slack,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        await unlimited_driver_connections(slack)
+        async with contextlib.AsyncExitStack() as stack:
+            apps = [
+                await stack.enter_async_context(
+                    serving_app(
+                        "callops",
+                        slack,
+                        service_url,
+                        Path(tmp),
+                        profile=args.profile_app if root == ROOT else None,
+                        root=root,
+                    )
+                )
+                for _, root in trees
+            ]
+            counter = ReplyCounter(slack)
+            idle: list[float] = []
+            for app in apps:
+                slack.connect_app(app.url)
+                for text in TEXTS:  # warm both paths: imports, first connections
+                    await cpu_per_command(slack, counter, app.pid, text, commands=5)
+                idle.append(await idle_cpu_per_second(app.pid))
+            sampler = sample(apps[0].pid, args.sample_app) if args.sample_app else None
+            figures: list[list[CpuFigure]] = [[] for _ in apps]
+            share = args.cpu_commands // args.cpu_rounds
+            for _ in range(args.cpu_rounds):  # interleaved, so all see the same machine
+                for app, measured in zip(apps, figures, strict=True):
+                    slack.connect_app(app.url)
+                    for text in TEXTS:
+                        measured.append(
+                            await cpu_per_command(slack, counter, app.pid, text, commands=share)
+                        )
+            if sampler is not None:
+                sampler.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+                sampler.wait(timeout=60)
+            results: list[Capacity] = []
+            for (label, _), measured, idle_ms in zip(trees, figures, idle, strict=True):
+                cpu = [merge_figures([f for f in measured if f.text == t]) for t in TEXTS]
+                for figure in cpu:
+                    print(
+                        f"  {label}: /callops {figure.text}: {figure.ms_per_command:.2f} ms CPU "
+                        f"per command ({figure.answered} of {figure.commands} answered)",
+                        flush=True,
+                    )
+                results.append(Capacity(label, cpu, idle_ms, 0.0, [], drain_limit=2.0))
+            for app, result in zip(apps, results, strict=True):
+                if not rates:
+                    break
+                slack.connect_app(app.url)
+                print(f"  {result.label}: offered rates", flush=True)
+                result.best_rate, result.steps = await highest_rate(
+                    slack,
+                    counter,
+                    app.pid,
+                    rates,
+                    args.rate_seconds,
+                    report=print_step,
+                    others={"emulator": emulator_process.pid},
+                )
+    return results
+
+
+def sample(pid: int, out: str) -> subprocess.Popen[bytes]:
+    """py-spy (on PATH; ``pip install py-spy`` anywhere) sampling the app's stacks, every
+    thread, without pausing it, into ``out`` as collapsed stacks (one line per stack with
+    its count: ``grep``/``sort`` them, or feed them to a flame-graph tool)."""
+    py_spy = shutil.which("py-spy")
+    if py_spy is None:
+        raise RuntimeError("--sample-app needs py-spy on PATH")
+    argv = [py_spy, "record", "--pid", str(pid), "--nonblocking", "--threads"]
+    argv += ["--rate", "250", "--format", "raw", "--output", out]
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def merge_figures(figures: list[CpuFigure]) -> CpuFigure:
+    return CpuFigure(
+        text=figures[0].text,
+        commands=sum(f.commands for f in figures),
+        cpu_seconds=sum(f.cpu_seconds for f in figures),
+        wall_seconds=sum(f.wall_seconds for f in figures),
+        answered=sum(f.answered for f in figures),
+        errors=sum(f.errors for f in figures),
+    )
+
+
+def print_step(step: RateStep) -> None:
+    print(
+        f"  {step.rate:g}/s offered: ack p99 {step.p99_ms:.0f} ms, {step.late} late, "
+        f"{step.answered} of {step.sent} answered, last reply {step.drain_seconds:.1f} s "
+        f"after the last command; CPU s: app {step.cpu_seconds:.1f}, "
+        + ", ".join(f"{name} {cpu:.1f}" for name, cpu in step.others_cpu_seconds.items()),
+        flush=True,
+    )
+
+
+def run_profiled(out: str, argv: list[str]) -> int:
+    """``callops <argv>`` under cProfile (each thread's CPU time, not wall time), every
+    thread with a profiler of its own (the store calls run on database threads), merged
+    into ``out`` (pstats) when the process is told to stop."""
+    import cProfile
+    import pstats
+    import threading
+
+    from bot.cli import main as callops_main
+
+    profilers: list[cProfile.Profile] = []
+    original_run = threading.Thread.run
+
+    def profiled_run(self: threading.Thread) -> None:
+        profiler = cProfile.Profile(time.thread_time)
+        profilers.append(profiler)
+        profiler.enable()
+        try:
+            original_run(self)
+        finally:
+            profiler.disable()
+
+    threading.Thread.run = profiled_run  # type: ignore[method-assign]
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    main_profiler = cProfile.Profile(time.thread_time)
+    main_profiler.enable()
+    try:
+        callops_main(argv)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        main_profiler.disable()
+        for profiler in profilers:
+            profiler.disable()  # a thread still running (a pool's worker) stops counting
+        stats = pstats.Stats(main_profiler)
+        for profiler in profilers:
+            with contextlib.suppress(TypeError):  # a profiler that never saw a call
+                stats.add(profiler)
+        stats.dump_stats(out)
+    return 0
 
 
 # --- reporting ---------------------------------------------------------------------------
@@ -324,14 +772,15 @@ def wrap(paragraphs: list[str]) -> list[str]:
     return out
 
 
-def write_readme(lines: list[str]) -> None:
-    """Replace this benchmark's section of the README (or add it), leaving the rest."""
-    section = [HEADING, "", *lines, ""]
+def write_readme(lines: list[str], heading: str = HEADING) -> None:
+    """Replace one of this benchmark's sections of the README (or add it), leaving the
+    rest."""
+    section = [heading, "", *lines, ""]
     existing = README.read_text(encoding="utf-8").splitlines() if README.exists() else []
     if not existing:
         existing = ["# Benchmarks", ""]
     try:
-        start = existing.index(HEADING)
+        start = existing.index(heading)
     except ValueError:
         while existing and not existing[-1].strip():
             existing.pop()
@@ -370,20 +819,53 @@ async def measure(args: Namespace) -> list[Result]:
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--commands", type=int, default=200, help="slash commands per burst")
-    parser.add_argument("--rounds", type=int, default=3, help="bursts per app")
-    parser.add_argument("--latency-ms", type=int, default=2000, help="emulator delay per call")
-    parser.add_argument("--answer-wait", type=float, default=120.0, help="seconds for answers")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-readme", action="store_true", help="print only")
-    parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
-    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.serve:
-        return serve_comparison(args.serve, args.port)
+def capacity_table(results: list[Capacity]) -> list[str]:
+    """One column per tree measured."""
 
+    def row(label: str, cell: Callable[[Capacity], str]) -> str:
+        return f"| {label} | " + " | ".join(cell(r) for r in results) + " |"
+
+    def cpu(text: str) -> Callable[[Capacity], str]:
+        return lambda r: next(
+            f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
+            for f in r.cpu
+            if f.text == text
+        )
+
+    def held(r: Capacity) -> str:
+        return f"**{r.best_rate:g}/s**" if r.best_rate else "none of the rates"
+
+    def step(rate: float) -> Callable[[Capacity], str]:
+        def cell(r: Capacity) -> str:
+            found = next((s for s in r.steps if s.rate == rate), None)
+            if found is None:
+                return "–"
+            window = found.sent / found.rate
+            share = {"app": found.cpu_seconds, **found.others_cpu_seconds}
+            cores = ", ".join(f"{name} {cpu * 100 / window:.0f} %" for name, cpu in share.items())
+            verdict = "held" if found.held(r.drain_limit) else "**missed**"
+            return (
+                f"p99 {found.p99_ms:,.0f} ms, {found.late} late, {found.answered}/{found.sent} "
+                f"answered, last reply +{found.drain_seconds:.1f} s; CPU {cores}: {verdict}"
+            )
+
+        return cell
+
+    commands = results[0].cpu[0].commands
+    lines = [
+        "| Measure | " + " | ".join(r.label for r in results) + " |",
+        "|---|" + "---|" * len(results),
+        row(f"CPU per `/callops campaigns` ({commands} commands)", cpu("campaigns")),
+        row(f"CPU per `/callops help` ({commands} commands)", cpu("help")),
+        row("app CPU while idle", lambda r: f"{r.idle_ms_per_s:.1f} ms/s"),
+        row(f"highest rate held (ack p99 < {P99_TARGET_MS:.0f} ms)", held),
+    ]
+    rates = sorted({s.rate for r in results for s in r.steps})
+    lines.extend(row(f"{rate:g}/s offered", step(rate)) for rate in rates)
+    return lines
+
+
+def run_bursts(args: Namespace) -> bool:
     results = asyncio.run(measure(args))
     lines = table(results)
     checks = verdicts(results[0])
@@ -422,7 +904,162 @@ def main(argv: list[str] | None = None) -> int:
             "call came back in time were answered.",
         ]
         write_readme([*wrap(intro), *lines, *wrap(notes)])
-    return 0 if all(ok for _, ok in checks) else 1
+    return all(ok for _, ok in checks)
+
+
+def run_capacity(args: Namespace) -> bool:
+    print(
+        f"callops alone, the emulator answering after {args.capacity_latency_ms} ms: CPU per "
+        f"command over {args.cpu_commands} each, then offered rates {args.rates}/s for "
+        f"{args.rate_seconds:g} s each",
+        flush=True,
+    )
+    results = asyncio.run(measure_capacity(args))
+    lines = capacity_table(results)
+    print("\n".join(lines))
+    if not args.no_readme:
+        compare = f" --compare {args.compare_hint}" if args.compare else ""
+        intro = [
+            f"`.venv/bin/python benchmarks/ack.py --parts capacity{compare}` — "
+            f"{date.today().isoformat()}",
+            "",
+            "callops as deployed (`callops serve --no-scheduler`), the emulator and the Slack "
+            "stand-in as separate processes on loopback, the emulator answering every call "
+            f"after {args.capacity_latency_ms} ms. CPU per command is the app process's own "
+            "CPU time (`/proc/<pid>/stat` utime + stime, every thread) from the first request "
+            "until the last reply has reached `response_url`, divided by the commands: "
+            f"{args.cpu_commands} `/callops campaigns` and as many `/callops help`, at most 10 "
+            f"in flight, in {args.cpu_rounds} rounds after a few warm-up commands"
+            + (
+                ", the two apps' rounds interleaved (both running, on the same emulator and "
+                "stand-in)"
+                if args.compare
+                else ""
+            )
+            + ". Then `/callops campaigns` offered at rising rates "
+            f"({args.rate_seconds:g} s each, sent on time whatever the answers); a rate holds "
+            f"when ack p99 is under {P99_TARGET_MS:.0f} ms, no ack is late and every reply "
+            f"arrives within {results[0].drain_limit:g} s of the last command. The CPU shares "
+            "of the app, the stand-in (the sender, Slack's Web API and response URLs) and the "
+            "emulator are of one core over the rate's window.",
+            "",
+        ]
+        write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
+    return all(r.best_rate and all(f.answered == f.commands for f in r.cpu) for r in results)
+
+
+CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
+CAPACITY_NOTES: list[str] = [
+    "",
+    "The `before` column is main just before this work was merged (c5db702: storage off "
+    "the event loop, token rotation, observability and the replicas in, none of the changes "
+    "below), a checkout beside this tree (`git worktree add /tmp/before c5db702`) run from "
+    "the same `.venv`: `sniffio` is installed there too, so that column does not show the "
+    "failed import below. The machine is shared with other work (load average 2–6 while "
+    "measuring); between runs a figure moves by up to a third, so read the two columns of "
+    "one run against each other, not against another run's: an earlier run of the same "
+    "comparison, busier, gave campaigns 11.9 ms against 20.5 ms, help 4.2 ms against 9.1 "
+    "ms, and 60/s held against 40/s. The issue's 9.9 ms and 3.4 ms were measured in a "
+    "quieter window on older code. The target of at most 5 ms per campaigns command is not "
+    "reached on this machine: the changes take about 44 % off campaigns and 55 % off help "
+    "(the floor every command pays), and a quarter to a half more commands a second hold.",
+    "",
+    "What the CPU of `/callops campaigns` went to (py-spy samples of the app process, "
+    "`--sample-app STACKS`, and cProfile of every thread, `--profile-app PSTATS`), and what "
+    "changed:",
+    "",
+    "- Serializing the reply: slack_sdk's `to_dict` finds each object's validators by "
+    "listing `dir()` and reading every attribute, on every call, for every nested object; "
+    "a campaigns page (a table of 66 cells, buttons, texts) is about 150 objects, 4.7 ms. "
+    "`commands/kernel/block_dicts.py` finds them once per class and builds the same dict "
+    "(a test compares its JSON byte for byte with `to_dict`'s, and its refusals): 0.7 ms.",
+    "- Validating the listing: `GET /v3/campaign?limit=100` answers 60 campaigns in 118 KB; "
+    "reading whole `Campaign`s cost about 1.0 ms, the six columns the list shows "
+    "(`CampaignSummary`) 0.3 ms.",
+    "- Store calls: 8–9 per command (the workspace row read five times over, for the "
+    "binding, the API key twice, the time zone and the settings; the stored role twice), "
+    "each about 0.25 ms of SQLAlchemy's own work. Now three: the replay claim, and the role "
+    "and the workspace with its key in one query, in one trip off the event loop (each trip "
+    "to a database thread costs CPU too). Each query is also about 40 % cheaper: SQLite's "
+    "BEGIN is emitted by `Database` rather than by an engine `begin` listener, whose mere "
+    "presence made SQLAlchemy dispatch connection events around every statement "
+    "(`workspaces.get` 235 → 152 µs, `DedupStore.mark_event` 230 → 115 µs in a loop).",
+    "- Each answer through `response_url` opened an aiohttp session and a connection "
+    "(Bolt's `respond`); they now share one kept-alive session (`bot/response_urls.py`).",
+    "- httpcore imports `sniffio` on every request; without it installed each try was a "
+    "failed import searching `sys.path`, about 5 % of the process's CPU. Pinned.",
+    "- Not CPU per command but the ack's tail: a full garbage collection walked everything "
+    "start-up built (Bolt, SQLAlchemy, pydantic's validators, the app), about a second on "
+    "this loaded machine, and no ack went out meanwhile; at 40 commands/s p99 was 185–445 "
+    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`); in "
+    "the run that found it (`offer_rate`, 8 s at each rate) p99 fell to 31 ms at 40/s and "
+    "26 ms at 60/s.",
+    "",
+    "What is left: the GET to the emulator through httpx is about a third of the campaigns "
+    "command (httpcore checks every idle pooled connection with a socket poll on each "
+    "request and release; capping the kept connections would cut that on loopback, and cost "
+    "TLS handshakes against a real service, so the pool is left as it is); aiohttp and Bolt "
+    "receiving the request, the replay claim and the context's trip off the loop are most "
+    "of `help`, the floor every command pays; the reply's blocks and its POST to "
+    "`response_url` about 1.5 ms.",
+    "",
+    "Capacity: one process held the rate in the table with ack p99 under 100 ms and every "
+    "reply delivered. At the first rate missed, the CPU shares show why: the stand-in "
+    "(sending the commands, taking the replies) spends about as much CPU per command as the "
+    "app, and with the emulator and other work on the same two cores the machine runs out "
+    "before the app does; the app's CPU per command alone would allow about 1000 / (ms per "
+    "command) commands a second on a core of its own.",
+]
+"""What the figures mean, kept with the script so a re-run writes them back."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--profiled"]:
+        return run_profiled(argv[1], argv[2:])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--parts", default="bursts,capacity", help="bursts, capacity or both")
+    parser.add_argument("--commands", type=int, default=200, help="slash commands per burst")
+    parser.add_argument("--rounds", type=int, default=3, help="bursts per app")
+    parser.add_argument("--latency-ms", type=int, default=2000, help="emulator delay per call")
+    parser.add_argument("--answer-wait", type=float, default=120.0, help="seconds for answers")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cpu-commands", type=int, default=300, help="commands per CPU figure")
+    parser.add_argument("--cpu-rounds", type=int, default=3, help="interleaved CPU rounds")
+    parser.add_argument(
+        "--capacity-latency-ms", type=int, default=50, help="emulator delay, capacity part"
+    )
+    parser.add_argument(
+        "--rates", default="10,20,30,40,50,60,70,80,100,120,150", help="offered commands/s"
+    )
+    parser.add_argument("--rate-seconds", type=float, default=5.0, help="seconds per rate")
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        type=lambda d: Path(d).resolve(),
+        help="also measure the app of another checkout (before)",
+    )
+    parser.add_argument("--compare-label", default="before", help="its column's name")
+    parser.add_argument(
+        "--compare-hint", default="DIR", help="how the README names --compare's tree"
+    )
+    parser.add_argument("--profile-app", metavar="PSTATS", help="cProfile the app into a file")
+    parser.add_argument(
+        "--sample-app", metavar="STACKS", help="py-spy the app during the CPU part into a file"
+    )
+    parser.add_argument("--no-readme", action="store_true", help="print only")
+    parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve_comparison(args.serve, args.port)
+    parts = {p.strip() for p in args.parts.split(",")}
+    ok = True
+    if "bursts" in parts:
+        ok = run_bursts(args) and ok
+    if "capacity" in parts:
+        ok = run_capacity(args) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from bot.posting import BotClients
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
+from commands.kernel.block_dicts import block_dict
 from commands.kernel.resolve import all_campaigns
 from commands.notifications.call_card import (
     CallCard,
@@ -414,7 +415,7 @@ class CallFeed:
             response = await client.chat_postMessage(
                 channel=channel,
                 text=card.text,
-                blocks=[block.to_dict() for block in card.blocks],
+                blocks=[block_dict(block) for block in card.blocks],
                 thread_ts=thread_ts,
                 unfurl_links=False,
                 unfurl_media=False,

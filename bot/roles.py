@@ -12,7 +12,7 @@ import time
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from storage import Role, Storage
+from storage import DEFAULT_ROLE, Role, Storage
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,17 @@ class RoleResolver:
         if user_id in self._env_admins:
             return Role.ADMIN
         stored = await off_loop(self._storage.roles.stored_role, team_id, user_id)
-        if stored is Role.ADMIN:
-            return stored
-        is_admin = await self.is_workspace_admin(client, team_id, user_id)
-        return await off_loop(
-            self._storage.roles.resolve_role,
-            team_id,
-            user_id,
-            is_workspace_admin=is_admin,
-            env_admins=self._env_admins,
-        )
+        return await self.role_given(client, team_id, user_id, stored)
+
+    async def role_given(
+        self, client: AsyncWebClient, team_id: str, user_id: str, stored: Role | None
+    ) -> Role:
+        """``role`` from the stored role already read (``RoleStore.stored_role``, in the
+        same trip off the event loop as the request's other reads)."""
+        if user_id in self._env_admins or stored is Role.ADMIN:
+            return Role.ADMIN
+        if await self.is_workspace_admin(client, team_id, user_id):
+            return Role.ADMIN
+        # What `RoleStore.resolve_role` decides, from the role already read (a second
+        # read would cost a store call per request for the same answer).
+        return stored or DEFAULT_ROLE

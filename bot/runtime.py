@@ -23,6 +23,7 @@ from bot.digest_scheduler import DigestScheduler
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
+from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
@@ -33,6 +34,9 @@ from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
 from storage import Role, SecretBox, Storage, Workspace
 from storage.offload import off_loop
+
+TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
+"""A team's call-center binding, time zone and workspace row, as a context needs them."""
 
 
 @dataclass
@@ -59,6 +63,8 @@ class Runtime:
     single-workspace bot token, which does not rotate)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
+    responses: ResponseUrls = field(default_factory=ResponseUrls)
+    """The kept-alive session that answers through ``response_url`` go through."""
 
     @classmethod
     def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
@@ -98,13 +104,15 @@ class Runtime:
         """The team's time zone. Blocking (the database): off the event loop."""
         return self.zones(team_id)
 
-    def _team_facts(self, team_id: str) -> tuple[Binding | None, ZoneInfo, Workspace | None]:
-        """What a context needs from the database, in one trip off the event loop."""
-        return (
-            self.clients.binding(team_id),
-            self.zones(team_id),
-            self.storage.workspaces.get(team_id),
-        )
+    def _team_facts(self, team_id: str) -> TeamFacts:
+        """What a context needs from the database, in one query (``get_with_key``), in one
+        trip off the event loop."""
+        workspace, api_key = self.storage.workspaces.get_with_key(team_id)
+        return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
+
+    def _person_facts(self, team_id: str, user_id: str) -> tuple[Role | None, TeamFacts]:
+        """The person's stored role and the team's facts, in one trip off the event loop."""
+        return self.storage.roles.stored_role(team_id, user_id), self._team_facts(team_id)
 
     async def context(
         self,
@@ -116,9 +124,12 @@ class Runtime:
         offset: int = 0,
     ) -> CommandContext:
         """The command context of one request: role from Slack and storage, the team's
-        service client, its time zone.  No call-center request is made here."""
-        role = await self.roles.role(client, team_id, user_id)
-        return await self._context(client, team_id, user_id, channel_id, role, offset)
+        service client, its time zone.  No call-center request is made here; the database
+        is asked once, off the event loop (each trip to a database thread costs CPU of
+        its own)."""
+        stored_role, facts = await off_loop(self._person_facts, team_id, user_id)
+        role = await self.roles.role_given(client, team_id, user_id, stored_role)
+        return await self._context(client, team_id, user_id, channel_id, role, offset, facts)
 
     async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
         """The context of work nobody clicked (the expiry sweep, a schedule): the team's
@@ -133,8 +144,11 @@ class Runtime:
         channel_id: str | None,
         role: Role,
         offset: int,
+        facts: TeamFacts | None = None,
     ) -> CommandContext:
-        binding, tz, workspace = await off_loop(self._team_facts, team_id)
+        if facts is None:
+            facts = await off_loop(self._team_facts, team_id)
+        binding, tz, workspace = facts
         return CommandContext(
             team_id=team_id,
             user_id=user_id,
@@ -159,6 +173,7 @@ class Runtime:
         await self.background.close()
         await self.clients.close()
         await self.bots.close()
+        await self.responses.close()
 
 
 def database_figures(storage: Storage) -> DatabaseFigures:

@@ -21,7 +21,7 @@ from bot.metrics_hooks import CountingTransport
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
-from storage import Storage, off_loop
+from storage import Storage, Workspace, off_loop
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,12 @@ class ServiceClients:
 
     def binding(self, team_id: str) -> Binding | None:
         """The team's connection. Blocking (the database): off the event loop."""
-        workspace = self._storage.workspaces.get(team_id)
-        if workspace is not None and workspace.connected and workspace.base_url:
-            key = self._storage.workspaces.api_key(team_id)
-            if key:
-                return Binding(workspace.base_url, key, stored=True)
+        return self.binding_of(*self._storage.workspaces.get_with_key(team_id))
+
+    def binding_of(self, workspace: Workspace | None, api_key: str | None) -> Binding | None:
+        """The binding of a workspace row already read (``get_with_key``)."""
+        if workspace is not None and workspace.connected and workspace.base_url and api_key:
+            return Binding(workspace.base_url, api_key, stored=True)
         if self._settings.callops_base_url and self._settings.callops_api_key:
             return Binding(
                 self._settings.callops_base_url,

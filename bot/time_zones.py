@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from storage import Storage
+from storage import Storage, Workspace
 
 
 class TeamZones:
@@ -17,5 +17,8 @@ class TeamZones:
         self._default = default
 
     def __call__(self, team_id: str) -> ZoneInfo:
-        workspace = self._storage.workspaces.get(team_id)
+        return self.of(self._storage.workspaces.get(team_id))
+
+    def of(self, workspace: Workspace | None) -> ZoneInfo:
+        """The zone of a workspace row already read."""
         return ZoneInfo(workspace.timezone if workspace else self._default)

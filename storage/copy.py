@@ -18,7 +18,7 @@ from sqlalchemy import Table, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import DropTable
 
-from storage.database import Database
+from storage.database import Database, begin_sqlite
 from storage.errors import DatabaseNotEmptyError, StorageError
 from storage.migrations import LATEST_VERSION, migrate_connection, read_schema_version
 from storage.schema import DATA_TABLES
@@ -129,6 +129,8 @@ def copy_database(source: Database, target: Database, *, force: bool = False) ->
                 reader.execution_options(isolation_level="REPEATABLE READ")
             reader.execution_options(yield_per=BATCH_ROWS)
             with reader.begin():
+                if source.is_sqlite:
+                    begin_sqlite(reader)  # one snapshot across every table there too
                 copied = {table.name: _copy_table(reader, conn, table) for table in DATA_TABLES}
                 expected = _counts(reader)
         found = _counts(conn)

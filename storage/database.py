@@ -56,6 +56,7 @@ __all__ = [
     "Database",
     "InsertFactory",
     "Params",
+    "begin_sqlite",
     "by_dialect",
     "connect",
     "database_url",
@@ -97,10 +98,13 @@ DEFAULT_TRIES = 3
 _BACKOFF = 0.05
 """Seconds before the second try; doubled (with jitter) before each later one."""
 
-_MODE = "callops_transaction"
-"""Execution option telling SQLite's BEGIN what the transaction is: ``write`` (BEGIN
-IMMEDIATE: it takes the write lock before it reads), ``read`` (BEGIN), or ``single``: one
-statement, which SQLite runs atomically on its own, so no BEGIN and COMMIT around it."""
+_SQLITE_BEGIN = {"write": "BEGIN IMMEDIATE", "read": "BEGIN"}
+"""What a SQLite transaction opens with: ``write`` takes the write lock before it reads
+(BEGIN IMMEDIATE), ``read`` sees one snapshot (BEGIN); ``single`` is one statement, which
+SQLite runs atomically on its own, so no BEGIN and COMMIT around it.  Emitted by
+`begin_sqlite` inside SQLAlchemy's transaction, not by a ``begin`` event listener: any
+listener of the engine's connection events makes SQLAlchemy dispatch events around every
+statement, about a third of the cost of a small query."""
 
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
 _PG_BUSY_STATES = frozenset(
@@ -222,9 +226,10 @@ class Database:
                     if wait_ms is not None and self.is_sqlite:
                         _driver_sql(conn, f"PRAGMA busy_timeout = {wait_ms}")
                     try:
-                        conn.execution_options(**{_MODE: mode})
                         with conn.begin():
-                            if wait_ms is not None and not self.is_sqlite:
+                            if self.is_sqlite:
+                                begin_sqlite(conn, mode)
+                            elif wait_ms is not None:
                                 conn.exec_driver_sql(f"SET LOCAL lock_timeout = {wait_ms}")
                             result = work(conn)
                             committing = True
@@ -327,9 +332,10 @@ class Database:
             if self.is_sqlite:
                 _driver_sql(conn, f"PRAGMA busy_timeout = {ms}")
             try:
-                conn.execution_options(**{_MODE: "write"})
                 with conn.begin() as transaction:
-                    if not self.is_sqlite:
+                    if self.is_sqlite:
+                        begin_sqlite(conn, "write")
+                    else:
                         conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
                     conn.execute(_TOUCH_VERSION)
                     transaction.rollback()
@@ -342,6 +348,15 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.dialect}: {self.where})"
+
+
+def begin_sqlite(conn: Connection, mode: str = "read") -> None:
+    """Open SQLite's own transaction inside SQLAlchemy's (just begun on ``conn``): the
+    driver runs in autocommit mode, so without this each statement would be a transaction
+    of its own.  ``mode`` is ``write``, ``read`` or ``single`` (see `_SQLITE_BEGIN`)."""
+    statement = _SQLITE_BEGIN.get(mode)
+    if statement is not None:
+        conn.exec_driver_sql(statement)
 
 
 def _driver_sql(conn: Connection, statement: str) -> None:
@@ -380,7 +395,7 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
 
     @event.listens_for(engine, "connect")
     def configure(dbapi_connection: Any, _record: Any) -> None:
-        # SQLAlchemy emits BEGIN itself (below); the driver's own transaction handling
+        # callops emits BEGIN itself (`begin_sqlite`); the driver's own transaction handling
         # would start transactions late and never for SELECTs.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -390,14 +405,6 @@ def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
             cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
             cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def begin(conn: Connection) -> None:
-        mode = conn.get_execution_options().get(_MODE, "read")
-        if mode == "write":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        elif mode == "read":
-            conn.exec_driver_sql("BEGIN")
 
     return engine
 

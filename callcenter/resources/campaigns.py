@@ -9,6 +9,7 @@ from callcenter.errors import NotFoundError
 from callcenter.models import (
     Campaign,
     CampaignStatus,
+    CampaignSummary,
     CampaignType,
     CampaignUpdate,
     CampaignUpdated,
@@ -22,18 +23,47 @@ CAMPAIGN_STATUSES: tuple[str, ...] = get_args(CampaignStatus)
 _LOOKUP_PAGE_SIZE = 100
 
 
+def _list_params(
+    type: str | None, limit: int, offset: int
+) -> list[tuple[str, str | int | float | bool]]:
+    """The query of ``GET /v3/campaign``: paging, and ``type`` when given (checked)."""
+    params = paging(limit, offset)
+    if type is not None:
+        if type not in CAMPAIGN_TYPES:
+            raise ValueError(f"type must be one of {', '.join(CAMPAIGN_TYPES)}, got {type!r}")
+        params.insert(0, ("type", type))
+    return params
+
+
 class Campaigns(Resource):
     async def list(
         self, type: str | None = None, limit: int = 50, offset: int = 0
     ) -> Page[Campaign]:
         """GET /v3/campaign, optionally only one ``type``."""
-        params = paging(limit, offset)
-        if type is not None:
-            if type not in CAMPAIGN_TYPES:
-                raise ValueError(f"type must be one of {', '.join(CAMPAIGN_TYPES)}, got {type!r}")
-            params.insert(0, ("type", type))
+        params = _list_params(type, limit, offset)
         return await self._request(
             "GET", "/v3/campaign", Page[Campaign], idempotent=True, params=params
+        )
+
+    async def list_summaries(
+        self, type: str | None = None, limit: int = 50, offset: int = 0
+    ) -> Page[CampaignSummary]:
+        """``list``, each campaign read only as far as a listing shows it."""
+        return await self._request(
+            "GET",
+            "/v3/campaign",
+            Page[CampaignSummary],
+            idempotent=True,
+            params=_list_params(type, limit, offset),
+        )
+
+    def summaries(
+        self, type: str | None = None, page_size: int = 50
+    ) -> AsyncIterator[CampaignSummary]:
+        """Every campaign (of ``type``) as a listing shows it, a page at a time."""
+        return walk(
+            lambda limit, offset: self.list_summaries(type=type, limit=limit, offset=offset),
+            page_size,
         )
 
     def iterate(self, type: str | None = None, page_size: int = 50) -> AsyncIterator[Campaign]:

@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter, errors
-from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
+from callcenter.models import AutodialerStats, Campaign, CampaignSummary, LeadList, Schedule
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
@@ -63,7 +63,11 @@ DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sun
 NANOS_PER_MINUTE = 60 * 1_000_000_000
 
 
-def _campaign_row(c: Campaign, index: int) -> SectionBlock:
+Listed = Campaign | CampaignSummary
+"""A campaign in a listing: whole, or read only as far as the listing shows it."""
+
+
+def _campaign_row(c: Listed, index: int) -> SectionBlock:
     mode = mode_label(c.mode_call)
     text = (
         f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
@@ -87,7 +91,7 @@ TABLE_COLUMNS = (
 )
 
 
-def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
+def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
     """The page as a table, with its Open buttons under it (a cell holds no button)."""
     rows = [
         [
@@ -120,7 +124,7 @@ def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
 
 
 def campaigns_reply(
-    campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
+    campaigns: Sequence[Listed], *, kind: str | None, offset: int, command: str
 ) -> Reply:
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])
@@ -151,7 +155,7 @@ async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
                 "campaigns [autocall|autodialer|inbound|manual]",
             )
     cc = ctx.client()
-    campaigns = [c async for c in cc.campaigns.iterate(type=kind, page_size=100)]
+    campaigns = [c async for c in cc.campaigns.summaries(type=kind, page_size=100)]
     campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
     command = "campaigns" + (f" {kind}" if kind else "")
     return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)
