@@ -198,4 +198,9 @@ def configure(
     out = handler(stream or sys.stderr, fmt)
     root.addHandler(out)
     root.setLevel(logging.INFO)
+    # httpx logs every request it sends at INFO; for the call-center client that is a
+    # line per command (formatted, redacted, written: about 1 % of the app's CPU, py-spy
+    # in ``benchmarks/ack.py``) repeating what /metrics counts by endpoint and outcome.
+    # Its warnings and errors still come through.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     return out
