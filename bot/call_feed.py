@@ -249,7 +249,11 @@ class CallFeed:
                 continue
             due = max(head.not_before, self._next_ok.get(lane, 0.0))
             if due <= now and len(self._busy) < self._max_in_flight:
-                await self._launch(head, lane)
+                if not await self._launch(head, lane):
+                    # Another process took it a moment ago: look again soon rather than
+                    # idle until something wakes this process (nothing here would).
+                    recheck = now + LEASE_RECHECK
+                    next_due = recheck if next_due is None else min(next_due, recheck)
             elif due > now:
                 next_due = due if next_due is None else min(next_due, due)
         if self._tasks:
@@ -272,13 +276,16 @@ class CallFeed:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(0.0, next_due - now))
 
-    async def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
+    async def _launch(self, head: QueuedRecord, lane: tuple[str, str]) -> bool:
+        """Lease ``head`` and post it in a task of its own; False when another process
+        took it first."""
         if not await off_loop(self._storage.call_feed.lease, head.seq, self._owner, LEASE_SECONDS):
-            return  # another process took it a moment ago
+            return False
         self._busy.add(lane)
         task = asyncio.get_running_loop().create_task(self._deliver(head, lane))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return True
 
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
         logs.begin(team=head.team_id, name="call_feed")  # this task's own context
