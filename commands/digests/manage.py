@@ -30,6 +30,7 @@ from slack_sdk.models.blocks import (
 
 from commands.digests.content import SECTIONS, DigestRequest, build_digest
 from commands.digests.schedules import (
+    DigestPeriod,
     ScheduleError,
     latest_fire,
     next_fire,
@@ -85,7 +86,11 @@ def request_for(digest: DigestSchedule, slot: datetime, *, why: str = "") -> Dig
     """What to build for ``digest``'s post at ``slot`` (a fire time of its schedule)."""
     tz = ZoneInfo(digest.timezone)
     trigger = trigger_for(digest.schedule, tz)
-    period = period_for_slot(trigger, slot, tz)
+    return _request(digest, period_for_slot(trigger, slot, tz), why=why)
+
+
+def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> DigestRequest:
+    """``digest``'s post for ``period``, saying ``why`` that period."""
     return DigestRequest(
         period=period,
         title=digest_title(digest.schedule, period.label()),
@@ -121,15 +126,7 @@ def run_request(
     tz = ZoneInfo(digest.timezone)
     period = period_up_to(trigger_for(digest.schedule, tz), now, tz)
     why = "up to now" + (f", asked for by <@{escape(asked_by)}>" if asked_by else "")
-    return DigestRequest(
-        period=period,
-        title=digest_title(digest.schedule, period.label()),
-        campaigns=digest.campaigns,
-        sections=digest.sections or SECTIONS,
-        digest_id=digest.id,
-        schedule=_schedule_words(digest),
-        why=why,
-    )
+    return _request(digest, period, why=why)
 
 
 def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime:
