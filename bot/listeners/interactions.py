@@ -25,7 +25,7 @@ from slack_bolt.context.fail.async_fail import AsyncFail
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import StepAnswer, Surface, answerable, deliver
-from bot.listeners.context import builder
+from bot.listeners.context import ContextBuilder, builder
 from bot.messenger import WebApiMessenger
 from bot.observe import click_name, counted, shortcut_name, step_name, submission_name
 from bot.request_guard import SUBMISSION_LOCK_WAIT
@@ -38,8 +38,9 @@ from commands.dispatch import (
     dispatch_submission,
     validate_submission,
 )
+from commands.kernel.context import CommandContext
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
-from commands.kernel.reply import Reply, plain_words
+from commands.kernel.reply import Outcome, Reply, plain_words
 from commands.kernel.text import truncate
 
 
@@ -72,15 +73,27 @@ async def on_click(
         ctx = await found.build()
         outcome = await dispatch_click(ctx, click)
         tally.record(outcome)
-        messenger = ctx.messenger or WebApiMessenger(found.client)
-        surface = Surface(
-            messenger=messenger,
-            respond=answerable(respond),
-            trigger_id=click.trigger_id,
-            private_metadata=json.dumps({"channel": ctx.channel_id}),
-            view_id=click.view_id,
-        )
-        await deliver(outcome, surface, ctx)
+        await _answer(found, ctx, outcome, respond, click.trigger_id, view_id=click.view_id)
+
+
+async def _answer(
+    found: ContextBuilder,
+    ctx: CommandContext,
+    outcome: Outcome,
+    respond: AsyncRespond | None,
+    trigger_id: str | None,
+    *,
+    view_id: str | None = None,
+) -> None:
+    """Deliver a click's or shortcut's outcome where it came from."""
+    surface = Surface(
+        messenger=ctx.messenger or WebApiMessenger(found.client),
+        respond=answerable(respond),
+        trigger_id=trigger_id,
+        private_metadata=json.dumps({"channel": ctx.channel_id}),
+        view_id=view_id,
+    )
+    await deliver(outcome, surface, ctx)
 
 
 async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -90,14 +103,14 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
     async def note(reply: Reply) -> None:
         busy.append(reply)
 
-    if not await builder(context).claimed(note, lock_wait=SUBMISSION_LOCK_WAIT):
+    found = builder(context)
+    if not await found.claimed(note, lock_wait=SUBMISSION_LOCK_WAIT):
         if busy:  # the form stays open, saying why; nothing was done
             first = next(iter(submission.values), "")
             await ack(response_action="errors", errors={first: truncate(plain_words(busy[0]), 150)})
         else:
             await ack()  # a replay: answered, and nothing more
         return
-    found = builder(context)
     with counted(found.rt.metrics, "submission", submission_name(submission.callback_id)) as tally:
         ctx = await found.build()
         problems = await validate_submission(ctx, submission)
@@ -127,14 +140,7 @@ async def on_shortcut(
         ctx = await found.build()
         outcome = await dispatch_shortcut(ctx, shortcut)
         tally.record(outcome)
-        messenger = ctx.messenger or WebApiMessenger(found.client)
-        surface = Surface(
-            messenger=messenger,
-            respond=answerable(respond),
-            trigger_id=shortcut.trigger_id,
-            private_metadata=json.dumps({"channel": ctx.channel_id}),
-        )
-        await deliver(outcome, surface, ctx)
+        await _answer(found, ctx, outcome, respond, shortcut.trigger_id)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
