@@ -105,6 +105,10 @@ def _decode(content: bytes) -> tuple[bool, Any]:
         return False, None
 
 
+def _has_error_key(model: BaseModel) -> bool:
+    return "error" in model.model_fields_set or "error" in (model.model_extra or {})
+
+
 def read_response(
     response: httpx.Response,
     cast: type[M],
@@ -121,11 +125,18 @@ def read_response(
     """
     content = response.content
     status_code = response.status_code
-    if 200 <= status_code < 300 and b'"error"' not in content and b'"fail"' not in content:
-        try:
-            return cast.model_validate_json(content)
-        except ValidationError:
-            pass  # not JSON, or not this model: classified below with the decoded body
+    if 200 <= status_code < 300:
+        keeps_unknown = cast.model_config.get("extra") == "allow"
+        if keeps_unknown or (b'"error"' not in content and b'"fail"' not in content):
+            try:
+                model = cast.model_validate_json(content)
+            except ValidationError:
+                model = None  # not JSON, or not this model: classified below
+            # On a 2xx only a top-level "error" makes an error body (``classify``).  A
+            # model that keeps unknown fields shows whether it had one, which is much
+            # cheaper than searching a large body for it.
+            if model is not None and not (keeps_unknown and _has_error_key(model)):
+                return model
 
     is_json, body = _decode(content)
     failure = classify(
