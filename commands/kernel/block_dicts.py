@@ -14,6 +14,7 @@ confirmations, rich-text styles, ...) keeps it, exactly as ``slack_sdk`` calls i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.models.basic_objects import EMPTY_ALLOWED_TYPE_AND_PROPERTY_LIST, JsonObject
@@ -39,18 +40,56 @@ def _validator_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What ``to_dict`` looks up on every call, looked up once per class: the validators,
+    the attribute names in sorted order, and whether attributes are read the usual way."""
+
+    validators: tuple[str, ...]
+    keys: tuple[str, ...]
+    plain_reads: bool
+
+
+_shapes: dict[type, _Shape] = {}
+_SCALARS = (str, int, float, bool)
+
+
+def _shape(obj: JsonObject) -> _Shape:
+    cls = type(obj)
+    shape = _shapes.get(cls)
+    if shape is None:
+        # ``attributes`` is a property, but every Block Kit class returns a constant set
+        # (its own names joined to its parents'), so the first object's is the class's.
+        shape = _Shape(
+            validators=_validator_names(cls),
+            keys=tuple(sorted(obj.attributes)),
+            plain_reads=cls.get_object_attribute is JsonObject.get_object_attribute,
+        )
+        _shapes[cls] = shape
+    return shape
+
+
 def _own_dict(obj: JsonObject) -> dict[str, Any]:
     """``obj.to_dict()`` for a class that keeps ``JsonObject``'s: validate, then every
     non-empty attribute, converted, in sorted order."""
-    for name in _validator_names(type(obj)):
+    shape = _shape(obj)
+    for name in shape.validators:
         getattr(obj, name)()
-    kind = getattr(obj, "type", None)
     out: dict[str, Any] = {}
-    for key in sorted(obj.attributes):
-        value = obj.get_object_attribute(key)
+    for key in shape.keys:
+        value = getattr(obj, key, None) if shape.plain_reads else obj.get_object_attribute(key)
         if value is None:
             continue
-        if (kind, key) not in _EMPTY_ALLOWED and hasattr(value, "__len__") and not len(value):
+        if type(value) in _SCALARS:
+            # A string, number or flag is itself in the dict; only "" can be left out.
+            if value != "" or (getattr(obj, "type", None), key) in _EMPTY_ALLOWED:
+                out[key] = value
+            continue
+        if (
+            hasattr(value, "__len__")
+            and not len(value)
+            and (getattr(obj, "type", None), key) not in _EMPTY_ALLOWED
+        ):
             continue
         out[key] = _compatible(value)
     return out
