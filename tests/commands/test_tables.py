@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from slack_sdk.models.blocks import RawTextObject
 
 from callcenter.models import Campaign
 from commands.campaigns.cards import campaigns_reply
@@ -42,6 +43,12 @@ def test_cells_are_never_empty_and_links_only_for_the_web() -> None:
     assert check_blocks([data], limit=MESSAGE_BLOCK_LIMIT) == []
     assert [c.get("text") for c in data["rows"][1]] == ["–", "–", "–"]
     assert data["rows"][2][1]["type"] == "rich_text"
+    # Text cells are written as dicts; they are what slack_sdk's raw_text object makes.
+    assert data["rows"][2][0] == RawTextObject(text="A").to_dict()
+    assert data["rows"][2][2] == RawTextObject(text="3").to_dict()
+    long = table([Column("A")], [["x" * 400]])
+    assert long is not None
+    assert long.to_dict()["rows"][1][0] == RawTextObject(text="x" * 299 + "…").to_dict()
     with pytest.raises(ValueError):
         table([Column("A"), Column("B")], [["only one"]])
 
