@@ -6,6 +6,7 @@ permission check and the demo console's completion, so they cannot disagree.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from commands.kernel.matching import fold
@@ -22,7 +23,7 @@ class CommandSpec:
     family: str
     examples: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def words(self) -> tuple[str, ...]:
         return tuple(self.name.split())
 
@@ -239,12 +240,24 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 
+def _by_first_word() -> dict[str, tuple[CommandSpec, ...]]:
+    table: dict[str, list[CommandSpec]] = {}
+    for spec in COMMANDS:
+        table.setdefault(spec.words[0], []).append(spec)
+    return {word: tuple(specs) for word, specs in table.items()}
+
+
+_BY_FIRST_WORD = _by_first_word()
+"""The commands by their first word: every command a typed line parses to is looked up
+in one short list (the observer, the dispatcher and the replay check each ask)."""
+
+
 def match(tokens: list[str]) -> tuple[CommandSpec, list[str]] | None:
     """The command whose words lead ``tokens`` (longest match wins), and the rest.
     Words compare folded: ``Campaign``, ``CAMPAIGNS`` and ``Digest  Add`` all count."""
     lowered = [fold(t) for t in tokens[:3]]
     best: CommandSpec | None = None
-    for spec in COMMANDS:
+    for spec in _BY_FIRST_WORD.get(lowered[0], ()) if lowered else ():
         words = spec.words
         if tuple(lowered[: len(words)]) == words and (best is None or len(words) > len(best.words)):
             best = spec
