@@ -606,7 +606,11 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                 for text in TEXTS:  # warm both paths: imports, first connections
                     await cpu_per_command(slack, counter, app.pid, text, commands=5)
                 idle.append(await idle_cpu_per_second(app.pid))
-            sampler = sample(apps[0].pid, args.sample_app) if args.sample_app else None
+            sampler = (
+                sample(apps[0].pid, args.sample_app, gil=args.sample_gil)
+                if args.sample_app
+                else None
+            )
             figures: list[list[CpuFigure]] = [[] for _ in apps]
             share = args.cpu_commands // args.cpu_rounds
             for _ in range(args.cpu_rounds):  # interleaved, so all see the same machine
@@ -646,7 +650,7 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
     return results
 
 
-def sample(pid: int, out: str) -> subprocess.Popen[bytes]:
+def sample(pid: int, out: str, *, gil: bool = False) -> subprocess.Popen[bytes]:
     """py-spy (on PATH; ``pip install py-spy`` anywhere) sampling the app's stacks, every
     thread, without pausing it, into ``out`` as collapsed stacks (one line per stack with
     its count: ``grep``/``sort`` them, or feed them to a flame-graph tool)."""
@@ -655,6 +659,8 @@ def sample(pid: int, out: str) -> subprocess.Popen[bytes]:
         raise RuntimeError("--sample-app needs py-spy on PATH")
     argv = [py_spy, "record", "--pid", str(pid), "--nonblocking", "--threads"]
     argv += ["--rate", "250", "--format", "raw", "--output", out]
+    if gil:
+        argv.append("--gil")  # only samples holding the interpreter lock: Python running
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -1046,6 +1052,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-app", metavar="PSTATS", help="cProfile the app into a file")
     parser.add_argument(
         "--sample-app", metavar="STACKS", help="py-spy the app during the CPU part into a file"
+    )
+    parser.add_argument(
+        "--sample-gil", action="store_true", help="with --sample-app: only Python running"
     )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)

@@ -89,4 +89,3 @@ async def test_a_read_from_a_closed_port_cannot_connect() -> None:
         with pytest.raises(errors.APIConnectionError) as raised:
             await cc.campaigns.list(limit=1)
     assert "ConnectError" in str(raised.value)
-
