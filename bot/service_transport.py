@@ -22,7 +22,6 @@ are reported as what they are.
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator
 
 import aiohttp
 import httpx
@@ -49,14 +48,24 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         if request.method not in READS:
             return await self._writes.handle_async_request(request)
         try:
-            response = await self._reads.handle_async_request(request)
+            return await self._read(request)
         except httpx.TransportError as exc:
             if isinstance(exc.__cause__, aiohttp.ClientError):
                 raise relabel(exc.__cause__, request) from exc.__cause__
             raise
         except aiohttp.ClientError as exc:
             raise relabel(exc, request) from exc
-        response.stream = _RelabelledStream(response.stream, request)
+
+    async def _read(self, request: httpx.Request) -> httpx.Response:
+        """The answer with its body read whole (a JSON document: the client reads every
+        answer whole anyway), so that a failure while reading it is labelled here too,
+        and the body is not passed on chunk by chunk through httpx's layers."""
+        response = await self._reads.handle_async_request(request)
+        try:
+            await response.aread()
+        except BaseException:
+            await response.aclose()
+            raise
         return response
 
     async def aclose(self) -> None:
@@ -85,29 +94,3 @@ def relabel(exc: aiohttp.ClientError, request: httpx.Request) -> httpx.Transport
     if isinstance(exc, broken):
         return httpx.RemoteProtocolError(message, request=request)
     return httpx.ReadError(message, request=request)
-
-
-class _RelabelledStream(httpx.AsyncByteStream):
-    """The body of a read, with errors while reading it labelled as ``relabel`` does."""
-
-    def __init__(
-        self, stream: httpx.SyncByteStream | httpx.AsyncByteStream, request: httpx.Request
-    ):
-        if not isinstance(stream, httpx.AsyncByteStream):
-            raise TypeError("an async transport returned a synchronous body")
-        self._stream = stream
-        self._request = request
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            async for chunk in self._stream:
-                yield chunk
-        except httpx.TransportError as exc:
-            if isinstance(exc.__cause__, aiohttp.ClientError):
-                raise relabel(exc.__cause__, self._request) from exc.__cause__
-            raise
-        except aiohttp.ClientError as exc:
-            raise relabel(exc, self._request) from exc
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
