@@ -2,7 +2,7 @@
 
 Bolt's ``respond`` builds an ``AsyncWebhookClient`` without a session, so every answer
 opens an aiohttp session and a new connection to Slack and closes both: about a tenth of
-the CPU of a ``/callops`` command (``benchmarks/ack.py``).  ``ResponseUrls.install``
+the CPU of a ``/callops`` command (``benchmarks/ack.py``).  ``ResponseUrls.pool``
 puts a ``PooledRespond`` in Bolt's context instead: the same message, built by Bolt's own
 ``_build_message``, posted by the same ``AsyncWebhookClient``, through one session that
 keeps its connections open between answers and is closed with the runtime.
@@ -11,12 +11,12 @@ keeps its connections open between answers and is closed with the runtime.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from ssl import SSLContext
 from typing import Any
 
 import aiohttp
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncRespond
+from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_bolt.context.respond.internals import _build_message
 from slack_sdk.models.attachments import Attachment
 from slack_sdk.models.blocks import Block
@@ -89,23 +89,18 @@ class ResponseUrls:
             self._loop = loop
         return self._session
 
-    def install(self, app: AsyncApp) -> None:
-        """A middleware that gives every request with a ``response_url`` a
-        ``PooledRespond`` in place of Bolt's."""
-
-        @app.middleware
-        async def pooled_respond(
-            context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
-        ) -> None:
-            given = context.respond
-            if given is not None and given.response_url is not None:
-                context["respond"] = PooledRespond(
-                    response_url=given.response_url,
-                    session=self.session,
-                    proxy=given.proxy,
-                    ssl=given.ssl,
-                )
-            await next()
+    def pool(self, context: AsyncBoltContext) -> None:
+        """Put a ``PooledRespond`` in Bolt's context in place of Bolt's own, when the
+        request has a ``response_url`` (called by the callops context middleware, so the
+        swap costs no middleware of its own)."""
+        given = context.respond
+        if given is not None and given.response_url is not None:
+            context["respond"] = PooledRespond(
+                response_url=given.response_url,
+                session=self.session,
+                proxy=given.proxy,
+                ssl=given.ssl,
+            )
 
     async def close(self) -> None:
         session, self._session = self._session, None

@@ -14,7 +14,6 @@ from bot.runtime import Runtime
 
 
 def register_all(app: AsyncApp, runtime: Runtime) -> None:
-    runtime.responses.install(app)
     context.install(app, runtime)
     for module in (commands, interactions, events):
         module.register(app, runtime)
