@@ -37,7 +37,13 @@ from tests.faults.processes import Deployment
 from tests.faults.waiting import until
 
 LOCK_SECONDS = 20.0
-ACK_LIMIT = 1.0
+ACK_LIMIT = 3.0
+"""Slack's own deadline for an acknowledgement. Anything that waited on the 20 s lock
+(even the store's usual three 2 s tries) would miss it; a shared machine that stalls the
+whole process for a second or two (seen with a third of the CPU stolen by the host) would
+not."""
+CALLBACK_LIMIT = 10.0
+"""A callback is answered, 200 or 503, long before the lock goes (20 s)."""
 HEALTH_EVERY = 0.25
 """Seconds between two ``/healthz`` probes: a load balancer's pace, quickened."""
 COMMANDS = (
@@ -192,7 +198,7 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
     for sender in senders:
         assert sender.answers[-1][0] == 200, sender.answers
         assert {status for status, _, _ in sender.answers[:-1]} <= {503}
-        assert all(seconds < 5.0 for _, seconds, _ in sender.answers), sender.answers
+        assert all(seconds < CALLBACK_LIMIT for _, seconds, _ in sender.answers), sender.answers
         assert cards_of(slack, sender.record["id"]) == 1
     assert any(status == 503 for s in senders for status, _, _ in s.answers)
     # Each command answered in words: busy and nothing changed, or its own answer.
