@@ -564,6 +564,14 @@ class Capacity:
 TEXTS = ("campaigns", "help")
 
 
+def emulator_argv(port: int, seed: int, latency_ms: int) -> list[str]:
+    """``callops emulator`` on loopback, answering every call after ``latency_ms``."""
+    return [
+        *(sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"),
+        *("--port", str(port), "--seed", str(seed), "--latency-ms", str(latency_ms)),
+    ]
+
+
 async def measure_capacity(args: Namespace) -> list[Capacity]:
     """callops alone, against an emulator answering after ``--capacity-latency-ms``: CPU
     per command of ``campaigns`` and ``help``, side by side, then the rate ladder; with
@@ -571,9 +579,7 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
     this tree's so that both see the same machine."""
     service_port = free_port()
     service_url = f"http://127.0.0.1:{service_port}"
-    emulator = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
-    emulator += ["--port", str(service_port), "--seed", str(args.seed)]
-    emulator += ["--latency-ms", str(args.capacity_latency_ms)]
+    emulator = emulator_argv(service_port, args.seed, args.capacity_latency_ms)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     rates = [float(r) for r in args.rates.split(",") if r.strip()]
     trees = [("this tree", ROOT)]
@@ -810,9 +816,7 @@ APPS = (
 async def measure(args: Namespace) -> list[Result]:
     service_port = free_port()
     service_url = f"http://127.0.0.1:{service_port}"
-    emulator = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
-    emulator += ["--port", str(service_port), "--seed", str(args.seed)]
-    emulator += ["--latency-ms", str(args.latency_ms)]
+    emulator = emulator_argv(service_port, args.seed, args.latency_ms)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     results: list[Result] = []
     with (
