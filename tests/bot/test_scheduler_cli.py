@@ -35,16 +35,21 @@ def test_the_scheduler_refuses_to_run_without_a_way_to_post(
     assert "SLACK_BOT_TOKEN" in capsys.readouterr().out
 
 
-async def test_the_scheduler_process_runs_until_stopped(
-    tmp_path: Path, slack: SlackStandIn, capsys: pytest.CaptureFixture[str]
-) -> None:
-    settings = Settings(
+def scheduler_settings(tmp_path: Path, slack: SlackStandIn) -> Settings:
+    """A single-workspace install on the stand-in, with its own database file."""
+    return Settings(
         _env_file=None,
         slack_bot_token=slack.bot_token(),
         slack_api_url=slack.api_url,
         callops_db=str(tmp_path / "callops.db"),
         callops_secret_key=Fernet.generate_key().decode(),
     )
+
+
+async def test_the_scheduler_process_runs_until_stopped(
+    tmp_path: Path, slack: SlackStandIn, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = scheduler_settings(tmp_path, slack)
     task = asyncio.create_task(scheduler_forever(settings))
     seen = ""
     async with asyncio.timeout(10):
@@ -63,13 +68,7 @@ async def test_the_scheduler_serves_its_metrics_when_asked(
     """``callops scheduler --metrics-port``: the digests it posts are counted where a
     Prometheus server can scrape them (port 0 here: any free one)."""
     assert build_parser().parse_args(["scheduler", "--metrics-port", "9108"]).metrics_port == 9108
-    settings = Settings(
-        _env_file=None,
-        slack_bot_token=slack.bot_token(),
-        slack_api_url=slack.api_url,
-        callops_db=str(tmp_path / "callops.db"),
-        callops_secret_key=Fernet.generate_key().decode(),
-    )
+    settings = scheduler_settings(tmp_path, slack)
     task = asyncio.create_task(
         scheduler_forever(settings, metrics_host="127.0.0.1", metrics_port=0)
     )
