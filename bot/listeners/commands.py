@@ -21,6 +21,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncRespond
 from slack_bolt.response import BoltResponse
 
+from bot import logs
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.messenger import WebApiMessenger
@@ -53,7 +54,9 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def run_reporting(
         command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
     ) -> None:
-        name = command_name(command.get("text") or "")
+        # Named once per request, for the log lines, by ``name_the_work`` (before Bolt's
+        # authorize); the task running this listener inherited that context.
+        name = logs.command.get() or command_name(command.get("text") or "")
         try:
             if not await builder(context).claimed(functools.partial(tell, respond)):
                 return  # a replay, or the database too busy to tell (the person was told)
