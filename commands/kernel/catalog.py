@@ -248,8 +248,8 @@ def _by_first_word() -> dict[str, tuple[CommandSpec, ...]]:
 
 
 _BY_FIRST_WORD = _by_first_word()
-"""The commands by their first word: every command a typed line parses to is looked up
-in one short list (the observer, the dispatcher and the replay check each ask)."""
+"""The commands by their first word: a typed line is matched against one short list
+(the observer naming the request for its logs and metrics, then the dispatcher)."""
 
 
 def match(tokens: list[str]) -> tuple[CommandSpec, list[str]] | None:
