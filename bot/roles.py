@@ -12,7 +12,7 @@ import time
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from storage import DEFAULT_ROLE, Role, Storage
+from storage import Role, Storage, effective_role
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -54,9 +54,9 @@ class RoleResolver:
         """``role`` from the stored role already read (``RoleStore.stored_role``, in the
         same trip off the event loop as the request's other reads)."""
         if user_id in self._env_admins or stored is Role.ADMIN:
-            return Role.ADMIN
-        if await self.is_workspace_admin(client, team_id, user_id):
-            return Role.ADMIN
-        # What `RoleStore.resolve_role` decides, from the role already read (a second
-        # read would cost a store call per request for the same answer).
-        return stored or DEFAULT_ROLE
+            return Role.ADMIN  # nothing Slack says can change it: no users.info call
+        return effective_role(
+            stored,
+            is_workspace_admin=await self.is_workspace_admin(client, team_id, user_id),
+            is_env_admin=False,
+        )

@@ -34,7 +34,7 @@ from storage.policy import (
     Mode,
     PolicyStore,
 )
-from storage.roles import DEFAULT_ROLE, Role, RoleStore
+from storage.roles import DEFAULT_ROLE, Role, RoleStore, effective_role
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepLink, StepRunStore
 from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStore
@@ -93,6 +93,7 @@ __all__ = [
     "connect",
     "copy_database",
     "database_url",
+    "effective_role",
     "migrate",
     "off_loop",
     "off_loop_quick",

@@ -43,6 +43,17 @@ class Role(StrEnum):
 _RANK = {Role.VIEWER: 0, Role.OPERATOR: 1, Role.ADMIN: 2}
 
 DEFAULT_ROLE = Role.VIEWER
+
+
+def effective_role(stored: Role | None, *, is_workspace_admin: bool, is_env_admin: bool) -> Role:
+    """The one rule for a person's role: Slack workspace admins/owners and CALLOPS_ADMINS
+    are admins whatever is stored; otherwise the stored role, else the default (viewer).
+    ``RoleStore.resolve_role`` and the bot's per-request ``RoleResolver`` both apply it."""
+    if is_workspace_admin or is_env_admin:
+        return Role.ADMIN
+    return stored or DEFAULT_ROLE
+
+
 """Users nobody gave a role can look but not act (fail closed)."""
 
 
@@ -139,5 +150,7 @@ class RoleStore:
         `is_workspace_admin` comes from the caller (Slack's users.info is the bot's business).
         """
         if is_workspace_admin or user_id in env_admins:
-            return Role.ADMIN
-        return self.stored_role(team_id, user_id) or DEFAULT_ROLE
+            return Role.ADMIN  # without reading the stored role: it cannot change this
+        return effective_role(
+            self.stored_role(team_id, user_id), is_workspace_admin=False, is_env_admin=False
+        )
