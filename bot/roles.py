@@ -12,8 +12,7 @@ import time
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from storage import Role, Storage, effective_role
-from storage.offload import off_loop
+from storage import Role, effective_role
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +20,7 @@ CACHE_SECONDS = 300.0
 
 
 class RoleResolver:
-    def __init__(self, storage: Storage, env_admins: frozenset[str]) -> None:
-        self._storage = storage
+    def __init__(self, env_admins: frozenset[str]) -> None:
         self._env_admins = env_admins
         self._admin_cache: dict[tuple[str, str], tuple[float, bool]] = {}
 
@@ -42,17 +40,12 @@ class RoleResolver:
         self._admin_cache[key] = (now, answer)
         return answer
 
-    async def role(self, client: AsyncWebClient, team_id: str, user_id: str) -> Role:
-        if user_id in self._env_admins:
-            return Role.ADMIN
-        stored = await off_loop(self._storage.roles.stored_role, team_id, user_id)
-        return await self.role_given(client, team_id, user_id, stored)
-
     async def role_given(
         self, client: AsyncWebClient, team_id: str, user_id: str, stored: Role | None
     ) -> Role:
-        """``role`` from the stored role already read (``RoleStore.stored_role``, in the
-        same trip off the event loop as the request's other reads)."""
+        """The person's role, from the stored role the request already read
+        (``RoleStore.stored_role``, in the same trip off the event loop as its other
+        reads) and, unless that settles it, what Slack says of them."""
         if user_id in self._env_admins or stored is Role.ADMIN:
             return Role.ADMIN  # nothing Slack says can change it: no users.info call
         return effective_role(

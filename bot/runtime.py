@@ -90,7 +90,7 @@ class Runtime:
             settings=settings,
             storage=storage,
             clients=clients,
-            roles=RoleResolver(storage, settings.admin_ids),
+            roles=RoleResolver(settings.admin_ids),
             bots=bots,
             zones=zones,
             digests=digests,
@@ -99,10 +99,6 @@ class Runtime:
             metrics=metrics,
             tokens=tokens,
         )
-
-    def timezone(self, team_id: str) -> ZoneInfo:
-        """The team's time zone. Blocking (the database): off the event loop."""
-        return self.zones(team_id)
 
     def _team_facts(self, team_id: str) -> TeamFacts:
         """What a context needs from the database, in one query (``get_with_key``), in one
