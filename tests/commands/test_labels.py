@@ -11,8 +11,10 @@ from commands.kernel.paging import showing
 from commands.kernel.text import (
     campaign_label,
     clock,
+    code,
     day,
     day_time,
+    escape,
     mention,
     plural,
     status_label,
@@ -28,6 +30,15 @@ def test_counts_agree_with_their_noun() -> None:
     assert plural(0, "call") == "0 calls"
     assert plural(12034, "lead") == "12,034 leads"
     assert plural(2, "person", "people") == "2 people"
+
+
+def test_only_slacks_three_control_characters_are_escaped_each_once() -> None:
+    assert escape("<!channel> & <@U123|x>") == "&lt;!channel&gt; &amp; &lt;@U123|x&gt;"
+    assert escape("&lt; is already an entity") == "&amp;lt; is already an entity"
+    assert escape("Nhắc lịch hẹn *HN* _x_ `y`") == "Nhắc lịch hẹn *HN* _x_ `y`"
+    assert escape(12034) == "12034"
+    assert escape("") == ""
+    assert code("a`b<c>") == "`aˋb&lt;c&gt;`"
 
 
 def test_a_campaign_without_a_name_is_still_named_and_names_are_escaped() -> None:
