@@ -8,6 +8,8 @@ should learn that ``start`` exists and whom to ask.
 
 from __future__ import annotations
 
+from functools import cache
+
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -70,6 +72,15 @@ def _line(spec: CommandSpec, role: Role) -> str:
 
 
 def overview(role: Role) -> list[Block]:
+    """Every command by family, those ``role`` cannot run marked.  Built once per role:
+    it depends on the catalog and the role alone, and ``help`` is the command people
+    type most (its lines were a fifth of the CPU of answering it, ``benchmarks/ack.py``).
+    Each call gets its own list; the blocks in it are not changed after they are built."""
+    return list(_overview(role))
+
+
+@cache
+def _overview(role: Role) -> tuple[Block, ...]:
     blocks: list[Block] = [HeaderBlock(text="/callops commands")]
     for family, specs in _families().items():
         title = FAMILY_TITLES.get(family, escape(family.capitalize()))
@@ -86,7 +97,7 @@ def overview(role: Role) -> list[Block]:
             ]
         )
     )
-    return blocks
+    return tuple(blocks)
 
 
 def writing_section() -> SectionBlock:
