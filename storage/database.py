@@ -213,6 +213,12 @@ class Database:
         """
         return self._run(work, "write")
 
+    def read_each(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work``'s reads on one connection, each statement atomic on its own (no
+        snapshot across them): for rows that need not agree with each other, such as a
+        request's role and its workspace, read in one trip instead of one per row."""
+        return self._run(work, "single")
+
     def _run(self, work: Callable[[Connection], T], mode: str) -> T:
         check_not_on_loop()
         override = _PATIENCE.get()
@@ -379,16 +385,21 @@ default SQLAlchemy keeps that count only for UPDATE and DELETE."""
 
 
 _POOL_SIZE = 5
-"""Connections kept open; up to `CONNECTIONS` (one per database thread) while busy."""
+"""PostgreSQL connections kept open; up to `CONNECTIONS` (one per database thread) while
+busy.  A server's connection slots are shared by every replica, so idle ones go back."""
 
 
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
+    # Every connection stays open (one per database thread, `CONNECTIONS`): a SQLite
+    # connection is a file handle, and one opened again starts with an empty page cache,
+    # reads the schema anew and runs the PRAGMAs below.  With only five kept, ten commands
+    # in flight opened a connection every fifth command (``benchmarks/ack.py``).
     engine = create_engine(
         url,
         connect_args={"timeout": lock_timeout},
         hide_parameters=True,
-        pool_size=_POOL_SIZE,
-        max_overflow=CONNECTIONS - _POOL_SIZE,
+        pool_size=CONNECTIONS,
+        max_overflow=0,
         execution_options=_EXECUTION_OPTIONS,
     )
     busy_ms = int(lock_timeout * 1000)
