@@ -103,12 +103,16 @@ class Runtime:
     def _team_facts(self, team_id: str) -> TeamFacts:
         """What a context needs from the database, in one query (``get_with_key``), in one
         trip off the event loop."""
-        workspace, api_key = self.storage.workspaces.get_with_key(team_id)
+        return self._facts_of(*self.storage.workspaces.get_with_key(team_id))
+
+    def _facts_of(self, workspace: Workspace | None, api_key: str | None) -> TeamFacts:
         return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
 
     def _person_facts(self, team_id: str, user_id: str) -> tuple[Role | None, TeamFacts]:
-        """The person's stored role and the team's facts, in one trip off the event loop."""
-        return self.storage.roles.stored_role(team_id, user_id), self._team_facts(team_id)
+        """The person's stored role and the team's facts, in one trip off the event loop
+        and one to the database (``Storage.requester``)."""
+        role, workspace, api_key = self.storage.requester(team_id, user_id)
+        return role, self._facts_of(workspace, api_key)
 
     async def context(
         self,

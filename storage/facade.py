@@ -21,7 +21,7 @@ from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.policy import PolicyStore
-from storage.roles import RoleStore
+from storage.roles import Role, RoleStore
 from storage.schema import (
     approval_secrets,
     callback_tokens,
@@ -32,7 +32,7 @@ from storage.schema import (
 )
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepRunStore
-from storage.workspaces import WorkspaceStore
+from storage.workspaces import Workspace, WorkspaceStore
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +116,19 @@ class Storage:
 
     def rotate_secrets(self) -> int:
         return rotate_secrets(self.db, self.box)
+
+    def requester(
+        self, team_id: str, user_id: str
+    ) -> tuple[Role | None, Workspace | None, str | None]:
+        """What every request's context reads: the person's stored role, the workspace
+        and its API key (decrypted), in one trip to the database (each trip costs a
+        connection checkout and SQLAlchemy's own work, ``benchmarks/ack.py``)."""
+        return self.db.read_each(
+            lambda conn: (
+                self.roles.stored_role_in(conn, team_id, user_id),
+                *self.workspaces.get_with_key_in(conn, team_id),
+            )
+        )
 
     def ping(self) -> None:
         """Raises if the database does not answer (the health check's question)."""
