@@ -97,7 +97,12 @@ def _own_dict(obj: JsonObject) -> dict[str, Any]:
 
 def _compatible(value: Any) -> Any:
     """``to_dict_compatible`` of ``slack_sdk``: lists and tuples become lists, objects
-    with a ``to_dict`` their dict, anything else stays as it is."""
+    with a ``to_dict`` their dict, anything else stays as it is.  A plain dict or scalar
+    is answered first, before the checks against ``JsonObject`` (an abstract class, so
+    each check is slow): a table's cells are dicts already, a hundred per page."""
+    kind = type(value)
+    if kind is dict or kind in _SCALARS:
+        return value
     if isinstance(value, (list, tuple)):
         return [_compatible(v) for v in value]
     if isinstance(value, JsonObject) and type(value).to_dict is JsonObject.to_dict:
