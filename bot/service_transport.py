@@ -6,17 +6,20 @@ twice per request, polling each idle socket and rebuilding anyio's attribute map
 and counts its idle connections once per idle connection.  With the ten or twenty
 kept-alive connections a busy workspace's client holds, that bookkeeping was about a
 third of the CPU of ``/callops campaigns`` (``benchmarks/ack.py``).  aiohttp (already
-here for Bolt and ``response_url``) hands out a kept-alive connection without that walk,
-through ``httpx-aiohttp``'s transport, the one openai-python offers for the same reason.
+here for Bolt and ``response_url``) hands out a kept-alive connection without that walk.
+``AiohttpReads`` is the small adapter between the two: it sends httpx's request through
+an aiohttp session and hands the answer back read whole (the client reads every answer
+whole anyway), where ``httpx-aiohttp``, tried first, streamed a 118 KB page back in 16 KB
+chunks through httpx's stream layers.
 
 Only reads take that road.  aiohttp resends a PUT or DELETE once by itself when a
-kept-alive connection turns out closed, and ``httpx-aiohttp`` reports a connection lost
-mid-request as ``ConnectTimeout``, which the client's retry policy takes to mean "never
-sent" (``callcenter.retry.NEVER_SENT``).  An effectful call must never be repeated on a
-guess, so POST, PUT and DELETE keep httpcore, which never resends by itself and says
-whether a request left this machine.  For reads, the errors are labelled again from
-aiohttp's own exception, so a timeout, a refused connection and a dropped connection
-are reported as what they are.
+kept-alive connection turns out closed, and a connection lost mid-request must not be
+mistaken for one never used, which the client's retry policy takes to mean "never sent"
+(``callcenter.retry.NEVER_SENT``).  An effectful call must never be repeated on a guess,
+so POST, PUT and DELETE keep httpcore, which never resends by itself and says whether a
+request left this machine.  For reads, aiohttp's errors are named as httpcore would name
+them, so a timeout, a refused connection and a dropped connection are reported as what
+they are.
 """
 
 from __future__ import annotations
@@ -25,14 +28,13 @@ import ssl
 
 import aiohttp
 import httpx
-from httpx_aiohttp import AiohttpTransport
 
 READS = frozenset({"GET", "HEAD"})
 
 
 def service_transport(tls: ssl.SSLContext) -> ServiceTransport:
     return ServiceTransport(
-        reads=AiohttpTransport(verify=tls),
+        reads=AiohttpReads(tls),
         writes=httpx.AsyncHTTPTransport(verify=tls),
     )
 
@@ -45,34 +47,66 @@ class ServiceTransport(httpx.AsyncBaseTransport):
         self._writes = writes
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method not in READS:
-            return await self._writes.handle_async_request(request)
-        try:
-            return await self._read(request)
-        except httpx.TransportError as exc:
-            if isinstance(exc.__cause__, aiohttp.ClientError):
-                raise relabel(exc.__cause__, request) from exc.__cause__
-            raise
-        except aiohttp.ClientError as exc:
-            raise relabel(exc, request) from exc
-
-    async def _read(self, request: httpx.Request) -> httpx.Response:
-        """The answer with its body read whole (a JSON document: the client reads every
-        answer whole anyway), so that a failure while reading it is labelled here too,
-        and the body is not passed on chunk by chunk through httpx's layers."""
-        response = await self._reads.handle_async_request(request)
-        try:
-            await response.aread()
-        except BaseException:
-            await response.aclose()
-            raise
-        return response
+        if request.method in READS:
+            return await self._reads.handle_async_request(request)
+        return await self._writes.handle_async_request(request)
 
     async def aclose(self) -> None:
         try:
             await self._reads.aclose()
         finally:
             await self._writes.aclose()
+
+
+KEEPALIVE_S = 5.0
+"""How long an idle connection is kept, as httpx keeps one."""
+MAX_CONNECTIONS = 100
+
+
+class AiohttpReads(httpx.AsyncBaseTransport):
+    """httpx requests sent through one aiohttp session (made on first use, inside the
+    event loop as aiohttp requires); each answer is read whole before it is returned, so
+    a failure while reading it is named here too."""
+
+    def __init__(self, tls: ssl.SSLContext) -> None:
+        self._tls = tls
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                ssl=self._tls, limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S
+            )
+            self._session = aiohttp.ClientSession(connector=connector)
+        return self._session
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        timeouts = request.extensions.get("timeout", {})
+        timeout = aiohttp.ClientTimeout(
+            sock_connect=timeouts.get("connect"),
+            sock_read=timeouts.get("read"),
+            connect=timeouts.get("pool"),
+        )
+        try:
+            async with self._open().request(
+                request.method,
+                str(request.url),
+                headers=request.headers.multi_items(),
+                data=request.content or None,
+                allow_redirects=False,
+                auto_decompress=False,  # httpx decodes, as it would its own transport's
+                timeout=timeout,
+            ) as answer:
+                body = await answer.read()
+        except aiohttp.ClientError as exc:
+            raise relabel(exc, request) from exc
+        return httpx.Response(
+            answer.status, headers=answer.raw_headers, content=body, request=request
+        )
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
 
 
 def relabel(exc: aiohttp.ClientError, request: httpx.Request) -> httpx.TransportError:
