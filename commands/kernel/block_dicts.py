@@ -52,6 +52,8 @@ class _Shape:
 
 _shapes: dict[type, _Shape] = {}
 _SCALARS = (str, int, float, bool)
+_PLAIN = frozenset((dict, *_SCALARS))
+"""Values ``to_dict_compatible`` leaves as they are: answered without a call."""
 
 
 def _shape(obj: JsonObject) -> _Shape:
@@ -101,10 +103,10 @@ def _compatible(value: Any) -> Any:
     is answered first, before the checks against ``JsonObject`` (an abstract class, so
     each check is slow): a table's cells are dicts already, a hundred per page."""
     kind = type(value)
-    if kind is dict or kind in _SCALARS:
+    if kind in _PLAIN:
         return value
     if isinstance(value, (list, tuple)):
-        return [_compatible(v) for v in value]
+        return [v if type(v) in _PLAIN else _compatible(v) for v in value]
     if isinstance(value, JsonObject) and type(value).to_dict is JsonObject.to_dict:
         return _own_dict(value)
     to_dict = getattr(value, "to_dict", None)
