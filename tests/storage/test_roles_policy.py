@@ -123,3 +123,18 @@ def test_nonsense_policies_are_refused() -> None:
         KindPolicy(Mode.APPROVAL, expiry_seconds=0)
     with pytest.raises(InvalidValueError):
         KindPolicy(Mode.APPROVAL, approvers=())
+
+
+def test_a_requests_role_workspace_and_key_are_read_together(store: Storage) -> None:
+    assert store.requester("T1", "U1") == (None, None, None)
+    store.workspaces.connect("T1", "https://pbx.example.test", "key-of-team-one")
+    store.roles.set_role("T1", "U1", Role.OPERATOR)
+    role, workspace, api_key = store.requester("T1", "U1")
+    assert role is Role.OPERATOR
+    assert workspace is not None and workspace.team_id == "T1"
+    assert workspace.base_url == "https://pbx.example.test"
+    assert api_key == "key-of-team-one"
+    # Another person of the same team: no role of their own, the same workspace.
+    assert store.requester("T1", "U2")[0] is None
+    assert store.requester("T1", "U2")[1:] == (workspace, "key-of-team-one")
+    assert store.requester("T2", "U1") == (None, None, None)
