@@ -7,7 +7,9 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -163,6 +165,29 @@ def test_generate_call_records_in_bulk(pbx: EmulatorServer, api: Api, api2: Api)
     assert api2.get("/v3/cdr", params={"limit": 1, "offset": 0}).json()["total"] == other
     bad = httpx.post(f"{pbx.base_url}/_emulator/cdrs/generate", json={"count": 5, "domain": "x"})
     assert bad.status_code == 404
+
+
+def test_todays_records_can_be_asked_for_before_office_hours() -> None:
+    """At 02:00 in the emulator's zone no office hour of today has passed; asking for
+    today's records then gives them (from the night) instead of never answering."""
+    offset = 2 - datetime.now(UTC).hour
+    offset = offset + 24 if offset < -12 else offset
+    zone = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
+    with EmulatorServer(timezone=zone) as night:
+        api = Api(night.base_url, night.api_key)
+        try:
+            now = night.freeze_clock()
+            today = datetime.fromtimestamp(now, ZoneInfo(zone)).strftime("%Y-%m-%d")
+            window = {"start_date": f"{today} 00:00:00", "limit": 500, "offset": 0}
+            before = api.get("/v3/cdr", params=window).json()["total"]
+            night.generate_cdrs(50, days=1)
+            records = api.get("/v3/cdr", params=window).json()
+        finally:
+            api.close()
+    assert records["total"] == before + 50
+    moment = datetime.fromtimestamp(now, ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
+    assert all(r["time_started"].startswith(today) for r in records["data"])
+    assert all(r["time_ended"] <= moment for r in records["data"] if r["time_ended"])
 
 
 def test_domains_never_see_each_other(pbx: EmulatorServer, api: Api, api2: Api) -> None:

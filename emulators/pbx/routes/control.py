@@ -213,6 +213,25 @@ async def clear_journal(request: Request) -> Response:
     return json_response({"cleared": True})
 
 
+_OFFICE_TRIES = 200
+"""Office-hours times tried for one record before the record takes any past time."""
+
+
+def _record_start(first: float, days: int, now: float, rng: random.Random) -> int:
+    """When a generated call began: in office hours on one of the ``days`` days from
+    ``first``, and ended by ``now``.  Before the first office hour of a one-day window
+    (the early morning, in the emulator's zone) no such time exists, so a record then
+    starts at any time of the window already past, or of the last hour when the day has
+    only just begun; asking for today's calls at 03:00 must not hang the emulator."""
+    latest = now - 600
+    for _ in range(_OFFICE_TRIES):
+        start = fd.business_time(first + rng.randrange(days) * 86400, rng)
+        if start < latest:
+            return start
+    earliest = min(first, latest - 3600)
+    return int(earliest) + rng.randrange(max(1, int(latest - earliest)))
+
+
 @router.post("/cdrs/generate")
 async def generate_cdrs(request: Request) -> Response:
     """Add ``count`` realistic call records spread over the last ``days`` days."""
@@ -228,11 +247,7 @@ async def generate_cdrs(request: Request) -> Response:
     with emu.store.tx() as conn:
         while done < body.count:
             chunk = min(20_000, body.count - done)
-            starts: list[int] = []
-            while len(starts) < chunk:
-                t = fd.business_time(first + rng.randrange(body.days) * 86400, rng)
-                if t + 600 < now:
-                    starts.append(t)
+            starts = [_record_start(first, body.days, now, rng) for _ in range(chunk)]
             conn.executemany(CDR_INSERT, factory.rows(starts))
             done += chunk
     total = emu.conn.execute(
