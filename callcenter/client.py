@@ -45,8 +45,9 @@ class CallCenter:
     ``timeout`` and ``transport`` configure the httpx client this object creates and
     closes; given a ``transport``, each request is built here and handed to it directly
     (``HttpCore`` says why).  Pass ``http_client`` instead to share a client you own (its
-    own timeouts, hooks and cookies apply and ``close()`` leaves it open).  ``token_cache`` keeps the token between
-    processes.  ``sleep`` and ``clock`` exist so tests can steer time.
+    own timeouts, hooks and cookies apply and ``close()`` leaves it open).
+    ``token_cache`` keeps the token between processes.  ``sleep`` and ``clock`` exist so
+    tests can steer time.
     """
 
     def __init__(
