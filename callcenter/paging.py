@@ -24,25 +24,45 @@ def check_page_args(limit: int, offset: int) -> None:
         raise ValueError(f"offset must not be negative, got {offset}")
 
 
-async def walk(fetch: FetchPage[T], page_size: int, offset: int = 0) -> AsyncIterator[T]:
-    """Yield every item of every page from ``offset`` on.
+def _more_after(page: Page[T], page_size: int, offset: int) -> bool:
+    """Whether a page may follow ``page``, ``offset`` being where the next would start.
 
-    Stops at an empty page, a short page (fewer items than the page size the service
-    echoes back, so a server-side cap on ``limit`` is not mistaken for the end), or
-    once ``offset`` reaches ``total``.
-    """
+    Not after an empty page, a short page (fewer items than the page size the service
+    echoes back, so a server-side cap on ``limit`` is not mistaken for the end), or once
+    ``offset`` reaches ``total``."""
+    count = len(page.data)
+    effective_size = min(page_size, page.limit) if page.limit > 0 else page_size
+    return not (count == 0 or count < effective_size or offset >= page.total)
+
+
+async def walk(fetch: FetchPage[T], page_size: int, offset: int = 0) -> AsyncIterator[T]:
+    """Yield every item of every page from ``offset`` on (see ``_more_after`` for where
+    it stops)."""
     check_page_args(page_size, offset)
     while True:
         page = await fetch(page_size, offset)
-        count = len(page.data)
-        effective_size = min(page_size, page.limit) if page.limit > 0 else page_size
-        total = page.total
+        offset += len(page.data)
+        more = _more_after(page, page_size, offset)
         for item in page.data:
             yield item
         del page
-        offset += count
-        if count == 0 or count < effective_size or offset >= total:
+        if not more:
             return
 
 
-__all__ = ["FetchPage", "check_page_args", "walk"]
+async def collect(fetch: FetchPage[T], page_size: int) -> list[T]:
+    """Every item of every page, in one list: for a listing shown whole (counted and
+    sorted, as ``/callops campaigns`` shows it), where ``walk`` would resume once per
+    item only to build the same list."""
+    check_page_args(page_size, 0)
+    items: list[T] = []
+    offset = 0
+    while True:
+        page = await fetch(page_size, offset)
+        items.extend(page.data)
+        offset += len(page.data)
+        if not _more_after(page, page_size, offset):
+            return items
+
+
+__all__ = ["FetchPage", "check_page_args", "collect", "walk"]

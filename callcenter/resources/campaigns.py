@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
 from typing import Any, get_args
 
@@ -15,7 +16,7 @@ from callcenter.models import (
     CampaignUpdated,
     Page,
 )
-from callcenter.paging import walk
+from callcenter.paging import collect, walk
 from callcenter.resources._base import Resource, paging, segment
 
 CAMPAIGN_TYPES: tuple[str, ...] = get_args(CampaignType)
@@ -62,6 +63,15 @@ class Campaigns(Resource):
     ) -> AsyncIterator[CampaignSummary]:
         """Every campaign (of ``type``) as a listing shows it, a page at a time."""
         return walk(
+            lambda limit, offset: self.list_summaries(type=type, limit=limit, offset=offset),
+            page_size,
+        )
+
+    async def all_summaries(
+        self, type: str | None = None, page_size: int = 100
+    ) -> builtins.list[CampaignSummary]:
+        """Every campaign (of ``type``) as a listing shows it, in one list."""
+        return await collect(
             lambda limit, offset: self.list_summaries(type=type, limit=limit, offset=offset),
             page_size,
         )

@@ -155,7 +155,7 @@ async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
                 "campaigns [autocall|autodialer|inbound|manual]",
             )
     cc = ctx.client()
-    campaigns = [c async for c in cc.campaigns.summaries(type=kind, page_size=100)]
+    campaigns = await cc.campaigns.all_summaries(type=kind)
     campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
     command = "campaigns" + (f" {kind}" if kind else "")
     return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)

@@ -7,6 +7,7 @@ from datetime import date, datetime
 import httpx
 import pytest
 
+from callcenter.paging import collect, walk
 from tests.callcenter.fakes import FakeService, json_response, page, user
 
 
@@ -69,6 +70,21 @@ async def test_iterate_stops_on_an_empty_page_even_if_total_says_more() -> None:
         seen = [u async for u in cc.users.iterate(page_size=2)]
     assert len(seen) == 2
     assert len(service.calls("GET", "/v3/user")) == 2
+
+
+@pytest.mark.parametrize(
+    ("total", "cap", "size"), [(120, None, 50), (100, None, 50), (250, 100, 500)]
+)
+async def test_collect_reads_the_pages_walk_reads_into_one_list(
+    total: int, cap: int | None, size: int
+) -> None:
+    walked, collected = paged_users(total, cap), paged_users(total, cap)
+    async with walked.client() as a, collected.client() as b:
+        by_walk = [u async for u in walk(lambda lim, off: a.users.list(lim, off), size)]
+        by_collect = await collect(lambda lim, off: b.users.list(lim, off), size)
+    assert by_collect == by_walk
+    assert [u.user_uuid for u in by_collect] == [f"user-{n:04d}" for n in range(total)]
+    assert offsets(collected, "/v3/user") == offsets(walked, "/v3/user")
 
 
 def cdr(n: int) -> dict[str, object]:
