@@ -14,7 +14,10 @@ confirmations, rich-text styles, ...) keeps it, exactly as ``slack_sdk`` calls i
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from slack_sdk.models.basic_objects import EMPTY_ALLOWED_TYPE_AND_PROPERTY_LIST, JsonObject
@@ -43,11 +46,33 @@ def _validator_names(cls: type) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class _Shape:
     """What ``to_dict`` looks up on every call, looked up once per class: the validators,
-    the attribute names in sorted order, and whether attributes are read the usual way."""
+    the attribute names in sorted order, whether attributes are read the usual way, and
+    (when every attribute is a plain instance attribute, as Block Kit's ``__init__``
+    methods set them) one getter that reads them all from the instance's ``__dict__``."""
 
     validators: tuple[str, ...]
     keys: tuple[str, ...]
     plain_reads: bool
+    read_all: Callable[[dict[str, Any]], tuple[Any, ...]] | None = None
+
+
+def _reader(
+    obj: JsonObject, keys: tuple[str, ...]
+) -> Callable[[dict[str, Any]], tuple[Any, ...]] | None:
+    """``operator.itemgetter`` of ``keys`` over ``vars(obj)``, or None when an attribute is
+    not an instance attribute or a descriptor on the class (a property) would answer
+    ``getattr`` instead: then each attribute is read with ``getattr``."""
+    cls = type(obj)
+    if not keys or any(k not in vars(obj) for k in keys):
+        return None
+    for key in keys:
+        static = inspect.getattr_static(cls, key, None)
+        if hasattr(type(static), "__set__") or hasattr(type(static), "__delete__"):
+            return None
+    if len(keys) == 1:
+        one = itemgetter(keys[0])
+        return lambda attributes: (one(attributes),)
+    return itemgetter(*keys)
 
 
 _shapes: dict[type, _Shape] = {}
@@ -62,10 +87,13 @@ def _shape(obj: JsonObject) -> _Shape:
     if shape is None:
         # ``attributes`` is a property, but every Block Kit class returns a constant set
         # (its own names joined to its parents'), so the first object's is the class's.
+        keys = tuple(sorted(obj.attributes))
+        plain_reads = cls.get_object_attribute is JsonObject.get_object_attribute
         shape = _Shape(
             validators=_validator_names(cls),
-            keys=tuple(sorted(obj.attributes)),
-            plain_reads=cls.get_object_attribute is JsonObject.get_object_attribute,
+            keys=keys,
+            plain_reads=plain_reads,
+            read_all=_reader(obj, keys) if plain_reads else None,
         )
         _shapes[cls] = shape
     return shape
@@ -78,8 +106,7 @@ def _own_dict(obj: JsonObject) -> dict[str, Any]:
     for name in shape.validators:
         getattr(obj, name)()
     out: dict[str, Any] = {}
-    for key in shape.keys:
-        value = getattr(obj, key, None) if shape.plain_reads else obj.get_object_attribute(key)
+    for key, value in zip(shape.keys, _values(obj, shape), strict=True):
         if value is None:
             continue
         if type(value) in _SCALARS:
@@ -95,6 +122,18 @@ def _own_dict(obj: JsonObject) -> dict[str, Any]:
             continue
         out[key] = _compatible(value)
     return out
+
+
+def _values(obj: JsonObject, shape: _Shape) -> tuple[Any, ...]:
+    """Every attribute of ``obj``, in ``shape.keys``'s order, as ``to_dict`` reads them."""
+    if shape.read_all is not None:
+        try:
+            return shape.read_all(vars(obj))
+        except KeyError:  # this object lacks an attribute its class's first one had
+            pass
+    if shape.plain_reads:
+        return tuple(getattr(obj, key, None) for key in shape.keys)
+    return tuple(obj.get_object_attribute(key) for key in shape.keys)
 
 
 def _compatible(value: Any) -> Any:
