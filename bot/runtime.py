@@ -32,7 +32,7 @@ from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
-from storage import Role, SecretBox, Storage, Workspace
+from storage import Requester, Role, SecretBox, Storage, Workspace
 from storage.offload import off_loop
 
 TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
@@ -108,11 +108,8 @@ class Runtime:
     def _facts_of(self, workspace: Workspace | None, api_key: str | None) -> TeamFacts:
         return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
 
-    def _person_facts(self, team_id: str, user_id: str) -> tuple[Role | None, TeamFacts]:
-        """The person's stored role and the team's facts, in one trip off the event loop
-        and one to the database (``Storage.requester``)."""
-        role, workspace, api_key = self.storage.requester(team_id, user_id)
-        return role, self._facts_of(workspace, api_key)
+    def _person_facts(self, team_id: str, user_id: str) -> Requester:
+        return self.storage.requester(team_id, user_id)
 
     async def context(
         self,
@@ -122,13 +119,18 @@ class Runtime:
         user_id: str,
         channel_id: str | None,
         offset: int = 0,
+        requester: Requester | None = None,
     ) -> CommandContext:
         """The command context of one request: role from Slack and storage, the team's
         service client, its time zone.  No call-center request is made here; the database
-        is asked once, off the event loop (each trip to a database thread costs CPU of
-        its own)."""
-        stored_role, facts = await off_loop(self._person_facts, team_id, user_id)
+        is asked once (``Storage.requester``), off the event loop (each trip to a
+        database thread costs CPU of its own), unless ``requester`` was read already
+        (with a command's replay claim, ``bot.request_guard``)."""
+        if requester is None:
+            requester = await off_loop(self._person_facts, team_id, user_id)
+        stored_role, workspace, api_key = requester
         role = await self.roles.role_given(client, team_id, user_id, stored_role)
+        facts = self._facts_of(workspace, api_key)
         return await self._context(client, team_id, user_id, channel_id, role, offset, facts)
 
     async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:

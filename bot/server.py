@@ -42,7 +42,10 @@ def build_web_app(
     web_app = server.web_app
     secret = rt.settings.slack_signing_secret
     guard = SlackRequestGuard(
-        secret.get_secret_value() if secret else None, rt.storage.dedup, path=EVENTS_PATH
+        secret.get_secret_value() if secret else None,
+        rt.storage.dedup,
+        path=EVENTS_PATH,
+        requester=rt.storage.requester,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.append(guard.middleware)

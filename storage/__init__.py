@@ -15,7 +15,7 @@ from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, Queued
 from storage.copy import CopyReport, copy_database
 from storage.database import Database, connect, database_url, open_database, patience
 from storage.digests import DigestRun, DigestSchedule, DigestStore
-from storage.facade import Storage, WipeResult
+from storage.facade import Requester, Storage, WipeResult
 from storage.installations import (
     InstallationRecord,
     InstallationStore,
@@ -78,6 +78,7 @@ __all__ = [
     "PushedMessage",
     "QueuedRecord",
     "RefreshClaim",
+    "Requester",
     "Role",
     "RoleStore",
     "RouteStore",

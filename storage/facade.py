@@ -66,6 +66,10 @@ class WipeResult:
     kept that from finishing now; the rows are deleted either way."""
 
 
+Requester = tuple[Role | None, Workspace | None, str | None]
+"""A person's stored role, their workspace and its API key (decrypted)."""
+
+
 class Storage:
     """All stores of one process, over one pooled, thread-safe engine: use the same
     `Storage` from any thread (each call runs its own short transaction); other processes
@@ -117,9 +121,7 @@ class Storage:
     def rotate_secrets(self) -> int:
         return rotate_secrets(self.db, self.box)
 
-    def requester(
-        self, team_id: str, user_id: str
-    ) -> tuple[Role | None, Workspace | None, str | None]:
+    def requester(self, team_id: str, user_id: str) -> Requester:
         """What every request's context reads: the person's stored role, the workspace
         and its API key (decrypted), in one trip to the database (each trip costs a
         connection checkout and SQLAlchemy's own work, ``benchmarks/ack.py``)."""

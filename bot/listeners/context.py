@@ -25,7 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.observe import work_name
-from bot.request_guard import PENDING_CLAIM, claim
+from bot.request_guard import PENDING_CLAIM, PREFETCHED, Prefetched, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
@@ -48,10 +48,22 @@ class ContextBuilder:
     pending_claim: str | None = None
     """The signature whose replay claim is still to be made (the guard found the database
     busy), else None."""
+    prefetched: Prefetched | None = None
+    """The person's role and the workspace, read by the guard with the replay claim."""
 
     async def build(self) -> CommandContext:
+        known = self.prefetched
         return await self.rt.context(
-            self.client, team_id=self.team_id, user_id=self.user_id, channel_id=self.channel_id
+            self.client,
+            team_id=self.team_id,
+            user_id=self.user_id,
+            channel_id=self.channel_id,
+            requester=(
+                known.requester
+                if known is not None
+                and (known.team_id, known.user_id) == (self.team_id, self.user_id)
+                else None
+            ),
         )
 
     async def claimed(
@@ -138,6 +150,12 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         user = context.user_id
         if team and user:
             context[CONTEXT_KEY] = ContextBuilder(
-                rt, client, team, user, _channel(body, context), PENDING_CLAIM.get()
+                rt,
+                client,
+                team,
+                user,
+                _channel(body, context),
+                PENDING_CLAIM.get(),
+                PREFETCHED.get(),
             )
         await next()
