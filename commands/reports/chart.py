@@ -99,11 +99,14 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
     for i, bar in enumerate(bars):
         x0 = round(plot_left + i * slot + (slot - bar_width) / 2)
         x1 = x0 + bar_width - 1
+        # A part that is not zero shows at least one pixel: rounded to scale, one
+        # unanswered call beside a thousand answered ones would be no rectangle at all.
         answered_top = plot_bottom - round(bar.answered * scale)
-        total_top = plot_bottom - round(bar.total * scale)
         if bar.answered:
+            answered_top = min(answered_top, plot_bottom - 1)
             draw.rectangle([(x0, answered_top), (x1, plot_bottom - 1)], fill=ANSWERED)
         if bar.not_answered:
+            total_top = min(plot_bottom - round(bar.total * scale), answered_top - 1)
             draw.rectangle([(x0, total_top), (x1, answered_top - 1)], fill=NOT_ANSWERED)
         if i % label_every == 0:
             width = draw.textlength(bar.label, font=small)

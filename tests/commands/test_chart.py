@@ -40,6 +40,29 @@ def test_answered_and_not_answered_are_drawn_in_their_colours() -> None:
     assert ANSWERED in colours and NOT_ANSWERED in colours
 
 
+def test_a_part_too_small_for_the_scale_still_shows() -> None:
+    """One unanswered call on a bar of a thousand, one answered call on a bar of three:
+    each rounds to no pixel at this scale, and is drawn as one."""
+    png = render_bar_chart(
+        [
+            Bar("a", answered=1000, not_answered=1),
+            Bar("b", answered=1, not_answered=2),
+            Bar("c", answered=999, not_answered=0),
+        ],
+        title="t",
+        x_label="hour (UTC)",
+    )
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    width = WIDTH // 3
+    for bar in range(2):
+        colours = {
+            image.getpixel((x, y))
+            for x in range(bar * width, (bar + 1) * width)
+            for y in range(HEIGHT)
+        }
+        assert ANSWERED in colours and NOT_ANSWERED in colours
+
+
 def test_an_empty_period_still_draws_axes() -> None:
     png = render_bar_chart([], title="Calls per day", x_label="day (UTC)")
     Image.open(io.BytesIO(png)).verify()
