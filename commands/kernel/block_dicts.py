@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from slack_sdk.models.basic_objects import EMPTY_ALLOWED_TYPE_AND_PROPERTY_LIST, JsonObject
@@ -53,26 +52,38 @@ class _Shape:
     validators: tuple[str, ...]
     keys: tuple[str, ...]
     plain_reads: bool
-    read_all: Callable[[dict[str, Any]], tuple[Any, ...]] | None = None
+    read_all: Callable[[dict[str, Any]], tuple[Any, ...] | None] | None = None
+
+
+_MISSING = object()
 
 
 def _reader(
     obj: JsonObject, keys: tuple[str, ...]
-) -> Callable[[dict[str, Any]], tuple[Any, ...]] | None:
-    """``operator.itemgetter`` of ``keys`` over ``vars(obj)``, or None when an attribute is
-    not an instance attribute or a descriptor on the class (a property) would answer
-    ``getattr`` instead: then each attribute is read with ``getattr``."""
+) -> Callable[[dict[str, Any]], tuple[Any, ...] | None] | None:
+    """A function reading ``keys`` from an instance's ``__dict__`` in one pass, as
+    ``getattr(obj, key, None)`` reads them, or None when a descriptor on the class (a
+    property) answers for one of them.  A name the class also defines (``type``) is read
+    from the instance only when the instance has it; otherwise the reader answers None
+    and the attributes are read one by one.  A name neither has (``ButtonElement``'s
+    ``alt_text``) is None either way."""
     cls = type(obj)
-    if not keys or any(k not in vars(obj) for k in keys):
-        return None
+    on_class: list[str] = []
     for key in keys:
-        static = inspect.getattr_static(cls, key, None)
+        static = inspect.getattr_static(cls, key, _MISSING)
+        if static is _MISSING:
+            continue
         if hasattr(type(static), "__set__") or hasattr(type(static), "__delete__"):
             return None
-    if len(keys) == 1:
-        one = itemgetter(keys[0])
-        return lambda attributes: (one(attributes),)
-    return itemgetter(*keys)
+        on_class.append(key)
+    needed = frozenset(on_class)
+
+    def read(attributes: dict[str, Any]) -> tuple[Any, ...] | None:
+        if attributes.keys() >= needed:
+            return tuple(map(attributes.get, keys))
+        return None
+
+    return read
 
 
 _shapes: dict[type, _Shape] = {}
@@ -127,10 +138,9 @@ def _own_dict(obj: JsonObject) -> dict[str, Any]:
 def _values(obj: JsonObject, shape: _Shape) -> tuple[Any, ...]:
     """Every attribute of ``obj``, in ``shape.keys``'s order, as ``to_dict`` reads them."""
     if shape.read_all is not None:
-        try:
-            return shape.read_all(vars(obj))
-        except KeyError:  # this object lacks an attribute its class's first one had
-            pass
+        values = shape.read_all(vars(obj))
+        if values is not None:
+            return values
     if shape.plain_reads:
         return tuple(getattr(obj, key, None) for key in shape.keys)
     return tuple(obj.get_object_attribute(key) for key in shape.keys)

@@ -138,3 +138,33 @@ def test_a_block_slack_would_refuse_is_refused_with_to_dicts_message(bad: Block)
     with pytest.raises(SlackObjectFormationError) as ours:
         block_dict(bad)
     assert str(ours.value) == str(theirs.value)
+
+
+class _LabelledButton(ButtonElement):
+    """A button whose label is a property: read with ``getattr``, as ``to_dict`` reads it."""
+
+    @property
+    def accessibility_label(self) -> str | None:  # type: ignore[override]
+        return f"Open {self.value}"
+
+    @accessibility_label.setter
+    def accessibility_label(self, _: str | None) -> None:
+        pass
+
+
+def test_attributes_set_after_construction_or_by_a_property_are_read_as_to_dict_reads_them() -> (
+    None
+):
+    first = ButtonElement(text="Open", action_id="open_0", value="a")
+    assert same(block_dict(first), first.to_dict())  # the class's shape is learnt here
+    later = ButtonElement(text="Stop", action_id="stop_0", value="b")
+    later.style = "danger"
+    later.alt_text = "an attribute __init__ never sets"  # type: ignore[attr-defined]
+    assert same(block_dict(later), later.to_dict())
+    assert block_dict(later)["style"] == "danger"
+    labelled = _LabelledButton(text="Open", action_id="open_1", value="c")
+    assert same(block_dict(labelled), labelled.to_dict())
+    assert block_dict(labelled)["accessibility_label"] == "Open c"
+    section = SectionBlock(text="x")
+    del section.__dict__["type"]  # the class's own ``type`` answers then
+    assert same(block_dict(section), section.to_dict())
