@@ -144,7 +144,7 @@ class _LabelledButton(ButtonElement):
     """A button whose label is a property: read with ``getattr``, as ``to_dict`` reads it."""
 
     @property
-    def accessibility_label(self) -> str | None:  # type: ignore[override]
+    def accessibility_label(self) -> str | None:
         return f"Open {self.value}"
 
     @accessibility_label.setter
