@@ -86,6 +86,15 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
     if any(len(row) != len(columns) for row in rows):
         raise ValueError("every row needs one cell per column")
     header = [_text(c.title) for c in columns]
-    body = [[_cell(value) for value in row] for row in rows]
+    # The usual cell, a short text, is written in place; anything else goes to ``_cell``.
+    body = [
+        [
+            {"text": value, "type": "raw_text"}
+            if type(value) is str and 0 < len(value) <= CELL_CHARS
+            else _cell(value)
+            for value in row
+        ]
+        for row in rows
+    ]
     settings = [TableBlockColumnSettings(align=c.align) for c in columns]
     return TableBlock(rows=[header, *body], column_settings=settings)
