@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
@@ -96,5 +97,11 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
         ]
         for row in rows
     ]
-    settings = [TableBlockColumnSettings(align=c.align) for c in columns]
-    return TableBlock(rows=[header, *body], column_settings=settings)
+    return TableBlock(rows=[header, *body], column_settings=_settings(tuple(columns)))
+
+
+@lru_cache(maxsize=64)
+def _settings(columns: tuple[Column, ...]) -> list[TableBlockColumnSettings]:
+    """The column settings of a table's columns, built once per set of columns (a
+    listing's columns are a constant; nothing changes these objects once built)."""
+    return [TableBlockColumnSettings(align=c.align) for c in columns]
