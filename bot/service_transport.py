@@ -81,6 +81,8 @@ class AiohttpReads(httpx.AsyncBaseTransport):
         return self._session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        encoding = request.headers.encoding  # as httpx decodes them for its own use
+        sent = [(k.decode(encoding), v.decode(encoding)) for k, v in request.headers.raw]
         timeouts = request.extensions.get("timeout", {})
         timeout = aiohttp.ClientTimeout(
             sock_connect=timeouts.get("connect"),
@@ -91,7 +93,7 @@ class AiohttpReads(httpx.AsyncBaseTransport):
             async with self._open().request(
                 request.method,
                 str(request.url),
-                headers=request.headers.multi_items(),
+                headers=sent,
                 data=request.content or None,
                 allow_redirects=False,
                 auto_decompress=False,  # httpx decodes, as it would its own transport's

@@ -109,9 +109,8 @@ class HttpCore:
         self._transport = transport
         # The client's default headers (Accept-Encoding, Connection, ...) under ours, and
         # its timeouts, as ``build_request`` would put them on each request.
-        headers = httpx.Headers(http_client.headers)
-        headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
-        self._headers = headers.multi_items()
+        self._headers = httpx.Headers(http_client.headers)
+        self._headers.update({"Accept": "application/json", "User-Agent": USER_AGENT})
         self._timeout = http_client.timeout.as_dict()
         self.retry = retry
         self.clock = clock
@@ -220,9 +219,9 @@ class HttpCore:
             return await self._http.request(
                 call.method, url, json=call.json, data=call.data, files=files, headers=headers
             )
-        merged = self._headers
+        merged = self._headers.copy()  # copies the normalised list as it is
         if token is not None:
-            merged = [*merged, ("Authorization", f"Bearer {token}")]
+            merged["Authorization"] = f"Bearer {token}"
         request = httpx.Request(
             call.method,
             url,
