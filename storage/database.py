@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -464,6 +465,29 @@ def connect(
     return Database(engine, lock_timeout=busy_timeout, tries=tries)
 
 
+def _use_wal(db: Database) -> None:
+    """Switch a SQLite file to write-ahead logging, waiting out the others that do it now.
+
+    The switch needs the file to itself, and when two processes (replicas starting
+    together on a new file) ask at the same moment, SQLite refuses one at once with
+    "database is locked" rather than let both wait on each other; its busy timeout does
+    not apply.  Asked again, the switch finds the file in WAL mode already (it is
+    idempotent), so it is retried with a growing pause for up to the lock timeout."""
+    deadline = time.monotonic() + db.lock_timeout
+    delay = _BACKOFF
+    while True:
+        try:
+            db.sqlite_pragma("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            busy = isinstance(code, int) and code & 0xFF in _SQLITE_BUSY_CODES
+            if not busy or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+
+
 def open_database(
     target: str | Path,
     *,
@@ -479,7 +503,7 @@ def open_database(
         # Check before touching the database at all: a newer one is left exactly as it was.
         read_schema_version(db, refuse_newer=True, where=db.where)
         if db.is_sqlite:
-            db.sqlite_pragma("PRAGMA journal_mode = WAL")
+            _use_wal(db)
         migrate(db, target=target_version, where=db.where)
     except BaseException:
         db.close()

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -154,3 +156,26 @@ def test_replicas_starting_together_on_a_new_database_migrate_it_once(empty_db_u
     finally:
         for db in opened:
             db.close()
+
+
+def test_a_new_sqlite_file_switches_to_wal_once_a_writer_lets_go(tmp_path: Path) -> None:
+    """Another process in the middle of a write on a new file (a replica starting at the
+    same moment): SQLite refuses the switch to write-ahead logging at once, whatever the
+    busy timeout, and the opening waits for the writer instead of failing."""
+    path = tmp_path / "callops.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE other_process (a INTEGER)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other_process VALUES (1)")
+    done = threading.Timer(0.5, lambda: writer.execute("COMMIT"))
+    done.start()
+    try:
+        db = open_database(str(path), busy_timeout=10)
+    finally:
+        done.join()
+        writer.close()
+    try:
+        assert db.sqlite_pragma("PRAGMA journal_mode") == [("wal",)]
+        assert raw(db, "SELECT version FROM schema_version") == [(LATEST_VERSION,)]
+    finally:
+        db.close()
