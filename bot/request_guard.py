@@ -89,6 +89,7 @@ SUBMISSION_LOCK_WAIT = 0.5
 """Seconds a form submission's pending claim may wait (one try): its answer is due in 3."""
 
 PENDING_CLAIM: ContextVar[str | None] = ContextVar("callops_pending_replay_claim", default=None)
+"""The signature of the request being handled whose replay claim is still to be made."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Prefetched:
 
 
 PREFETCHED: ContextVar[Prefetched | None] = ContextVar("callops_prefetched", default=None)
-"""The signature of the request being handled whose replay claim is still to be made."""
+"""The request being handled's ``Prefetched``, when the guard read it with the claim."""
 
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")

@@ -108,9 +108,6 @@ class Runtime:
     def _facts_of(self, workspace: Workspace | None, api_key: str | None) -> TeamFacts:
         return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
 
-    def _person_facts(self, team_id: str, user_id: str) -> Requester:
-        return self.storage.requester(team_id, user_id)
-
     async def context(
         self,
         client: AsyncWebClient,
@@ -127,7 +124,7 @@ class Runtime:
         database thread costs CPU of its own), unless ``requester`` was read already
         (with a command's replay claim, ``bot.request_guard``)."""
         if requester is None:
-            requester = await off_loop(self._person_facts, team_id, user_id)
+            requester = await off_loop(self.storage.requester, team_id, user_id)
         stored_role, workspace, api_key = requester
         role = await self.roles.role_given(client, team_id, user_id, stored_role)
         facts = self._facts_of(workspace, api_key)

@@ -271,14 +271,7 @@ class Database:
 
     def is_busy(self, exc: DBAPIError) -> bool:
         """Whether the error means "another writer holds the lock" (worth a retry)."""
-        orig = exc.orig
-        code = getattr(orig, "sqlite_errorcode", None)
-        if isinstance(code, int):
-            return code & 0xFF in _SQLITE_BUSY_CODES
-        state = getattr(orig, "sqlstate", None)
-        if isinstance(state, str):
-            return state in _PG_BUSY_STATES
-        return "database is locked" in str(orig)
+        return _driver_busy(exc.orig)
 
     # -- one-statement shorthands ------------------------------------------------------------
     #
@@ -355,6 +348,18 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.dialect}: {self.where})"
+
+
+def _driver_busy(error: BaseException | None) -> bool:
+    """Whether a driver's error (sqlite3's or psycopg's) means another writer holds the
+    lock, so that trying again later may succeed."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _SQLITE_BUSY_CODES
+    state = getattr(error, "sqlstate", None)
+    if isinstance(state, str):
+        return state in _PG_BUSY_STATES
+    return "database is locked" in str(error)
 
 
 def begin_sqlite(conn: Connection, mode: str = "read") -> None:
@@ -480,9 +485,7 @@ def _use_wal(db: Database) -> None:
             db.sqlite_pragma("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as exc:
-            code = getattr(exc, "sqlite_errorcode", None)
-            busy = isinstance(code, int) and code & 0xFF in _SQLITE_BUSY_CODES
-            if not busy or time.monotonic() + delay > deadline:
+            if not _driver_busy(exc) or time.monotonic() + delay > deadline:
                 raise
             time.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, 1.0)

@@ -4,7 +4,10 @@ enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
 
 Building the ``CommandContext`` asks Slack for the person's admin flag and the database
 for their role, so it is left to the listener, which does it after acknowledging:
-Slack's 3 seconds are never spent here.
+Slack's 3 seconds are never spent here.  The one exception is a slash command's role and
+workspace, which the request guard reads in the trip it makes for the replay claim anyway
+(``ContextBuilder.prefetched``): no second trip, and no wait the acknowledgement did not
+already have.
 
 A request whose replay claim the request guard could not make (the database was busy;
 ``bot.request_guard`` says why it was let through) carries it here as
