@@ -45,7 +45,7 @@ def build_web_app(
         secret.get_secret_value() if secret else None,
         rt.storage.dedup,
         path=EVENTS_PATH,
-        requester=rt.storage.requester,
+        claim_reading=rt.storage.mark_event_reading_requester,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.append(guard.middleware)

@@ -214,10 +214,13 @@ class Database:
         """
         return self._run(work, "write")
 
-    def read_each(self, work: Callable[[Connection], T]) -> T:
-        """Run ``work``'s reads on one connection, each statement atomic on its own (no
-        snapshot across them): for rows that need not agree with each other, such as a
-        request's role and its workspace, read in one trip instead of one per row."""
+    def each(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work``'s statements on one connection, each atomic on its own (no
+        snapshot across them, no lock held between them): for rows that need not agree
+        with each other, such as a request's role and its workspace, read in one trip
+        instead of one per row.  On PostgreSQL they share one transaction, so a statement
+        that fails undoes the ones before it; on SQLite each is committed as it runs.
+        ``work`` should therefore write last, if at all."""
         return self._run(work, "single")
 
     def _run(self, work: Callable[[Connection], T], mode: str) -> T:

@@ -216,6 +216,11 @@ class DedupStore:
         values = {"team_id": team_id, "event_id": event_id, "processed_at": self._clock()}
         return self._db.change(self._db.pick(_MARK_EVENT), values) == 1
 
+    def mark_event_in(self, conn: Connection, team_id: str, event_id: str) -> bool:
+        """`mark_event` on the caller's connection."""
+        values = {"team_id": team_id, "event_id": event_id, "processed_at": self._clock()}
+        return conn.execute(self._db.pick(_MARK_EVENT), values).rowcount == 1
+
     def seen_callbacks(self, team_id: str | None = None) -> int:
         """How many callback ids are remembered (all teams, or one)."""
         if team_id is None:

@@ -88,7 +88,7 @@ class RoleStore:
         self._clock = clock
 
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
-        return self._db.read_each(lambda conn: self.stored_role_in(conn, team_id, user_id))
+        return self._db.each(lambda conn: self.stored_role_in(conn, team_id, user_id))
 
     def stored_role_in(self, conn: Connection, team_id: str, user_id: str) -> Role | None:
         value = conn.execute(_STORED, {"team_id": team_id, "user_id": user_id}).scalar()

@@ -166,7 +166,7 @@ class WorkspaceStore:
         every request's context needs.  Each store call costs SQLAlchemy's own work
         (about 0.2 ms), so reading the row once instead of once per question (binding,
         key, time zone, settings) is most of what building a context costs."""
-        return self._db.read_each(lambda conn: self.get_with_key_in(conn, team_id))
+        return self._db.each(lambda conn: self.get_with_key_in(conn, team_id))
 
     def get_with_key_in(
         self, conn: Connection, team_id: str
