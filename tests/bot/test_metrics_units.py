@@ -51,6 +51,8 @@ def test_ack_kind_reads_the_body_slack_sent() -> None:
     assert ack_kind(b"payload=%7B%22type%22%3A%22block_actions%22%7D") == "interaction"
     assert ack_kind(b'{"type":"event_callback","event":{}}') == "event"
     assert ack_kind(b'{"type":"url_verification"}') == "other"
+    # A field's name, not text that happens to read like one.
+    assert ack_kind(b"token=x&team_id=T1&text=command%3Dx&payload_size=3") == "other"
 
 
 def test_each_runtime_has_registries_of_its_own() -> None:
