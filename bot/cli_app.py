@@ -11,7 +11,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from bot import logs, metrics_http
+from bot import event_loop, logs, metrics_http
 from bot.app import ConfigurationError
 from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
@@ -138,7 +138,7 @@ def _run(work: Coroutine[Any, Any, None], settings: Settings) -> int:
     logs.configure(settings.callops_log_format, settings.secret_values())
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(work)
+            event_loop.run(work)
     except (ConfigurationError, StorageError) as exc:
         print(f"callops: {exc}")
         return 2
