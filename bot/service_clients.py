@@ -9,9 +9,8 @@ stored connection uses that binding.
 from __future__ import annotations
 
 import functools
-import hashlib
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -28,13 +27,9 @@ from storage import Storage, Workspace, off_loop
 @dataclass(frozen=True)
 class Binding:
     base_url: str
-    api_key: str
+    api_key: str = field(repr=False)
     stored: bool
     """True when the connection comes from the database, False for the environment's."""
-
-    def fingerprint(self) -> str:
-        digest = hashlib.sha256(self.api_key.encode()).hexdigest()[:16]
-        return f"{self.base_url}|{digest}"
 
 
 class ServiceClients:
@@ -50,7 +45,9 @@ class ServiceClients:
         self._settings = settings
         self._timeout = timeout
         self._metrics = metrics
-        self._clients: dict[str, tuple[str, CallCenter]] = {}
+        # Each team's client with the binding it was built for (the key is in the client
+        # anyway), compared on every request.
+        self._clients: dict[str, tuple[Binding, CallCenter]] = {}
 
     def binding(self, team_id: str) -> Binding | None:
         """The team's connection. Blocking (the database): off the event loop."""
@@ -76,9 +73,8 @@ class ServiceClients:
         the database), kept for the next request while the binding stays the same."""
         if binding is None:
             return None
-        fingerprint = binding.fingerprint()
         cached = self._clients.get(team_id)
-        if cached is not None and cached[0] == fingerprint:
+        if cached is not None and cached[0] == binding:
             return cached[1]
         cache: TokenCache | None = (
             WorkspaceTokenCache(self._storage.workspaces, team_id) if binding.stored else None
@@ -94,7 +90,7 @@ class ServiceClients:
             token_cache=cache,
             transport=transport,
         )
-        self._clients[team_id] = (fingerprint, client)
+        self._clients[team_id] = (binding, client)
         if cached is not None:
             await cached[1].close()
         return client

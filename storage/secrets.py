@@ -8,6 +8,7 @@ then drop the old key.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from storage.database import Database
 
 log = logging.getLogger(__name__)
+
+RECENT_SECRETS = 256
+"""Decrypted secrets a box remembers (see `SecretBox.decrypt`)."""
 
 MAKE_KEY_HINT = (
     'make one with: python -c "from cryptography.fernet import Fernet; '
@@ -56,6 +60,7 @@ class SecretBox:
                 ) from None
         self._multi = MultiFernet(fernets)
         self._count = len(fernets)
+        self._recent = functools.lru_cache(maxsize=RECENT_SECRETS)(self._decrypt)
 
     @classmethod
     def from_settings(cls, keys: Sequence[str], *, demo: bool = False) -> SecretBox:
@@ -77,6 +82,17 @@ class SecretBox:
         return self._multi.encrypt(plaintext.encode()).decode("ascii")
 
     def decrypt(self, ciphertext: str) -> str:
+        """The plaintext of ``ciphertext``; raises `SecretDecryptError` when no key opens it.
+
+        The last `RECENT_SECRETS` answers are remembered: every request reads its
+        workspace's API key (and, for an installable app, its bot token), and opening a
+        Fernet token (an HMAC check, then AES) cost about 1.5 % of a slash command's CPU
+        (``benchmarks/ack.py``).  A token opens to the same text for as long as this box
+        has the same keys, so the answer cannot go stale; a failure is not remembered.
+        The texts stay in this process's memory, where the clients built from them are."""
+        return self._recent(ciphertext)
+
+    def _decrypt(self, ciphertext: str) -> str:
         try:
             return self._multi.decrypt(ciphertext.encode("ascii")).decode()
         except (InvalidToken, UnicodeError):

@@ -42,6 +42,19 @@ def test_ciphertext_hides_the_plaintext_and_the_box_never_shows_keys() -> None:
     assert key not in repr(box)
 
 
+def test_a_secret_opened_before_is_opened_alike_and_a_forged_one_never() -> None:
+    box = SecretBox([Fernet.generate_key().decode()])
+    sealed = box.encrypt("sk-live-123")
+    assert box.decrypt(sealed) == box.decrypt(sealed) == "sk-live-123"
+    forged = sealed[:-6] + ("A" if sealed[-6] != "A" else "B") + sealed[-5:]
+    for _ in range(2):  # refused each time: a failure is not remembered as an answer
+        with pytest.raises(SecretDecryptError):
+            box.decrypt(forged)
+    other = SecretBox([Fernet.generate_key().decode()])
+    with pytest.raises(SecretDecryptError):  # another box's keys do not open it
+        other.decrypt(sealed)
+
+
 def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "api-key-plain")
     [(sealed,)] = raw(store.db, "SELECT api_key_enc FROM workspaces")
