@@ -36,7 +36,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     find_campaign,
 )
-from commands.kernel.tables import Column, table
+from commands.kernel.tables import BUTTONS_PER_ROW, Column, RowButton, row_buttons, table
 from commands.kernel.text import (
     clip,
     code,
@@ -107,18 +107,14 @@ def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
     if block is None:
         return None
     opens: list[Block] = [
-        ActionsBlock(
-            block_id=f"open:{start}",
-            elements=[
-                ButtonElement(
-                    text=truncate(f"Open {c.campaign_name}", 75),
-                    action_id=f"{OPEN_ACTION}_{i}",
-                    value=c.campaign_uuid,
-                )
-                for i, c in enumerate(page[start : start + 5], start=start)
+        row_buttons(
+            f"open:{start}",
+            [
+                RowButton(f"Open {c.campaign_name}", f"{OPEN_ACTION}_{i}", c.campaign_uuid)
+                for i, c in enumerate(page[start : start + BUTTONS_PER_ROW], start=start)
             ],
         )
-        for start in range(0, len(page), 5)
+        for start in range(0, len(page), BUTTONS_PER_ROW)
     ]
     return [block, *opens]
 

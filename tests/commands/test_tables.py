@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from slack_sdk.models.blocks import RawTextObject
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import ActionsBlock, ButtonElement, RawTextObject
 
 from callcenter.models import Campaign
 from commands.campaigns.cards import campaigns_reply
-from commands.kernel.tables import MAX_COLUMNS, Column, Link, table
+from commands.kernel.block_dicts import block_dict
+from commands.kernel.tables import MAX_COLUMNS, Column, Link, RowButton, row_buttons, table
 from emulators.slack.blockkit import MESSAGE_BLOCK_LIMIT, check_blocks
 from tests.commands.helpers import buttons, table_rows
 
@@ -70,3 +72,30 @@ def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
     assert rows[0][2] == "stopped"
     opens = [b for b in buttons(reply) if b["action_id"].startswith("campaign_open_")]
     assert [b["value"] for b in opens] == [c.campaign_uuid for c in campaigns[:10]]
+
+
+def test_row_buttons_are_the_dicts_slack_sdks_objects_become() -> None:
+    given = [
+        RowButton("Open Nhắc lịch hẹn HN", "campaign_open_0", "b6dbb9d7"),
+        RowButton("Open <b>&amp; *bold*", "campaign_open_1", "c7"),
+    ]
+    built = ActionsBlock(
+        block_id="open:0",
+        elements=[ButtonElement(text=b.text, action_id=b.action_id, value=b.value) for b in given],
+    )
+    assert block_dict(row_buttons("open:0", given)) == built.to_dict()
+
+
+def test_row_buttons_cut_a_long_text_and_refuse_what_slack_would() -> None:
+    long_name = RowButton("Open " + "x" * 100, "campaign_open_0", "u")
+    (element,) = block_dict(row_buttons("open:0", [long_name]))["elements"]
+    assert len(element["text"]["text"]) == 75 and element["text"]["text"].endswith("…")
+    with pytest.raises(ValueError, match="longer than Slack allows"):
+        row_buttons("open:0", [RowButton("Open", "a" * 256, "u")])
+    with pytest.raises(ValueError, match="longer than Slack allows"):
+        row_buttons("open:0", [RowButton("Open", "open", "v" * 2001)])
+    with pytest.raises(ValueError, match="1 to 5 buttons"):
+        row_buttons("open:0", [RowButton("Open", f"open_{i}", "u") for i in range(6)])
+    # What Slack's own objects would refuse at the same limits.
+    with pytest.raises(SlackObjectFormationError):
+        ButtonElement(text="Open", action_id="a" * 256, value="u").to_dict()
