@@ -33,7 +33,7 @@ ACK_KINDS = ("command", "interaction", "event", "other")
 
 _SEGMENT_WORD = re.compile(r"^[a-z]+(?:-[a-z]+)*$")
 _VERSION = re.compile(r"^v[0-9]+$")
-_SLACK_METHOD = re.compile(r"^[a-z]+(?:\.[A-Za-z]+)+$")
+_SLACK_METHOD = re.compile(r"^[a-z]+(?:\.[A-Za-z0-9]+)+$")
 
 
 def route_template(path: str) -> str:

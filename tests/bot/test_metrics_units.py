@@ -31,6 +31,7 @@ def test_call_center_paths_become_route_templates() -> None:
 
 def test_slack_methods_are_named_by_the_api_not_the_url() -> None:
     assert slack_method("http://127.0.0.1:9/api/chat.postMessage") == "chat.postMessage"
+    assert slack_method("https://slack.com/api/oauth.v2.access") == "oauth.v2.access"
     assert slack_method("https://files.slack.com/upload/v1/CwABAAAAXgsA") == "upload"
 
 
