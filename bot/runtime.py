@@ -82,7 +82,7 @@ class Runtime:
         metrics = Metrics()
         metrics.watch_database(lambda: database_figures(storage))
         clients = ServiceClients(storage, settings, metrics=metrics)
-        tokens = TokenRefresher.from_settings(settings, storage)
+        tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
         digests = DigestPoster(storage, clients, bots, metrics=metrics)

@@ -32,6 +32,8 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.metrics import Metrics
+from bot.metrics_hooks import SlackCallCounter
 from bot.settings import Settings
 from storage import InstallationRecord, RefreshClaim, Storage, off_loop
 
@@ -70,8 +72,12 @@ class TokenRefresher:
         margin: float = REFRESH_MARGIN,
         lease: float = REFRESH_LEASE,
         clock: Callable[[], float] = time.time,
+        metrics: Metrics | None = None,
     ) -> None:
         self._installations = storage.installations
+        # Counted with every other Web API call (``slack_calls``); the counter never
+        # retries, and nothing else may: see `_exchange`.
+        self._counted: list[SlackCallCounter] = [SlackCallCounter(metrics)] if metrics else []
         self._client_id = client_id
         self._client_secret = client_secret
         self._api_url = api_url
@@ -80,7 +86,9 @@ class TokenRefresher:
         self._clock = clock
 
     @classmethod
-    def from_settings(cls, settings: Settings, storage: Storage) -> TokenRefresher | None:
+    def from_settings(
+        cls, settings: Settings, storage: Storage, *, metrics: Metrics | None = None
+    ) -> TokenRefresher | None:
         """The refresher of an installable app (client id and secret); None otherwise: a
         single-workspace bot token does not rotate."""
         if not settings.slack_client_id or settings.slack_client_secret is None:
@@ -90,6 +98,7 @@ class TokenRefresher:
             client_id=settings.slack_client_id,
             client_secret=settings.slack_client_secret.get_secret_value(),
             api_url=settings.slack_api_url,
+            metrics=metrics,
         )
 
     async def bot_installation(
@@ -163,7 +172,11 @@ class TokenRefresher:
         spent = record.bot_refresh_token or ""
         # No retries: a request that reached Slack may have spent the refresh token even if
         # its answer was lost, and the same token sent again would be refused.
-        client = AsyncWebClient(base_url=self._api_url, timeout=EXCHANGE_TIMEOUT, retry_handlers=[])
+        client = AsyncWebClient(
+            base_url=self._api_url,
+            timeout=EXCHANGE_TIMEOUT,
+            retry_handlers=list(self._counted),
+        )
         try:
             response = await client.api_call(
                 "oauth.v2.access",

@@ -91,6 +91,14 @@ def refreshes(slack: SlackStandIn) -> list[JournalEntry]:
     ]
 
 
+def token_exchanges(rt: Runtime) -> float:
+    """``oauth.v2.access`` calls answered ok, as ``/metrics`` counts them."""
+    counted = rt.metrics.registry.get_sample_value(
+        "callops_slack_api_calls_total", {"method": "oauth.v2.access", "outcome": "ok"}
+    )
+    return counted or 0.0
+
+
 async def auth_error(slack: SlackStandIn, token: str) -> str | None:
     try:
         await AsyncWebClient(token=token, base_url=slack.api_url).auth_test()
@@ -111,6 +119,7 @@ async def test_a_digest_outside_any_request_posts_with_a_refreshed_token(
     digest_id = shown(reply).split("Digest `", 1)[1].split("`", 1)[0]
     assert refreshes(slack) == []  # a fresh token is used as it is
 
+    exchanges = token_exchanges(rt)  # the install's own exchange of its code
     age_install(rt, slack, left=60)
     channel = await rt.digests.post_now(TEAM, digest_id, at=datetime.now(UTC))
 
@@ -118,6 +127,8 @@ async def test_a_digest_outside_any_request_posts_with_a_refreshed_token(
     assert refresh.ok
     posts = [e for e in slack.journal("chat.postMessage") if e.seq > refresh.seq]
     assert posts and all(e.ok for e in posts) and posts[0].params["channel"] == channel
+    # The operator sees the refresh among the app's Web API calls.
+    assert token_exchanges(rt) == exchanges + 1
     now = installed(rt)
     assert now.bot_token is not None and now.bot_token.startswith("xoxe.xoxb-")
     assert now.bot_token != first.bot_token and now.bot_refresh_token != first.bot_refresh_token
