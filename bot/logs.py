@@ -203,4 +203,14 @@ def configure(
     # in ``benchmarks/ack.py``) repeating what /metrics counts by endpoint and outcome.
     # Its warnings and errors still come through.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    # slack_sdk's clients decide whether to build their debug lines (the whole body of each
+    # request and answer) from their logger's own level, not the effective one: left unset
+    # (0, "below DEBUG") they build them on every call, for logging to drop.  Given the
+    # level they inherit anyway, they log exactly what they did, without that work.
+    for name in SLACK_SDK_CLIENT_LOGGERS:
+        logging.getLogger(name).setLevel(root.level)
     return out
+
+
+SLACK_SDK_CLIENT_LOGGERS = ("slack_sdk.webhook.async_client", "slack_sdk.web.async_base_client")
+"""The loggers of the Web API and ``response_url`` clients callops uses."""
