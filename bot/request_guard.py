@@ -227,11 +227,20 @@ class SlackRequestGuard:
         self, signature: str, who: tuple[str, str] | None
     ) -> tuple[bool, Prefetched | None]:
         """The claim and, for a slash command, its requester: one trip off the loop, on
-        one connection.  A failure leaves nothing claimed (the requester is read first)."""
+        one connection.  The requester is read first, so a read that fails has claimed
+        nothing: the claim is then made alone, and the work path reads the requester
+        again and says what went wrong (a stored key that no longer opens, say) as it
+        would for any command."""
         with patience(QUICK_LOCK_WAIT, tries=1):
             if who is None or self._claim_reading is None:
                 return claim(self._seen, signature), None
-            first, requester = self._claim_reading(REPLAY_TEAM, _replay_key(signature), who)
+            try:
+                first, requester = self._claim_reading(REPLAY_TEAM, _replay_key(signature), who)
+            except StorageBusyError:
+                raise
+            except Exception as exc:
+                log.info("slack request: requester unread (%s), claimed alone", type(exc).__name__)
+                return claim(self._seen, signature), None
         return first, (Prefetched(*who, requester) if first else None)
 
     @web.middleware

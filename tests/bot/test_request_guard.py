@@ -9,12 +9,15 @@ import time
 
 import httpx
 import pytest
+from cryptography.fernet import Fernet
+from sqlalchemy import text
 
 from bot.runtime import Runtime
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.signing import signed_headers
+from storage import SecretBox
 from tests.bot.approval_helpers import second_app
 
 FORM = "application/x-www-form-urlencoded"
@@ -125,3 +128,30 @@ async def test_a_replayed_command_is_refused_and_runs_once_in_any_process(
         elsewhere = await slack.driver.replay(command)
         assert elsewhere.status == 401
     assert len(app.storage.digests.list(TEAM)) == 1
+
+
+async def test_a_key_that_no_longer_opens_still_gets_the_command_claimed_and_answered(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    # The workspace's API key was sealed under a key this process no longer has (taken
+    # out of CALLOPS_SECRET_KEY before `callops secrets rotate`).
+    foreign = SecretBox([Fernet.generate_key().decode()]).encrypt("an-old-api-key")
+    app.storage.db.write(
+        lambda conn: conn.execute(
+            text("UPDATE workspaces SET api_key_enc = :sealed WHERE team_id = :team"),
+            {"sealed": foreign, "team": TEAM},
+        )
+    )
+    before = len(slack.ephemerals(SUPERVISOR))
+    command = await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text="help")
+    assert command.in_time and command.status == 200  # acknowledged, not refused
+    reply = await slack.wait_for(
+        lambda: (
+            slack.ephemerals(SUPERVISOR)[before]
+            if len(slack.ephemerals(SUPERVISOR)) > before
+            else None
+        )
+    )
+    assert "Something went wrong" in str(reply.get("text", "")) + str(reply.get("blocks", ""))
+    again = await slack.driver.replay(command)  # claimed once all the same
+    assert again.status == 401
