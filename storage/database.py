@@ -474,24 +474,33 @@ def connect(
 
 
 def _use_wal(db: Database) -> None:
-    """Switch a SQLite file to write-ahead logging, waiting out the others that do it now.
+    """Switch a SQLite file to write-ahead logging, waiting out the others that hold it.
 
-    The switch needs the file to itself, and when two processes (replicas starting
-    together on a new file) ask at the same moment, SQLite refuses one at once with
-    "database is locked" rather than let both wait on each other; its busy timeout does
-    not apply.  Asked again, the switch finds the file in WAL mode already (it is
-    idempotent), so it is retried with a growing pause for up to the lock timeout."""
+    The switch needs the file to itself, and when another process (a replica starting
+    together on a new file) holds a lock at that moment, SQLite refuses it at once with
+    "database is locked": its busy timeout does not apply to the switch.  It does apply
+    to ``BEGIN EXCLUSIVE``, so on a refusal the switch waits there, in SQLite, until the
+    others let go (for at most the lock timeout), and is asked again right after, on the
+    same connection; it is idempotent, so a file another process switched meanwhile is
+    simply found in WAL mode."""
     deadline = time.monotonic() + db.lock_timeout
-    delay = _BACKOFF
-    while True:
+    raw = db.engine.raw_connection()
+    try:
+        cursor = raw.cursor()
         try:
-            db.sqlite_pragma("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if not _driver_busy(exc) or time.monotonic() + delay > deadline:
-                raise
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+            while True:
+                try:
+                    cursor.execute("PRAGMA journal_mode = WAL")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not _driver_busy(exc) or time.monotonic() > deadline:
+                        raise
+                cursor.execute("BEGIN EXCLUSIVE")  # waits, up to the busy timeout
+                cursor.execute("COMMIT")
+        finally:
+            cursor.close()
+    finally:
+        raw.close()
 
 
 def open_database(
