@@ -58,15 +58,6 @@ class Campaigns(Resource):
             params=_list_params(type, limit, offset),
         )
 
-    def summaries(
-        self, type: str | None = None, page_size: int = 50
-    ) -> AsyncIterator[CampaignSummary]:
-        """Every campaign (of ``type``) as a listing shows it, a page at a time."""
-        return walk(
-            lambda limit, offset: self.list_summaries(type=type, limit=limit, offset=offset),
-            page_size,
-        )
-
     async def all_summaries(
         self, type: str | None = None, page_size: int = 100
     ) -> builtins.list[CampaignSummary]:

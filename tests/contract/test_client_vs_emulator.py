@@ -163,7 +163,7 @@ async def test_campaign_summaries_are_the_listing_read_for_its_columns(
 ) -> None:
     async with _client(pbx) as cc:
         whole = [c async for c in cc.campaigns.iterate(type="autocall", page_size=3)]
-        summaries = [c async for c in cc.campaigns.summaries(type="autocall", page_size=3)]
+        summaries = await cc.campaigns.all_summaries(type="autocall", page_size=3)
     shown = ("campaign_uuid", "campaign_name", "type", "status", "mode_call", "concurrent_call")
     assert len(summaries) == len(whole) > 3  # more than one page
     for summary, campaign in zip(summaries, whole, strict=True):
