@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
     Block,
+    ButtonElement,
     RichTextBlock,
     RichTextElementParts,
     RichTextSectionElement,
@@ -103,9 +104,6 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
     return TableBlock(rows=[header, *body], column_settings=_settings(tuple(columns)))
 
 
-BUTTON_TEXT_CHARS = 75
-BUTTON_VALUE_CHARS = 2000
-ACTION_ID_CHARS = 255
 BUTTONS_PER_ROW = 5
 """Slack allows 25 elements in an actions block; five buttons make a row that reads."""
 
@@ -136,15 +134,20 @@ class Prebuilt(Block):
 
 def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
     """An actions block of buttons, as ``ActionsBlock(block_id=..., elements=[
-    ButtonElement(text=..., action_id=..., value=...)])`` becomes, except that a text
-    longer than Slack's 75 characters is cut (``…``) instead of refused."""
+    ButtonElement(text=..., action_id=..., value=...)])`` becomes, within the limits
+    ``ButtonElement`` checks, except that a text longer than Slack's 75 characters is cut
+    (``…``) instead of refused."""
     if not 0 < len(buttons) <= BUTTONS_PER_ROW:
         raise ValueError(f"a row holds 1 to {BUTTONS_PER_ROW} buttons")
     elements = []
     for b in buttons:
-        if len(b.action_id) > ACTION_ID_CHARS or len(b.value) > BUTTON_VALUE_CHARS:
+        if (
+            len(b.action_id) > ButtonElement.action_id_max_length
+            or len(b.value) > ButtonElement.value_max_length
+        ):
             raise ValueError("a button's action id or value is longer than Slack allows")
-        text = {"emoji": True, "text": truncate(b.text, BUTTON_TEXT_CHARS), "type": "plain_text"}
+        cut = truncate(b.text, ButtonElement.text_max_length)
+        text = {"emoji": True, "text": cut, "type": "plain_text"}
         elements.append(
             {"action_id": b.action_id, "text": text, "type": "button", "value": b.value}
         )
