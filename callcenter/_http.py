@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
+import msgspec
 from pydantic import BaseModel
 
 from callcenter import errors
@@ -27,7 +28,7 @@ from callcenter.models import ApiKeyBody, TokenV3
 from callcenter.retry import RetryPolicy
 from callcenter.tokens import CachedToken, TokenCache, TokenManager, expires_at_from
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel | msgspec.Struct)
 
 QueryValue = str | int | float | bool
 Query = Sequence[tuple[str, QueryValue]]

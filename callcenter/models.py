@@ -198,23 +198,6 @@ class Campaign(WireModel):
     updated_at: str = ""
 
 
-class CampaignSummary(WireModel):
-    """A campaign as a listing shows it, read from the same ``GET /v3/campaign`` as
-    ``Campaign``: only these fields are validated, the rest of each campaign (its
-    schedules, recall rules, network split: some 2 KB) is skipped.  Validating a page of
-    whole campaigns was the largest single cost of ``/callops campaigns``
-    (``benchmarks/ack.py``); this is about a quarter of it."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-    campaign_uuid: str
-    campaign_name: str
-    type: CampaignType | str
-    status: CampaignStatus | str = "stop"
-    mode_call: ModeCall | str = "direct"
-    concurrent_call: int = 0
-
-
 class CampaignUpdate(Campaign):
     """PUT /v3/campaign/{uuid} body: the campaign's fields, ``campaign_name`` and ``type``
     required.  The service resets what the body omits, so callers send a full body

@@ -6,14 +6,28 @@ page it is yielding from: the previous page is dropped before the next is reques
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
-
-from callcenter.models import Page
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
-FetchPage = Callable[[int, int], Awaitable[Page[T]]]
+
+class Paged(Protocol[T_co]):
+    """The paging envelope of list responses (spec section 2), as read: a
+    ``models.Page`` or a listing's struct (``summaries``)."""
+
+    @property
+    def data(self) -> Sequence[T_co]: ...
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def total(self) -> int: ...
+
+
+FetchPage = Callable[[int, int], Awaitable[Paged[T]]]
 """``fetch(limit, offset)`` returning one page."""
 
 
@@ -24,7 +38,7 @@ def check_page_args(limit: int, offset: int) -> None:
         raise ValueError(f"offset must not be negative, got {offset}")
 
 
-def _more_after(page: Page[T], page_size: int, offset: int) -> bool:
+def _more_after(page: Paged[T], page_size: int, offset: int) -> bool:
     """Whether a page may follow ``page``, ``offset`` being where the next would start.
 
     Not after an empty page, a short page (fewer items than the page size the service
@@ -65,4 +79,4 @@ async def collect(fetch: FetchPage[T], page_size: int) -> list[T]:
             return items
 
 
-__all__ = ["FetchPage", "check_page_args", "collect", "walk"]
+__all__ = ["FetchPage", "Paged", "check_page_args", "collect", "walk"]

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import msgspec
 from pydantic import BaseModel
 
 from callcenter._http import ApiCall, FilesOpener, HttpCore, Query
@@ -13,7 +14,7 @@ from callcenter.errors import FieldValidationError
 from callcenter.paging import check_page_args
 from callcenter.rules import FieldErrors
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel | msgspec.Struct)
 
 
 def segment(value: str) -> str:

@@ -10,7 +10,6 @@ from callcenter.errors import NotFoundError
 from callcenter.models import (
     Campaign,
     CampaignStatus,
-    CampaignSummary,
     CampaignType,
     CampaignUpdate,
     CampaignUpdated,
@@ -18,6 +17,7 @@ from callcenter.models import (
 )
 from callcenter.paging import collect, walk
 from callcenter.resources._base import Resource, paging, segment
+from callcenter.summaries import CampaignSummary, CampaignSummaryPage
 
 CAMPAIGN_TYPES: tuple[str, ...] = get_args(CampaignType)
 CAMPAIGN_STATUSES: tuple[str, ...] = get_args(CampaignStatus)
@@ -48,12 +48,13 @@ class Campaigns(Resource):
 
     async def list_summaries(
         self, type: str | None = None, limit: int = 50, offset: int = 0
-    ) -> Page[CampaignSummary]:
-        """``list``, each campaign read only as far as a listing shows it."""
+    ) -> CampaignSummaryPage:
+        """``list``, each campaign read only as far as a listing shows it
+        (``callcenter.summaries``)."""
         return await self._request(
             "GET",
             "/v3/campaign",
-            Page[CampaignSummary],
+            CampaignSummaryPage,
             idempotent=True,
             params=_list_params(type, limit, offset),
         )

@@ -22,7 +22,8 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter, errors
-from callcenter.models import AutodialerStats, Campaign, CampaignSummary, LeadList, Schedule
+from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
+from callcenter.summaries import CampaignSummary
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run

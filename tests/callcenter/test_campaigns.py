@@ -138,3 +138,55 @@ async def test_campaign_type_filter_is_sent() -> None:
         ("limit", "10"),
         ("offset", "0"),
     ]
+
+
+def summary_service(answer: httpx.Response) -> FakeService:
+    service = FakeService()
+    service.route("GET", "/v3/campaign", lambda r: answer)
+    return service
+
+
+async def test_summaries_keep_the_shown_fields_as_the_whole_campaign_reads_them() -> None:
+    service = campaign_service()
+    async with service.client() as cc:
+        summaries = await cc.campaigns.all_summaries(page_size=100)
+        whole = [c async for c in cc.campaigns.iterate(page_size=100)]
+    assert len(summaries) == len(whole) == 151
+    shown = ("campaign_uuid", "campaign_name", "type", "status", "mode_call", "concurrent_call")
+    assert summaries[-1].to_wire() == {name: getattr(whole[-1], name) for name in shown}
+    assert summaries[-1].to_wire()["mode_call"] == "parralel"  # a value the spec misspells
+
+
+async def test_summaries_read_a_number_sent_as_text_as_the_models_do() -> None:
+    row = {**campaign(1), "concurrent_call": "12"}
+    service = summary_service(json_response(200, page([row], 100, 0, 1)))
+    async with service.client() as cc:
+        [summary] = await cc.campaigns.all_summaries()
+        [model] = (await cc.campaigns.list()).data
+    assert summary.concurrent_call == model.concurrent_call == 12
+
+
+async def test_a_campaign_named_error_is_still_listed() -> None:
+    row = {**campaign(1), "campaign_name": "error", "status": "fail"}
+    service = summary_service(json_response(200, page([row], 100, 0, 1)))
+    async with service.client() as cc:
+        [summary] = await cc.campaigns.all_summaries()
+    assert (summary.campaign_name, summary.status) == ("error", "fail")
+
+
+@pytest.mark.parametrize(
+    ("body", "raised"),
+    [
+        ({"error": "quota exhausted"}, errors.ServiceError),  # said with a 200
+        ({"error": [{"limit": "must be at most 100"}]}, errors.FieldValidationError),
+        ({"data": [{"campaign_uuid": "c-1"}], "total": 1}, errors.UnexpectedResponseError),
+        ({"data": "nothing", "total": 0}, errors.UnexpectedResponseError),
+    ],
+)
+async def test_a_listing_answer_that_is_no_listing_is_an_error(
+    body: dict[str, Any], raised: type[Exception]
+) -> None:
+    service = summary_service(json_response(200, body))
+    async with service.client(max_retries=0) as cc:
+        with pytest.raises(raised):
+            await cc.campaigns.all_summaries()
