@@ -19,16 +19,16 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
-import msgspec
 from pydantic import BaseModel
 
 from callcenter import errors
 from callcenter._responses import parse_retry_after, read_response
 from callcenter.models import ApiKeyBody, TokenV3
 from callcenter.retry import RetryPolicy
+from callcenter.summaries import Envelope
 from callcenter.tokens import CachedToken, TokenCache, TokenManager, expires_at_from
 
-M = TypeVar("M", bound=BaseModel | msgspec.Struct)
+M = TypeVar("M", bound=BaseModel | Envelope)
 
 QueryValue = str | int | float | bool
 Query = Sequence[tuple[str, QueryValue]]

@@ -22,8 +22,9 @@ import msgspec
 from pydantic import BaseModel, ValidationError
 
 from callcenter import errors
+from callcenter.summaries import Envelope
 
-M = TypeVar("M", bound=BaseModel | msgspec.Struct)
+M = TypeVar("M", bound=BaseModel | Envelope)
 """What an answer is read into: a pydantic model, or a listing's struct
 (``callcenter.summaries``)."""
 
@@ -151,7 +152,7 @@ def read_response(
     if not is_json:
         raise errors.UnexpectedResponseError("response is not JSON", body=None, **where)
     try:
-        if issubclass(cast, msgspec.Struct):
+        if issubclass(cast, Envelope):
             return typed(M, msgspec.convert(body, cast, strict=False))
         return typed(M, cast.model_validate(body))
     except ValidationError as exc:
@@ -167,15 +168,15 @@ def _read_fast(content: bytes, cast: type[M]) -> M | None:
     """A 2xx body read straight into ``cast`` in one pass, or None when it may be an
     error body or does not fit (then it is decoded once and classified).  On a 2xx only
     a top-level "error" makes an error body (``classify``): a model that keeps unknown
-    fields shows whether it had one, which is much cheaper than searching a large body
-    for it; any other is not read this way when the body holds the word at all."""
-    if issubclass(cast, msgspec.Struct):
-        if b'"error"' in content or b'"fail"' in content:
-            return None
+    fields, or an ``Envelope``, shows whether it had one, which is much
+    cheaper than searching a large body for it; any other is not read this way when the
+    body holds the word at all."""
+    if issubclass(cast, Envelope):
         try:
-            return typed(M, _decoder(cast).decode(content))
+            struct = _decoder(cast).decode(content)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None  # not JSON, or not this struct: classified by the caller
+        return None if struct.error is not msgspec.UNSET else typed(M, struct)
     keeps_unknown = cast.model_config.get("extra") == "allow"
     if not keeps_unknown and (b'"error"' in content or b'"fail"' in content):
         return None
@@ -189,7 +190,7 @@ def _read_fast(content: bytes, cast: type[M]) -> M | None:
 
 
 @cache
-def _decoder(struct: type[msgspec.Struct]) -> msgspec.json.Decoder[Any]:
+def _decoder(struct: type[Envelope]) -> msgspec.json.Decoder[Any]:
     """One decoder per struct, lax as pydantic is (a number may come as a string)."""
     return msgspec.json.Decoder(struct, strict=False)
 

@@ -6,15 +6,15 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import msgspec
 from pydantic import BaseModel
 
 from callcenter._http import ApiCall, FilesOpener, HttpCore, Query
 from callcenter.errors import FieldValidationError
 from callcenter.paging import check_page_args
 from callcenter.rules import FieldErrors
+from callcenter.summaries import Envelope
 
-M = TypeVar("M", bound=BaseModel | msgspec.Struct)
+M = TypeVar("M", bound=BaseModel | Envelope)
 
 
 def segment(value: str) -> str:
