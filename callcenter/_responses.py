@@ -166,11 +166,12 @@ def read_response(
 
 def _read_fast(content: bytes, cast: type[M]) -> M | None:
     """A 2xx body read straight into ``cast`` in one pass, or None when it may be an
-    error body or does not fit (then it is decoded once and classified).  On a 2xx only
-    a top-level "error" makes an error body (``classify``): a model that keeps unknown
-    fields, or an ``Envelope``, shows whether it had one, which is much
-    cheaper than searching a large body for it; any other is not read this way when the
-    body holds the word at all."""
+    error body or does not fit (then it is decoded once and classified).
+
+    On a 2xx only a top-level "error" makes an error body (``classify``).  An
+    ``Envelope``, or a model that keeps unknown fields, shows whether it had one, which
+    is much cheaper than searching a large body for the word; any other model is not
+    read this way when the body holds the word at all."""
     if issubclass(cast, Envelope):
         try:
             struct = _decoder(cast).decode(content)

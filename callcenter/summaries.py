@@ -5,7 +5,7 @@ split, some 2 KB each, 118 KB for the emulator's 60 campaigns.  ``/callops campa
 shows six fields of each.  pydantic-core validating that page, even into a model of
 those six fields, walked every other field as it went and was the largest single cost
 of the command left (``benchmarks/ack.py``); msgspec skips what a struct does not name
-without building it, in a little over half the time.  Everything else the client reads
+without building it, in a third to a half of the time.  Everything else the client reads
 stays a pydantic model (``callcenter.models``); a struct here is for a listing read on
 every command, where that difference shows.
 
