@@ -5,7 +5,10 @@ cell ``raw_text`` (plain text, never read as mrkdwn, so nothing in it needs esca
 and nothing in it can ping anyone) or ``rich_text`` (used here for links); a message may
 hold one table.  ``table`` returns None when the rows would not fit, and the caller
 keeps its rows of sections: the listing still shows, the old way.  ``slack_sdk``'s
-``TableBlock`` builds the block but checks none of those limits, so they are checked here.
+``TableBlock`` builds the block but checks none of those limits, so they are checked here,
+and the block is built as the dict ``TableBlock`` becomes (``Prebuilt``): a page's table
+is some seventy cells, and the object, built and then converted on every reply, cost
+about 2 % of the CPU of ``/callops campaigns`` (``benchmarks/ack.py``).
 """
 
 from __future__ import annotations
@@ -21,10 +24,9 @@ from slack_sdk.models.blocks import (
     RichTextBlock,
     RichTextElementParts,
     RichTextSectionElement,
-    TableBlock,
-    TableBlockColumnSettings,
 )
 
+from commands.kernel.block_dicts import block_dict
 from commands.kernel.text import truncate
 
 MAX_ROWS = 100
@@ -69,23 +71,26 @@ def _text(value: str | int | None) -> dict[str, Any]:
     return {"text": text, "type": "raw_text"}
 
 
-def _cell(value: Cell) -> dict[str, Any] | RichTextBlock:
+def _cell(value: Cell) -> dict[str, Any]:
     if isinstance(value, Link):
         if not value.url.lower().startswith(("http://", "https://")):
             return _text(None)
-        return RichTextBlock(
-            elements=[
-                RichTextSectionElement(
-                    elements=[RichTextElementParts.Link(url=value.url, text=value.label)]
-                )
-            ]
+        return block_dict(
+            RichTextBlock(
+                elements=[
+                    RichTextSectionElement(
+                        elements=[RichTextElementParts.Link(url=value.url, text=value.label)]
+                    )
+                ]
+            )
         )
     return _text(value)
 
 
-def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlock | None:
-    """The rows under a header row of the column titles, or None when Slack would refuse
-    the table (no rows, more than 99 rows, more than 20 columns)."""
+def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> Prebuilt | None:
+    """The rows under a header row of the column titles, as ``TableBlock(rows=...,
+    column_settings=...)`` becomes, or None when Slack would refuse the table (no rows,
+    more than 99 rows, more than 20 columns)."""
     if not fits(len(columns), len(rows)):
         return None
     if any(len(row) != len(columns) for row in rows):
@@ -101,7 +106,8 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
         ]
         for row in rows
     ]
-    return TableBlock(rows=[header, *body], column_settings=_settings(tuple(columns)))
+    settings = [dict(setting) for setting in _settings(tuple(columns))]
+    return Prebuilt({"column_settings": settings, "rows": [header, *body], "type": "table"})
 
 
 BUTTONS_PER_ROW = 5
@@ -118,11 +124,11 @@ class RowButton:
 
 
 class Prebuilt(Block):
-    """A block handed over as the dict Slack receives.  A table's row buttons are ten
-    ``ButtonElement`` objects per page, each with its text object: building and
-    converting them cost about 3 % of the CPU of ``/callops campaigns``
-    (``benchmarks/ack.py``).  `row_buttons` builds the same dicts within Slack's limits
-    itself; ``block_dict`` answers a class with its own ``to_dict`` by calling it."""
+    """A block handed over as the dict Slack receives, built by this module within
+    Slack's limits: a table, or a table's row buttons (ten ``ButtonElement`` objects per
+    page, each with its text object: building and converting them cost about 3 % of the
+    CPU of ``/callops campaigns``, ``benchmarks/ack.py``).  ``block_dict`` answers a
+    class with its own ``to_dict`` by calling it."""
 
     def __init__(self, block: dict[str, Any]) -> None:
         super().__init__(type=block["type"], block_id=block.get("block_id"))
@@ -155,7 +161,8 @@ def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
 
 
 @lru_cache(maxsize=64)
-def _settings(columns: tuple[Column, ...]) -> list[TableBlockColumnSettings]:
-    """The column settings of a table's columns, built once per set of columns (a
-    listing's columns are a constant; nothing changes these objects once built)."""
-    return [TableBlockColumnSettings(align=c.align) for c in columns]
+def _settings(columns: tuple[Column, ...]) -> tuple[dict[str, str], ...]:
+    """The column settings of a table's columns as ``TableBlockColumnSettings(align=...)``
+    becomes, worked out once per set of columns (a listing's columns are a constant);
+    each table gets its own copies."""
+    return tuple({"align": c.align} for c in columns)

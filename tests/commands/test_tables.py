@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import pytest
-from slack_sdk.models.blocks import ActionsBlock, ButtonElement, RawTextObject
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    RawTextObject,
+    RichTextBlock,
+    RichTextElementParts,
+    RichTextSectionElement,
+    TableBlock,
+    TableBlockColumnSettings,
+)
 
 from callcenter.models import Campaign
 from commands.campaigns.cards import campaigns_reply
 from commands.kernel.block_dicts import block_dict
-from commands.kernel.tables import MAX_COLUMNS, Column, Link, RowButton, row_buttons, table
+from commands.kernel.tables import (
+    MAX_COLUMNS,
+    Cell,
+    Column,
+    Link,
+    RowButton,
+    row_buttons,
+    table,
+)
 from emulators.slack.blockkit import MESSAGE_BLOCK_LIMIT, check_blocks
 from tests.commands.helpers import buttons, table_rows
 
@@ -95,3 +112,31 @@ def test_row_buttons_cut_a_long_text_and_refuse_what_slack_would() -> None:
         row_buttons("open:0", [RowButton("Open", "open", "v" * 2001)])
     with pytest.raises(ValueError, match="1 to 5 buttons"):
         row_buttons("open:0", [RowButton("Open", f"open_{i}", "u") for i in range(6)])
+
+
+def test_a_table_is_the_dict_slack_sdks_table_block_becomes() -> None:
+    columns = [Column("Name"), Column("Recording"), Column("Calls", "right")]
+    cells: list[list[Cell]] = [
+        ["Nhắc lịch hẹn HN", Link("https://r/1.mp3", "rec <1>"), 3],
+        ["", None, "x" * 400],
+    ]
+    block = table(columns, cells)
+    assert block is not None
+
+    def sdk_cell(value: Cell) -> RawTextObject | RichTextBlock:
+        if isinstance(value, Link):
+            part = RichTextElementParts.Link(url=value.url, text=value.label)
+            return RichTextBlock(elements=[RichTextSectionElement(elements=[part])])
+        text = "–" if value in (None, "") else str(value)
+        return RawTextObject(text=text if len(text) <= 300 else text[:299] + "…")
+
+    built = TableBlock(
+        rows=[[RawTextObject(text=c.title) for c in columns]]
+        + [[sdk_cell(v) for v in row] for row in cells],
+        column_settings=[TableBlockColumnSettings(align=c.align) for c in columns],
+    )
+    assert block_dict(block) == built.to_dict()
+    # Each table has its own settings: changing one reply's leaves the next one's alone.
+    block_dict(block)["column_settings"][0]["align"] = "center"
+    again = table(columns, cells)
+    assert again is not None and block_dict(again) == built.to_dict()
