@@ -16,14 +16,12 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.response_urls import ResponseUrls
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
-from tests.slack_standin.loopback import Receiver, serve
+from tests.slack_standin.loopback import Receiver, connected_receiver, serve
 
 
 @pytest.fixture
 async def receiver(slack: SlackStandIn) -> AsyncIterator[Receiver]:
-    recv = Receiver(slack.signing_secret)
-    async with serve(recv.app()) as url:
-        slack.connect_app(url)
+    async with connected_receiver(slack) as recv:
         yield recv
 
 

@@ -6,7 +6,7 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import SlackStandIn
-from tests.slack_standin.loopback import Receiver, serve
+from tests.slack_standin.loopback import Receiver, connected_receiver
 
 
 @pytest.fixture
@@ -24,7 +24,5 @@ def client(slack: SlackStandIn) -> AsyncWebClient:
 @pytest.fixture
 async def receiver(slack: SlackStandIn) -> AsyncIterator[Receiver]:
     """A bare request URL that checks signatures with slack_sdk and acks with 200."""
-    recv = Receiver(slack.signing_secret)
-    async with serve(recv.app()) as url:
-        slack.connect_app(url)
+    async with connected_receiver(slack) as recv:
         yield recv

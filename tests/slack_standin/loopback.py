@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
+from emulators.slack import SlackStandIn
+
 
 @asynccontextmanager
 async def serve(app: web.Application, path: str = "/slack/events") -> AsyncIterator[str]:
@@ -68,3 +70,14 @@ class Receiver:
         if self.answer is not None:
             return self.answer(body)
         return web.Response(status=200)
+
+
+@asynccontextmanager
+async def connected_receiver(slack: SlackStandIn) -> AsyncIterator[Receiver]:
+    """A bare request URL that checks signatures with slack_sdk and acks with 200, given
+    to the stand-in as the app's: commands and clicks can be sent, response URLs handed
+    out, with no app behind them."""
+    recv = Receiver(slack.signing_secret)
+    async with serve(recv.app()) as url:
+        slack.connect_app(url)
+        yield recv
