@@ -115,7 +115,6 @@ class PooledRespond(AsyncRespond):
     async def _post(self, url: str, body: bytes) -> WebhookResponse:
         state = RetryState()
         while True:
-            state.next_attempt_requested = False
             try:
                 async with self._session().post(
                     url,
