@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
@@ -106,7 +105,7 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> Prebuilt
         ]
         for row in rows
     ]
-    settings = [dict(setting) for setting in _settings(tuple(columns))]
+    settings = [{"align": c.align} for c in columns]  # as TableBlockColumnSettings becomes
     return Prebuilt({"column_settings": settings, "rows": [header, *body], "type": "table"})
 
 
@@ -158,11 +157,3 @@ def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
             {"action_id": b.action_id, "text": text, "type": "button", "value": b.value}
         )
     return Prebuilt({"block_id": block_id, "elements": elements, "type": "actions"})
-
-
-@lru_cache(maxsize=64)
-def _settings(columns: tuple[Column, ...]) -> tuple[dict[str, str], ...]:
-    """The column settings of a table's columns as ``TableBlockColumnSettings(align=...)``
-    becomes, worked out once per set of columns (a listing's columns are a constant);
-    each table gets its own copies."""
-    return tuple({"align": c.align} for c in columns)
