@@ -16,19 +16,15 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
-from pydantic import BaseModel
 
 from callcenter import errors
-from callcenter._responses import parse_retry_after, read_response
+from callcenter._responses import M, parse_retry_after, read_response
 from callcenter.models import ApiKeyBody, TokenV3
 from callcenter.retry import RetryPolicy
-from callcenter.summaries import Envelope
 from callcenter.tokens import CachedToken, TokenCache, TokenManager, expires_at_from
-
-M = TypeVar("M", bound=BaseModel | Envelope)
 
 QueryValue = str | int | float | bool
 Query = Sequence[tuple[str, QueryValue]]

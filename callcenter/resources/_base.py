@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
-from pydantic import BaseModel
-
 from callcenter._http import ApiCall, FilesOpener, HttpCore, Query
+from callcenter._responses import M
 from callcenter.errors import FieldValidationError
 from callcenter.paging import check_page_args
 from callcenter.rules import FieldErrors
-from callcenter.summaries import Envelope
-
-M = TypeVar("M", bound=BaseModel | Envelope)
 
 
 def segment(value: str) -> str:
