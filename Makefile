@@ -20,6 +20,8 @@ SCREENSHOT_PACKAGES := chromium fonts-noto-color-emoji
 # Debian's python3 makes venvs only with python3-venv; looked for only until .venv is made.
 VENV_PACKAGE = $(if $(wildcard $(STAMP)),,$(shell $(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv))
 
+
+.PHONY: translations catalog
 .PHONY: packages install check test lint typecheck pytest pytest-check demo emulator screenshot bench lock clean
 
 # The one place that installs Debian packages: those of $(PACKAGES) (set per goal below)
@@ -47,6 +49,15 @@ $(STAMP): requirements.lock pyproject.toml | packages
 	$(PIP) install -r requirements.lock
 	$(PIP) install --no-deps -e .
 	touch $(STAMP)
+	$(MAKE) --no-print-directory translations
+
+# The catalogs people read (commands/locales/*/LC_MESSAGES/callops.po) compiled to .mo;
+# `make catalog` extracts new strings from the code into them first.
+translations:
+	$(BIN)/pybabel -q compile -d commands/locales -D callops
+
+catalog: install
+	$(BIN)/python scripts/catalog.py
 
 lint: install
 	$(BIN)/ruff check .
@@ -56,19 +67,19 @@ typecheck: install
 	$(BIN)/mypy callcenter storage commands bot emulators tests scripts
 
 # The test tiers are pytest markers, given to every test in tests/conftest.py.
-pytest-check: install
+pytest-check: install translations
 	$(BIN)/pytest -m check
 
 check: lint typecheck pytest-check
 
 test pytest: PACKAGES = $(TEST_PACKAGES)
-pytest: install
+pytest: install translations
 	$(BIN)/pytest
 
 test: lint typecheck pytest
 
 demo: PACKAGES = $(DEMO_PACKAGES)
-demo: install
+demo: install translations
 	$(BIN)/callops demo
 
 emulator: install
