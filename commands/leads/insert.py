@@ -224,7 +224,7 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
             ),
             usage_of("lead"),
         )
-    check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
+    check_keys(fields, LEAD_OPTIONAL_FIELDS, what=_("a lead field"), usage=usage_of("lead"))
     fields = {k.lower(): v for k, v in fields.items()}
     if not any(is_phone_like(w) for w in positional[1:]) and any(
         k not in FORM_FIELDS for k in fields
