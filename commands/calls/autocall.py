@@ -44,6 +44,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
@@ -62,17 +63,17 @@ MAX_BLOCK_ID = 255
 MAX_METADATA = 3000
 """Slack's limits on a block id and on a view's ``private_metadata``."""
 
-READING_RULES = (
+READING_RULES = N_(
     "How values are spoken: plain digits are read as an amount (150000); digits separated "
     "by spaces one by one (0 9 1 2); a value starting with # as a number (#15); dates as "
     "dd/mm/yyyy or yyyy-mm-dd."
 )
 _HINTS = (
-    (("amount", "money", "price", "total", "fee", "balance"), "Read as an amount: 150000."),
-    (("otp", "code", "pin", "digit"), "Read digit by digit: write them apart, 4 8 1 5."),
-    (("date", "day", "due", "deadline"), "A date: dd/mm/yyyy or yyyy-mm-dd."),
-    (("time", "hour"), "Written as it should be spoken, e.g. 9 giờ 30."),
-    (("number", "no", "count", "qty"), "A number read as such: start it with #, e.g. #15."),
+    (("amount", "money", "price", "total", "fee", "balance"), N_("Read as an amount: 150000.")),
+    (("otp", "code", "pin", "digit"), N_("Read digit by digit: write them apart, 4 8 1 5.")),
+    (("date", "day", "due", "deadline"), N_("A date: dd/mm/yyyy or yyyy-mm-dd.")),
+    (("time", "hour"), N_("Written as it should be spoken, e.g. 9 giờ 30.")),
+    (("number", "no", "count", "qty"), N_("A number read as such: start it with #, e.g. #15.")),
 )
 
 
@@ -92,8 +93,8 @@ def hint_for(name: str) -> str:
     lowered = name.lower()
     for words, hint in _HINTS:
         if any(word in lowered for word in words):
-            return f"{hint} {READING_RULES}"[:2000]
-    return READING_RULES
+            return f"{_(hint)} {_(READING_RULES)}"[:2000]
+    return _(READING_RULES)
 
 
 async def template_of(cc: CallCenter, campaign: Campaign) -> Template | None:
@@ -154,21 +155,26 @@ def autocall_modal(
     offered = _fitting(meta, names)
     left_out = len(names) - len(offered)
     names = offered
-    template_words = f" with template *{clip(template.template_name, 150)}*" if template else ""
+    heading = (
+        _("Push one automated call from *{campaign}* with template *{template}*.").format(
+            campaign=clip(campaign.campaign_name, 150), template=clip(template.template_name, 150)
+        )
+        if template
+        else _("Push one automated call from *{campaign}*.").format(
+            campaign=clip(campaign.campaign_name, 150)
+        )
+    )
     blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=f"Push one automated call from *{clip(campaign.campaign_name, 150)}*"
-                f"{template_words}."
-            )
-        ),
+        SectionBlock(text=MarkdownTextObject(text=heading)),
         InputBlock(
             block_id=PHONE_BLOCK,
-            label="Customer's phone number",
+            label=_("Customer's phone number"),
             element=PlainTextInputElement(
                 action_id=PHONE_BLOCK, initial_value=phone or None, placeholder="0912345678"
             ),
-            hint="10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused.",
+            hint=_(
+                "10 digits starting 03, 05, 07, 08 or 09 (or 84…). Blocked numbers are refused."
+            ),
         ),
     ]
     warning = not_running_warning(campaign.campaign_name, campaign.status)
@@ -177,7 +183,8 @@ def autocall_modal(
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
         named = ", ".join(f"*{escape(field_label(n))}*" for n in missing[:20])
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Still needed: {named}")]))
+        still = _("Still needed: {fields}").format(fields=named)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=still)]))
     for name in names[:MAX_FIELDS]:
         blocks.append(
             InputBlock(
@@ -194,8 +201,10 @@ def autocall_modal(
             ContextBlock(
                 elements=[
                     MarkdownTextObject(
-                        text=f"The template has {left_out} more placeholders than this form "
-                        "can hold; they are sent empty."
+                        text=_(
+                            "The template has {n} more placeholders than this form "
+                            "can hold; they are sent empty."
+                        ).format(n=left_out)
                     )
                 ]
             )
@@ -205,7 +214,7 @@ def autocall_modal(
             ContextBlock(
                 elements=[
                     MarkdownTextObject(
-                        text="This campaign plays a recorded message: it needs no values."
+                        text=_("This campaign plays a recorded message: it needs no values.")
                     )
                 ]
             )
@@ -213,9 +222,9 @@ def autocall_modal(
     return View(
         type="modal",
         callback_id=AUTOCALL_CALLBACK,
-        title="Push an autocall",
-        submit="Push the call",
-        close="Cancel",
+        title=_("Push an autocall"),
+        submit=_("Push the call"),
+        close=_("Cancel"),
         private_metadata=_metadata(meta),
         blocks=blocks,
     )
@@ -243,26 +252,53 @@ def not_running_warning(campaign_name: str, status: str, *, asked: bool = False)
     if is_running(status):
         return None
     quoted = f'"{campaign_name}"' if " " in campaign_name else campaign_name
-    state = "paused" if status == "pause" else "stopped"
-    was = f"was {state} when asked" if asked else f"is {state}"
-    return (
-        f":warning: *{clip(campaign_name, 150)}* {was}. The service takes this one call "
-        f"anyway, but the campaign itself does not dial. To start it: "
-        f"{code('/callops start ' + truncate(quoted, 150))}."
+    paused = status == "pause"
+    if asked:
+        message = (
+            _(
+                ":warning: *{campaign}* was paused when asked. The service takes this one call "
+                "anyway, but the campaign itself does not dial. To start it: {command}."
+            )
+            if paused
+            else _(
+                ":warning: *{campaign}* was stopped when asked. The service takes this one call "
+                "anyway, but the campaign itself does not dial. To start it: {command}."
+            )
+        )
+    else:
+        message = (
+            _(
+                ":warning: *{campaign}* is paused. The service takes this one call "
+                "anyway, but the campaign itself does not dial. To start it: {command}."
+            )
+            if paused
+            else _(
+                ":warning: *{campaign}* is stopped. The service takes this one call "
+                "anyway, but the campaign itself does not dial. To start it: {command}."
+            )
+        )
+    return message.format(
+        campaign=clip(campaign_name, 150),
+        command=code("/callops start " + truncate(quoted, 150)),
     )
 
 
 def describe_autocall(params: AutocallParams) -> str:
-    template = f" (template *{clip(params.template_name, 150)}*)" if params.template_name else ""
+    phone, campaign = clip(params.phone_number, 40), clip(params.campaign_name, 150)
     lines = [
-        f"Call *{clip(params.phone_number, 40)}* now from autocall campaign "
-        f"*{clip(params.campaign_name, 150)}*{template}."
+        _("Call *{phone}* now from autocall campaign *{campaign}* (template *{template}*).").format(
+            phone=phone, campaign=campaign, template=clip(params.template_name, 150)
+        )
+        if params.template_name
+        else _("Call *{phone}* now from autocall campaign *{campaign}*.").format(
+            phone=phone, campaign=campaign
+        )
     ]
     values = params.param
     for name, value in list(values.items())[:25]:
         lines.append(f"• {escape(field_label(name))}: {clip(value, 200)}")
     if not values:
-        lines.append("No values: the template is a recording.")
+        lines.append(_("No values: the template is a recording."))
     if params.campaign_status is not None:
         warning = not_running_warning(params.campaign_name, params.campaign_status, asked=True)
         if warning:
@@ -275,14 +311,15 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     try:
         await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
-        raise ActionRefused("The campaign no longer exists") from None
+        raise ActionRefused(_("The campaign no longer exists")) from None
     if phone in await blocked_numbers(env.cc):
-        raise ActionRefused(f"{phone} has been blacklisted since the request")
+        raise ActionRefused(_("{phone} has been blacklisted since the request").format(phone=phone))
     result = await env.cc.autocall.push(uuid, phone, dict(params.param))
     return ActionResult(
         ok=True,
-        text=f"Call placed to *{clip(phone, 40)}*: call {code(result.call_id)}, "
-        f"lead {code(result.lead_uuid)}.",
+        text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
+            phone=clip(phone, 40), call=code(result.call_id), lead=code(result.lead_uuid)
+        ),
         data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
     )
 
@@ -293,7 +330,11 @@ async def refusal(cc: CallCenter, phone: str) -> Reply | None:
     if problem:
         return error(problem, usage_of("autocall"))
     if phone in await blocked_numbers(cc):
-        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+        return error(
+            _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
+                phone=phone
+            )
+        )
     return None
 
 
@@ -317,8 +358,10 @@ def not_autocall(campaign: Campaign) -> Reply | None:
     if campaign.type == "autocall":
         return None
     return error(
-        f"{campaign.campaign_name} is a {campaign.type} campaign; automated calls are "
-        "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+        _(
+            "{campaign} is a {type} campaign; automated calls are "
+            "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
+        ).format(campaign=campaign.campaign_name, type=campaign.type)
     )
 
 
@@ -326,19 +369,32 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
     """Every value given must fill a placeholder of the template (``UsageError``)."""
     unknown = [k for k in given if k not in names]
     if unknown:
-        wanted = ", ".join(names) if names else "none (it plays a recording)"
+        wanted = ", ".join(names) if names else _("none (it plays a recording)")
         near = suggest(unknown[0], names, limit=2)
-        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
+        message = (
+            _(
+                "The template of {campaign} has no placeholder {unknown}. "
+                "Did you mean {near}? It uses: {wanted}."
+            )
+            if near
+            else _("The template of {campaign} has no placeholder {unknown}. It uses: {wanted}.")
+        )
         raise UsageError(
-            f"The template of {campaign.campaign_name} has no placeholder "
-            f"{', '.join(unknown)}.{hint} It uses: {wanted}.",
+            message.format(
+                campaign=campaign.campaign_name,
+                unknown=", ".join(unknown),
+                near=alternatives([n + "=" for n in near]) if near else "",
+                wanted=wanted,
+            ),
             usage_of("autocall"),
         )
 
 
 def value_needed(name: str) -> str:
     """A missing value, said where the field is not on screen (a workflow step)."""
-    return f"The template needs a value for {field_label(name).lower()} ({name}=)."
+    return _("The template needs a value for {label} ({name}=).").format(
+        label=field_label(name).lower(), name=name
+    )
 
 
 async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -346,7 +402,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, given = split_options(args, spaced=ANY_KEY)
     if not positional:
         raise UsageError(
-            "Give the campaign, then the phone number; values as name=value.",
+            _("Give the campaign, then the phone number; values as name=value."),
             usage_of("autocall"),
         )
     cc = ctx.client()
@@ -381,7 +437,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         problems[PHONE_BLOCK] = phone_issue
     for name in meta.get("names") or []:
         if not text(values, PARAM_BLOCK + str(name)):
-            problems[PARAM_BLOCK + str(name)] = "The template needs this value."
+            problems[PARAM_BLOCK + str(name)] = _("The template needs this value.")
     return problems
 
 
@@ -391,7 +447,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     try:
         campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
     except errors.NotFoundError:
-        return error("The campaign no longer exists. Nothing was asked.")
+        return error(_("The campaign no longer exists. Nothing was asked."))
     refused = await refusal(cc, phone)
     if refused:
         return refused
@@ -400,8 +456,10 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     missing = missing_values(fields_of(template), given)
     if missing:
         return error(
-            f"The template of {campaign.campaign_name} changed since the form opened: it now "
-            f"also needs {', '.join(missing)}. Run the autocall again. Nothing was asked."
+            _(
+                "The template of {campaign} changed since the form opened: it now "
+                "also needs {missing}. Run the autocall again. Nothing was asked."
+            ).format(campaign=campaign.campaign_name, missing=", ".join(missing))
         )
     return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
 
@@ -409,12 +467,12 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 register(
     ActionSpec(
         kind=ActionKind.AUTOCALL_PUSH,
-        title="Push an automated call",
-        confirm_label="Push the call",
+        title=N_("Push an automated call"),
+        confirm_label=N_("Push the call"),
         params=AutocallParams,
         describe=describe_autocall,
         execute=execute_autocall,
-        unknown_outcome="the call may or may not have been placed",
+        unknown_outcome=N_("the call may or may not have been placed"),
     )
 )
 register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))

@@ -31,6 +31,7 @@ from callcenter import CallCenter
 from callcenter.models import Campaign
 from commands.calls.autocall import autocall_modal, fields_of, template_of
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
 from commands.kernel.phones import RULE_WORDS, find_phones
 from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
@@ -45,12 +46,12 @@ MAX_PHONES = 5
 MAX_OPTIONS = 100
 
 
-def _modal(text: str, *, title: str = "Call back") -> View:
+def _modal(text: str) -> View:
     return View(
         type="modal",
         callback_id=PICK_CALLBACK,
-        title=title,
-        close="Close",
+        title=_("Call back"),
+        close=_("Close"),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
     )
 
@@ -68,13 +69,13 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
     if len(phones) == 1:
         element = StaticSelectElement(
             action_id=PICK_ACTION,
-            placeholder="Choose the autocall campaign",
+            placeholder=_("Choose the autocall campaign"),
             options=[_option(c, phones[0]) for c in campaigns[:MAX_OPTIONS]],
         )
     else:
         element = StaticSelectElement(
             action_id=PICK_ACTION,
-            placeholder="Choose the number and the campaign",
+            placeholder=_("Choose the number and the campaign"),
             option_groups=[
                 OptionGroup(label=phone, options=[_option(c, phone) for c in campaigns[:per_phone]])
                 for phone in phones
@@ -82,13 +83,19 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
         )
     numbers = ", ".join(f"*{clip(p, 40)}*" for p in phones)
     blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=f"Call back {numbers} from which campaign?")),
+        SectionBlock(
+            text=MarkdownTextObject(
+                text=_("Call back {numbers} from which campaign?").format(numbers=numbers)
+            )
+        ),
         ActionsBlock(block_id="call_back_choice", elements=[element]),
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text="Next comes the autocall form, with the number filled in; nothing "
-                    "is called before you submit it."
+                    text=_(
+                        "Next comes the autocall form, with the number filled in; nothing "
+                        "is called before you submit it."
+                    )
                 )
             ]
         ),
@@ -96,8 +103,8 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
     return View(
         type="modal",
         callback_id=PICK_CALLBACK,
-        title="Call back",
-        close="Cancel",
+        title=_("Call back"),
+        close=_("Cancel"),
         private_metadata=json.dumps({"channel": channel or ""}),
         blocks=blocks,
     )
@@ -113,8 +120,10 @@ async def _first_view(cc: CallCenter, phones: list[str], channel: str | None) ->
     autocalls = [c for c in await all_campaigns(cc) if c.type == "autocall"]
     if not autocalls:
         return _modal(
-            ":warning: There is no autocall campaign to call from. An admin can make one in "
-            "the call-center service; `/callops campaigns autocall` lists them."
+            _(
+                ":warning: There is no autocall campaign to call from. An admin can make one in "
+                "the call-center service; `/callops campaigns autocall` lists them."
+            )
         )
     if len(autocalls) == 1 and len(phones) == 1:
         return await form_for(cc, autocalls[0], phones[0], channel)
@@ -127,7 +136,9 @@ async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     phones = find_phones(shortcut.message_text)
     if not phones:
         return error(
-            f"I found no phone number in that message that the service would call ({RULE_WORDS})."
+            _(
+                "I found no phone number in that message that the service would call ({rule})."
+            ).format(rule=RULE_WORDS)
         )
     cc = ctx.client()
     channel = shortcut.channel_id or ctx.channel_id
@@ -135,7 +146,11 @@ async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     async def fill() -> View:
         return await _first_view(cc, phones, channel)
 
-    loading = _modal(f":mag: Looking up the autocall campaigns for *{clip(phones[0], 40)}*…")
+    loading = _modal(
+        _(":mag: Looking up the autocall campaigns for *{phone}*…").format(
+            phone=clip(phones[0], 40)
+        )
+    )
     return OpenModal(loading, fill=fill)
 
 
@@ -145,11 +160,11 @@ async def picked(ctx: CommandContext, click: Click) -> Outcome:
         chosen = json.loads(click.value)
         uuid, phone = str(chosen["c"]), str(chosen["p"])
     except (ValueError, KeyError, TypeError):
-        return error("That choice could not be read; use the shortcut again.")
+        return error(_("That choice could not be read; use the shortcut again."))
     cc = ctx.client()
     campaign = next((c for c in await all_campaigns(cc) if c.campaign_uuid == uuid), None)
     if campaign is None:
-        return UpdateModal(_modal(":warning: That campaign no longer exists."))
+        return UpdateModal(_modal(_(":warning: That campaign no longer exists.")))
     return UpdateModal(await form_for(cc, campaign, phone, ctx.channel_id))
 
 

@@ -32,6 +32,7 @@ from commands.calls.transfer import TRANSFER_BUTTON, TRANSFER_ROLE, button_value
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import (
@@ -46,38 +47,40 @@ from commands.kernel.text import (
 )
 
 PAGE_SIZE = 15
-CAMPAIGN_UNKNOWN = ":dart: campaign unknown"
+CAMPAIGN_UNKNOWN = N_(":dart: campaign unknown")
 """A live call names no campaign (spec 2.13); its record (``cdr``) does once it ends."""
 
 DIRECTION_LABEL = {
-    "inbound": ":arrow_lower_left: in",
-    "outbound": ":arrow_upper_right: out",
-    "local": ":left_right_arrow: local",
+    "inbound": N_(":arrow_lower_left: in"),
+    "outbound": N_(":arrow_upper_right: out"),
+    "local": N_(":left_right_arrow: local"),
 }
 STATE_LABEL = {
-    "CS_NEW": ":hourglass_flowing_sand: setting up",
-    "CS_INIT": ":hourglass_flowing_sand: setting up",
-    "CS_ROUTING": ":hourglass_flowing_sand: routing",
-    "CS_SOFT_EXECUTE": ":large_green_circle: on the line",
-    "CS_EXECUTE": ":large_green_circle: on the line",
-    "CS_EXCHANGE_MEDIA": ":large_green_circle: on the line",
-    "CS_PARK": ":parking: parked",
-    "CS_CONSUME_MEDIA": ":large_green_circle: on the line",
-    "CS_HIBERNATE": ":zzz: on hold",
-    "CS_RESET": ":hourglass_flowing_sand: resetting",
-    "CS_HANGUP": ":red_circle: hanging up",
-    "CS_REPORTING": ":red_circle: hanging up",
-    "CS_DESTROY": ":red_circle: hanging up",
+    "CS_NEW": N_(":hourglass_flowing_sand: setting up"),
+    "CS_INIT": N_(":hourglass_flowing_sand: setting up"),
+    "CS_ROUTING": N_(":hourglass_flowing_sand: routing"),
+    "CS_SOFT_EXECUTE": N_(":large_green_circle: on the line"),
+    "CS_EXECUTE": N_(":large_green_circle: on the line"),
+    "CS_EXCHANGE_MEDIA": N_(":large_green_circle: on the line"),
+    "CS_PARK": N_(":parking: parked"),
+    "CS_CONSUME_MEDIA": N_(":large_green_circle: on the line"),
+    "CS_HIBERNATE": N_(":zzz: on hold"),
+    "CS_RESET": N_(":hourglass_flowing_sand: resetting"),
+    "CS_HANGUP": N_(":red_circle: hanging up"),
+    "CS_REPORTING": N_(":red_circle: hanging up"),
+    "CS_DESTROY": N_(":red_circle: hanging up"),
 }
 """The service reports FreeSWITCH channel states (``CS_EXECUTE`` is the one seen)."""
 
 
 def direction_label(direction: str) -> str:
-    return DIRECTION_LABEL.get(direction.lower(), clip(direction, 20) or "–")
+    label = DIRECTION_LABEL.get(direction.lower())
+    return _(label) if label else clip(direction, 20) or "–"
 
 
 def state_label(state: str) -> str:
-    return STATE_LABEL.get(state.upper(), clip(state, 40) or "–")
+    label = STATE_LABEL.get(state.upper())
+    return _(label) if label else clip(state, 40) or "–"
 
 
 def agents_on_call(call: ActiveCall, users: Iterable[User]) -> list[User]:
@@ -100,13 +103,20 @@ def agent_words(call: ActiveCall, users: Iterable[User]) -> str:
     """``agent *Name* (ext 1003)`` for the agents on the call, or ``agent unknown`` (escaped)."""
     found = agents_on_call(call, users)
     if not found:
-        return ":bust_in_silhouette: agent unknown"
+        return _(":bust_in_silhouette: agent unknown")
     names = [
-        f"*{clip(full_name(u.first_name, u.middle_name, u.last_name) or u.username, 80)}* "
-        f"(ext {clip(u.extension, 30)})"
+        _("*{name}* (ext {ext})").format(
+            name=clip(full_name(u.first_name, u.middle_name, u.last_name) or u.username, 80),
+            ext=clip(u.extension, 30),
+        )
         for u in found
     ]
-    return ":bust_in_silhouette: agent " + " and ".join(names)
+    if len(names) == 1:
+        return _(":bust_in_silhouette: agent {agent}").format(agent=names[0])
+    # A call has two parties, so two agents at most.
+    return _(":bust_in_silhouette: agent {first} and {second}").format(
+        first=names[0], second=", ".join(names[1:])
+    )
 
 
 def _call_row(
@@ -118,14 +128,16 @@ def _call_row(
 ) -> SectionBlock:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(call.source, 60) or "unknown"
-    destination = clip(call.destination, 60) or "unknown"
+    source = clip(call.source, 60) or _("unknown")
+    destination = clip(call.destination, 60) or _("unknown")
+    since = _(":stopwatch: {elapsed} (since {since})").format(
+        elapsed=elapsed, since=when(started, ctx.tz, now=now)
+    )
     text = (
         f"*{source}* → *{destination}*\n"
-        f"{direction_label(call.direction)} · {state_label(call.state)} · "
-        f":stopwatch: {elapsed} (since {when(started, ctx.tz, now=now)})\n"
-        f"{agent_words(call, users)} · {CAMPAIGN_UNKNOWN}\n"
-        f"call {code(call.call_id)}"
+        f"{direction_label(call.direction)} · {state_label(call.state)} · {since}\n"
+        f"{agent_words(call, users)} · {_(CAMPAIGN_UNKNOWN)}\n"
+        + _("call {id}").format(id=code(call.call_id))
     )
     # Slack wants action ids unique within a message, hence the row number; the button
     # opens the transfer form at once, before any service call (trigger ids last 3 s).
@@ -133,7 +145,7 @@ def _call_row(
     transfer = None
     if ctx.role.at_least(TRANSFER_ROLE):
         transfer = ButtonElement(
-            text="Transfer", action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
+            text=_("Transfer"), action_id=f"{TRANSFER_BUTTON}_{index}", value=button_value(call)
         )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)), accessory=transfer)
 
@@ -148,7 +160,7 @@ def calls_reply(
     """The live calls, a page at a time; ``users`` (the directory) names each call's
     agent, None when the directory could not be read."""
     if not calls:
-        return notice("No live calls right now.", emoji=":telephone_receiver:")
+        return notice(_("No live calls right now."), emoji=":telephone_receiver:")
     moment = now or datetime.now(UTC)
     ordered = sorted(calls, key=lambda c: c.created_time)
     total = len(ordered)
@@ -158,7 +170,7 @@ def calls_reply(
         f"{direction_label(d)} {number(n)}" for d, n in sorted(by_direction.items())
     )
     blocks: list[Block] = [
-        HeaderBlock(text=f"Live calls: {number(total)}"),
+        HeaderBlock(text=_("Live calls: {n}").format(n=number(total))),
         ContextBlock(elements=[MarkdownTextObject(text=summary or "–")]),
     ]
     blocks.extend(_call_row(c, ctx, moment, i, users or ()) for i, c in enumerate(page))
@@ -167,7 +179,9 @@ def calls_reply(
             ContextBlock(
                 elements=[
                     MarkdownTextObject(
-                        text=":warning: Agents are unknown: the user directory could not be read."
+                        text=_(
+                            ":warning: Agents are unknown: the user directory could not be read."
+                        )
                     )
                 ]
             )
@@ -176,21 +190,23 @@ def calls_reply(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text="A live call names no campaign; its call record does once it ends "
-                    "(`/callops cdr`). The agent is whoever has the extension on the line. "
-                    "`/callops transfer &lt;call id&gt; &lt;ext&gt;` moves a call."
+                    text=_(
+                        "A live call names no campaign; its call record does once it ends "
+                        "(`/callops cdr`). The agent is whoever has the extension on the line. "
+                        "`/callops transfer &lt;call id&gt; &lt;ext&gt;` moves a call."
+                    )
                 )
             ]
         )
     )
     blocks.append(showing(ctx.offset, len(page), total, one="live call"))
     blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
-    return Reply(text=f"Live calls: {total}", blocks=blocks)
+    return Reply(text=_("Live calls: {n}").format(n=total), blocks=blocks)
 
 
 async def live_calls(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
-        raise UsageError("`calls` takes no arguments.", usage_of("calls"))
+        raise UsageError(_("`calls` takes no arguments."), usage_of("calls"))
     cc = ctx.client()
     result, users = await asyncio.gather(cc.calls.list(), _directory(ctx))
     return calls_reply(result.data, ctx, users=users)

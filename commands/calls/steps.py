@@ -22,6 +22,7 @@ from commands.calls.autocall import (
 )
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
 from commands.kernel.phones import normalize_phone
 from commands.kernel.reply import Outcome, StepFailed
@@ -79,7 +80,7 @@ def _given(run: StepRun) -> dict[str, str]:
 async def push(ctx: CommandContext, run: StepRun) -> Outcome:
     query = run.text("campaign")
     if not query:
-        return StepFailed("Which campaign? Give the autocall campaign's name or UUID.")
+        return StepFailed(_("Which campaign? Give the autocall campaign's name or UUID."))
     given = _given(run)
     cc = ctx.client()
     campaign = pick_campaign(await all_campaigns(cc), query)

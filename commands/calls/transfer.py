@@ -45,6 +45,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form as ModalForm
 from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
@@ -71,12 +72,12 @@ Leg = Literal["aleg", "bleg"]
 """The side of a call that moves: the A leg is the caller, the B leg who answered."""
 
 LEG_WORDS: dict[Leg, str] = {
-    "aleg": "the caller (A leg)",
-    "bleg": "the agent's side (B leg)",
+    "aleg": N_("the caller (A leg)"),
+    "bleg": N_("the agent's side (B leg)"),
 }
 LEG_HINTS: dict[Leg, str] = {
-    "aleg": "The person who placed the call is moved to the extension.",
-    "bleg": "The side that answered (usually the agent) is moved to the extension.",
+    "aleg": N_("The person who placed the call is moved to the extension."),
+    "bleg": N_("The side that answered (usually the agent) is moved to the extension."),
 }
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#+_.-]{1,32}$")
 
@@ -86,9 +87,11 @@ ENDED_CODES = frozenset({"CALL_NOT_FOUND", "NO_SUCH_CHANNEL", "CHANNEL_NOT_FOUND
 
 def extension_problem(ext: str) -> str | None:
     if not ext:
-        return "Give the extension to transfer to, e.g. 1002."
+        return _("Give the extension to transfer to, e.g. 1002.")
     if not _EXTENSION.match(ext):
-        return f"'{truncate(ext, 40)}' is not an extension: use its number, e.g. 1002."
+        return _("'{ext}' is not an extension: use its number, e.g. 1002.").format(
+            ext=truncate(ext, 40)
+        )
     return None
 
 
@@ -117,8 +120,9 @@ def read_button_value(value: str) -> dict[str, str]:
 
 def _call_words(source: str, destination: str) -> str:
     if source or destination:
-        return f"*{clip(source or 'unknown', 60)}* → *{clip(destination or 'unknown', 60)}*"
-    return "this call"
+        unknown = _("unknown")
+        return f"*{clip(source or unknown, 60)}* → *{clip(destination or unknown, 60)}*"
+    return _("this call")
 
 
 def extension_owners(users: Sequence[User]) -> dict[str, User]:
@@ -153,7 +157,7 @@ def transfer_modal(
     """The extensions of the directory to choose from (when it could be read), a field to
     type one, and the leg."""
     options = [
-        Option(value=leg, text=words, description=LEG_HINTS[leg])
+        Option(value=leg, text=_(words), description=_(LEG_HINTS[leg]))
         for leg, words in LEG_WORDS.items()
     ]
     meta = {k: call.get(k, "") for k in ("call_id", "source", "destination")}
@@ -162,7 +166,12 @@ def transfer_modal(
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(
-                text=truncate(f"Transfer {words}\nCall {code(call.get('call_id', ''))}", 3000)
+                text=truncate(
+                    _("Transfer {call}\nCall {id}").format(
+                        call=words, id=code(call.get("call_id", ""))
+                    ),
+                    3000,
+                )
             )
         )
     ]
@@ -172,37 +181,41 @@ def transfer_modal(
         blocks.append(
             InputBlock(
                 block_id=PICK_BLOCK,
-                label="To extension",
+                label=_("To extension"),
                 optional=True,
                 element=StaticSelectElement(
                     action_id=PICK_BLOCK,
-                    placeholder="Choose a person's extension",
+                    placeholder=_("Choose a person's extension"),
                     options=[
                         Option(value=truncate(ext, 75), text=_owner_words(ext, user))
                         for ext, user in shown
                     ],
                 ),
                 hint=(
-                    f"The first {MAX_OPTIONS} of {len(owners)} extensions; type another below."
+                    _("The first {shown} of {total} extensions; type another below.").format(
+                        shown=MAX_OPTIONS, total=len(owners)
+                    )
                     if more > 0
-                    else "Everyone in the directory with an extension."
+                    else _("Everyone in the directory with an extension.")
                 ),
             )
         )
     blocks.append(
         InputBlock(
             block_id=EXT_BLOCK,
-            label="Or type an extension" if owners else "To extension",
+            label=_("Or type an extension") if owners else _("To extension"),
             optional=bool(owners),
-            element=PlainTextInputElement(action_id=EXT_BLOCK, placeholder="e.g. 1002"),
-            hint="Checked against the directory when you send the form; the extension must "
-            "also be signed in, or the service refuses the transfer.",
+            element=PlainTextInputElement(action_id=EXT_BLOCK, placeholder=_("e.g. 1002")),
+            hint=_(
+                "Checked against the directory when you send the form; the extension must "
+                "also be signed in, or the service refuses the transfer."
+            ),
         )
     )
     blocks.append(
         InputBlock(
             block_id=LEG_BLOCK,
-            label="Which side moves",
+            label=_("Which side moves"),
             element=RadioButtonsElement(
                 action_id=LEG_BLOCK, options=options, initial_option=options[0]
             ),
@@ -211,9 +224,9 @@ def transfer_modal(
     return View(
         type="modal",
         callback_id=TRANSFER_CALLBACK,
-        title="Transfer call",
-        submit="Transfer",
-        close="Cancel",
+        title=_("Transfer call"),
+        submit=_("Transfer"),
+        close=_("Cancel"),
         private_metadata=json.dumps(meta, separators=(",", ":")),
         blocks=blocks,
     )
@@ -231,10 +244,11 @@ class TransferParams(ActionParams):
 
 
 def describe_transfer(params: TransferParams) -> str:
-    return (
-        f"Transfer {_call_words(params.source, params.destination)}: move "
-        f"{LEG_WORDS[params.legs]} to extension *{clip(params.ext, 32)}*.\n"
-        f"Call {code(params.call_id)}"
+    return _("Transfer {call}: move {leg} to extension *{ext}*.\nCall {id}").format(
+        call=_call_words(params.source, params.destination),
+        leg=_(LEG_WORDS[params.legs]),
+        ext=clip(params.ext, 32),
+        id=code(params.call_id),
     )
 
 
@@ -242,7 +256,7 @@ async def execute_transfer(params: TransferParams, env: ExecutionEnv) -> ActionR
     call_id, ext, leg = params.call_id, params.ext, params.legs
     live = await env.cc.calls.list()
     if not any(c.call_id == call_id for c in live.data):
-        raise ActionRefused("The call has ended, so there is nothing to transfer")
+        raise ActionRefused(_("The call has ended, so there is nothing to transfer"))
     try:
         await env.cc.calls.transfer(call_id, ext, leg)
     except errors.TransferFailedError as exc:
@@ -251,20 +265,24 @@ async def execute_transfer(params: TransferParams, env: ExecutionEnv) -> ActionR
         )
     return ActionResult(
         ok=True,
-        text=f"Transferred: {LEG_WORDS[leg]} is now with extension *{clip(ext, 32)}*.",
+        text=_("Transferred: {leg} is now with extension *{ext}*.").format(
+            leg=_(LEG_WORDS[leg]), ext=clip(ext, 32)
+        ),
         data={"call_id": call_id, "ext": ext, "legs": leg},
     )
 
 
 def transfer_failure(code_: str, ext: str) -> str:
     if code_ == NOT_REGISTERED:
-        return (
-            f"Extension *{clip(ext, 32)}* is not registered: nobody is signed in on it, or it "
+        return _(
+            "Extension *{ext}* is not registered: nobody is signed in on it, or it "
             "does not exist. The call stays where it was."
-        )
+        ).format(ext=clip(ext, 32))
     if code_ in ENDED_CODES:
-        return "The call ended before it could be transferred."
-    return f"The service refused the transfer ({escape(code_)}). The call stays where it was."
+        return _("The call ended before it could be transferred.")
+    return _("The service refused the transfer ({code}). The call stays where it was.").format(
+        code=escape(code_)
+    )
 
 
 async def _live_call(ctx: CommandContext, call_id: str) -> ActiveCall | None:
@@ -274,8 +292,10 @@ async def _live_call(ctx: CommandContext, call_id: str) -> ActiveCall | None:
 
 def _ended(call_id: str) -> Reply:
     return notice(
-        f"Call {code(call_id)} is not live any more: it has ended, or the id is mistyped. "
-        "`/callops calls` lists the calls on the line now.",
+        _(
+            "Call {id} is not live any more: it has ended, or the id is mistyped. "
+            "`/callops calls` lists the calls on the line now."
+        ).format(id=code(call_id)),
         emoji=":telephone_receiver:",
     )
 
@@ -283,13 +303,15 @@ def _ended(call_id: str) -> Reply:
 async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) < 2 or len(args) > 3:
         raise UsageError(
-            "Give the call id, the extension, and optionally aleg or bleg.", usage_of("transfer")
+            _("Give the call id, the extension, and optionally aleg or bleg."),
+            usage_of("transfer"),
         )
     call_id, ext = args[0], args[1]
     leg = _leg(args[2] if len(args) == 3 else "aleg")
     if leg is None:
         raise UsageError(
-            f"'{args[2]}' is not a leg: use aleg (the caller) or bleg.", usage_of("transfer")
+            _("'{word}' is not a leg: use aleg (the caller) or bleg.").format(word=args[2]),
+            usage_of("transfer"),
         )
     problem = extension_problem(ext)
     if problem:
@@ -299,9 +321,11 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
         return _ended(call_id)
     if not await _registered(ctx, ext):
         return notice(
-            f"Extension *{clip(ext, 32)}* is not registered: no enabled user of the directory "
-            "has it, so the service would refuse the transfer. `/callops users` shows who has "
-            "which extension. Nothing was asked.",
+            _(
+                "Extension *{ext}* is not registered: no enabled user of the directory "
+                "has it, so the service would refuse the transfer. `/callops users` shows who "
+                "has which extension. Nothing was asked."
+            ).format(ext=clip(ext, 32)),
             emoji=":no_entry_sign:",
         )
     return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
@@ -347,15 +371,14 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
         if ext_problem:
             problems[EXT_BLOCK] = ext_problem
         elif isinstance(picked, str) and picked and picked != typed:
-            problems[EXT_BLOCK] = (
-                f"You chose {truncate(picked, 32)} in the list and typed {truncate(typed, 32)}: "
-                "keep one."
-            )
+            problems[EXT_BLOCK] = _(
+                "You chose {picked} in the list and typed {typed}: keep one."
+            ).format(picked=truncate(picked, 32), typed=truncate(typed, 32))
     elif not (isinstance(picked, str) and picked):
         where = PICK_BLOCK if PICK_BLOCK in values else EXT_BLOCK
-        problems[where] = "Choose an extension, or type one, e.g. 1002."
+        problems[where] = _("Choose an extension, or type one, e.g. 1002.")
     if _leg(str(values.get(LEG_BLOCK) or "")) is None:
-        problems[LEG_BLOCK] = "Choose which side of the call moves."
+        problems[LEG_BLOCK] = _("Choose which side of the call moves.")
     return problems
 
 
@@ -366,10 +389,12 @@ async def verify_form(ctx: CommandContext, values: FormValues, meta: Meta) -> di
     owners = await read_directory(ctx.client())
     if owners is None or ext in owners:
         return {}
-    return {
-        block: f"Nobody in the directory has extension {truncate(ext, 32)}. "
-        + ("Choose one from the list." if PICK_BLOCK in values else "Check the number.")
-    }
+    problem = (
+        _("Nobody in the directory has extension {ext}. Choose one from the list.")
+        if PICK_BLOCK in values
+        else _("Nobody in the directory has extension {ext}. Check the number.")
+    )
+    return {block: problem.format(ext=truncate(ext, 32))}
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
@@ -384,12 +409,12 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 register(
     ActionSpec(
         kind=ActionKind.CALL_TRANSFER,
-        title="Transfer a live call",
-        confirm_label="Transfer",
+        title=N_("Transfer a live call"),
+        confirm_label=N_("Transfer"),
         params=TransferParams,
         describe=describe_transfer,
         execute=execute_transfer,
-        unknown_outcome="the call may or may not have been transferred",
+        unknown_outcome=N_("the call may or may not have been transferred"),
     )
 )
 register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form, verify=verify_form))

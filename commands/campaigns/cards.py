@@ -27,6 +27,7 @@ from callcenter.summaries import CampaignSummary
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
@@ -46,7 +47,6 @@ from commands.kernel.text import (
     mode_label,
     number,
     percent,
-    plural,
     status_label,
     status_word,
     truncate,
@@ -61,6 +61,23 @@ CHOOSE_ACTION = "campaign_choose"
 REFRESH_ACTION = "campaign_refresh"
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_SHORT = {
+    "monday": N_("Mon"),
+    "tuesday": N_("Tue"),
+    "wednesday": N_("Wed"),
+    "thursday": N_("Thu"),
+    "friday": N_("Fri"),
+    "saturday": N_("Sat"),
+    "sunday": N_("Sun"),
+}
+"""A weekday as a dialing window names it (translated where shown)."""
+LIST_TITLES = {
+    None: N_("Campaigns"),
+    "autocall": N_("Autocall campaigns"),
+    "autodialer": N_("Autodialer campaigns"),
+    "inbound": N_("Inbound campaigns"),
+    "manual": N_("Manual campaigns"),
+}
 NANOS_PER_MINUTE = 60 * 1_000_000_000
 
 
@@ -70,26 +87,28 @@ Listed = Campaign | CampaignSummary
 
 def _campaign_row(c: Listed, index: int) -> SectionBlock:
     mode = mode_label(c.mode_call)
+    concurrent = _("{n} concurrent").format(n=number(c.concurrent_call))
     text = (
         f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
-        f"{status_label(c.status)} · {mode} · {number(c.concurrent_call)} concurrent"
+        f"{status_label(c.status)} · {mode} · {concurrent}"
     )
     return SectionBlock(
         text=MarkdownTextObject(text=truncate(text, 3000)),
         # Slack wants action ids unique within a message, hence the row number.
         accessory=ButtonElement(
-            text="Open", action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
+            text=_("Open"), action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
         ),
     )
 
 
 TABLE_COLUMNS = (
-    Column("Campaign"),
-    Column("Type"),
-    Column("Status"),
-    Column("Mode"),
-    Column("Concurrent", "right"),
+    Column(N_("Campaign")),
+    Column(N_("Type")),
+    Column(N_("Status")),
+    Column(N_("Mode")),
+    Column(N_("Concurrent"), "right"),
 )
+"""The listing's columns; their titles are translated when a table is made."""
 
 
 def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
@@ -104,14 +123,18 @@ def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
         ]
         for c in page
     ]
-    block = table(TABLE_COLUMNS, rows)
+    block = table([Column(_(c.title), c.align) for c in TABLE_COLUMNS], rows)
     if block is None:
         return None
     opens: list[Block] = [
         row_buttons(
             f"open:{start}",
             [
-                RowButton(f"Open {c.campaign_name}", f"{OPEN_ACTION}_{i}", c.campaign_uuid)
+                RowButton(
+                    _("Open {name}").format(name=c.campaign_name),
+                    f"{OPEN_ACTION}_{i}",
+                    c.campaign_uuid,
+                )
                 for i, c in enumerate(page[start : start + BUTTONS_PER_ROW], start=start)
             ],
         )
@@ -125,7 +148,7 @@ def campaigns_reply(
 ) -> Reply:
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])
-    title = f"{kind.capitalize()} campaigns" if kind else "Campaigns"
+    title = _(LIST_TITLES.get(kind) or LIST_TITLES[None])
     counts: dict[str, int] = {}
     for c in campaigns:
         counts[c.status] = counts.get(c.status, 0) + 1
@@ -145,12 +168,19 @@ async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
         kind = fold(args[0])
         if kind not in CAMPAIGN_TYPES or len(args) > 1:
             near = suggest(args[0], CAMPAIGN_TYPES, limit=1)
-            hint = f" Did you mean `campaigns {near[0]}`?" if near else ""
-            raise UsageError(
-                f"'{args[0]}' is not a campaign type.{hint} Use one of "
-                f"{', '.join(CAMPAIGN_TYPES)}; for one campaign, `campaign <name>`.",
-                "campaigns [autocall|autodialer|inbound|manual]",
+            types = ", ".join(CAMPAIGN_TYPES)
+            message = (
+                _(
+                    "'{typed}' is not a campaign type. Did you mean `campaigns {near}`? "
+                    "Use one of {types}; for one campaign, `campaign <name>`."
+                ).format(typed=args[0], near=near[0], types=types)
+                if near
+                else _(
+                    "'{typed}' is not a campaign type. Use one of {types}; "
+                    "for one campaign, `campaign <name>`."
+                ).format(typed=args[0], types=types)
             )
+            raise UsageError(message, "campaigns [autocall|autodialer|inbound|manual]")
     cc = ctx.client()
     campaigns = await cc.campaigns.all_summaries(type=kind)
     campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
@@ -178,7 +208,7 @@ def _window(schedule: Schedule) -> list[str]:
             spans.append(([day], window))
     lines = []
     for days, window in spans:
-        first, last = days[0][:3].capitalize(), days[-1][:3].capitalize()
+        first, last = _(DAY_SHORT[days[0]]), _(DAY_SHORT[days[-1]])
         label = first if len(days) == 1 else f"{first}–{last}"
         lines.append(f"{label} {window}")
     return lines
@@ -186,29 +216,39 @@ def _window(schedule: Schedule) -> list[str]:
 
 def _recall(c: Campaign) -> str:
     if not c.recall_times:
-        return "no redial"
+        return _("no redial")
     statuses = ", ".join(escape(status_words(s).lower()) for s in (c.recall_status or []))
-    statuses = statuses or "any status"
+    statuses = statuses or _("any status")
     wait = (
-        f"after {c.schedule_recall_duration} min"
+        _("after {minutes} min").format(minutes=c.schedule_recall_duration)
         if c.schedule_recall_duration
         else escape(c.schedule_recall or "")
     )
-    return f"{c.recall_times}× on {statuses} {wait}".strip()
+    return (
+        _("{times}× on {statuses} {wait}")
+        .format(times=c.recall_times, statuses=statuses, wait=wait)
+        .strip()
+    )
 
 
 def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
     pairs = [
-        ("Leads", f"{number(stats.total_leads)} ({number(stats.leads_in_progress)} in progress)"),
-        ("Calls (window)", number(stats.total_calls)),
-        ("Connection rate", percent(stats.customer_connection_rate)),
-        ("Dropped rate", percent(stats.dropped_call_rate)),
         (
-            "Agents",
-            f"{stats.agents_ready} ready · {stats.agents_pause} paused · "
-            f"{stats.agents_in_call} in call",
+            _("Leads"),
+            _("{total} ({in_progress} in progress)").format(
+                total=number(stats.total_leads), in_progress=number(stats.leads_in_progress)
+            ),
         ),
-        ("Last call", "–"),
+        (_("Calls (window)"), number(stats.total_calls)),
+        (_("Connection rate"), percent(stats.customer_connection_rate)),
+        (_("Dropped rate"), percent(stats.dropped_call_rate)),
+        (
+            _("Agents"),
+            _("{ready} ready · {paused} paused · {in_call} in call").format(
+                ready=stats.agents_ready, paused=stats.agents_pause, in_call=stats.agents_in_call
+            ),
+        ),
+        (_("Last call"), "–"),
     ]
     return [MarkdownTextObject(text=f"*{k}*\n{v}") for k, v in pairs]
 
@@ -224,18 +264,24 @@ def campaign_card(
 ) -> Reply:
     template = escape(c.template_name) or "–"
     carrier = escape(c.carrier_name) or "–"
+    concurrency = ngettext(
+        "{n} call · ratio {ratio}", "{n} calls · ratio {ratio}", c.concurrent_call
+    )
     fields = [
         (
-            "Type",
+            _("Type"),
             f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
         ),
-        ("Status", status_label(c.status)),
-        ("Mode", mode_label(c.mode_call)),
-        ("Concurrency", f"{plural(c.concurrent_call, 'call')} · ratio {c.ratio}"),
-        ("Template", template),
-        ("Carrier", carrier),
-        ("Redial", _recall(c)),
-        ("Call timeout", f"{c.call_timeout}s" if c.call_timeout else "–"),
+        (_("Status"), status_label(c.status)),
+        (_("Mode"), mode_label(c.mode_call)),
+        (_("Concurrency"), concurrency.format(n=number(c.concurrent_call), ratio=c.ratio)),
+        (_("Template"), template),
+        (_("Carrier"), carrier),
+        (_("Redial"), _recall(c)),
+        (
+            _("Call timeout"),
+            _("{seconds}s").format(seconds=c.call_timeout) if c.call_timeout else "–",
+        ),
     ]
     blocks: list[Block] = [HeaderBlock(text=truncate(c.campaign_name, 150))]
     if c.description:
@@ -249,24 +295,35 @@ def campaign_card(
     )
     hours = [w for s in (c.schedules or []) for w in _window(s)]
     if c.local_start_time or c.local_end_time:
-        hours.insert(0, f"daily {escape(c.local_start_time)}–{escape(c.local_end_time)}")
+        hours.insert(
+            0,
+            _("daily {start}–{end}").format(
+                start=escape(c.local_start_time), end=escape(c.local_end_time)
+            ),
+        )
     if hours:
         blocks.append(
             SectionBlock(
-                text=MarkdownTextObject(text="*Dialing hours*\n" + truncate("\n".join(hours), 2900))
+                text=MarkdownTextObject(
+                    text=f"*{_('Dialing hours')}*\n" + truncate("\n".join(hours), 2900)
+                )
             )
         )
     if stats is not None:
         fields_stats = _stats_fields(stats)
         fields_stats[-1] = MarkdownTextObject(
-            text=f"*Last call*\n{day_time(stats.last_call_time, ctx.tz)}"
+            text=f"*{_('Last call')}*\n{day_time(stats.last_call_time, ctx.tz)}"
         )
         blocks.append(DividerBlock())
         blocks.append(
             ContextBlock(
                 elements=[
                     MarkdownTextObject(
-                        text=f"Live statistics, last {plural(window_minutes, 'minute')}"
+                        text=ngettext(
+                            "Live statistics, last {n} minute",
+                            "Live statistics, last {n} minutes",
+                            window_minutes,
+                        ).format(n=number(window_minutes))
                     )
                 ]
             )
@@ -280,12 +337,17 @@ def campaign_card(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Updated {day_time(c.updated_at, ctx.tz)} · `{escape(c.campaign_uuid)}`"
+                    text=_("Updated {time} · `{uuid}`").format(
+                        time=day_time(c.updated_at, ctx.tz), uuid=escape(c.campaign_uuid)
+                    )
                 )
             ]
         )
     )
-    return Reply(text=f"Campaign {escape(c.campaign_name)}: {c.status}", blocks=blocks)
+    return Reply(
+        text=_("Campaign {name}: {status}").format(name=escape(c.campaign_name), status=c.status),
+        blocks=blocks,
+    )
 
 
 CONTROL_ACTION = "campaign_control"
@@ -302,11 +364,11 @@ def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
     running = c.status in ("start", "running")
     switches: list[tuple[str, str, str | None]] = []
     if not running:
-        switches.append(("start", "Start", "primary"))
+        switches.append(("start", _("Start"), "primary"))
     if running:
-        switches.append(("pause", "Pause", None))
+        switches.append(("pause", _("Pause"), None))
     if c.status != "stop":
-        switches.append(("stop", "Stop", "danger"))
+        switches.append(("stop", _("Stop"), "danger"))
     if not role.at_least(CONTROL_ROLE):
         switches = []
     elements = [
@@ -315,7 +377,7 @@ def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
         )
         for status, label, style in switches
     ]
-    refresh = ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value=c.campaign_uuid)
+    refresh = ButtonElement(text=_("Refresh"), action_id=REFRESH_ACTION, value=c.campaign_uuid)
     return ActionsBlock(block_id=f"controls:{c.campaign_uuid}", elements=[*elements, refresh])
 
 
@@ -332,17 +394,18 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
     shown = exc.candidates[:CHOICES_SHOWN]
     query = escape(exc.query)
     headline = (
-        f"No campaign is called *{query}*. Did you mean one of these?"
+        _("No campaign is called *{query}*. Did you mean one of these?")
         if exc.guessed
-        else f"Several campaigns match *{query}*. Which one?"
-    )
+        else _("Several campaigns match *{query}*. Which one?")
+    ).format(query=query)
     commands = [_with_campaign(typed, exc.query, c.campaign_uuid) for c in shown]
     if any(command is None or len(command) > BUTTON_VALUE_LIMIT for command in commands):
         names = "\n".join(f"• {clip(c.campaign_name, 150)}" for c in shown)
-        text = (
-            f"{headline}\n{names}\nI cannot put this command on a button: type it again "
+        cannot = _(
+            "I cannot put this command on a button: type it again "
             "with the whole name (or the UUID)."
         )
+        text = f"{headline}\n{names}\n{cannot}"
         return Reply(
             text=headline, blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
         )
@@ -362,7 +425,9 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
         )
     if len(exc.candidates) > len(shown):
         blocks.append(showing(0, len(shown), len(exc.candidates), one="match", many="matches"))
-    return Reply(text=f"Which campaign did you mean by {query}?", blocks=blocks)
+    return Reply(
+        text=_("Which campaign did you mean by {query}?").format(query=query), blocks=blocks
+    )
 
 
 def _with_campaign(typed: Sequence[str], query: str, uuid: str) -> str | None:
@@ -378,7 +443,10 @@ def guess_note(matches: Sequence[CampaignMatch]) -> ContextBlock | None:
     if not guessed:
         return None
     said = "; ".join(
-        f"“{clip(m.query, 80)}” matched “{clip(m.campaign.campaign_name, 120)}”" for m in guessed
+        _("“{typed}” matched “{name}”").format(
+            typed=clip(m.query, 80), name=clip(m.campaign.campaign_name, 120)
+        )
+        for m in guessed
     )
     return ContextBlock(elements=[MarkdownTextObject(text=truncate(f":mag: {said}", 3000))])
 
@@ -389,7 +457,8 @@ AUTODIALER_WINDOW_MINUTES = 60
 async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
         raise UsageError(
-            "Which campaign? Give its name, the start of its name, or its UUID.", "campaign <name>"
+            _("Which campaign? Give its name, the start of its name, or its UUID."),
+            "campaign <name>",
         )
     cc = ctx.client()
     found = find_campaign(await all_campaigns(cc), " ".join(args), take_guess=True)
@@ -425,13 +494,15 @@ async def _lead_list(cc: CallCenter, campaign: Campaign) -> tuple[LeadList | Non
     read is said so on the card instead of failing the whole card."""
     uuid = campaign.default_list_uuid
     if not uuid:
-        return None, "None: the service names no default list for this campaign."
+        return None, _("None: the service names no default list for this campaign.")
     try:
         return await cc.lists.get(uuid), None
     except errors.NotFoundError:
-        return None, f"Its list {code(uuid)} no longer exists."
+        return None, _("Its list {uuid} no longer exists.").format(uuid=code(uuid))
     except errors.CallCenterError:
-        return None, f":warning: The list {code(uuid)} could not be read just now."
+        return None, _(":warning: The list {uuid} could not be read just now.").format(
+            uuid=code(uuid)
+        )
 
 
 HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}

@@ -27,10 +27,11 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
-from commands.kernel.text import escape, number, plural, status_label, status_word, truncate
+from commands.kernel.text import escape, number, status_label, status_word, truncate
 from storage import ActionKind
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -46,10 +47,36 @@ KIND_OF: dict[Status, ActionKind] = {
     "stop": ActionKind.CAMPAIGN_STOP,
 }
 STATE_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
+"""Which statuses are the same state (``start`` and the statistics' ``running``)."""
 CONSEQUENCE: dict[Status, str] = {
-    "start": "It starts dialing its leads.",
-    "pause": "It stops placing new calls; calls in progress finish.",
-    "stop": "It stops dialing; starting it again begins a new run.",
+    "start": N_("It starts dialing its leads."),
+    "pause": N_("It stops placing new calls; calls in progress finish."),
+    "stop": N_("It stops dialing; starting it again begins a new run."),
+}
+REQUEST: dict[Status, str] = {
+    "start": N_("Start campaign {name}."),
+    "pause": N_("Pause campaign {name}."),
+    "stop": N_("Stop campaign {name}."),
+}
+REQUEST_WAS: dict[Status, str] = {
+    "start": N_("Start campaign {name} ({was} when asked)."),
+    "pause": N_("Pause campaign {name} ({was} when asked)."),
+    "stop": N_("Stop campaign {name} ({was} when asked)."),
+}
+ALREADY_DONE: dict[Status, str] = {
+    "start": N_("{name} was already running; nothing was changed."),
+    "pause": N_("{name} was already paused; nothing was changed."),
+    "stop": N_("{name} was already stopped; nothing was changed."),
+}
+ALREADY: dict[Status, str] = {
+    "start": N_("{name} is already running."),
+    "pause": N_("{name} is already paused."),
+    "stop": N_("{name} is already stopped."),
+}
+SEEN_DONE: dict[Status, str] = {
+    "start": N_("{name} is running: the service shows it was done."),
+    "pause": N_("{name} is paused: the service shows it was done."),
+    "stop": N_("{name} is stopped: the service shows it was done."),
 }
 
 
@@ -83,11 +110,18 @@ def describe_control(params: ControlParams) -> str:
     """The request as asked, true before and after it is settled: the card keeps this
     above its result, so the campaign's status is the one it had when asked, said so."""
     status = params.status
-    verb = status.capitalize()
-    was = f" ({escape(status_word(params.was))} when asked)" if params.was else ""
-    text = f"{verb} campaign {_name(params.campaign_name)}{was}. {CONSEQUENCE[status]}"
+    name = _name(params.campaign_name)
+    asked = (
+        _(REQUEST_WAS[status]).format(name=name, was=escape(status_word(params.was)))
+        if params.was
+        else _(REQUEST[status]).format(name=name)
+    )
+    text = f"{asked} {_(CONSEQUENCE[status])}"
     if status == "start" and params.concurrent_call:
-        text += f"\nUp to {plural(params.concurrent_call, 'call')} at a time."
+        up_to = ngettext(
+            "Up to {n} call at a time.", "Up to {n} calls at a time.", params.concurrent_call
+        )
+        text += "\n" + up_to.format(n=number(params.concurrent_call))
     text += f"\n`{escape(params.campaign_uuid)}`"
     return text
 
@@ -98,18 +132,20 @@ async def execute_control(params: ControlParams, env: ExecutionEnv) -> ActionRes
         current = await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused(
-            f"The campaign {params.campaign_name or uuid} no longer exists"
+            _("The campaign {name} no longer exists").format(name=params.campaign_name or uuid)
         ) from None
     if _is(current.status, status):
         return ActionResult(
             ok=True,
-            text=f"{name} was already {STATE_WORD[status]}; nothing was changed.",
+            text=_(ALREADY_DONE[status]).format(name=name),
             data={"campaign_uuid": uuid, "status": current.status},
         )
     await env.cc.campaigns.set_status(uuid, status)
     return ActionResult(
         ok=True,
-        text=f"{name} is now {status_label(status)} (was {status_label(current.status)}).",
+        text=_("{name} is now {status} (was {was}).").format(
+            name=name, status=status_label(status), was=status_label(current.status)
+        ),
         data={"campaign_uuid": uuid, "status": status},
     )
 
@@ -132,25 +168,26 @@ def proposal_for(campaign: Campaign, status: Status) -> Proposal | None:
 async def observe_control(params: Mapping[str, Any], cc: CallCenter) -> Observation:
     """After a cut-off run: is the campaign in the state that was asked for?"""
     uuid = str(params["campaign_uuid"])
-    status = str(params["status"])
+    status: Status = params["status"]
     name = _name(str(params.get("campaign_name") or ""))
     try:
         current = await cc.campaigns.get(uuid)
     except errors.NotFoundError:
         return Observation(
             False,
-            f"{name} no longer exists; nothing more was sent.",
+            _("{name} no longer exists; nothing more was sent.").format(name=name),
         )
     if _is(current.status, status):
         return Observation(
             True,
-            f"{name} is {STATE_WORD[status]}: the service shows it was done.",
+            _(SEEN_DONE[status]).format(name=name),
             data={"campaign_uuid": uuid, "status": current.status},
         )
     return Observation(
         False,
-        f"{name} is still {status_label(current.status)}: it was not done. "
-        "Ask again if it is still wanted.",
+        _("{name} is still {status}: it was not done. Ask again if it is still wanted.").format(
+            name=name, status=status_label(current.status)
+        ),
         data={"campaign_uuid": uuid, "status": current.status},
     )
 
@@ -158,14 +195,15 @@ async def observe_control(params: Mapping[str, Any], cc: CallCenter) -> Observat
 async def _control(ctx: CommandContext, args: list[str], status: Status) -> Reply:
     if not args:
         raise UsageError(
-            "Which campaign? Give its name, the start of its name, or its UUID.", usage_of(status)
+            _("Which campaign? Give its name, the start of its name, or its UUID."),
+            usage_of(status),
         )
     # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     proposal = proposal_for(campaign, status)
     if proposal is None:
         return notice(
-            f"*{escape(campaign.campaign_name)}* is already {STATE_WORD[status]}.",
+            _(ALREADY[status]).format(name=f"*{escape(campaign.campaign_name)}*"),
             emoji=":information_source:",
         )
     return await propose(ctx, proposal)
@@ -193,7 +231,7 @@ def _running(campaigns: list[Campaign]) -> list[Campaign]:
 def _names(names: list[str]) -> str:
     shown = ", ".join(f"*{escape(truncate(n, 80))}*" for n in names[:LISTED_NAMES])
     if len(names) > LISTED_NAMES:
-        shown += f" and {len(names) - LISTED_NAMES} more"
+        return _("{names} and {n} more").format(names=shown, n=len(names) - LISTED_NAMES)
     return shown
 
 
@@ -211,11 +249,11 @@ class PauseAllParams(ActionParams):
 
 def describe_pause_all(params: PauseAllParams) -> str:
     names = [c.campaign_name for c in params.campaigns]
-    return (
-        f"Pause *every running campaign* of this workspace at once ({number(len(names))} "
-        f"running when asked: {_names(names)}). Campaigns started in the meantime are paused "
+    return _(
+        "Pause *every running campaign* of this workspace at once ({n} "
+        "running when asked: {names}). Campaigns started in the meantime are paused "
         "too; calls in progress finish."
-    )
+    ).format(n=number(len(names)), names=_names(names))
 
 
 async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> ActionResult:
@@ -227,22 +265,32 @@ async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> Action
             try:
                 await env.cc.campaigns.set_status(campaign.campaign_uuid, "pause")
             except errors.CallCenterError as exc:
-                return describe_failure(exc, effect="it may or may not be paused").text
+                return describe_failure(exc, effect=_("it may or may not be paused")).text
         return None
 
     outcomes = await asyncio.gather(*(pause_one(c) for c in running))
     paused = [c.campaign_name for c, problem in zip(running, outcomes, strict=True) if not problem]
     failed = [(c.campaign_name, p) for c, p in zip(running, outcomes, strict=True) if p]
     if not running:
-        text = "No campaign was running; nothing needed pausing."
+        text = _("No campaign was running; nothing needed pausing.")
+    elif paused:
+        text = ngettext(
+            "Paused {paused} of {n} running campaign: {names}.",
+            "Paused {paused} of {n} running campaigns: {names}.",
+            len(running),
+        ).format(paused=number(len(paused)), n=number(len(running)), names=_names(paused))
     else:
-        text = f"Paused {number(len(paused))} of {plural(len(running), 'running campaign')}"
-        text += f": {_names(paused)}." if paused else "."
+        text = ngettext(
+            "Paused {paused} of {n} running campaign.",
+            "Paused {paused} of {n} running campaigns.",
+            len(running),
+        ).format(paused=number(len(paused)), n=number(len(running)))
     if failed:
-        text += "\n:warning: Not paused: " + "; ".join(
+        not_paused = "; ".join(
             f"*{escape(truncate(name, 80))}* ({truncate(problem, 200)})"
             for name, problem in failed[:LISTED_NAMES]
         )
+        text += "\n" + _(":warning: Not paused: {campaigns}").format(campaigns=not_paused)
     return ActionResult(
         ok=not failed,
         text=text,
@@ -250,7 +298,7 @@ async def execute_pause_all(params: PauseAllParams, env: ExecutionEnv) -> Action
             "paused": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if not p],
             "failed": [c.campaign_uuid for c, p in zip(running, outcomes, strict=True) if p],
         },
-        announce=f":rotating_light: *Emergency brake.* {text}",
+        announce=_(":rotating_light: *Emergency brake.* {report}").format(report=text),
     )
 
 
@@ -258,23 +306,25 @@ async def observe_pause_all(params: Mapping[str, Any], cc: CallCenter) -> Observ
     """After a cut-off brake: is any campaign still running?"""
     running = _running(await all_campaigns(cc))
     if not running:
-        return Observation(True, "No campaign is running: the service shows every one paused.")
+        return Observation(True, _("No campaign is running: the service shows every one paused."))
     names = [c.campaign_name for c in running]
     return Observation(
         False,
-        f"{plural(len(running), 'campaign')} {'is' if len(running) == 1 else 'are'} still "
-        f"running: {_names(names)}. "
-        "Pull the brake again if it is still needed.",
+        ngettext(
+            "{n} campaign is still running: {names}. Pull the brake again if it is still needed.",
+            "{n} campaigns are still running: {names}. Pull the brake again if it is still needed.",
+            len(running),
+        ).format(n=number(len(running)), names=_names(names)),
         data={"running": [c.campaign_uuid for c in running]},
     )
 
 
 async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
-        raise UsageError("`pause all` takes nothing after it.", usage_of("pause all"))
+        raise UsageError(_("`pause all` takes nothing after it."), usage_of("pause all"))
     running = _running(await all_campaigns(ctx.client()))
     if not running:
-        return notice("No campaign is running right now; there is nothing to pause.")
+        return notice(_("No campaign is running right now; there is nothing to pause."))
     params = PauseAllParams(
         campaigns=tuple(
             CampaignRef(campaign_uuid=c.campaign_uuid, campaign_name=c.campaign_name)
@@ -287,12 +337,22 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
 for _kind, _title, _label, _unknown in (
     (
         ActionKind.CAMPAIGN_START,
-        "Start campaign",
-        "Start",
-        "the campaign may or may not have started",
+        N_("Start campaign"),
+        N_("Start"),
+        N_("the campaign may or may not have started"),
     ),
-    (ActionKind.CAMPAIGN_PAUSE, "Pause campaign", "Pause", "the campaign may or may not be paused"),
-    (ActionKind.CAMPAIGN_STOP, "Stop campaign", "Stop", "the campaign may or may not be stopped"),
+    (
+        ActionKind.CAMPAIGN_PAUSE,
+        N_("Pause campaign"),
+        N_("Pause"),
+        N_("the campaign may or may not be paused"),
+    ),
+    (
+        ActionKind.CAMPAIGN_STOP,
+        N_("Stop campaign"),
+        N_("Stop"),
+        N_("the campaign may or may not be stopped"),
+    ),
 ):
     register(
         ActionSpec(
@@ -309,12 +369,12 @@ for _kind, _title, _label, _unknown in (
 register(
     ActionSpec(
         kind=ActionKind.CAMPAIGN_PAUSE_ALL,
-        title="Pause all campaigns",
-        confirm_label="Pause all",
+        title=N_("Pause all campaigns"),
+        confirm_label=N_("Pause all"),
         params=PauseAllParams,
         describe=describe_pause_all,
         execute=execute_pause_all,
-        unknown_outcome="some campaigns may or may not be paused",
+        unknown_outcome=N_("some campaigns may or may not be paused"),
     )
 )
 register_observer(ActionKind.CAMPAIGN_PAUSE_ALL, observe_pause_all)

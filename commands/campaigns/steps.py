@@ -11,6 +11,7 @@ from __future__ import annotations
 from commands.approvals.steps import request_from_step
 from commands.campaigns.control import Status, proposal_for
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
 from commands.kernel.reply import Outcome, StepCompleted, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
@@ -44,7 +45,7 @@ _RESULT_KEYS = {"status": "status", "campaign_id": "campaign_uuid"}
 async def _control(ctx: CommandContext, run: StepRun, status: Status) -> Outcome:
     query = run.text(CAMPAIGN_INPUT)
     if not query:
-        return StepFailed("Which campaign? Give its name, the start of its name, or its UUID.")
+        return StepFailed(_("Which campaign? Give its name, the start of its name, or its UUID."))
     campaign = pick_campaign(await all_campaigns(ctx.client()), query)
     proposal = proposal_for(campaign, status)
     if proposal is None:

@@ -18,8 +18,9 @@ from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.phones import normalize_phone, phone_problem
-from commands.kernel.text import plural
+from commands.kernel.text import number
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -88,9 +89,11 @@ def check_leads_csv(
     try:
         return _check(csv.reader(text), blocked, valid_out, invalid_out)
     except UnicodeDecodeError:
-        raise CsvFormatError("The file is not UTF-8 text; save it as CSV UTF-8.") from None
+        raise CsvFormatError(_("The file is not UTF-8 text; save it as CSV UTF-8.")) from None
     except csv.Error as exc:
-        raise CsvFormatError(f"The file is not a readable CSV ({exc}).") from None
+        raise CsvFormatError(
+            _("The file is not a readable CSV ({error}).").format(error=exc)
+        ) from None
     finally:
         text.detach()
 
@@ -104,12 +107,13 @@ def _check(
     report = CsvReport()
     first = next(reader, None)
     if first is None:
-        raise CsvFormatError("The file is empty.")
+        raise CsvFormatError(_("The file is empty."))
     report.header = _header(first)
     if PHONE_COLUMN not in report.header:
         raise CsvFormatError(
-            f"The file has no {PHONE_COLUMN} column (its columns: "
-            f"{', '.join(report.header[:12]) or 'none'})."
+            _("The file has no {column} column (its columns: {columns}).").format(
+                column=PHONE_COLUMN, columns=", ".join(report.header[:12]) or _("none")
+            )
         )
     phone_at = report.header.index(PHONE_COLUMN)
     width = len(report.header)
@@ -147,13 +151,18 @@ def _problem(
     row: list[str], width: int, phone: str, seen: dict[str, int], blocked: Collection[str]
 ) -> tuple[str | None, str]:
     if len(row) != width:
-        return f"has {plural(len(row), 'column')}, the header has {width}", "columns"
+        columns = ngettext(
+            "has {n} column, the header has {width}",
+            "has {n} columns, the header has {width}",
+            len(row),
+        )
+        return columns.format(n=number(len(row)), width=width), "columns"
     if not phone:
-        return "no phone number", "missing"
+        return _("no phone number"), "missing"
     if phone_problem(phone):
-        return "not a phone number the service accepts", "pattern"
+        return _("not a phone number the service accepts"), "pattern"
     if phone in seen:
-        return f"same number as line {seen[phone]}", "duplicate"
+        return _("same number as line {line}").format(line=seen[phone]), "duplicate"
     if phone in blocked:
-        return "the number is on the blacklist", "blacklisted"
+        return _("the number is on the blacklist"), "blacklisted"
     return None, ""

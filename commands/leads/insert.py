@@ -37,6 +37,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
@@ -54,14 +55,13 @@ LEAD_CALLBACK = "lead_form"
 PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
 """The optional fields the form asks for; the typed command takes any of the service's."""
-FIELD_LABELS = {"lead_name": "Customer's name", "contract_number": "Contract number"}
+FIELD_LABELS = {"lead_name": N_("Customer's name"), "contract_number": N_("Contract number")}
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
     if check_list_uuid(list_uuid):
-        return (
-            f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; '{list_uuid[:60]}' has "
-            f"{len(list_uuid)}."
+        return _("A list UUID has {length} characters; '{uuid}' has {typed}.").format(
+            length=LIST_UUID_MIN_LENGTH, uuid=list_uuid[:60], typed=len(list_uuid)
         )
     return None
 
@@ -92,16 +92,18 @@ def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str
     inputs = [
         InputBlock(
             block_id=PHONE_BLOCK,
-            label="Customer's phone number",
+            label=_("Customer's phone number"),
             element=PlainTextInputElement(action_id=PHONE_BLOCK, placeholder="0912345678"),
-            hint=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}. Blocked numbers are refused.",
+            hint=_("{rule}. Blocked numbers are refused.").format(
+                rule=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}"
+            ),
         )
     ]
     for field in FORM_FIELDS:
         inputs.append(
             InputBlock(
                 block_id=field,
-                label=FIELD_LABELS[field],
+                label=_(FIELD_LABELS[field]),
                 optional=True,
                 element=PlainTextInputElement(
                     action_id=field, initial_value=given.get(field) or None
@@ -111,16 +113,18 @@ def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str
     return View(
         type="modal",
         callback_id=LEAD_CALLBACK,
-        title="Add a lead",
-        submit="Add the lead",
-        close="Cancel",
+        title=_("Add a lead"),
+        submit=_("Add the lead"),
+        close=_("Cancel"),
         private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
         blocks=[
             SectionBlock(
                 text=MarkdownTextObject(
                     text=truncate(
-                        f"Add one customer to the lead list *{name}*; the dialer will call "
-                        f"them.\nList {code(list_uuid)}",
+                        _(
+                            "Add one customer to the lead list *{name}*; the dialer will call "
+                            "them.\nList {uuid}"
+                        ).format(name=name, uuid=code(list_uuid)),
                         3000,
                     )
                 )
@@ -142,12 +146,13 @@ class LeadParams(ActionParams):
 def describe_lead(params: LeadParams) -> str:
     name = params.list_name or params.list_uuid
     lines = [
-        f"Add *{clip(params.phone_number, 40)}* to the lead list *{clip(name, 150)}*; the "
-        "dialer will call this number."
+        _("Add *{phone}* to the lead list *{name}*; the dialer will call this number.").format(
+            phone=clip(params.phone_number, 40), name=clip(name, 150)
+        )
     ]
     for key, value in list(params.fields.items())[:20]:
         lines.append(f"• {code(key)}: {clip(value, 200)}")
-    lines.append(f"List {code(params.list_uuid)}")
+    lines.append(_("List {uuid}").format(uuid=code(params.list_uuid)))
     return "\n".join(lines)
 
 
@@ -156,16 +161,18 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     try:
         await env.cc.lists.get(list_uuid)
     except errors.NotFoundError:
-        raise ActionRefused("The lead list no longer exists") from None
+        raise ActionRefused(_("The lead list no longer exists")) from None
     if phone in await blocked_numbers(env.cc):
-        raise ActionRefused(f"{phone} has been blacklisted since the request")
+        raise ActionRefused(_("{phone} has been blacklisted since the request").format(phone=phone))
     body = LeadCreate.model_validate(
         {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
     )
     created = await env.cc.leads.create(body)
     return ActionResult(
         ok=True,
-        text=f"Lead *{clip(phone, 40)}* added: {code(created.lead_uuid)}.",
+        text=_("Lead *{phone}* added: {uuid}.").format(
+            phone=clip(phone, 40), uuid=code(created.lead_uuid)
+        ),
         data={"lead_uuid": created.lead_uuid},
     )
 
@@ -174,7 +181,9 @@ def fields_problem(fields: Mapping[str, str]) -> str | None:
     """Lead fields the service does not take, named (a workflow step's inputs)."""
     unknown = [k for k in fields if k not in LEAD_OPTIONAL_FIELDS]
     if unknown:
-        return f"Unknown lead field {', '.join(unknown)}; use {', '.join(LEAD_OPTIONAL_FIELDS)}."
+        return _("Unknown lead field {fields}; use {known}.").format(
+            fields=", ".join(unknown), known=", ".join(LEAD_OPTIONAL_FIELDS)
+        )
     return None
 
 
@@ -186,9 +195,15 @@ async def lead_proposal(
     try:
         lead_list = await cc.lists.get(list_uuid)
     except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+        return notice(
+            _("No lead list has the UUID {uuid}.").format(uuid=code(list_uuid)), emoji=":mag:"
+        )
     if phone in await blocked_numbers(cc):
-        return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+        return error(
+            _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
+                phone=phone
+            )
+        )
     params = LeadParams(
         list_uuid=list_uuid,
         list_name=lead_list.list_name,
@@ -203,16 +218,19 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, fields = split_options(args, spaced=ANY_KEY)
     if not positional:
         raise UsageError(
-            "Give the campaign (or the list UUID) and the phone number; other fields as key=value.",
+            _(
+                "Give the campaign (or the list UUID) and the phone number; "
+                "other fields as key=value."
+            ),
             usage_of("lead"),
         )
-    check_keys(fields, LEAD_OPTIONAL_FIELDS, what="a lead field", usage=usage_of("lead"))
+    check_keys(fields, LEAD_OPTIONAL_FIELDS, what=_("a lead field"), usage=usage_of("lead"))
     fields = {k.lower(): v for k, v in fields.items()}
     if not any(is_phone_like(w) for w in positional[1:]) and any(
         k not in FORM_FIELDS for k in fields
     ):
         raise UsageError(
-            "The phone number is missing (the form asks only for a name and a contract).",
+            _("The phone number is missing (the form asks only for a name and a contract)."),
             usage_of("lead"),
         )
     cc = ctx.client()
@@ -255,12 +273,12 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
 register(
     ActionSpec(
         kind=ActionKind.LEAD_INSERT,
-        title="Add a lead",
-        confirm_label="Add the lead",
+        title=N_("Add a lead"),
+        confirm_label=N_("Add the lead"),
         params=LeadParams,
         describe=describe_lead,
         execute=execute_lead,
-        unknown_outcome="the lead may or may not have been added",
+        unknown_outcome=N_("the lead may or may not have been added"),
     )
 )
 register_form(Form(LEAD_CALLBACK, check_form, build_form))

@@ -25,6 +25,7 @@ from commands.kernel.call_words import status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Reply, Rerun, notice
 from commands.kernel.text import (
@@ -34,7 +35,6 @@ from commands.kernel.text import (
     escape,
     full_name,
     number,
-    plural,
     ratio_percent,
     truncate,
 )
@@ -47,34 +47,34 @@ OPEN_LIST_BUTTON = "lead_list_open"
 
 
 def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
-    name = lead_list.list_name or "Unnamed list"
+    name = lead_list.list_name or _("Unnamed list")
     owner = full_name(lead_list.firstname, lead_list.middlename, lead_list.lastname)
     owner_text = clip(owner or lead_list.username, 100) or "–"
     failed = lead_list.total_fail
     fail_icon = ":warning: " if failed else ""
     fields = [
-        ("Leads", f"*{number(lead_list.total_leads)}*"),
-        ("Campaign", clip(lead_list.campaign_name, 150) or "–"),
-        ("Uploaded", number(lead_list.total_upload)),
+        (_("Leads"), f"*{number(lead_list.total_leads)}*"),
+        (_("Campaign"), clip(lead_list.campaign_name, 150) or "–"),
+        (_("Uploaded"), number(lead_list.total_upload)),
         (
-            "Imported",
+            _("Imported"),
             f"{number(lead_list.total_success)} "
             f"({ratio_percent(lead_list.total_success, lead_list.total_upload)})",
         ),
         (
-            "Failed",
+            _("Failed"),
             f"{fail_icon}{number(failed)} ({ratio_percent(failed, lead_list.total_upload)})",
         ),
         (
-            "Active",
-            ":large_green_circle: yes" if lead_list.active else ":white_circle: no",
+            _("Active"),
+            _(":large_green_circle: yes") if lead_list.active else _(":white_circle: no"),
         ),
-        ("Reset time", day_time(lead_list.reset_time, ctx.tz)),
-        ("Owner", owner_text),
+        (_("Reset time"), day_time(lead_list.reset_time, ctx.tz)),
+        (_("Owner"), owner_text),
     ]
     if lead_list.recall_status:
         redial = ", ".join(clip(status_words(s).lower(), 30) for s in lead_list.recall_status[:20])
-        fields.append(("Redial on", redial))
+        fields.append((_("Redial on"), redial))
     blocks: list[Block] = [HeaderBlock(text=truncate(name, 150))]
     if lead_list.description:
         blocks.append(
@@ -91,34 +91,41 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Created {day_time(lead_list.created_at, ctx.tz)} · "
-                    f"updated {day_time(lead_list.updated_at, ctx.tz)} · "
-                    f"{code(lead_list.list_uuid)}"
+                    text=_("Created {created} · updated {updated} · {uuid}").format(
+                        created=day_time(lead_list.created_at, ctx.tz),
+                        updated=day_time(lead_list.updated_at, ctx.tz),
+                        uuid=code(lead_list.list_uuid),
+                    )
                 )
             ]
         )
     )
+    title = ngettext("List {name}: {n} lead", "List {name}: {n} leads", lead_list.total_leads)
     return Reply(
-        text=f"List {clip(name, 150)}: {plural(lead_list.total_leads, 'lead')}", blocks=blocks
+        text=title.format(name=clip(name, 150), n=number(lead_list.total_leads)), blocks=blocks
     )
 
 
 async def show_list(ctx: CommandContext, args: list[str]) -> Reply:
     if len(args) != 1:
         raise UsageError(
-            "Give one list UUID." if not args else "Give only the list UUID.", usage_of("list")
+            _("Give one list UUID.") if not args else _("Give only the list UUID."),
+            usage_of("list"),
         )
     list_uuid = args[0].strip()
     if check_list_uuid(list_uuid):
         raise UsageError(
-            f"A list UUID has {LIST_UUID_MIN_LENGTH} characters; "
-            f"'{list_uuid}' has {len(list_uuid)}.",
+            _("A list UUID has {length} characters; '{uuid}' has {typed}.").format(
+                length=LIST_UUID_MIN_LENGTH, uuid=list_uuid, typed=len(list_uuid)
+            ),
             usage_of("list"),
         )
     try:
         lead_list = await ctx.client().lists.get(list_uuid)
     except errors.NotFoundError:
-        return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
+        return notice(
+            _("No lead list has the UUID {uuid}.").format(uuid=code(list_uuid)), emoji=":mag:"
+        )
     return list_card(lead_list, ctx)
 
 
@@ -128,12 +135,17 @@ HANDLERS = {"list": show_list}
 def totals_line(lead_list: LeadList) -> str:
     """The list's counts in one line, in the words and order of its card."""
     failed = lead_list.total_fail
-    return (
-        f"*{number(lead_list.total_leads)}* leads · uploaded {number(lead_list.total_upload)} · "
-        f"imported {number(lead_list.total_success)} "
-        f"({ratio_percent(lead_list.total_success, lead_list.total_upload)}) · "
-        f"{':warning: ' if failed else ''}failed {number(failed)} "
-        f"({ratio_percent(failed, lead_list.total_upload)})"
+    return _(
+        "*{leads}* leads · uploaded {uploaded} · imported {imported} ({imported_share}) · "
+        "{warning}failed {failed} ({failed_share})"
+    ).format(
+        leads=number(lead_list.total_leads),
+        uploaded=number(lead_list.total_upload),
+        imported=number(lead_list.total_success),
+        imported_share=ratio_percent(lead_list.total_success, lead_list.total_upload),
+        warning=":warning: " if failed else "",
+        failed=number(failed),
+        failed_share=ratio_percent(failed, lead_list.total_upload),
     )
 
 
@@ -144,26 +156,26 @@ def campaign_list_blocks(
     leads (for a role that may use them) and Open list.  ``missing`` says why there is no
     list to show (no default list, gone, unreadable)."""
     if lead_list is None:
-        text = f":card_index_dividers: *Lead list*\n{missing or 'None.'}"
+        text = f":card_index_dividers: *{_('Lead list')}*\n{missing or _('None.')}"
         return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
-    name = clip(lead_list.list_name, 150) or "Unnamed list"
-    text = (
-        f":card_index_dividers: *Lead list: {name}*\n{totals_line(lead_list)}\n"
-        f"{code(lead_list.list_uuid)}"
-    )
+    name = clip(lead_list.list_name, 150) or _("Unnamed list")
+    heading = _(":card_index_dividers: *Lead list: {name}*").format(name=name)
+    text = f"{heading}\n{totals_line(lead_list)}\n{code(lead_list.list_uuid)}"
     buttons: list[ButtonElement] = []
     if role.at_least(ADD_LEAD_ROLE):
         buttons.append(
             ButtonElement(
-                text="Add lead", action_id=ADD_LEAD_BUTTON, value=list_button_value(lead_list)
+                text=_("Add lead"), action_id=ADD_LEAD_BUTTON, value=list_button_value(lead_list)
             )
         )
     if role.at_least(UPLOAD_LEADS_ROLE):
         buttons.append(
-            ButtonElement(text="Upload leads", action_id=UPLOAD_LEADS_BUTTON, value=campaign_uuid)
+            ButtonElement(
+                text=_("Upload leads"), action_id=UPLOAD_LEADS_BUTTON, value=campaign_uuid
+            )
         )
     buttons.append(
-        ButtonElement(text="Open list", action_id=OPEN_LIST_BUTTON, value=lead_list.list_uuid)
+        ButtonElement(text=_("Open list"), action_id=OPEN_LIST_BUTTON, value=lead_list.list_uuid)
     )
     actions = ActionsBlock(
         block_id=f"lead_list:{truncate(lead_list.list_uuid, 200)}", elements=buttons

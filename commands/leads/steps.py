@@ -10,6 +10,7 @@ from __future__ import annotations
 from commands.approvals.steps import request_from_step
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
 from commands.kernel.phones import normalize_phone, phone_problem
 from commands.kernel.reply import Outcome, Reply, StepFailed
@@ -51,12 +52,14 @@ async def add_lead(ctx: CommandContext, run: StepRun) -> Outcome:
     list_uuid = run.text("list_id")
     campaign_query = run.text("campaign")
     if not list_uuid and not campaign_query:
-        return StepFailed("Give the campaign (its list gets the lead) or the lead list's UUID.")
+        return StepFailed(_("Give the campaign (its list gets the lead) or the lead list's UUID."))
     if not list_uuid:
         campaign = pick_campaign(await all_campaigns(cc), campaign_query)
         if not campaign.default_list_uuid:
             return StepFailed(
-                f"The campaign {campaign.campaign_name} has no lead list; give the list's UUID."
+                _("The campaign {campaign} has no lead list; give the list's UUID.").format(
+                    campaign=campaign.campaign_name
+                )
             )
         list_uuid = campaign.default_list_uuid
     fields = key_values(run.text("fields"))

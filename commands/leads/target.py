@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
+from commands.kernel.i18n import _
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import (
     CampaignNotFound,
@@ -44,15 +45,19 @@ async def default_list(cc: CallCenter, campaign: Campaign) -> LeadList | Reply:
     name = clip(campaign.campaign_name, 150)
     if not campaign.default_list_uuid:
         return notice(
-            f"*{name}* has no lead list (the service names no default list for it), so "
-            "there is nowhere to put leads. Give a list UUID instead.",
+            _(
+                "*{campaign}* has no lead list (the service names no default list for it), so "
+                "there is nowhere to put leads. Give a list UUID instead."
+            ).format(campaign=name),
             emoji=":card_index_dividers:",
         )
     try:
         return await cc.lists.get(campaign.default_list_uuid)
     except errors.NotFoundError:
         return notice(
-            f"The lead list of *{name}* ({code(campaign.default_list_uuid)}) no longer exists.",
+            _("The lead list of *{campaign}* ({uuid}) no longer exists.").format(
+                campaign=name, uuid=code(campaign.default_list_uuid)
+            ),
             emoji=":mag:",
         )
 
@@ -70,7 +75,7 @@ async def find_list(
 
     Raises ``AmbiguousCampaign`` when several campaigns fit (or a typo fits none)."""
     if not words:
-        return notice("Which list? Give a campaign or a list UUID.", emoji=":mag:"), []
+        return notice(_("Which list? Give a campaign or a list UUID."), emoji=":mag:"), []
     first = words[0].strip()
     if could_be_list_uuid(first):
         try:
@@ -89,14 +94,19 @@ async def find_list(
 
 def _nothing_called(word: str) -> Reply:
     if could_be_list_uuid(word):
-        return notice(f"No lead list and no campaign has the UUID {code(word)}.", emoji=":mag:")
-    length = (
-        f" (a list UUID has {LIST_UUID_MIN_LENGTH} characters; this has {len(word)})"
-        if word and not any(ch.isspace() for ch in word) and "-" in word
-        else ""
-    )
-    return notice(
-        f"No campaign is called or starts with *{clip(word, 100)}*, and it is not a "
-        f"lead list's UUID{length}. `/callops campaigns` lists the campaigns.",
-        emoji=":mag:",
-    )
+        return notice(
+            _("No lead list and no campaign has the UUID {uuid}.").format(uuid=code(word)),
+            emoji=":mag:",
+        )
+    if word and not any(ch.isspace() for ch in word) and "-" in word:
+        text = _(
+            "No campaign is called or starts with *{word}*, and it is not a lead list's UUID "
+            "(a list UUID has {length} characters; this has {typed}). "
+            "`/callops campaigns` lists the campaigns."
+        ).format(word=clip(word, 100), length=LIST_UUID_MIN_LENGTH, typed=len(word))
+    else:
+        text = _(
+            "No campaign is called or starts with *{word}*, and it is not a "
+            "lead list's UUID. `/callops campaigns` lists the campaigns."
+        ).format(word=clip(word, 100))
+    return notice(text, emoji=":mag:")

@@ -33,12 +33,13 @@ from commands.approvals.cards import propose
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
-from commands.kernel.text import clip, code, escape, number, plural, ratio_percent
+from commands.kernel.text import clip, code, escape, number, ratio_percent
 from commands.leads.csv_check import (
     CsvFormatError,
     CsvReport,
@@ -55,11 +56,11 @@ UPLOAD_LEADS_ROLE = Role.OPERATOR
 """The least role that may use it (a card shows it only to them)."""
 
 REASON_WORDS = {
-    "pattern": "not a valid number",
-    "missing": "no number",
-    "duplicate": "duplicates",
-    "blacklisted": "blacklisted",
-    "columns": "wrong column count",
+    "pattern": N_("not a valid number"),
+    "missing": N_("no number"),
+    "duplicate": N_("duplicates"),
+    "blacklisted": N_("blacklisted"),
+    "columns": N_("wrong column count"),
 }
 
 
@@ -74,13 +75,13 @@ def typed_target(found: ListTarget) -> str:
 
 def how_to_share(found: ListTarget) -> str:
     list_name = clip(found.lead_list.list_name or found.lead_list.list_uuid, 150)
-    return (
-        f"I found no CSV from you in this channel to upload into *{list_name}*. Share the file "
+    return _(
+        "I found no CSV from you in this channel to upload into *{list}*. Share the file "
         "here first (drag it into the message box, or attach it, and send it), then run "
-        f"{code('/callops leads upload ' + typed_target(found))} here again. The file needs a "
+        "{command} here again. The file needs a "
         "`phone_number` column; other columns are lead fields (`lead_name`, "
         "`contract_number`, …)."
-    )
+    ).format(list=list_name, command=code("/callops leads upload " + typed_target(found)))
 
 
 class UploadParams(ActionParams):
@@ -104,24 +105,49 @@ class UploadParams(ActionParams):
 def describe_upload(params: UploadParams) -> str:
     valid, invalid = params.valid, params.invalid
     total = valid + invalid
-    lines = [
-        f"Upload *{plural(valid, 'lead')}* from *{clip(params.file_name, 120)}* to the "
-        f"list *{clip(params.list_name or params.list_uuid, 150)}*; the dialer will "
+    upload = ngettext(
+        "Upload *{n} lead* from *{file}* to the list *{list}*; the dialer will call these numbers.",
+        "Upload *{n} leads* from *{file}* to the list *{list}*; the dialer will "
         "call these numbers.",
-        f"{plural(total, 'row')} checked: :white_check_mark: {number(valid)} valid "
-        f"({ratio_percent(valid, total)}) · :x: {number(invalid)} left out.",
+        valid,
+    )
+    checked = ngettext(
+        "{n} row checked: :white_check_mark: {valid} valid ({share}) · :x: {invalid} left out.",
+        "{n} rows checked: :white_check_mark: {valid} valid ({share}) · :x: {invalid} left out.",
+        total,
+    )
+    lines = [
+        upload.format(
+            n=number(valid),
+            file=clip(params.file_name, 120),
+            list=clip(params.list_name or params.list_uuid, 150),
+        ),
+        checked.format(
+            n=number(total),
+            valid=number(valid),
+            share=ratio_percent(valid, total),
+            invalid=number(invalid),
+        ),
     ]
     if params.reasons:
-        lines.append(
-            "Left out: "
-            + ", ".join(f"{number(n)} {REASON_WORDS.get(k, k)}" for k, n in params.reasons.items())
+        reasons = ", ".join(
+            f"{number(n)} {_(REASON_WORDS[k]) if k in REASON_WORDS else k}"
+            for k, n in params.reasons.items()
         )
+        lines.append(_("Left out: {reasons}").format(reasons=reasons))
     for problem in params.problems[:10]:
         lines.append(
-            f"• line {number(problem.line)}: {clip(problem.phone or '–', 40)} "
-            f"– {clip(problem.reason, 100)}"
+            _("• line {line}: {phone} – {reason}").format(
+                line=number(problem.line),
+                phone=clip(problem.phone or "–", 40),
+                reason=clip(problem.reason, 100),
+            )
         )
-    lines.append(f"List {code(params.list_uuid)} · file {code(params.sha256[:12])}")
+    lines.append(
+        _("List {uuid} · file {sha}").format(
+            uuid=code(params.list_uuid), sha=code(params.sha256[:12])
+        )
+    )
     return "\n".join(lines)
 
 
@@ -166,12 +192,13 @@ async def download_and_check(
 async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
         raise UsageError(
-            "Give the campaign (or the UUID of the list) to upload into.", usage_of("leads upload")
+            _("Give the campaign (or the UUID of the list) to upload into."),
+            usage_of("leads upload"),
         )
     if ctx.files is None or not ctx.channel_id:
-        return error("Run this in the channel where you shared the CSV.")
+        return error(_("Run this in the channel where you shared the CSV."))
     cc = ctx.client()
-    found, _ = await find_list(cc, args)
+    found, _rest = await find_list(cc, args)
     if isinstance(found, Reply):
         return found
     lead_list = found.lead_list
@@ -181,14 +208,16 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
         here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
         if here is not None and not here.is_member:
             return error(
-                "I am not in this channel, so I cannot see the files shared here. Invite me "
-                "(/invite @callops), share the CSV, then run this again."
+                _(
+                    "I am not in this channel, so I cannot see the files shared here. Invite me "
+                    "(/invite @callops), share the CSV, then run this again."
+                )
             )
         return notice(how_to_share(found), emoji=":page_facing_up:")
     blocked = await blocked_numbers(cc)
     with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
         try:
-            sha256, report, _, invalid_path = await download_and_check(
+            sha256, report, _valid, invalid_path = await download_and_check(
                 ctx.files, shared, blocked, Path(folder)
             )
         except (CsvFormatError, FileDownloadError) as exc:
@@ -199,15 +228,21 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
                 ctx.channel_id,
                 filename=f"{stem}-rows-to-fix.csv",
                 path=str(invalid_path),
-                comment=f"{plural(report.invalid, 'row')} of {escape(shared.name)} that will "
-                "not be uploaded, "
-                "with their line numbers and what is wrong.",
+                comment=ngettext(
+                    "{n} row of {file} that will not be uploaded, "
+                    "with their line numbers and what is wrong.",
+                    "{n} rows of {file} that will not be uploaded, "
+                    "with their line numbers and what is wrong.",
+                    report.invalid,
+                ).format(n=number(report.invalid), file=escape(shared.name)),
                 thread_ts=None,
             )
     if report.valid == 0:
         return error(
-            f"No row of {shared.name} can be uploaded ({report.rows} checked). "
-            "The rows and their problems are in the file I just posted."
+            _(
+                "No row of {file} can be uploaded ({rows} checked). "
+                "The rows and their problems are in the file I just posted."
+            ).format(file=shared.name, rows=report.rows)
         )
     params = _summary_params(list_uuid, lead_list.list_name, shared, sha256, report)
     return await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
@@ -216,39 +251,50 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
 async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:
     list_uuid = params.list_uuid
     if env.files is None:
-        raise ActionRefused("Slack's files cannot be reached from here")
+        raise ActionRefused(_("Slack's files cannot be reached from here"))
     shared = await env.files.find(params.file_id)
     if shared is None:
-        raise ActionRefused("The CSV was deleted from Slack")
+        raise ActionRefused(_("The CSV was deleted from Slack"))
     try:
         await env.cc.lists.get(list_uuid)
     except errors.NotFoundError:
-        raise ActionRefused("The lead list no longer exists") from None
+        raise ActionRefused(_("The lead list no longer exists")) from None
     blocked = await blocked_numbers(env.cc)
     with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
         try:
-            sha256, report, valid_path, _ = await download_and_check(
+            sha256, report, valid_path, _invalid = await download_and_check(
                 env.files, shared, blocked, Path(folder)
             )
         except (CsvFormatError, FileDownloadError) as exc:
             raise ActionRefused(exc.message) from None
         if sha256 != params.sha256:
-            raise ActionRefused("The file in Slack is not the one that was checked and approved")
+            raise ActionRefused(_("The file in Slack is not the one that was checked and approved"))
         if report.valid == 0:
-            raise ActionRefused("No row of the file can be uploaded any more")
+            raise ActionRefused(_("No row of the file can be uploaded any more"))
         await env.cc.leads.upload_file(list_uuid, valid_path, filename=shared.name)
     totals = await env.cc.lists.get(list_uuid)
-    text = (
-        f"Uploaded *{plural(report.valid, 'lead')}* from *{clip(shared.name, 120)}*. The list "
-        f"*{clip(totals.list_name or list_uuid, 150)}* now has "
-        f"{plural(totals.total_leads, 'lead')} (uploaded {number(totals.total_upload)}, imported "
-        f"{number(totals.total_success)}, failed {number(totals.total_fail)})."
+    uploaded = ngettext(
+        "Uploaded *{n} lead* from *{file}*.", "Uploaded *{n} leads* from *{file}*.", report.valid
+    ).format(n=number(report.valid), file=clip(shared.name, 120))
+    now_has = ngettext(
+        "The list *{list}* now has {n} lead (uploaded {uploaded}, imported {imported}, "
+        "failed {failed}).",
+        "The list *{list}* now has {n} leads (uploaded {uploaded}, imported {imported}, "
+        "failed {failed}).",
+        totals.total_leads,
+    ).format(
+        list=clip(totals.list_name or list_uuid, 150),
+        n=number(totals.total_leads),
+        uploaded=number(totals.total_upload),
+        imported=number(totals.total_success),
+        failed=number(totals.total_fail),
     )
+    text = f"{uploaded} {now_has}"
     if report.valid != params.valid:
-        text += (
-            f"\n:warning: {number(params.valid - report.valid)} more rows were left out "
+        text += "\n" + _(
+            ":warning: {n} more rows were left out "
             "than when the file was checked (numbers blacklisted since)."
-        )
+        ).format(n=number(params.valid - report.valid))
     return ActionResult(
         ok=True,
         text=text,
@@ -264,12 +310,12 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
 register(
     ActionSpec(
         kind=ActionKind.LEAD_UPLOAD,
-        title="Upload leads",
-        confirm_label="Upload the leads",
+        title=N_("Upload leads"),
+        confirm_label=N_("Upload the leads"),
         params=UploadParams,
         describe=describe_upload,
         execute=execute_upload,
-        unknown_outcome="the leads may or may not have been uploaded",
+        unknown_outcome=N_("the leads may or may not have been uploaded"),
     )
 )
 
