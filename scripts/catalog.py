@@ -25,7 +25,9 @@ PO = LOCALES / "vi" / "LC_MESSAGES" / "callops.po"
 
 
 def pybabel(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", *args], cwd=ROOT, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "babel.messages.frontend", "-q", *args], cwd=ROOT, check=True
+    )
 
 
 def extract(target: Path) -> Catalog:
@@ -113,12 +115,14 @@ def main() -> int:
         )
     else:
         pybabel("init", "-i", str(POT), "-d", str(LOCALES), "-D", "callops", "-l", "vi")
+    with PO.open("rb") as fp:
+        po = read_po(fp, locale="vi")
     if args.fragments:
-        with PO.open("rb") as fp:
-            po = read_po(fp, locale="vi")
         print(f"filled {fill(po, args.fragments)} translations from {args.fragments}")
-        with PO.open("wb") as fp:
-            write_po(fp, po, omit_header=False, sort_output=True, include_lineno=False)
+    po.fuzzy = False  # a new catalog's header is fuzzy, and pybabel would not compile it
+    po.project, po.version = "callops", "0.1.0"
+    with PO.open("wb") as fp:
+        write_po(fp, po, omit_header=False, sort_output=True, include_lineno=False)
     pybabel("compile", "-d", str(LOCALES), "-D", "callops", "--statistics")
     return 0
 
