@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from callcenter import CallCenter, errors
+from callcenter import errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
@@ -37,6 +37,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
 from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
 from commands.kernel.proposal import ActionParams, Proposal
@@ -44,6 +45,7 @@ from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
 from commands.leads.target import find_list
+from commands.rules.guard import dnc_for_list
 from storage import ActionKind, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
@@ -159,6 +161,9 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
         raise ActionRefused("The lead list no longer exists") from None
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(f"{phone} has been blacklisted since the request")
+    dnc = await dnc_for_list(env.cc, env.storage, env.team_id, list_uuid)
+    if dnc is not None and await dnc([phone]):
+        raise ActionRefused(f"{phone} was put on the do-not-call list since the request")
     body = LeadCreate.model_validate(
         {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
     )
@@ -179,16 +184,25 @@ def fields_problem(fields: Mapping[str, str]) -> str | None:
 
 
 async def lead_proposal(
-    cc: CallCenter, list_uuid: str, phone: str, fields: Mapping[str, str]
+    ctx: CommandContext, list_uuid: str, phone: str, fields: Mapping[str, str]
 ) -> Proposal | Reply:
     """The request to add one lead, after every check (the list exists, the number is not
-    blacklisted), or the reply saying why not; typed commands and workflow steps alike."""
+    blacklisted, nor on the do-not-call list where an advertising campaign dials the
+    list), or the reply saying why not; typed commands and workflow steps alike."""
+    cc = ctx.client()
     try:
         lead_list = await cc.lists.get(list_uuid)
     except errors.NotFoundError:
         return notice(f"No lead list has the UUID {code(list_uuid)}.", emoji=":mag:")
     if phone in await blocked_numbers(cc):
         return error(f"{phone} is on the blacklist: it must not be called. Nothing was sent.")
+    dnc = await dnc_for_list(cc, ctx.storage, ctx.team_id, list_uuid)
+    if dnc is not None and await dnc([phone]):
+        return error(
+            _(
+                "{phone} is on the do-not-call list: it must not be called. Nothing was sent."
+            ).format(phone=phone)
+        )
     params = LeadParams(
         list_uuid=list_uuid,
         list_name=lead_list.list_name,
@@ -234,7 +248,7 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
                 **{k: v for k, v in fields.items() if k in FORM_FIELDS},
             )
         )
-    proposal = await lead_proposal(cc, lead_list.list_uuid, phone, fields)
+    proposal = await lead_proposal(ctx, lead_list.list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
     return await propose(ctx, proposal)
@@ -249,7 +263,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     list_uuid = str(meta.get("list_uuid") or "")
     phone = normalize_phone(text(values, PHONE_BLOCK))
     fields = {f: text(values, f) for f in FORM_FIELDS}
-    return await lead_proposal(ctx.client(), list_uuid, phone, fields)
+    return await lead_proposal(ctx, list_uuid, phone, fields)
 
 
 register(

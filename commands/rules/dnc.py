@@ -127,6 +127,8 @@ def numbers_in_csv(source: io.TextIOBase) -> Iterator[tuple[int, str | None]]:
     """Each row's number (its first cell that reads as one) with its line; None for a
     row with none (a header, a blank line)."""
     for line, row in enumerate(csv.reader(source), start=1):
+        if not any(cell.strip() for cell in row):
+            continue
         found = None
         for cell in row[:4]:
             phone = normalize_phone(cell)
@@ -137,15 +139,16 @@ def numbers_in_csv(source: io.TextIOBase) -> Iterator[tuple[int, str | None]]:
 
 
 def read_dnc_file(path: Path) -> tuple[list[str], int]:
-    """The numbers of a do-not-call file, and how many non-empty rows had none."""
+    """The numbers of a do-not-call file, and how many rows had none (a first row without
+    one is its header, and blank rows are nothing)."""
     numbers: list[str] = []
     skipped = 0
     with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as source:
-        for _line, phone in numbers_in_csv(source):
-            if phone is None:
-                skipped += 1
-            else:
+        for line, phone in numbers_in_csv(source):
+            if phone is not None:
                 numbers.append(phone)
+            elif line > 1:
+                skipped += 1
     return numbers, skipped
 
 

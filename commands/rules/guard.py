@@ -12,6 +12,7 @@ autocall, unless an admin said otherwise for it (``rules advertising``).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
@@ -20,6 +21,7 @@ from callcenter.models import Campaign
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.periods import SERVICE_TZ, to_service
 from commands.kernel.phones import blocked_numbers
+from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import number, parse_service_time
 from storage import Storage
 from storage.calling_rules import DAY, CallingRules
@@ -174,3 +176,26 @@ async def push_refusal(
             ).format(phone=phone, n=number(made), limit=number(rules.frequency)),
         )
     return None
+
+
+DncLookup = Callable[[list[str]], Awaitable[set[str]]]
+"""Which of these numbers are on the do-not-call list."""
+
+
+async def dnc_for_list(
+    cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str
+) -> DncLookup | None:
+    """The do-not-call look-up for leads going into ``list_uuid``, or None when only
+    campaigns the rules do not cover dial it.  A list no campaign names is checked too:
+    leads are there to be called."""
+    if storage is None:
+        return None
+    rules = await off_loop(storage.calling_rules.rules, team_id)
+    dialers = [c for c in await all_campaigns(cc) if c.default_list_uuid == list_uuid]
+    if dialers and not any(is_advertising(c, rules) for c in dialers):
+        return None
+
+    async def lookup(phones: list[str]) -> set[str]:
+        return await off_loop(storage.calling_rules.on_dnc, team_id, phones)
+
+    return lookup

@@ -191,3 +191,40 @@ async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
     actions = [e.action for e in app.storage.audit.entries(TEAM)]
     assert "rules.hours" in actions and "rules.advertising" in actions
     assert [c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid]
+
+
+async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    list_uuid = str(pbx.state("lists")[0]["list_uuid"])
+    await ask(slack, "dnc add +84 987 654 321", user=AGENT)
+    rows = ["phone_number,lead_name", "0912345678,An", "0987654321,Binh", "0356789012,Chi"]
+    await slack.driver.file_share(
+        user=AGENT, channel=CALL_CENTER, name="dnc.csv", content="\n".join(rows).encode()
+    )
+    prompt = await prompt_for(slack, f"leads upload {list_uuid}")
+    text = shown(prompt)
+    assert "Upload *2 leads*" in text and "1 on the do-not-call list" in text
+    assert "line 3:" in text and "do-not-call" in text
+    reply = await ask(slack, f"lead {list_uuid} 0987 654 321", user=AGENT)
+    assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
+    assert pbx.journal(method="POST", path="/v3/lead") == []
+
+
+async def test_a_do_not_call_file_is_added_whole(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
+    await slack.driver.file_share(
+        user=AGENT, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
+    )
+    reply = await ask(slack, "dnc upload", user=AGENT)
+    assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
+    assert "1 row had no number" in shown(reply)
+    reply = await ask(slack, "dnc check 0987654321 0356789012")
+    assert "0987654321: on the do-not-call list" in shown(reply)
+    assert "0356789012: on the do-not-call list" in shown(reply)
+    reply = await ask(slack, "rules")
+    assert "3 numbers" in shown(reply)
