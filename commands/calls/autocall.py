@@ -237,7 +237,7 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
-    OMIT_WHEN_NONE = frozenset({"campaign_status"})
+    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken"})
 
     campaign_uuid: str
     campaign_name: str = ""

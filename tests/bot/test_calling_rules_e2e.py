@@ -228,3 +228,41 @@ async def test_a_do_not_call_file_is_added_whole(
     assert "0356789012: on the do-not-call list" in shown(reply)
     reply = await ask(slack, "rules")
     assert "3 numbers" in shown(reply)
+
+
+async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    await ask(slack, "rules hours 08:00-17:00")
+    target = next(
+        c
+        for c in await campaigns(pbx)
+        if c.type in ("autocall", "autodialer")
+        and c.type_autocall != "autocall_voice_otp"
+        and c.status != "start"
+        and (c.local_end_time > "17:00" or c.schedules)
+    )
+    prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
+    assert "reach outside the calling hours (08:00–17:00)" in shown(prompt), shown(prompt)
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, target.campaign_uuid)
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    assert done["text"].endswith(": done"), shown(done)
+    puts = pbx.journal(method="PUT", path=f"/v3/campaign/{target.campaign_uuid}")
+    assert len(puts) == 1
+    body = puts[0]["body"]
+    assert body["status"] == "start"
+    if body.get("local_start_time"):
+        assert "08:00:00" <= body["local_start_time"] < body["local_end_time"] <= "17:00:00"
+    minute = 60 * 1_000_000_000
+    for schedule in body.get("schedules") or []:
+        for key, value in schedule.items():
+            if key.endswith("_end_time") and value:
+                assert value <= 17 * 60 * minute, (key, value)
+            if key.endswith("_start_time") and value:
+                assert value >= 8 * 60 * minute, (key, value)
