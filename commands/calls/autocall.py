@@ -61,7 +61,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
-from commands.rules.guard import is_advertising, push_refusal
+from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
 from storage import ActionKind, Storage
 from storage.offload import off_loop
 
@@ -334,10 +334,6 @@ async def _audit_refusal(
         {"campaign_uuid": campaign.campaign_uuid, "rule": rule, "phone": phone},
         outcome="refused",
     )
-
-
-REFUSED_ACTION = "calling_rules.refused"
-"""The audit log's action for a call the calling rules stopped."""
 
 
 async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply | None:

@@ -29,6 +29,8 @@ from storage.offload import off_loop
 
 OUTBOUND_TYPES = frozenset({"autocall", "autodialer"})
 OTP_AUTOCALL = "autocall_voice_otp"
+REFUSED_ACTION = "calling_rules.refused"
+"""The audit log's action for a call the calling rules stopped (digests count them)."""
 Window = tuple[int, int]
 """Minutes after midnight: start, end (end < start crosses midnight)."""
 
@@ -199,3 +201,10 @@ async def dnc_for_list(
         return await off_loop(storage.calling_rules.on_dnc, team_id, phones)
 
     return lookup
+
+
+async def refused_between(storage: Storage, team_id: str, start: datetime, end: datetime) -> int:
+    """Calls the calling rules stopped in ``[start, end)``, for a digest."""
+    return await off_loop(
+        storage.audit.count, team_id, REFUSED_ACTION, start.timestamp(), end.timestamp()
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from bot.runtime import Runtime
+from commands.rules.guard import refused_between
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
@@ -122,6 +123,8 @@ async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
     assert app.storage.approvals.list(TEAM) == []
     outcomes = [e.outcome for e in app.storage.audit.entries(TEAM) if "refused" in e.action]
     assert outcomes == ["refused"]
+    hour = timedelta(hours=1)
+    assert await refused_between(app.storage, TEAM, now - hour, now + hour) == 1  # digests
     before, since = now - timedelta(hours=1), now + timedelta(hours=1)
     await ask(slack, f"rules hours {hhmm(before)}-{hhmm(since)}")
     await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
