@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,7 @@ from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
+from commands.rules.guard import refused_between
 from storage import DigestSchedule, Storage
 from storage.offload import off_loop
 
@@ -174,7 +175,10 @@ class DigestPoster:
         self, digest: DigestSchedule, request: DigestRequest, slot: datetime | None
     ) -> Posted:
         cc = await self.service(digest.team_id)
-        content = await build_digest(cc, request)
+        refused = await refused_between(
+            self._storage, digest.team_id, request.period.start, request.period.end
+        )
+        content = await build_digest(cc, replace(request, refused_calls=refused))
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,

@@ -18,7 +18,7 @@ from commands.admin import connection
 from commands.admin import policy as admin
 from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
-from commands.calls import autocall, callback, transfer
+from commands.calls import autocall, callback, listen, transfer
 from commands.calls import live as calls
 from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
@@ -66,6 +66,8 @@ from commands.notifications import notify
 from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
 from commands.reports import steps as report_steps
+from commands.rules import dnc
+from commands.rules import manage as calling_rules
 from storage import Outcome as AuditOutcome
 from storage import Role, off_loop
 from storage.errors import StorageBusyError
@@ -95,6 +97,9 @@ FAMILIES = (
     groups,
     users,
     admin,
+    calling_rules,
+    dnc,
+    listen,
 )
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
 ``INTERACTIONS`` (its buttons and forms)."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from sqlalchemy import ColumnElement, insert, select, true
+from sqlalchemy import ColumnElement, func, insert, select, true
 from sqlalchemy.engine import Connection
 
 from storage.clock import Clock, iso_utc, system_clock
@@ -140,6 +140,15 @@ class AuditLog:
     ) -> list[AuditEntry]:
         """One workspace's entries, oldest first."""
         return self._select(_A.team_id == team_id, since, limit)
+
+    def count(self, team_id: str, action: str, since: float, until: float) -> int:
+        """How many entries of ``action`` one workspace has in ``[since, until)``."""
+        query = (
+            select(func.count())
+            .select_from(audit_log)
+            .where(_A.team_id == team_id, _A.action == action, _A.at >= since, _A.at < until)
+        )
+        return int(self._db.scalar(query) or 0)
 
     def all_entries(
         self, *, since: float | None = None, limit: int | None = None

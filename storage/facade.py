@@ -14,6 +14,7 @@ from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
+from storage.calling_rules import CallingRuleStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
@@ -102,6 +103,7 @@ class Storage:
         self.installations = InstallationStore(db, box, self.roles, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
+        self.calling_rules = CallingRuleStore(db, clock=clock)
 
     @classmethod
     def open(

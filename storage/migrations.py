@@ -428,6 +428,41 @@ _V8_BOT_REFRESH_LEASE = _sql(
     "ALTER TABLE slack_installations ADD COLUMN bot_refresh_lease_until REAL",
 )
 
+_V9_CALLING_RULES = _sql(
+    # Vietnam's rules for advertising calls (Decree 91/2020/ND-CP), as a workspace sets
+    # them: one row per workspace (campaign_uuid '') with its hours and frequency, and one
+    # per campaign that overrides the hours or whether the rules apply. Minutes after
+    # midnight in the workspace's zone; NULL means "as the workspace (or the type) says".
+    """CREATE TABLE calling_rules (
+        team_id TEXT NOT NULL,
+        campaign_uuid TEXT NOT NULL,
+        hours_start INTEGER CHECK (hours_start BETWEEN 0 AND 1439),
+        hours_end INTEGER CHECK (hours_end BETWEEN 0 AND 1439),
+        advertising INTEGER CHECK (advertising IN (0, 1)),
+        frequency INTEGER CHECK (frequency >= 0),
+        updated_by TEXT,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (team_id, campaign_uuid)
+    )""",
+    # callops' own do-not-call list: numbers in the form the service stores them.
+    """CREATE TABLE dnc_numbers (
+        team_id TEXT NOT NULL,
+        phone TEXT NOT NULL,
+        added_at REAL NOT NULL,
+        PRIMARY KEY (team_id, phone)
+    )""",
+    # Advertising calls callops itself placed (executed pushes), counted with the
+    # service's call records, which may not show them yet, for the 24-hour frequency.
+    """CREATE TABLE outbound_pushes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        team_id TEXT NOT NULL,
+        phone TEXT NOT NULL,
+        campaign_uuid TEXT NOT NULL,
+        at REAL NOT NULL
+    )""",
+    "CREATE INDEX outbound_pushes_by_phone ON outbound_pushes (team_id, phone, at)",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
@@ -437,6 +472,7 @@ MIGRATIONS: Sequence[Migration] = (
     _V6_APPROVAL_SECRETS,
     _V7_EXECUTION_LEASE,
     _V8_BOT_REFRESH_LEASE,
+    _V9_CALLING_RULES,
 )
 """Index i holds the migration to version i + 1."""
 

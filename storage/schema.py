@@ -316,3 +316,34 @@ approval_secrets = Table(
 
 DATA_TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t is not schema_version)
 """Every table holding callops data, parents before children (the order to copy them in)."""
+
+calling_rules = Table(
+    "calling_rules",
+    metadata,
+    _text("team_id", nullable=False, primary_key=True),
+    _text("campaign_uuid", nullable=False, primary_key=True),
+    _int("hours_start"),
+    _int("hours_end"),
+    _int("advertising"),
+    _int("frequency"),
+    _text("updated_by"),
+    _real("updated_at", nullable=False),
+)
+
+dnc_numbers = Table(
+    "dnc_numbers",
+    metadata,
+    _text("team_id", nullable=False, primary_key=True),
+    _text("phone", nullable=False, primary_key=True),
+    _real("added_at", nullable=False),
+)
+
+outbound_pushes = Table(
+    "outbound_pushes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _text("campaign_uuid", nullable=False),
+    _real("at", nullable=False),
+)

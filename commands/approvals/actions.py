@@ -19,6 +19,7 @@ import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+from zoneinfo import ZoneInfo
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
@@ -72,6 +73,8 @@ class ExecutionEnv:
     storage: Storage | None = None
     team_id: str = ""
     public_url: str | None = None
+    tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    """The workspace's zone: the calling rules' hours are in it."""
 
 
 def execution_env(ctx: CommandContext) -> ExecutionEnv | None:
@@ -85,6 +88,7 @@ def execution_env(ctx: CommandContext) -> ExecutionEnv | None:
         storage=ctx.storage,
         team_id=ctx.team_id,
         public_url=ctx.public_url,
+        tz=ctx.tz,
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field
@@ -38,6 +39,14 @@ from commands.approvals.actions import (
     register,
 )
 from commands.approvals.cards import propose
+from commands.calls.preview import (
+    Preview,
+    ValueRefused,
+    preview,
+    preview_mrkdwn,
+    read_values,
+    value_problems,
+)
 from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
@@ -52,7 +61,9 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
-from storage import ActionKind
+from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
+from storage import ActionKind, Storage
+from storage.offload import off_loop
 
 AUTOCALL_CALLBACK = "autocall_form"
 PHONE_BLOCK = "phone"
@@ -234,7 +245,7 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
-    OMIT_WHEN_NONE = frozenset({"campaign_status"})
+    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken"})
 
     campaign_uuid: str
     campaign_name: str = ""
@@ -243,6 +254,9 @@ class AutocallParams(ActionParams):
     param: dict[str, str] = Field(default_factory=dict)
     campaign_status: str | None = None
     """The campaign's status when the push was asked for (for the card's warning)."""
+    spoken: str | None = None
+    """What the customer will hear: the template's text with the values read as the
+    service reads them (None for a recording, or a request made before previews)."""
 
 
 def not_running_warning(campaign_name: str, status: str, *, asked: bool = False) -> str | None:
@@ -299,6 +313,12 @@ def describe_autocall(params: AutocallParams) -> str:
         lines.append(f"• {escape(field_label(name))}: {clip(value, 200)}")
     if not values:
         lines.append(_("No values: the template is a recording."))
+    if params.spoken is not None or not values:
+        try:
+            readings = read_values(values)
+        except ValueRefused:
+            readings = {}
+        lines.append(preview_mrkdwn(Preview(params.spoken, readings, dict(values))))
     if params.campaign_status is not None:
         warning = not_running_warning(params.campaign_name, params.campaign_status, asked=True)
         if warning:
@@ -309,12 +329,28 @@ def describe_autocall(params: AutocallParams) -> str:
 async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionResult:
     uuid, phone = params.campaign_uuid, params.phone_number
     try:
-        await env.cc.campaigns.get(uuid)
+        campaign = await env.cc.campaigns.get(uuid)
     except errors.NotFoundError:
         raise ActionRefused(_("The campaign no longer exists")) from None
-    if phone in await blocked_numbers(env.cc):
-        raise ActionRefused(_("{phone} has been blacklisted since the request").format(phone=phone))
+    if env.storage is None:
+        if phone in await blocked_numbers(env.cc):
+            raise ActionRefused(
+                _("{phone} has been blacklisted since the request").format(phone=phone)
+            )
+    else:
+        # The rules hold when the call is placed, not only when it was asked for: an
+        # approval may come after the hours, or after another call to the number.
+        refused = await push_refusal(
+            env.cc, env.storage, env.team_id, campaign, phone, datetime.now(env.tz)
+        )
+        if refused is not None:
+            await _audit_refusal(env.storage, env.team_id, None, campaign, phone, refused.rule)
+            raise ActionRefused(refused.message)
     result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+    if env.storage is not None:
+        rules = await off_loop(env.storage.calling_rules.rules, env.team_id)
+        if is_advertising(campaign, rules):
+            await off_loop(env.storage.calling_rules.record_push, env.team_id, phone, uuid)
     return ActionResult(
         ok=True,
         text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
@@ -324,23 +360,54 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     )
 
 
-async def refusal(cc: CallCenter, phone: str) -> Reply | None:
-    """Why the number must not be called (the service's rule, its blacklist), or None."""
+async def _audit_refusal(
+    storage: Storage, team_id: str, user_id: str | None, campaign: Campaign, phone: str, rule: str
+) -> None:
+    """A call the calling rules stopped: audited, and counted in digests from there."""
+    await off_loop(
+        storage.audit.append,
+        team_id,
+        user_id,
+        REFUSED_ACTION,
+        {"campaign_uuid": campaign.campaign_uuid, "rule": rule, "phone": phone},
+        outcome="refused",
+    )
+
+
+async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply | None:
+    """Why the number must not be called now (the service's rule, its blacklist, the
+    do-not-call list, the hours and frequency of advertising calls), or None."""
     problem = phone_problem(phone)
     if problem:
         return error(problem, usage_of("autocall"))
-    if phone in await blocked_numbers(cc):
-        return error(
-            _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                phone=phone
+    cc = ctx.client()
+    if ctx.storage is None:
+        if phone in await blocked_numbers(cc):
+            return error(
+                _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
+                    phone=phone
+                )
             )
-        )
-    return None
+        return None
+    refused = await push_refusal(
+        cc,
+        ctx.storage,
+        ctx.team_id,
+        campaign,
+        phone,
+        datetime.now(UTC).astimezone(ctx.tz),
+        campaigns=await all_campaigns(cc),
+    )
+    if refused is None:
+        return None
+    await _audit_refusal(ctx.storage, ctx.team_id, ctx.user_id, campaign, phone, refused.rule)
+    return error(refused.message + " " + _("Nothing was sent."))
 
 
 def push_proposal(
     campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
 ) -> Proposal:
+    said = preview(template, values)
     return Proposal(
         ActionKind.AUTOCALL_PUSH,
         AutocallParams(
@@ -350,6 +417,7 @@ def push_proposal(
             phone_number=phone,
             param=values,
             campaign_status=campaign.status,
+            spoken=said.text,
         ),
     )
 
@@ -415,6 +483,15 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     template = await template_of(cc, campaign)
     names = fields_of(template)
     check_values(campaign, names, given)
+    try:
+        read_values({n: v for n, v in given.items() if str(v).strip()})
+    except ValueRefused as exc:
+        raise UsageError(
+            _("{field} ({name}=): {problem} Nothing was sent.").format(
+                field=field_label(exc.name), name=exc.name, problem=exc.message
+            ),
+            usage_of("autocall"),
+        ) from None
     # The rest is the number, however it was spaced out: 0912 345 678.
     phone = normalize_phone("".join(number_words))
     if not phone or missing_values(names, given):
@@ -423,7 +500,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
             )
         )
-    refused = await refusal(cc, phone)
+    refused = await refusal(ctx, campaign, phone)
     if refused:
         return refused
     values = {n: str(given[n]) for n in names}
@@ -435,9 +512,15 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
     phone_issue = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
     if phone_issue:
         problems[PHONE_BLOCK] = phone_issue
+    given: dict[str, str] = {}
     for name in meta.get("names") or []:
-        if not text(values, PARAM_BLOCK + str(name)):
+        value = text(values, PARAM_BLOCK + str(name))
+        if not value:
             problems[PARAM_BLOCK + str(name)] = _("The template needs this value.")
+        else:
+            given[str(name)] = value
+    for name, problem in value_problems(given).items():
+        problems[PARAM_BLOCK + name] = problem
     return problems
 
 
@@ -448,7 +531,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
         campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
     except errors.NotFoundError:
         return error(_("The campaign no longer exists. Nothing was asked."))
-    refused = await refusal(cc, phone)
+    refused = await refusal(ctx, campaign, phone)
     if refused:
         return refused
     template = await template_of(cc, campaign)

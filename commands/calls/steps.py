@@ -12,6 +12,7 @@ from typing import Any
 from commands.approvals.steps import request_from_step
 from commands.calls.autocall import (
     check_values,
+    field_label,
     fields_of,
     missing_values,
     not_autocall,
@@ -20,6 +21,7 @@ from commands.calls.autocall import (
     template_of,
     value_needed,
 )
+from commands.calls.preview import value_problems
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
@@ -93,8 +95,13 @@ async def push(ctx: CommandContext, run: StepRun) -> Outcome:
     missing = missing_values(names, given)
     if missing:
         return StepFailed(" ".join(value_needed(name) for name in missing))
+    misread = value_problems({n: given[n] for n in names})
+    if misread:
+        return StepFailed(
+            " ".join(f"{field_label(name)} ({name}=): {why}" for name, why in misread.items())
+        )
     phone = normalize_phone(run.text("phone"))
-    refused = await refusal(cc, phone)
+    refused = await refusal(ctx, campaign, phone)
     if refused:
         return refused
     values = {n: given[n] for n in names}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from callcenter import CallCenter, errors
@@ -32,7 +33,16 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import escape, number, status_label, status_word, truncate
+from commands.rules.dialing_hours import (
+    HoursFix,
+    asked_outside,
+    describe_fix,
+    hours_fix,
+    outside_warning,
+)
+from commands.rules.guard import is_advertising, window_words
 from storage import ActionKind
+from storage.offload import off_loop
 
 PAUSE_ALL_CONCURRENCY = 8
 """Campaigns paused at the same time by the emergency brake."""
@@ -91,15 +101,20 @@ def is_running(campaign_status: str) -> bool:
 
 class ControlParams(ActionParams):
     """Start, pause or stop one campaign; ``was`` and ``concurrent_call`` are what the
-    requester saw, for the card (``concurrent_call`` only for a start)."""
+    requester saw, for the card (``concurrent_call`` only for a start).  A start of an
+    advertising campaign keeps the calling hours it was asked under, when it was asked
+    outside them, and the dialing hours it starts with when its own reach outside."""
 
-    OMIT_WHEN_NONE = frozenset({"concurrent_call"})
+    OMIT_WHEN_NONE = frozenset({"concurrent_call", "calling_hours", "asked_at", "fit"})
 
     campaign_uuid: str
     campaign_name: str = ""
     status: Status
     was: str = ""
     concurrent_call: int | None = None
+    calling_hours: tuple[int, int] | None = None
+    asked_at: str | None = None
+    fit: HoursFix | None = None
 
 
 def _name(campaign_name: str) -> str:
@@ -122,6 +137,10 @@ def describe_control(params: ControlParams) -> str:
             "Up to {n} call at a time.", "Up to {n} calls at a time.", params.concurrent_call
         )
         text += "\n" + up_to.format(n=number(params.concurrent_call))
+    if params.calling_hours is not None and params.asked_at:
+        text += "\n" + outside_warning(params.calling_hours, params.asked_at)
+    if params.fit is not None:
+        text += "\n" + describe_fix(params.fit)
     text += f"\n`{escape(params.campaign_uuid)}`"
     return text
 
@@ -140,27 +159,47 @@ async def execute_control(params: ControlParams, env: ExecutionEnv) -> ActionRes
             text=_(ALREADY_DONE[status]).format(name=name),
             data={"campaign_uuid": uuid, "status": current.status},
         )
-    await env.cc.campaigns.set_status(uuid, status)
-    return ActionResult(
-        ok=True,
-        text=_("{name} is now {status} (was {was}).").format(
-            name=name, status=status_label(status), was=status_label(current.status)
-        ),
-        data={"campaign_uuid": uuid, "status": status},
+    if params.fit is not None:
+        # One PUT: the campaign starts with its hours inside the calling hours.
+        await env.cc.campaigns.set_fields(uuid, status=status, **params.fit.changes())
+    else:
+        await env.cc.campaigns.set_status(uuid, status)
+    text = _("{name} is now {status} (was {was}).").format(
+        name=name, status=status_label(status), was=status_label(current.status)
     )
+    if params.fit is not None:
+        text += " " + _("Its dialing hours are now inside {window}.").format(
+            window=window_words(params.fit.window)
+        )
+    return ActionResult(ok=True, text=text, data={"campaign_uuid": uuid, "status": status})
 
 
-def proposal_for(campaign: Campaign, status: Status) -> Proposal | None:
+async def proposal_for(ctx: CommandContext, campaign: Campaign, status: Status) -> Proposal | None:
     """The request to move ``campaign`` to ``status``, or None when it is there already.
-    Typed, clicked and workflow-step requests are all made here."""
+    Typed, clicked and workflow-step requests are all made here; a start of an
+    advertising campaign is held against the calling rules' hours."""
     if _is(campaign.status, status):
         return None
+    calling_hours: tuple[int, int] | None = None
+    asked_at: str | None = None
+    fit: HoursFix | None = None
+    if status == "start" and ctx.storage is not None:
+        rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+        if is_advertising(campaign, rules):
+            window = rules.hours_of(campaign.campaign_uuid)
+            asked_at = asked_outside(window, datetime.now(UTC).astimezone(ctx.tz))
+            fit = hours_fix(campaign, window)
+            if asked_at is not None or fit is not None:
+                calling_hours = window
     params = ControlParams(
         campaign_uuid=campaign.campaign_uuid,
         campaign_name=campaign.campaign_name,
         status=status,
         was=campaign.status,
         concurrent_call=campaign.concurrent_call if status == "start" else None,
+        calling_hours=calling_hours,
+        asked_at=asked_at,
+        fit=fit,
     )
     return Proposal(KIND_OF[status], params)
 
@@ -200,7 +239,7 @@ async def _control(ctx: CommandContext, args: list[str], status: Status) -> Repl
         )
     # A typo is offered as "Did you mean" (by the dispatcher), never acted on.
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
-    proposal = proposal_for(campaign, status)
+    proposal = await proposal_for(ctx, campaign, status)
     if proposal is None:
         return notice(
             _(ALREADY[status]).format(name=f"*{escape(campaign.campaign_name)}*"),

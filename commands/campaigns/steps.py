@@ -47,7 +47,7 @@ async def _control(ctx: CommandContext, run: StepRun, status: Status) -> Outcome
     if not query:
         return StepFailed(_("Which campaign? Give its name, the start of its name, or its UUID."))
     campaign = pick_campaign(await all_campaigns(ctx.client()), query)
-    proposal = proposal_for(campaign, status)
+    proposal = await proposal_for(ctx, campaign, status)
     if proposal is None:
         return StepCompleted({"status": campaign.status, "campaign_id": campaign.campaign_uuid})
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)

@@ -36,6 +36,7 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import recent_words
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
@@ -112,6 +113,8 @@ class DigestRequest:
     chart_follows: bool = True
     """The chart is posted right after the message (not for a preview, which is a
     message only its reader sees and cannot carry a file)."""
+    refused_calls: int = 0
+    """Calls the calling rules stopped in the period (the audit log's count)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -201,6 +204,18 @@ async def build_digest(
         blocks.extend(_campaign_blocks(shown, period, at, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents or [], period, scope))
+    if request.refused_calls:
+        blocks.append(
+            ContextBlock(
+                elements=[
+                    MarkdownTextObject(
+                        text=_(":scales: Calls refused by the calling rules: {n}").format(
+                            n=number(request.refused_calls)
+                        )
+                    )
+                ]
+            )
+        )
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:

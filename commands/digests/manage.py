@@ -53,6 +53,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import clip, code, day_time, escape, plural, truncate
+from commands.rules.guard import refused_between
 from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
@@ -452,6 +453,11 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     why = escape(last_complete_words(digest)) if args else "yesterday, as a daily digest shows it"
     request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
+    if ctx.storage is not None:
+        refused = await refused_between(
+            ctx.storage, ctx.team_id, request.period.start, request.period.end
+        )
+        request = replace(request, refused_calls=refused)
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True

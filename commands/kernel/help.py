@@ -35,6 +35,7 @@ FAMILY_TITLES = {
     "digests": ":newspaper: Digests and alerts",
     "notifications": ":bell: Call notifications",
     "admin": ":closed_lock_with_key: Administration",
+    "rules": ":scales: Calling rules",
 }
 WRITING_TITLE = "How to write names and values"
 WRITING = (

@@ -81,13 +81,15 @@ def check_leads_csv(
     source: BinaryIO,
     blocked: Collection[str],
     *,
+    dnc: Collection[str] = frozenset(),
     valid_out: TextIO | None = None,
     invalid_out: TextIO | None = None,
 ) -> CsvReport:
-    """Check every row of ``source`` (UTF-8, a header with ``phone_number``)."""
+    """Check every row of ``source`` (UTF-8, a header with ``phone_number``); ``dnc``
+    holds the numbers of the file that are on the do-not-call list."""
     text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="")
     try:
-        return _check(csv.reader(text), blocked, valid_out, invalid_out)
+        return _check(csv.reader(text), blocked, dnc, valid_out, invalid_out)
     except UnicodeDecodeError:
         raise CsvFormatError(_("The file is not UTF-8 text; save it as CSV UTF-8.")) from None
     except csv.Error as exc:
@@ -101,6 +103,7 @@ def check_leads_csv(
 def _check(
     reader: Reader,
     blocked: Collection[str],
+    dnc: Collection[str],
     valid_out: TextIO | None,
     invalid_out: TextIO | None,
 ) -> CsvReport:
@@ -130,7 +133,7 @@ def _check(
         line = reader.line_num
         report.rows += 1
         phone = normalize_phone(row[phone_at]) if phone_at < len(row) else ""
-        reason, kind = _problem(row, width, phone, seen, blocked)
+        reason, kind = _problem(row, width, phone, seen, blocked, dnc)
         if reason is None:
             seen[phone] = line
             report.valid += 1
@@ -148,7 +151,12 @@ def _check(
 
 
 def _problem(
-    row: list[str], width: int, phone: str, seen: dict[str, int], blocked: Collection[str]
+    row: list[str],
+    width: int,
+    phone: str,
+    seen: dict[str, int],
+    blocked: Collection[str],
+    dnc: Collection[str],
 ) -> tuple[str | None, str]:
     if len(row) != width:
         columns = ngettext(
@@ -165,4 +173,23 @@ def _problem(
         return _("same number as line {line}").format(line=seen[phone]), "duplicate"
     if phone in blocked:
         return _("the number is on the blacklist"), "blacklisted"
+    if phone in dnc:
+        return _("the number is on the do-not-call list"), "dnc"
     return None, ""
+
+
+def phones_in(source: BinaryIO) -> list[str]:
+    """Every number of a lead CSV's ``phone_number`` column, normalised (a first pass, to
+    look them up on the do-not-call list in batches); [] for a file the check refuses."""
+    text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="")
+    try:
+        reader = csv.reader(text)
+        header = _header(next(reader, []))
+        if PHONE_COLUMN not in header:
+            return []
+        at = header.index(PHONE_COLUMN)
+        return [normalize_phone(row[at]) for row in reader if at < len(row) and row[at].strip()]
+    except (UnicodeDecodeError, csv.Error):
+        return []
+    finally:
+        text.detach()

@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from callcenter import CallCenter, errors
+from callcenter import errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
@@ -45,6 +45,7 @@ from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
 from commands.leads.target import find_list
+from commands.rules.guard import dnc_for_list
 from storage import ActionKind, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
@@ -164,6 +165,11 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
         raise ActionRefused(_("The lead list no longer exists")) from None
     if phone in await blocked_numbers(env.cc):
         raise ActionRefused(_("{phone} has been blacklisted since the request").format(phone=phone))
+    dnc = await dnc_for_list(env.cc, env.storage, env.team_id, list_uuid)
+    if dnc is not None and await dnc([phone]):
+        raise ActionRefused(
+            _("{phone} was put on the do-not-call list since the request").format(phone=phone)
+        )
     body = LeadCreate.model_validate(
         {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
     )
@@ -188,10 +194,12 @@ def fields_problem(fields: Mapping[str, str]) -> str | None:
 
 
 async def lead_proposal(
-    cc: CallCenter, list_uuid: str, phone: str, fields: Mapping[str, str]
+    ctx: CommandContext, list_uuid: str, phone: str, fields: Mapping[str, str]
 ) -> Proposal | Reply:
     """The request to add one lead, after every check (the list exists, the number is not
-    blacklisted), or the reply saying why not; typed commands and workflow steps alike."""
+    blacklisted, nor on the do-not-call list where an advertising campaign dials the
+    list), or the reply saying why not; typed commands and workflow steps alike."""
+    cc = ctx.client()
     try:
         lead_list = await cc.lists.get(list_uuid)
     except errors.NotFoundError:
@@ -203,6 +211,13 @@ async def lead_proposal(
             _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
                 phone=phone
             )
+        )
+    dnc = await dnc_for_list(cc, ctx.storage, ctx.team_id, list_uuid)
+    if dnc is not None and await dnc([phone]):
+        return error(
+            _(
+                "{phone} is on the do-not-call list: it must not be called. Nothing was sent."
+            ).format(phone=phone)
         )
     params = LeadParams(
         list_uuid=list_uuid,
@@ -252,7 +267,7 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
                 **{k: v for k, v in fields.items() if k in FORM_FIELDS},
             )
         )
-    proposal = await lead_proposal(cc, lead_list.list_uuid, phone, fields)
+    proposal = await lead_proposal(ctx, lead_list.list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
     return await propose(ctx, proposal)
@@ -267,7 +282,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     list_uuid = str(meta.get("list_uuid") or "")
     phone = normalize_phone(text(values, PHONE_BLOCK))
     fields = {f: text(values, f) for f in FORM_FIELDS}
-    return await lead_proposal(ctx.client(), list_uuid, phone, fields)
+    return await lead_proposal(ctx, list_uuid, phone, fields)
 
 
 register(

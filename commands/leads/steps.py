@@ -69,7 +69,7 @@ async def add_lead(ctx: CommandContext, run: StepRun) -> Outcome:
     problem = list_uuid_problem(list_uuid) or phone_problem(phone) or fields_problem(fields)
     if problem:
         return StepFailed(problem)
-    proposal = await lead_proposal(cc, list_uuid, phone, fields)
+    proposal = await lead_proposal(ctx, list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)

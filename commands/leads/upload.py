@@ -45,9 +45,11 @@ from commands.leads.csv_check import (
     CsvReport,
     RowProblem,
     check_leads_csv,
+    phones_in,
     spool,
 )
 from commands.leads.target import ListTarget, find_list
+from commands.rules.guard import DncLookup, dnc_for_list
 from storage import ActionKind, Role
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
@@ -60,6 +62,7 @@ REASON_WORDS = {
     "missing": N_("no number"),
     "duplicate": N_("duplicates"),
     "blacklisted": N_("blacklisted"),
+    "dnc": N_("on the do-not-call list"),
     "columns": N_("wrong column count"),
 }
 
@@ -169,13 +172,23 @@ def _summary_params(
 
 
 async def download_and_check(
-    files: SlackFiles, shared: SharedFile, blocked: set[str], folder: Path
+    files: SlackFiles,
+    shared: SharedFile,
+    blocked: set[str],
+    folder: Path,
+    dnc: DncLookup | None = None,
 ) -> tuple[str, CsvReport, Path, Path]:
     """Download ``shared`` into ``folder`` and check it; returns its hash, the report,
-    and the paths of the valid rows (to upload) and the invalid rows (to show)."""
+    and the paths of the valid rows (to upload) and the invalid rows (to show).  With
+    ``dnc``, numbers on the do-not-call list are left out too."""
     original, valid, invalid = folder / "original.csv", folder / "valid.csv", folder / "invalid.csv"
     with original.open("wb") as out:
         sha256 = await spool(files.download(shared), out)
+    listed: set[str] = set()
+    if dnc is not None:
+        with original.open("rb") as source:
+            phones = await asyncio.to_thread(phones_in, source)
+        listed = await dnc(phones)
 
     def check() -> CsvReport:
         with (
@@ -183,7 +196,7 @@ async def download_and_check(
             valid.open("w", encoding="utf-8", newline="") as good,
             invalid.open("w", encoding="utf-8", newline="") as bad,
         ):
-            return check_leads_csv(source, blocked, valid_out=good, invalid_out=bad)
+            return check_leads_csv(source, blocked, dnc=listed, valid_out=good, invalid_out=bad)
 
     report = await asyncio.to_thread(check)
     return sha256, report, valid, invalid
@@ -215,10 +228,11 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             )
         return notice(how_to_share(found), emoji=":page_facing_up:")
     blocked = await blocked_numbers(cc)
+    dnc = await dnc_for_list(cc, ctx.storage, ctx.team_id, list_uuid)
     with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
         try:
             sha256, report, _valid, invalid_path = await download_and_check(
-                ctx.files, shared, blocked, Path(folder)
+                ctx.files, shared, blocked, Path(folder), dnc
             )
         except (CsvFormatError, FileDownloadError) as exc:
             return error(f"{shared.name}: {exc.message}")
@@ -260,10 +274,11 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
     except errors.NotFoundError:
         raise ActionRefused(_("The lead list no longer exists")) from None
     blocked = await blocked_numbers(env.cc)
+    dnc = await dnc_for_list(env.cc, env.storage, env.team_id, list_uuid)
     with tempfile.TemporaryDirectory(prefix="callops-leads-") as folder:
         try:
             sha256, report, valid_path, _invalid = await download_and_check(
-                env.files, shared, blocked, Path(folder)
+                env.files, shared, blocked, Path(folder), dnc
             )
         except (CsvFormatError, FileDownloadError) as exc:
             raise ActionRefused(exc.message) from None
@@ -292,8 +307,8 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
     text = f"{uploaded} {now_has}"
     if report.valid != params.valid:
         text += "\n" + _(
-            ":warning: {n} more rows were left out "
-            "than when the file was checked (numbers blacklisted since)."
+            ":warning: {n} more rows were left out than when the file was checked "
+            "(numbers blacklisted or put on the do-not-call list since)."
         ).format(n=number(params.valid - report.valid))
     return ActionResult(
         ok=True,

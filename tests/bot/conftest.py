@@ -40,6 +40,10 @@ def settings(tmp_path: Path, slack: SlackStandIn) -> Settings:
     )
 
 
+ALL_DAY = (0, 0)
+"""A window from midnight to midnight."""
+
+
 @pytest.fixture
 async def app(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
@@ -47,6 +51,10 @@ async def app(
     """The app serving ``/slack/events``, its workspace connected to the emulator's first domain."""
     rt = Runtime.open(settings)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    # Calls allowed at any hour and to a number as often as a test needs, so no test
+    # depends on when it runs; tests of the calling rules set the rules they test.
+    rt.storage.calling_rules.set_hours(TEAM, ALL_DAY)
+    rt.storage.calling_rules.set_frequency(TEAM, 1000)
     async with serving(rt, port=0) as url:
         slack.connect_app(url + "/slack/events")
         yield rt

@@ -1,0 +1,217 @@
+"""``dnc``: callops' own do-not-call list (Decree 91/2020/ND-CP).
+
+    dnc add <phone> ...       numbers people asked never to be called
+    dnc remove <phone> ...
+    dnc check <phone> ...     on the list, on the service's blacklist, or free to call
+    dnc upload                the newest CSV you shared here: one number per row (the
+                              national registry hands advertisers its list as a file)
+
+Numbers are stored as the phone parser writes them, so ``+84 912 345 678`` and
+``0912345678`` are one entry.  The service's own blacklist counts too, wherever calls
+are checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from commands.kernel.catalog import usage_of
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import _, ngettext
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.reply import Outcome, error, notice
+from commands.kernel.slack_files import FileDownloadError
+from commands.kernel.text import escape, number
+from storage import Storage
+from storage.offload import off_loop
+
+MAX_TYPED = 100
+"""Numbers one typed command may name."""
+_SPLIT = str.maketrans({",": " ", ";": " "})
+
+
+def _storage(ctx: CommandContext) -> Storage:
+    if ctx.storage is None:
+        raise UsageError(_("The app's database is not available here."))
+    return ctx.storage
+
+
+def typed_numbers(args: list[str], command: str) -> list[str]:
+    """Numbers as people type them, several to a line: ``0912 345 678, +84 987 654 321``.
+    Words are joined until they make a number the service accepts."""
+    words = " ".join(args).translate(_SPLIT).split()
+    numbers: list[str] = []
+    pending = ""
+    for word in words:
+        pending += word
+        phone = normalize_phone(pending)
+        if not phone_problem(phone):
+            numbers.append(phone)
+            pending = ""
+        elif sum(c.isdigit() for c in pending) > 12:
+            raise UsageError(phone_problem(normalize_phone(pending)) or "", usage_of(command))
+    if pending:
+        raise UsageError(phone_problem(normalize_phone(pending)) or "", usage_of(command))
+    if not numbers:
+        raise UsageError(_("Give one or more phone numbers."), usage_of(command))
+    if len(numbers) > MAX_TYPED:
+        raise UsageError(
+            _("At most {n} numbers at a time; upload a CSV for more (dnc upload).").format(
+                n=MAX_TYPED
+            ),
+            usage_of(command),
+        )
+    return list(dict.fromkeys(numbers))
+
+
+async def add(ctx: CommandContext, args: list[str]) -> Outcome:
+    numbers = typed_numbers(args, "dnc add")
+    storage = _storage(ctx)
+    added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
+    await off_loop(
+        storage.audit.append, ctx.team_id, ctx.user_id, "dnc.add", {"numbers": len(numbers)}
+    )
+    already = len(numbers) - added
+    text = ngettext(
+        "Added {n} number to the do-not-call list.",
+        "Added {n} numbers to the do-not-call list.",
+        added,
+    ).format(n=number(added))
+    if already:
+        text += " " + ngettext("{n} was on it already.", "{n} were on it already.", already).format(
+            n=number(already)
+        )
+    return notice(text, emoji=":no_entry_sign:")
+
+
+async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
+    numbers = typed_numbers(args, "dnc remove")
+    storage = _storage(ctx)
+    removed = await off_loop(storage.calling_rules.remove_dnc, ctx.team_id, numbers)
+    await off_loop(
+        storage.audit.append, ctx.team_id, ctx.user_id, "dnc.remove", {"numbers": len(numbers)}
+    )
+    text = ngettext(
+        "Removed {n} number from the do-not-call list.",
+        "Removed {n} numbers from the do-not-call list.",
+        removed,
+    ).format(n=number(removed))
+    if removed < len(numbers):
+        text += " " + _("The others were not on it.")
+    return notice(text)
+
+
+async def check(ctx: CommandContext, args: list[str]) -> Outcome:
+    numbers = typed_numbers(args, "dnc check")
+    storage = _storage(ctx)
+    listed = await off_loop(storage.calling_rules.on_dnc, ctx.team_id, numbers)
+    blocked = await blocked_numbers(ctx.cc) if ctx.cc is not None else set()
+    lines = []
+    for phone in numbers:
+        if phone in listed:
+            lines.append(_("• {phone}: on the do-not-call list").format(phone=phone))
+        elif phone in blocked:
+            lines.append(_("• {phone}: on the service's blacklist").format(phone=phone))
+        else:
+            lines.append(_("• {phone}: not on either list").format(phone=phone))
+    return notice("\n".join(lines), emoji=":mag:")
+
+
+def numbers_in_csv(source: io.TextIOBase) -> Iterator[tuple[int, str | None]]:
+    """Each row's number (its first cell that reads as one) with its line; None for a
+    row with none (a header, a blank line)."""
+    for line, row in enumerate(csv.reader(source), start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        found = None
+        for cell in row[:4]:
+            phone = normalize_phone(cell)
+            if phone and not phone_problem(phone):
+                found = phone
+                break
+        yield line, found
+
+
+def read_dnc_file(path: Path) -> tuple[list[str], int]:
+    """The numbers of a do-not-call file, and how many rows had none (a first row without
+    one is its header, and blank rows are nothing)."""
+    numbers: list[str] = []
+    skipped = 0
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as source:
+        for line, phone in numbers_in_csv(source):
+            if phone is not None:
+                numbers.append(phone)
+            elif line > 1:
+                skipped += 1
+    return numbers, skipped
+
+
+async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
+    if args:
+        raise UsageError(
+            _("dnc upload takes no words: share the CSV here, then run it."),
+            usage_of("dnc upload"),
+        )
+    if ctx.files is None or not ctx.channel_id:
+        return error(_("Run this in the channel where you shared the CSV."))
+    shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
+    if shared is None:
+        return notice(
+            _(
+                "Share the do-not-call list here as a CSV (one number per row; the first "
+                "cell that reads as a phone number counts), then run `/callops dnc upload`."
+            ),
+            emoji=":page_facing_up:",
+        )
+    storage = _storage(ctx)
+    with tempfile.TemporaryDirectory(prefix="callops-dnc-") as folder:
+        path = Path(folder) / "dnc.csv"
+        try:
+            with path.open("wb") as out:
+                async for chunk in ctx.files.download(shared):
+                    out.write(chunk)
+        except FileDownloadError as exc:
+            return error(f"{escape(shared.name)}: {escape(exc.message)}")
+        numbers, skipped = await asyncio.to_thread(read_dnc_file, path)
+    if not numbers:
+        return error(
+            _("{file} has no phone number the service would accept.").format(
+                file=escape(shared.name)
+            )
+        )
+    added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
+    await off_loop(
+        storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "dnc.upload",
+        {"file": shared.name, "numbers": len(numbers), "added": added},
+    )
+    text = _(
+        "Read {read} numbers from {file}: {added} new on the do-not-call list, {known} "
+        "already there."
+    ).format(
+        read=number(len(numbers)),
+        file=escape(shared.name),
+        added=number(added),
+        known=number(len(set(numbers)) - added),
+    )
+    if skipped:
+        text += " " + ngettext("{n} row had no number.", "{n} rows had no number.", skipped).format(
+            n=number(skipped)
+        )
+    return notice(text, emoji=":no_entry_sign:")
+
+
+HANDLERS = {
+    "dnc add": add,
+    "dnc remove": remove,
+    "dnc check": check,
+    "dnc upload": upload,
+}

@@ -1,0 +1,271 @@
+"""Hear it before the customer does, and call only when the rules allow.
+
+Through the Slack stand-in against the emulator: an autocall's prompt and approval card
+say what the customer will hear, in Vietnamese words; a value the service would misread
+is refused with its field named and nothing asked; the calling rules (hours, do-not-call
+list, calls per number) stop a push at once, saying which rule and when calls are next
+allowed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from bot.runtime import Runtime
+from commands.rules.guard import refused_between
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.approval_helpers import (
+    ask,
+    campaigns,
+    card_in,
+    card_now,
+    confirm,
+    give_roles,
+    prompt_for,
+    settled,
+    shown,
+    use_approvals_channel,
+)
+from tests.bot.test_call_actions_e2e import autocall_campaign, latest_view
+
+PUSHES = "/v3/autocall/import"
+
+
+def hhmm(moment: datetime) -> str:
+    return moment.strftime("%H:%M")
+
+
+async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    target = await autocall_campaign(pbx, "Nhắc thanh toán")
+    prompt = await prompt_for(
+        slack,
+        f"autocall {target.campaign_uuid} 0912345678 name=An amount=1500000 due_date=31/12/2026",
+    )
+    heard = shown(prompt)
+    assert "What the customer will hear" in heard
+    assert "một triệu năm trăm nghìn" in heard
+    assert "ngày ba mươi mốt tháng mười hai năm hai nghìn không trăm hai mươi sáu" in heard
+    assert "read as an amount" in heard and "read as a date" in heard
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "0912345678")
+    assert "một triệu năm trăm nghìn" in shown(card)  # the approver hears it too
+    assert pbx.journal(method="POST", path=PUSHES) == []
+
+
+async def test_listen_reads_every_form_of_value_and_pushes_nothing(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Nhắc thanh toán")
+    reply = await ask(
+        slack, f"listen {target.campaign_uuid} name=0 9 1 2 amount=#15 due_date=2026-04-01"
+    )
+    heard = shown(reply)
+    assert "không chín một hai" in heard and "read digit by digit" in heard
+    assert "mười lăm" in heard and "read as a number" in heard
+    assert "ngày một tháng tư năm hai nghìn không trăm hai mươi sáu" in heard
+    assert "Nothing was sent" in heard
+    reply = await ask(slack, f"listen {target.campaign_uuid} name=Bình amount=9:30")
+    assert "read as written" in shown(reply) and "due_date=" in shown(reply)
+    assert pbx.journal(method="POST", path=PUSHES) == []
+
+
+async def test_a_date_that_does_not_exist_is_refused_with_its_field(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Nhắc thanh toán")
+    reply = await ask(
+        slack,
+        f"autocall {target.campaign_uuid} 0912345678 name=An amount=150000 due_date=31/02/2026",
+        user=AGENT,
+    )
+    assert "Due date (due_date=)" in shown(reply) and "not a date" in shown(reply)
+    reply = await ask(
+        slack,
+        f"autocall {target.campaign_uuid} 0912345678 name=An amount=1.500.000 due_date=1/1/2027",
+        user=AGENT,
+    )
+    assert "1500000" in shown(reply) and "Amount (amount=)" in shown(reply)
+    await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678"
+    )
+    form = await latest_view(slack, AGENT, "autocall_form")
+    await slack.driver.view_submission(
+        form["id"],
+        {
+            "phone": "0912345678",
+            "param:name": "An",
+            "param:amount": "150000",
+            "param:due_date": "31/02/2026",
+        },
+    )
+    assert "not a date" in slack.view_errors(form["id"])["param:due_date"]
+    assert app.storage.approvals.list(TEAM) == []
+    assert pbx.journal(method="POST", path=PUSHES) == []
+
+
+async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    now = datetime.now(app.zones(TEAM))  # the workspace's zone, as the rules read it
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    reply = await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    assert "now allowed" in shown(reply)
+    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 name=An", user=AGENT)
+    assert "allowed only" in shown(reply) and f"next allowed at {hhmm(later)}" in shown(reply)
+    assert app.storage.approvals.list(TEAM) == []
+    outcomes = [e.outcome for e in app.storage.audit.entries(TEAM) if "refused" in e.action]
+    assert outcomes == ["refused"]
+    hour = timedelta(hours=1)
+    assert await refused_between(app.storage, TEAM, now - hour, now + hour) == 1  # digests
+    before, since = now - timedelta(hours=1), now + timedelta(hours=1)
+    await ask(slack, f"rules hours {hhmm(before)}-{hhmm(since)}")
+    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    shown_rules = shown(await ask(slack, "rules", user=AGENT))
+    assert f"{hhmm(before)}–{hhmm(since)}" in shown_rules
+
+
+async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
+    assert "Added 1 number" in shown(reply)
+    reply = await ask(slack, "dnc check 0912345678 0987654321")
+    assert "0912345678: on the do-not-call list" in shown(reply)
+    assert "0987654321: not on either list" in shown(reply)
+    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 name=An", user=AGENT)
+    assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
+    reply = await ask(slack, "dnc remove 0912345678", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    await ask(slack, "dnc remove 0912345678")
+    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+
+
+async def test_a_second_advertising_call_within_a_day_is_refused(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    pbx.set_call_mode("manual")
+    await ask(slack, "rules frequency 1")
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "0912345678")
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    assert done["text"].endswith(": done"), shown(done)
+    assert len(pbx.journal(method="POST", path=PUSHES)) == 1
+    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An", user=AGENT)
+    assert "already had 1 advertising call in the last 24 hours" in shown(reply)
+    assert len(pbx.journal(method="POST", path=PUSHES)) == 1
+    # Other numbers are still called.
+    await prompt_for(slack, f"autocall {target.campaign_uuid} 0987654321 name=An")
+
+
+async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    reply = await ask(slack, "rules hours 08:00-17:00", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    reply = await ask(slack, "rules hours 8 to 5")
+    assert "HH:MM-HH:MM" in shown(reply)
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    now = datetime.now(app.zones(TEAM))
+    await ask(
+        slack,
+        f"rules hours {hhmm(now + timedelta(hours=2))}-{hhmm(now + timedelta(hours=3))}",
+    )
+    reply = await ask(slack, f"rules advertising {target.campaign_uuid} off")
+    assert "no longer apply" in shown(reply)
+    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    actions = [e.action for e in app.storage.audit.entries(TEAM)]
+    assert "rules.hours" in actions and "rules.advertising" in actions
+    assert [c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid]
+
+
+async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    list_uuid = str(pbx.state("lists")[0]["list_uuid"])
+    await ask(slack, "dnc add +84 987 654 321", user=AGENT)
+    rows = ["phone_number,lead_name", "0912345678,An", "0987654321,Binh", "0356789012,Chi"]
+    await slack.driver.file_share(
+        user=AGENT, channel=CALL_CENTER, name="dnc.csv", content="\n".join(rows).encode()
+    )
+    prompt = await prompt_for(slack, f"leads upload {list_uuid}")
+    text = shown(prompt)
+    assert "Upload *2 leads*" in text and "1 on the do-not-call list" in text
+    assert "line 3:" in text and "do-not-call" in text
+    reply = await ask(slack, f"lead {list_uuid} 0987 654 321", user=AGENT)
+    assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
+    assert pbx.journal(method="POST", path="/v3/lead") == []
+
+
+async def test_a_do_not_call_file_is_added_whole(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
+    await slack.driver.file_share(
+        user=AGENT, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
+    )
+    reply = await ask(slack, "dnc upload", user=AGENT)
+    assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
+    assert "1 row had no number" in shown(reply)
+    reply = await ask(slack, "dnc check 0987654321 0356789012")
+    assert "0987654321: on the do-not-call list" in shown(reply)
+    assert "0356789012: on the do-not-call list" in shown(reply)
+    reply = await ask(slack, "rules")
+    assert "3 numbers" in shown(reply)
+
+
+async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    await ask(slack, "rules hours 08:00-17:00")
+    target = next(
+        c
+        for c in await campaigns(pbx)
+        if c.type in ("autocall", "autodialer")
+        and c.type_autocall != "autocall_voice_otp"
+        and c.status != "start"
+        and (c.local_end_time > "17:00" or c.schedules)
+    )
+    prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
+    assert "reach outside the calling hours (08:00–17:00)" in shown(prompt), shown(prompt)
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, target.campaign_uuid)
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    assert done["text"].endswith(": done"), shown(done)
+    puts = pbx.journal(method="PUT", path=f"/v3/campaign/{target.campaign_uuid}")
+    assert len(puts) == 1
+    body = puts[0]["body"]
+    assert body["status"] == "start"
+    if body.get("local_start_time"):
+        assert "08:00:00" <= body["local_start_time"] < body["local_end_time"] <= "17:00:00"
+    minute = 60 * 1_000_000_000
+    for schedule in body.get("schedules") or []:
+        for key, value in schedule.items():
+            if key.endswith("_end_time") and value:
+                assert value <= 17 * 60 * minute, (key, value)
+            if key.endswith("_start_time") and value:
+                assert value >= 8 * 60 * minute, (key, value)
