@@ -59,6 +59,17 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT), size=size)
 
 
+def _fitted(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont) -> str:
+    """``text`` cut with an ellipsis to the chart's width (a title naming several
+    campaigns in a longer language would run off the picture)."""
+    room = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    if draw.textlength(text, font=font) <= room:
+        return text
+    while text and draw.textlength(text + "…", font=font) > room:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
 def _plain(text: str) -> str:
     """Composed letters (``ệ`` as one character, not ``e`` and two marks), so each is drawn
     as the font's own glyph whatever form the service or the catalog wrote it in."""
@@ -94,7 +105,9 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     title_font, font, small = _font(18), _font(13), _font(11)
-    draw.text((MARGIN_LEFT, 16), _plain(title), fill=INK, font=title_font)
+    draw.text(
+        (MARGIN_LEFT, 16), _fitted(draw, _plain(title), title_font), fill=INK, font=title_font
+    )
 
     plot_left, plot_right = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
     plot_top, plot_bottom = MARGIN_TOP, HEIGHT - MARGIN_BOTTOM

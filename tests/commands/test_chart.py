@@ -128,3 +128,11 @@ def test_decomposed_marks_are_drawn_as_the_composed_letter() -> None:
     assert render_bar_chart(_bars(), title=decomposed, x_label="x") == render_bar_chart(
         _bars(), title=composed, x_label="x"
     )
+
+
+def test_a_title_too_long_for_the_chart_is_cut_not_run_off_the_edge() -> None:
+    title = ", ".join(["Gọi lại khách hàng chăm sóc sau bán hàng CT"] * 6)
+    png = render_bar_chart(_bars(), title=title, x_label="giờ (UTC+07)")
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    edge = {image.getpixel((x, y)) for x in range(WIDTH - 20, WIDTH) for y in range(10, 44)}
+    assert edge == {(255, 255, 255)}
