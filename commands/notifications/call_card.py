@@ -136,7 +136,7 @@ def _who(cdr: Cdr, campaign_name: str | None) -> str:
 def _when(cdr: Cdr, tz: ZoneInfo) -> str:
     moment = started_at(cdr)
     when = f"{day_time(moment, tz)} {zone_name(moment.astimezone(tz))}" if moment else None
-    parts = [f":clock3: {when or _('time unknown')}"]
+    parts = [":clock3: " + (when or _("time unknown"))]
     cause = unknown_cause(cdr.cause)
     if cause:
         parts.append(_("cause {code}").format(code=code(truncate(cause, 60))))
@@ -152,10 +152,11 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
     if who:
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
+    unknown = _("unknown")
+    source = clip(cdr.from_number, 60) or unknown
+    destination = clip(cdr.to_number, 60) or unknown
     text = truncate(
-        f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: "
-        f"{clip(cdr.from_number, 60) or _('unknown')} → {clip(cdr.to_number, 60) or _('unknown')}",
-        300,
+        f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )
     return CallCard(
         text=text,

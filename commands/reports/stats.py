@@ -157,7 +157,9 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
         shown = [(start, c) for start, c in shown if c.calls]
     cut = len(shown) > max_rows
     shown = shown[:max_rows]
-    header = f"{'':<17}{_('calls'):>7}{_('answered'):>10}{_('rate'):>8}  {_('talk')}"
+    # Column words: each is looked up outside the f-string, where the catalog finds it.
+    calls, answered, rate, talk = _("calls"), _("answered"), _("rate"), _("talk")
+    header = f"{'':<17}{calls:>7}{answered:>10}{rate:>8}  {talk}"
     lines = [header]
     for start, c in shown:
         label = bucket_label(start, interval, multi_day=multi_day)
