@@ -9,6 +9,12 @@ if TYPE_CHECKING:
     from storage.approvals import Approval
 
 
+def N_(message: str) -> str:
+    """Marks a message a person reads for the catalog (``storage`` imports nothing of
+    ``commands``); ``commands`` translates it where it shows it, ``_(str(exc))``."""
+    return message
+
+
 class StorageError(Exception):
     """Base of every error raised on purpose by `storage`."""
 
