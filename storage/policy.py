@@ -95,11 +95,13 @@ class KindPolicy:
 
     def __post_init__(self) -> None:
         if self.expiry_seconds <= 0:
-            raise InvalidValueError("an approval expiry must be a positive number of seconds")
+            raise InvalidValueError(N_("an approval expiry must be a positive number of seconds"))
         if self.approvers != ADMINS and (
             not isinstance(self.approvers, tuple) or not self.approvers
         ):
-            raise InvalidValueError("approvers must be 'admins' or a non-empty list of user ids")
+            raise InvalidValueError(
+                N_("approvers must be 'admins' or a non-empty list of user ids")
+            )
 
     def may_approve(self, decider: str, decider_role: Role, requester: str) -> str | None:
         """None if `decider` may decide; else the reason, phrased for the decider (in
