@@ -257,7 +257,8 @@ def status_line(approval: Approval, tz: ZoneInfo) -> str:
         )
         return f":no_entry: {said}"
     if state is ApprovalState.DENIED:
-        return f":no_entry: {_('Denied by {who} at {time}').format(who=who, time=decided)}"
+        said = _("Denied by {who} at {time}").format(who=who, time=decided)
+        return f":no_entry: {said}"
     if state is ApprovalState.EXPIRED:
         said = _("Expired at {time}: nobody decided in time. Nothing was done.").format(
             time=_clock(approval.expires_at, tz)
