@@ -57,7 +57,7 @@ def context(cc: CallCenter, storage: Storage, pbx: EmulatorServer) -> CommandCon
     )  # fmt: skip
 
 
-def typed(pbx: EmulatorServer) -> dict[str, list[str]]:
+def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
     """Each command of the catalog with sensible arguments from the seeded data."""
     campaigns = pbx.state("campaigns")
     by_status = {c["status"]: c["campaign_name"] for c in reversed(campaigns)}
@@ -65,8 +65,6 @@ def typed(pbx: EmulatorServer) -> dict[str, list[str]]:
     lists = pbx.state("lists")
     users = pbx.state("users")
     groups = pbx.state("groups")
-    calls = pbx.live_calls()
-    call_id = calls[0]["call_id"] if calls else "no-such-call"
     name = campaigns[0]["campaign_name"]
     agent = next((u["username"] for u in users if u["username"].startswith("agent")), "x")
     channel = "<#C0DIGEST|digests>"
@@ -144,7 +142,8 @@ async def seeded(pbx: EmulatorServer, cc: CallCenter) -> frozenset[str]:
 async def test_every_command_reads_in_vietnamese(
     cc: CallCenter, storage: Storage, pbx: EmulatorServer
 ) -> None:
-    commands = typed(pbx)
+    calls = (await cc.calls.list()).data
+    commands = typed(pbx, calls[0].call_id if calls else "no-such-call")
     assert set(commands) == {c.name for c in COMMANDS}, "a command of the catalog is not run"
     ctx = context(cc, storage, pbx)
     lines = [*(text for texts in commands.values() for text in texts), "chiendich", "disconnect"]
