@@ -35,6 +35,7 @@ from commands.digests.manage import request_for, run_request
 from commands.digests.schedules import slot_key
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
+from commands.kernel.i18n import N_, _
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from commands.rules.guard import refused_between
@@ -54,14 +55,16 @@ SERVICE_NOTICE = "service"
 """The notice kind of a workspace whose call-center service cannot be used."""
 
 _SLACK_WORDS = {
-    "not_in_channel": "I am not in <#{channel}> any more; invite me back (/invite @CallOps)",
-    "channel_not_found": "the channel <#{channel}> is gone or I cannot see it",
-    "is_archived": "the channel <#{channel}> is archived",
-    "token_revoked": "this workspace removed the app's access",
-    "invalid_auth": "Slack refused the app's token",
-    "account_inactive": "Slack refused the app's token",
-    "ratelimited": "Slack asked us to slow down and kept refusing",
+    "not_in_channel": N_("I am not in <#{channel}> any more; invite me back (/invite @CallOps)"),
+    "channel_not_found": N_("the channel <#{channel}> is gone or I cannot see it"),
+    "is_archived": N_("the channel <#{channel}> is archived"),
+    "token_revoked": N_("this workspace removed the app's access"),
+    "invalid_auth": N_("Slack refused the app's token"),
+    "account_inactive": N_("Slack refused the app's token"),
+    "ratelimited": N_("Slack asked us to slow down and kept refusing"),
 }
+"""Why Slack refused a post, by its error code (marked for the catalog, shown with _)."""
+NO_BOT_TOKEN = N_("I have no bot token for this workspace; reinstall the app")
 
 
 @dataclass(frozen=True)
@@ -87,13 +90,15 @@ def failure_words(exc: BaseException) -> str:
     """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
     if isinstance(exc, errors.CallCenterError | NotConnectedError):
         return describe_failure(exc).cause
-    return "something went wrong on our side"
+    return _("something went wrong on our side")
 
 
 def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
     code = str(exc.response.get("error") or "unknown_error")
-    words = _SLACK_WORDS.get(code, f"Slack refused the post ({escape(code)})")
-    return DigestPostError(words.format(channel=channel))
+    known = _SLACK_WORDS.get(code)
+    if known is None:
+        return DigestPostError(_("Slack refused the post ({code})").format(code=escape(code)))
+    return DigestPostError(_(known).format(channel=channel))
 
 
 class DigestPoster:
@@ -205,7 +210,7 @@ class DigestPoster:
         """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
         client = await self.bots.get(team_id)
         if client is None:
-            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+            raise DigestPostError(_(NO_BOT_TOKEN))
         payload = reply.payload()
         await self.pace.wait(channel)
         try:
@@ -229,7 +234,7 @@ class DigestPoster:
         Slack will not show the channel's history."""
         client = await self.bots.get(team_id)
         if client is None:
-            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+            raise DigestPostError(_(NO_BOT_TOKEN))
         query: dict[str, Any] = {
             "channel": channel,
             "oldest": f"{since - HISTORY_MARGIN:.6f}",
@@ -237,7 +242,7 @@ class DigestPoster:
             "limit": 200,
         }
         try:
-            for _ in range(HISTORY_PAGES):
+            for _page in range(HISTORY_PAGES):
                 page = await client.conversations_history(**query)
                 for message in page.get("messages") or []:
                     meta = message.get("metadata") or {}
@@ -298,12 +303,12 @@ class DigestPoster:
             channel=where,
         ):
             return False
-        text = (
-            f"Scheduled digests and alerts of this workspace are on hold: {words}. "
+        text = _(
+            "Scheduled digests and alerts of this workspace are on hold: {why}. "
             "An admin can check with `/callops status` and reconnect with `/callops connect`. "
             "I keep trying at each slot and will not repeat this message; posts resume on "
             "their own once it works."
-        )
+        ).format(why=words)
         try:
             await self.post_reply(team_id, where, notice(text, emoji=":warning:"))
         except DigestPostError as post_error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage.errors import InvalidValueError
+from storage.errors import N_, InvalidValueError
 
 
 def check_timezone(name: str) -> str:
@@ -14,8 +14,11 @@ def check_timezone(name: str) -> str:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise InvalidValueError(
-            f"unknown timezone {name!r}: use an IANA name such as Asia/Ho_Chi_Minh, "
-            "Europe/Berlin or UTC"
+            N_(
+                "unknown timezone {name}: use an IANA name such as Asia/Ho_Chi_Minh, "
+                "Europe/Berlin or UTC"
+            ),
+            name=repr(name),
         ) from None
     return name
 
@@ -25,10 +28,15 @@ def check_base_url(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidValueError(
-            f"the base URL {url!r} is not an http(s) URL; write it like https://pbx.example.com/api"
+            N_(
+                "the base URL {url} is not an http(s) URL; write it like https://pbx.example.com/api"
+            ),
+            url=repr(url),
         )
     if parts.query or parts.fragment:
-        raise InvalidValueError(f"the base URL {url!r} must not carry a query or fragment")
+        raise InvalidValueError(
+            N_("the base URL {url} must not carry a query or fragment"), url=repr(url)
+        )
     return url.strip().rstrip("/")
 
 

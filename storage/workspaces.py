@@ -18,7 +18,7 @@ from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
-from storage.errors import InvalidValueError, NotFoundError, SecretDecryptError
+from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
 from storage.schema import service_tokens, workspaces
 from storage.secrets import SecretBox
 from storage.validation import check_base_url, check_id, check_timezone
@@ -209,7 +209,7 @@ class WorkspaceStore:
         team_id = check_id(team_id, "team id")
         url = check_base_url(base_url)
         if not api_key.strip():
-            raise InvalidValueError("the API key is empty")
+            raise InvalidValueError(N_("the API key is empty"))
         tz = check_timezone(timezone) if timezone is not None else None
         now = self._clock()
         upsert = self._db.pick(_RECONNECT if tz is None else _CONNECT)

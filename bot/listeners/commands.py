@@ -28,6 +28,7 @@ from bot.messenger import WebApiMessenger
 from bot.observe import command_name, outcome_label
 from bot.runtime import Runtime
 from commands.dispatch import database_busy, dispatch
+from commands.kernel.i18n import _
 from commands.kernel.reply import Reply, error
 from storage.errors import StorageBusyError
 
@@ -78,7 +79,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             log.exception("/callops %s failed", name)
             try:
                 await respond(
-                    **error("Something went wrong in callops; it has been logged.").payload()
+                    **error(_("Something went wrong in callops; it has been logged.")).payload()
                 )
             except Exception:
                 log.exception("could not tell the user that /callops failed")

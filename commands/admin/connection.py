@@ -28,6 +28,7 @@ from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.forms import text
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
@@ -217,7 +218,7 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
         try:
             await off_loop(storage.workspaces.connect, ctx.team_id, base_url, api_key)
         except InvalidValueError as exc:
-            problems = {BASE_URL_BLOCK: str(exc)}
+            problems = {BASE_URL_BLOCK: exc.words(_)}
     if problems is not None:
         await off_loop(
             storage.audit.append,

@@ -28,6 +28,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
+from commands.kernel.i18n import _
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
 from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
@@ -179,7 +180,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
             try:
                 role = Role.parse(value)
             except InvalidValueError as exc:
-                raise UsageError(str(exc), SET_USAGE) from None
+                raise UsageError(exc.words(_), SET_USAGE) from None
             if role is Role.VIEWER:
                 raise UsageError("Viewers never ask for actions; use operator or admin.", SET_USAGE)
             changes["min_role"] = role
@@ -191,7 +192,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     try:
         updated = replace(policy, **changes)  # type: ignore[arg-type]
     except InvalidValueError as exc:
-        raise UsageError(str(exc), SET_USAGE) from None
+        raise UsageError(exc.words(_), SET_USAGE) from None
     await off_loop(storage.policies.set, ctx.team_id, kind, updated, updated_by=ctx.user_id)
     await off_loop(
         storage.audit.append,

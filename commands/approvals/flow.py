@@ -28,6 +28,7 @@ from commands.approvals.workflow import (
     step_outcome,
 )
 from commands.kernel.context import CommandContext, Messenger, StepExecution
+from commands.kernel.i18n import _
 from commands.kernel.reply import Reply, StepCompleted, notice
 from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
@@ -151,7 +152,8 @@ class ApprovalFlow:
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
-            text = f"{announce}\nPulled by {mention(approval.decider)}."
+            pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
+            text = f"{announce}\n{pulled}"
             for channel in await off_loop(self.approvals_channel, approval):
                 if await self.slack.post(channel, plain_message(text)):
                     break
@@ -216,8 +218,10 @@ class ApprovalFlow:
             )
             return Progress(
                 notice(
-                    "I could not post the approval card, so nothing was asked: invite me to "
-                    "the approvals channel (or this one), then run the command again.",
+                    _(
+                        "I could not post the approval card, so nothing was asked: invite me "
+                        "to the approvals channel (or this one), then run the command again."
+                    ),
                     emoji=":warning:",
                 ),
                 card_posted=False,
@@ -233,7 +237,7 @@ class ApprovalFlow:
             params_hash=params_hash,
         )
         if not decision.moved:
-            message = notice(decision.message or "Nothing was done.", emoji=":warning:")
+            message = notice(decision.message or _("Nothing was done."), emoji=":warning:")
             return Progress(message, card_posted=False, late=True)
         shown = decision.approval
         if shown.channel:
