@@ -66,6 +66,7 @@ from commands.notifications import notify
 from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
 from commands.reports import steps as report_steps
+from commands.rules import card as rules_card
 from commands.rules import dnc
 from commands.rules import manage as calling_rules
 from storage import Outcome as AuditOutcome
@@ -119,6 +120,7 @@ INTERACTIVE = (
     call_steps,
     lead_steps,
     report_steps,
+    rules_card,
 )
 """Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
 

@@ -52,7 +52,9 @@ from commands.kernel.text import (
     truncate,
 )
 from commands.leads.lists import campaign_list_blocks
+from commands.rules.card import rules_blocks
 from storage import Role
+from storage.offload import off_loop
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
@@ -261,6 +263,7 @@ def campaign_card(
     window_minutes: int,
     lead_list: LeadList | None = None,
     list_missing: str | None = None,
+    calling_rules: list[Block] | None = None,
 ) -> Reply:
     template = escape(c.template_name) or "–"
     carrier = escape(c.carrier_name) or "–"
@@ -309,6 +312,7 @@ def campaign_card(
                 )
             )
         )
+    blocks.extend(calling_rules or [])
     if stats is not None:
         fields_stats = _stats_fields(stats)
         fields_stats[-1] = MarkdownTextObject(
@@ -466,6 +470,11 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     stats, (lead_list, missing) = await asyncio.gather(
         _stats(cc, campaign), _lead_list(cc, campaign)
     )
+    rules = (
+        await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+        if ctx.storage is not None
+        else None
+    )
     card = campaign_card(
         campaign,
         stats,
@@ -473,6 +482,7 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         window_minutes=AUTODIALER_WINDOW_MINUTES,
         lead_list=lead_list,
         list_missing=missing,
+        calling_rules=rules_blocks(campaign, rules, ctx.role) if rules is not None else None,
     )
     note = guess_note([found])
     if note is not None:
