@@ -44,6 +44,7 @@ from commands.approvals.workflow import (
     run_approved,
 )
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate, when
@@ -262,13 +263,13 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
                 block_id=_hash_block(approval),
                 elements=[
                     ButtonElement(
-                        text="Approve",
+                        text=_("Approve"),
                         action_id=APPROVE_ACTION,
                         value=approval.id,
                         style="primary",
                     ),
                     ButtonElement(
-                        text="Deny", action_id=DENY_ACTION, value=approval.id, style="danger"
+                        text=_("Deny"), action_id=DENY_ACTION, value=approval.id, style="danger"
                     ),
                 ],
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from commands.kernel.i18n import N_
 from commands.kernel.matching import fold
 from storage import Role
 
@@ -236,6 +237,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Give a Slack user a role.",
         Role.ADMIN,
         "admin",
+    ),
+    CommandSpec(
+        "language",
+        "language vi|en|auto",
+        N_("The language callops answers you in (auto: your Slack language)."),
+        Role.VIEWER,
+        "general",
+        ("language vi", "language auto"),
+    ),
+    CommandSpec(
+        "settings",
+        "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
+        "[mask-phones on|off]",
+        N_("Show or change the workspace's language, time zone, names and masked numbers."),
+        Role.ADMIN,
+        "admin",
+        ("settings language vi", "settings timezone Asia/Ho_Chi_Minh", "settings mask-phones on"),
     ),
 )
 
