@@ -33,8 +33,10 @@ from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request
 from commands.digests.schedules import slot_key
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
+from commands.kernel.i18n import use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from storage import DigestSchedule, Storage
@@ -174,7 +176,10 @@ class DigestPoster:
         self, digest: DigestSchedule, request: DigestRequest, slot: datetime | None
     ) -> Posted:
         cc = await self.service(digest.team_id)
-        content = await build_digest(cc, request)
+        workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
+        # The channel's readers: the digest's own language, else the workspace's.
+        with use_audience(for_channel(workspace, digest.language)):
+            content = await build_digest(cc, request)
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,
@@ -285,7 +290,6 @@ class DigestPoster:
         """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
         workspace = await off_loop(self._storage.workspaces.get, team_id)
         where = (workspace.digests_channel if workspace else None) or channel
-        words = failure_words(exc)
         if not await off_loop(
             self._storage.notices.open,
             team_id,
@@ -294,14 +298,17 @@ class DigestPoster:
             channel=where,
         ):
             return False
-        text = (
-            f"Scheduled digests and alerts of this workspace are on hold: {words}. "
-            "An admin can check with `/callops status` and reconnect with `/callops connect`. "
-            "I keep trying at each slot and will not repeat this message; posts resume on "
-            "their own once it works."
-        )
+        with use_audience(for_channel(workspace)):
+            text = (
+                f"Scheduled digests and alerts of this workspace are on hold: "
+                f"{failure_words(exc)}. "
+                "An admin can check with `/callops status` and reconnect with `/callops connect`. "
+                "I keep trying at each slot and will not repeat this message; posts resume on "
+                "their own once it works."
+            )
+            reply = notice(text, emoji=":warning:")
         try:
-            await self.post_reply(team_id, where, notice(text, emoji=":warning:"))
+            await self.post_reply(team_id, where, reply)
         except DigestPostError as post_error:
             log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
         log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from zoneinfo import available_timezones
 
-from commands.kernel.audiences import person_language, workspace_language
+from commands.kernel.audiences import language_name, person_language, workspace_language
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
@@ -36,11 +36,12 @@ from storage import Person, Storage, Workspace
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
-LANGUAGE_NAMES: dict[Language, str] = {"vi": N_("Vietnamese"), "en": N_("English")}
 AUTO = "auto"
 SETTINGS = ("language", "timezone", "names", "mask-phones")
 SWITCHES = {"on": True, "off": False}
-NOT_A_LANGUAGE = N_("'{value}' is not a language callops speaks: use {choices}.")
+NOT_A_LANGUAGE = N_(  # the same words as for lang= (commands.kernel.audiences)
+    "'{value}' is not a language callops speaks: use {choices}."
+)
 NAME_ORDER_WORDS = {
     "family-first": N_("family name first (Nguyễn Văn An)"),
     "given-first": N_("given name first (Văn An Nguyễn)"),
@@ -51,10 +52,6 @@ def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
         raise UsageError(_("The app's database is not available here."))
     return ctx.storage
-
-
-def language_name(language: Language) -> str:
-    return _(LANGUAGE_NAMES[language])
 
 
 def _choice(word: str, choices: tuple[str, ...], usage: str, refusal: str) -> str:

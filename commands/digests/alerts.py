@@ -37,6 +37,7 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.campaigns.cards import OPEN_ACTION
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
@@ -301,8 +302,9 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
-    check_keys(options, ("window",), what="an option of alert add", usage=usage)
+    check_keys(options, ("window", LANGUAGE_OPTION), what="an option of alert add", usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     if not positional:
         raise UsageError("Name the channel the alert goes to.", usage)
     channel_token, words = positional[0], positional[1:]
@@ -342,6 +344,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaign_uuid=campaign_uuid,
         campaign_name=campaign_name,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -356,14 +359,15 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "threshold": alert.threshold,
             "campaign": campaign_uuid,
             "window_minutes": minutes,
+            "language": language,
         },
         outcome=Audit.OK,
     )
     scope = f"*{clip(campaign_name, 100)}*" if campaign_name else "every running campaign"
     return notice(
         f"Alert {code(alert.id)}: <#{channel}> hears when the {escape(describe(alert))} on "
-        f"{scope} (last {escape(recent_words(minutes * 60))}). Checked every minute; told once "
-        "until it recovers.",
+        f"{scope} (last {escape(recent_words(minutes * 60))}){post_language_note(language)}. "
+        "Checked every minute; told once until it recovers.",
         emoji=":rotating_light:",
     )
 
@@ -378,6 +382,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
     text = (
         f"{code(alert.id)} {state} · *{escape(describe(alert))}* on {scope} "
         f"(last {escape(recent_words(alert.window_minutes * 60))}) → <#{alert.channel}>"
+        f"{post_language_note(alert.language)}"
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 

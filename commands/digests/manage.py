@@ -40,6 +40,7 @@ from commands.digests.schedules import (
     period_up_to,
     trigger_for,
 )
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
@@ -175,8 +176,9 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError("Name the channel the digest goes to, then when.", usage)
-    check_keys(options, ("sections",), what="an option of digest add", usage=usage)
+    check_keys(options, ("sections", LANGUAGE_OPTION), what="an option of digest add", usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:
@@ -194,6 +196,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaigns=uuids,
         sections=sections,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -207,6 +210,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "timezone": ctx.tz.key,
             "campaigns": uuids,
             "sections": list(sections),
+            "language": language,
         },
         outcome=Audit.OK,
     )
@@ -217,7 +221,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
     return notice(
         f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
-        f"({escape(ctx.tz.key)}) in <#{channel}>. First post: {escape(when)}.{shown}",
+        f"({escape(ctx.tz.key)}) in <#{channel}>{post_language_note(language)}. "
+        f"First post: {escape(when)}.{shown}",
         emoji=":calendar:",
     )
 
@@ -236,7 +241,8 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
         "all sections" if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
     )
     text = (
-        f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
+        f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>"
+        f"{post_language_note(d.language)}\n"
         f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))

@@ -12,7 +12,20 @@ else English (a workspace connected from the command line).
 
 from __future__ import annotations
 
-from commands.kernel.i18n import NAME_ORDERS, Audience, Language, NameOrder, language_of
+from collections.abc import Mapping
+
+from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import (
+    LANGUAGES,
+    N_,
+    NAME_ORDERS,
+    Audience,
+    Language,
+    NameOrder,
+    _,
+    language_of,
+)
+from commands.kernel.matching import alternatives, fold
 from storage import Person, Workspace
 
 
@@ -61,3 +74,38 @@ def for_channel(workspace: Workspace | None, language: str | None = None) -> Aud
         names=_names(workspace),
         mask_phones=bool(workspace is not None and workspace.mask_phones),
     )
+
+
+LANGUAGE_NAMES: dict[Language, str] = {"vi": N_("Vietnamese"), "en": N_("English")}
+LANGUAGE_OPTION = "lang"
+"""``lang=vi|en`` on ``digest add``, ``alert add`` and ``notify add``: the language the
+posts are written in, whatever the workspace's."""
+
+
+def language_name(language: Language) -> str:
+    """The language's name in the reader's language."""
+    return _(LANGUAGE_NAMES[language])
+
+
+def post_language(options: Mapping[str, str], usage: str) -> Language | None:
+    """The ``lang=`` option of a command that sets up posts (None: not given)."""
+    given = {key.lower(): value for key, value in options.items()}.get(LANGUAGE_OPTION)
+    if given is None:
+        return None
+    found = language_of(given) if fold(given) in LANGUAGES else None
+    if found is None:
+        raise UsageError(
+            _("'{value}' is not a language callops speaks: use {choices}.").format(
+                value=given, choices=alternatives(LANGUAGES)
+            ),
+            usage,
+        )
+    return found
+
+
+def post_language_note(language: str | None) -> str:
+    """`` · in Vietnamese`` for a post with a language of its own, else nothing."""
+    found = language_of(language)
+    if found is None:
+        return ""
+    return " · " + _("in {language}").format(language=language_name(found))

@@ -175,7 +175,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "digest add",
         "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
-        " [campaign ...] [sections=totals,campaigns,agents,chart]",
+        " [campaign ...] [sections=totals,campaigns,agents,chart] [lang=vi|en]",
         "Schedule a statistics digest.",
         Role.OPERATOR,
         "digests",
@@ -199,7 +199,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "alert add",
-        "alert add #channel <metric> <op> <value> [campaign] [window]",
+        "alert add #channel <metric> <op> <value> [campaign] [window] [lang=vi|en]",
         "Alert a channel when a statistic crosses a threshold.",
         Role.OPERATOR,
         "digests",

@@ -46,6 +46,7 @@ from commands.approvals.actions import (
 from commands.approvals.cards import propose
 from commands.approvals.observe import Observation, register_observer
 from commands.campaigns.control import CampaignRef
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
@@ -69,7 +70,7 @@ CALLBACK_PREFIX = "/callbacks/"
 USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
-    "[direction=inbound,outbound,local] [presskey]",
+    "[direction=inbound,outbound,local] [presskey] [lang=vi|en]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -237,8 +238,11 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError("Name the channel that should get the call cards.", usage)
-    check_keys(options, ("status", "direction"), what="a route filter", usage=usage)
+    check_keys(
+        options, ("status", "direction", LANGUAGE_OPTION), what="a route filter", usage=usage
+    )
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     statuses = _statuses(opts["status"]) if "status" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
     channel_token, words = positional[0], positional[1:]
@@ -262,6 +266,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         statuses=statuses,
         directions=directions,
         presskey_only=presskey,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -275,6 +280,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "statuses": list(statuses),
             "directions": list(directions),
             "presskey": presskey,
+            "language": language,
         },
     )
     text = f"Route {code(route.id)} added: {describe_route(route, campaign_names(campaigns))}."
@@ -307,7 +313,9 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
         what.append(", ".join(escape(d) for d in route.directions) + " calls")
     if route.presskey_only:
         what.append("only when a key was pressed")
-    return f"<#{escape(route.channel)}> gets {' · '.join(what)}"
+    return f"<#{escape(route.channel)}> gets {' · '.join(what)}" + post_language_note(
+        route.language
+    )
 
 
 async def list_routes(ctx: CommandContext) -> Reply:

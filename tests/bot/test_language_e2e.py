@@ -10,6 +10,7 @@ from typing import Any
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
+from storage import Role
 from tests.bot.approval_helpers import (
     button_ids,
     card_in,
@@ -185,3 +186,35 @@ async def test_a_workspace_connected_from_slack_takes_the_admins_zone_and_langua
     settings = shown(await ask(slack, "settings"))
     assert "Ngôn ngữ: *tiếng Việt* (theo ngôn ngữ Slack của quản trị viên" in settings
     assert "Múi giờ: *Asia/Bangkok*" in settings
+
+
+async def test_digests_alerts_and_routes_keep_a_language_of_their_own(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    added = await ask(slack, "digest add #call-center daily 08:00 lang=vi")
+    assert "in <#C0001> · in Vietnamese" in shown(added)
+    await ask(slack, "alert add #call-center dropped_rate > 5 lang=en")
+    await ask(slack, "notify add #call-center lang=vi")
+    assert app.storage.digests.list(TEAM)[0].language == "vi"
+    assert app.storage.alerts.list(TEAM)[0].language == "en"
+    assert app.storage.routes.list(TEAM)[0].language == "vi"
+    assert "in Vietnamese" in shown(await ask(slack, "digest list"))
+    assert "in English" in shown(await ask(slack, "alert list"))
+    refused = await ask(slack, "digest add #call-center daily 09:00 lang=fr")
+    assert "'fr' is not a language callops speaks: use `vi` or `en`" in shown(refused)
+    assert len(app.storage.digests.list(TEAM)) == 1
+
+
+async def test_someone_never_seen_reads_the_workspace_language_until_slack_says(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    # An admin by their stored role: no users.info is needed to know their role, so
+    # their locale is looked up after the answer, never before it.
+    app.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
+    speaks(slack, MANAGER, "vi-VN")
+    first = await ask(slack, "language", user=MANAGER)
+    assert "callops answers you in English (the workspace's language)" in shown(first)
+    await slack.wait_for(lambda: (p := app.storage.people.get(TEAM, MANAGER)) and p.seen)
+    assert "bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(
+        await ask(slack, "language", user=MANAGER)
+    )
