@@ -37,12 +37,18 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.campaigns.cards import OPEN_ACTION
-from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
+from commands.kernel.audiences import (
+    LANGUAGE_OPTION,
+    for_channel,
+    post_language,
+    post_language_note,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.i18n import use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
@@ -448,11 +454,12 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
         outcome=Audit.OK,
     )
-    text = (
-        f":zzz: <@{escape(ctx.user_id)}> snoozed alert {code(alert.id)} until "
-        f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}. "
-        "If it is still crossed then, it is told once more."
-    )
+    with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
+        text = (
+            f":zzz: <@{escape(ctx.user_id)}> snoozed alert {code(alert.id)} until "
+            f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}. "
+            "If it is still crossed then, it is told once more."
+        )
     note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
     note.ephemeral = False
     channel = ctx.channel_id or alert.channel
