@@ -101,17 +101,18 @@ async def language(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _language(code_: str) -> Language:
-    for known in LANGUAGES:
-        if known == code_:
-            return known
-    raise InvalidValueError(code_)  # _choice let only these through
+    """A code ``_choice`` let through, as the language it names."""
+    found = language_of(code_)
+    if found is None:
+        raise InvalidValueError(f"not a language callops speaks: {code_!r}")
+    return found
 
 
 def _your_language(ctx: CommandContext, person: Person | None, usage: str) -> Reply:
     now = person_language(person, ctx.workspace, ctx.slack_locale)
     if person is not None and person.language:
         why = _("your choice")
-    elif ctx.slack_locale and now == person_language(None, None, ctx.slack_locale):
+    elif language_of(ctx.slack_locale) is not None:
         why = _("your Slack language")
     else:
         why = _("the workspace's language")
