@@ -10,7 +10,7 @@ from typing import Any
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
-from storage import Role
+from storage import Role, Workspace
 from tests.bot.approval_helpers import (
     button_ids,
     card_in,
@@ -21,11 +21,17 @@ from tests.bot.approval_helpers import (
 )
 from tests.bot.test_approvals_e2e import stopped_campaign
 from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_connect_e2e import top_view
 
 
 def speaks(slack: SlackStandIn, user: str, locale: str) -> None:
     """What Slack's ``users.info`` says of the person's language."""
     slack.core.state.user(user, TEAM).locale = locale
+
+
+def connected_workspace(app: Runtime) -> Workspace | None:
+    found = app.storage.workspaces.get(TEAM)
+    return found if found is not None and found.connected else None
 
 
 def buttons(message: dict[str, Any]) -> list[str]:
@@ -170,14 +176,12 @@ async def test_a_workspace_connected_from_slack_takes_the_admins_zone_and_langua
     assert fresh.timezone_source is None
     delivery = await slack.driver.slash_command(user=SUPERVISOR, channel=APPROVALS, text="connect")
     assert delivery.in_time
-    view = await slack.wait_for(lambda: (slack.views(SUPERVISOR) or [None])[-1])
+    view = await slack.wait_for(lambda: top_view(slack, SUPERVISOR))
     done = await slack.driver.view_submission(
         view["id"], {"base_url": pbx.base_url, "api_key": pbx.api_key}
     )
     assert done.in_time
-    connected = await slack.wait_for(
-        lambda: (w := app.storage.workspaces.get(TEAM)) and w.connected and w
-    )
+    connected = await slack.wait_for(lambda: connected_workspace(app))
     assert (connected.timezone, connected.timezone_source) == ("Asia/Bangkok", "slack")
     assert connected.admin_locale == "vi-VN"
     # Nobody chose a language: Alex (en-US) reads English, the workspace's is Vietnamese.

@@ -19,9 +19,11 @@ async def typed(demo: Demo, text: str, user: str) -> dict[str, Any]:
     delivery = await demo.slack.driver.slash_command(user=user, channel=CALL_CENTER, text=text)
     assert delivery.in_time
     return await demo.slack.wait_for(
-        lambda: demo.slack.ephemerals(user)[before]
-        if len(demo.slack.ephemerals(user)) > before
-        else None
+        lambda: (
+            demo.slack.ephemerals(user)[before]
+            if len(demo.slack.ephemerals(user)) > before
+            else None
+        )
     )
 
 
