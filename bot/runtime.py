@@ -40,6 +40,10 @@ from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
+LOCALE_REFRESH_SECONDS = 86_400.0
+"""How long what Slack said of someone it is not asked about per request (an admin by
+``CALLOPS_ADMINS`` or stored role) is trusted before it is asked again, after a request."""
+
 TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
 """A team's call-center binding, time zone and workspace row, as a context needs them."""
 
@@ -159,8 +163,9 @@ class Runtime:
         said: SlackPerson | None,
     ) -> None:
         """Keep what Slack said of the person when it changed (off the event loop, after
-        this request); ask Slack in the background about someone never seen, so their
-        next request reads their locale with their role.  Nothing here is waited on."""
+        this request); ask Slack in the background about someone never seen (or not for
+        a day), so their next request reads their locale with their role.  Nothing here
+        is waited on."""
         if said is not None:
             if said.locale is None and said.tz is None:
                 return  # Slack could not say
@@ -170,7 +175,12 @@ class Runtime:
                 )
             return
         key = (team_id, user_id)
-        if (person is not None and person.seen) or key in self._looking_up:
+        fresh = (
+            person is not None
+            and person.seen_at is not None
+            and (self.storage.clock() - person.seen_at < LOCALE_REFRESH_SECONDS)
+        )
+        if fresh or key in self._looking_up:
             return
         self._looking_up.add(key)
         self.background.spawn(self._look_up(client, key), name="callops-person-lookup")
