@@ -33,9 +33,10 @@ from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request
 from commands.digests.schedules import slot_key
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from commands.rules.guard import refused_between
@@ -183,7 +184,10 @@ class DigestPoster:
         refused = await refused_between(
             self._storage, digest.team_id, request.period.start, request.period.end
         )
-        content = await build_digest(cc, replace(request, refused_calls=refused))
+        workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
+        # The channel's readers: the digest's own language, else the workspace's.
+        with use_audience(for_channel(workspace, digest.language)):
+            content = await build_digest(cc, replace(request, refused_calls=refused))
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,
@@ -294,7 +298,6 @@ class DigestPoster:
         """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
         workspace = await off_loop(self._storage.workspaces.get, team_id)
         where = (workspace.digests_channel if workspace else None) or channel
-        words = failure_words(exc)
         if not await off_loop(
             self._storage.notices.open,
             team_id,
@@ -303,14 +306,16 @@ class DigestPoster:
             channel=where,
         ):
             return False
-        text = _(
-            "Scheduled digests and alerts of this workspace are on hold: {why}. "
-            "An admin can check with `/callops status` and reconnect with `/callops connect`. "
-            "I keep trying at each slot and will not repeat this message; posts resume on "
-            "their own once it works."
-        ).format(why=words)
+        with use_audience(for_channel(workspace)):
+            text = _(
+                "Scheduled digests and alerts of this workspace are on hold: {why}. "
+                "An admin can check with `/callops status` and reconnect with `/callops connect`. "
+                "I keep trying at each slot and will not repeat this message; posts resume on "
+                "their own once it works."
+            ).format(why=failure_words(exc))
+            reply = notice(text, emoji=":warning:")
         try:
-            await self.post_reply(team_id, where, notice(text, emoji=":warning:"))
+            await self.post_reply(team_id, where, reply)
         except DigestPostError as post_error:
             log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
         log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)

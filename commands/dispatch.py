@@ -16,6 +16,7 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from commands.admin import connection
 from commands.admin import policy as admin
+from commands.admin import settings as workspace_settings
 from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
 from commands.calls import autocall, callback, listen, transfer
@@ -101,6 +102,7 @@ FAMILIES = (
     calling_rules,
     dnc,
     listen,
+    workspace_settings,
 )
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
 ``INTERACTIONS`` (its buttons and forms)."""
@@ -156,7 +158,7 @@ def step_route(callback_id: str) -> OnStep | None:
     return _STEPS.get(callback_id)
 
 
-NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
+NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status", "language", "settings"})
 
 MAX_COMMAND_CHARS = 1000
 """Longer than any real command (a lead with its address is a few hundred characters),

@@ -46,3 +46,15 @@ def check_id(value: str, what: str) -> str:
     if not cleaned or any(ch.isspace() for ch in cleaned):
         raise InvalidValueError(f"{what} must be a non-empty id without spaces, got {value!r}")
     return cleaned
+
+
+LANGUAGES = ("vi", "en")
+"""The languages a person or a workspace may choose (the app's catalogs)."""
+NAME_ORDERS = ("family-first", "given-first")
+
+
+def check_language(code: str | None) -> str | None:
+    """A language callops speaks, or None (no choice: follow whatever comes next)."""
+    if code is not None and code not in LANGUAGES:
+        raise InvalidValueError(f"unknown language {code!r}: use vi or en")
+    return code

@@ -216,7 +216,15 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     problems = await verify_key(base_url, api_key)
     if problems is None:
         try:
-            await off_loop(storage.workspaces.connect, ctx.team_id, base_url, api_key)
+            # Connected from Slack: the admin's own zone and language, unless chosen.
+            await off_loop(
+                storage.workspaces.connect,
+                ctx.team_id,
+                base_url,
+                api_key,
+                slack_timezone=ctx.slack_tz,
+                admin_locale=ctx.slack_locale,
+            )
         except InvalidValueError as exc:
             problems = {BASE_URL_BLOCK: exc.words(_)}
     if problems is not None:

@@ -37,12 +37,18 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.campaigns.cards import OPEN_ACTION
+from commands.kernel.audiences import (
+    LANGUAGE_OPTION,
+    for_channel,
+    post_language,
+    post_language_note,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
@@ -336,8 +342,9 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
-    check_keys(options, ("window",), what=_("an option of alert add"), usage=usage)
+    check_keys(options, ("window", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     if not positional:
         raise UsageError(_("Name the channel the alert goes to."), usage)
     channel_token, words = positional[0], positional[1:]
@@ -378,6 +385,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaign_uuid=campaign_uuid,
         campaign_name=campaign_name,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -392,6 +400,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "threshold": alert.threshold,
             "campaign": campaign_uuid,
             "window_minutes": minutes,
+            "language": language,
         },
         outcome=Audit.OK,
     )
@@ -406,7 +415,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             alert=escape(describe(alert)),
             scope=scope,
             window=escape(recent_words(minutes * 60)),
-        ),
+        )
+        + post_language_note(language),
         emoji=":rotating_light:",
     )
 
@@ -428,7 +438,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
         scope=scope,
         window=escape(recent_words(alert.window_minutes * 60)),
         channel=f"<#{alert.channel}>",
-    )
+    ) + post_language_note(alert.language)
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
@@ -502,14 +512,15 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
         outcome=Audit.OK,
     )
-    text = _(
-        ":zzz: {user} snoozed alert {id} until {when}. "
-        "If it is still crossed then, it is told once more."
-    ).format(
-        user=f"<@{escape(ctx.user_id)}>",
-        id=code(alert.id),
-        when=f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}",
-    )
+    with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
+        text = _(
+            ":zzz: {user} snoozed alert {id} until {when}. "
+            "If it is still crossed then, it is told once more."
+        ).format(
+            user=f"<@{escape(ctx.user_id)}>",
+            id=code(alert.id),
+            when=f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}",
+        )
     note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
     note.ephemeral = False
     channel = ctx.channel_id or alert.channel

@@ -34,9 +34,10 @@ from callcenter import CallCenter
 from callcenter.models import AgentTime
 from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import recent_words
-from commands.kernel.i18n import N_, _, ngettext, pgettext
+from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
@@ -514,13 +515,23 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     ):
         return notice(_("The full report is already in this digest's thread."))
     campaigns = digest.campaigns if digest is not None else ()
-    reply = await full_report(ctx.client(), period, campaigns)
-    if in_thread and channel is not None and ctx.messenger is not None:
-        reply.text = _("Full report, asked for by {user}: {report}").format(
-            user=f"<@{ctx.user_id}>", report=reply.text
-        )
-        if await ctx.messenger.post(channel, reply, thread_ts=ts):
-            return Nothing()
+    # In the digest's thread it is read by the channel: the digest's language, else the
+    # workspace's; shown only to the person who asked, in theirs.
+    language = digest.language if digest is not None else None
+    readers = for_channel(ctx.workspace, language) if in_thread else ctx.audience
+    with use_audience(readers):
+        reply = await full_report(ctx.client(), period, campaigns)
+        if in_thread:
+            reply.text = _("Full report, asked for by {user}: {report}").format(
+                user=f"<@{ctx.user_id}>", report=reply.text
+            )
+    if (
+        in_thread
+        and channel is not None
+        and ctx.messenger is not None
+        and await ctx.messenger.post(channel, reply, thread_ts=ts)
+    ):
+        return Nothing()
     reply.ephemeral = True
     return reply
 

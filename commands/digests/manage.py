@@ -40,6 +40,7 @@ from commands.digests.schedules import (
     period_up_to,
     trigger_for,
 )
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
@@ -195,8 +196,11 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError(_("Name the channel the digest goes to, then when."), usage)
-    check_keys(options, ("sections",), what=_("an option of digest add"), usage=usage)
+    check_keys(
+        options, ("sections", LANGUAGE_OPTION), what=_("an option of digest add"), usage=usage
+    )
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:
@@ -214,6 +218,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaigns=uuids,
         sections=sections,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -227,6 +232,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "timezone": ctx.tz.key,
             "campaigns": uuids,
             "sections": list(sections),
+            "language": language,
         },
         outcome=Audit.OK,
     )
@@ -250,7 +256,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         n=number(len(uuids)),
         schedule=escape(schedule.describe()),
         zone=escape(ctx.tz.key),
-        channel=f"<#{channel}>",
+        channel=f"<#{channel}>" + post_language_note(language),
         when=escape(when),
     )
     if sections != SECTIONS:
@@ -276,7 +282,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
         state=state,
         schedule=escape(described),
         zone=escape(d.timezone),
-        channel=f"<#{d.channel}>",
+        channel=f"<#{d.channel}>" + post_language_note(d.language),
     )
     text = f"{where}\n{campaigns} · {escape(sections)}"
     if upcoming:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from commands.kernel.i18n import N_
 from commands.kernel.matching import fold
 from storage import Role
 
@@ -174,7 +175,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "digest add",
         "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
-        " [campaign ...] [sections=totals,campaigns,agents,chart]",
+        " [campaign ...] [sections=totals,campaigns,agents,chart] [lang=vi|en]",
         "Schedule a statistics digest.",
         Role.OPERATOR,
         "digests",
@@ -198,7 +199,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "alert add",
-        "alert add #channel <metric> <op> <value> [campaign] [window]",
+        "alert add #channel <metric> <op> <value> [campaign] [window] [lang=vi|en]",
         "Alert a channel when a statistic crosses a threshold.",
         Role.OPERATOR,
         "digests",
@@ -302,6 +303,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Add every number of the CSV you shared here to the do-not-call list.",
         Role.OPERATOR,
         "rules",
+    ),
+    CommandSpec(
+        "language",
+        "language vi|en|auto",
+        N_("The language callops answers you in (auto: your Slack language)."),
+        Role.VIEWER,
+        "general",
+        ("language vi", "language auto"),
+    ),
+    CommandSpec(
+        "settings",
+        "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
+        "[mask-phones on|off]",
+        N_("Show or change the workspace's language, time zone, names and masked numbers."),
+        Role.ADMIN,
+        "admin",
+        ("settings language vi", "settings timezone Asia/Ho_Chi_Minh", "settings mask-phones on"),
     ),
 )
 

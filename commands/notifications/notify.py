@@ -46,6 +46,7 @@ from commands.approvals.actions import (
 from commands.approvals.cards import propose
 from commands.approvals.observe import Observation, register_observer
 from commands.campaigns.control import CampaignRef
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
@@ -70,7 +71,7 @@ CALLBACK_PREFIX = "/callbacks/"
 USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
-    "[direction=inbound,outbound,local] [presskey]",
+    "[direction=inbound,outbound,local] [presskey] [lang=vi|en]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -256,8 +257,11 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError(_("Name the channel that should get the call cards."), usage)
-    check_keys(options, ("status", "direction"), what=_("a route filter"), usage=usage)
+    check_keys(
+        options, ("status", "direction", LANGUAGE_OPTION), what=_("a route filter"), usage=usage
+    )
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     statuses = _statuses(opts["status"]) if "status" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
     channel_token, words = positional[0], positional[1:]
@@ -283,6 +287,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         statuses=statuses,
         directions=directions,
         presskey_only=presskey,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -296,6 +301,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "statuses": list(statuses),
             "directions": list(directions),
             "presskey": presskey,
+            "language": language,
         },
     )
     text = _("Route {id} added: {route}.").format(
@@ -334,7 +340,7 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
         what.append(_("only when a key was pressed"))
     return _("{channel} gets {what}").format(
         channel=f"<#{escape(route.channel)}>", what=" · ".join(what)
-    )
+    ) + post_language_note(route.language)
 
 
 async def list_routes(ctx: CommandContext) -> Reply:

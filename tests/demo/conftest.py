@@ -31,6 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 WAIT_MS = 10_000
+APPROVE: Final = "Phê duyệt"
+"""The approval card's Approve button: cards go to #approvals, which reads the demo
+workspace's language, Vietnamese."""
 LOOP: Final = "session"
 """Browser tests run on the session's event loop, the one the shared browser lives on:
 mark a test module with ``pytestmark = BROWSER``."""

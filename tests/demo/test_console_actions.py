@@ -9,7 +9,7 @@ from bot.demo import Demo
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import APPROVE, BROWSER, Console
 
 pytestmark = BROWSER
 
@@ -72,17 +72,17 @@ async def test_start_requested_by_the_agent_and_approved_by_the_supervisor(
     card = console.messages.filter(has_text="Start campaign").last
     await expect(card).to_contain_text(name)
     await expect(card).to_contain_text("Requested by @alex")
-    await card.locator("button", has_text="Approve").click()
+    await card.locator("button", has_text=APPROVE).click()
     refusal = console.ephemerals.last
     await expect(refusal).to_contain_text("someone else has to approve it")
     assert await status_of(demo, campaign.campaign_uuid) == "pause", "alex cannot approve"
 
     await console.switch_user(SUPERVISOR)
     card = console.messages.filter(has_text="Start campaign").last
-    await card.locator("button", has_text="Approve").click()
+    await card.locator("button", has_text=APPROVE).click()
     await expect(card).to_contain_text("Approved by @sofia")
     await expect(card).to_contain_text("running")
-    await expect(card.locator("button", has_text="Approve")).to_have_count(0)
+    await expect(card.locator("button", has_text=APPROVE)).to_have_count(0)
     assert await status_of(demo, campaign.campaign_uuid) == "start"
 
     await console.go("home")
