@@ -41,7 +41,8 @@ def showing(
     """``1 call record.``, ``12 campaigns.``, ``Showing 11–20 of 42 users.``: ``one`` is
     the noun for one item, ``many`` its plural when adding an s is wrong.  Both are
     English, marked for the catalog by the caller (``N_``), and shown translated."""
-    several = _(many or one + "s")
+    plural_noun = many or one + "s"
+    several = _(plural_noun)
     if total == 0:
         text = _("No {items}.").format(items=several)
     elif shown >= total and offset == 0:
