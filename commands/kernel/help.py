@@ -124,8 +124,18 @@ def _overview(role: Role, language: Language) -> tuple[Block, ...]:
     footer = _(
         "{help_command} explains one command. :lock: marks commands your role cannot run."
     ).format(help_command=code(_("/callops help <command>")))
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=footer)]))
+    elements = [MarkdownTextObject(text=footer)]
+    if language == "en":
+        elements.append(MarkdownTextObject(text=VIETNAMESE_NOTE))
+    blocks.append(ContextBlock(elements=elements))
     return tuple(blocks)
+
+
+VIETNAMESE_NOTE = (
+    "Vietnamese command words work too, without diacritics: `chien-dich`, `tam-dung`, "
+    "`thong-ke`… (help read in Vietnamese lists them)."
+)
+"""Shown to English readers only; a Vietnamese reader sees the words beside each command."""
 
 
 def writing_section() -> SectionBlock:

@@ -87,10 +87,13 @@ def test_did_you_mean_searches_both_languages() -> None:
     assert nearest_commands(["digest", "ad"])[1] == " Did you mean `digest add`?"
 
 
-async def test_english_help_shows_no_alias() -> None:
+async def test_english_help_shows_no_alias_beside_the_commands_only_a_note() -> None:
     text = visible(await help_command(_ctx(), []))
     assert "`pause &lt;campaign&gt;` Pause a campaign." in text
-    assert "tam-dung" not in text and "chien-dich" not in text
+    assert "(`pause`)" not in text and "`tam-dung &lt;" not in text
+    assert "Vietnamese command words work too" in text
+    with use_audience(VI):
+        assert "Vietnamese command words work too" not in visible(await help_command(_ctx(), []))
 
 
 async def test_help_in_vietnamese_lists_every_alias_beside_its_english_word() -> None:
