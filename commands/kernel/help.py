@@ -286,6 +286,12 @@ def _tokens_for(tokens: list[str], words: int) -> int:
     return len(tokens)
 
 
+ALIAS_MARGIN = 15.0
+"""A Vietnamese word is suggested only this close to the best suggestion: ``chien dic``
+is ``chien-dich``, not also ``xem-chien-dich`` and ``chuyen``.  (English suggestions
+are listed as they always were.)"""
+
+
 def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
     """The nearest commands to words whose first ones start no command: English first
     words compared with the first word, Vietnamese aliases with as many words."""
@@ -299,7 +305,14 @@ def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
         for choice, score in scored_choices(" ".join(tokens[:count]), [written]):
             if score > found.get(choice, (0.0, 0))[0]:
                 found[choice] = (score, count)
-    best = sorted(found.items(), key=lambda item: -item[1][0])[:3]
+    english = {s.words[0] for s in COMMANDS}
+    top = max((score for score, _count in found.values()), default=0.0)
+    kept = {
+        choice: scored
+        for choice, scored in found.items()
+        if choice in english or scored[0] >= top - ALIAS_MARGIN
+    }
+    best = sorted(kept.items(), key=lambda item: -item[1][0])[:3]
     near = [choice for choice, _found in best]
     hint = (
         " " + _("Did you mean {choices}?").format(choices=alternatives(near, code)) if near else ""

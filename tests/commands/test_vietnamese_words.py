@@ -75,7 +75,7 @@ def test_a_word_is_never_split_and_english_still_parses_as_before() -> None:
 
 def test_did_you_mean_searches_both_languages() -> None:
     typed, hint, pointer = nearest_commands(["chien", "dic"])
-    assert typed == "`chien dic`" and hint.startswith(" Did you mean `chien-dich`")
+    assert typed == "`chien dic`" and hint == " Did you mean `chien-dich`?"
     assert pointer == "`/callops help` lists every command."
     typed, hint, _pointer = nearest_commands(["tam-dug", "Summer"])
     assert typed == "`tam-dug`" and hint == " Did you mean `tam-dung`?"
