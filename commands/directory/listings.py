@@ -36,7 +36,7 @@ from callcenter.models import (
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import N_, _, current_language, ngettext
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply
 from commands.kernel.tables import Cell, Column, table
@@ -51,6 +51,14 @@ USER_STATUS_ICON = {
     "on break": ":large_yellow_circle:",
     "on call": ":telephone_receiver:",
 }
+USER_STATUS_WORDS = {
+    "available": N_("Available"),
+    "logged out": N_("Logged out"),
+    "on break": N_("On break"),
+    "on call": N_("On call"),
+}
+"""The statuses the service reports (spec: ``Available``, ``Logged Out``) in the reader's
+words; in English the service's own word is shown, as it wrote it."""
 DIAL_TYPE_LABEL = {
     "channel_prefix": N_("prefix per network"),
     "sip_one_for_all": N_("one SIP trunk for all networks"),
@@ -105,9 +113,18 @@ def listing(
 # --- users ----------------------------------------------------------------------------
 
 
+def status_words(status: str) -> str:
+    """A user's status as the reader says it: the service's word in English (as it wrote
+    it), a known status translated otherwise; an unknown one as it came."""
+    known = USER_STATUS_WORDS.get(status.strip().lower())
+    if known is None or current_language() == "en":
+        return status
+    return _(known)
+
+
 def user_status(user: User) -> str:
     icon = USER_STATUS_ICON.get(user.user_status.strip().lower(), ":black_small_square:")
-    text = f"{icon} {clip(user.user_status, 40) or _('unknown')}"
+    text = f"{icon} {clip(status_words(user.user_status), 40) or _('unknown')}"
     if user.user_enabled.lower() == "false":
         text += " · " + _(":no_entry_sign: disabled")
     return text
@@ -150,7 +167,7 @@ def user_columns() -> tuple[Column, ...]:
 
 
 def _user_cells(user: User) -> list[Cell]:
-    status = user.user_status or _("unknown")
+    status = status_words(user.user_status) or _("unknown")
     if user.user_enabled.lower() == "false":
         status = _("{status}, disabled").format(status=status)
     role = user.level

@@ -12,7 +12,7 @@ import json
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
 
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun
 from commands.kernel.text import number
@@ -46,9 +46,8 @@ def showing(
     if total == 0:
         text = _("No {items}.").format(items=several)
     elif shown >= total and offset == 0:
-        text = ngettext("{n} {item}.", "{n} {items}.", total).format(
-            n=number(total), item=_(one), items=several
-        )
+        noun = _(one) if total == 1 else several
+        text = _("{n} {noun}.").format(n=number(total), noun=noun)
     else:
         text = _("Showing {first}–{last} of {total} {items}.").format(
             first=number(offset + 1),
