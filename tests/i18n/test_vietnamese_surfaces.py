@@ -117,6 +117,17 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "policy set": ["policy set campaign.start mode=approval"],
         "policy channel": ["policy channel <#C0APPROVALS|approvals>"],
         "role": ["role <@U0102|mai> operator"],
+        "listen": [f'listen "{autocall}" name=An', f'listen "{autocall}" name=31/02/2026'],
+        "rules": ["rules"],
+        "rules hours": ["rules hours 08:00-17:00", "rules hours 8 to 5"],
+        "rules advertising": [f'rules advertising "{autocall}" on'],
+        "rules frequency": ["rules frequency 1", "rules frequency 0"],
+        "dnc add": ["dnc add 0912 345 678"],
+        "dnc remove": ["dnc remove 0912345678"],
+        "dnc check": ["dnc check 0912345678 0987654321"],
+        "dnc upload": ["dnc upload"],
+        "language": ["language vi", "language xx"],
+        "settings": ["settings", "settings names sideways"],
     }
 
 
