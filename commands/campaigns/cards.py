@@ -159,7 +159,7 @@ def campaigns_reply(
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
     blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
-    blocks.append(showing(offset, len(page), total, one="campaign"))
+    blocks.append(showing(offset, len(page), total, one=N_("campaign"), many=N_("campaigns")))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
 
@@ -428,7 +428,9 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
             )
         )
     if len(exc.candidates) > len(shown):
-        blocks.append(showing(0, len(shown), len(exc.candidates), one="match", many="matches"))
+        blocks.append(
+            showing(0, len(shown), len(exc.candidates), one=N_("match"), many=N_("matches"))
+        )
     return Reply(
         text=_("Which campaign did you mean by {query}?").format(query=query), blocks=blocks
     )
