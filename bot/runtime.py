@@ -20,6 +20,7 @@ from bot.background import BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
+from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
@@ -65,6 +66,9 @@ class Runtime:
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
     responses: ResponseUrls = field(default_factory=ResponseUrls)
     """The kept-alive session that answers through ``response_url`` go through."""
+    held_claims: HeldClaims = field(default_factory=HeldClaims)
+    """Replay claims the database was too busy to take, held until it can
+    (``bot.held_claims``)."""
 
     @classmethod
     def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:

@@ -48,6 +48,7 @@ def build_web_app(
         rt.storage.dedup,
         path=EVENTS_PATH,
         claim_reading=rt.storage.mark_event_reading_requester,
+        held=rt.held_claims,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.insert(1, encoded_body_refusal(EVENTS_PATH, CALLBACKS_PREFIX))

@@ -87,10 +87,13 @@ class ContextBuilder:
             offload = off_loop if lock_wait is None else off_loop_quick
             first = await offload(self._claim, signature, lock_wait)
         except StorageBusyError:
+            # Held until the database takes it, so its replays are refused meanwhile.
+            self.rt.held_claims.gave_up(signature)
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
             return False
+        self.rt.held_claims.claimed(signature)
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
             return False
