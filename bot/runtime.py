@@ -32,6 +32,7 @@ from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
+from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.kernel.context import CommandContext
 from storage import Requester, Role, SecretBox, Storage, Workspace
 from storage.offload import off_loop
@@ -66,26 +67,34 @@ class Runtime:
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
     responses: ResponseUrls = field(default_factory=ResponseUrls)
     """The kept-alive session that answers through ``response_url`` go through."""
+    addresses: ServiceAddresses = field(default_factory=ServiceAddresses)
+    """Where the call-center service may be (``callcenter.addresses``), for every client."""
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
     (``bot.held_claims``)."""
 
     @classmethod
-    def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
+    def open(
+        cls, settings: Settings, *, demo: bool = False, resolver: Resolver | None = None
+    ) -> Runtime:
         """Storage and collaborators for this process; refuses to run without a secret key
-        unless in demo mode (storage.secrets says why)."""
+        unless in demo mode (storage.secrets says why).  ``resolver`` reads the service's
+        host names (the system's unless a test gives its own)."""
         box = SecretBox.from_settings(settings.secret_keys, demo=demo)
         storage = Storage.open(settings.callops_db, box, default_timezone=settings.callops_timezone)
-        return cls.build(settings, storage)
+        return cls.build(settings, storage, resolver=resolver)
 
     @classmethod
-    def build(cls, settings: Settings, storage: Storage) -> Runtime:
+    def build(
+        cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None
+    ) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
         for secret in settings.secret_values():
             logs.remember_secret(secret)  # kept out of every log line from here on
         metrics = Metrics()
         metrics.watch_database(lambda: database_figures(storage))
-        clients = ServiceClients(storage, settings, metrics=metrics)
+        addresses = ServiceAddresses(settings.service_networks, resolver or SystemResolver())
+        clients = ServiceClients(storage, settings, metrics=metrics, addresses=addresses)
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
@@ -102,6 +111,7 @@ class Runtime:
             call_feed=CallFeed(storage, clients, bots, zones),
             metrics=metrics,
             tokens=tokens,
+            addresses=addresses,
         )
 
     def _team_facts(self, team_id: str) -> TeamFacts:
@@ -168,6 +178,7 @@ class Runtime:
             files=WebApiFiles(client),
             digests=self.digests,
             messenger=WebApiMessenger(client),
+            addresses=self.addresses,
         )
 
     async def close(self) -> None:

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.views import View
 
 from callcenter import CallCenter
+from callcenter.addresses import ServiceAddresses
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
 from storage import Role, Storage, Workspace
@@ -159,6 +160,9 @@ class CommandContext:
     messenger: Messenger | None = None
     """Messages besides the answer (cards, thread notes, App Home); None where no Slack
     client is at hand."""
+    addresses: ServiceAddresses | None = None
+    """Where the call-center service may be, with the resolver that reads its names
+    (``callcenter.addresses``); None: public addresses only, the system's resolver."""
 
     def at(self, offset: int) -> CommandContext:
         """The same request, showing a listing from ``offset`` (a Next/Previous click)."""
