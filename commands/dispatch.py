@@ -34,6 +34,7 @@ from commands.kernel.catalog import match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.i18n import _
 from commands.kernel.interactions import (
     Click,
     Interactions,
@@ -58,6 +59,7 @@ from commands.kernel.reply import (
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
+from commands.kernel.values import FORM_OUT_OF_DATE, OUT_OF_DATE, OutOfDate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
@@ -222,6 +224,10 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
         return None
     try:
         problems = await route.validate(ctx, submission)
+    except OutOfDate as exc:
+        log.warning("form %r refused: %s", route.callback_id, exc)
+        first = next(iter(submission.values), "")
+        return FieldErrors({first: _(FORM_OUT_OF_DATE)})
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("form %r failed its check (ref %s)", route.callback_id, ref)
@@ -328,6 +334,10 @@ def failure(
     if isinstance(exc, StorageBusyError):
         log.warning("%r: the database is busy; the request was refused", name)
         return database_busy()
+    if isinstance(exc, OutOfDate):
+        # Forged, or made by an older version: refused in a line, nothing was done.
+        log.warning("%r refused: %s", name, exc)
+        return error(_(OUT_OF_DATE))
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
     reply = error(f"Something went wrong on our side (ref {ref}); it has been logged.")

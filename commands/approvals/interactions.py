@@ -39,6 +39,7 @@ from commands.kernel.reply import (
     notice,
 )
 from commands.kernel.text import mention, truncate
+from commands.kernel.values import token
 from storage import ApprovalState, Role
 from storage import Outcome as AuditOutcome
 from storage.offload import off_loop
@@ -56,9 +57,14 @@ def _flow(ctx: CommandContext) -> ApprovalFlow:
     return ApprovalFlow(ctx)
 
 
+def request_id(click: Click) -> str:
+    """The request a Confirm, Withdraw, Approve or Deny button stands for."""
+    return token(click.value, what="an approval button's request")
+
+
 async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
-    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, request_id(click))
     if approval is None:
         return _replacing(notice("This request no longer exists."))
     if ctx.user_id != approval.requester:
@@ -91,7 +97,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     try:
         decision = await off_loop(
-            cancel, flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role
+            cancel, flow.storage, ctx.team_id, request_id(click), user=ctx.user_id, role=ctx.role
         )
     except LookupError:
         return _replacing(notice("This request no longer exists."))
@@ -103,7 +109,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
         lead = f":information_source: Nothing to withdraw: {decision.message or ''}".rstrip()
         return concluded(decision.approval, ctx.tz, lead=lead)
     await flow.update_card(decision.approval)
-    await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, click.value)
+    await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, request_id(click))
     await flow.settled(decision.approval)
     return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
 
@@ -115,7 +121,7 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
             decide,
             flow.storage,
             ctx.team_id,
-            click.value,
+            request_id(click),
             user=ctx.user_id,
             role=ctx.role,
             approve=True,
@@ -139,7 +145,7 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
 async def deny(ctx: CommandContext, click: Click) -> Outcome:
     """Deny asks for a reason first (a modal); the decision is taken when it is sent."""
     flow = _flow(ctx)
-    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, request_id(click))
     if approval is None:
         await flow.tell(notice("This request no longer exists."))
         return Nothing()

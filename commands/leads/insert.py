@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     InputBlock,
     MarkdownTextObject,
@@ -43,6 +44,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
+from commands.kernel.values import Token, Value, read, token
 from commands.leads.target import find_list
 from storage import ActionKind, Role
 
@@ -75,14 +77,17 @@ def list_button_value(lead_list: LeadList) -> str:
     )
 
 
+class ListButton(Value):
+    """What Add lead carries (``list_button_value``)."""
+
+    list_uuid: Token
+    list_name: Annotated[str, StringConstraints(max_length=300)] = ""
+
+
 def read_list_button(value: str) -> dict[str, str]:
-    try:
-        data = json.loads(value)
-    except json.JSONDecodeError:
-        return {"list_uuid": value, "list_name": ""}
-    if not isinstance(data, dict):
-        return {"list_uuid": str(value), "list_name": ""}
-    return {k: str(data.get(k) or "") for k in ("list_uuid", "list_name")}
+    if not value.startswith("{"):  # a button posted before it carried the list's name
+        return {"list_uuid": token(value), "list_name": ""}
+    return read(ListButton, value).model_dump()
 
 
 def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str) -> View:

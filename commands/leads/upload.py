@@ -43,6 +43,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, plural, ratio_percent
+from commands.kernel.values import token
 from commands.leads.csv_check import (
     CsvFormatError,
     CsvReport,
@@ -299,7 +300,7 @@ HANDLERS = {"leads upload": upload}
 async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Upload leads on a campaign card: the command itself, so a CSV already shared here
     is checked at once, and otherwise the answer says how to share one."""
-    return Rerun(f"leads upload {click.value}", replace_original=False)
+    return Rerun(f"leads upload {token(click.value)}", replace_original=False)
 
 
 INTERACTIONS = Interactions(
