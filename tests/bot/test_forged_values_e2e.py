@@ -134,7 +134,8 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
     for route in INTERACTIONS.submissions:
         for metadata, text in zip(drawn(values, EXAMPLES), drawn(values, EXAMPLES), strict=False):
             trigger = slack.core.state.issue_trigger(TEAM, SUPERVISOR)
-            inputs = [
+            fields = form_fields(route.callback_id)
+            blocks: list[dict[str, Any]] = [
                 {
                     "type": "input",
                     "block_id": block_id,
@@ -142,7 +143,7 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
                     "label": {"type": "plain_text", "text": block_id},
                     "element": {"type": "plain_text_input", "action_id": block_id},
                 }
-                for block_id in form_fields(route.callback_id)
+                for block_id in fields
             ]
             opened = await web.views_open(
                 trigger_id=trigger,
@@ -152,12 +153,12 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
                     "title": {"type": "plain_text", "text": "Forged"},
                     "submit": {"type": "plain_text", "text": "Send"},
                     "private_metadata": metadata,
-                    "blocks": inputs,
+                    "blocks": blocks,
                 },
             )
             view_id = str(opened["view"]["id"])
             delivery = await slack.driver.view_submission(
-                view_id, {block["block_id"]: text for block in inputs}, user=SUPERVISOR
+                view_id, dict.fromkeys(fields, text), user=SUPERVISOR
             )
             assert delivery.status == 200, (route.callback_id, metadata, delivery.body)
             assert "went wrong" not in delivery.body, (route.callback_id, metadata, text)
@@ -169,8 +170,8 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
     runs: list[str] = []
     for step in INTERACTIONS.steps:
         for value in drawn(values, EXAMPLES):
-            inputs = {p.name: value for p in step.inputs if p.type == "string"}
-            delivery = await slack.driver.run_step(step.callback_id, user=SUPERVISOR, inputs=inputs)
+            given = {p.name: value for p in step.inputs if p.type == "string"}
+            delivery = await slack.driver.run_step(step.callback_id, user=SUPERVISOR, inputs=given)
             assert delivery.status == 200, (step.callback_id, value, delivery.body)
             runs.append(str(delivery.payload["event"]["function_execution_id"]))
             sent["step"] += 1
