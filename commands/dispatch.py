@@ -59,7 +59,7 @@ from commands.kernel.reply import (
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
-from commands.kernel.values import FORM_OUT_OF_DATE, OUT_OF_DATE, OutOfDate
+from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
@@ -337,7 +337,7 @@ def failure(
     if isinstance(exc, OutOfDate):
         # Forged, or made by an older version: refused in a line, nothing was done.
         log.warning("%r refused: %s", name, exc)
-        return error(_(OUT_OF_DATE))
+        return error(_(exc.words))
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
     reply = error(f"Something went wrong on our side (ref {ref}); it has been logged.")

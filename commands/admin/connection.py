@@ -11,9 +11,11 @@ import functools
 import json
 import ssl
 from datetime import UTC, datetime
+from typing import Annotated
 from urllib.parse import urlsplit
 
 import httpx
+from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
@@ -37,6 +39,7 @@ from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
+from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
 from storage import Role, Storage
 from storage.errors import InvalidValueError
@@ -293,6 +296,12 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     return problems
 
 
+class ConnectMeta(Metadata):
+    """Where the connect form was opened from (None: App Home), to say it worked there."""
+
+    channel: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{0,30}$")] | None = None
+
+
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
     await off_loop(
@@ -302,7 +311,7 @@ async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
         "workspace.connect",
         {"base_url": base_url},
     )
-    channel = submission.metadata.get("channel")
+    channel = read_metadata(ConnectMeta, submission.metadata).channel
     if channel and ctx.messenger is not None:
         reply = notice(
             f"Connected to *{escape(base_url)}*. Try `/callops status`.",

@@ -9,6 +9,9 @@ click on a card that is overdue expires it there and then.
 from __future__ import annotations
 
 import json
+from typing import Annotated
+
+from pydantic import StringConstraints
 
 from commands.approvals.cards import concluded, deny_modal, hash_from_block
 from commands.approvals.flow import ApprovalFlow
@@ -39,7 +42,7 @@ from commands.kernel.reply import (
     notice,
 )
 from commands.kernel.text import mention, truncate
-from commands.kernel.values import token
+from commands.kernel.values import Metadata, Token, read_metadata, token
 from storage import ApprovalState, Role
 from storage import Outcome as AuditOutcome
 from storage.offload import off_loop
@@ -184,6 +187,14 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
     return OpenModal(deny_modal(approval, private))
 
 
+class DenyMeta(Metadata):
+    """What the Deny form keeps in its metadata: the request, and the version of it the
+    approver saw (``hash_from_block``)."""
+
+    id: Token
+    hash: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
 async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
     if not str(submission.values.get(REASON_BLOCK) or "").strip():
         return {REASON_BLOCK: "Say why, for the requester."}
@@ -192,17 +203,17 @@ async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str,
 
 async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome:
     flow = _flow(ctx)
-    data = submission.metadata
+    form = read_metadata(DenyMeta, submission.metadata)
     try:
         decision = await off_loop(
             decide,
             flow.storage,
             ctx.team_id,
-            str(data.get("id", "")),
+            form.id,
             user=ctx.user_id,
             role=ctx.role,
             approve=False,
-            params_hash=str(data.get("hash", "")),
+            params_hash=form.hash,
             reason=str(submission.values.get(REASON_BLOCK) or "").strip(),
         )
     except LookupError:

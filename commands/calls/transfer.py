@@ -50,7 +50,7 @@ from commands.kernel.interactions import Click, FormValues, Interactions, Meta, 
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
 from commands.kernel.text import clip, code, escape, full_name, truncate
-from commands.kernel.values import Token, Value, read, token
+from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import ActionKind, Role
 
 TRANSFER_BUTTON = "call_transfer"
@@ -105,6 +105,12 @@ def button_value(call: ActiveCall) -> str:
         },
         separators=(",", ":"),
     )
+
+
+class TransferMeta(Metadata):
+    """What the transfer form keeps in its metadata: the call."""
+
+    call_id: Token
 
 
 class TransferButton(Value):
@@ -379,7 +385,7 @@ async def verify_form(ctx: CommandContext, values: FormValues, meta: Meta) -> di
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
-    call_id = str(meta.get("call_id") or "")
+    call_id = read_metadata(TransferMeta, meta).call_id
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)

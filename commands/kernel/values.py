@@ -34,12 +34,26 @@ class Value(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Metadata(BaseModel):
+    """A modal's private metadata: the keys its handler reads, typed; others (the channel
+    the modal was opened from, kept for every modal) are left to whoever reads them."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
 class OutOfDate(Exception):
     """A value Slack sent back does not parse: forged, or made by an older version."""
 
-    def __init__(self, what: str, problem: str) -> None:
+    def __init__(self, what: str, problem: str, *, form: bool = False) -> None:
         super().__init__(f"{what} does not parse: {problem}")
         self.what = what
+        self.form = form
+        """A form's metadata or fields (its words say to open it again)."""
+
+    @property
+    def words(self) -> str:
+        """What the person is told, untranslated (``N_``): translate with ``_``."""
+        return FORM_OUT_OF_DATE if self.form else OUT_OF_DATE
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -53,12 +67,20 @@ def read(model: type[M], raw: str | bytes | None, *, what: str = "a button's val
         raise OutOfDate(what, _summary(exc)) from None
 
 
-def read_fields(model: type[M], data: Any, *, what: str = "a form's fields") -> M:
-    """Already decoded ``data`` (a mapping of inputs, metadata) as ``model``, or ``OutOfDate``."""
+def read_fields(model: type[M], data: Any, *, what: str = "a button's value") -> M:
+    """Already decoded ``data`` (parts of a value, step inputs) as ``model``, or ``OutOfDate``."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise OutOfDate(what, _summary(exc)) from None
+
+
+def read_metadata(model: type[M], data: Any) -> M:
+    """A submitted modal's private metadata as ``model``, or ``OutOfDate`` (for a form)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise OutOfDate("a form's metadata", _summary(exc), form=True) from None
 
 
 def _summary(exc: ValidationError) -> str:

@@ -44,7 +44,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
-from commands.kernel.values import Token, Value, read, token
+from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from commands.leads.target import find_list
 from storage import ActionKind, Role
 
@@ -75,6 +75,12 @@ def list_button_value(lead_list: LeadList) -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
+
+
+class LeadFormMeta(Metadata):
+    """What the lead form keeps in its metadata: the list."""
+
+    list_uuid: Token
 
 
 class ListButton(Value):
@@ -251,7 +257,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
-    list_uuid = str(meta.get("list_uuid") or "")
+    list_uuid = read_metadata(LeadFormMeta, meta).list_uuid
     phone = normalize_phone(text(values, PHONE_BLOCK))
     fields = {f: text(values, f) for f in FORM_FIELDS}
     return await lead_proposal(ctx.client(), list_uuid, phone, fields)
