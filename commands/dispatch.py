@@ -59,7 +59,7 @@ from commands.kernel.reply import (
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
-from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate
+from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
@@ -279,6 +279,12 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
         return StepFailed(plain_words(refused(f"The step '{route.title}'", route.role, ctx.role)))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
+    declared = {p.name: (p.type, p.required) for p in route.inputs}
+    try:
+        read_step_inputs(route.callback_id, declared, run.inputs)
+    except OutOfDate as exc:
+        log.warning("step %r refused: %s", route.callback_id, exc)
+        return StepFailed(_(exc.words))
     outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))

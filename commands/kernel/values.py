@@ -11,14 +11,16 @@ again" (on a form, its first field), one log line without a traceback, and nothi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, create_model
 
 from commands.kernel.i18n import N_
 
 OUT_OF_DATE = N_("This button is out of date; run the command again.")
 FORM_OUT_OF_DATE = N_("This form is out of date; open it again.")
+STEP_INPUTS_WRONG = N_("This step's inputs are not what it takes; check them in Workflow Builder.")
 
 MAX_VALUE_CHARS = 2000
 """Slack's limit on a button's value: nothing longer was ever sent by callops."""
@@ -44,16 +46,11 @@ class Metadata(BaseModel):
 class OutOfDate(Exception):
     """A value Slack sent back does not parse: forged, or made by an older version."""
 
-    def __init__(self, what: str, problem: str, *, form: bool = False) -> None:
+    def __init__(self, what: str, problem: str, *, words: str = OUT_OF_DATE) -> None:
         super().__init__(f"{what} does not parse: {problem}")
         self.what = what
-        self.form = form
-        """A form's metadata or fields (its words say to open it again)."""
-
-    @property
-    def words(self) -> str:
-        """What the person is told, untranslated (``N_``): translate with ``_``."""
-        return FORM_OUT_OF_DATE if self.form else OUT_OF_DATE
+        self.words = words
+        """What the person is told, untranslated (``N_``): translate it with ``_``."""
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -80,7 +77,38 @@ def read_metadata(model: type[M], data: Any) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise OutOfDate("a form's metadata", _summary(exc), form=True) from None
+        raise OutOfDate("a form's metadata", _summary(exc), words=FORM_OUT_OF_DATE) from None
+
+
+STEP_TYPES: dict[str, Any] = {
+    "string": Annotated[str, StringConstraints(max_length=10_000)],
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "object": dict[str, Any],
+}
+"""Workflow Builder's input types, as Python reads them; Slack's own types
+(``slack#/types/...``) are checked by Slack and kept as they come."""
+
+
+def read_step_inputs(step: str, inputs: Mapping[str, tuple[str, bool]], given: Any) -> None:
+    """A step run's inputs against what the step declares (``inputs``: name -> (type,
+    required)), or ``OutOfDate``: a workflow can only send what the manifest declares, so
+    anything else was forged."""
+    fields: dict[str, Any] = {}
+    for name, (kind, required) in inputs.items():
+        typed = STEP_TYPES.get(kind)
+        if typed is None:
+            fields[name] = (Any, None)
+        elif required:
+            fields[name] = (typed, ...)
+        else:
+            fields[name] = (typed | None, None)
+    model = create_model(f"{step}_inputs", __config__=ConfigDict(extra="allow"), **fields)
+    try:
+        model.model_validate(given)
+    except ValidationError as exc:
+        raise OutOfDate("a step's inputs", _summary(exc), words=STEP_INPUTS_WRONG) from None
 
 
 def _summary(exc: ValidationError) -> str:

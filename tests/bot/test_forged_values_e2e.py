@@ -73,6 +73,15 @@ def drawn(strategy: st.SearchStrategy[Any], count: int) -> list[Any]:
     return found[:count]
 
 
+def as_object(value: str) -> dict[str, Any]:
+    """``value`` as the object an ``object`` input holds (Workflow Builder sends no other)."""
+    try:
+        loaded = json.loads(value)
+    except json.JSONDecodeError:
+        return {"value": value}
+    return loaded if isinstance(loaded, dict) else {"value": loaded}
+
+
 def click_ids() -> list[str]:
     """Every click id, disconnecting the workspace last (every other needs it connected)."""
     ids: list[str] = []
@@ -170,7 +179,8 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
     runs: list[str] = []
     for step in INTERACTIONS.steps:
         for value in drawn(values, EXAMPLES):
-            given = {p.name: value for p in step.inputs if p.type == "string"}
+            given: dict[str, Any] = {p.name: value for p in step.inputs if p.type == "string"}
+            given |= {p.name: as_object(value) for p in step.inputs if p.type == "object"}
             delivery = await slack.driver.run_step(step.callback_id, user=SUPERVISOR, inputs=given)
             assert delivery.status == 200, (step.callback_id, value, delivery.body)
             runs.append(str(delivery.payload["event"]["function_execution_id"]))
