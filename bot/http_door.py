@@ -79,9 +79,13 @@ def encoded_body_refusal(*paths: str) -> Any:
                 request.path if request.path in exact else request.path.rsplit("/", 1)[0] + "/…",
                 request.remote,
             )
-            return web.json_response(
+            refusal = web.json_response(
                 {"ok": False, "error": "content_encoding_not_accepted"}, status=415
             )
+            # The unread body is not read on this connection: a client sends its next
+            # request on a new one instead of waiting behind it.
+            refusal.force_close()
+            return refusal
         return await handler(request)
 
     return middleware
