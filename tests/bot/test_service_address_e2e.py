@@ -149,6 +149,8 @@ async def test_what_the_other_side_answers_is_never_shown(
     loopback_allowed: Runtime, slack: SlackStandIn
 ) -> None:
     async def internal(request: web.Request) -> web.Response:
+        if request.path.startswith("/moved"):  # a redirect is not followed
+            raise web.HTTPFound("http://169.254.169.254/latest/meta-data", text=SECRET_PAGE)
         status = 500 if request.path.startswith("/broken") else 200
         return web.Response(status=status, text=f"<h1>{SECRET_PAGE}</h1> token=hunter2")
 
@@ -162,10 +164,12 @@ async def test_what_the_other_side_answers_is_never_shown(
     try:
         page = await submit(slack, f"http://127.0.0.1:{port}/admin", "key-0001")
         broken = await submit(slack, f"http://127.0.0.1:{port}/broken", "key-0001")
+        moved = await submit(slack, f"http://127.0.0.1:{port}/moved", "key-0001")
     finally:
         await runner.cleanup()
     assert page == "127.0.0.1 did not answer as the call-center service does. Check the address."
     assert "answered with HTTP 500" in broken and "does not look like" in broken
+    assert "answered with HTTP 302" in moved
     assert loopback_allowed.storage.workspaces.api_key(TEAM) is None
     seen = str([(e.params, e.response) for e in slack.journal()])
     assert SECRET_PAGE not in seen and "hunter2" not in seen

@@ -5,7 +5,9 @@ URLs any way in refuses before an address is looked at."""
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
+from bot.settings import Settings
 from callcenter.addresses import LOOPBACK_NETWORKS, ServiceNetworks
 from storage.errors import InvalidValueError
 from storage.validation import base_url_problem, check_base_url
@@ -76,3 +78,16 @@ def test_a_base_url_is_http_without_credentials_or_query(url: str, problem: str 
             check_base_url(url)
     else:
         assert check_base_url(url) == url.rstrip("/")
+
+
+def test_single_workspace_mode_follows_the_same_rule() -> None:
+    """``CALLOPS_BASE_URL`` is refused at start by the rule the connect form follows; where
+    its host may be is checked at each connection, as for a stored one."""
+    assert Settings(
+        _env_file=None, callops_base_url="https://pbx.example.com/api/"
+    ).callops_base_url == ("https://pbx.example.com/api")
+    for url in ("http://u:pw@pbx.example.com", "https://pbx.example.com/?x=1", "file:///etc"):
+        with pytest.raises(ValidationError):
+            Settings(_env_file=None, callops_base_url=url)
+    with pytest.raises(ValidationError):
+        Settings(_env_file=None, callops_service_networks="10.0.0.0/8,not-a-network")
