@@ -36,11 +36,11 @@ class ParserRefusals(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         raised = record.exc_info[1] if record.exc_info else None
-        if isinstance(raised, RequestPayloadError):
-            # The unread body of a request already answered (a 415 above), drained by
-            # aiohttp after the answer: the request has its line already.
-            return False
         exc = _parser_error(raised)
+        if isinstance(raised, RequestPayloadError) and exc is not None:
+            # The unread body of a request already answered (a 415 above), which aiohttp
+            # drains after the answer and cannot decode: the request has its line already.
+            return False
         if exc is not None:
             reason = exc.message.splitlines()[0] if exc.message else type(exc).__name__
             record.msg = "refused a malformed HTTP request (%s %s): %s"
