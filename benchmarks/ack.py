@@ -79,6 +79,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
+from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
 from emulators.slack.bus import StandInEvent
 from storage.facade import Storage
@@ -170,6 +171,7 @@ def app_env(
         CALLOPS_SECRET_KEY=key,
         CALLOPS_BASE_URL=service_url,
         CALLOPS_API_KEY=API_KEY,
+        CALLOPS_SERVICE_NETWORKS=LOOPBACK_NETWORKS,
         PYTHONPATH=str(root),
     )
     return env

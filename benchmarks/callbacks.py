@@ -45,6 +45,7 @@ from cryptography.fernet import Fernet
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
+from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
 
@@ -130,6 +131,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
                 slack_api_url=slack.api_url,
                 callops_db=str(workdir / "callops.db"),
                 callops_secret_key=Fernet.generate_key().decode(),
+                callops_service_networks=LOOPBACK_NETWORKS,
                 callops_timezone="Asia/Ho_Chi_Minh",
             )
             rt: Runtime = Runtime.open(settings)

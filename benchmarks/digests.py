@@ -39,6 +39,7 @@ from cryptography.fernet import Fernet
 from bot.digest_scheduler import DigestScheduler
 from bot.runtime import Runtime
 from bot.settings import Settings
+from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.config import DEMO_API_KEYS
 from emulators.slack import TEAM, SlackStandIn
 from storage import InstallationRecord, SecretBox, Storage
@@ -144,6 +145,7 @@ async def run(workspaces: int, latency_ms: int, concurrency: int, inject_429: in
             slack_api_url=slack.api_url,
             callops_db=str(Path(tmp) / "callops.db"),
             callops_secret_key=Fernet.generate_key().decode(),
+            callops_service_networks=LOOPBACK_NETWORKS,
         )
         storage = Storage.open(settings.callops_db, SecretBox.from_settings(settings.secret_keys))
         slot = (datetime.now(UTC) + timedelta(minutes=2)).replace(second=0, microsecond=0)

@@ -75,6 +75,9 @@ class LocalFile:
     ) -> bool:
         return True
 
+    async def send_to(self, user: str, *, filename: str, path: str, comment: str) -> bool:
+        return True
+
 
 def write_csv(path: Path, rows: int, bad_share: float, blocked: list[str]) -> int:
     """``rows`` leads, ``bad_share`` of them bad (a third malformed, a third repeated, a

@@ -38,6 +38,7 @@ BOT_SCOPES = (
     "groups:read",
     "files:read",
     "files:write",
+    "im:write",
     "channels:history",
     "groups:history",
 )

@@ -21,8 +21,10 @@ from typing import TextIO
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.service_clients import tls_context
 from bot.settings import Settings
 from callcenter import CallCenter, errors
+from callcenter.addresses import AddressRefused, ServiceAddresses
 from callcenter.models import TokenV3
 from callcenter.tokens import expires_at_from
 from commands.kernel.text import plural
@@ -219,8 +221,11 @@ def _read_api_key(given: str | None, stdin: TextIO) -> str:
     return key
 
 
-async def _verify(base_url: str, api_key: str) -> TokenV3:
-    async with CallCenter(base_url, api_key) as cc:
+async def _verify(base_url: str, api_key: str, addresses: ServiceAddresses) -> TokenV3:
+    """The key checked with the service at ``base_url``, where the service may be
+    (``callcenter.addresses``: the same rule as the connect form's)."""
+    transport = await addresses.transport_for(base_url, tls_context())
+    async with CallCenter(base_url, api_key, transport=transport) as cc:
         return await cc.auth.verify()
 
 
@@ -234,8 +239,19 @@ def _connect(args: argparse.Namespace) -> int:
     with _open_storage() as store:
         api_key = _read_api_key(args.api_key, sys.stdin)
         audit_params = {"base_url": base_url, "timezone": timezone}
+        addresses = ServiceAddresses(Settings().service_networks)
         try:
-            token = asyncio.run(_verify(base_url, api_key))
+            token = asyncio.run(_verify(base_url, api_key, addresses))
+        except AddressRefused as exc:
+            store.audit.append(
+                team,
+                _operator(),
+                "workspace.connect",
+                audit_params,
+                outcome=Outcome.REFUSED,
+                detail=exc.message,
+            )
+            raise _Refused(f"{exc.message}; nothing was saved") from None
         except errors.CallCenterError as exc:
             refused = isinstance(exc, errors.APIStatusError)
             store.audit.append(

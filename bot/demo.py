@@ -34,6 +34,7 @@ from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
 from callcenter import CallCenter
+from callcenter.addresses import LOOPBACK_NETWORKS
 from commands.kernel.catalog import COMMANDS
 from commands.notifications.notify import callback_url
 from emulators.pbx.testing import EmulatorServer
@@ -107,6 +108,7 @@ def demo_settings(slack: SlackStandIn, db_path: Path) -> Settings:
         callops_api_key=None,
         callops_timezone=DEMO_TIMEZONE,
         callops_admins="",
+        callops_service_networks=LOOPBACK_NETWORKS,  # the emulator is on this machine
     )
 
 

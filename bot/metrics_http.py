@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from bot.http_door import SERVER_LOG
 from bot.metrics import Metrics
 from storage import off_loop
 
@@ -35,7 +36,7 @@ async def serving(metrics: Metrics, host: str, port: int) -> AsyncIterator[str]:
     """Serve only ``/metrics`` until the block exits; yields its URL (port 0: any free)."""
     web_app = web.Application()
     install(web_app, metrics)
-    runner = web.AppRunner(web_app, access_log=None)
+    runner = web.AppRunner(web_app, access_log=None, logger=SERVER_LOG)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

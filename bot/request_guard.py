@@ -37,7 +37,10 @@ the database is busy:
   other, and the work path claims the signature, with the usual retries, before it does
   anything else (``ContextBuilder.claimed`` in ``bot.listeners.context``): a replay found
   then does nothing; a claim that still cannot be made tells the person the database is
-  busy and that nothing was done.  Only a form submission, whose answer is its
+  busy and that nothing was done.  Such a signature is held in the process
+  (``bot.held_claims``) from the door on, and written to the database by the first claim
+  that finds it free, so its replays are refused during the lock and after it.  Only a
+  form submission, whose answer is its
   acknowledgement, claims within Slack's 3 seconds (`SUBMISSION_LOCK_WAIT`) and says so
   on the form when it cannot.
 
@@ -66,6 +69,7 @@ from aiohttp import web
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
+from bot.held_claims import HeldClaims
 from storage import DedupStore, Requester, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
@@ -179,6 +183,7 @@ class SlackRequestGuard:
         path: str,
         clock: Callable[[], float] = time.time,
         claim_reading: Callable[[str, str, tuple[str, str]], tuple[bool, Requester]] | None = None,
+        held: HeldClaims | None = None,
     ) -> None:
         self._verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self._seen = seen
@@ -186,6 +191,8 @@ class SlackRequestGuard:
         self._clock = clock
         # `Storage.mark_event_reading_requester`: a slash command's claim and requester.
         self._claim_reading = claim_reading
+        # Signatures let through or refused while the database was busy (`HeldClaims`).
+        self._held = held if held is not None else HeldClaims()
 
     async def check(self, request: web.Request) -> tuple[str | None, Prefetched | None]:
         """Raise ``Refused`` for a request Bolt must not see; returns the signature when
@@ -207,31 +214,40 @@ class SlackRequestGuard:
         if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
         checked = _check_body(body, request.content_type)
+        if self._held.holds(signature):
+            raise Refused(401, "replayed_request")
         who = checked.command_from if self._claim_reading is not None else None
+        unwritten = self._held.to_write()
         try:
-            first, prefetched = await off_loop_quick(self._claim_quickly, signature, who)
+            first, prefetched = await off_loop_quick(self._claim_quickly, signature, who, unwritten)
         except StorageBusyError:
             if checked.is_event:
                 log.info("slack request: database busy; event refused for Slack to resend")
                 raise Refused(503, "try_again_later") from None
+            if not self._held.hold(signature):
+                raise Refused(401, "replayed_request") from None
             log.info("slack request: database busy; replay claim left to the work path")
             return signature, None
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None
+        self._held.written(unwritten)
         if not first:
             raise Refused(401, "replayed_request")
         return None, prefetched
 
     def _claim_quickly(
-        self, signature: str, who: tuple[str, str] | None
+        self, signature: str, who: tuple[str, str] | None, unwritten: list[str]
     ) -> tuple[bool, Prefetched | None]:
         """The claim and, for a slash command, its requester: one trip off the loop, on
         one connection.  The requester is read first, so a read that fails has claimed
         nothing: the claim is then made alone, and the work path reads the requester
         again and says what went wrong (a stored key that no longer opens, say) as it
-        would for any command."""
+        would for any command.  The signatures of requests refused while the database
+        was busy (``unwritten``) are claimed first: from now on every process knows them."""
         with patience(QUICK_LOCK_WAIT, tries=1):
+            for held in unwritten:
+                claim(self._seen, held)
             if who is None or self._claim_reading is None:
                 return claim(self._seen, signature), None
             try:

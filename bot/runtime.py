@@ -21,6 +21,7 @@ from bot.background import BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
+from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
@@ -32,6 +33,7 @@ from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
+from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import Audience
@@ -76,23 +78,34 @@ class Runtime:
     """The kept-alive session that answers through ``response_url`` go through."""
     _looking_up: set[tuple[str, str]] = field(default_factory=set)
     """People whose Slack locale is being looked up in the background right now."""
+    addresses: ServiceAddresses = field(default_factory=ServiceAddresses)
+    """Where the call-center service may be (``callcenter.addresses``), for every client."""
+    held_claims: HeldClaims = field(default_factory=HeldClaims)
+    """Replay claims the database was too busy to take, held until it can
+    (``bot.held_claims``)."""
 
     @classmethod
-    def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
+    def open(
+        cls, settings: Settings, *, demo: bool = False, resolver: Resolver | None = None
+    ) -> Runtime:
         """Storage and collaborators for this process; refuses to run without a secret key
-        unless in demo mode (storage.secrets says why)."""
+        unless in demo mode (storage.secrets says why).  ``resolver`` reads the service's
+        host names (the system's unless a test gives its own)."""
         box = SecretBox.from_settings(settings.secret_keys, demo=demo)
         storage = Storage.open(settings.callops_db, box, default_timezone=settings.callops_timezone)
-        return cls.build(settings, storage)
+        return cls.build(settings, storage, resolver=resolver)
 
     @classmethod
-    def build(cls, settings: Settings, storage: Storage) -> Runtime:
+    def build(
+        cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None
+    ) -> Runtime:
         """The collaborators on an open ``storage`` (tests give it their own clock)."""
         for secret in settings.secret_values():
             logs.remember_secret(secret)  # kept out of every log line from here on
         metrics = Metrics()
         metrics.watch_database(lambda: database_figures(storage))
-        clients = ServiceClients(storage, settings, metrics=metrics)
+        addresses = ServiceAddresses(settings.service_networks, resolver or SystemResolver())
+        clients = ServiceClients(storage, settings, metrics=metrics, addresses=addresses)
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
@@ -109,6 +122,7 @@ class Runtime:
             call_feed=CallFeed(storage, clients, bots, zones),
             metrics=metrics,
             tokens=tokens,
+            addresses=addresses,
         )
 
     def _team_facts(self, team_id: str) -> TeamFacts:
@@ -242,6 +256,7 @@ class Runtime:
             channel_audience=channel_audience,
             slack_locale=slack[0],
             slack_tz=slack[1],
+            addresses=self.addresses,
         )
 
     async def close(self) -> None:

@@ -21,6 +21,7 @@ from bot import health, metrics_http
 from bot.app import create_app
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
+from bot.http_door import SERVER_LOG, encoded_body_refusal
 from bot.observe import request_middleware
 from bot.request_guard import SlackRequestGuard
 from bot.runtime import Runtime
@@ -28,6 +29,7 @@ from bot.runtime import Runtime
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
+CALLBACKS_PREFIX = "/callbacks/"
 
 
 def build_web_app(
@@ -46,8 +48,10 @@ def build_web_app(
         rt.storage.dedup,
         path=EVENTS_PATH,
         claim_reading=rt.storage.mark_event_reading_requester,
+        held=rt.held_claims,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
+    web_app.middlewares.insert(1, encoded_body_refusal(EVENTS_PATH, CALLBACKS_PREFIX))
     web_app.middlewares.append(guard.middleware)
     readiness = readiness or health.Readiness(rt.storage)
     health.install(web_app, readiness)
@@ -90,7 +94,7 @@ async def serving(
     ``scheduler``: also run the digest and alert scheduler in this process."""
     app = create_app(rt)
     readiness = health.Readiness(rt.storage)
-    runner = web.AppRunner(build_web_app(rt, app, readiness), access_log=None)
+    runner = web.AppRunner(build_web_app(rt, app, readiness), access_log=None, logger=SERVER_LOG)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

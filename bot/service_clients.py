@@ -21,6 +21,7 @@ from bot.service_transport import service_transport
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
+from callcenter.addresses import ServiceAddresses
 from storage import Storage, Workspace, off_loop
 
 
@@ -40,9 +41,12 @@ class ServiceClients:
         *,
         timeout: float = 10.0,
         metrics: Metrics | None = None,
+        addresses: ServiceAddresses | None = None,
     ) -> None:
         self._storage = storage
         self._settings = settings
+        # Where the service may be: every client connects only there.
+        self._addresses = addresses or ServiceAddresses(settings.service_networks)
         self._timeout = timeout
         self._metrics = metrics
         # Each team's client with the binding it was built for (the key is in the client
@@ -80,7 +84,7 @@ class ServiceClients:
             WorkspaceTokenCache(self._storage.workspaces, team_id) if binding.stored else None
         )
         logs.remember_secret(binding.api_key)
-        transport: httpx.AsyncBaseTransport = service_transport(_tls_context())
+        transport: httpx.AsyncBaseTransport = service_transport(tls_context(), self._addresses)
         if self._metrics is not None:
             transport = CountingTransport(transport, self._metrics)
         client = CallCenter(
@@ -108,7 +112,7 @@ class ServiceClients:
 
 
 @functools.cache
-def _tls_context() -> ssl.SSLContext:
+def tls_context() -> ssl.SSLContext:
     """One TLS context for every workspace's client: building one loads the CA bundle
     (about 30 ms of CPU), which the scheduler, waking hundreds of workspaces in the same
     minute after a start, would otherwise pay once per workspace on the event loop."""

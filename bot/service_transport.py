@@ -20,22 +20,33 @@ so POST, PUT and DELETE keep httpcore, which never resends by itself and says wh
 request left this machine.  For reads, aiohttp's errors are named as httpcore would name
 them, so a timeout, a refused connection and a dropped connection are reported as what
 they are.
+
+Both roads connect only where the service may be (``callcenter.addresses``): httpx's
+through ``ServiceAddresses.transport``, which connects to the addresses it checked, and
+aiohttp's through ``CheckedResolver``, whose checked addresses are the ones aiohttp
+connects to (aiohttp reads an IP address in the URL without a resolver, so
+``AiohttpReads`` checks one itself).  Neither follows a redirect.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import ssl
 
 import aiohttp
 import httpx
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from callcenter.addresses import AddressRefused, ServiceAddresses
 
 READS = frozenset({"GET", "HEAD"})
 
 
-def service_transport(tls: ssl.SSLContext) -> ServiceTransport:
+def service_transport(tls: ssl.SSLContext, addresses: ServiceAddresses) -> ServiceTransport:
     return ServiceTransport(
-        reads=AiohttpReads(tls),
-        writes=httpx.AsyncHTTPTransport(verify=tls),
+        reads=AiohttpReads(tls, addresses),
+        writes=addresses.transport(tls),
     )
 
 
@@ -68,19 +79,26 @@ class AiohttpReads(httpx.AsyncBaseTransport):
     event loop as aiohttp requires); each answer is read whole before it is returned, so
     a failure while reading it is named here too."""
 
-    def __init__(self, tls: ssl.SSLContext) -> None:
+    def __init__(self, tls: ssl.SSLContext, addresses: ServiceAddresses) -> None:
         self._tls = tls
+        self._addresses = addresses
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(
-                ssl=self._tls, limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_S
+                ssl=self._tls,
+                limit=MAX_CONNECTIONS,
+                keepalive_timeout=KEEPALIVE_S,
+                resolver=CheckedResolver(self._addresses),
             )
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        if _is_ip(host) and not self._addresses.networks.permits(host):
+            raise httpx.ConnectError(AddressRefused(host, "not_public").message, request=request)
         encoding = request.headers.encoding  # as httpx decodes them for its own use
         sent = [(k.decode(encoding), v.decode(encoding)) for k, v in request.headers.raw]
         timeouts = request.extensions.get("timeout", {})
@@ -109,6 +127,45 @@ class AiohttpReads(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+class CheckedResolver(AbstractResolver):
+    """aiohttp's resolver: the addresses ``ServiceAddresses.checked`` permits, which are
+    the ones aiohttp then connects to; a refusal is a failed lookup (``OSError``), which
+    aiohttp reports as a connection error."""
+
+    def __init__(self, addresses: ServiceAddresses) -> None:
+        self._addresses = addresses
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        try:
+            found = await self._addresses.checked(host, port)
+        except AddressRefused as exc:
+            raise OSError(exc.message) from None
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in address else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+            for address in found
+        ]
+
+    async def close(self) -> None:
+        return None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def relabel(exc: aiohttp.ClientError, request: httpx.Request) -> httpx.TransportError:

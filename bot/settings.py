@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from callcenter.addresses import ServiceNetworks
+from storage.validation import check_base_url
 
 
 class Settings(BaseSettings):
@@ -37,9 +40,15 @@ class Settings(BaseSettings):
         description="Fernet key(s) for secrets at rest; comma-separated, newest first.",
     )
     callops_base_url: str | None = None
+    """Single-workspace mode's service, checked by the rule every base URL follows."""
     callops_api_key: SecretStr | None = None
     callops_timezone: str = "UTC"
     callops_admins: str = ""
+    callops_service_networks: str = Field(
+        default="",
+        description="Comma-separated CIDRs where the call-center service may be besides "
+        "public addresses (the demo and the tests allow 127.0.0.0/8,::1/128).",
+    )
     callops_public_url: str = Field(
         default="http://localhost:3000",
         description="Where the service can reach this app (the callback URL's base).",
@@ -49,6 +58,21 @@ class Settings(BaseSettings):
         default="text",
         description="Log lines as text, or as JSON objects (one per line) for a collector.",
     )
+
+    @field_validator("callops_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        return check_base_url(value) if value else value
+
+    @field_validator("callops_service_networks")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        ServiceNetworks.parse(value)  # a CIDR that does not parse stops the start
+        return value
+
+    @property
+    def service_networks(self) -> ServiceNetworks:
+        return ServiceNetworks.parse(self.callops_service_networks)
 
     def secret_values(self) -> list[str]:
         """Every secret value this process was given, for the log filter to blank out."""

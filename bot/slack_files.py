@@ -104,3 +104,17 @@ class WebApiFiles:
             log.info("files_upload_v2 to %s: %s", channel, exc.response.get("error"))
             return False
         return True
+
+    async def send_to(self, user: str, *, filename: str, path: str, comment: str) -> bool:
+        # A file is shared into a conversation, so the direct messages are opened first.
+        try:
+            opened = await self._client.conversations_open(users=user)
+        except SlackApiError as exc:
+            log.info("conversations_open with %s: %s", user, exc.response.get("error"))
+            return False
+        channel = (opened.get("channel") or {}).get("id")
+        if not isinstance(channel, str) or not channel:
+            return False
+        return await self.post(
+            channel, filename=filename, path=path, comment=comment, thread_ts=None
+        )

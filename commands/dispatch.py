@@ -61,6 +61,7 @@ from commands.kernel.reply import (
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, number, truncate
+from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
@@ -235,6 +236,10 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
         return None
     try:
         problems = await route.validate(ctx, submission)
+    except OutOfDate as exc:
+        log.warning("form %r refused: %s", route.callback_id, exc)
+        first = next(iter(submission.values), "")
+        return FieldErrors({first: _(FORM_OUT_OF_DATE)})
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("form %r failed its check (ref %s)", route.callback_id, ref)
@@ -294,6 +299,12 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
         return StepFailed(plain_words(refused(what, route.role, ctx.role)))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
+    declared = {p.name: (p.type, p.required) for p in route.inputs}
+    try:
+        read_step_inputs(route.callback_id, declared, run.inputs)
+    except OutOfDate as exc:
+        log.warning("step %r refused: %s", route.callback_id, exc)
+        return StepFailed(_(exc.words))
     outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
@@ -351,6 +362,10 @@ def failure(
     if isinstance(exc, StorageBusyError):
         log.warning("%r: the database is busy; the request was refused", name)
         return database_busy()
+    if isinstance(exc, OutOfDate):
+        # Forged, or made by an older version: refused in a line, nothing was done.
+        log.warning("%r refused: %s", name, exc)
+        return error(_(exc.words))
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
     reply = error(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,17 +24,47 @@ def check_timezone(name: str) -> str:
     return name
 
 
+UrlProblem = Literal["not_http", "credentials", "query"]
+
+
+def base_url_problem(url: str) -> UrlProblem | None:
+    """What is wrong with a service base URL, by the one rule every way in follows (the
+    connect form, ``callops workspace connect``, ``CALLOPS_BASE_URL``): http(s) with a
+    host, no user name or password, no query or fragment (a path prefix is fine).  Where
+    the host may be is ``callcenter.addresses``' rule, checked when connecting."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port  # a port that is not a number is no URL
+    except ValueError:
+        return "not_http"
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
+        return "not_http"
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        return "credentials"
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        return "query"
+    return None
+
+
 def check_base_url(url: str) -> str:
     """An http(s) URL with a host, without the trailing slash (paths are appended to it)."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    problem = base_url_problem(url)
+    if problem == "not_http":
         raise InvalidValueError(
             N_(
                 "the base URL {url} is not an http(s) URL; write it like https://pbx.example.com/api"
             ),
             url=repr(url),
         )
-    if parts.query or parts.fragment:
+    if problem == "credentials":
+        raise InvalidValueError(
+            N_(
+                "the base URL {url} must not carry a user name or password; "
+                "callops signs in with the API key"
+            ),
+            url=repr(url),
+        )
+    if problem == "query":
         raise InvalidValueError(
             N_("the base URL {url} must not carry a query or fragment"), url=repr(url)
         )

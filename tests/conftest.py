@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
@@ -34,6 +35,10 @@ from storage import set_loop_guard
 # this process and in every process a test starts: a forgotten ``off_loop`` cannot hide.
 os.environ["CALLOPS_LOOP_GUARD"] = "strict"
 set_loop_guard("strict")
+# The emulator and the Slack stand-in run on loopback, which callops otherwise refuses
+# as the call-center service's address (callcenter.addresses); tests that check that
+# refusal give their own settings.
+os.environ["CALLOPS_SERVICE_NETWORKS"] = LOOPBACK_NETWORKS
 
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")

@@ -17,12 +17,12 @@ work, so a replay still acts never and a busy database is told, not waited on.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import StringConstraints, ValidationError
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -33,6 +33,7 @@ from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
+from commands.kernel.values import Metadata
 from storage import off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
@@ -87,10 +88,13 @@ class ContextBuilder:
             offload = off_loop if lock_wait is None else off_loop_quick
             first = await offload(self._claim, signature, lock_wait)
         except StorageBusyError:
+            # Held until the database takes it, so its replays are refused meanwhile.
+            self.rt.held_claims.gave_up(signature)
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
             return False
+        self.rt.held_claims.claimed(signature)
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
             return False
@@ -121,12 +125,16 @@ def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
     view = body.get("view")
     if isinstance(view, dict):
         try:
-            meta = json.loads(view.get("private_metadata") or "{}")
-        except json.JSONDecodeError:
-            return None
-        if isinstance(meta, dict) and meta.get("channel"):
-            return str(meta["channel"])
+            return OpenedFrom.model_validate_json(view.get("private_metadata") or "{}").channel
+        except ValidationError:
+            return None  # forged, or not ours: answered where nothing is said
     return None
+
+
+class OpenedFrom(Metadata):
+    """The channel a modal was opened from, as its private metadata keeps it."""
+
+    channel: Annotated[str, StringConstraints(pattern=r"^[CDG][A-Z0-9]{2,30}$")] | None = None
 
 
 async def name_the_work(

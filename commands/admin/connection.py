@@ -7,9 +7,15 @@ shown again: ``status`` names the domain and the user behind the token instead.
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 from datetime import UTC, datetime
+from typing import Annotated
+from urllib.parse import urlsplit
 
+import httpx
+from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
@@ -24,19 +30,22 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
+from callcenter.addresses import AddressRefused, ServiceAddresses
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.forms import text
 from commands.kernel.help import role_name
-from commands.kernel.i18n import _
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
+from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
 from storage import Role, Storage
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
+from storage.validation import UrlProblem, base_url_problem
 
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
@@ -81,6 +90,12 @@ def connect_modal(current_base_url: str | None = None) -> View:
             InputBlock(block_id=API_KEY_BLOCK, label=_("API key"), element=key_input),
         ],
     )
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for the key checks (building one loads the CA bundle)."""
+    return httpx.create_ssl_context()
 
 
 def not_connected(ctx: CommandContext) -> Reply:
@@ -209,29 +224,78 @@ async def home_connect_clicked(ctx: CommandContext, click: Click) -> Outcome:
     return OpenModal(view)
 
 
-async def verify_key(base_url: str, api_key: str) -> dict[str, str] | None:
-    """``None`` when the key works, else a message for the field it concerns."""
+async def verify_key(
+    base_url: str, api_key: str, addresses: ServiceAddresses
+) -> dict[str, str] | None:
+    """``None`` when the key works, else a message for the field it concerns.
+
+    The host is resolved once and must be where the service may be
+    (``callcenter.addresses``); the key is then sent to exactly the addresses checked,
+    never to whatever the name resolves to a moment later.  What the other side answered
+    is never shown (it may be any internal service's page): the message says in our
+    words what went wrong, with the HTTP status at most."""
+    host = urlsplit(base_url).hostname or ""
     try:
-        async with CallCenter(base_url, api_key, timeout=VERIFY_TIMEOUT, max_retries=0) as cc:
+        transport = await addresses.transport_for(base_url, tls_context())
+    except AddressRefused as exc:
+        return {BASE_URL_BLOCK: _address_refused(exc)}
+    try:
+        async with CallCenter(
+            base_url, api_key, timeout=VERIFY_TIMEOUT, max_retries=0, transport=transport
+        ) as cc:
             await cc.auth.verify()
+    except errors.AuthenticationError:
+        return {API_KEY_BLOCK: _("The call-center service refused this API key.")}
+    except errors.APIConnectionError:
+        return {
+            BASE_URL_BLOCK: _("callops could not reach {host}. Check the address.").format(
+                host=host
+            )
+        }
     except errors.CallCenterError as exc:
-        # Nothing came back: the address is at fault; anything else concerns the key.
-        words = describe_failure(exc)
-        return {(BASE_URL_BLOCK if words.unreachable else API_KEY_BLOCK): words.plain(150)}
-    except ValueError as exc:
-        return {BASE_URL_BLOCK: str(exc)}
+        if exc.status_code is not None and not 200 <= exc.status_code < 300:
+            words = _(
+                "{host} answered with HTTP {status}: it does not look like the call-center "
+                "service. Check the address."
+            ).format(host=host, status=exc.status_code)
+        else:
+            words = _(
+                "{host} did not answer as the call-center service does. Check the address."
+            ).format(host=host)
+        return {BASE_URL_BLOCK: words}
     return None
 
 
+def _address_refused(exc: AddressRefused) -> str:
+    if exc.reason == "not_found":
+        return _("{host} could not be found. Check the address.").format(host=exc.host)
+    return _(
+        "{host} is on a private or reserved network, where callops does not send "
+        "requests. Give the service's public address."
+    ).format(host=exc.host)
+
+
+URL_PROBLEMS: dict[UrlProblem, str] = {
+    "not_http": N_("Give the full address, starting with https://"),
+    "credentials": N_(
+        "Leave the user name and password out of the address: callops signs in with the API key."
+    ),
+    "query": N_("Give the address without ? or #: a path is fine, a query is not."),
+}
+
+
 async def accept_connection(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
-    """The connect form is answered within Slack's 3 seconds: the key is checked with the
-    service, and saved only when it works, so a refusal lands on the field it concerns."""
+    """The connect form is answered within Slack's 3 seconds: the address is checked by
+    the one rule for where the service may be, the key is checked with the service, and
+    both are saved only when they work, so a refusal lands on the field it concerns."""
     storage = _storage(ctx)
     base_url = text(submission.values, BASE_URL_BLOCK)
     api_key = text(submission.values, API_KEY_BLOCK)
-    if not base_url.startswith(("http://", "https://")):
-        return {BASE_URL_BLOCK: _("Give the full address, starting with https://")}
-    problems = await verify_key(base_url, api_key)
+    problem = base_url_problem(base_url)
+    if problem is not None:
+        problems: dict[str, str] | None = {BASE_URL_BLOCK: _(URL_PROBLEMS[problem])}
+    else:
+        problems = await verify_key(base_url, api_key, ctx.addresses or ServiceAddresses())
     if problems is None:
         try:
             # Connected from Slack: the admin's own zone and language, unless chosen.
@@ -258,6 +322,12 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     return problems
 
 
+class ConnectMeta(Metadata):
+    """Where the connect form was opened from (None: App Home), to say it worked there."""
+
+    channel: Annotated[str, StringConstraints(pattern=r"^[A-Z0-9]{0,30}$")] | None = None
+
+
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
     await off_loop(
@@ -267,7 +337,7 @@ async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
         "workspace.connect",
         {"base_url": base_url},
     )
-    channel = submission.metadata.get("channel")
+    channel = read_metadata(ConnectMeta, submission.metadata).channel
     if channel and ctx.messenger is not None:
         reply = notice(
             _("Connected to {address}. Try `/callops status`.").format(

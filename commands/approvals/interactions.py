@@ -9,6 +9,9 @@ click on a card that is overdue expires it there and then.
 from __future__ import annotations
 
 import json
+from typing import Annotated
+
+from pydantic import StringConstraints
 
 from commands.approvals.cards import concluded, deny_modal, hash_from_block
 from commands.approvals.flow import ApprovalFlow
@@ -40,6 +43,7 @@ from commands.kernel.reply import (
     notice,
 )
 from commands.kernel.text import mention, truncate
+from commands.kernel.values import Metadata, Token, read_metadata, token
 from storage import ApprovalState, Role
 from storage import Outcome as AuditOutcome
 from storage.offload import off_loop
@@ -57,9 +61,14 @@ def _flow(ctx: CommandContext) -> ApprovalFlow:
     return ApprovalFlow(ctx)
 
 
+def request_id(click: Click) -> str:
+    """The request a Confirm, Withdraw, Approve or Deny button stands for."""
+    return token(click.value, what="an approval button's request")
+
+
 async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
-    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, request_id(click))
     if approval is None:
         return _replacing(notice(_("This request no longer exists.")))
     if ctx.user_id != approval.requester:
@@ -94,7 +103,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     try:
         decision = await off_loop(
-            cancel, flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role
+            cancel, flow.storage, ctx.team_id, request_id(click), user=ctx.user_id, role=ctx.role
         )
     except LookupError:
         return _replacing(notice(_("This request no longer exists.")))
@@ -107,7 +116,7 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
         lead = f":information_source: {said}".rstrip()
         return concluded(decision.approval, ctx.tz, lead=lead)
     await flow.update_card(decision.approval)
-    await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, click.value)
+    await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, request_id(click))
     await flow.settled(decision.approval)
     return _replacing(notice(_("Cancelled. Nothing was done."), emoji=":heavy_multiplication_x:"))
 
@@ -119,7 +128,7 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
             decide,
             flow.storage,
             ctx.team_id,
-            click.value,
+            request_id(click),
             user=ctx.user_id,
             role=ctx.role,
             approve=True,
@@ -143,7 +152,7 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
 async def deny(ctx: CommandContext, click: Click) -> Outcome:
     """Deny asks for a reason first (a modal); the decision is taken when it is sent."""
     flow = _flow(ctx)
-    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
+    approval = await off_loop(flow.storage.approvals.get, ctx.team_id, request_id(click))
     if approval is None:
         await flow.tell(notice(_("This request no longer exists.")))
         return Nothing()
@@ -183,6 +192,14 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
     return OpenModal(deny_modal(approval, private))
 
 
+class DenyMeta(Metadata):
+    """What the Deny form keeps in its metadata: the request, and the version of it the
+    approver saw (``hash_from_block``)."""
+
+    id: Token
+    hash: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
 async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
     if not str(submission.values.get(REASON_BLOCK) or "").strip():
         return {REASON_BLOCK: _("Say why, for the requester.")}
@@ -191,17 +208,17 @@ async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str,
 
 async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome:
     flow = _flow(ctx)
-    data = submission.metadata
+    form = read_metadata(DenyMeta, submission.metadata)
     try:
         decision = await off_loop(
             decide,
             flow.storage,
             ctx.team_id,
-            str(data.get("id", "")),
+            form.id,
             user=ctx.user_id,
             role=ctx.role,
             approve=False,
-            params_hash=str(data.get("hash", "")),
+            params_hash=form.hash,
             reason=str(submission.values.get(REASON_BLOCK) or "").strip(),
         )
     except LookupError:

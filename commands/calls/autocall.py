@@ -16,9 +16,9 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -61,6 +61,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
+from commands.kernel.values import Metadata, Token, read_metadata
 from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
 from storage import ActionKind, Storage
 from storage.offload import off_loop
@@ -507,13 +508,22 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     return await propose(ctx, push_proposal(campaign, template, phone, values))
 
 
+class AutocallMeta(Metadata):
+    """What the autocall form keeps in its metadata (``autocall_modal``)."""
+
+    campaign_uuid: Token
+    names: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+        default_factory=list, max_length=100
+    )
+
+
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
     problems: dict[str, str] = {}
     phone_issue = phone_problem(normalize_phone(text(values, PHONE_BLOCK)))
     if phone_issue:
         problems[PHONE_BLOCK] = phone_issue
     given: dict[str, str] = {}
-    for name in meta.get("names") or []:
+    for name in read_metadata(AutocallMeta, meta).names:
         value = text(values, PARAM_BLOCK + str(name))
         if not value:
             problems[PARAM_BLOCK + str(name)] = _("The template needs this value.")
@@ -526,16 +536,17 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     phone = normalize_phone(text(values, PHONE_BLOCK))
+    form = read_metadata(AutocallMeta, meta)
     cc = ctx.client()
     try:
-        campaign = await cc.campaigns.get(str(meta.get("campaign_uuid") or ""))
+        campaign = await cc.campaigns.get(form.campaign_uuid)
     except errors.NotFoundError:
         return error(_("The campaign no longer exists. Nothing was asked."))
     refused = await refusal(ctx, campaign, phone)
     if refused:
         return refused
     template = await template_of(cc, campaign)
-    given = {str(n): text(values, PARAM_BLOCK + str(n)) for n in meta.get("names") or []}
+    given = {n: text(values, PARAM_BLOCK + n) for n in form.names}
     missing = missing_values(fields_of(template), given)
     if missing:
         return error(

@@ -14,7 +14,9 @@ opens at once with "Looking up…" and is filled in when the answer is there.
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
+from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -37,6 +39,7 @@ from commands.kernel.phones import RULE_WORDS, find_phones
 from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
+from commands.kernel.values import Token, Value, read
 from storage import Role
 
 CALL_BACK_SHORTCUT = "call_back"
@@ -154,13 +157,17 @@ async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     return OpenModal(loading, fill=fill)
 
 
+class CallBackChoice(Value):
+    """What a campaign button of the call-back picker carries: the campaign and the number."""
+
+    c: Token
+    p: Annotated[str, StringConstraints(min_length=1, max_length=100)]
+
+
 async def picked(ctx: CommandContext, click: Click) -> Outcome:
     """A campaign (and number) was chosen: the same modal becomes the autocall form."""
-    try:
-        chosen = json.loads(click.value)
-        uuid, phone = str(chosen["c"]), str(chosen["p"])
-    except (ValueError, KeyError, TypeError):
-        return error(_("That choice could not be read; use the shortcut again."))
+    chosen = read(CallBackChoice, click.value)
+    uuid, phone = chosen.c, chosen.p
     cc = ctx.client()
     campaign = next((c for c in await all_campaigns(cc) if c.campaign_uuid == uuid), None)
     if campaign is None:

@@ -16,8 +16,9 @@ import asyncio
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
+from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     Block,
     InputBlock,
@@ -50,6 +51,7 @@ from commands.kernel.interactions import Click, FormValues, Interactions, Meta, 
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
 from commands.kernel.text import clip, code, escape, full_name, truncate
+from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import ActionKind, Role
 
 TRANSFER_BUTTON = "call_transfer"
@@ -108,14 +110,24 @@ def button_value(call: ActiveCall) -> str:
     )
 
 
+class TransferMeta(Metadata):
+    """What the transfer form keeps in its metadata: the call."""
+
+    call_id: Token
+
+
+class TransferButton(Value):
+    """What a Transfer button carries (``button_value``)."""
+
+    call_id: Token
+    source: Annotated[str, StringConstraints(max_length=200)] = ""
+    destination: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
 def read_button_value(value: str) -> dict[str, str]:
-    try:
-        data = json.loads(value)
-    except json.JSONDecodeError:
-        return {"call_id": value, "source": "", "destination": ""}
-    if not isinstance(data, dict):
-        return {"call_id": str(value), "source": "", "destination": ""}
-    return {k: str(data.get(k) or "") for k in ("call_id", "source", "destination")}
+    if not value.startswith("{"):  # a button posted before it carried the call's numbers
+        return {"call_id": token(value), "source": "", "destination": ""}
+    return read(TransferButton, value).model_dump()
 
 
 def _call_words(source: str, destination: str) -> str:
@@ -398,7 +410,7 @@ async def verify_form(ctx: CommandContext, values: FormValues, meta: Meta) -> di
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
-    call_id = str(meta.get("call_id") or "")
+    call_id = read_metadata(TransferMeta, meta).call_id
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)

@@ -51,6 +51,7 @@ from commands.kernel.text import (
     status_word,
     truncate,
 )
+from commands.kernel.values import command_text, token
 from commands.leads.lists import campaign_list_blocks
 from commands.rules.card import rules_blocks
 from storage import Role
@@ -522,22 +523,22 @@ HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}
 
 async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Open (a listing, a digest, an alert): the campaign's card, as a new message."""
-    return Rerun(f"campaign {click.value}", replace_original=False)
+    return Rerun(f"campaign {token(click.value)}", replace_original=False)
 
 
 async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    return Rerun(f"campaign {click.value}")
+    return Rerun(f"campaign {token(click.value)}")
 
 
 async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
-    return Rerun(click.value)
+    return Rerun(command_text(click.value))
 
 
 async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Start/Pause/Stop on a card: exactly the typed command, checked the same way."""
     status = click.action_id.rsplit("_", 1)[1]
-    return Rerun(f"{status} {click.value}", replace_original=False)
+    return Rerun(f"{status} {token(click.value)}", replace_original=False)
 
 
 INTERACTIONS = Interactions(

@@ -67,6 +67,7 @@ from commands.kernel.text import (
     truncate,
     zone_name,
 )
+from commands.kernel.values import token
 from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Role, Storage
@@ -498,7 +499,7 @@ HANDLERS = {"alert add": add, "alert list": list_alerts, "alert remove": remove}
 async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Snooze on an alert: silent until then, and said in the alert's thread."""
     storage = _store(ctx)
-    alert = await off_loop(storage.alerts.get, ctx.team_id, click.value)
+    alert = await off_loop(storage.alerts.get, ctx.team_id, token(click.value))
     if alert is None:
         return error(_("That alert was removed."))
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"

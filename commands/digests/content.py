@@ -16,9 +16,10 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
+from pydantic import Field, model_validator
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -55,6 +56,7 @@ from commands.kernel.text import (
     truncate,
     zone_name,
 )
+from commands.kernel.values import OutOfDate, Token, Value, read_fields
 from commands.reports.chart import Bar, render_bar_chart
 from commands.reports.figures import (
     ALL_DIALER,
@@ -135,18 +137,55 @@ def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
     )
 
 
+Stamp = Annotated[int, Field(ge=0, le=4_102_444_800)]
+"""A Unix time up to 2100: a forged huge one is out of date, not an overflow."""
+MAX_REPORT_DAYS = 400
+"""Longer than any digest's period (a month, and the one before it)."""
+
+
+class FullReportValue(Value):
+    """What a Full report button carries (``full_report_value``): the digest (``-`` for
+    a preview) and its period's bounds.  Buttons posted before the previous period's end
+    was carried have four parts."""
+
+    digest_id: Token
+    start: Stamp
+    end: Stamp
+    previous: Stamp
+    previous_end: Stamp | None = None
+
+    @model_validator(mode="after")
+    def _a_period(self) -> FullReportValue:
+        if not self.previous <= self.start < self.end:
+            raise ValueError("the bounds are out of order")
+        if self.end - self.previous > MAX_REPORT_DAYS * 86400:
+            raise ValueError("the period is longer than any digest's")
+        return self
+
+
+FULL_REPORT_PARTS = ("digest_id", "start", "end", "previous", "previous_end")
+
+
 def read_full_report_value(value: str, tz: ZoneInfo) -> tuple[str | None, DigestPeriod]:
-    """The digest id (None for a preview) and the period a Full report button stands for
-    (buttons posted before the previous period's end was carried have four parts)."""
-    digest_id, start, end, previous, *rest = value.split("|")
-    period = DigestPeriod(
-        start=datetime.fromtimestamp(int(start), tz),
-        end=datetime.fromtimestamp(int(end), tz),
-        previous_start=datetime.fromtimestamp(int(previous), tz),
-        tz=tz,
-        previous_end=datetime.fromtimestamp(int(rest[0]), tz) if rest else None,
+    """The digest id (None for a preview) and the period a Full report button stands for."""
+    parts = value.split("|")
+    if len(parts) not in (4, 5):
+        raise OutOfDate("a Full report button's value", f"{len(parts)} parts")
+    found = read_fields(
+        FullReportValue, dict(zip(FULL_REPORT_PARTS, parts, strict=False)), what="a Full report"
     )
-    return (None if digest_id == "-" else digest_id), period
+    period = DigestPeriod(
+        start=datetime.fromtimestamp(found.start, tz),
+        end=datetime.fromtimestamp(found.end, tz),
+        previous_start=datetime.fromtimestamp(found.previous, tz),
+        tz=tz,
+        previous_end=(
+            datetime.fromtimestamp(found.previous_end, tz)
+            if found.previous_end is not None
+            else None
+        ),
+    )
+    return (None if found.digest_id == "-" else found.digest_id), period
 
 
 def _chart_window(period: DigestPeriod) -> Window:

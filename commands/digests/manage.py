@@ -55,6 +55,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
+from commands.kernel.values import Token, Value, read_fields
 from commands.rules.guard import refused_between
 from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
@@ -442,11 +443,24 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     )
 
 
+class UpToNowValue(Value):
+    """What an Up to now button carries: the digest, and when its answer was given."""
+
+    digest_id: Token
+    asked_at: Token
+
+
+def read_up_to_now(value: str) -> tuple[str, str]:
+    digest_id, _, asked_at = value.partition("|")
+    found = read_fields(UpToNowValue, {"digest_id": digest_id, "asked_at": asked_at})
+    return found.digest_id, found.asked_at
+
+
 async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Up to now, under a ``digest run`` answer: the digest from its latest slot until
     this click, posted once however often the button is clicked."""
     storage = _storage(ctx)
-    digest_id, _bar, asked_at = click.value.partition("|")
+    digest_id, asked_at = read_up_to_now(click.value)
     digest = await off_loop(storage.digests.get, ctx.team_id, digest_id)
     if digest is None:
         return error(_("That digest was removed."))

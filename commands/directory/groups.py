@@ -15,8 +15,9 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
@@ -50,6 +51,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, full_name, number, truncate
+from commands.kernel.values import Metadata, Token, read_metadata
 from storage import ActionKind
 
 GROUP_CALLBACK = "group_edit_form"
@@ -275,6 +277,13 @@ def check_group_form(values: FormValues, meta: Meta) -> dict[str, str]:
     return problems
 
 
+class GroupFormMeta(Metadata):
+    """What the group form keeps in its metadata: the group, and its name before."""
+
+    group_uuid: Token
+    old_name: Annotated[str, StringConstraints(max_length=1000)] = ""
+
+
 async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     """The form as a request, once the new name is free and something changes; the group
     as it is now goes with it, for the card's before → after."""
@@ -282,7 +291,8 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     people = [u async for u in cc.users.iterate(page_size=100)]
     users = {u.user_uuid: u.username for u in people}
     campaign_names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(cc)}
-    group_uuid = str(meta.get("group_uuid") or "")
+    form = read_metadata(GroupFormMeta, meta)
+    group_uuid = form.group_uuid
     name = text(values, "group_name")
     taken = find_group(people, name)
     if taken is not None and taken.group_uuid != group_uuid:
@@ -307,7 +317,7 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
         )
     params = GroupUpdateParams(
         group_uuid=group_uuid,
-        old_name=str(meta.get("old_name") or ""),
+        old_name=form.old_name,
         group_name=name,
         group_description=text(values, "group_description"),
         user_assigns=members,

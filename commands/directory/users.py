@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     CheckboxesElement,
     InputBlock,
@@ -44,6 +45,7 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.text import clip, code, full_name
+from commands.kernel.values import Metadata, Token, read_metadata
 from storage import ActionKind, Role
 
 USER_CALLBACK = "user_edit_form"
@@ -230,20 +232,26 @@ class UserUpdateParams(ActionParams):
         )
 
 
+class UserFormMeta(Metadata):
+    """What the user form keeps in its metadata: the user, and their name as shown."""
+
+    user_uuid: Token
+    username: Annotated[str, StringConstraints(max_length=300)] = ""
+
+
 async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     flags = set(values.get("flags") or [])
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     roles = known_roles(people)
     role_uuid = str(values.get("role") or "")
-    user_uuid = str(meta.get("user_uuid") or "")
+    form = read_metadata(UserFormMeta, meta)
+    user_uuid = form.user_uuid
     current = next((u for u in people if u.user_uuid == user_uuid), None)
     if current is None:
-        return error(
-            _("The user {name} no longer exists.").format(name=meta.get("username") or user_uuid)
-        )
+        return error(_("The user {name} no longer exists.").format(name=form.username or user_uuid))
     params = UserUpdateParams(
         user_uuid=user_uuid,
-        username=str(meta.get("username") or current.username),
+        username=form.username or current.username,
         level=str(values.get("level") or ""),
         role_uuid=role_uuid,
         role_name=roles.get(role_uuid, ""),

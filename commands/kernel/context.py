@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.views import View
 
 from callcenter import CallCenter
+from callcenter.addresses import ServiceAddresses
 from commands.kernel.i18n import Audience
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
@@ -171,6 +172,9 @@ class CommandContext:
     """The person's Slack locale, as Slack last said it (None: not known yet)."""
     slack_tz: str | None = None
     """The person's Slack time zone, as Slack last said it (None: not known yet)."""
+    addresses: ServiceAddresses | None = None
+    """Where the call-center service may be, with the resolver that reads its names
+    (``callcenter.addresses``); None: public addresses only, the system's resolver."""
 
     def at(self, offset: int) -> CommandContext:
         """The same request, showing a listing from ``offset`` (a Next/Previous click)."""

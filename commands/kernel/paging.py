@@ -8,7 +8,9 @@ kept between pages, and a stale page stays consistent with itself.
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
+from pydantic import Field
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
 
 from commands.kernel.context import CommandContext
@@ -16,6 +18,7 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun
 from commands.kernel.text import number
+from commands.kernel.values import Text, Value, read
 
 PAGE_ACTION = "callops_page"
 
@@ -30,9 +33,20 @@ def page_value(command: str, offset: int) -> str:
     )
 
 
+MAX_OFFSET = 1_000_000
+"""Further than any listing goes: a forged offset beyond it is out of date."""
+
+
+class PageValue(Value):
+    """What a Previous/Next button carries (``page_value``)."""
+
+    command: Text
+    offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)]
+
+
 def read_page_value(value: str) -> tuple[str, int]:
-    data = json.loads(value)
-    return str(data["command"]), int(data["offset"])
+    page = read(PageValue, value)
+    return page.command, page.offset
 
 
 def showing(

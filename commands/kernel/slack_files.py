@@ -42,6 +42,12 @@ class SlackFiles(Protocol):
         refused (the bot is not in the channel, ...)."""
         ...
 
+    async def send_to(self, user: str, *, filename: str, path: str, comment: str) -> bool:
+        """Share the file at ``path`` with ``user`` alone, in the app's direct messages
+        with them: a file of customers' numbers made for one person is never shown to
+        a channel.  False if Slack refused."""
+        ...
+
 
 class FileDownloadError(Exception):
     """Slack would not hand the file over (plain-text reason)."""

@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.kernel.block_dicts import block_dict
-from commands.kernel.text import truncate
+from commands.kernel.text import truncate, unbidi
 
 MAX_ROWS = 100
 """Rows per table block, the header row included."""
@@ -64,7 +64,7 @@ def _text(value: str | int | None) -> dict[str, Any]:
     """A ``raw_text`` cell, never empty (Slack refuses an empty one).  As the dict
     ``RawTextObject`` would become: a table holds dozens, and each object costs its
     construction and its conversion on every reply (``benchmarks/ack.py``)."""
-    text = EMPTY if value is None or value == "" else str(value)
+    text = EMPTY if value is None or value == "" else unbidi(str(value))
     if len(text) > CELL_CHARS:
         text = text[: CELL_CHARS - 1] + "…"
     return {"text": text, "type": "raw_text"}
@@ -99,7 +99,7 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> Prebuilt
     body = [
         [
             {"text": value, "type": "raw_text"}
-            if type(value) is str and 0 < len(value) <= CELL_CHARS
+            if type(value) is str and 0 < len(value) <= CELL_CHARS and value.isascii()
             else _cell(value)
             for value in row
         ]
@@ -151,7 +151,7 @@ def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
             or len(b.value) > ButtonElement.value_max_length
         ):
             raise ValueError("a button's action id or value is longer than Slack allows")
-        cut = truncate(b.text, ButtonElement.text_max_length)
+        cut = truncate(unbidi(b.text), ButtonElement.text_max_length)
         text = {"emoji": True, "text": cut, "type": "plain_text"}
         elements.append(
             {"action_id": b.action_id, "text": text, "type": "button", "value": b.value}

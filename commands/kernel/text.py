@@ -4,6 +4,12 @@ Everything that comes from the call-center service or from a user passes through
 ``escape`` before it reaches mrkdwn: Slack only treats ``&``, ``<`` and ``>`` as control
 characters, and escaping exactly those makes ``<!channel>`` in a lead name show as text
 instead of pinging a channel.
+
+The same pass strips Unicode's bidirectional controls (``U+202A``–``U+202E``,
+``U+2066``–``U+2069``, ``U+200E``/``U+200F``): a right-to-left override in a lead's name
+would otherwise turn the rest of a line around, making ``gpj.exe`` read as ``exe.jpg`` or
+a number read backwards.  Plain text (table cells, button labels) drops them through
+``unbidi``.
 """
 
 from __future__ import annotations
@@ -15,6 +21,19 @@ from zoneinfo import ZoneInfo
 from callcenter.timefmt import parse_time
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+"""Unicode's bidirectional embedding, override and isolate controls, and the two marks."""
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+_NO_BIDI = dict.fromkeys(map(ord, BIDI_CONTROLS))
+
+
+def unbidi(text: str) -> str:
+    """``text`` without bidirectional controls.  An ASCII text (most of what is shown)
+    holds none, and ``str.isascii`` answers that without looking characters up, so the
+    usual case costs almost nothing; only a text that has one is translated."""
+    if text.isascii() or _BIDI.search(text) is None:
+        return text
+    return text.translate(_NO_BIDI)
 
 
 def escape(value: object) -> str:
@@ -24,8 +43,8 @@ def escape(value: object) -> str:
     with a mapping looks every character up in a dict, about nine times slower on the
     lines of a help overview or a table of campaigns, which run it hundreds of times per
     reply (``benchmarks/ack.py``).  ``&`` goes first, so the entities made for ``<`` and
-    ``>`` are not escaped again."""
-    text = str(value)
+    ``>`` are not escaped again.  Bidirectional controls are dropped first (``unbidi``)."""
+    text = unbidi(str(value))
     if "&" in text:
         text = text.replace("&", "&amp;")
     if "<" in text:
@@ -41,7 +60,10 @@ def code(value: object) -> str:
 
 
 def truncate(text: str, limit: int, ellipsis: str = "…") -> str:
-    """Cut ``text`` to ``limit`` characters, marking the cut, for Block Kit's length limits."""
+    """Cut ``text`` to ``limit`` characters, marking the cut, for Block Kit's length limits.
+    Plain text built from outside values (a header, a button) passes here, so it drops
+    bidirectional controls too (``unbidi``)."""
+    text = unbidi(text)
     if len(text) <= limit:
         return text
     return text[: max(0, limit - len(ellipsis))] + ellipsis

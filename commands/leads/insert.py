@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     InputBlock,
     MarkdownTextObject,
@@ -44,6 +45,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
+from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
 from storage import ActionKind, Role
@@ -76,14 +78,23 @@ def list_button_value(lead_list: LeadList) -> str:
     )
 
 
+class LeadFormMeta(Metadata):
+    """What the lead form keeps in its metadata: the list."""
+
+    list_uuid: Token
+
+
+class ListButton(Value):
+    """What Add lead carries (``list_button_value``)."""
+
+    list_uuid: Token
+    list_name: Annotated[str, StringConstraints(max_length=300)] = ""
+
+
 def read_list_button(value: str) -> dict[str, str]:
-    try:
-        data = json.loads(value)
-    except json.JSONDecodeError:
-        return {"list_uuid": value, "list_name": ""}
-    if not isinstance(data, dict):
-        return {"list_uuid": str(value), "list_name": ""}
-    return {k: str(data.get(k) or "") for k in ("list_uuid", "list_name")}
+    if not value.startswith("{"):  # a button posted before it carried the list's name
+        return {"list_uuid": token(value), "list_name": ""}
+    return read(ListButton, value).model_dump()
 
 
 def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str) -> View:
@@ -279,7 +290,7 @@ def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
 
 
 async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
-    list_uuid = str(meta.get("list_uuid") or "")
+    list_uuid = read_metadata(LeadFormMeta, meta).list_uuid
     phone = normalize_phone(text(values, PHONE_BLOCK))
     fields = {f: text(values, f) for f in FORM_FIELDS}
     return await lead_proposal(ctx, list_uuid, phone, fields)

@@ -38,6 +38,7 @@ from commands.kernel.text import (
     ratio_percent,
     truncate,
 )
+from commands.kernel.values import token
 from commands.leads.insert import ADD_LEAD_BUTTON, ADD_LEAD_ROLE, list_button_value
 from commands.leads.upload import UPLOAD_LEADS_BUTTON, UPLOAD_LEADS_ROLE
 from storage import Role
@@ -185,7 +186,7 @@ def campaign_list_blocks(
 
 async def open_list_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Open list on a campaign card: the list's own card, as a new message."""
-    return Rerun(f"list {click.value}", replace_original=False)
+    return Rerun(f"list {token(click.value)}", replace_original=False)
 
 
 INTERACTIONS = Interactions(clicks=(OnClick(OPEN_LIST_BUTTON, open_list_clicked),))

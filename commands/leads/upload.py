@@ -4,7 +4,9 @@ good rows into the list (a campaign's is its default list, ``commands.leads.targ
 The command takes the newest CSV the requester shared in the channel, downloads it with
 the bot token, and checks every row as a stream (``commands.leads.csv_check``).  The summary
 (valid and invalid counts, the first problems with their line numbers) is the request
-itself; the bad rows are posted as a CSV to fix and share again.
+itself; the bad rows are sent as a CSV to fix and share again, to the person who ran the
+command alone (a direct message from the app, with an ephemeral line that says where it
+is): they are customers' numbers, and the check that found them is theirs alone.
 
 The approval stores the file's id and SHA-256, not its rows: at execution the file is
 downloaded again and must hash the same, so exactly the approved file is uploaded (after
@@ -20,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from pydantic import Field
+from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject
 
 from callcenter import errors
 from commands.approvals.actions import (
@@ -40,6 +43,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, ratio_percent
+from commands.kernel.values import token
 from commands.leads.csv_check import (
     CsvFormatError,
     CsvReport,
@@ -202,6 +206,34 @@ async def download_and_check(
     return sha256, report, valid, invalid
 
 
+async def send_rows_to_fix(
+    ctx: CommandContext, files: SlackFiles, shared: SharedFile, report: CsvReport, path: Path
+) -> str:
+    """The bad rows, to the person who ran the check and nobody else; returns the line
+    their (ephemeral) answer shows to say where the file went."""
+    stem = os.path.splitext(shared.name)[0] or "leads"
+    sent = await files.send_to(
+        ctx.user_id,
+        filename=f"{stem}-rows-to-fix.csv",
+        path=str(path),
+        comment=ngettext(
+            "{n} row of {file} that will not be uploaded, "
+            "with their line numbers and what is wrong.",
+            "{n} rows of {file} that will not be uploaded, "
+            "with their line numbers and what is wrong.",
+            report.invalid,
+        ).format(n=number(report.invalid), file=escape(shared.name)),
+    )
+    if sent:
+        return _(
+            ":lock: I sent you the rows of {file} to fix in a direct message from callops; "
+            "only you can see them."
+        ).format(file=escape(shared.name))
+    return _(
+        ":warning: I could not send you the rows of {file} to fix in a direct message."
+    ).format(file=escape(shared.name))
+
+
 async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
         raise UsageError(
@@ -236,30 +268,22 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             )
         except (CsvFormatError, FileDownloadError) as exc:
             return error(f"{shared.name}: {exc.message}")
+        where = ""
         if report.invalid:
-            stem = os.path.splitext(shared.name)[0] or "leads"
-            await ctx.files.post(
-                ctx.channel_id,
-                filename=f"{stem}-rows-to-fix.csv",
-                path=str(invalid_path),
-                comment=ngettext(
-                    "{n} row of {file} that will not be uploaded, "
-                    "with their line numbers and what is wrong.",
-                    "{n} rows of {file} that will not be uploaded, "
-                    "with their line numbers and what is wrong.",
-                    report.invalid,
-                ).format(n=number(report.invalid), file=escape(shared.name)),
-                thread_ts=None,
-            )
+            where = await send_rows_to_fix(ctx, ctx.files, shared, report, invalid_path)
     if report.valid == 0:
         return error(
-            _(
-                "No row of {file} can be uploaded ({rows} checked). "
-                "The rows and their problems are in the file I just posted."
-            ).format(file=shared.name, rows=report.rows)
+            _("No row of {file} can be uploaded ({rows} checked).").format(
+                file=escape(shared.name), rows=number(report.rows)
+            )
+            + " "
+            + where
         )
     params = _summary_params(list_uuid, lead_list.list_name, shared, sha256, report)
-    return await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
+    outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
+    if where and isinstance(outcome, Reply):
+        outcome.blocks.append(ContextBlock(elements=[MarkdownTextObject(text=where)]))
+    return outcome
 
 
 async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:
@@ -340,7 +364,7 @@ HANDLERS = {"leads upload": upload}
 async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Upload leads on a campaign card: the command itself, so a CSV already shared here
     is checked at once, and otherwise the answer says how to share one."""
-    return Rerun(f"leads upload {click.value}", replace_original=False)
+    return Rerun(f"leads upload {token(click.value)}", replace_original=False)
 
 
 INTERACTIONS = Interactions(

@@ -7,9 +7,6 @@ and one that does not parse changes nothing.
 
 from __future__ import annotations
 
-import logging
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -25,22 +22,19 @@ from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun, error
 from commands.kernel.text import number
+from commands.kernel.values import Token, Value, read
 from commands.rules.guard import OUTBOUND_TYPES, by_type, is_advertising, window_words
 from storage import Role
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
 
-log = logging.getLogger(__name__)
-
 SWITCH = "rules_advertising_switch"
 
 
-class SwitchValue(BaseModel):
+class SwitchValue(Value):
     """What the switch carries: the campaign, and whether the rules should apply."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    campaign_uuid: str
+    campaign_uuid: Token
     on: bool
 
 
@@ -90,11 +84,7 @@ def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Bl
 
 
 async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    try:
-        value = SwitchValue.model_validate_json(click.value)
-    except ValidationError:
-        log.info("calling-rules switch with a value that does not parse")
-        return error(_("This button is out of date; run the command again."))
+    value = read(SwitchValue, click.value)
     if ctx.storage is None:
         return error(_("The app's database is not available here."))
     await off_loop(

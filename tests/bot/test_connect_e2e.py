@@ -74,7 +74,8 @@ async def test_admin_connects_after_a_wrong_key_and_an_unreachable_url(
     )
     assert wrong.in_time
     errors = slack.view_errors(view["id"])
-    assert "invalid api key" in errors["api_key"], errors  # the service's own words
+    # In callops' words: what the other side answered is never shown.
+    assert errors["api_key"] == "The call-center service refused this API key.", errors
     assert unconnected.storage.workspaces.api_key(TEAM) is None
 
     nowhere = await slack.driver.view_submission(
@@ -82,7 +83,7 @@ async def test_admin_connects_after_a_wrong_key_and_an_unreachable_url(
     )
     assert nowhere.in_time
     errors = slack.view_errors(view["id"])
-    assert "call-center service cannot be reached" in errors["base_url"], errors
+    assert "callops could not reach 127.0.0.1" in errors["base_url"], errors
     assert unconnected.storage.workspaces.api_key(TEAM) is None
 
     right = await slack.driver.view_submission(

@@ -118,10 +118,20 @@ async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
         (8, "has 2 columns"),
     ):
         assert f"line {line}:" in text and reason in text, (line, reason)
-    fix = await slack.wait_for_message(
-        CALL_CENTER,
-        lambda m: any(f["name"] == "spring-rows-to-fix.csv" for f in m.get("files", [])),
+    # The rows to fix are customers' numbers: sent to the uploader alone, never the channel.
+    fix = await slack.wait_for(
+        lambda: next(
+            (
+                m
+                for m in slack.dm(AGENT)
+                if any(f["name"] == "spring-rows-to-fix.csv" for f in m.get("files", []))
+            ),
+            None,
+        )
     )
+    assert "rows of spring.csv to fix in a direct message" in text and "only you" in text
+    channel_files = [f["name"] for m in slack.messages(CALL_CENTER) for f in m.get("files", [])]
+    assert channel_files == ["spring.csv"]  # the agent's own share, and nothing else
     _, content = slack.file(fix["files"][0]["id"])
     rows = list(csv.reader(io.StringIO((content or b"").decode())))
     assert rows[0][:3] == ["line", "problem", "phone_number"]

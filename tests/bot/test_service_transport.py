@@ -6,18 +6,30 @@ from __future__ import annotations
 
 import socket
 import ssl
+from urllib.parse import urlsplit
 
 import pytest
 
 from bot.service_transport import service_transport
 from callcenter import CallCenter, errors
+from callcenter.addresses import LOOPBACK_NETWORKS, ServiceAddresses, ServiceNetworks
 from callcenter.models import GroupCreate
 from emulators.pbx.testing import EmulatorServer
 
 pytestmark = pytest.mark.asyncio
 
 
-def _client(base_url: str, api_key: str, *, timeout: float = 10.0) -> CallCenter:
+LOOPBACK = ServiceAddresses(ServiceNetworks.parse(LOOPBACK_NETWORKS))
+"""Where the emulator is, allowed as the tests allow it."""
+
+
+def _client(
+    base_url: str,
+    api_key: str,
+    *,
+    timeout: float = 10.0,
+    addresses: ServiceAddresses = LOOPBACK,
+) -> CallCenter:
     async def no_wait(_: float) -> None:
         return None
 
@@ -25,9 +37,25 @@ def _client(base_url: str, api_key: str, *, timeout: float = 10.0) -> CallCenter
         base_url,
         api_key,
         timeout=timeout,
-        transport=service_transport(ssl.create_default_context()),
+        transport=service_transport(ssl.create_default_context(), addresses),
         sleep=no_wait,
     )
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "0x7f000001"])
+async def test_reads_and_writes_go_nowhere_the_service_may_not_be(
+    pbx: EmulatorServer, host: str
+) -> None:
+    """Without loopback allowed, neither road (aiohttp's reads, httpx's writes) connects to
+    the emulator, whether the URL names it by address or by a name."""
+    port = urlsplit(pbx.base_url).port
+    before = len(pbx.journal())
+    async with _client(f"http://{host}:{port}", pbx.api_key, addresses=ServiceAddresses()) as cc:
+        with pytest.raises(errors.APIConnectionError, match="private or reserved network"):
+            await cc.campaigns.list(limit=5)
+        with pytest.raises(errors.APIConnectionError, match="private or reserved network"):
+            await cc.groups.create(GroupCreate(group_name="Night shift"))
+    assert len(pbx.journal()) == before
 
 
 async def test_reads_and_writes_reach_the_service(pbx: EmulatorServer) -> None:

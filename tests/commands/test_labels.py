@@ -9,7 +9,9 @@ from commands.calls.autocall import field_label
 from commands.kernel.call_words import cause_words, outcome_words, status_words
 from commands.kernel.paging import showing
 from commands.kernel.text import (
+    BIDI_CONTROLS,
     campaign_label,
+    clip,
     clock,
     code,
     day,
@@ -18,6 +20,7 @@ from commands.kernel.text import (
     mention,
     plural,
     status_label,
+    truncate,
     when,
     zone_name,
 )
@@ -39,6 +42,17 @@ def test_only_slacks_three_control_characters_are_escaped_each_once() -> None:
     assert escape(12034) == "12034"
     assert escape("") == ""
     assert code("a`b<c>") == "`aˋb&lt;c&gt;`"
+
+
+def test_bidirectional_controls_are_dropped_from_mrkdwn_and_plain_text() -> None:
+    forged = (
+        "Sale \u202egpj.exe\u202c <b> \u2067Hà Nội\u2069\u200e\u200f\u202a\u202b\u202d\u2066\u2068"
+    )
+    assert escape(forged) == "Sale gpj.exe &lt;b&gt; Hà Nội"
+    assert clip(forged, 200) == "Sale gpj.exe &lt;b&gt; Hà Nội"
+    assert truncate(forged, 200) == "Sale gpj.exe <b> Hà Nội"
+    assert not any(c in escape(BIDI_CONTROLS * 3) for c in BIDI_CONTROLS)
+    assert escape("Nguyễn Văn An \u200d") == "Nguyễn Văn An \u200d"  # a joiner is no control
 
 
 def test_a_campaign_without_a_name_is_still_named_and_names_are_escaped() -> None:

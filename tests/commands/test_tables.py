@@ -71,6 +71,14 @@ def test_cells_are_never_empty_and_links_only_for_the_web() -> None:
         table([Column("A"), Column("B")], [["only one"]])
 
 
+def test_cells_and_button_labels_drop_bidirectional_controls() -> None:
+    block = table([Column("Name")], [["Sale \u202egpj.exe"], ["Hà \u2067Nội\u2069"]])
+    assert block is not None
+    assert [row[0]["text"] for row in block.to_dict()["rows"][1:]] == ["Sale gpj.exe", "Hà Nội"]
+    row = row_buttons("b", [RowButton("Open \u202eevil", "open", "1")]).to_dict()
+    assert row["elements"][0]["text"]["text"] == "Open evil"
+
+
 def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
     campaigns = [
         Campaign(

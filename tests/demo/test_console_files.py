@@ -36,8 +36,14 @@ async def test_the_sample_csv_is_shared_and_its_leads_uploaded(
     await expect(prompt).to_contain_text(SAMPLE_NAME)
     await expect(prompt).to_contain_text("6 left out")
     await expect(prompt).to_contain_text(target.default_list_uuid)
+    await expect(prompt).to_contain_text("in a direct message")
+    # The rows to fix hold customers' numbers: in the uploader's messages, not the channel.
     fix = console.page.locator(".file-chip", has_text="sample-leads-rows-to-fix.csv")
+    await expect(fix).to_have_count(0)
+    await console.go("app")
     await expect(fix).to_have_count(1)
+    await console.go(CALL_CENTER)
+    prompt = console.ephemerals.filter(has_text="Upload 20 leads").last
     await prompt.locator("button", has_text="Ask for approval").click()
     await expect(console.ephemerals.filter(has_text="Asked for approval").last).to_be_visible()
 

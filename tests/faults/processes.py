@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 from cryptography.fernet import Fernet
 
+from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
 from storage import SecretBox, Storage
@@ -70,6 +71,7 @@ class Deployment:
             "CALLOPS_DB": self.callops_db,
             "CALLOPS_SECRET_KEY": self.secret_key,
             "CALLOPS_TIMEZONE": "Asia/Ho_Chi_Minh",
+            "CALLOPS_SERVICE_NETWORKS": LOOPBACK_NETWORKS,  # the emulator's address
             "PYTHONUNBUFFERED": "1",
             # A store call made on the event loop raises (storage.offload): the process
             # would fail that request, and the test that sent it.

@@ -8,6 +8,7 @@ process's whole log holds no traceback.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import httpx
@@ -108,3 +109,87 @@ async def test_malformed_requests_get_4xx_and_leave_no_traceback(
     assert "Traceback" not in log
     assert log.count("refused POST /slack/events") == len(slack_cases)
     assert log.count("team T0001: callback ") == len(callback_cases)
+
+
+async def raw_exchange(url: str, request: bytes) -> bytes:
+    """``request`` written as it is on a new connection, and the status line answered:
+    what a client that does not speak HTTP as httpx does would get."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await reader.readline()
+    finally:
+        writer.close()
+
+
+async def test_an_encoded_body_is_refused_before_anything_reads_it(
+    deployment: Deployment, slack: SlackStandIn
+) -> None:
+    """gzip, deflate or any other: Slack and the service send plain bodies, and a body is
+    verified as sent. Garbage that claims to be compressed gets 415, not a 500.  ``br``
+    (an encoding the HTTP parser itself cannot undo) is refused by the parser with 400,
+    as one line."""
+    with deployment.storage() as storage:
+        token = storage.callback_tokens.get_or_create(TEAM)
+    body = "payload=" + '{"type": "block_actions"}'
+    app = await deployment.start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            for encoding in ("gzip", "deflate", "identity", "x-anything"):
+                for url, headers in (
+                    (app.url + "/slack/events", signed(slack, body)),
+                    (f"{app.url}/callbacks/{token}", {"Content-Type": "application/json"}),
+                ):
+                    answer = await http.post(
+                        url,
+                        content=b"\x1f\x8bnot really compressed",
+                        headers={**headers, "Content-Encoding": encoding},
+                    )
+                    assert answer.status_code == 415, (url, encoding, answer.text)
+                    assert answer.json()["error"] == "content_encoding_not_accepted"
+                    brotli = b"garbage"
+                    status = await raw_exchange(
+                        app.url,
+                        f"POST {url.removeprefix(app.url)} HTTP/1.1\r\nHost: x\r\n"
+                        f"Content-Encoding: br\r\nContent-Length: {len(brotli)}\r\n\r\n".encode()
+                        + brotli,
+                    )
+                    assert b" 400 " in status, (url, status)
+            healthy = await http.get(app.url + "/healthz")
+            assert healthy.status_code == 200
+    finally:
+        await app.stop()
+    log = app.log_text()
+    assert "Traceback" not in log
+    assert log.count("content_encoding_not_accepted") == 8
+    assert log.count("refused a malformed HTTP request") == 8  # br, each time
+    assert token not in log
+
+
+async def test_what_the_http_parser_refuses_is_one_line_without_a_traceback(
+    deployment: Deployment,
+) -> None:
+    app = await deployment.start()
+    host = app.url.removeprefix("http://")
+    huge = b"X-Big: " + b"a" * 9000 + b"\r\n"
+    requests = [
+        b"GET /healthz HTTP/1.1\r\nHost: " + host.encode() + b"\r\n" + huge + b"\r\n",
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\n" + huge + b"\r\n",
+        b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n",
+        b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        b"POST /callbacks/x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ]
+    try:
+        for request in requests:
+            status = await raw_exchange(app.url, request)
+            assert status.startswith(b"HTTP/1.") and b" 400 " in status, (request[:40], status)
+        async with httpx.AsyncClient(trust_env=False) as http:
+            assert (await http.get(app.url + "/healthz")).status_code == 200
+    finally:
+        await app.stop()
+    log = app.log_text()
+    assert "Traceback" not in log
+    assert log.count("refused a malformed HTTP request") == len(requests)

@@ -1,6 +1,7 @@
 """Fuzzing a running ``callops serve``: hypothesis makes requests to ``/slack/events`` and
 ``/callbacks/{token}`` (random bytes, JSON of any shape, Slack-like payloads with random
-fields, deep nesting, bad or good signatures) and no answer may be a 5xx.
+fields, deep nesting, bad or good signatures, a ``Content-Encoding`` the body does not
+have) and no answer may be a 5xx.
 
 Most Slack requests are signed with the app's real secret, so they get past the
 signature check and reach the body checks and Bolt itself.  The counts of answers by
@@ -177,6 +178,13 @@ callback_bodies = st.one_of(
 )
 
 
+encodings = st.one_of(
+    st.none(), st.none(), st.none(), st.sampled_from(["gzip", "deflate", "br", "identity", "zz"])
+)
+"""Mostly none; else a Content-Encoding over a body that is not so encoded (415, or 400
+for one the HTTP parser itself refuses)."""
+
+
 @pytest.fixture
 def threaded_slack() -> Iterator[SlackStandIn]:
     with SlackStandIn() as stand_in:
@@ -226,6 +234,9 @@ def test_fuzzed_requests_never_get_a_5xx(served: tuple[AppProcess, Deployment]) 
                 headers = signed_headers(secret, text, timestamp=int(time.time()) - age)
             else:
                 headers = data.draw(unsigned_headers())
+            encoding = data.draw(encodings, label="Content-Encoding")
+            if encoding is not None:
+                headers = {**headers, "Content-Encoding": encoding}
             answer = http.post(
                 "/slack/events", content=raw, headers={"Content-Type": content_type, **headers}
             )
@@ -233,11 +244,12 @@ def test_fuzzed_requests_never_get_a_5xx(served: tuple[AppProcess, Deployment]) 
             assert answer.status_code < 500, (raw[:80], headers, answer.text[:200])
 
         @fuzz
-        @given(body=callback_bodies)
-        def callback(body: bytes) -> None:
-            answer = http.post(
-                f"/callbacks/{token}", content=body, headers={"Content-Type": "application/json"}
-            )
+        @given(body=callback_bodies, encoding=encodings)
+        def callback(body: bytes, encoding: str | None) -> None:
+            headers = {"Content-Type": "application/json"}
+            if encoding is not None:
+                headers["Content-Encoding"] = encoding
+            answer = http.post(f"/callbacks/{token}", content=body, headers=headers)
             statuses["callbacks"][answer.status_code] += 1
             assert answer.status_code < 500, (body[:80], answer.text[:200])
 

@@ -56,6 +56,9 @@ COMMANDS = (
 """When (seconds into the lock) each command is typed: the last one is typed near the
 end, so its work may wait for the lock to go rather than give up."""
 CALLBACKS_AT = (1.0, 6.0, 12.0)
+REPLAY_AT = 10.0
+"""When the first command, refused as busy, is replayed byte for byte during the lock
+(it is replayed again once the lock is gone)."""
 
 
 @dataclass
@@ -120,6 +123,8 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
     ]
     health: list[tuple[int, float]] = []
     commands: list[Delivery] = []
+    replays: list[Delivery] = []
+    by_text: dict[str, Delivery] = {}
     try:
         async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
             other = await asyncio.to_thread(lock, deployment.db)
@@ -127,11 +132,11 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
             try:
 
                 async def command(text: str) -> None:
-                    commands.append(
-                        await slack.driver.slash_command(
-                            user=SUPERVISOR, channel=CALL_CENTER, text=text
-                        )
+                    delivery = await slack.driver.slash_command(
+                        user=SUPERVISOR, channel=CALL_CENTER, text=text
                     )
+                    commands.append(delivery)
+                    by_text[text] = delivery
 
                 def typed(text: str) -> Callable[[], Awaitable[None]]:
                     return lambda: command(text)
@@ -139,12 +144,16 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
                 def sent(sender: Sender) -> Callable[[], Awaitable[None]]:
                     return lambda: sender.send(http)
 
+                async def replay_first() -> None:
+                    replays.append(await slack.driver.replay(by_text[COMMANDS[0][1]]))
+
                 scenario = [
                     *(asyncio.create_task(at(t, start, typed(text))) for t, text in COMMANDS),
                     *(
                         asyncio.create_task(at(t, start, sent(sender)))
                         for t, sender in zip(CALLBACKS_AT, senders, strict=True)
                     ),
+                    asyncio.create_task(at(REPLAY_AT, start, replay_first)),
                 ]
                 event = await at(3.0, start, lambda: slack.driver.app_home_opened(SUPERVISOR))
                 ready = await http.get(app.url + "/readyz")
@@ -158,6 +167,7 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
             held = time.monotonic() - start
             await asyncio.gather(*scenario)
             resent = await slack.driver.resend(event)  # as Slack does after a 503
+            replays.append(await slack.driver.replay(by_text[COMMANDS[0][1]]))
 
         await until(
             lambda: all(cards_of(slack, s.record["id"]) for s in senders) or None, within=60
@@ -209,6 +219,10 @@ async def test_a_write_lock_held_20_seconds_stalls_no_ack_no_healthz_and_loses_n
     assert len(busy) >= 3, texts  # those typed early could not wait out 20 seconds
     added = [t for t in texts if "Checked every minute" in t]
     assert added, texts  # the last one, typed near the end, ran once the lock was gone
+    # The first command was refused as busy; its signature was spent all the same, so
+    # replaying it, during the lock or after, is refused and runs nothing.
+    assert [r.status for r in replays] == [401, 401], replays
+    assert {r.json()["error"] for r in replays} == {"replayed_request"}
     with deployment.storage() as storage:
         # A busy answer changed nothing: exactly the alerts that said so were added.
         assert len(storage.alerts.list(TEAM)) == len(added)

@@ -8,6 +8,7 @@ import io
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from cryptography.fernet import Fernet
@@ -208,6 +209,25 @@ def test_list_shows_workspaces_but_never_keys(cli: Cli, emulator: Any) -> None:
     assert [w["team_id"] for w in json.loads(out)] == ["T1", "T2"]
     for text in (out,):
         assert emulator.api_key not in text and emulator.api_key_2 not in text
+
+
+def test_connect_follows_the_one_rule_for_where_the_service_may_be(cli: Cli, emulator: Any) -> None:
+    """The same rule as the connect form's: with no network allowed, the emulator on
+    loopback is refused before the key is sent; a URL with credentials never gets that far."""
+    cli.monkeypatch.setenv("CALLOPS_SERVICE_NETWORKS", "")
+    port = urlsplit(emulator.base_url).port
+    for url, words in (
+        (emulator.base_url, "private or reserved network"),
+        (f"http://0x7f000001:{port}", "private or reserved network"),
+        (f"http://u:pw@127.0.0.1:{port}", "user name or password"),
+    ):
+        code, _, err = cli(
+            "workspace", "connect", "--team", "T1", "--base-url", url, "--api-key", "k"
+        )
+        assert code != 0 and words in err, (url, err)
+        assert "nothing was saved" in err or "base URL" in err
+    with _open(cli) as store:
+        assert store.workspaces.api_key("T1") is None
 
 
 def test_disconnect_removes_key_and_tokens(cli: Cli, emulator: Any) -> None:
