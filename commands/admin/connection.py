@@ -31,6 +31,7 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
 from callcenter.addresses import AddressRefused, ServiceAddresses
+from commands.calls.audio import speaker
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -185,11 +186,19 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
             zone=escape(str(ctx.tz)), role=escape(role_name(ctx.role))
         ),
     ]
+    notes = [_("The API key is never shown.")]
+    if speaker() is None:
+        notes.append(
+            _(
+                "Autocall previews are shown but cannot be heard: espeak-ng is not installed "
+                "where callops runs (apt-get install espeak-ng)."
+            )
+        )
     return Reply(
         text=_("Connected"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
-            ContextBlock(elements=[MarkdownTextObject(text=_("The API key is never shown."))]),
+            ContextBlock(elements=[MarkdownTextObject(text=" ".join(notes))]),
         ],
     )
 

@@ -7,17 +7,55 @@ reads it, each value's rule named, values the service would misread refused.
 
 from __future__ import annotations
 
-from slack_sdk.models.blocks import ContextBlock, HeaderBlock, MarkdownTextObject, SectionBlock
+import json
+import tempfile
+from pathlib import Path
 
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from commands.calls.audio import speak, speaker
 from commands.calls.autocall import check_values, field_label, fields_of, not_autocall, template_of
 from commands.calls.preview import ValueRefused, preview, preview_mrkdwn
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import _
-from commands.kernel.reply import Outcome, Reply
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, clip
+from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
+from storage import Role
+
+LISTEN_BUTTON = "autocall_listen"
+"""Sends the requester the preview spoken, as an audio file in a direct message."""
+
+
+class ListenValue(Value):
+    """What the Listen button carries: the campaign and the values, to say them again."""
+
+    campaign_uuid: Token
+    values: dict[Token, Text]
+
+
+def listen_button(campaign_uuid: str, values: dict[str, str]) -> ActionsBlock | None:
+    """The Listen button, where the machine can speak and the values fit in a button."""
+    if speaker() is None:
+        return None
+    value = json.dumps({"campaign_uuid": campaign_uuid, "values": values}, ensure_ascii=False)
+    if len(value) > MAX_VALUE_CHARS:
+        return None
+    return ActionsBlock(
+        elements=[ButtonElement(text=_(":speaker: Listen"), action_id=LISTEN_BUTTON, value=value)]
+    )
 
 
 async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -46,10 +84,14 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
             usage_of("listen"),
         ) from None
     missing = [name for name in names if name not in filled]
-    blocks = [
+    blocks: list[Block] = [
         HeaderBlock(text=_("What the customer will hear")),
         SectionBlock(text=MarkdownTextObject(text=preview_mrkdwn(said))),
     ]
+    if said.text is not None:
+        button = listen_button(campaign.campaign_uuid, filled)
+        if button is not None:
+            blocks.append(button)
     notes = [
         _("Campaign *{campaign}*, template *{template}*. Nothing was sent.").format(
             campaign=campaign_label(campaign.campaign_name),
@@ -66,4 +108,35 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(text=said.text or _("What the customer will hear"), blocks=blocks)
 
 
+async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    """Say the preview with espeak-ng and send the sound to the person who asked."""
+    asked = read(ListenValue, click.value)
+    cc = ctx.client()
+    campaign = pick_campaign(await all_campaigns(cc), asked.campaign_uuid)
+    template = await template_of(cc, campaign)
+    try:
+        said = preview(template, dict(asked.values))
+    except ValueRefused:
+        return error(_("This button is out of date; run the command again."))
+    if said.text is None or ctx.files is None:
+        return error(_("There is nothing to listen to here."))
+    with tempfile.TemporaryDirectory(prefix="callops-listen-") as folder:
+        path = Path(folder) / "callops-preview.wav"
+        if not await speak(said.text, path):
+            return error(_("This machine cannot speak Vietnamese (espeak-ng is not installed)."))
+        sent = await ctx.files.send_to(
+            ctx.user_id,
+            filename="callops-preview.wav",
+            path=str(path),
+            comment=_(
+                "What the customer of *{campaign}* will hear, read by espeak-ng's Vietnamese "
+                "voice: an approximation of the service's own voice, with exactly its words."
+            ).format(campaign=campaign_label(campaign.campaign_name)),
+        )
+    if not sent:
+        return error(_("I could not send you the audio in a direct message."))
+    return notice(_("I sent you the audio in a direct message."), emoji=":speaker:")
+
+
 HANDLERS = {"listen": listen}
+INTERACTIONS = Interactions(clicks=(OnClick(LISTEN_BUTTON, listen_clicked, role=Role.VIEWER),))

@@ -8,6 +8,8 @@ allowed."""
 
 from __future__ import annotations
 
+import io
+import wave
 from datetime import datetime, timedelta
 
 from bot.runtime import Runtime
@@ -293,3 +295,33 @@ async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_
     rules = app.storage.calling_rules.rules(TEAM)
     assert rules.of(target.campaign_uuid).advertising is False
     assert "rules.advertising" in [e.action for e in app.storage.audit.entries(TEAM)]
+
+
+async def test_listen_sends_the_preview_spoken_to_the_asker_alone(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Nhắc thanh toán")
+    reply = await ask(
+        slack, f"listen {target.campaign_uuid} name=An amount=1500000 due_date=31/12/2026"
+    )
+    assert "autocall_listen" in button_ids(reply)
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="autocall_listen", ephemeral_ts=reply["ts"]
+    )
+    sent = await slack.wait_for(
+        lambda: next(
+            (
+                m
+                for m in slack.dm(SUPERVISOR)
+                if any(f["name"] == "callops-preview.wav" for f in m.get("files", []))
+            ),
+            None,
+        )
+    )
+    _, content = slack.file(sent["files"][0]["id"])
+    with wave.open(io.BytesIO(content or b"")) as audio:
+        seconds = audio.getnframes() / audio.getframerate()
+    assert seconds > 2.0  # a name, an amount in words and a date in words are said
+    assert "approximation" in shown(sent)
+    assert not [m for m in slack.messages(CALL_CENTER) if m.get("files")]
