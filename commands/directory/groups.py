@@ -44,7 +44,7 @@ from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
-from commands.kernel.grammar import UsageError
+from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
@@ -99,13 +99,33 @@ async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> 
     )
 
 
+DESCRIPTION_KEYS = ("description",)
+DESCRIPTION_MARK = "--"
+
+
+def name_and_description(words: list[str], options: dict[str, str]) -> tuple[str, str]:
+    """``Nhom Telesale HCM -- Team of Ho Chi Minh City``: every word is the name, up to
+    ``--``; the description is what follows it, or ``description=``."""
+    if DESCRIPTION_MARK in words:
+        at = words.index(DESCRIPTION_MARK)
+        words, after = words[:at], words[at + 1 :]
+    else:
+        after = []
+    described = next((v for k, v in options.items() if k.lower() in DESCRIPTION_KEYS), "")
+    return " ".join(words).strip(), (described or " ".join(after)).strip()
+
+
 async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
     """Ask to create a group, once its name follows the service's rule and is free."""
-    if not args:
+    positional, options = split_options(args, spaced=DESCRIPTION_KEYS)
+    check_keys(
+        options, DESCRIPTION_KEYS, what=N_("an option of group add"), usage=usage_of("group add")
+    )
+    name, description = name_and_description(positional, options)
+    if not name:
         raise UsageError(
-            _("Give the group's name (in quotes if it has spaces)."), usage_of("group add")
+            _("Give the group's name; a description goes after --."), usage_of("group add")
         )
-    name, description = args[0].strip(), " ".join(args[1:]).strip()
     problem = name_problem(name, N_("group name"))
     if problem or check_group_name(name):
         raise UsageError(

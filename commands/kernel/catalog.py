@@ -279,7 +279,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "group add",
         "nhom them",
-        N_("group add <name> [description]"),
+        N_("group add <name> [-- <description>]"),
         N_("Create a group."),
         Role.OPERATOR,
         "directory",

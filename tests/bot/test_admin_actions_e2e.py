@@ -73,7 +73,7 @@ async def test_group_add_is_approved_then_created_once(
 ) -> None:
     give_roles(app)
     use_approvals_channel(app)
-    prompt = await prompt_for(slack, 'group add "Night shift" Calls after 18h')
+    prompt = await prompt_for(slack, "group add Night shift -- Calls after 18h")
     assert "Night shift" in shown(prompt) and "Calls after 18h" in shown(prompt)
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "Night shift")
@@ -87,6 +87,21 @@ async def test_group_add_is_approved_then_created_once(
     assert any(g["group_name"] == "Night shift" for g in pbx.state("groups"))
 
 
+async def test_a_group_name_of_several_words_needs_no_quotes(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    use_approvals_channel(app)
+    prompt = await prompt_for(slack, "group add Nhom Telesale HCM")
+    assert "Create the group *Nhom Telesale HCM*." in shown(prompt)
+    await confirm(slack, prompt)
+    await approve(slack, await card_in(slack, APPROVALS, "Nhom Telesale HCM"))
+    sent = await slack.wait_for(lambda: pbx.journal(method="POST", path="/v3/group") or None)
+    assert [e["body"]["group_name"] for e in sent] == ["Nhom Telesale HCM"]
+    prompt = await prompt_for(slack, 'group add "Ca đêm" description=Gọi sau 18 giờ')
+    assert "*Ca đêm*: Gọi sau 18 giờ" in shown(prompt)
+
+
 async def test_a_duplicate_group_name_is_refused_before_any_approval_exists(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
@@ -95,7 +110,7 @@ async def test_a_duplicate_group_name_is_refused_before_any_approval_exists(
     reply = await ask(slack, "group add Night/shift", user=AGENT)
     assert "letters, digits, spaces" in shown(reply)
     existing = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
-    reply = await ask(slack, "group add TELESALE Another sales team", user=AGENT)
+    reply = await ask(slack, "group add TELESALE -- Another sales team", user=AGENT)
     assert "A group called 'Telesale' already exists" in shown(reply)
     assert existing["group_uuid"] in shown(reply) and "Nothing was asked" in shown(reply)
     assert "approval_confirm" not in button_ids(reply)
