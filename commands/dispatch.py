@@ -60,7 +60,7 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import escape, number, truncate
+from commands.kernel.text import escape, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from commands.leads import insert as lead_insert
 from commands.leads import lists as leads
@@ -184,7 +184,7 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
         return unknown_command(tokens)
     spec, args = found
     if not role_allows(ctx.role, spec.role):
-        return refused(f"'/callops {spec.name}'", spec.role, ctx.role)
+        return refused(f"'/callops {spec.name}'", spec.role, ctx.role, ctx.user_id)
     handler = HANDLERS.get(spec.name)
     if handler is None:
         return notice(
@@ -207,7 +207,7 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
         return error(_("This button is no longer in use; run the command again."))
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
-        return refused(_("This button"), route.role, ctx.role)
+        return refused(_("This button"), route.role, ctx.role, ctx.user_id)
     outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
     if isinstance(outcome, Rerun):
         again = await dispatch(ctx.at(outcome.offset), outcome.command)
@@ -230,7 +230,9 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
         first = next(iter(submission.values), "")
-        message = refused(_("This form"), route.role, ctx.role).text.removeprefix(":warning: ")
+        message = refused(_("This form"), route.role, ctx.role, ctx.user_id).text.removeprefix(
+            ":warning: "
+        )
         return FieldErrors({first: truncate(message, 150)})
     if route.validate is None:
         return None
@@ -266,7 +268,7 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
         what = _("The shortcut '{name}'").format(name=_(route.name))
-        return refused(what, route.role, ctx.role)
+        return refused(what, route.role, ctx.role, ctx.user_id)
     if ctx.cc is None:
         return not_connected(ctx)
     return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
@@ -296,7 +298,7 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
         what = _("The step '{title}'").format(title=_(route.title))
-        return StepFailed(plain_words(refused(what, route.role, ctx.role)))
+        return StepFailed(plain_words(refused(what, route.role, ctx.role, ctx.user_id)))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
     declared = {p.name: (p.type, p.required) for p in route.inputs}
@@ -439,15 +441,24 @@ A_ROLE = {
 """What someone is, by their role (``you are an operator``)."""
 
 
-def refused(what: str, needed: Role, role: Role) -> Reply:
+def refused(what: str, needed: Role, role: Role, user_id: str) -> Reply:
     """``what`` (in the reader's language) needs a role the person does not have; the
-    command that grants it keeps its English words (``/callops role @you operator``)."""
+    command that grants it is written out for them, with their own mention, so it can be
+    passed to an admin as it is (``/callops role @mai operator``)."""
     return error(
-        _(
-            "{what} needs the {needed} role; you are {role}. "
-            "An admin can change that with /callops role @you {needed_word}."
-        ).format(what=what, needed=role_name(needed), role=_(A_ROLE[role]), needed_word=needed)
+        _("{what} needs the {needed} role; you are {role}.").format(
+            what=what, needed=role_name(needed), role=_(A_ROLE[role])
+        ),
+        then=_("An admin can change that with {command}.").format(
+            command=f"/callops role {grant_to(user_id)} {needed}"
+        ),
     )
+
+
+def grant_to(user_id: str) -> str:
+    """How the person is named in ``/callops role``: their mention, which Slack shows
+    as their name (an id that is not one is no mention)."""
+    return mention(user_id) if user_id else "@you"
 
 
 DATABASE_BUSY = N_(

@@ -314,6 +314,8 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         {"user": ref.id, "role": new_role.value},
         outcome=Outcome.OK,
     )
+    if ctx.messenger is not None and ref.id != ctx.user_id:
+        await ctx.messenger.tell(ref.id, None, role_told(ctx.user_id, new_role))
     if new_role is Role.ADMIN:
         now = _("{person} is now {role}.")
     else:
@@ -323,6 +325,31 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
     return notice(
         now.format(person=mention(ref.id), role=role_name(new_role)), emoji=":white_check_mark:"
     )
+
+
+ROLE_CAN = {
+    Role.VIEWER: N_(
+        "You can look: campaigns, live calls, call records, reports and digests. Changing "
+        "anything needs the operator role."
+    ),
+    Role.OPERATOR: N_(
+        "You can now start, pause and stop campaigns, transfer calls, push autocalls and add "
+        "leads; the risky ones wait for an admin's approval."
+    ),
+    Role.ADMIN: N_(
+        "You can now do everything: approve requests, connect the workspace, and change the "
+        "approval policy, roles, settings and calling rules."
+    ),
+}
+
+
+def role_told(admin: str, role: Role) -> Reply:
+    """The direct message to someone whose role changed: who changed it, and what the new
+    role lets them do."""
+    text = _("{admin} made you {role} in callops. {can}").format(
+        admin=mention(admin), role=role_name(role), can=_(ROLE_CAN[role])
+    )
+    return notice(text, emoji=":busts_in_silhouette:")
 
 
 HANDLERS = {

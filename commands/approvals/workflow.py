@@ -139,8 +139,8 @@ def open_request(
             "viewer",
             _(
                 "Viewers can look but not act. An admin can make you an operator with "
-                "/callops role @you operator."
-            ),
+                "/callops role {you} operator."
+            ).format(you=f"<@{user_id}>" if user_id else "@you"),
         )
     elif not role.at_least(policy.min_role):
         action = _(actions.spec_for(kind).title).lower()

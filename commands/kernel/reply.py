@@ -167,10 +167,11 @@ def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
     return _one_section(f"{emoji} {text}")
 
 
-def error(what: str, how: str | None = None) -> Reply:
+def error(what: str, how: str | None = None, *, then: str = "") -> Reply:
     """Bad input or a refusal: what was wrong, and how to write it (both plain text),
-    with a pointer to the one page on writing names and values."""
-    body = f":warning: {escape(what)}"
+    with a pointer to the one page on writing names and values; ``then`` is mrkdwn of
+    our own after it (a command naming the person with a mention)."""
+    body = f":warning: {escape(what)}" + (f" {then}" if then else "")
     if how:
         usage = _("Usage: {usage}").format(usage=f"`/callops {escape(_(how))}`")
         hint = _("Names and values with spaces: {help_writing}").format(

@@ -302,10 +302,17 @@ async def test_admins_give_roles_and_viewers_become_operators(
     target = next(c for c in await campaigns(pbx) if c.status == "start")
     reply = await ask(slack, f"pause {target.campaign_uuid}", user=AGENT)
     assert "needs the operator role" in shown(reply)
+    # The command that would grant it names the person, not a placeholder.
+    assert f"/callops role <@{AGENT}> operator" in shown(reply)
     reply = await ask(slack, "role <@U0003|maria> admin", user=AGENT)
     assert "needs the admin role" in shown(reply)
     reply = await ask(slack, "role <@U0002|alex> operator")
     assert "<@U0002> is now operator" in shown(reply)
+    told = await slack.wait_for(
+        lambda: next((m for m in slack.dm(AGENT) if "made you" in shown(m)), None)
+    )
+    assert f"<@{SUPERVISOR}> made you operator" in shown(told)
+    assert "push autocalls" in shown(told)
     assert app.storage.roles.stored_role(TEAM, AGENT) is Role.OPERATOR
     await prompt_for(slack, f"pause {target.campaign_uuid}")
     reply = await ask(slack, "role @alex operator")

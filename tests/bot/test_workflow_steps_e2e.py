@@ -131,7 +131,7 @@ async def test_a_viewer_is_refused_and_nothing_changes(
     assert done.state == "failed"
     assert done.error == (
         "The step 'Start a campaign' needs the operator role; you are a viewer. "
-        "An admin can change that with /callops role @you operator."
+        f"An admin can change that with /callops role <@{AGENT}> operator."
     )
     assert (
         next(c for c in await campaigns(pbx) if c.campaign_uuid == paused.campaign_uuid).status
