@@ -31,6 +31,7 @@ from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
+from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
 from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
@@ -303,7 +304,9 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         new_role = Role.parse(args[1])
     except InvalidValueError:
         raise UsageError(
-            _("'{text}' is not a role: admin, operator or viewer.").format(text=args[1]), usage
+            _("'{text}' is not a role: admin, operator or viewer.").format(text=args[1])
+            + did_you_mean(args[1], ("admin", "operator", "viewer")),
+            usage,
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
     await off_loop(

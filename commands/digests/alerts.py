@@ -50,6 +50,7 @@ from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
     CampaignNotFound,
@@ -186,7 +187,8 @@ def parse_condition(tokens: list[str], usage: str) -> tuple[Condition, list[str]
         raise UsageError(
             _("'{word}' is not a metric; use one of {metrics}.").format(
                 word=tokens[0], metrics=", ".join(METRICS)
-            ),
+            )
+            + did_you_mean(tokens[0], METRICS),
             usage,
         )
     rest = [_unescape(t) for t in tokens[1:]]

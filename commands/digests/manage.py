@@ -47,6 +47,7 @@ from commands.kernel.context import CommandContext, DigestActions, DigestPostErr
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import (
     CampaignNotFound,
@@ -85,7 +86,8 @@ def parse_sections(text: str, usage: str) -> tuple[str, ...]:
         raise UsageError(
             _("sections= takes {sections} (comma-separated), not '{text}'.").format(
                 sections=", ".join(SECTIONS), text=text
-            ),
+            )
+            + (did_you_mean(unknown[0], SECTIONS) if unknown else ""),
             usage,
         )
     return tuple(s for s in SECTIONS if s in words)

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.triggers.cron import CronTrigger
 
 from commands.kernel.i18n import N_, _
+from commands.kernel.matching import did_you_mean
 from commands.kernel.periods import Window, span_words
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -251,6 +252,10 @@ def _parse(tokens: list[str]) -> tuple[Schedule, list[str]]:
     return _cron(tokens)
 
 
+SCHEDULE_WORDS = ("daily", "weekdays", "weekly", "hourly", "cron")
+"""The words a schedule starts with (a typo of one is answered with the right one)."""
+
+
 def _cron(tokens: list[str]) -> tuple[Schedule, list[str]]:
     if tokens and " " in tokens[0].strip():
         fields, rest = tokens[0].split(), tokens[1:]
@@ -262,8 +267,10 @@ def _cron(tokens: list[str]) -> tuple[Schedule, list[str]]:
         or not _CRON_DOW.match(fields[4])
     ):
         shown = " ".join(tokens[:5]) or _("nothing")
+        head = tokens[0].split()[0] if tokens and tokens[0].split() else ""
         raise ScheduleError(
             _("'{text}' is not a schedule; write {usage}.").format(text=shown, usage=WHEN_USAGE)
+            + (did_you_mean(head, SCHEDULE_WORDS) if head and not head[0].isdigit() else "")
         )
     cron = " ".join(fields)
     cron_trigger(cron, ZoneInfo("UTC"))

@@ -106,3 +106,13 @@ def alternatives(names: Sequence[str], shown_as: Callable[[str], str] = "`{}`".f
     if len(shown) <= 1:
         return "".join(shown)
     return _("{choices} or {last}").format(choices=", ".join(shown[:-1]), last=shown[-1])
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` Did you mean `busy`?`` for a value near one of ``choices`` (a closed set: call
+    statuses, metrics, roles, schedule words...), else nothing: one way to forgive a
+    value, as names are forgiven.  Plain text, escaped by whoever shows it."""
+    near = suggest(word, choices, limit=2)
+    if not near:
+        return ""
+    return " " + _("Did you mean {choices}?").format(choices=alternatives(near))

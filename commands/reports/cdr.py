@@ -30,7 +30,13 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign, Cdr
 from commands.calls.live import direction_label
 from commands.campaigns.cards import guess_note
-from commands.kernel.call_words import outcome_words, status_icon, status_words
+from commands.kernel.call_words import (
+    STATUS_WORDS,
+    fold_status,
+    outcome_words,
+    status_icon,
+    status_words,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import (
@@ -41,6 +47,7 @@ from commands.kernel.grammar import (
     split_options,
 )
 from commands.kernel.i18n import N_, _
+from commands.kernel.matching import did_you_mean
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import (
     SERVICE_TZ,
@@ -173,6 +180,15 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     if "status" in options:
         if not _STATUS.match(options["status"]):
             raise _bad(_("status= takes a call status such as status=answered or status=busy."))
+        if fold_status(options["status"]) not in STATUS_WORDS:
+            # A status the service never gives would only ever find nothing.
+            known = sorted({k.replace("-", "_") for k in STATUS_WORDS})
+            raise _bad(
+                _("'{word}' is not a call status.").format(word=options["status"][:40])
+                + did_you_mean(options["status"], known)
+                + " "
+                + _("Statuses: {statuses}.").format(statuses=", ".join(known))
+            )
         query.status = options["status"]
     if "direction" in options:
         direction = parse_direction(options["direction"])

@@ -30,6 +30,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.matching import did_you_mean
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
@@ -248,7 +249,8 @@ async def stats(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("interval= is one of {choices}, not '{value}'.").format(
                 choices=", ".join(INTERVALS), value=options.get("interval")
-            ),
+            )
+            + did_you_mean(interval, INTERVALS),
             usage,
         )
     figures = await call_figures(ctx.client(), Scope(), period.window())
