@@ -37,7 +37,6 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
-from commands.kernel.durations import recent_words
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window
@@ -62,6 +61,7 @@ from commands.reports.figures import (
     ALL_DIALER,
     WHOLE,
     CallFigures,
+    Counts,
     DialerFigures,
     Scope,
     agent_name,
@@ -70,13 +70,14 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
-from commands.reports.stats import MAX_WINDOW_MINUTES, dialer_line, stats_reply
+from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
 from storage.offload import off_loop
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
 """What a digest can hold, in the order it is shown; all of them unless told otherwise."""
 FULL_REPORT_ACTION = "digest_full_report"
-MAX_CAMPAIGNS = 6
+MAX_CAMPAIGNS = 5
+"""Campaigns a digest lists: each gets its Open button (as many as ``MAX_CAMPAIGN_BUTTONS``)."""
 MAX_CAMPAIGN_BUTTONS = 5
 TOP_AGENTS = 3
 MIN_CHART_HOURS = 3
@@ -239,6 +240,12 @@ async def build_digest(
     )
     current, previous = replace(current, scope=scope), replace(previous, scope=scope)
     shown = _pick_campaigns(dialer or [], request.campaigns)
+    # Each campaign's calls over the digest's own period, from its call records: the
+    # service's autodialer figures look back from the moment they are asked for.
+    in_period = await asyncio.gather(
+        *(call_figures(cc, Scope.of([s.campaign_uuid], {}), period.window()) for s in shown)
+    )
+    counts = {s.campaign_uuid: f.totals for s, f in zip(shown, in_period, strict=True)}
     context = f":calendar: {current.caption()}"
     if request.why:
         context += f" · {request.why}"
@@ -250,7 +257,7 @@ async def build_digest(
     if "totals" in sections:
         blocks.extend(_totals_blocks(current, previous))
     if "campaigns" in sections:
-        blocks.extend(_campaign_blocks(shown, period, at, chosen=bool(request.campaigns)))
+        blocks.extend(_campaign_blocks(shown, counts, period, at, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents or [], period, scope))
     if request.refused_calls:
@@ -372,40 +379,36 @@ def autodialer_minutes(period: DigestPeriod) -> int:
 
 
 def _campaign_blocks(
-    shown: Sequence[DialerFigures], period: DigestPeriod, at: datetime, *, chosen: bool
+    shown: Sequence[DialerFigures],
+    counts: dict[str, Counts],
+    period: DigestPeriod,
+    at: datetime,
+    *,
+    chosen: bool,
 ) -> list[Block]:
-    # The service's autodialer figures look back from the moment they are asked for, so
-    # they carry their own window rather than the digest's period.
-    window = (
-        shown[0].window if shown else Window.back_from(at, autodialer_minutes(period), period.tz)
-    )
-    last = recent_words(autodialer_minutes(period) * 60)
-    title = _("*Autodialer campaigns* (last {window})").format(window=last)
+    """The campaigns' calls over the digest's period (the same window as its totals),
+    and what exists only now (agents, leads in progress), said to be now."""
+    title = _("*Autodialer campaigns*")
     scope = _("Chosen campaigns") if chosen else _(ALL_DIALER)
     where = ContextBlock(
         elements=[
             MarkdownTextObject(
-                text=_("{scope} · leads in progress and agents at that moment").format(
-                    scope=caption(scope, window.label())
+                text=_("{scope} · agents and leads in progress: now, {now}").format(
+                    scope=caption(scope, period.window().label()),
+                    now=escape(at.strftime("%H:%M")),
                 )
             )
         ]
     )
     if not shown:
         if chosen:
-            empty = _(
-                "*Autodialer campaigns* (last {window}): none of the chosen campaigns has "
-                "statistics."
-            )
+            empty = _("*Autodialer campaigns*: none of the chosen campaigns has statistics.")
         else:
-            empty = _("*Autodialer campaigns* (last {window}): no activity.")
-        return [
-            DividerBlock(),
-            SectionBlock(text=MarkdownTextObject(text=empty.format(window=last))),
-            where,
-        ]
+            empty = _("*Autodialer campaigns*: no activity.")
+        return [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=empty)), where]
     body = "\n\n".join(
-        f"*{campaign_label(s.name, 100)}* {status_label(s.status)}\n" + dialer_line(s, period.tz)
+        f"*{campaign_label(s.name, 100)}* {status_label(s.status)}\n"
+        + period_line(counts.get(s.campaign_uuid, Counts()), s)
         for s in shown
     )
     return [
@@ -413,6 +416,27 @@ def _campaign_blocks(
         SectionBlock(text=MarkdownTextObject(text=truncate(f"{title}\n{body}", 3000))),
         where,
     ]
+
+
+def period_line(calls: Counts, now: DialerFigures) -> str:
+    """A campaign's calls in the period, then its agents and leads as they are now."""
+    made = ngettext(
+        ":phone: *{n} call* · answered *{answered}* ({rate})",
+        ":phone: *{n} calls* · answered *{answered}* ({rate})",
+        calls.calls,
+    ).format(
+        n=number(calls.calls), answered=number(calls.answered), rate=percent(calls.answer_rate)
+    )
+    agents = _(
+        ":busts_in_silhouette: now {ready} ready · {in_call} in call of {agents} · "
+        ":clipboard: {in_progress} leads in progress"
+    ).format(
+        ready=number(now.agents_ready),
+        in_call=number(now.agents_in_call),
+        agents=number(now.agents),
+        in_progress=number(now.leads_in_progress),
+    )
+    return f"{made}\n{agents}"
 
 
 def _agent_line(rank: int, a: AgentTime) -> str:

@@ -65,7 +65,7 @@ from storage.offload import off_loop
 UP_TO_NOW_ACTION = "digest_up_to_now"
 _TITLES = {
     "daily": N_("Daily digest: {period}"),
-    "weekdays": N_("Daily digest: {period}"),
+    "weekdays": N_("Weekday digest: {period}"),
     "weekly": N_("Weekly digest: {period}"),
     "hourly": N_("Hourly digest: {period}"),
 }
@@ -175,16 +175,22 @@ def _changed(ctx: CommandContext) -> None:
         ctx.digests.changed(ctx.team_id)
 
 
-async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str) -> list[str]:
+async def _campaign_uuids(
+    ctx: CommandContext, words: Sequence[str], usage: str, names: dict[str, str] | None = None
+) -> list[str]:
     """The campaigns named after the schedule, quoted or not, separated by commas or not;
-    several that fit (or a typo) are offered as buttons by the dispatcher."""
+    several that fit (or a typo) are offered as buttons by the dispatcher.  ``names``
+    gets each one's name, to say what was scheduled."""
     if not words:
         return []
     campaigns = await all_campaigns(ctx.client())
     uuids: list[str] = []
     for query in campaign_queries(words, campaigns):
         try:
-            uuids.append(pick_campaign(campaigns, query).campaign_uuid)
+            picked = pick_campaign(campaigns, query)
+            uuids.append(picked.campaign_uuid)
+            if names is not None:
+                names[picked.campaign_uuid] = picked.campaign_name
         except CampaignNotFound as exc:
             raise UsageError(
                 _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
@@ -211,7 +217,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     except ScheduleError as exc:
         raise UsageError(str(exc), usage) from exc
     channel = await channel_for_posting(ctx, channel_token, usage)
-    uuids = await _campaign_uuids(ctx, campaign_words, usage)
+    named: dict[str, str] = {}
+    uuids = await _campaign_uuids(ctx, campaign_words, usage, named)
     digest = await off_loop(
         storage.digests.add,
         ctx.team_id,
@@ -244,19 +251,21 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     when = day_time(upcoming) if upcoming else _("never")
     if uuids:
         scheduled = ngettext(
-            "Digest {id} scheduled for {n} campaign: {schedule} ({zone}) in {channel}. "
-            "First post: {when}.",
-            "Digest {id} scheduled for {n} campaigns: {schedule} ({zone}) in {channel}. "
-            "First post: {when}.",
+            "Digest {id} scheduled for {n} campaign ({names}): {schedule} ({zone}) in "
+            "{channel}. First post: {when}.",
+            "Digest {id} scheduled for {n} campaigns ({names}): {schedule} ({zone}) in "
+            "{channel}. First post: {when}.",
             len(uuids),
         )
     else:
         scheduled = _(
-            "Digest {id} scheduled: {schedule} ({zone}) in {channel}. First post: {when}."
+            "Digest {id} scheduled for the whole call center: {schedule} ({zone}) in "
+            "{channel}. First post: {when}."
         )
     text = scheduled.format(
         id=code(digest.id),
         n=number(len(uuids)),
+        names=", ".join(f"*{clip(named.get(u, u), 80)}*" for u in uuids[:10]),
         schedule=escape(schedule.describe()),
         zone=escape(ctx.tz.key),
         channel=f"<#{channel}>" + post_language_note(language),

@@ -273,3 +273,54 @@ async def test_digest_run_says_which_period_and_why(
     assert "Up to now" in shown(reply) and f"from {slot:%a %d %b} 18:00" in shown(reply)
     posted = [m for m in bot_posts(slack, CALL_CENTER) if "digest:" in m["text"]]
     assert period in shown(posted[-1]) and "the last complete period" in shown(posted[-1])
+
+
+_CAMPAIGN_CALLS = re.compile(r":phone: \*([\d,.]+) calls?\* · answered \*([\d,.]+)\*")
+
+
+async def test_a_digest_has_one_window_for_its_totals_and_its_campaigns(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, zone: ZoneInfo
+) -> None:
+    campaign_uuid, name = await dialer_campaign(pbx)
+    frozen = seed_today(pbx, campaign_uuid)
+    midnight = frozen.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        expected = await records_figures(cc, midnight, frozen, campaign_uuid)
+    added = await ask(
+        slack, f'digest add #call-center daily 00:00 "{name}" sections=totals,campaigns'
+    )
+    assert f"for 1 campaign (*{escape(name)}*)" in shown(added)  # it names what it scheduled
+    digest_id = shown(added).split("Digest `", 1)[1].split("`", 1)[0]
+    digest = await run_up_to_now(slack, digest_id)
+    text = shown(digest)
+    # The campaign's calls are its records over the digest's own period: its totals'.
+    found = _CAMPAIGN_CALLS.search(text)
+    assert found is not None, text
+    assert int(found.group(1).replace(",", "")) == expected["Calls"]
+    assert int(found.group(2).replace(",", "")) == expected["Answered"]
+    window = f"{midnight:%a %d %b} 00:00–"
+    captions = [
+        str(e.get("text"))
+        for b in digest["blocks"]
+        if b.get("type") == "context"
+        for e in b.get("elements") or []
+    ]
+    # The totals' caption and the campaigns' caption name the same period.
+    assert sum(window in c for c in captions) >= 2, captions
+    assert "agents and leads in progress: now" in text
+    opens = [b for b in button_ids_of(digest) if b.startswith("campaign_open")]
+    assert len(opens) == text.count(":phone: *")  # every campaign listed has its Open
+    weekdays = await ask(slack, "digest add #call-center weekdays 08:00")
+    assert "for the whole call center" in shown(weekdays)
+    weekday_id = shown(weekdays).split("Digest `", 1)[1].split("`", 1)[0]
+    preview = await ask(slack, f"digest preview {weekday_id}")
+    assert "Weekday digest" in shown(preview)  # titled by its schedule as set
+
+
+def button_ids_of(message: dict[str, Any]) -> list[str]:
+    return [
+        str(e.get("action_id"))
+        for b in message.get("blocks") or []
+        for e in b.get("elements") or []
+        if e.get("type") == "button"
+    ]
