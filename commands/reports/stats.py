@@ -15,6 +15,7 @@ from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
+    ActionsBlock,
     Block,
     ContextBlock,
     HeaderBlock,
@@ -548,7 +549,8 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
     window = period.window()
     start, end = window.service_bounds()
     result = await ctx.client().reports.agent_time(start_time=start, end_time=end)
-    return agents_reply(result.data, window, command=f"agents {period.word}", ctx=ctx)
+    reply = agents_reply(result.data, window, command=f"agents {period.word}", ctx=ctx)
+    return with_note(reply, _(AGENTS_NOTE))
 
 
 # --- extensions -----------------------------------------------------------------------
@@ -662,7 +664,28 @@ async def extensions(ctx: CommandContext, args: list[str]) -> Reply:
     window = period.window()
     start, end = window.service_bounds()
     result = await ctx.client().reports.extensions(start_time=start, end_time=end)
-    return extensions_reply(result.data, window, command=f"extensions {period.word}", ctx=ctx)
+    reply = extensions_reply(result.data, window, command=f"extensions {period.word}", ctx=ctx)
+    return with_note(reply, _(EXTENSIONS_NOTE))
+
+
+AGENTS_NOTE = N_(
+    ":information_source: Talk time here is agents' own calls; autocalls have no agent, so "
+    "`/callops stats` (all calls) shows more."
+)
+EXTENSIONS_NOTE = N_(
+    ":information_source: Calls here are those on an extension; autocalls use none, so "
+    "`/callops stats` (all calls) counts more."
+)
+"""Where a figure differs from the same word elsewhere by definition, it says so."""
+
+
+def with_note(reply: Reply, note: str) -> Reply:
+    """``reply`` with a closing note (before its paging buttons, if any)."""
+    at = len(reply.blocks)
+    while at and isinstance(reply.blocks[at - 1], ActionsBlock):
+        at -= 1
+    reply.blocks.insert(at, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    return reply
 
 
 HANDLERS = {"stats": stats, "monitor": monitor, "agents": agents, "extensions": extensions}
