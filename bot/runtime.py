@@ -32,7 +32,7 @@ from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
 from commands.kernel.context import CommandContext
-from storage import Requester, Role, SecretBox, Storage, Workspace
+from storage import DEFAULT_ROLE, WORKFLOWS, Requester, Role, SecretBox, Storage, Workspace
 from storage.offload import off_loop
 
 TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
@@ -129,6 +129,17 @@ class Runtime:
         role = await self.roles.role_given(client, team_id, user_id, stored_role)
         facts = self._facts_of(workspace, api_key)
         return await self._context(client, team_id, user_id, channel_id, role, offset, facts)
+
+    async def workflow_context(
+        self, client: AsyncWebClient, team_id: str, actor: str
+    ) -> CommandContext:
+        """The context of a workflow step no person started (a schedule, an event, a
+        webhook): it acts as ``actor`` (``workflow <id>``) with the role an admin gave
+        workflows (``/callops role workflows``), the default (viewer) until then.  No
+        Slack admin or ``CALLOPS_ADMINS`` rule applies: nobody is there to be one."""
+        stored = await off_loop(self.storage.roles.stored_role, team_id, WORKFLOWS)
+        role = stored or DEFAULT_ROLE
+        return await self._context(client, team_id, actor, None, role, 0)
 
     async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
         """The context of work nobody clicked (the expiry sweep, a schedule): the team's

@@ -34,6 +34,7 @@ from commands.kernel.catalog import match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
+from commands.kernel.i18n import _
 from commands.kernel.interactions import (
     Click,
     Interactions,
@@ -256,32 +257,41 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
 
 
-NO_PERSON = (
-    "callops could not tell who runs this step, so it did nothing. Give the step's "
-    "'Who runs it' input the interactivity of the person who used the workflow (a "
-    "workflow started from a link, a button or a shortcut has one)."
-)
-
-
 async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     """Run a workflow step for the person who started the workflow, after the same role
-    check as a typed command (fail closed: nobody known is nobody allowed).  A step's
-    failure is words, not a message: every ``Reply`` a handler or the checks come back
-    with becomes ``StepFailed`` with the same words, in plain text."""
+    check as a typed command (fail closed: nobody known is nobody allowed).  A run no
+    person started acts as the workflow, with the role an admin gave workflows (viewer
+    until then), through the same checks and policy.  A step's failure is words, not a
+    message: every ``Reply`` a handler or the checks come back with becomes
+    ``StepFailed`` with the same words, in plain text."""
     route = step_route(run.callback_id)
     if route is None:
         return StepFailed(f"callops has no step '{run.callback_id}'; remove it from the workflow.")
-    if not run.user_id:
-        return StepFailed(NO_PERSON)
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
-        return StepFailed(plain_words(refused(f"The step '{route.title}'", route.role, ctx.role)))
+        if run.user_id:
+            reply = refused(f"The step '{route.title}'", route.role, ctx.role)
+        else:
+            reply = workflows_refused(route.title, route.role, ctx.role)
+        return StepFailed(plain_words(reply))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
     outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
     return outcome
+
+
+def workflows_refused(title: str, needed: Role, role: Role) -> Reply:
+    """A step no person started, refused: what the workflows' role is and how an admin
+    raises it."""
+    return error(
+        _(
+            "The step '{step}' needs the {needed} role; it ran without a person (a schedule "
+            "or an event), so it acts with the role given to workflows, {role}. An admin "
+            "can change that with /callops role workflows {needed}."
+        ).format(step=title, needed=needed.value, role=role.value)
+    )
 
 
 async def _guarded(

@@ -28,9 +28,20 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
+from commands.kernel.i18n import _
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
-from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
+from storage import (
+    ADMINS,
+    DEFAULT_ROLE,
+    WORKFLOWS,
+    ActionKind,
+    KindPolicy,
+    Mode,
+    Outcome,
+    Role,
+    Storage,
+)
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
@@ -252,15 +263,21 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
     storage = _storage(ctx)
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
+        workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)
         lines = [f"{mention(user)}: {role.value}" for user, role in stored.items()]
         body = "\n".join(lines) if lines else "Nobody has been given a role yet."
+        steps = _("Workflow steps run without a person (scheduled or by an event): {role}").format(
+            role=workflows.value
+        )
         return notice(
-            f"*Roles given in callops*\n{body}\nSlack workspace admins are always admins; "
-            "everyone else is a viewer until given a role.",
+            f"*Roles given in callops*\n{body}\n{steps}\nSlack workspace admins are always "
+            "admins; everyone else is a viewer until given a role.",
             emoji=":busts_in_silhouette:",
         )
     if len(args) != 2:
         raise UsageError("Name one person and one role.", usage)
+    if args[0].lower() == WORKFLOWS:
+        return await _workflows_role(ctx, storage, args[1], usage)
     ref = parse_user(args[0])
     if ref is None or ref.id is None:
         raise UsageError(
@@ -287,6 +304,31 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         else ""
     )
     return notice(f"{mention(ref.id)} is now {new_role.value}.{note}", emoji=":white_check_mark:")
+
+
+async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usage: str) -> Reply:
+    """The role of workflow steps no person started: stored like a person's, under the
+    reserved id, and audited like one."""
+    try:
+        new_role = Role.parse(word)
+    except InvalidValueError:
+        raise UsageError(f"'{word}' is not a role: admin, operator or viewer.", usage) from None
+    await off_loop(storage.roles.set_role, ctx.team_id, WORKFLOWS, new_role, granted_by=ctx.user_id)
+    await off_loop(
+        storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "role.set",
+        {"user": WORKFLOWS, "role": new_role.value},
+        outcome=Outcome.OK,
+    )
+    return notice(
+        _(
+            "Workflow steps run without a person (scheduled or by an event) now act as "
+            "{role}; a risky step still waits for an approver."
+        ).format(role=new_role.value),
+        emoji=":white_check_mark:",
+    )
 
 
 HANDLERS = {

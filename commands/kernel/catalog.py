@@ -232,8 +232,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "role",
-        "role @user admin|operator|viewer",
-        "Give a Slack user a role.",
+        "role @user|workflows admin|operator|viewer",
+        "Give a Slack user, or workflows run without a person, a role.",
         Role.ADMIN,
         "admin",
     ),
