@@ -20,6 +20,7 @@ from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
 from commands.calls import autocall, callback, listen, transfer
 from commands.calls import live as calls
+from commands.calls import records as call_records
 from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
 from commands.campaigns import control
@@ -60,6 +61,7 @@ from commands.kernel.reply import (
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, truncate
 from commands.leads import insert as lead_insert
+from commands.leads import lead_card
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
 from commands.leads import upload as leads_upload
@@ -93,7 +95,7 @@ FAMILIES = (
     control,
     transfer,
     autocall,
-    lead_insert,
+    lead_card,
     leads_upload,
     groups,
     users,
@@ -113,6 +115,8 @@ HANDLERS: dict[str, Handler] = {
 INTERACTIVE = (
     paging,
     approval_interactions,
+    lead_insert,
+    call_records,
     digest_content,
     wallboard,
     callback,

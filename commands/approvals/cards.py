@@ -194,11 +194,13 @@ def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> R
     lines.append(status_line(approval, tz))
     if approval.channel and approval.message_ts and needs_second_person(approval):
         lines.append(f"The card in <#{approval.channel}> has the details.")
-    return Reply(
-        text=f"{spec.title}: {state_word(approval)}",
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))],
-        replace_original=True,
-    )
+    blocks: list[Block] = [
+        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))
+    ]
+    follow_ups = actions.follow_up_buttons(approval)
+    if follow_ups:
+        blocks.append(ActionsBlock(elements=follow_ups))
+    return Reply(text=f"{spec.title}: {state_word(approval)}", blocks=blocks, replace_original=True)
 
 
 def state_word(approval: Approval) -> str:
@@ -256,6 +258,9 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
     blocks.append(
         SectionBlock(text=MarkdownTextObject(text=truncate(status_line(approval, tz), 3000)))
     )
+    follow_ups = actions.follow_up_buttons(approval)
+    if follow_ups:
+        blocks.append(ActionsBlock(elements=follow_ups))
     if approval.state is ApprovalState.PENDING and needs_second_person(approval):
         blocks.append(
             ActionsBlock(

@@ -121,7 +121,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("list", "list <list_uuid>", "A lead list's totals.", Role.VIEWER, "leads"),
     CommandSpec(
         "cdr",
-        "cdr [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
+        "cdr [id=] [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
         "Look up call records.",
         Role.VIEWER,
         "reports",

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from pydantic import Field
 from slack_sdk.models.blocks import (
+    ButtonElement,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -44,9 +45,10 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
+from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
-from storage import ActionKind, Role
+from storage import ActionKind, Approval, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
@@ -285,6 +287,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     return await lead_proposal(ctx, list_uuid, phone, fields)
 
 
+def lead_follow_ups(approval: Approval) -> list[ButtonElement]:
+    """An added lead's result opens the lead."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    lead = str(result.get("lead_uuid") or "")
+    return [open_lead_button(lead)] if is_uuid(lead) else []
+
+
 register(
     ActionSpec(
         kind=ActionKind.LEAD_INSERT,
@@ -294,11 +303,13 @@ register(
         describe=describe_lead,
         execute=execute_lead,
         unknown_outcome=N_("the lead may or may not have been added"),
+        follow_ups=lead_follow_ups,
     )
 )
 register_form(Form(LEAD_CALLBACK, check_form, build_form))
 
-HANDLERS = {"lead": insert_lead}
+# ``lead`` is answered by ``commands.leads.lead_card``: it opens a lead by its UUID and
+# hands everything else to ``insert_lead``.
 
 
 async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
