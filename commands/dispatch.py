@@ -25,6 +25,7 @@ from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
 from commands.campaigns import control
 from commands.campaigns import steps as campaign_steps
+from commands.campaigns import switch as campaign_switch
 from commands.digests import alerts
 from commands.digests import content as digest_content
 from commands.digests import manage as digests
@@ -117,6 +118,7 @@ INTERACTIVE = (
     approval_interactions,
     lead_insert,
     call_records,
+    campaign_switch,
     digest_content,
     wallboard,
     callback,

@@ -41,15 +41,20 @@ async def test_pause_from_the_campaign_card(console: Console, demo: Demo) -> Non
     ).last
     await card.locator("button", has_text="Pause").click()
 
-    prompt = console.ephemerals.filter(has_text="Pause campaign").last
-    await expect(prompt).to_contain_text(campaign.campaign_name)
+    # Slack's confirm dialog asks first; confirming it is the confirm.
+    dialog = console.page.locator("#confirm")
+    await expect(dialog).to_contain_text(f"Pause {campaign.campaign_name}?")
     assert await status_of(demo, campaign.campaign_uuid) == "start", "nothing before the confirm"
-    await prompt.locator("button", has_text="Pause").click()
+    await dialog.locator("button", has_text="Pause").click()
 
     outcome = console.messages.filter(has_text="Confirmed by @sofia").last
     await expect(outcome).to_contain_text(f"{campaign.campaign_name} is now")
     await expect(outcome).to_contain_text("paused")
     assert await status_of(demo, campaign.campaign_uuid) == "pause"
+    # The card itself now says paused, and offers Start instead of Pause.
+    await expect(card).to_contain_text("Confirmed by @sofia")
+    await expect(card.locator("button", has_text="Pause")).to_have_count(0)
+    await expect(card.locator("button", has_text="Start")).to_have_count(1)
 
 
 async def test_start_requested_by_the_agent_and_approved_by_the_supervisor(
