@@ -58,7 +58,27 @@ LEAD_CALLBACK = "lead_form"
 PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
 """The optional fields the form asks for; the typed command takes any of the service's."""
-FIELD_LABELS = {"lead_name": N_("Customer's name"), "contract_number": N_("Contract number")}
+FIELD_LABELS = {
+    "lead_name": N_("Customer's name"),
+    "lead_code": N_("Lead code"),
+    "contract_number": N_("Contract number"),
+    "identity_number": N_("ID number"),
+    "identity_issued_at": N_("ID issued at (place)"),
+    "identity_issued_on": N_("ID issued on (date)"),
+    "address": N_("Address"),
+    "province": N_("Province"),
+    "district": N_("District"),
+    "ward": N_("Ward"),
+    "date_of_birth": N_("Date of birth"),
+    "additional": N_("Additional data"),
+    "gender": N_("Gender"),
+}
+"""Each field of ``POST /v3/lead`` as a person names it (the form's labels, the card)."""
+
+
+def field_words(key: str) -> str:
+    """A lead field's label, or the key itself (escaped) when the service's list grew."""
+    return _(FIELD_LABELS[key]) if key in FIELD_LABELS else code(key)
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
@@ -154,7 +174,7 @@ def describe_lead(params: LeadParams) -> str:
         )
     ]
     for key, value in list(params.fields.items())[:20]:
-        lines.append(f"• {code(key)}: {clip(value, 200)}")
+        lines.append(f"• {field_words(key)}: {clip(value, 200)}")
     lines.append(_("List {uuid}").format(uuid=code(params.list_uuid)))
     return "\n".join(lines)
 
