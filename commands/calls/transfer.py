@@ -168,10 +168,11 @@ def signed_in(user: User) -> bool:
 
 
 def status_note(user: User) -> str:
-    """The status beside a person who is not plainly available: ``logged out``."""
+    """The person's status in words: ``available``, ``logged out``, or another status
+    as the service gives it ('' when it gives none)."""
     status = user.user_status.strip()
-    if not status or status.lower() == "available":
-        return ""
+    if status.lower() == "available":
+        return _("available")
     return _("logged out") if status.lower() == LOGGED_OUT else status.lower()
 
 

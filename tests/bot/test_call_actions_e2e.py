@@ -130,7 +130,9 @@ async def test_the_form_offers_the_directory_extensions_by_name(
     assert set(offered) == {u.extension for u in users}
     someone = next(u for u in users if u.user_status == "Available")
     name = full_name(someone.first_name, someone.middle_name, someone.last_name)
-    assert offered[someone.extension] == f"{someone.extension} · {name or someone.username}"
+    assert offered[someone.extension] == (
+        f"{someone.extension} · {name or someone.username} · available"
+    )
     await slack.driver.view_submission(form["id"], {"ext_pick": someone.extension, "leg": "aleg"})
     call_id = json.loads(form["private_metadata"])["call_id"]
     card = await result_card(slack, call_id)
