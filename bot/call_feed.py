@@ -46,7 +46,9 @@ from bot.posting import BotClients
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
+from commands.kernel.audiences import for_channel
 from commands.kernel.block_dicts import block_dict
+from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.resolve import all_campaigns
 from commands.notifications.call_card import (
     CallCard,
@@ -349,8 +351,10 @@ class CallFeed:
         store = self._storage.call_feed
         cdr = await off_loop(self._record, head)
         team, channel = head.team_id, head.lane
-        tz = await off_loop(self._zone_of, team)
-        card = call_card(cdr, tz=tz, campaign_name=await self._campaign_name(team, cdr))
+        tz, readers = await off_loop(self._readers, team, channel)
+        name = await self._campaign_name(team, cdr)
+        with use_audience(readers):
+            card = call_card(cdr, tz=tz, campaign_name=name)
         received = datetime.fromtimestamp(head.received_at, UTC)
         day = call_day(cdr, tz, received)
         subject = thread_subject(cdr)
@@ -400,14 +404,33 @@ class CallFeed:
             self.found += 1
             return
         cdr = await off_loop(self._record, head)
-        tz = await off_loop(self._zone_of, head.team_id)
-        card = outcome_card(cdr, tz=tz, campaign_name=await self._campaign_name(head.team_id, cdr))
+        tz, readers = await off_loop(self._readers, head.team_id, None)
+        name = await self._campaign_name(head.team_id, cdr)
+        with use_audience(readers):
+            card = outcome_card(cdr, tz=tz, campaign_name=name)
         try:
             await self._post(head, pushed.channel, card, thread_ts=pushed.ts)
         except SlackApiError as exc:
             self._failed(head, pushed.channel, exc)
         await off_loop(store.remove, head.seq)
         self.posted += 1
+
+    def _readers(self, team_id: str, channel: str | None) -> tuple[ZoneInfo, Audience]:
+        """The team's zone and who reads a card in ``channel``: the language a route to
+        it was given, else the workspace's (an outcome in the thread of a pushed call:
+        the workspace's), numbers masked if the workspace asks (blocking: off the loop)."""
+        workspace = self._storage.workspaces.get(team_id)
+        language = None
+        if channel is not None:
+            language = next(
+                (
+                    route.language
+                    for route in self._storage.routes.list(team_id)
+                    if route.channel == channel and route.language
+                ),
+                None,
+            )
+        return self._zone_of(team_id), for_channel(workspace, language)
 
     async def _post(
         self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None

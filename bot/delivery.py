@@ -19,6 +19,7 @@ from slack_bolt.async_app import AsyncRespond
 from slack_sdk.errors import SlackApiError
 
 from commands.kernel.context import CommandContext, Messenger
+from commands.kernel.i18n import _
 from commands.kernel.reply import (
     DeleteOriginal,
     FieldErrors,
@@ -70,7 +71,7 @@ async def deliver(outcome: Outcome, surface: Surface, ctx: CommandContext) -> No
         if not surface.view_id or not await surface.messenger.update_view(
             surface.view_id, outcome.view
         ):
-            await _reply(notice("That form is closed; please start again."), surface, ctx)
+            await _reply(notice(_("That form is closed; please start again.")), surface, ctx)
     elif isinstance(outcome, Reply):
         await _reply(outcome, surface, ctx)
     elif isinstance(outcome, DeleteOriginal):
@@ -99,7 +100,7 @@ async def _open(outcome: OpenModal, surface: Surface, ctx: CommandContext) -> No
         view.private_metadata = surface.private_metadata
     view_id = await surface.messenger.open_view(surface.trigger_id or "", view)
     if view_id is None:
-        text = "Slack did not let me open the form in time; please try again."
+        text = _("Slack did not let me open the form in time; please try again.")
         late = notice(text, emoji=":hourglass:")
         late.replace_original = outcome.dismiss_original
         await _reply(late, surface, ctx)

@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 8800
 CALL_FEED = "call-feed"
 """The channel the demo's notification route posts call cards into."""
-DEMO_TIMEZONE = "UTC"
+DEMO_TIMEZONE = "Asia/Ho_Chi_Minh"
 SAMPLE_DIGEST_SCHEDULE = "weekdays 08:00"
 
 
@@ -118,11 +118,25 @@ def call_feed_channel(slack: SlackStandIn) -> str:
     return slack.add_channel(TEAM, CALL_FEED, members=(SUPERVISOR, AGENT, MANAGER)).id
 
 
+def demo_people(slack: SlackStandIn) -> None:
+    """The demo's people live in Vietnam; Sofia uses Slack in Vietnamese, Alex and Maria
+    in English, so switching between them shows each reading their own language."""
+    state = slack.core.state
+    for user_id in (SUPERVISOR, AGENT, MANAGER):
+        person = state.user(user_id, TEAM)
+        person.tz = DEMO_TIMEZONE
+        person.locale = "vi-VN" if user_id == SUPERVISOR else "en-US"
+
+
 def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> None:
     """Connect the demo workspace and give it what a team sets up in its first week."""
     storage = rt.storage
     feed = call_feed_channel(slack)
-    storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    demo_people(slack)
+    storage.workspaces.connect(
+        TEAM, pbx.base_url, pbx.api_key, slack_timezone=DEMO_TIMEZONE, admin_locale="vi-VN"
+    )
+    storage.workspaces.set_language(TEAM, "vi")
     storage.roles.set_role(TEAM, AGENT, Role.OPERATOR, granted_by=SUPERVISOR)
     storage.roles.set_role(TEAM, MANAGER, Role.ADMIN, granted_by=SUPERVISOR)
     slack.set_bot_member(DIGESTS, True)

@@ -33,8 +33,10 @@ from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request
 from commands.digests.schedules import slot_key
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.failures import describe_failure
+from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from commands.rules.guard import refused_between
@@ -54,14 +56,16 @@ SERVICE_NOTICE = "service"
 """The notice kind of a workspace whose call-center service cannot be used."""
 
 _SLACK_WORDS = {
-    "not_in_channel": "I am not in <#{channel}> any more; invite me back (/invite @CallOps)",
-    "channel_not_found": "the channel <#{channel}> is gone or I cannot see it",
-    "is_archived": "the channel <#{channel}> is archived",
-    "token_revoked": "this workspace removed the app's access",
-    "invalid_auth": "Slack refused the app's token",
-    "account_inactive": "Slack refused the app's token",
-    "ratelimited": "Slack asked us to slow down and kept refusing",
+    "not_in_channel": N_("I am not in <#{channel}> any more; invite me back (/invite @CallOps)"),
+    "channel_not_found": N_("the channel <#{channel}> is gone or I cannot see it"),
+    "is_archived": N_("the channel <#{channel}> is archived"),
+    "token_revoked": N_("this workspace removed the app's access"),
+    "invalid_auth": N_("Slack refused the app's token"),
+    "account_inactive": N_("Slack refused the app's token"),
+    "ratelimited": N_("Slack asked us to slow down and kept refusing"),
 }
+"""Why Slack refused a post, by its error code (marked for the catalog, shown with _)."""
+NO_BOT_TOKEN = N_("I have no bot token for this workspace; reinstall the app")
 
 
 @dataclass(frozen=True)
@@ -87,13 +91,15 @@ def failure_words(exc: BaseException) -> str:
     """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
     if isinstance(exc, errors.CallCenterError | NotConnectedError):
         return describe_failure(exc).cause
-    return "something went wrong on our side"
+    return _("something went wrong on our side")
 
 
 def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
     code = str(exc.response.get("error") or "unknown_error")
-    words = _SLACK_WORDS.get(code, f"Slack refused the post ({escape(code)})")
-    return DigestPostError(words.format(channel=channel))
+    known = _SLACK_WORDS.get(code)
+    if known is None:
+        return DigestPostError(_("Slack refused the post ({code})").format(code=escape(code)))
+    return DigestPostError(_(known).format(channel=channel))
 
 
 class DigestPoster:
@@ -178,7 +184,10 @@ class DigestPoster:
         refused = await refused_between(
             self._storage, digest.team_id, request.period.start, request.period.end
         )
-        content = await build_digest(cc, replace(request, refused_calls=refused))
+        workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
+        # The channel's readers: the digest's own language, else the workspace's.
+        with use_audience(for_channel(workspace, digest.language)):
+            content = await build_digest(cc, replace(request, refused_calls=refused))
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,
@@ -205,7 +214,7 @@ class DigestPoster:
         """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
         client = await self.bots.get(team_id)
         if client is None:
-            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+            raise DigestPostError(_(NO_BOT_TOKEN))
         payload = reply.payload()
         await self.pace.wait(channel)
         try:
@@ -229,7 +238,7 @@ class DigestPoster:
         Slack will not show the channel's history."""
         client = await self.bots.get(team_id)
         if client is None:
-            raise DigestPostError("I have no bot token for this workspace; reinstall the app")
+            raise DigestPostError(_(NO_BOT_TOKEN))
         query: dict[str, Any] = {
             "channel": channel,
             "oldest": f"{since - HISTORY_MARGIN:.6f}",
@@ -237,7 +246,7 @@ class DigestPoster:
             "limit": 200,
         }
         try:
-            for _ in range(HISTORY_PAGES):
+            for _page in range(HISTORY_PAGES):
                 page = await client.conversations_history(**query)
                 for message in page.get("messages") or []:
                     meta = message.get("metadata") or {}
@@ -289,7 +298,6 @@ class DigestPoster:
         """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
         workspace = await off_loop(self._storage.workspaces.get, team_id)
         where = (workspace.digests_channel if workspace else None) or channel
-        words = failure_words(exc)
         if not await off_loop(
             self._storage.notices.open,
             team_id,
@@ -298,14 +306,16 @@ class DigestPoster:
             channel=where,
         ):
             return False
-        text = (
-            f"Scheduled digests and alerts of this workspace are on hold: {words}. "
-            "An admin can check with `/callops status` and reconnect with `/callops connect`. "
-            "I keep trying at each slot and will not repeat this message; posts resume on "
-            "their own once it works."
-        )
+        with use_audience(for_channel(workspace)):
+            text = _(
+                "Scheduled digests and alerts of this workspace are on hold: {why}. "
+                "An admin can check with `/callops status` and reconnect with `/callops connect`. "
+                "I keep trying at each slot and will not repeat this message; posts resume on "
+                "their own once it works."
+            ).format(why=failure_words(exc))
+            reply = notice(text, emoji=":warning:")
         try:
-            await self.post_reply(team_id, where, notice(text, emoji=":warning:"))
+            await self.post_reply(team_id, where, reply)
         except DigestPostError as post_error:
             log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
         log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)

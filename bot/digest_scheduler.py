@@ -53,9 +53,11 @@ from bot.digest_post import DigestPoster, workspace_failure
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.kernel.i18n import Audience, use_audience
 from commands.reports.figures import DialerFigures, dialer_figures
-from storage import Alert, DigestSchedule, Storage
+from storage import Alert, DigestSchedule, Storage, Workspace
 from storage.errors import StorageBusyError
 from storage.offload import off_loop
 
@@ -413,7 +415,7 @@ class DigestScheduler:
         if not awake:
             return
         windows = sorted({a.window_minutes for a in awake})
-        tz = await off_loop(self._zone_of, team_id)
+        tz, workspace = await off_loop(self._zone_and_workspace, team_id)
         try:
             cc = await self.poster.service(team_id)
             fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
@@ -432,20 +434,32 @@ class DigestScheduler:
                 if value is None:
                     continue
                 report.checked += 1
+                # The channel's readers: the alert's own language, else the workspace's.
+                readers = for_channel(workspace, alert.language)
                 if alert_rules.is_crossed(alert, value):
-                    if await self._fire(alert, item, value, tz, now):
+                    if await self._fire(alert, item, value, tz, now, readers):
                         report.fired += 1
-                elif await self._recover(alert, item, value):
+                elif await self._recover(alert, item, value, readers):
                     report.recovered += 1
 
+    def _zone_and_workspace(self, team_id: str) -> tuple[ZoneInfo, Workspace | None]:
+        return self._zone_of(team_id), self._storage.workspaces.get(team_id)
+
     async def _fire(
-        self, alert: Alert, item: DialerFigures, value: float, tz: ZoneInfo, now: datetime
+        self,
+        alert: Alert,
+        item: DialerFigures,
+        value: float,
+        tz: ZoneInfo,
+        now: datetime,
+        readers: Audience,
     ) -> bool:
         storage = self._storage
         subject = item.campaign_uuid
         if not await off_loop(storage.alerts.mark_fired, alert.team_id, alert.id, subject, value):
             return False
-        message = alert_rules.fired_message(alert, item, value, tz, now)
+        with use_audience(readers):
+            message = alert_rules.fired_message(alert, item, value, tz, now)
         try:
             ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
         except DigestPostError as exc:
@@ -463,13 +477,16 @@ class DigestScheduler:
         )
         return True
 
-    async def _recover(self, alert: Alert, item: DialerFigures, value: float) -> bool:
+    async def _recover(
+        self, alert: Alert, item: DialerFigures, value: float, readers: Audience
+    ) -> bool:
         fired = await off_loop(
             self._storage.alerts.recover, alert.team_id, alert.id, item.campaign_uuid
         )
         if fired is None:
             return False
-        message = alert_rules.recovered_message(alert, item, value)
+        with use_audience(readers):
+            message = alert_rules.recovered_message(alert, item, value)
         try:
             await self.poster.post_reply(
                 alert.team_id,

@@ -1,13 +1,16 @@
-"""Who is an admin: Slack's own admins and owners, ``CALLOPS_ADMINS``, then stored roles.
+"""Who is an admin: Slack's own admins and owners, ``CALLOPS_ADMINS``, then stored roles;
+and, from the same ``users.info`` answer, the person's Slack locale and time zone.
 
-``users.info`` is asked at most once per user every few minutes; if Slack cannot say,
-the user is treated as not a workspace admin (fail closed) and keeps their stored role.
+``users.info`` is asked at most once per user every few minutes (with
+``include_locale``, so the one call says both); if Slack cannot say, the user is treated
+as not a workspace admin (fail closed) and keeps their stored role.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -19,37 +22,60 @@ log = logging.getLogger(__name__)
 CACHE_SECONDS = 300.0
 
 
+@dataclass(frozen=True)
+class SlackPerson:
+    """What ``users.info`` said of someone: admin or owner, their locale and zone."""
+
+    is_admin: bool
+    locale: str | None = None
+    tz: str | None = None
+
+
+_UNKNOWN = SlackPerson(is_admin=False)
+"""Slack could not say: not an admin (fail closed), locale and zone unknown."""
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 class RoleResolver:
     def __init__(self, env_admins: frozenset[str]) -> None:
         self._env_admins = env_admins
-        self._admin_cache: dict[tuple[str, str], tuple[float, bool]] = {}
+        self._cache: dict[tuple[str, str], tuple[float, SlackPerson]] = {}
 
-    async def is_workspace_admin(self, client: AsyncWebClient, team_id: str, user_id: str) -> bool:
+    async def slack_person(self, client: AsyncWebClient, team_id: str, user_id: str) -> SlackPerson:
+        """What Slack says of the person (remembered for a few minutes)."""
         key = (team_id, user_id)
-        cached = self._admin_cache.get(key)
+        cached = self._cache.get(key)
         now = time.monotonic()
         if cached is not None and now - cached[0] < CACHE_SECONDS:
             return cached[1]
         try:
-            response = await client.users_info(user=user_id)
+            response = await client.users_info(user=user_id, include_locale=True)
             user = response.get("user") or {}
-            answer = bool(user.get("is_admin") or user.get("is_owner"))
+            answer = SlackPerson(
+                is_admin=bool(user.get("is_admin") or user.get("is_owner")),
+                locale=_text(user.get("locale")),
+                tz=_text(user.get("tz")),
+            )
         except SlackApiError as exc:
             log.warning("users.info failed for %s: %s", user_id, exc.response.get("error"))
-            answer = False
-        self._admin_cache[key] = (now, answer)
+            answer = _UNKNOWN
+        self._cache[key] = (now, answer)
         return answer
+
+    async def is_workspace_admin(self, client: AsyncWebClient, team_id: str, user_id: str) -> bool:
+        return (await self.slack_person(client, team_id, user_id)).is_admin
 
     async def role_given(
         self, client: AsyncWebClient, team_id: str, user_id: str, stored: Role | None
-    ) -> Role:
+    ) -> tuple[Role, SlackPerson | None]:
         """The person's role, from the stored role the request already read
         (``RoleStore.stored_role``, in the same trip off the event loop as its other
-        reads) and, unless that settles it, what Slack says of them."""
+        reads) and, unless that settles it, what Slack says of them; with that answer
+        (None when Slack was not asked), which also says their locale and zone."""
         if user_id in self._env_admins or stored is Role.ADMIN:
-            return Role.ADMIN  # nothing Slack says can change it: no users.info call
-        return effective_role(
-            stored,
-            is_workspace_admin=await self.is_workspace_admin(client, team_id, user_id),
-            is_env_admin=False,
-        )
+            return Role.ADMIN, None  # nothing Slack says can change it: no users.info call
+        said = await self.slack_person(client, team_id, user_id)
+        return effective_role(stored, is_workspace_admin=said.is_admin, is_env_admin=False), said

@@ -10,6 +10,7 @@ business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
@@ -24,16 +25,33 @@ from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients
 from bot.response_urls import ResponseUrls
-from bot.roles import RoleResolver
+from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
+from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.context import CommandContext
-from storage import DEFAULT_ROLE, WORKFLOWS, Requester, Role, SecretBox, Storage, Workspace
+from commands.kernel.i18n import Audience
+from storage import (
+    DEFAULT_ROLE,
+    WORKFLOWS,
+    Person,
+    Requester,
+    Role,
+    SecretBox,
+    Storage,
+    Workspace,
+)
 from storage.offload import off_loop
+
+log = logging.getLogger(__name__)
+
+LOCALE_REFRESH_SECONDS = 86_400.0
+"""How long what Slack said of someone it is not asked about per request (an admin by
+``CALLOPS_ADMINS`` or stored role) is trusted before it is asked again, after a request."""
 
 TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
 """A team's call-center binding, time zone and workspace row, as a context needs them."""
@@ -65,6 +83,8 @@ class Runtime:
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
     responses: ResponseUrls = field(default_factory=ResponseUrls)
     """The kept-alive session that answers through ``response_url`` go through."""
+    _looking_up: set[tuple[str, str]] = field(default_factory=set)
+    """People whose Slack locale is being looked up in the background right now."""
 
     @classmethod
     def open(cls, settings: Settings, *, demo: bool = False) -> Runtime:
@@ -125,10 +145,69 @@ class Runtime:
         (with a command's replay claim, ``bot.request_guard``)."""
         if requester is None:
             requester = await off_loop(self.storage.requester, team_id, user_id)
-        stored_role, workspace, api_key = requester
-        role = await self.roles.role_given(client, team_id, user_id, stored_role)
+        stored_role, workspace, api_key, person = requester
+        role, said = await self.roles.role_given(client, team_id, user_id, stored_role)
+        self._remember(client, team_id, user_id, person, said)
+        locale = said.locale if said and said.locale else person.slack_locale if person else None
+        tz = said.tz if said and said.tz else person.slack_tz if person else None
         facts = self._facts_of(workspace, api_key)
-        return await self._context(client, team_id, user_id, channel_id, role, offset, facts)
+        return await self._context(
+            client,
+            team_id,
+            user_id,
+            channel_id,
+            role,
+            offset,
+            facts,
+            audience=for_person(person, workspace, locale),
+            slack=(locale, tz),
+        )
+
+    def _remember(
+        self,
+        client: AsyncWebClient,
+        team_id: str,
+        user_id: str,
+        person: Person | None,
+        said: SlackPerson | None,
+    ) -> None:
+        """Keep what Slack said of the person when it changed (off the event loop, after
+        this request); ask Slack in the background about someone never seen (or not for
+        a day), so their next request reads their locale with their role.  Nothing here
+        is waited on."""
+        if said is not None:
+            if said.locale is None and said.tz is None:
+                return  # Slack could not say
+            if person is None or (person.slack_locale, person.slack_tz) != (said.locale, said.tz):
+                self.background.spawn(
+                    self._store_seen(team_id, user_id, said), name="callops-person-seen"
+                )
+            return
+        key = (team_id, user_id)
+        fresh = (
+            person is not None
+            and person.seen_at is not None
+            and (self.storage.clock() - person.seen_at < LOCALE_REFRESH_SECONDS)
+        )
+        if fresh or key in self._looking_up:
+            return
+        self._looking_up.add(key)
+        self.background.spawn(self._look_up(client, key), name="callops-person-lookup")
+
+    async def _look_up(self, client: AsyncWebClient, key: tuple[str, str]) -> None:
+        try:
+            said = await self.roles.slack_person(client, *key)
+            if said.locale is not None or said.tz is not None:
+                await self._store_seen(*key, said)
+        finally:
+            self._looking_up.discard(key)
+
+    async def _store_seen(self, team_id: str, user_id: str, said: SlackPerson) -> None:
+        try:
+            await off_loop(self.storage.people.seen, team_id, user_id, said.locale, said.tz)
+        except Exception:
+            # A busy database: the next request that asks Slack tries again.
+            log.warning("could not remember the Slack locale of %s", user_id, exc_info=True)
 
     async def workflow_context(
         self, client: AsyncWebClient, team_id: str, actor: str
@@ -155,10 +234,14 @@ class Runtime:
         role: Role,
         offset: int,
         facts: TeamFacts | None = None,
+        *,
+        audience: Audience | None = None,
+        slack: tuple[str | None, str | None] = (None, None),
     ) -> CommandContext:
         if facts is None:
             facts = await off_loop(self._team_facts, team_id)
         binding, tz, workspace = facts
+        channel_audience = for_channel(workspace)
         return CommandContext(
             team_id=team_id,
             user_id=user_id,
@@ -175,6 +258,10 @@ class Runtime:
             files=WebApiFiles(client),
             digests=self.digests,
             messenger=WebApiMessenger(client),
+            audience=audience or channel_audience,
+            channel_audience=channel_audience,
+            slack_locale=slack[0],
+            slack_tz=slack[1],
         )
 
     async def close(self) -> None:

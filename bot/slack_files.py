@@ -16,6 +16,7 @@ import httpx
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from commands.kernel.i18n import _
 from commands.kernel.slack_files import FileDownloadError, SharedFile
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class WebApiFiles:
 
     async def download(self, file: SharedFile) -> AsyncIterator[bytes]:
         if not file.download_url.startswith(("http://", "https://")):
-            raise FileDownloadError(f"{file.name} has no download address")
+            raise FileDownloadError(_("{file} has no download address").format(file=file.name))
         headers = {"Authorization": f"Bearer {self._client.token or ''}"}
         async with (
             httpx.AsyncClient(timeout=DOWNLOAD_TIMEOUT, trust_env=False) as http,
@@ -81,7 +82,9 @@ class WebApiFiles:
             kind = response.headers.get("content-type", "")
             if response.status_code != 200 or kind.startswith("text/html"):
                 # Slack answers a sign-in page, not an error, when the token is not accepted.
-                raise FileDownloadError(f"Slack did not let me download {file.name}")
+                raise FileDownloadError(
+                    _("Slack did not let me download {file}").format(file=file.name)
+                )
             async for chunk in response.aiter_bytes(CHUNK):
                 yield chunk
 

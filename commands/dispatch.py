@@ -16,6 +16,7 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from commands.admin import connection
 from commands.admin import policy as admin
+from commands.admin import settings as workspace_settings
 from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
 from commands.calls import autocall, callback, listen, transfer
@@ -32,11 +33,12 @@ from commands.digests import manage as digests
 from commands.directory import groups, users
 from commands.directory import listings as directory
 from commands.kernel import help, paging
-from commands.kernel.catalog import match, role_allows
+from commands.kernel.catalog import MAX_WORDS, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
-from commands.kernel.i18n import _
+from commands.kernel.help import role_name
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import (
     Click,
     Interactions,
@@ -60,7 +62,7 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import escape, truncate
+from commands.kernel.text import escape, number, truncate
 from commands.leads import insert as lead_insert
 from commands.leads import lead_card
 from commands.leads import lists as leads
@@ -70,6 +72,7 @@ from commands.notifications import notify
 from commands.reports import cdr, wallboard
 from commands.reports import stats as reports
 from commands.reports import steps as report_steps
+from commands.rules import card as rules_card
 from commands.rules import dnc
 from commands.rules import manage as calling_rules
 from storage import Outcome as AuditOutcome
@@ -104,6 +107,7 @@ FAMILIES = (
     calling_rules,
     dnc,
     listen,
+    workspace_settings,
 )
 """Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
 ``INTERACTIONS`` (its buttons and forms)."""
@@ -126,6 +130,7 @@ INTERACTIVE = (
     call_steps,
     lead_steps,
     report_steps,
+    rules_card,
 )
 """Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
 
@@ -161,7 +166,7 @@ def step_route(callback_id: str) -> OnStep | None:
     return _STEPS.get(callback_id)
 
 
-NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status"})
+NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status", "language", "settings"})
 
 MAX_COMMAND_CHARS = 1000
 """Longer than any real command (a lead with its address is a few hundred characters),
@@ -188,7 +193,9 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
     handler = HANDLERS.get(spec.name)
     if handler is None:
         return notice(
-            f"`/callops {escape(spec.name)}` is not available in this version yet.",
+            _("{command} is not available in this version yet.").format(
+                command=f"`/callops {escape(spec.name)}`"
+            ),
             emoji=":construction:",
         )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
@@ -202,10 +209,10 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     command; a ``Rerun`` is answered as the typed command it stands for."""
     route = click_route(click.action_id)
     if route is None:
-        return error("This button is no longer in use; run the command again.")
+        return error(_("This button is no longer in use; run the command again."))
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
-        return refused("This button", route.role, ctx.role)
+        return refused(_("This button"), route.role, ctx.role)
     outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
     if isinstance(outcome, Rerun):
         again = await dispatch(ctx.at(outcome.offset), outcome.command)
@@ -224,11 +231,11 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
     accept it.  A person without the form's role is refused here, on its first field."""
     route = submission_route(submission.callback_id)
     if route is None:
-        return FieldErrors({"": "This form is no longer in use."})
+        return FieldErrors({"": _("This form is no longer in use.")})
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.audit_as or route.callback_id, route.role)
         first = next(iter(submission.values), "")
-        message = refused("This form", route.role, ctx.role).text.removeprefix(":warning: ")
+        message = refused(_("This form"), route.role, ctx.role).text.removeprefix(":warning: ")
         return FieldErrors({first: truncate(message, 150)})
     if route.validate is None:
         return None
@@ -238,7 +245,9 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
         ref = secrets.token_hex(4)
         log.exception("form %r failed its check (ref %s)", route.callback_id, ref)
         first = next(iter(submission.values), "")
-        return FieldErrors({first: f"Something went wrong on our side (ref {ref})."})
+        return FieldErrors(
+            {first: _("Something went wrong on our side (ref {ref}).").format(ref=ref)}
+        )
     return FieldErrors({k: truncate(v, 150) for k, v in problems.items()}) if problems else None
 
 
@@ -246,7 +255,7 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
     """Run an accepted form's handler (after ``validate_submission`` let it through)."""
     route = submission_route(submission.callback_id)
     if route is None or not role_allows(ctx.role, route.role):
-        return error("This form can no longer be submitted.")
+        return error(_("This form can no longer be submitted."))
     return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
 
 
@@ -254,10 +263,11 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     """Run the handler of a shortcut, after the same role check as a typed command."""
     route = shortcut_route(shortcut.callback_id)
     if route is None:
-        return error("This shortcut is no longer offered by callops.")
+        return error(_("This shortcut is no longer offered by callops."))
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
-        return refused(f"The shortcut '{route.name}'", route.role, ctx.role)
+        what = _("The shortcut '{name}'").format(name=_(route.name))
+        return refused(what, route.role, ctx.role)
     if ctx.cc is None:
         return not_connected(ctx)
     return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
@@ -272,13 +282,18 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     ``StepFailed`` with the same words, in plain text."""
     route = step_route(run.callback_id)
     if route is None:
-        return StepFailed(f"callops has no step '{run.callback_id}'; remove it from the workflow.")
+        return StepFailed(
+            _("callops has no step '{step}'; remove it from the workflow.").format(
+                step=run.callback_id
+            )
+        )
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
         if run.user_id:
-            reply = refused(f"The step '{route.title}'", route.role, ctx.role)
+            what = _("The step '{title}'").format(title=_(route.title))
+            reply = refused(what, route.role, ctx.role)
         else:
-            reply = workflows_refused(route.title, route.role, ctx.role)
+            reply = workflows_refused(_(route.title), route.role, ctx.role)
         return StepFailed(plain_words(reply))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
@@ -295,8 +310,8 @@ def workflows_refused(title: str, needed: Role, role: Role) -> Reply:
         _(
             "The step '{step}' needs the {needed} role; it ran without a person (a schedule "
             "or an event), so it acts with the role given to workflows, {role}. An admin "
-            "can change that with /callops role workflows {needed}."
-        ).format(step=title, needed=needed.value, role=role.value)
+            "can change that with /callops role workflows {needed_word}."
+        ).format(step=title, needed=role_name(needed), role=role_name(role), needed_word=needed)
     )
 
 
@@ -339,8 +354,10 @@ def failure(
         return campaigns.ambiguous_reply(exc, typed)
     if isinstance(exc, CampaignNotFound):
         return error(
-            f"No campaign is called '{exc.query}', starts with it or has a name close to it.",
-            "campaigns  (to see their names)",
+            _("No campaign is called '{query}', starts with it or has a name close to it.").format(
+                query=exc.query
+            ),
+            _("campaigns  (to see their names)"),
         )
     if isinstance(exc, AmbiguousCampaign):
         return error(exc.words())
@@ -351,7 +368,9 @@ def failure(
         return database_busy()
     ref = secrets.token_hex(4)
     log.error("%r failed (ref %s)", name, ref, exc_info=exc)
-    reply = error(f"Something went wrong on our side (ref {ref}); it has been logged.")
+    reply = error(
+        _("Something went wrong on our side (ref {ref}); it has been logged.").format(ref=ref)
+    )
     reply.kind = "failed"
     return reply
 
@@ -368,7 +387,7 @@ def _guarded_fill(
                 type="modal",
                 callback_id=placeholder.callback_id,
                 title=placeholder.title.text if placeholder.title else "callops",
-                close="Close",
+                close=_("Close"),
                 blocks=reply.blocks,
             )
 
@@ -391,11 +410,13 @@ async def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
 def too_long(text: str) -> Reply:
     """A command past ``MAX_COMMAND_CHARS``: what was wrong, and the usage of the command
     it starts with (when it starts with one)."""
-    found = match(text.split()[:3])
+    found = match(text.split()[:MAX_WORDS])
     usage = found[0].usage if found else "help [command]"
     return error(
-        f"That command is {len(text):,} characters long; callops reads commands of up to "
-        f"{MAX_COMMAND_CHARS:,}. Shorten it (names can be given by the start of the name).",
+        _(
+            "That command is {length} characters long; callops reads commands of up to "
+            "{limit}. Shorten it (names can be given by the start of the name)."
+        ).format(length=number(len(text)), limit=number(MAX_COMMAND_CHARS)),
         usage,
     )
 
@@ -404,21 +425,32 @@ def unknown_command(tokens: list[str]) -> Reply:
     """What was not understood, the nearest commands, and where the list is: a typo
     deserves a one-line answer, not the whole help."""
     typed, hint, pointer = help.nearest_commands(tokens)
-    return notice(f"I don't know {typed}.{hint} {pointer}", emoji=":grey_question:")
-
-
-def refused(what: str, needed: Role, role: Role) -> Reply:
-    return error(
-        f"{what} needs the {needed} role; you are {_article(role)} {role}. "
-        f"An admin can change that with /callops role @you {needed}."
+    return notice(
+        _("I don't know {typed}.{hint} {pointer}").format(typed=typed, hint=hint, pointer=pointer),
+        emoji=":grey_question:",
     )
 
 
-def _article(word: str) -> str:
-    return "an" if word[:1] in "aeiou" else "a"
+A_ROLE = {
+    Role.VIEWER: N_("a viewer"),
+    Role.OPERATOR: N_("an operator"),
+    Role.ADMIN: N_("an admin"),
+}
+"""What someone is, by their role (``you are an operator``)."""
 
 
-DATABASE_BUSY = (
+def refused(what: str, needed: Role, role: Role) -> Reply:
+    """``what`` (in the reader's language) needs a role the person does not have; the
+    command that grants it keeps its English words (``/callops role @you operator``)."""
+    return error(
+        _(
+            "{what} needs the {needed} role; you are {role}. "
+            "An admin can change that with /callops role @you {needed_word}."
+        ).format(what=what, needed=role_name(needed), role=_(A_ROLE[role]), needed_word=needed)
+    )
+
+
+DATABASE_BUSY = N_(
     "The database is busy (another process is writing to it), so nothing was changed. "
     "Try again in a moment."
 )
@@ -427,7 +459,7 @@ DATABASE_BUSY = (
 def database_busy() -> Reply:
     """A request that could not get the database's write lock in time (`StorageBusyError`):
     it was stopped before its change was saved, and may simply be sent again."""
-    return notice(DATABASE_BUSY, emoji=":hourglass:")
+    return notice(_(DATABASE_BUSY), emoji=":hourglass:")
 
 
 def service_failure(exc: errors.CallCenterError) -> Reply:

@@ -26,6 +26,7 @@ from storage.migrations import LATEST_VERSION, migrate, read_schema_version
 from storage.notices import Notice, NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
 from storage.offload import BlockingOnLoopError, off_loop, off_loop_quick, set_loop_guard
+from storage.people import Person
 from storage.policy import (
     ADMINS,
     DEFAULT_POLICY,
@@ -75,6 +76,7 @@ __all__ = [
     "NotificationRoute",
     "OAuthStateStore",
     "Outcome",
+    "Person",
     "PolicyStore",
     "PushedMessage",
     "QueuedRecord",

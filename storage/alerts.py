@@ -20,7 +20,7 @@ from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import NotFoundError
 from storage.schema import alert_fired, alerts
-from storage.validation import check_id
+from storage.validation import check_id, check_language
 
 _A = alerts.c
 _F = alert_fired.c
@@ -83,6 +83,8 @@ class Alert:
     snoozed_until: float | None
     created_by: str
     created_at: float
+    language: str | None = None
+    """The language its posts are written in (``vi``/``en``); None: the workspace's."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ def _alert(row: RowMapping) -> Alert:
         snoozed_until=row["snoozed_until"],
         created_by=row["created_by"],
         created_at=row["created_at"],
+        language=row["language"],
     )
 
 
@@ -141,6 +144,7 @@ class AlertStore:
         created_by: str,
         campaign_uuid: str | None = None,
         campaign_name: str | None = None,
+        language: str | None = None,
     ) -> Alert:
         alert_id = short_id()
         self._db.change(
@@ -155,6 +159,7 @@ class AlertStore:
                 "campaign_uuid": campaign_uuid,
                 "campaign_name": campaign_name,
                 "window_minutes": int(window_minutes),
+                "language": check_language(language),
                 "created_by": created_by,
                 "created_at": self._clock(),
             },

@@ -38,6 +38,7 @@ from sqlalchemy.engine import RowMapping
 from storage.clock import Clock, system_clock
 from storage.database import Database
 from storage.errors import (
+    N_,
     ApprovalExpiredError,
     ApprovalForbiddenError,
     ApprovalParamsMismatchError,
@@ -349,7 +350,7 @@ class ApprovalStore:
             )
         if params_hash != current.params_hash:
             raise ApprovalParamsMismatchError(
-                "the parameters shown to you are not the ones requested; nothing was decided",
+                N_("the parameters shown to you are not the ones requested; nothing was decided"),
                 current,
             )
         refusal = self._refusal(current, decider, Role(decider_role), approve=approve)
@@ -388,7 +389,7 @@ class ApprovalStore:
         self._check_pending(current)
         if by != current.requester and Role(by_role) is not Role.ADMIN:
             raise ApprovalForbiddenError(
-                "only the requester or an admin may cancel this request", current
+                N_("only the requester or an admin may cancel this request"), current
             )
         changed = self._db.change(
             _CANCEL,
@@ -496,7 +497,7 @@ class ApprovalStore:
 
     def _refusal(self, current: Approval, decider: str, role: Role, *, approve: bool) -> str | None:
         if not approve and decider == current.requester and not current.allow_self_approval:
-            return "you asked for this action: cancel it instead of denying it"
+            return N_("you asked for this action: cancel it instead of denying it")
         return may_decide(
             current.approvers,
             decider,

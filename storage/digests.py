@@ -21,7 +21,7 @@ from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
 from storage.errors import NotFoundError
 from storage.schema import digest_runs, digests
-from storage.validation import check_id, check_timezone
+from storage.validation import check_id, check_language, check_timezone
 
 _D = digests.c
 _R = digest_runs.c
@@ -99,6 +99,8 @@ class DigestSchedule:
     created_at: float
     updated_at: float
     last_slot: str | None
+    language: str | None = None
+    """The language its posts are written in (``vi``/``en``); None: the workspace's."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ def _digest(row: RowMapping) -> DigestSchedule:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         last_slot=row["last_slot"],
+        language=row["language"],
     )
 
 
@@ -143,6 +146,7 @@ class DigestStore:
         created_by: str,
         campaigns: Iterable[str] = (),
         sections: Iterable[str] = (),
+        language: str | None = None,
     ) -> DigestSchedule:
         digest_id = short_id()
         now = self._clock()
@@ -157,6 +161,7 @@ class DigestStore:
                 "campaigns": dump_list(campaigns),
                 "sections": dump_list(sections),
                 "paused": 0,
+                "language": check_language(language),
                 "created_by": created_by,
                 "created_at": now,
                 "updated_at": now,

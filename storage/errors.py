@@ -3,10 +3,17 @@ they surface in the CLI and (through `commands/`) in Slack messages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from storage.approvals import Approval
+
+
+def N_(message: str) -> str:
+    """Marks a message a person reads for the catalog (``storage`` imports nothing of
+    ``commands``); ``commands`` translates it where it shows it, ``_(str(exc))``."""
+    return message
 
 
 class StorageError(Exception):
@@ -49,7 +56,22 @@ class NotFoundError(StorageError, LookupError):
 
 
 class InvalidValueError(StorageError, ValueError):
-    """A value failed validation before anything was written."""
+    """A value failed validation before anything was written.
+
+    ``message`` is English, marked with ``N_`` where a person reads it; ``values`` fill
+    its ``{placeholders}``, so the place that shows it can word it in the reader's
+    language: ``exc.words(_)``.
+    """
+
+    def __init__(self, message: str, **values: str) -> None:
+        super().__init__(message.format(**values) if values else message)
+        self.template = message
+        self.values = values
+
+    def words(self, translate: Callable[[str], str]) -> str:
+        """The message through ``translate`` (the catalog's ``_``), values filled in."""
+        said = translate(self.template)
+        return said.format(**self.values) if self.values else said
 
 
 class ApprovalError(StorageError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
@@ -21,6 +22,7 @@ from storage.digests import DigestStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
+from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
 from storage.roles import Role, RoleStore
 from storage.schema import (
@@ -67,8 +69,14 @@ class WipeResult:
     kept that from finishing now; the rows are deleted either way."""
 
 
-Requester = tuple[Role | None, Workspace | None, str | None]
-"""A person's stored role, their workspace and its API key (decrypted)."""
+class Requester(NamedTuple):
+    """What every request reads of who asks: their stored role, their workspace and its
+    API key (decrypted), and what is stored of them (language, Slack locale and zone)."""
+
+    role: Role | None
+    workspace: Workspace | None
+    api_key: str | None
+    person: Person | None = None
 
 
 class Storage:
@@ -89,6 +97,7 @@ class Storage:
         self.clock = clock
         self.workspaces = WorkspaceStore(db, box, clock=clock, default_timezone=default_timezone)
         self.roles = RoleStore(db, clock=clock)
+        self.people = PeopleStore(db, clock=clock)
         self.policies = PolicyStore(db, clock=clock)
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
         self.approval_secrets = ApprovalSecretStore(db, box, clock=clock)
@@ -124,9 +133,10 @@ class Storage:
         return rotate_secrets(self.db, self.box)
 
     def requester(self, team_id: str, user_id: str) -> Requester:
-        """What every request's context reads: the person's stored role, the workspace
-        and its API key (decrypted), in one trip to the database (each trip costs a
-        connection checkout and SQLAlchemy's own work, ``benchmarks/ack.py``)."""
+        """What every request's context reads: the person's stored role and language
+        settings, the workspace (with its settings) and its API key (decrypted), in one
+        trip to the database (each trip costs a connection checkout and SQLAlchemy's own
+        work, ``benchmarks/ack.py``)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
 
     def mark_event_reading_requester(
@@ -144,10 +154,9 @@ class Storage:
         return self.db.each(work)
 
     def _requester_in(self, conn: Connection, team_id: str, user_id: str) -> Requester:
-        return (
-            self.roles.stored_role_in(conn, team_id, user_id),
-            *self.workspaces.get_with_key_in(conn, team_id),
-        )
+        role, person = self.people.role_and_person_in(conn, team_id, user_id)
+        workspace, api_key = self.workspaces.get_with_key_in(conn, team_id)
+        return Requester(role, workspace, api_key, person)
 
     def ping(self) -> None:
         """Raises if the database does not answer (the health check's question)."""

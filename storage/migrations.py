@@ -463,6 +463,38 @@ _V9_CALLING_RULES = _sql(
     "CREATE INDEX outbound_pushes_by_phone ON outbound_pushes (team_id, phone, at)",
 )
 
+_V10_LANGUAGE_SETTINGS = _sql(
+    # Who reads which language. A person's own choice (NULL: follow their Slack locale)
+    # and the Slack locale and time zone last seen for them in ``users.info``, kept so a
+    # request reads them with the person's role instead of asking Slack.
+    """CREATE TABLE people (
+        team_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        language TEXT CHECK (language IN ('vi', 'en')),
+        slack_locale TEXT,
+        slack_tz TEXT,
+        seen_at REAL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (team_id, user_id)
+    )""",
+    # The workspace's settings: its default language (NULL until an admin sets one, then
+    # the Slack locale of the admin who connected it speaks), how names are written, whether
+    # channel posts mask customers' numbers, and who chose its time zone (NULL: the
+    # process default; 'slack': the connecting admin's Slack zone; 'admin': an admin).
+    "ALTER TABLE workspaces ADD COLUMN default_language TEXT "
+    "CHECK (default_language IN ('vi', 'en'))",
+    "ALTER TABLE workspaces ADD COLUMN admin_locale TEXT",
+    "ALTER TABLE workspaces ADD COLUMN name_order TEXT NOT NULL DEFAULT 'family-first' "
+    "CHECK (name_order IN ('family-first', 'given-first'))",
+    "ALTER TABLE workspaces ADD COLUMN mask_phones INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE workspaces ADD COLUMN timezone_source TEXT",
+    # A digest, an alert or a notification route may be read in a language of its own
+    # (NULL: the workspace's default).
+    "ALTER TABLE digests ADD COLUMN language TEXT CHECK (language IN ('vi', 'en'))",
+    "ALTER TABLE alerts ADD COLUMN language TEXT CHECK (language IN ('vi', 'en'))",
+    "ALTER TABLE notification_routes ADD COLUMN language TEXT CHECK (language IN ('vi', 'en'))",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
@@ -473,6 +505,7 @@ MIGRATIONS: Sequence[Migration] = (
     _V7_EXECUTION_LEASE,
     _V8_BOT_REFRESH_LEASE,
     _V9_CALLING_RULES,
+    _V10_LANGUAGE_SETTINGS,
 )
 """Index i holds the migration to version i + 1."""
 

@@ -23,7 +23,7 @@ from storage.schema import (
     processed_events,
 )
 from storage.secrets import SecretBox
-from storage.validation import check_id
+from storage.validation import check_id, check_language
 
 _R = notification_routes.c
 _C = callback_tokens.c
@@ -81,6 +81,8 @@ class NotificationRoute:
     presskey_only: bool
     created_by: str
     created_at: float
+    language: str | None = None
+    """The language its posts are written in (``vi``/``en``); None: the workspace's."""
 
 
 def _route(row: RowMapping) -> NotificationRoute:
@@ -94,6 +96,7 @@ def _route(row: RowMapping) -> NotificationRoute:
         presskey_only=bool(row["presskey_only"]),
         created_by=row["created_by"],
         created_at=row["created_at"],
+        language=row["language"],
     )
 
 
@@ -112,6 +115,7 @@ class RouteStore:
         statuses: Iterable[str] = (),
         directions: Iterable[str] = (),
         presskey_only: bool = False,
+        language: str | None = None,
     ) -> NotificationRoute:
         route_id = short_id()
         self._db.change(
@@ -124,6 +128,7 @@ class RouteStore:
                 "statuses": dump_list(statuses),
                 "directions": dump_list(directions),
                 "presskey_only": int(presskey_only),
+                "language": check_language(language),
                 "created_by": created_by,
                 "created_at": self._clock(),
             },

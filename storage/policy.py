@@ -25,7 +25,7 @@ from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
-from storage.errors import InvalidValueError
+from storage.errors import N_, InvalidValueError
 from storage.roles import Role
 from storage.schema import approval_policies
 
@@ -95,14 +95,17 @@ class KindPolicy:
 
     def __post_init__(self) -> None:
         if self.expiry_seconds <= 0:
-            raise InvalidValueError("an approval expiry must be a positive number of seconds")
+            raise InvalidValueError(N_("an approval expiry must be a positive number of seconds"))
         if self.approvers != ADMINS and (
             not isinstance(self.approvers, tuple) or not self.approvers
         ):
-            raise InvalidValueError("approvers must be 'admins' or a non-empty list of user ids")
+            raise InvalidValueError(
+                N_("approvers must be 'admins' or a non-empty list of user ids")
+            )
 
     def may_approve(self, decider: str, decider_role: Role, requester: str) -> str | None:
-        """None if `decider` may decide; else the reason, phrased for the decider."""
+        """None if `decider` may decide; else the reason, phrased for the decider (in
+        English, marked for the catalog: shown translated, ``_(reason)``)."""
         return may_decide(
             self.approvers,
             decider,
@@ -121,13 +124,13 @@ def may_decide(
     allow_self_approval: bool,
 ) -> str | None:
     if decider == requester and not allow_self_approval:
-        return "you asked for this action, so someone else has to approve it"
+        return N_("you asked for this action, so someone else has to approve it")
     if approvers == ADMINS:
         if decider_role is not Role.ADMIN:
-            return "only an admin of this workspace may approve this"
+            return N_("only an admin of this workspace may approve this")
         return None
     if decider not in approvers:
-        return "you are not one of the approvers named for this action"
+        return N_("you are not one of the approvers named for this action")
     return None
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
-from storage.errors import InvalidValueError
+from storage.errors import N_, InvalidValueError
 from storage.schema import roles
 from storage.validation import check_id
 
@@ -36,7 +36,7 @@ class Role(StrEnum):
             return cls(text.strip().lower())
         except ValueError:
             raise InvalidValueError(
-                f"unknown role {text!r}: use admin, operator or viewer"
+                N_("unknown role {role}: use admin, operator or viewer"), role=repr(text)
             ) from None
 
 

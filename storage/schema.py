@@ -44,6 +44,23 @@ workspaces = Table(
     _real("created_at", nullable=False),
     _real("updated_at", nullable=False),
     _real("connected_at"),
+    _text("default_language"),
+    _text("admin_locale"),
+    _text("name_order", nullable=False),
+    _int("mask_phones", nullable=False),
+    _text("timezone_source"),
+)
+
+people = Table(
+    "people",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("user_id", primary_key=True),
+    _text("language"),
+    _text("slack_locale"),
+    _text("slack_tz"),
+    _real("seen_at"),
+    _real("updated_at", nullable=False),
 )
 
 service_tokens = Table(
@@ -172,6 +189,7 @@ digests = Table(
     _real("created_at", nullable=False),
     _real("updated_at", nullable=False),
     _text("last_slot"),
+    _text("language"),
 )
 
 digest_runs = Table(
@@ -197,6 +215,7 @@ notification_routes = Table(
     _int("presskey_only", nullable=False),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
+    _text("language"),
 )
 
 callback_tokens = Table(
@@ -267,6 +286,7 @@ alerts = Table(
     _real("snoozed_until"),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
+    _text("language"),
 )
 
 alert_fired = Table(
@@ -314,9 +334,6 @@ approval_secrets = Table(
     _real("created_at", nullable=False),
 )
 
-DATA_TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t is not schema_version)
-"""Every table holding callops data, parents before children (the order to copy them in)."""
-
 calling_rules = Table(
     "calling_rules",
     metadata,
@@ -347,3 +364,6 @@ outbound_pushes = Table(
     _text("campaign_uuid", nullable=False),
     _real("at", nullable=False),
 )
+
+DATA_TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t is not schema_version)
+"""Every table holding callops data, parents before children (the order to copy them in)."""

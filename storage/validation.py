@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage.errors import InvalidValueError
+from storage.errors import N_, InvalidValueError
 
 
 def check_timezone(name: str) -> str:
@@ -14,8 +14,11 @@ def check_timezone(name: str) -> str:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise InvalidValueError(
-            f"unknown timezone {name!r}: use an IANA name such as Asia/Ho_Chi_Minh, "
-            "Europe/Berlin or UTC"
+            N_(
+                "unknown timezone {name}: use an IANA name such as Asia/Ho_Chi_Minh, "
+                "Europe/Berlin or UTC"
+            ),
+            name=repr(name),
         ) from None
     return name
 
@@ -25,10 +28,15 @@ def check_base_url(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise InvalidValueError(
-            f"the base URL {url!r} is not an http(s) URL; write it like https://pbx.example.com/api"
+            N_(
+                "the base URL {url} is not an http(s) URL; write it like https://pbx.example.com/api"
+            ),
+            url=repr(url),
         )
     if parts.query or parts.fragment:
-        raise InvalidValueError(f"the base URL {url!r} must not carry a query or fragment")
+        raise InvalidValueError(
+            N_("the base URL {url} must not carry a query or fragment"), url=repr(url)
+        )
     return url.strip().rstrip("/")
 
 
@@ -38,3 +46,15 @@ def check_id(value: str, what: str) -> str:
     if not cleaned or any(ch.isspace() for ch in cleaned):
         raise InvalidValueError(f"{what} must be a non-empty id without spaces, got {value!r}")
     return cleaned
+
+
+LANGUAGES = ("vi", "en")
+"""The languages a person or a workspace may choose (the app's catalogs)."""
+NAME_ORDERS = ("family-first", "given-first")
+
+
+def check_language(code: str | None) -> str | None:
+    """A language callops speaks, or None (no choice: follow whatever comes next)."""
+    if code is not None and code not in LANGUAGES:
+        raise InvalidValueError(f"unknown language {code!r}: use vi or en")
+    return code

@@ -8,7 +8,7 @@ be printed, logged or rendered without a chance of showing the key; only `api_ke
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -18,10 +18,16 @@ from sqlalchemy.sql import Executable
 
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
-from storage.errors import InvalidValueError, NotFoundError, SecretDecryptError
+from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
 from storage.schema import service_tokens, workspaces
 from storage.secrets import SecretBox
-from storage.validation import check_base_url, check_id, check_timezone
+from storage.validation import (
+    NAME_ORDERS,
+    check_base_url,
+    check_id,
+    check_language,
+    check_timezone,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +53,16 @@ class Workspace:
     created_at: float
     updated_at: float
     connected_at: float | None
+    default_language: str | None = None
+    """The language an admin chose for the workspace (``vi``/``en``); None: not chosen."""
+    admin_locale: str | None = None
+    """The Slack locale of the admin who connected the workspace (or set it up)."""
+    name_order: str = "family-first"
+    mask_phones: bool = False
+    """Whether customers' numbers are masked in messages posted to channels."""
+    timezone_source: str | None = None
+    """Who chose ``timezone``: None (the process default), ``slack`` (the connecting
+    admin's Slack zone) or ``admin`` (``settings timezone``)."""
 
     @property
     def connected(self) -> bool:
@@ -74,6 +90,11 @@ _COLUMNS = (
     _W.created_at,
     _W.updated_at,
     _W.connected_at,
+    _W.default_language,
+    _W.admin_locale,
+    _W.name_order,
+    _W.mask_phones,
+    _W.timezone_source,
 )
 
 _GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))
@@ -93,20 +114,21 @@ def _ensure(insert: InsertFactory) -> Executable:
     return insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
 
 
-def _connect(keep_timezone: bool) -> Callable[[InsertFactory], Executable]:
-    def build(insert: InsertFactory) -> Executable:
-        statement = insert(workspaces)
-        changes: dict[str, Any] = {
-            "base_url": statement.excluded.base_url,
-            "api_key_enc": statement.excluded.api_key_enc,
-            "updated_at": statement.excluded.updated_at,
-            "connected_at": statement.excluded.connected_at,
-        }
-        if not keep_timezone:
-            changes["timezone"] = statement.excluded.timezone
-        return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
-
-    return build
+def _connect(insert: InsertFactory) -> Executable:
+    statement = insert(workspaces)
+    changes: dict[str, Any] = {
+        name: getattr(statement.excluded, name)
+        for name in (
+            "base_url",
+            "api_key_enc",
+            "updated_at",
+            "connected_at",
+            "timezone",
+            "timezone_source",
+            "admin_locale",
+        )
+    }
+    return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
 
 
 def _save_token(insert: InsertFactory) -> Executable:
@@ -122,9 +144,7 @@ def _save_token(insert: InsertFactory) -> Executable:
 
 
 _ENSURE = by_dialect(_ensure)
-_CONNECT = by_dialect(_connect(keep_timezone=False))
-_RECONNECT = by_dialect(_connect(keep_timezone=True))
-"""Connecting again without a timezone keeps the workspace's current one."""
+_CONNECT = by_dialect(_connect)
 _SAVE_TOKEN = by_dialect(_save_token)
 
 
@@ -140,6 +160,11 @@ def _workspace(row: RowMapping) -> Workspace:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         connected_at=row["connected_at"],
+        default_language=row["default_language"],
+        admin_locale=row["admin_locale"],
+        name_order=row["name_order"],
+        mask_phones=bool(row["mask_phones"]),
+        timezone_source=row["timezone_source"],
     )
 
 
@@ -199,37 +224,69 @@ class WorkspaceStore:
         return self.require(team_id)
 
     def connect(
-        self, team_id: str, base_url: str, api_key: str, *, timezone: str | None = None
+        self,
+        team_id: str,
+        base_url: str,
+        api_key: str,
+        *,
+        timezone: str | None = None,
+        slack_timezone: str | None = None,
+        admin_locale: str | None = None,
     ) -> Workspace:
         """Bind the team to a call center. Verify the key before calling this.
 
         A new key invalidates cached tokens (they belong to the old key's domain), in the same
-        transaction. `timezone` None keeps the current one (or the default for a new team).
+        transaction. ``timezone`` is a zone chosen by whoever connects (the command line);
+        without one, a zone chosen before stays, else ``slack_timezone`` (the Slack zone of
+        the admin connecting from Slack), else the current or default one.
+        ``admin_locale`` is that admin's Slack locale, the workspace's language until an
+        admin chooses one (None keeps the one known).
         """
         team_id = check_id(team_id, "team id")
         url = check_base_url(base_url)
         if not api_key.strip():
-            raise InvalidValueError("the API key is empty")
-        tz = check_timezone(timezone) if timezone is not None else None
+            raise InvalidValueError(N_("the API key is empty"))
+        chosen = check_timezone(timezone) if timezone is not None else None
         now = self._clock()
-        upsert = self._db.pick(_RECONNECT if tz is None else _CONNECT)
-        values = {
+        values: dict[str, Any] = {
             "team_id": team_id,
             "base_url": url,
             "api_key_enc": self._box.encrypt(api_key.strip()),
-            "timezone": tz or self._default_timezone,
             "created_at": now,
             "updated_at": now,
             "connected_at": now,
         }
 
         def work(conn: Connection) -> None:
-            conn.execute(upsert, values)
+            current = conn.execute(_GET, {"team": team_id}).mappings().first()
+            zone, source = self._zone_on_connect(current, chosen, slack_timezone)
+            known_locale = current["admin_locale"] if current is not None else None
+            values.update(
+                timezone=zone, timezone_source=source, admin_locale=admin_locale or known_locale
+            )
+            conn.execute(self._db.pick(_CONNECT), values)
             conn.execute(_FORGET_TOKENS, {"team": team_id})
 
         self._db.write(work)
         log.info("workspace %s connected to %s", team_id, url)
         return self.require(team_id)
+
+    def _zone_on_connect(
+        self, current: RowMapping | None, chosen: str | None, slack_timezone: str | None
+    ) -> tuple[str, str | None]:
+        """The zone (and who chose it) a workspace has once connected."""
+        if chosen is not None:
+            return chosen, "admin"
+        if current is not None and current["timezone_source"] is not None:
+            return current["timezone"], current["timezone_source"]
+        if slack_timezone:
+            try:
+                return check_timezone(slack_timezone), "slack"
+            except InvalidValueError:
+                log.info("team %s: Slack's zone %r is unknown here", current, slack_timezone)
+        if current is not None:
+            return current["timezone"], None
+        return self._default_timezone, None
 
     def disconnect(self, team_id: str) -> bool:
         """Forget the API key and cached tokens; settings stay. False if there was no key."""
@@ -249,7 +306,28 @@ class WorkspaceStore:
         return None if sealed is None else self._box.decrypt(sealed)
 
     def set_timezone(self, team_id: str, timezone: str) -> Workspace:
-        self._update(team_id, {"timezone": check_timezone(timezone)})
+        """An admin's choice of zone, kept over any the workspace is connected with later."""
+        self._update(team_id, {"timezone": check_timezone(timezone), "timezone_source": "admin"})
+        return self.require(team_id)
+
+    def set_language(self, team_id: str, language: str | None) -> Workspace:
+        """The workspace's default language (None: back to the connecting admin's)."""
+        self._update(team_id, {"default_language": check_language(language)})
+        return self.require(team_id)
+
+    def set_admin_locale(self, team_id: str, locale: str | None) -> Workspace:
+        """The Slack locale of the admin who set the workspace up."""
+        self._update(team_id, {"admin_locale": locale})
+        return self.require(team_id)
+
+    def set_name_order(self, team_id: str, order: str) -> Workspace:
+        if order not in NAME_ORDERS:
+            raise InvalidValueError(f"unknown name order {order!r}")
+        self._update(team_id, {"name_order": order})
+        return self.require(team_id)
+
+    def set_mask_phones(self, team_id: str, mask: bool) -> Workspace:
+        self._update(team_id, {"mask_phones": int(mask)})
         return self.require(team_id)
 
     def set_channels(
@@ -302,7 +380,7 @@ class WorkspaceStore:
     def clear_cached_token(self, team_id: str) -> None:
         self._db.change(_FORGET_TOKENS, {"team": team_id})
 
-    def _update(self, team_id: str, changes: dict[str, str | None]) -> None:
+    def _update(self, team_id: str, changes: Mapping[str, str | int | None]) -> None:
         changed = self._db.change(
             update(workspaces)
             .where(_W.team_id == team_id)

@@ -28,6 +28,7 @@ from bot.messenger import WebApiMessenger
 from bot.observe import command_name, outcome_label
 from bot.runtime import Runtime
 from commands.dispatch import database_busy, dispatch
+from commands.kernel.i18n import _, use_audience
 from commands.kernel.reply import Reply, error
 from storage.errors import StorageBusyError
 
@@ -38,14 +39,15 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def run(command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext) -> str:
         """Run the command and deliver its outcome; returns the outcome's label."""
         ctx = await builder(context).build()
-        outcome = await dispatch(ctx, command.get("text") or "")
-        surface = Surface(
-            messenger=ctx.messenger or WebApiMessenger(builder(context).client),
-            respond=respond,
-            trigger_id=command.get("trigger_id"),
-            private_metadata=json.dumps({"channel": command.get("channel_id")}),
-        )
-        await deliver(outcome, surface, ctx)
+        with use_audience(ctx.audience):
+            outcome = await dispatch(ctx, command.get("text") or "")
+            surface = Surface(
+                messenger=ctx.messenger or WebApiMessenger(builder(context).client),
+                respond=respond,
+                trigger_id=command.get("trigger_id"),
+                private_metadata=json.dumps({"channel": command.get("channel_id")}),
+            )
+            await deliver(outcome, surface, ctx)
         return outcome_label(outcome)
 
     async def tell(respond: AsyncRespond, reply: Reply) -> None:
@@ -78,7 +80,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             log.exception("/callops %s failed", name)
             try:
                 await respond(
-                    **error("Something went wrong in callops; it has been logged.").payload()
+                    **error(_("Something went wrong in callops; it has been logged.")).payload()
                 )
             except Exception:
                 log.exception("could not tell the user that /callops failed")

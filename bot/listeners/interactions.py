@@ -40,6 +40,7 @@ from commands.dispatch import (
     validate_submission,
 )
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import use_audience
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
 from commands.kernel.reply import Outcome, Reply, plain_words
 from commands.kernel.text import truncate
@@ -72,9 +73,10 @@ async def on_click(
     click = Click.from_payload(body, action)
     with counted(found.rt.metrics, "click", click_name(click.action_id)) as tally:
         ctx = await found.build()
-        outcome = await dispatch_click(ctx, click)
-        tally.record(outcome)
-        await _answer(found, ctx, outcome, respond, click.trigger_id, view_id=click.view_id)
+        with use_audience(ctx.audience):
+            outcome = await dispatch_click(ctx, click)
+            tally.record(outcome)
+            await _answer(found, ctx, outcome, respond, click.trigger_id, view_id=click.view_id)
 
 
 async def _answer(
@@ -114,16 +116,17 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
         return
     with counted(found.rt.metrics, "submission", submission_name(submission.callback_id)) as tally:
         ctx = await found.build()
-        problems = await validate_submission(ctx, submission)
-        if problems is not None:
-            tally.record(problems)
-            await ack(response_action="errors", errors=problems.errors)
-            return
-        await ack()
-        outcome = await dispatch_submission(ctx, submission)
-        tally.record(outcome)
-        messenger = ctx.messenger or WebApiMessenger(found.client)
-        await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
+        with use_audience(ctx.audience):
+            problems = await validate_submission(ctx, submission)
+            if problems is not None:
+                tally.record(problems)
+                await ack(response_action="errors", errors=problems.errors)
+                return
+            await ack()
+            outcome = await dispatch_submission(ctx, submission)
+            tally.record(outcome)
+            messenger = ctx.messenger or WebApiMessenger(found.client)
+            await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
 
 
 async def on_shortcut(
@@ -139,9 +142,10 @@ async def on_shortcut(
     shortcut = Shortcut.from_payload(body)
     with counted(found.rt.metrics, "shortcut", shortcut_name(shortcut.callback_id)) as tally:
         ctx = await found.build()
-        outcome = await dispatch_shortcut(ctx, shortcut)
-        tally.record(outcome)
-        await _answer(found, ctx, outcome, respond, shortcut.trigger_id)
+        with use_audience(ctx.audience):
+            outcome = await dispatch_shortcut(ctx, shortcut)
+            tally.record(outcome)
+            await _answer(found, ctx, outcome, respond, shortcut.trigger_id)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
@@ -160,14 +164,15 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
             else:
                 ctx = await rt.workflow_context(client, team, run.actor)
-            outcome = await dispatch_step(ctx, run)
-            tally.record(outcome)
-            surface = Surface(
-                messenger=ctx.messenger or WebApiMessenger(client),
-                respond=None,
-                step=StepAnswer(complete=complete, fail=fail),
-            )
-            await deliver(outcome, surface, ctx)
+            with use_audience(ctx.audience):
+                outcome = await dispatch_step(ctx, run)
+                tally.record(outcome)
+                surface = Surface(
+                    messenger=ctx.messenger or WebApiMessenger(client),
+                    respond=None,
+                    step=StepAnswer(complete=complete, fail=fail),
+                )
+                await deliver(outcome, surface, ctx)
 
     for click in INTERACTIONS.clicks:
         app.action(click.pattern())(on_click)

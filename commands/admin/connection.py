@@ -28,6 +28,8 @@ from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.forms import text
+from commands.kernel.help import role_name
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
@@ -53,42 +55,46 @@ def connect_modal(current_base_url: str | None = None) -> View:
     when a key is already saved."""
     url_input = UrlInputElement(action_id=BASE_URL_BLOCK, initial_value=current_base_url or None)
     key_input = PlainTextInputElement(
-        action_id=API_KEY_BLOCK, placeholder="API key from your call-center operator"
+        action_id=API_KEY_BLOCK, placeholder=_("API key from your call-center operator")
     )
     return View(
         type="modal",
         callback_id=CONNECT_CALLBACK,
-        title="Connect call center",
-        submit="Connect",
-        close="Cancel",
+        title=_("Connect call center"),
+        submit=_("Connect"),
+        close=_("Cancel"),
         blocks=[
             SectionBlock(
                 text=MarkdownTextObject(
-                    text="callops checks the key with the service before saving it. The key is "
-                    "stored encrypted and is never shown again, to anyone."
+                    text=_(
+                        "callops checks the key with the service before saving it. The key is "
+                        "stored encrypted and is never shown again, to anyone."
+                    )
                 )
             ),
             InputBlock(
                 block_id=BASE_URL_BLOCK,
-                label="Service URL",
+                label=_("Service URL"),
                 element=url_input,
-                hint="For example https://callcenter.example.com",
+                hint=_("For example {url}").format(url="https://callcenter.example.com"),
             ),
-            InputBlock(block_id=API_KEY_BLOCK, label="API key", element=key_input),
+            InputBlock(block_id=API_KEY_BLOCK, label=_("API key"), element=key_input),
         ],
     )
 
 
 def not_connected(ctx: CommandContext) -> Reply:
-    how = (
-        "Run `/callops connect` to connect it."
-        if role_allows(ctx.role, Role.ADMIN)
-        else "Ask a callops admin to run `/callops connect`."
-    )
-    return notice(
-        f"This workspace is not connected to a call-center service yet. {how}",
-        emoji=":electric_plug:",
-    )
+    if role_allows(ctx.role, Role.ADMIN):
+        words = _(
+            "This workspace is not connected to a call-center service yet. "
+            "Run `/callops connect` to connect it."
+        )
+    else:
+        words = _(
+            "This workspace is not connected to a call-center service yet. "
+            "Ask a callops admin to run `/callops connect`."
+        )
+    return notice(words, emoji=":electric_plug:")
 
 
 async def connect(ctx: CommandContext, args: list[str]) -> OpenModal:
@@ -97,26 +103,26 @@ async def connect(ctx: CommandContext, args: list[str]) -> OpenModal:
 
 async def disconnect(ctx: CommandContext, args: list[str]) -> Reply:
     if ctx.workspace is None or not ctx.workspace.connected:
-        return notice("This workspace is not connected; there is nothing to disconnect.")
+        return notice(_("This workspace is not connected; there is nothing to disconnect."))
     confirm = ConfirmObject(
-        title="Disconnect?",
-        text="callops will forget the API key and stop all service calls for this workspace.",
-        confirm="Disconnect",
-        deny="Keep it",
+        title=_("Disconnect?"),
+        text=_("callops will forget the API key and stop all service calls for this workspace."),
+        confirm=_("Disconnect"),
+        deny=_("Keep it"),
         style="danger",
     )
-    text = (
-        f"Disconnect this workspace from *{escape(ctx.workspace.base_url or '')}*? Digests, alerts "
-        "and commands stop working until an admin connects again."
-    )
+    text = _(
+        "Disconnect this workspace from {address}? Digests, alerts and commands stop working "
+        "until an admin connects again."
+    ).format(address=f"*{escape(ctx.workspace.base_url or '')}*")
     return Reply(
-        text="Disconnect this workspace?",
+        text=_("Disconnect this workspace?"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text=text)),
             ActionsBlock(
                 elements=[
                     ButtonElement(
-                        text="Disconnect",
+                        text=_("Disconnect"),
                         action_id=DISCONNECT_ACTION,
                         value=ctx.team_id,
                         style="danger",
@@ -136,28 +142,39 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
         token = await ctx.cc.auth.verify()
     except errors.CallCenterError as exc:
         return notice(
-            f"Connected to *{base}*, but {describe_failure(exc).inline}.", emoji=":warning:"
+            _("Connected to {address}, but {failure}.").format(
+                address=f"*{base}*", failure=describe_failure(exc).inline
+            ),
+            emoji=":warning:",
         )
-    who = escape(token.user_id or "unknown user")
+    who = escape(token.user_id or _("unknown user"))
     try:
         user = await ctx.cc.users.get(token.user_id)
-        who = f"{escape(user.username)} ({escape(user.level or 'user')})"
+        who = f"{escape(user.username)} ({escape(user.level or _('user'))})"
     except errors.CallCenterError:
         pass
-    since = ""
+    address = f"*{base}*"
     if ctx.workspace and ctx.workspace.connected_at:
         moment = datetime.fromtimestamp(ctx.workspace.connected_at, UTC).astimezone(ctx.tz)
-        since = f" since {moment:%Y-%m-%d %H:%M}"
+        connected = _(":large_green_circle: Connected to {address} since {moment}.").format(
+            address=address, moment=f"{moment:%Y-%m-%d %H:%M}"
+        )
+    else:
+        connected = _(":large_green_circle: Connected to {address}.").format(address=address)
     lines = [
-        f":large_green_circle: Connected to *{base}*{since}.",
-        f"*Domain* `{escape(token.domain_uuid or '–')}` · *Service user* {who}",
-        f"*Time zone* {escape(str(ctx.tz))} · *Your role* {escape(ctx.role)}",
+        connected,
+        _("*Domain* {domain} · *Service user* {who}").format(
+            domain=f"`{escape(token.domain_uuid or '–')}`", who=who
+        ),
+        _("*Time zone* {zone} · *Your role* {role}").format(
+            zone=escape(str(ctx.tz)), role=escape(role_name(ctx.role))
+        ),
     ]
     return Reply(
-        text="Connected",
+        text=_("Connected"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
-            ContextBlock(elements=[MarkdownTextObject(text="The API key is never shown.")]),
+            ContextBlock(elements=[MarkdownTextObject(text=_("The API key is never shown."))]),
         ],
     )
 
@@ -175,9 +192,11 @@ async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
         detail=None if removed else "already disconnected",
     )
     text = (
-        f"<@{escape(ctx.user_id)}> disconnected this workspace from the call-center service."
+        _("{person} disconnected this workspace from the call-center service.").format(
+            person=f"<@{escape(ctx.user_id)}>"
+        )
         if removed
-        else "This workspace was already disconnected."
+        else _("This workspace was already disconnected.")
     )
     reply = notice(text, emoji=":electric_plug:")
     reply.replace_original = True
@@ -211,13 +230,21 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     base_url = text(submission.values, BASE_URL_BLOCK)
     api_key = text(submission.values, API_KEY_BLOCK)
     if not base_url.startswith(("http://", "https://")):
-        return {BASE_URL_BLOCK: "Give the full address, starting with https://"}
+        return {BASE_URL_BLOCK: _("Give the full address, starting with https://")}
     problems = await verify_key(base_url, api_key)
     if problems is None:
         try:
-            await off_loop(storage.workspaces.connect, ctx.team_id, base_url, api_key)
+            # Connected from Slack: the admin's own zone and language, unless chosen.
+            await off_loop(
+                storage.workspaces.connect,
+                ctx.team_id,
+                base_url,
+                api_key,
+                slack_timezone=ctx.slack_tz,
+                admin_locale=ctx.slack_locale,
+            )
         except InvalidValueError as exc:
-            problems = {BASE_URL_BLOCK: str(exc)}
+            problems = {BASE_URL_BLOCK: exc.words(_)}
     if problems is not None:
         await off_loop(
             storage.audit.append,
@@ -243,7 +270,9 @@ async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     channel = submission.metadata.get("channel")
     if channel and ctx.messenger is not None:
         reply = notice(
-            f"Connected to *{escape(base_url)}*. Try `/callops status`.",
+            _("Connected to {address}. Try `/callops status`.").format(
+                address=f"*{escape(base_url)}*"
+            ),
             emoji=":white_check_mark:",
         )
         await ctx.messenger.tell(ctx.user_id, str(channel), reply)

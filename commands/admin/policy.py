@@ -14,6 +14,7 @@ made with (storage snapshots them).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import reduce
 
 from slack_sdk.models.blocks import (
     Block,
@@ -28,7 +29,8 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
-from commands.kernel.i18n import _
+from commands.kernel.help import role_name
+from commands.kernel.i18n import N_, _
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
 from storage import (
@@ -46,9 +48,14 @@ from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
 MODE_WORDS = {
-    Mode.APPROVAL: "approval",
-    Mode.CONFIRM: "confirm by the requester",
-    Mode.NONE: "runs at once",
+    Mode.APPROVAL: N_("approval"),
+    Mode.CONFIRM: N_("confirm by the requester"),
+    Mode.NONE: N_("runs at once"),
+}
+MAY_ASK = {
+    Role.VIEWER: N_("viewers and up may ask"),
+    Role.OPERATOR: N_("operators and up may ask"),
+    Role.ADMIN: N_("admins and up may ask"),
 }
 SET_USAGE = (
     "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
@@ -58,7 +65,7 @@ SET_USAGE = (
 
 def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
-        raise UsageError("The app's database is not available here.")
+        raise UsageError(_("The app's database is not available here."))
     return ctx.storage
 
 
@@ -72,45 +79,49 @@ def parse_kind(text: str) -> ActionKind:
     if len(matches) == 1:
         return matches[0]
     raise UsageError(
-        f"'{text}' is not a kind of action; use one of "
-        + ", ".join(k.value for k in ActionKind)
-        + ".",
+        _("'{text}' is not a kind of action; use one of {kinds}.").format(
+            text=text, kinds=", ".join(k.value for k in ActionKind)
+        ),
         SET_USAGE,
     )
 
 
 def _title(kind: ActionKind) -> str:
     try:
-        return actions.spec_for(kind).title
+        return _(actions.spec_for(kind).title)
     except LookupError:
         return kind.value
 
 
 def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
-    parts = [MODE_WORDS[policy.mode]]
+    parts = [_(MODE_WORDS[policy.mode])]
     if policy.mode is Mode.APPROVAL:
-        who = (
-            "any admin"
-            if policy.approvers == ADMINS
-            else " or ".join(mention(u) for u in policy.approvers)
-        )
-        parts.append(f"by {who}")
+        if policy.approvers == ADMINS:
+            who = _("any admin")
+        else:
+            either = _("{people} or {person}")
+            who = reduce(
+                lambda people, person: either.format(people=people, person=person),
+                (mention(u) for u in policy.approvers),
+            )
+        parts.append(_("by {who}").format(who=who))
         parts.append(
-            "self-approval allowed" if policy.allow_self_approval else "not by the requester"
+            _("self-approval allowed") if policy.allow_self_approval else _("not by the requester")
         )
     if policy.mode is not Mode.NONE:
-        parts.append(f"expires after {span_words(policy.expiry_seconds)}")
-    parts.append(f"{policy.min_role.value}s and up may ask")
+        parts.append(_("expires after {span}").format(span=span_words(policy.expiry_seconds)))
+    parts.append(_(MAY_ASK[policy.min_role]))
     return f"*{escape(_title(kind))}* {code(kind.value)}\n" + " · ".join(parts)
 
 
 def policy_reply(storage: Storage, team_id: str) -> Reply:
     workspace = storage.workspaces.get(team_id)
     channel = workspace.approvals_channel if workspace else None
-    where = f"<#{channel}>" if channel else "the channel where the request is made"
+    where = f"<#{channel}>" if channel else _("the channel where the request is made")
+    posted = _("Approval cards are posted in {where}.").format(where=where)
     blocks: list[Block] = [
-        HeaderBlock(text="Approval policy"),
-        SectionBlock(text=MarkdownTextObject(text=f"Approval cards are posted in {where}.")),
+        HeaderBlock(text=_("Approval policy")),
+        SectionBlock(text=MarkdownTextObject(text=posted)),
     ]
     for kind, policy in storage.policies.all(team_id).items():
         blocks.append(
@@ -120,21 +131,31 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Change one kind: `/callops {escape(SET_USAGE)}`. "
-                    "Change where cards go: `/callops policy channel #channel`."
+                    text=_(
+                        "Change one kind: {set_usage}. Change where cards go: {channel_usage}."
+                    ).format(
+                        set_usage=f"`/callops {escape(SET_USAGE)}`",
+                        channel_usage="`/callops policy channel #channel`",
+                    )
                 )
             ]
         )
     )
-    return Reply(text="Approval policy", blocks=blocks)
+    return Reply(text=_("Approval policy"), blocks=blocks)
 
 
 async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if args:
         raise UsageError(
-            "To change the policy use `policy set` or `policy channel`.", usage_of("policy")
+            _("To change the policy use `policy set` or `policy channel`."), usage_of("policy")
         )
     return await off_loop(policy_reply, _storage(ctx), ctx.team_id)
+
+
+UNKNOWN_PERSON = N_(
+    "'{token}' is not a person I can recognise: mention them (type @ and pick the name) so "
+    "Slack sends their id."
+)
 
 
 def _approvers(text: str) -> tuple[str, ...] | str:
@@ -144,14 +165,10 @@ def _approvers(text: str) -> tuple[str, ...] | str:
     for token in (t for t in text.split(",") if t.strip()):
         ref = parse_user(token.strip())
         if ref is None or ref.id is None:
-            raise UsageError(
-                f"'{token}' is not a person I can recognise: mention them (type @ and pick "
-                "the name) so Slack sends their id.",
-                SET_USAGE,
-            )
+            raise UsageError(_(UNKNOWN_PERSON).format(token=token), SET_USAGE)
         ids.append(ref.id)
     if not ids:
-        raise UsageError("Name at least one approver, or write approvers=admins.", SET_USAGE)
+        raise UsageError(_("Name at least one approver, or write approvers=admins."), SET_USAGE)
     return tuple(dict.fromkeys(ids))
 
 
@@ -161,13 +178,13 @@ def _yes_no(text: str) -> bool:
         return True
     if value in ("no", "false", "off", "n"):
         return False
-    raise UsageError(f"'{text}' is not yes or no.", SET_USAGE)
+    raise UsageError(_("'{text}' is not yes or no.").format(text=text), SET_USAGE)
 
 
 async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     positional, options = split_options(args)
     if len(positional) != 1 or not options:
-        raise UsageError("Give one kind of action and what to change.", SET_USAGE)
+        raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
     storage = _storage(ctx)
     policy = await off_loop(storage.policies.get, ctx.team_id, kind)
@@ -178,7 +195,8 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
                 changes["mode"] = Mode(value.strip().lower())
             except ValueError:
                 raise UsageError(
-                    f"'{value}' is not a mode: approval, confirm or none.", SET_USAGE
+                    _("'{value}' is not a mode: approval, confirm or none.").format(value=value),
+                    SET_USAGE,
                 ) from None
         elif key == "approvers":
             changes["approvers"] = _approvers(value)
@@ -190,19 +208,23 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
             try:
                 role = Role.parse(value)
             except InvalidValueError as exc:
-                raise UsageError(str(exc), SET_USAGE) from None
+                raise UsageError(exc.words(_), SET_USAGE) from None
             if role is Role.VIEWER:
-                raise UsageError("Viewers never ask for actions; use operator or admin.", SET_USAGE)
+                raise UsageError(
+                    _("Viewers never ask for actions; use operator or admin."), SET_USAGE
+                )
             changes["min_role"] = role
         else:
             raise UsageError(
-                f"Unknown setting '{key}': use mode, approvers, self, expiry or requester.",
+                _(
+                    "Unknown setting '{key}': use mode, approvers, self, expiry or requester."
+                ).format(key=key),
                 SET_USAGE,
             )
     try:
         updated = replace(policy, **changes)  # type: ignore[arg-type]
     except InvalidValueError as exc:
-        raise UsageError(str(exc), SET_USAGE) from None
+        raise UsageError(exc.words(_), SET_USAGE) from None
     await off_loop(storage.policies.set, ctx.team_id, kind, updated, updated_by=ctx.user_id)
     await off_loop(
         storage.audit.append,
@@ -221,7 +243,9 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
         },
     )
     return notice(
-        "Policy changed; requests made from now on follow it.\n" + policy_line(kind, updated),
+        _("Policy changed; requests made from now on follow it.")
+        + "\n"
+        + policy_line(kind, updated),
         emoji=":white_check_mark:",
     )
 
@@ -229,7 +253,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
 async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("policy channel")
     if len(args) != 1:
-        raise UsageError("Name one channel, or none.", usage)
+        raise UsageError(_("Name one channel, or none."), usage)
     storage = _storage(ctx)
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
@@ -237,25 +261,34 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         await off_loop(
             storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": None}
         )
-        return notice("Approval cards will be posted where each request is made.")
+        return notice(_("Approval cards will be posted where each request is made."))
     ref = parse_channel(args[0])
     if ref is None:
-        raise UsageError(f"'{args[0]}' is not a channel: write #channel.", usage)
+        raise UsageError(
+            _("'{token}' is not a channel: write #channel.").format(token=args[0]), usage
+        )
     found = await ctx.slack.channel(ref.id or ref.name or "") if ctx.slack else None
     channel_id = found.id if found else ref.id
     if channel_id is None:
-        return error(f"I cannot find the channel #{ref.name}.", usage)
+        return error(
+            _("I cannot find the channel {channel}.").format(channel=f"#{ref.name}"), usage
+        )
     if found is not None and not found.is_member:
         return error(
-            f"I am not in #{found.name}, so I could not post cards there. Invite me first "
-            "(/invite @callops), then run this again."
+            _(
+                "I am not in {channel}, so I could not post cards there. Invite me first "
+                "(/invite @callops), then run this again."
+            ).format(channel=f"#{found.name}")
         )
     await off_loop(storage.workspaces.ensure, ctx.team_id)
     await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=channel_id)
     await off_loop(
         storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id}
     )
-    return notice(f"Approval cards will be posted in <#{channel_id}>.", emoji=":white_check_mark:")
+    return notice(
+        _("Approval cards will be posted in {channel}.").format(channel=f"<#{channel_id}>"),
+        emoji=":white_check_mark:",
+    )
 
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply:
@@ -264,31 +297,30 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)
-        lines = [f"{mention(user)}: {role.value}" for user, role in stored.items()]
-        body = "\n".join(lines) if lines else "Nobody has been given a role yet."
+        lines = [f"{mention(user)}: {role_name(role)}" for user, role in stored.items()]
+        body = "\n".join(lines) if lines else _("Nobody has been given a role yet.")
+        heading = _("Roles given in callops")
         steps = _("Workflow steps run without a person (scheduled or by an event): {role}").format(
-            role=workflows.value
+            role=role_name(workflows)
         )
-        return notice(
-            f"*Roles given in callops*\n{body}\n{steps}\nSlack workspace admins are always "
-            "admins; everyone else is a viewer until given a role.",
-            emoji=":busts_in_silhouette:",
+        always = _(
+            "Slack workspace admins are always admins; everyone else is a viewer until given "
+            "a role."
         )
+        return notice(f"*{heading}*\n{body}\n{steps}\n{always}", emoji=":busts_in_silhouette:")
     if len(args) != 2:
-        raise UsageError("Name one person and one role.", usage)
+        raise UsageError(_("Name one person and one role."), usage)
     if args[0].lower() == WORKFLOWS:
         return await _workflows_role(ctx, storage, args[1], usage)
     ref = parse_user(args[0])
     if ref is None or ref.id is None:
-        raise UsageError(
-            f"'{args[0]}' is not a person I can recognise: mention them (type @ and pick the "
-            "name) so Slack sends their id.",
-            usage,
-        )
+        raise UsageError(_(UNKNOWN_PERSON).format(token=args[0]), usage)
     try:
         new_role = Role.parse(args[1])
     except InvalidValueError:
-        raise UsageError(f"'{args[1]}' is not a role: admin, operator or viewer.", usage) from None
+        raise UsageError(
+            _("'{text}' is not a role: admin, operator or viewer.").format(text=args[1]), usage
+        ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
     await off_loop(
         storage.audit.append,
@@ -298,12 +330,15 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         {"user": ref.id, "role": new_role.value},
         outcome=Outcome.OK,
     )
-    note = (
-        " (Slack workspace admins stay admins whatever is set here.)"
-        if new_role is not Role.ADMIN
-        else ""
+    if new_role is Role.ADMIN:
+        now = _("{person} is now {role}.")
+    else:
+        now = _(
+            "{person} is now {role}. (Slack workspace admins stay admins whatever is set here.)"
+        )
+    return notice(
+        now.format(person=mention(ref.id), role=role_name(new_role)), emoji=":white_check_mark:"
     )
-    return notice(f"{mention(ref.id)} is now {new_role.value}.{note}", emoji=":white_check_mark:")
 
 
 async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usage: str) -> Reply:
@@ -312,7 +347,9 @@ async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usag
     try:
         new_role = Role.parse(word)
     except InvalidValueError:
-        raise UsageError(f"'{word}' is not a role: admin, operator or viewer.", usage) from None
+        raise UsageError(
+            _("'{text}' is not a role: admin, operator or viewer.").format(text=word), usage
+        ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, WORKFLOWS, new_role, granted_by=ctx.user_id)
     await off_loop(
         storage.audit.append,
@@ -326,7 +363,7 @@ async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usag
         _(
             "Workflow steps run without a person (scheduled or by an event) now act as "
             "{role}; a risky step still waits for an approver."
-        ).format(role=new_role.value),
+        ).format(role=role_name(new_role)),
         emoji=":white_check_mark:",
     )
 

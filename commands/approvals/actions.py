@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import ButtonElement
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import N_
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
 from storage import ActionKind, Approval, ApprovalState, Storage
@@ -101,17 +102,19 @@ P = TypeVar("P", bound=ActionParams)
 class ActionSpec(Generic[P]):
     kind: ActionKind
     title: str
-    """Card header: ``Start campaign``."""
+    """Card header: ``Start campaign`` (marked with ``N_``, shown with ``_``)."""
     confirm_label: str
-    """The requester's button: ``Start``, ``Transfer``, ``Upload leads``."""
+    """The requester's button: ``Start``, ``Transfer``, ``Upload leads`` (marked with
+    ``N_``, shown with ``_``)."""
     params: type[P]
     """The model of this kind's parameters."""
     describe: Callable[[P], str]
     """Escaped mrkdwn saying exactly what will happen, from the parameters."""
     execute: Callable[[P, ExecutionEnv], Awaitable[ActionResult]]
-    unknown_outcome: str = "it may or may not have been done"
+    unknown_outcome: str = N_("it may or may not have been done")
     """Plain words for when the service's answer was lost after sending: the action may
-    or may not have happened (``describe_failure``'s ``effect``)."""
+    or may not have happened (``describe_failure``'s ``effect``; marked with ``N_``,
+    translated where it is used)."""
     follow_ups: Callable[[Approval], list[ButtonElement]] | None = None
     """Buttons a done request's card offers to go on from what it made (open the lead,
     find the call's record), from its stored parameters and result."""

@@ -42,8 +42,11 @@ from commands.approvals.workflow import (
     open_request,
     outcome_unknown,
     run_approved,
+    state_name,
+    title_of,
 )
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate, when
@@ -58,7 +61,7 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     """What a command hands back for an action: the requester's prompt, or, when the
     policy asks for nothing, the result of running it now."""
     if ctx.storage is None:
-        return error("This action needs the app's database, which is not available here.")
+        return error(_("This action needs the app's database, which is not available here."))
     try:
         approval, mode = await off_loop(
             open_request,
@@ -83,7 +86,7 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
             params_hash=approval.params_hash,
         )
         if not decision.moved:
-            return error(decision.message or "The request could not be run.")
+            return error(decision.message or _("The request could not be run."))
         finished = await run_approved(ctx.storage, ctx.team_id, approval.id, execution_env(ctx))
         reply = card(finished, ctx.tz)
         reply.ephemeral = False
@@ -98,18 +101,22 @@ def _clock(ts: float | None, tz: ZoneInfo) -> str:
 
 def approvers_text(approval: Approval) -> str:
     if approval.approvers == ADMINS:
-        who = "an admin"
+        who = _("an admin")
     else:
-        who = " or ".join(mention(u) for u in approval.approvers)
+        people = [mention(u) for u in approval.approvers]
+        who = people[0] if people else ""
+        for person in people[1:]:
+            who = _("{earlier} or {later}").format(earlier=who, later=person)
     if not approval.allow_self_approval:
-        who += f" other than {mention(approval.requester)}"
+        who = _("{approvers} other than {requester}").format(
+            approvers=who, requester=mention(approval.requester)
+        )
     return who
 
 
 def _header(approval: Approval) -> list[Block]:
-    spec = actions.spec_for(approval.kind)
     return [
-        HeaderBlock(text=truncate(spec.title, 150)),
+        HeaderBlock(text=truncate(title_of(approval), 150)),
         SectionBlock(
             text=MarkdownTextObject(
                 text=truncate(actions.describe(approval.kind, approval.params), 3000)
@@ -131,13 +138,16 @@ def prompt(approval: Approval, tz: ZoneInfo, *, note: str | None = None) -> Repl
     ``note``: escaped mrkdwn said under it (another way to ask)."""
     spec = actions.spec_for(approval.kind)
     second = needs_second_person(approval)
-    label = "Ask for approval" if second else spec.confirm_label
+    label = _("Ask for approval") if second else _(spec.confirm_label)
+    expires = _clock(approval.expires_at, tz)
     when = (
-        f"This needs the approval of {approvers_text(approval)}; the request expires at "
-        f"{_clock(approval.expires_at, tz)}."
+        _("This needs the approval of {approvers}; the request expires at {time}.").format(
+            approvers=approvers_text(approval), time=expires
+        )
         if second
-        else f"Nothing happens until you press *{escape(label)}* "
-        f"(until {_clock(approval.expires_at, tz)})."
+        else _("Nothing happens until you press *{label}* (until {time}).").format(
+            label=escape(label), time=expires
+        )
     )
     blocks = _header(approval)
     if note:
@@ -153,31 +163,29 @@ def prompt(approval: Approval, tz: ZoneInfo, *, note: str | None = None) -> Repl
                     value=approval.id,
                     style="primary",
                 ),
-                ButtonElement(text="Cancel", action_id=CANCEL_ACTION, value=approval.id),
+                ButtonElement(text=_("Cancel"), action_id=CANCEL_ACTION, value=approval.id),
             ],
         )
     )
-    return Reply(text=f"{spec.title}?", blocks=blocks)
+    return Reply(text=_("{action}?").format(action=title_of(approval)), blocks=blocks)
 
 
 def asked(approval: Approval) -> Reply:
     """The requester's prompt once the card is posted: where, and a way to withdraw."""
-    where = f"<#{approval.channel}>" if approval.channel else "the approvals channel"
+    where = f"<#{approval.channel}>" if approval.channel else _("the approvals channel")
+    said = _(
+        "Asked for approval in {where}: *{action}*. The card there shows the decision and "
+        "the result."
+    ).format(where=where, action=escape(title_of(approval)))
     return Reply(
-        text="Approval requested",
+        text=_("Approval requested"),
         blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=f":hourglass_flowing_sand: Asked for approval in {where}: "
-                    f"*{escape(actions.spec_for(approval.kind).title)}*. The card there shows "
-                    "the decision and the result."
-                )
-            ),
+            SectionBlock(text=MarkdownTextObject(text=f":hourglass_flowing_sand: {said}")),
             ActionsBlock(
                 block_id=_hash_block(approval),
                 elements=[
                     ButtonElement(
-                        text="Withdraw request", action_id=CANCEL_ACTION, value=approval.id
+                        text=_("Withdraw request"), action_id=CANCEL_ACTION, value=approval.id
                     )
                 ],
             ),
@@ -188,69 +196,95 @@ def asked(approval: Approval) -> Reply:
 def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> Reply:
     """The requester's prompt once the request is settled: how it ended, and no button
     (a Withdraw left on a decided request would lie).  ``lead``: a line said first."""
-    spec = actions.spec_for(approval.kind)
+    title = title_of(approval)
     lines = [lead] if lead else []
-    lines.append(f"*{escape(spec.title)}*")
+    lines.append(f"*{escape(title)}*")
     lines.append(status_line(approval, tz))
     if approval.channel and approval.message_ts and needs_second_person(approval):
-        lines.append(f"The card in <#{approval.channel}> has the details.")
+        lines.append(
+            _("The card in {channel} has the details.").format(channel=f"<#{approval.channel}>")
+        )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))
     ]
     follow_ups = actions.follow_up_buttons(approval)
     if follow_ups:
         blocks.append(ActionsBlock(elements=follow_ups))
-    return Reply(text=f"{spec.title}: {state_word(approval)}", blocks=blocks, replace_original=True)
+    return Reply(
+        text=_("{action}: {state}").format(action=title, state=state_word(approval)),
+        blocks=blocks,
+        replace_original=True,
+    )
 
 
 def state_word(approval: Approval) -> str:
-    return "unknown" if outcome_unknown(approval) else approval.state.value
+    return state_name("unknown" if outcome_unknown(approval) else approval.state)
 
 
 def status_line(approval: Approval, tz: ZoneInfo) -> str:
     who = mention(approval.decider)
-    verb = "Approved" if needs_second_person(approval) else "Confirmed"
+    approved = needs_second_person(approval)
     result = approval.result if isinstance(approval.result, Mapping) else {}
     text = str(result.get("text") or "")
     state = approval.state
+    decided = _clock(approval.decided_at, tz)
     if state is ApprovalState.PENDING:
-        return (
-            f":hourglass_flowing_sand: Waiting for {approvers_text(approval)} · "
-            f"expires at {_clock(approval.expires_at, tz)}"
+        said = _("Waiting for {approvers} · expires at {time}").format(
+            approvers=approvers_text(approval), time=_clock(approval.expires_at, tz)
         )
+        return f":hourglass_flowing_sand: {said}"
     if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
-        return f":gear: {verb} by {who} at {_clock(approval.decided_at, tz)}, running…"
+        if approved:
+            said = _("Approved by {who} at {time}, running…")
+        else:
+            said = _("Confirmed by {who} at {time}, running…")
+        return f":gear: {said.format(who=who, time=decided)}"
     if state is ApprovalState.DONE:
-        return f":white_check_mark: {verb} by {who} at {_clock(approval.decided_at, tz)}. {text}"
+        if approved:
+            said = _("Approved by {who} at {time}. {result}")
+        else:
+            said = _("Confirmed by {who} at {time}. {result}")
+        return f":white_check_mark: {said.format(who=who, time=decided, result=text)}"
     if state is ApprovalState.FAILED and outcome_unknown(approval):
-        return (
-            f":grey_question: {verb} by {who} at {_clock(approval.decided_at, tz)}, but the "
-            f"app stopped while running it. {text}"
-        )
+        if approved:
+            said = _("Approved by {who} at {time}, but the app stopped while running it. {result}")
+        else:
+            said = _("Confirmed by {who} at {time}, but the app stopped while running it. {result}")
+        return f":grey_question: {said.format(who=who, time=decided, result=text)}"
     if state is ApprovalState.FAILED:
-        return f":x: {verb} by {who} at {_clock(approval.decided_at, tz)}, but it failed. {text}"
-    if state is ApprovalState.DENIED:
-        reason = f": _{escape(truncate(approval.reason, 500))}_" if approval.reason else ""
-        return f":no_entry: Denied by {who} at {_clock(approval.decided_at, tz)}{reason}"
-    if state is ApprovalState.EXPIRED:
-        return (
-            f":hourglass: Expired at {_clock(approval.expires_at, tz)}: nobody decided in "
-            "time. Nothing was done."
+        if approved:
+            said = _("Approved by {who} at {time}, but it failed. {result}")
+        else:
+            said = _("Confirmed by {who} at {time}, but it failed. {result}")
+        return f":x: {said.format(who=who, time=decided, result=text)}"
+    if state is ApprovalState.DENIED and approval.reason:
+        said = _("Denied by {who} at {time}: _{reason}_").format(
+            who=who, time=decided, reason=escape(truncate(approval.reason, 500))
         )
-    return f":heavy_multiplication_x: Cancelled by {who}. Nothing was done."
+        return f":no_entry: {said}"
+    if state is ApprovalState.DENIED:
+        said = _("Denied by {who} at {time}").format(who=who, time=decided)
+        return f":no_entry: {said}"
+    if state is ApprovalState.EXPIRED:
+        said = _("Expired at {time}: nobody decided in time. Nothing was done.").format(
+            time=_clock(approval.expires_at, tz)
+        )
+        return f":hourglass: {said}"
+    said = _("Cancelled by {who}. Nothing was done.").format(who=who)
+    return f":heavy_multiplication_x: {said}"
 
 
 def card(approval: Approval, tz: ZoneInfo) -> Reply:
     """The shared message of a request: what, who asked, and where it stands; Approve and
     Deny while it waits, no buttons once it is decided."""
-    spec = actions.spec_for(approval.kind)
     blocks = _header(approval)
     blocks.append(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Requested by {mention(approval.requester)} at "
-                    f"{_clock(approval.created_at, tz)}"
+                    text=_("Requested by {who} at {time}").format(
+                        who=mention(approval.requester), time=_clock(approval.created_at, tz)
+                    )
                 )
             ]
         )
@@ -267,69 +301,85 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
                 block_id=_hash_block(approval),
                 elements=[
                     ButtonElement(
-                        text="Approve",
+                        text=_("Approve"),
                         action_id=APPROVE_ACTION,
                         value=approval.id,
                         style="primary",
                     ),
                     ButtonElement(
-                        text="Deny", action_id=DENY_ACTION, value=approval.id, style="danger"
+                        text=_("Deny"), action_id=DENY_ACTION, value=approval.id, style="danger"
                     ),
                 ],
             )
         )
-    return Reply(text=f"{spec.title}: {state_word(approval)}", blocks=blocks, ephemeral=False)
+    summary = _("{action}: {state}").format(action=title_of(approval), state=state_word(approval))
+    return Reply(text=summary, blocks=blocks, ephemeral=False)
 
 
 def outcome_note(approval: Approval) -> str | None:
     """A line for the requester in the card's thread once the request is settled."""
     who = mention(approval.requester)
-    title = actions.spec_for(approval.kind).title.lower()
-    verb = "approved" if needs_second_person(approval) else "confirmed"
+    title = escape(title_of(approval).lower())
     if outcome_unknown(approval):
-        return (
-            f"{who} your request ({escape(title)}) was {verb}, but the app stopped while "
-            "running it and cannot tell whether it was done: *check before retrying*."
-        )
+        if needs_second_person(approval):
+            said = _(
+                "{who} your request ({action}) was approved, but the app stopped while "
+                "running it and cannot tell whether it was done: *check before retrying*."
+            )
+        else:
+            said = _(
+                "{who} your request ({action}) was confirmed, but the app stopped while "
+                "running it and cannot tell whether it was done: *check before retrying*."
+            )
+        return said.format(who=who, action=title)
     if approval.state is ApprovalState.DONE:
-        return f"{who} your request ({escape(title)}) was approved and done."
+        return _("{who} your request ({action}) was approved and done.").format(
+            who=who, action=title
+        )
     if approval.state is ApprovalState.FAILED:
-        return f"{who} your request ({escape(title)}) was approved but failed; see above."
+        return _("{who} your request ({action}) was approved but failed; see above.").format(
+            who=who, action=title
+        )
     if approval.state is ApprovalState.DENIED:
-        return f"{who} your request ({escape(title)}) was denied by {mention(approval.decider)}."
+        return _("{who} your request ({action}) was denied by {decider}.").format(
+            who=who, action=title, decider=mention(approval.decider)
+        )
     if approval.state is ApprovalState.EXPIRED:
-        return f"{who} your request ({escape(title)}) expired before anyone decided."
+        return _("{who} your request ({action}) expired before anyone decided.").format(
+            who=who, action=title
+        )
     return None
 
 
 def deny_modal(approval: Approval, private_metadata: str) -> View:
     """Denying asks why, so the requester learns what to change."""
-    spec = actions.spec_for(approval.kind)
+    asked_by = _("*{action}*, asked by {requester}").format(
+        action=escape(title_of(approval)), requester=mention(approval.requester)
+    )
     return View(
         type="modal",
         callback_id=DENY_CALLBACK,
-        title="Deny request",
-        submit="Deny",
-        close="Back",
+        title=_("Deny request"),
+        submit=_("Deny"),
+        close=_("Back"),
         private_metadata=private_metadata,
         blocks=[
             SectionBlock(
                 text=MarkdownTextObject(
                     text=truncate(
-                        f"*{escape(spec.title)}*, asked by {mention(approval.requester)}\n"
-                        + actions.describe(approval.kind, approval.params),
+                        asked_by + "\n" + actions.describe(approval.kind, approval.params),
                         3000,
                     )
                 )
             ),
             InputBlock(
                 block_id=REASON_BLOCK,
-                label="Why not?",
+                label=_("Why not?"),
                 element=PlainTextInputElement(
                     action_id="value",
                     multiline=True,
                     max_length=500,
-                    placeholder="The requester sees this",
+                    placeholder=_("The requester sees this"),
                 ),
             ),
         ],

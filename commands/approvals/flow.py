@@ -28,6 +28,7 @@ from commands.approvals.workflow import (
     step_outcome,
 )
 from commands.kernel.context import CommandContext, Messenger, StepExecution
+from commands.kernel.i18n import _, use_audience
 from commands.kernel.reply import Reply, StepCompleted, notice
 from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
@@ -91,7 +92,8 @@ class ApprovalFlow:
         marker = f"approval-card:{approval.id}"
         if not await off_loop(self.storage.dedup.mark_event, approval.team_id, marker):
             return None
-        reply = card(approval, self.ctx.tz)
+        with use_audience(self.ctx.channel_audience):
+            reply = card(approval, self.ctx.tz)
         for channel in channels:
             posted = await self.slack.post(channel, reply)
             if posted is None:
@@ -112,7 +114,9 @@ class ApprovalFlow:
     async def update_card(self, approval: Approval) -> None:
         if not approval.channel or not approval.message_ts or not registered(approval):
             return
-        await self.slack.update(approval.channel, approval.message_ts, card(approval, self.ctx.tz))
+        with use_audience(self.ctx.channel_audience):
+            reply = card(approval, self.ctx.tz)
+        await self.slack.update(approval.channel, approval.message_ts, reply)
 
     async def settled(self, approval: Approval) -> None:
         """Once a card's request is settled: rewrite the requester's prompt (it loses its
@@ -143,7 +147,8 @@ class ApprovalFlow:
 
     async def _tell_people(self, approval: Approval) -> None:
         if approval.channel and approval.message_ts and needs_second_person(approval):
-            note = outcome_note(approval)
+            with use_audience(self.ctx.channel_audience):
+                note = outcome_note(approval)
             if note:
                 await self.slack.post(
                     approval.channel, plain_message(note), thread_ts=approval.message_ts
@@ -151,7 +156,8 @@ class ApprovalFlow:
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
-            text = f"{announce}\nPulled by {mention(approval.decider)}."
+            pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
+            text = f"{announce}\n{pulled}"
             for channel in await off_loop(self.approvals_channel, approval):
                 if await self.slack.post(channel, plain_message(text)):
                     break
@@ -216,8 +222,10 @@ class ApprovalFlow:
             )
             return Progress(
                 notice(
-                    "I could not post the approval card, so nothing was asked: invite me to "
-                    "the approvals channel (or this one), then run the command again.",
+                    _(
+                        "I could not post the approval card, so nothing was asked: invite me "
+                        "to the approvals channel (or this one), then run the command again."
+                    ),
                     emoji=":warning:",
                 ),
                 card_posted=False,
@@ -233,7 +241,7 @@ class ApprovalFlow:
             params_hash=params_hash,
         )
         if not decision.moved:
-            message = notice(decision.message or "Nothing was done.", emoji=":warning:")
+            message = notice(decision.message or _("Nothing was done."), emoji=":warning:")
             return Progress(message, card_posted=False, late=True)
         shown = decision.approval
         if shown.channel:

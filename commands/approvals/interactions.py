@@ -28,6 +28,7 @@ from commands.approvals.workflow import (
 )
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import FORMS, Form
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.reply import (
     DeleteOriginal,
@@ -60,9 +61,11 @@ async def confirm(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
     if approval is None:
-        return _replacing(notice("This request no longer exists."))
+        return _replacing(notice(_("This request no longer exists.")))
     if ctx.user_id != approval.requester:
-        return notice(f"Only {mention(approval.requester)} can confirm their request.")
+        return notice(
+            _("Only {who} can confirm their request.").format(who=mention(approval.requester))
+        )
     if needs_second_person(approval) and click.response_url:
         # Kept before the card goes out, so whoever settles the request, however soon,
         # can take the Withdraw button off this prompt.
@@ -94,18 +97,19 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
             cancel, flow.storage, ctx.team_id, click.value, user=ctx.user_id, role=ctx.role
         )
     except LookupError:
-        return _replacing(notice("This request no longer exists."))
+        return _replacing(notice(_("This request no longer exists.")))
     if not decision.moved:
         if decision.approval.state is ApprovalState.PENDING:
-            return notice(decision.message or "Nothing changed.")
+            return notice(decision.message or _("Nothing changed."))
         # The request was settled meanwhile: the prompt is replaced by how it ended, so
         # no stale Withdraw stays behind.
-        lead = f":information_source: Nothing to withdraw: {decision.message or ''}".rstrip()
+        said = _("Nothing to withdraw: {reason}").format(reason=decision.message or "")
+        lead = f":information_source: {said}".rstrip()
         return concluded(decision.approval, ctx.tz, lead=lead)
     await flow.update_card(decision.approval)
     await off_loop(flow.storage.approval_secrets.forget, ctx.team_id, click.value)
     await flow.settled(decision.approval)
-    return _replacing(notice("Cancelled. Nothing was done.", emoji=":heavy_multiplication_x:"))
+    return _replacing(notice(_("Cancelled. Nothing was done."), emoji=":heavy_multiplication_x:"))
 
 
 async def approve(ctx: CommandContext, click: Click) -> Outcome:
@@ -122,10 +126,10 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
             params_hash=hash_from_block(click.block_id),
         )
     except LookupError:
-        await flow.tell(notice("This request no longer exists."))
+        await flow.tell(notice(_("This request no longer exists.")))
         return Nothing()
     if not decision.moved:
-        await flow.tell(notice(decision.message or "Nothing changed.", emoji=":no_entry_sign:"))
+        await flow.tell(notice(decision.message or _("Nothing changed."), emoji=":no_entry_sign:"))
         if decision.approval.state.is_final:
             await flow.update_card(decision.approval)
         if decision.expired_now:
@@ -141,7 +145,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     approval = await off_loop(flow.storage.approvals.get, ctx.team_id, click.value)
     if approval is None:
-        await flow.tell(notice("This request no longer exists."))
+        await flow.tell(notice(_("This request no longer exists.")))
         return Nothing()
     if approval.state is ApprovalState.PENDING and flow.storage.clock() >= approval.expires_at:
         await flow.sweep()
@@ -151,7 +155,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
         await flow.update_card(approval)
         return Nothing()
     if ctx.user_id == approval.requester and not approval.allow_self_approval:
-        refusal: str | None = "You asked for this: withdraw it from your own message instead."
+        refusal: str | None = _("You asked for this: withdraw it from your own message instead.")
     else:
         refusal = may_decide(
             approval.approvers,
@@ -170,7 +174,8 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
             outcome=AuditOutcome.REFUSED,
             detail=f"{approval.id}: deny: {refusal}",
         )
-        await flow.tell(notice(refusal[:1].upper() + refusal[1:], emoji=":no_entry_sign:"))
+        shown = _(refusal)
+        await flow.tell(notice(shown[:1].upper() + shown[1:], emoji=":no_entry_sign:"))
         return Nothing()
     private = json.dumps(
         {"id": approval.id, "hash": hash_from_block(click.block_id), "channel": ctx.channel_id}
@@ -180,7 +185,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
 
 async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
     if not str(submission.values.get(REASON_BLOCK) or "").strip():
-        return {REASON_BLOCK: "Say why, for the requester."}
+        return {REASON_BLOCK: _("Say why, for the requester.")}
     return None
 
 
@@ -200,13 +205,14 @@ async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome
             reason=str(submission.values.get(REASON_BLOCK) or "").strip(),
         )
     except LookupError:
-        return error("This request is gone.")
+        return error(_("This request is gone."))
     if not decision.moved:
         if decision.approval.state.is_final:
             await flow.update_card(decision.approval)
         if decision.expired_now:
             await flow.settled(decision.approval)
-        return notice(truncate(decision.message or "Nothing changed.", 300), emoji=":warning:")
+        said = decision.message or _("Nothing changed.")
+        return notice(truncate(said, 300), emoji=":warning:")
     await flow.update_card(decision.approval)
     await flow.settled(decision.approval)
     return Nothing()
@@ -226,7 +232,7 @@ def _form_handler(form: Form) -> OnSubmit:
             return outcome
         flow = _flow(ctx)
         try:
-            approval, _ = await off_loop(
+            approval, _mode = await off_loop(
                 open_request,
                 flow.storage,
                 team_id=ctx.team_id,

@@ -32,6 +32,7 @@ from callcenter.errors import CallCenterError
 from commands.approvals import actions
 from commands.approvals.flow import ApprovalFlow, plain_message
 from commands.approvals.observe import Observation, observer_for
+from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage
 from storage.errors import ApprovalStateError
@@ -45,11 +46,11 @@ live process claims it within moments, after updating the card)."""
 OBSERVE_TIMEOUT = 15.0
 """Seconds recovery gives the service to show a request's effect."""
 
-UNKNOWN_TEXT = (
+UNKNOWN_TEXT = N_(
     "I cannot tell whether it was done (the service cannot be asked about it): "
     "*check before retrying*."
 )
-NOT_RUN_TEXT = (
+NOT_RUN_TEXT = N_(
     "The app stopped before running it, so nothing was sent. Ask again if it is still wanted."
 )
 
@@ -77,7 +78,7 @@ async def settle(storage: Storage, approval: Approval, cc: CallCenter | None) ->
     try:
         if approval.state is ApprovalState.APPROVED:
             await off_loop(storage.approvals.claim_for_execution, team, approval.id)
-            data.update(ok=False, not_run=True, text=NOT_RUN_TEXT)
+            data.update(ok=False, not_run=True, text=_(NOT_RUN_TEXT))
             settled = await off_loop(
                 storage.approvals.finish, team, approval.id, ok=False, result=data
             )
@@ -91,7 +92,7 @@ async def settle(storage: Storage, approval: Approval, cc: CallCenter | None) ->
             return settled
         found = await observe(approval, cc)
         if found is None:
-            data.update(ok=False, unknown=True, text=UNKNOWN_TEXT)
+            data.update(ok=False, unknown=True, text=_(UNKNOWN_TEXT))
             settled = await off_loop(
                 storage.approvals.finish_abandoned, team, approval.id, ok=False, result=data
             )
@@ -160,18 +161,22 @@ async def tell_requester(flow: ApprovalFlow, approval: Approval) -> None:
 
 def recovered_note(approval: Approval) -> str:
     """The requester's line once recovery settled their request."""
-    title = escape(actions.spec_for(approval.kind).title.lower())
+    title = escape(_(actions.spec_for(approval.kind).title).lower())
     who = mention(approval.requester)
     result = approval.result if isinstance(approval.result, dict) else {}
     if result.get("unknown"):
-        return (
-            f"{who} your request ({title}) was interrupted: the app stopped while running it "
+        return _(
+            "{who} your request ({action}) was interrupted: the app stopped while running it "
             "and cannot tell whether it was done. *Check before retrying.*"
-        )
+        ).format(who=who, action=title)
     if result.get("not_run"):
-        return f"{who} your request ({title}) was not run: {NOT_RUN_TEXT}"
+        return _("{who} your request ({action}) was not run: {why}").format(
+            who=who, action=title, why=_(NOT_RUN_TEXT)
+        )
     found = str(result.get("text") or "")
-    return f"{who} your request ({title}) was interrupted when the app stopped. {found}"
+    return _("{who} your request ({action}) was interrupted when the app stopped. {found}").format(
+        who=who, action=title, found=found
+    )
 
 
 def _audit(storage: Storage, approval: Approval, outcome: str, detail: str) -> None:

@@ -21,13 +21,14 @@ from collections.abc import Mapping
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import RequestRefused, open_request, step_outcome
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import StepRun
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Nothing, Outcome, StepFailed, StepPending
 from storage import ApprovalState
 from storage.offload import off_loop
 
-NO_CARD = (
+NO_CARD = N_(
     "The request needs an approval, but I could not post its card, so nothing was asked. "
     "An admin can choose the approvals channel with /callops policy channel #channel "
     "(invite me there first); then run the workflow again."
@@ -40,12 +41,12 @@ async def request_from_step(
     """Ask for ``proposal`` on behalf of the person running the step; ``outputs`` maps
     each of the step's outputs to a key of the action's result."""
     if ctx.storage is None or ctx.messenger is None:
-        return StepFailed("This step needs the app's database and Slack, which are not here.")
+        return StepFailed(_("This step needs the app's database and Slack, which are not here."))
     if not run.token:
-        return StepFailed("Slack gave no token with this step, so it cannot be answered.")
+        return StepFailed(_("Slack gave no token with this step, so it cannot be answered."))
     flow = ApprovalFlow(ctx)
     try:
-        approval, _ = await off_loop(
+        approval, _mode = await off_loop(
             open_request,
             flow.storage,
             team_id=ctx.team_id,
@@ -75,5 +76,5 @@ async def request_from_step(
     if link is None:
         return Nothing()
     if current.state is ApprovalState.CANCELLED and not current.message_ts:
-        return StepFailed(NO_CARD)
+        return StepFailed(_(NO_CARD))
     return step_outcome(current, link.outputs)

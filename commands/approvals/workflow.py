@@ -31,6 +31,7 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.kernel.failures import describe_failure
+from commands.kernel.i18n import _, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
@@ -77,6 +78,29 @@ class Decision:
     """This click found the request overdue and moved it to expired (say so once)."""
 
 
+def state_name(state: ApprovalState | str) -> str:
+    """A request's state as one word in the reader's language (``pending``, ``done``...);
+    ``unknown`` for a run whose outcome nobody could tell."""
+    words = {
+        "pending": pgettext("approval state", "pending"),
+        "approved": pgettext("approval state", "approved"),
+        "executing": pgettext("approval state", "executing"),
+        "done": pgettext("approval state", "done"),
+        "failed": pgettext("approval state", "failed"),
+        "denied": pgettext("approval state", "denied"),
+        "expired": pgettext("approval state", "expired"),
+        "cancelled": pgettext("approval state", "cancelled"),
+        "unknown": pgettext("approval state", "unknown"),
+    }
+    value = str(state.value if isinstance(state, ApprovalState) else state)
+    return words.get(value, value)
+
+
+def title_of(approval: Approval) -> str:
+    """The action's card title (``Start campaign``) in the reader's language."""
+    return _(actions.spec_for(approval.kind).title)
+
+
 # --- asking ---------------------------------------------------------------------------
 
 
@@ -113,15 +137,18 @@ def open_request(
     if role is Role.VIEWER:
         refusal = (
             "viewer",
-            "Viewers can look but not act. An admin can make you an operator with "
-            "/callops role @you operator.",
+            _(
+                "Viewers can look but not act. An admin can make you an operator with "
+                "/callops role @you operator."
+            ),
         )
     elif not role.at_least(policy.min_role):
-        refusal = (
-            f"needs {policy.min_role.value}",
-            f"This workspace lets only {policy.min_role.value}s ask for "
-            f"{actions.spec_for(kind).title.lower()}.",
-        )
+        action = _(actions.spec_for(kind).title).lower()
+        if policy.min_role is Role.ADMIN:
+            said = _("This workspace lets only admins ask for {action}.")
+        else:
+            said = _("This workspace lets only operators ask for {action}.")
+        refusal = (f"needs {policy.min_role.value}", said.format(action=action))
     if refusal is not None:
         detail, message = refusal
         storage.audit.append(
@@ -178,15 +205,15 @@ def decide(
         return Decision(
             exc.approval,
             moved=False,
-            message="This request expired before anyone decided.",
+            message=_("This request expired before anyone decided."),
             expired_now=True,
         )
     except ApprovalForbiddenError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, str(exc))
-        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(_(str(exc))))
     except ApprovalParamsMismatchError as exc:
         _audit(storage, exc.approval, user, Outcome.REFUSED, "parameters differ from the card")
-        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(_(str(exc))))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     if not approve:
@@ -200,7 +227,7 @@ def cancel(storage: Storage, team_id: str, approval_id: str, *, user: str, role:
     try:
         moved = storage.approvals.cancel(team_id, approval_id, by=user, by_role=role)
     except ApprovalForbiddenError as exc:
-        return Decision(exc.approval, moved=False, message=_sentence(str(exc)))
+        return Decision(exc.approval, moved=False, message=_sentence(_(str(exc))))
     except ApprovalError as exc:
         return Decision(exc.approval, moved=False, message=late_message(exc.approval))
     storage.approval_secrets.wipe(team_id, approval_id)
@@ -222,22 +249,37 @@ def late_message(approval: Approval) -> str:
     who = mention(approval.decider)
     state = approval.state
     if state is ApprovalState.PENDING:
-        return "This request is still waiting for a decision."
+        return _("This request is still waiting for a decision.")
     if state is ApprovalState.DENIED:
-        return f"{who} already denied this request."
+        return _("{who} already denied this request.").format(who=who)
     if state is ApprovalState.CANCELLED:
-        return f"{who} already cancelled this request."
+        return _("{who} already cancelled this request.").format(who=who)
     if state is ApprovalState.EXPIRED:
-        return "This request expired before anyone decided."
-    verb = "confirmed" if not needs_second_person(approval) else "approved"
+        return _("This request expired before anyone decided.")
+    approved = needs_second_person(approval)
     if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
-        return f"{who} already {verb} this request; it is running."
+        if approved:
+            said = _("{who} already approved this request; it is running.")
+        else:
+            said = _("{who} already confirmed this request; it is running.")
+        return said.format(who=who)
     if outcome_unknown(approval):
-        return (
-            f"{who} already {verb} this request; the app stopped while running it and cannot "
-            "tell whether it was done: check before retrying."
-        )
-    return f"{who} already {verb} this request; it ran once ({state.value})."
+        if approved:
+            said = _(
+                "{who} already approved this request; the app stopped while running it and "
+                "cannot tell whether it was done: check before retrying."
+            )
+        else:
+            said = _(
+                "{who} already confirmed this request; the app stopped while running it and "
+                "cannot tell whether it was done: check before retrying."
+            )
+        return said.format(who=who)
+    if approved:
+        said = _("{who} already approved this request; it ran once ({state}).")
+    else:
+        said = _("{who} already confirmed this request; it ran once ({state}).")
+    return said.format(who=who, state=state_name(state))
 
 
 def _sentence(text: str) -> str:
@@ -337,21 +379,25 @@ async def _perform(
     if env is None:
         return ActionResult(
             ok=False,
-            text="This workspace is not connected to the call-center service any more; "
-            "nothing was sent.",
+            text=_(
+                "This workspace is not connected to the call-center service any more; "
+                "nothing was sent."
+            ),
         )
     try:
         return await actions.execute(approval.kind, approval.params, env, secret=secret)
     except ActionRefused as exc:
-        return ActionResult(ok=False, text=f"{escape(_sentence(exc.message))} Nothing was sent.")
+        reason = escape(_sentence(exc.message))
+        return ActionResult(ok=False, text=_("{reason} Nothing was sent.").format(reason=reason))
     except errors.CallCenterError as exc:
         spec = actions.spec_for(approval.kind)
-        words = describe_failure(exc, effect=spec.unknown_outcome)
+        words = describe_failure(exc, effect=_(spec.unknown_outcome))
         return ActionResult(ok=False, text=words.text)
     except Exception:
         ref = secrets.token_hex(4)
         log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
-        return ActionResult(ok=False, text=f"Something went wrong on our side (ref {ref}).")
+        said = _("Something went wrong on our side (ref {ref}).")
+        return ActionResult(ok=False, text=said.format(ref=ref))
 
 
 def step_outcome(approval: Approval, outputs: Mapping[str, str]) -> StepCompleted | StepFailed:
@@ -359,20 +405,34 @@ def step_outcome(approval: Approval, outputs: Mapping[str, str]) -> StepComplete
     (``outputs`` maps each output to a key of the result's data), or why not, in the
     words the card uses."""
     result = approval.result if isinstance(approval.result, Mapping) else {}
-    title = actions.spec_for(approval.kind).title
+    title = title_of(approval)
     state = approval.state
     if state is ApprovalState.DONE:
         return StepCompleted({name: result.get(key) for name, key in outputs.items()})
     if state is ApprovalState.FAILED:
-        said = plain_words(Reply(text=str(result.get("text") or "it failed.")))
-        return StepFailed(f"{title} was approved but failed: {said}")
+        said = plain_words(Reply(text=str(result.get("text") or _("it failed."))))
+        return StepFailed(
+            _("{action} was approved but failed: {reason}").format(action=title, reason=said)
+        )
+    who = mention(approval.decider)
+    if state is ApprovalState.DENIED and approval.reason:
+        return StepFailed(
+            _("{action} was denied by {who}: {reason}").format(
+                action=title, who=who, reason=approval.reason
+            )
+        )
     if state is ApprovalState.DENIED:
-        reason = f": {approval.reason}" if approval.reason else "."
-        return StepFailed(f"{title} was denied by {mention(approval.decider)}{reason}")
+        return StepFailed(_("{action} was denied by {who}.").format(action=title, who=who))
     if state is ApprovalState.EXPIRED:
         return StepFailed(
-            f"{title}: the approval request expired before anyone decided. Nothing was done."
+            _(
+                "{action}: the approval request expired before anyone decided. Nothing was done."
+            ).format(action=title)
         )
     if state is ApprovalState.CANCELLED:
-        return StepFailed(f"{title}: the request was withdrawn. Nothing was done.")
-    return StepFailed(f"{title}: the request is still {state.value}.")
+        return StepFailed(
+            _("{action}: the request was withdrawn. Nothing was done.").format(action=title)
+        )
+    return StepFailed(
+        _("{action}: the request is still {state}.").format(action=title, state=state_name(state))
+    )

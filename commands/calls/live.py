@@ -199,7 +199,7 @@ def calls_reply(
             ]
         )
     )
-    blocks.append(showing(ctx.offset, len(page), total, one="live call"))
+    blocks.append(showing(ctx.offset, len(page), total, one=N_("live call"), many=N_("live calls")))
     blocks.extend(pager("calls", ctx.offset, PAGE_SIZE, total))
     return Reply(text=_("Live calls: {n}").format(n=total), blocks=blocks)
 

@@ -53,7 +53,9 @@ from commands.kernel.text import (
     truncate,
 )
 from commands.leads.lists import campaign_list_blocks
+from commands.rules.card import rules_blocks
 from storage import Role
+from storage.offload import off_loop
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
@@ -158,7 +160,7 @@ def campaigns_reply(
     if summary:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
     blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
-    blocks.append(showing(offset, len(page), total, one="campaign"))
+    blocks.append(showing(offset, len(page), total, one=N_("campaign"), many=N_("campaigns")))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
 
@@ -294,6 +296,7 @@ def campaign_card(
     window_minutes: int,
     lead_list: LeadList | None = None,
     list_missing: str | None = None,
+    calling_rules: list[Block] | None = None,
 ) -> Reply:
     template = escape(c.template_name) or "–"
     carrier = escape(c.carrier_name) or "–"
@@ -335,6 +338,7 @@ def campaign_card(
                 )
             )
         )
+    blocks.extend(calling_rules or [])
     if stats is not None:
         fields_stats = _stats_fields(stats)
         fields_stats[-1] = MarkdownTextObject(
@@ -480,7 +484,9 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
             )
         )
     if len(exc.candidates) > len(shown):
-        blocks.append(showing(0, len(shown), len(exc.candidates), one="match", many="matches"))
+        blocks.append(
+            showing(0, len(shown), len(exc.candidates), one=N_("match"), many=N_("matches"))
+        )
     return Reply(
         text=_("Which campaign did you mean by {query}?").format(query=query), blocks=blocks
     )
@@ -522,6 +528,11 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     stats, (lead_list, missing) = await asyncio.gather(
         _stats(cc, campaign), _lead_list(cc, campaign)
     )
+    rules = (
+        await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+        if ctx.storage is not None
+        else None
+    )
     card = campaign_card(
         campaign,
         stats,
@@ -529,6 +540,7 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
         window_minutes=AUTODIALER_WINDOW_MINUTES,
         lead_list=lead_list,
         list_missing=missing,
+        calling_rules=rules_blocks(campaign, rules, ctx.role) if rules is not None else None,
     )
     note = guess_note([found])
     if note is not None:

@@ -37,11 +37,18 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.campaigns.cards import OPEN_ACTION
+from commands.kernel.audiences import (
+    LANGUAGE_OPTION,
+    for_channel,
+    post_language,
+    post_language_note,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
 from commands.kernel.resolve import (
@@ -56,7 +63,7 @@ from commands.kernel.text import (
     code,
     day_time,
     escape,
-    plural,
+    number,
     truncate,
     zone_name,
 )
@@ -74,6 +81,7 @@ SNOOZE_TOMORROW_ACTION = "alert_snooze_tomorrow"
 class Metric:
     name: str
     label: str
+    """In English (marked ``N_``): shown as ``_(label)``."""
     read: Callable[[DialerFigures], float | None]
     _: KW_ONLY
     percent: bool
@@ -86,28 +94,28 @@ METRICS: dict[str, Metric] = {
     for m in (
         Metric(
             "dropped_rate",
-            "dropped-call rate",
+            N_("dropped-call rate"),
             lambda s: s.dropped_rate,
             percent=True,
             needs_calls=True,
         ),
         Metric(
             "connection_rate",
-            "connection rate",
+            N_("connection rate"),
             lambda s: s.connection_rate,
             percent=True,
             needs_calls=True,
         ),
         Metric(
             "agents_ready",
-            "agents ready",
+            N_("agents ready"),
             lambda s: float(s.agents_ready),
             percent=False,
             needs_calls=False,
         ),
         Metric(
             "leads_in_progress",
-            "leads in progress",
+            N_("leads in progress"),
             lambda s: float(s.leads_in_progress),
             percent=False,
             needs_calls=False,
@@ -153,7 +161,7 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
-        raise UsageError("Alerts are not available here (no database).")
+        raise UsageError(_("Alerts are not available here (no database)."))
     return ctx.storage
 
 
@@ -171,26 +179,40 @@ class Condition:
 def parse_condition(tokens: list[str], usage: str) -> tuple[Condition, list[str]]:
     """``<metric> <op> <value>`` at the front of ``tokens`` (``>5`` and ``> 5`` alike)."""
     if not tokens:
-        raise UsageError(f"Name a metric: {', '.join(METRICS)}.", usage)
+        raise UsageError(_("Name a metric: {metrics}.").format(metrics=", ".join(METRICS)), usage)
     metric = _METRIC_WORDS.get(tokens[0].lower())
     if metric is None:
-        raise UsageError(f"'{tokens[0]}' is not a metric; use one of {', '.join(METRICS)}.", usage)
+        raise UsageError(
+            _("'{word}' is not a metric; use one of {metrics}.").format(
+                word=tokens[0], metrics=", ".join(METRICS)
+            ),
+            usage,
+        )
     rest = [_unescape(t) for t in tokens[1:]]
     if not rest:
-        raise UsageError("Give an operator and a value, e.g. > 5.", usage)
+        raise UsageError(_("Give an operator and a value, e.g. > 5."), usage)
     word = rest[0].lower()
     if word in _OP_WORDS:
         op, value_text, after = _OP_WORDS[word], (rest[1] if len(rest) > 1 else ""), rest[2:]
     else:
         match = _OP_VALUE.match(rest[0])
         if not match or not match.group(2):
-            raise UsageError(f"'{rest[0]}' is not an operator; use >, >=, < or <=.", usage)
+            raise UsageError(
+                _("'{word}' is not an operator; use >, >=, < or <=.").format(word=rest[0]), usage
+            )
         op, value_text, after = _OP_WORDS[match.group(1)], match.group(2), rest[1:]
     if not _NUMBER.match(value_text.strip()):
-        raise UsageError(f"'{value_text or 'nothing'}' is not a number to compare with.", usage)
+        raise UsageError(
+            _("'{value}' is not a number to compare with.").format(
+                value=value_text or _("nothing")
+            ),
+            usage,
+        )
     threshold = float(value_text.strip().rstrip("%"))
     if METRICS[metric].percent and not 0 <= threshold <= 100:
-        raise UsageError(f"{metric} is a percentage; give a value from 0 to 100.", usage)
+        raise UsageError(
+            _("{metric} is a percentage; give a value from 0 to 100.").format(metric=metric), usage
+        )
     return Condition(metric, op, threshold), [t for t in tokens[len(tokens) - len(after) :]]
 
 
@@ -198,7 +220,7 @@ def describe(alert: Alert) -> str:
     """``dropped-call rate > 5%`` (plain text, not escaped)."""
     metric = METRICS.get(alert.metric)
     unit = "%" if metric and metric.percent else ""
-    label = metric.label if metric else alert.metric
+    label = _(metric.label) if metric else alert.metric
     return f"{label} {alert.op} {_fmt(alert.threshold)}{unit}"
 
 
@@ -247,9 +269,12 @@ def fired_message(
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
     name = campaign_label(stats.name, 100)
-    headline = (
-        f":rotating_light: *{escape(metric.label.capitalize())} is {_fmt(round(value, 2))}{unit}* "
-        f"on *{name}* (alert: {escape(describe(alert))})"
+    label = _(metric.label)
+    headline = _(":rotating_light: *{metric} is {value}* on *{campaign}* (alert: {alert})").format(
+        metric=escape(label.capitalize()),
+        value=f"{_fmt(round(value, 2))}{unit}",
+        campaign=name,
+        alert=escape(describe(alert)),
     )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000))),
@@ -257,38 +282,54 @@ def fired_message(
         ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {stats.caption()}")]),
         ActionsBlock(
             elements=[
-                ButtonElement(text="Snooze 1 h", action_id=SNOOZE_HOUR_ACTION, value=alert.id),
+                ButtonElement(text=_("Snooze 1 h"), action_id=SNOOZE_HOUR_ACTION, value=alert.id),
                 ButtonElement(
-                    text="Snooze until tomorrow", action_id=SNOOZE_TOMORROW_ACTION, value=alert.id
+                    text=_("Snooze until tomorrow"),
+                    action_id=SNOOZE_TOMORROW_ACTION,
+                    value=alert.id,
                 ),
                 ButtonElement(
-                    text="Open campaign", action_id=f"{OPEN_ACTION}_0", value=stats.campaign_uuid
+                    text=_("Open campaign"),
+                    action_id=f"{OPEN_ACTION}_0",
+                    value=stats.campaign_uuid,
                 ),
             ]
         ),
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"Alert {code(alert.id)} · told once until it recovers · "
-                    f"{clock(now, tz)} {zone_name(now.astimezone(tz))}"
+                    text=_("Alert {id} · told once until it recovers · {time}").format(
+                        id=code(alert.id), time=f"{clock(now, tz)} {zone_name(now.astimezone(tz))}"
+                    )
                 )
             ]
         ),
     ]
-    text = f"{metric.label} {_fmt(round(value, 2))}{unit} on {stats.name}"
+    text = _("{metric} {value} on {campaign}").format(
+        metric=label, value=f"{_fmt(round(value, 2))}{unit}", campaign=stats.name
+    )
     return Reply(text=escape(text), blocks=blocks, ephemeral=False)
 
 
 def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply:
     metric = METRICS[alert.metric]
     unit = "%" if metric.percent else ""
-    text = (
-        f":white_check_mark: Back to normal: {escape(metric.label)} is "
-        f"{_fmt(round(value, 2))}{unit} on *{clip(stats.name, 100)}* "
-        f"(alert {code(alert.id)}: {escape(describe(alert))}; {stats.caption()})."
+    label = _(metric.label)
+    text = _(
+        ":white_check_mark: Back to normal: {metric} is {value} on *{campaign}* "
+        "(alert {id}: {alert}; {scope})."
+    ).format(
+        metric=escape(label),
+        value=f"{_fmt(round(value, 2))}{unit}",
+        campaign=clip(stats.name, 100),
+        id=code(alert.id),
+        alert=escape(describe(alert)),
+        scope=stats.caption(),
     )
     return Reply(
-        text=escape(f"{metric.label} back to normal on {stats.name}"),
+        text=escape(
+            _("{metric} back to normal on {campaign}").format(metric=label, campaign=stats.name)
+        ),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
         ephemeral=False,
     )
@@ -301,10 +342,11 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
     storage = _storage(ctx)
     positional, options = split_options(args)
-    check_keys(options, ("window",), what="an option of alert add", usage=usage)
+    check_keys(options, ("window", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     if not positional:
-        raise UsageError("Name the channel the alert goes to.", usage)
+        raise UsageError(_("Name the channel the alert goes to."), usage)
     channel_token, words = positional[0], positional[1:]
     condition, rest = parse_condition(words, usage)
     window_text = opts.get("window")
@@ -317,7 +359,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     minutes = MONITOR_WINDOW_MINUTES
     if window_text is not None:
         minutes = parse_minutes(
-            window_text, longest_minutes=MAX_WINDOW_MINUTES, name="The window", usage=usage
+            window_text, longest_minutes=MAX_WINDOW_MINUTES, name=_("The window"), usage=usage
         )
     channel = await channel_for_posting(ctx, channel_token, usage)
     campaign_uuid = campaign_name = None
@@ -328,7 +370,8 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(campaign_words))
         except CampaignNotFound as exc:
             raise UsageError(
-                f"No campaign is named '{exc.query}' or starts with it.", usage
+                _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
+                usage,
             ) from exc
         campaign_uuid, campaign_name = campaign.campaign_uuid, campaign.campaign_name
     alert = await off_loop(
@@ -342,6 +385,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaign_uuid=campaign_uuid,
         campaign_name=campaign_name,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -356,61 +400,86 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "threshold": alert.threshold,
             "campaign": campaign_uuid,
             "window_minutes": minutes,
+            "language": language,
         },
         outcome=Audit.OK,
     )
-    scope = f"*{clip(campaign_name, 100)}*" if campaign_name else "every running campaign"
+    scope = f"*{clip(campaign_name, 100)}*" if campaign_name else _("every running campaign")
     return notice(
-        f"Alert {code(alert.id)}: <#{channel}> hears when the {escape(describe(alert))} on "
-        f"{scope} (last {escape(recent_words(minutes * 60))}). Checked every minute; told once "
-        "until it recovers.",
+        _(
+            "Alert {id}: {channel} hears when the {alert} on {scope} (last {window}). "
+            "Checked every minute; told once until it recovers."
+        ).format(
+            id=code(alert.id),
+            channel=f"<#{channel}>",
+            alert=escape(describe(alert)),
+            scope=scope,
+            window=escape(recent_words(minutes * 60)),
+        )
+        + post_language_note(language),
         emoji=":rotating_light:",
     )
 
 
 def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> SectionBlock:
-    scope = clip(alert.campaign_name, 60) if alert.campaign_name else "every running campaign"
+    scope = clip(alert.campaign_name, 60) if alert.campaign_name else _("every running campaign")
     fired = storage.alerts.fired(alert.team_id, alert.id)
-    state = f":rotating_light: firing on {len(fired)}" if fired else ":white_check_mark: armed"
+    if fired:
+        state = _(":rotating_light: firing on {n}").format(n=len(fired))
+    else:
+        state = _(":white_check_mark: armed")
     if alert.snoozed_until and alert.snoozed_until > now:
         until = day_time(alert.snoozed_until, tz)
-        state = f":zzz: snoozed until {until}"
-    text = (
-        f"{code(alert.id)} {state} · *{escape(describe(alert))}* on {scope} "
-        f"(last {escape(recent_words(alert.window_minutes * 60))}) → <#{alert.channel}>"
-    )
+        state = _(":zzz: snoozed until {when}").format(when=until)
+    text = _("{id} {state} · *{alert}* on {scope} (last {window}) → {channel}").format(
+        id=code(alert.id),
+        state=state,
+        alert=escape(describe(alert)),
+        scope=scope,
+        window=escape(recent_words(alert.window_minutes * 60)),
+        channel=f"<#{alert.channel}>",
+    ) + post_language_note(alert.language)
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("alert list takes no arguments.", usage_of("alert list"))
+        raise UsageError(_("alert list takes no arguments."), usage_of("alert list"))
     storage = _storage(ctx)
     alerts = await off_loop(storage.alerts.list, ctx.team_id)
     if not alerts:
         return notice(
-            "No alerts yet. Add one with `/callops alert add #call-center dropped_rate > 5`.",
+            _("No alerts yet. Add one with `/callops alert add #call-center dropped_rate > 5`."),
             emoji=":rotating_light:",
         )
     now = datetime.now(UTC).timestamp()
-    blocks: list[Block] = [HeaderBlock(text=f"Alerts ({len(alerts)})")]
+    blocks: list[Block] = [HeaderBlock(text=_("Alerts ({n})").format(n=len(alerts)))]
     blocks.extend(
         await off_loop(lambda: [_alert_row(a, storage, ctx.tz, now) for a in alerts[:45]])
     )
     blocks.append(
-        ContextBlock(elements=[MarkdownTextObject(text=f"{code('alert remove <id>')} deletes one")])
+        ContextBlock(
+            elements=[
+                MarkdownTextObject(
+                    text=_("{remove} deletes one").format(remove=code("alert remove <id>"))
+                )
+            ]
+        )
     )
-    return Reply(text=plural(len(alerts), "alert"), blocks=blocks)
+    count = ngettext("{n} alert", "{n} alerts", len(alerts)).format(n=number(len(alerts)))
+    return Reply(text=count, blocks=blocks)
 
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert remove")
     if len(args) != 1:
-        raise UsageError("Give the alert's id (alert list shows them).", usage)
+        raise UsageError(_("Give the alert's id (alert list shows them)."), usage)
     storage = _storage(ctx)
     alert = await off_loop(storage.alerts.get, ctx.team_id, args[0].strip().lower())
     if alert is None:
-        raise UsageError(f"There is no alert '{args[0]}' in this workspace.", "alert list")
+        raise UsageError(
+            _("There is no alert '{id}' in this workspace.").format(id=args[0]), "alert list"
+        )
     await off_loop(storage.alerts.remove, ctx.team_id, alert.id)
     await off_loop(
         storage.audit.append,
@@ -420,7 +489,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
         {"alert": alert.id, "metric": alert.metric, "channel": alert.channel},
         outcome=Audit.OK,
     )
-    return notice(f"Alert {code(alert.id)} removed.", emoji=":wastebasket:")
+    return notice(_("Alert {id} removed.").format(id=code(alert.id)), emoji=":wastebasket:")
 
 
 HANDLERS = {"alert add": add, "alert list": list_alerts, "alert remove": remove}
@@ -431,7 +500,7 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     storage = _store(ctx)
     alert = await off_loop(storage.alerts.get, ctx.team_id, click.value)
     if alert is None:
-        return error("That alert was removed.")
+        return error(_("That alert was removed."))
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
     until = snooze_until(kind, datetime.now(UTC), ctx.tz)
     await off_loop(storage.alerts.snooze, ctx.team_id, alert.id, until.timestamp())
@@ -443,11 +512,15 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
         outcome=Audit.OK,
     )
-    text = (
-        f":zzz: <@{escape(ctx.user_id)}> snoozed alert {code(alert.id)} until "
-        f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}. "
-        "If it is still crossed then, it is told once more."
-    )
+    with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
+        text = _(
+            ":zzz: {user} snoozed alert {id} until {when}. "
+            "If it is still crossed then, it is told once more."
+        ).format(
+            user=f"<@{escape(ctx.user_id)}>",
+            id=code(alert.id),
+            when=f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}",
+        )
     note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
     note.ephemeral = False
     channel = ctx.channel_id or alert.channel

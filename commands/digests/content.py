@@ -34,9 +34,10 @@ from callcenter import CallCenter
 from callcenter.models import AgentTime
 from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import recent_words
-from commands.kernel.i18n import _
+from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
@@ -49,7 +50,6 @@ from commands.kernel.text import (
     escape,
     number,
     percent,
-    plural,
     signed_change,
     status_label,
     truncate,
@@ -79,6 +79,16 @@ MAX_CAMPAIGN_BUTTONS = 5
 TOP_AGENTS = 3
 MIN_CHART_HOURS = 3
 """A shorter period (an hourly digest) is charted from local midnight, so there is a shape."""
+SOURCE_WORDS = {
+    "statistics": N_("from the statistics"),
+    "call records": N_("from the call records"),
+}
+"""What a digest's totals were counted from (``CallFigures.source``), in words."""
+CHART_TITLES = {
+    "hour": N_("Calls per hour, {scope}, {window}"),
+    "day": N_("Calls per day, {scope}, {window}"),
+}
+"""The chart's title per ``DigestPeriod.interval``."""
 
 
 @dataclass
@@ -193,7 +203,7 @@ async def build_digest(
     context = f":calendar: {current.caption()}"
     if request.why:
         context += f" · {request.why}"
-    context += f" · compared with {escape(period.previous_label())}"
+    context += " · " + _("compared with {period}").format(period=escape(period.previous_label()))
     blocks: list[Block] = [
         HeaderBlock(text=truncate(request.title, 150)),
         ContextBlock(elements=[MarkdownTextObject(text=truncate(context, 3000))]),
@@ -219,15 +229,26 @@ async def build_digest(
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:
-        footer.append(f"Digest `{escape(request.digest_id or '')}` · {escape(request.schedule)}")
+        footer.append(
+            _("Digest `{id}` · {schedule}").format(
+                id=escape(request.digest_id or ""), schedule=escape(request.schedule)
+            )
+        )
     if "chart" in sections and request.chart_follows:
-        footer.append("chart below")
+        footer.append(_("chart below"))
     if footer:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(footer))]))
     t = current.totals
-    text = (
-        f"{request.title}: {plural(t.calls, 'call')}, {number(t.answered)} answered "
-        f"({percent(t.answer_rate)}) · {scope.plain()}"
+    text = ngettext(
+        "{title}: {n} call, {answered} answered ({rate}) · {scope}",
+        "{title}: {n} calls, {answered} answered ({rate}) · {scope}",
+        t.calls,
+    ).format(
+        title=request.title,
+        n=number(t.calls),
+        answered=number(t.answered),
+        rate=percent(t.answer_rate),
+        scope=scope.plain(),
     )
     content = DigestContent(
         reply=Reply(text=escape(text), blocks=blocks, ephemeral=False),
@@ -266,36 +287,45 @@ def _change(current: float, previous: float) -> str:
 
 def _totals_blocks(current: CallFigures, previous: CallFigures) -> list[Block]:
     t, p = current.totals, previous.totals
-    where = ContextBlock(
-        elements=[MarkdownTextObject(text=f"{current.caption()} · from the {current.source}")]
-    )
+    source = SOURCE_WORDS.get(current.source)
+    counted = _(source) if source else escape(current.source)
+    where = ContextBlock(elements=[MarkdownTextObject(text=f"{current.caption()} · {counted}")])
     if t.calls == 0 and p.calls == 0:
-        return [SectionBlock(text=MarkdownTextObject(text=":zzz: No calls in this period.")), where]
-    headline = (
-        f"*{plural(t.calls, 'call')}* {_change(t.calls, p.calls)} · :white_check_mark: "
-        f"*{number(t.answered)} answered ({percent(t.answer_rate)})* "
-        f"{_change(t.answered, p.answered)}"
+        none = MarkdownTextObject(text=_(":zzz: No calls in this period."))
+        return [SectionBlock(text=none), where]
+    headline = ngettext(
+        "*{n} call* {change} · :white_check_mark: *{answered} answered ({rate})* {answered_change}",
+        "*{n} calls* {change} · :white_check_mark: *{answered} answered ({rate})* "
+        "{answered_change}",
+        t.calls,
+    ).format(
+        n=number(t.calls),
+        change=_change(t.calls, p.calls),
+        answered=number(t.answered),
+        rate=percent(t.answer_rate),
+        answered_change=_change(t.answered, p.answered),
     )
     pairs = [
-        (label, f"{number(getattr(t, key))} {_change(getattr(t, key), getattr(p, key))}")
+        (_(label), f"{number(getattr(t, key))} {_change(getattr(t, key), getattr(p, key))}")
         for label, key in _TOTAL_FIELDS
     ]
     pairs.append(
-        ("Talk time", f"{duration(t.talk_seconds)} {_change(t.talk_seconds, p.talk_seconds)}")
+        (_("Talk time"), f"{duration(t.talk_seconds)} {_change(t.talk_seconds, p.talk_seconds)}")
     )
     fields = [MarkdownTextObject(text=f"*{k}*\n{v}") for k, v in pairs]
     return [SectionBlock(text=MarkdownTextObject(text=headline), fields=fields), where]
 
 
 _TOTAL_FIELDS: tuple[tuple[str, str], ...] = (
-    ("Busy", "busy"),
-    ("Line busy", "line_busy"),
-    ("No answer", "no_answer"),
-    ("Invalid", "invalid"),
-    ("Inbound", "inbound"),
-    ("Outbound", "outbound"),
+    (N_("Busy"), "busy"),
+    (N_("Line busy"), "line_busy"),
+    (N_("No answer"), "no_answer"),
+    (N_("Invalid"), "invalid"),
+    (N_("Inbound"), "inbound"),
+    (N_("Outbound"), "outbound"),
 )
-"""The digest's counted fields (each compared with the previous period), then talk time."""
+"""The digest's counted fields (each compared with the previous period), then talk time;
+the labels are English, translated where they are shown."""
 
 
 def autodialer_minutes(period: DigestPeriod) -> int:
@@ -310,20 +340,29 @@ def _campaign_blocks(
     window = (
         shown[0].window if shown else Window.back_from(at, autodialer_minutes(period), period.tz)
     )
-    title = f"*Autodialer campaigns* (last {recent_words(autodialer_minutes(period) * 60)})"
+    last = recent_words(autodialer_minutes(period) * 60)
+    title = _("*Autodialer campaigns* (last {window})").format(window=last)
+    scope = _("Chosen campaigns") if chosen else _(ALL_DIALER)
     where = ContextBlock(
         elements=[
             MarkdownTextObject(
-                text=f"{caption(ALL_DIALER if not chosen else 'Chosen campaigns', window.label())}"
-                " · leads in progress and agents at that moment"
+                text=_("{scope} · leads in progress and agents at that moment").format(
+                    scope=caption(scope, window.label())
+                )
             )
         ]
     )
     if not shown:
-        empty = "none of the chosen campaigns has statistics" if chosen else "no activity"
+        if chosen:
+            empty = _(
+                "*Autodialer campaigns* (last {window}): none of the chosen campaigns has "
+                "statistics."
+            )
+        else:
+            empty = _("*Autodialer campaigns* (last {window}): no activity.")
         return [
             DividerBlock(),
-            SectionBlock(text=MarkdownTextObject(text=f"{title}: {empty}.")),
+            SectionBlock(text=MarkdownTextObject(text=empty.format(window=last))),
             where,
         ]
     body = "\n\n".join(
@@ -338,16 +377,18 @@ def _campaign_blocks(
 
 
 def _agent_line(rank: int, a: AgentTime) -> str:
-    return (
-        f"{rank}. {clip(agent_name(a), 60)} · talk *{duration(a.total_talk_sec)}* · "
-        f"occupancy {percent(occupancy(a), 0)}"
+    return _("{rank}. {name} · talk *{talk}* · occupancy {occupancy}").format(
+        rank=rank,
+        name=clip(agent_name(a), 60),
+        talk=duration(a.total_talk_sec),
+        occupancy=percent(occupancy(a), 0),
     )
 
 
 def _agents_caption(period: DigestPeriod, scope: Scope) -> ContextBlock:
-    text = caption(WHOLE, period.window().label())
+    text = caption(_(WHOLE), period.window().label())
     if not scope.whole:
-        text += " · agent time is kept per agent, not per campaign"
+        text += " · " + _("agent time is kept per agent, not per campaign")
     return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 
@@ -357,20 +398,24 @@ def _agent_blocks(agents: Sequence[AgentTime], period: DigestPeriod, scope: Scop
     if not active:
         return [
             DividerBlock(),
-            SectionBlock(text=MarkdownTextObject(text="*Agents*: nobody logged time.")),
+            SectionBlock(text=MarkdownTextObject(text=_("*Agents*: nobody logged time."))),
             where,
         ]
     ranked = sorted(active, key=lambda a: (-a.total_talk_sec, a.username))
     top = ranked[:TOP_AGENTS]
-    text = "*Top agents* (talk time)\n" + "\n".join(
-        _agent_line(i + 1, a) for i, a in enumerate(top)
+    text = (
+        _("*Top agents* (talk time)")
+        + "\n"
+        + "\n".join(_agent_line(i + 1, a) for i, a in enumerate(top))
     )
     blocks: list[Block] = [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=text))]
     if len(ranked) > TOP_AGENTS:
         bottom = ranked[-min(TOP_AGENTS, len(ranked) - TOP_AGENTS) :]
         start = len(ranked) - len(bottom) + 1
-        least = "*Least talk time*\n" + "\n".join(
-            _agent_line(start + i, a) for i, a in enumerate(bottom)
+        least = (
+            _("*Least talk time*")
+            + "\n"
+            + "\n".join(_agent_line(start + i, a) for i, a in enumerate(bottom))
         )
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(least, 3000))))
     blocks.append(where)
@@ -382,7 +427,7 @@ def _buttons(
 ) -> ActionsBlock:
     elements = [
         ButtonElement(
-            text=truncate(f"Open {s.name or 'campaign'}", 75),
+            text=truncate(_("Open {name}").format(name=s.name or _("campaign")), 75),
             # Unique within the message: Slack refuses repeated action ids.
             action_id=f"{OPEN_ACTION}_{i}",
             value=s.campaign_uuid,
@@ -391,7 +436,7 @@ def _buttons(
     ]
     elements.append(
         ButtonElement(
-            text="Full report",
+            text=_("Full report"),
             action_id=FULL_REPORT_ACTION,
             value=full_report_value(period, digest_id),
         )
@@ -404,16 +449,24 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
     interval = DigestPeriod(window.start, window.end, window.start, period.tz).interval
     bars = [
         Bar(
-            label=moment.strftime("%H" if interval == "hour" else "%a %d"),
+            # Translators: a day's bar under the chart, a strftime format: "Mon 23".
+            label=moment.strftime("%H" if interval == "hour" else _("%a %d")),
             answered=counts.answered,
             not_answered=counts.calls - counts.answered,
         )
         for moment, counts in figures.buckets(interval)
     ]
-    # The chart's font has no arrows or dashes: plain words in the picture.
-    span = window.label().replace(" → ", " to ").replace("–", "-")
-    title = f"Calls per {interval}, {figures.scope.plain()}, {span}"
-    x_label = f"{'hour' if interval == 'hour' else 'day'} ({zone_name(window.end)})"
+    # Plain words in the picture and the file's title: no arrows, no dashes.
+    to = pgettext("a span of time in a chart's title: 08:00 to 12:00", "to")
+    span = window.label().replace(" → ", f" {to} ").replace("–", "-")
+    title = _(CHART_TITLES.get(interval, CHART_TITLES["day"])).format(
+        scope=figures.scope.plain(), window=span
+    )
+    zone = zone_name(window.end)
+    if interval == "hour":
+        x_label = _("hour ({zone})").format(zone=zone)
+    else:
+        x_label = _("day ({zone})").format(zone=zone)
     # Drawing and PNG encoding run in a thread, off the event loop the other digests share.
     png = await asyncio.to_thread(render_bar_chart, bars, title=title, x_label=x_label)
     return png, title
@@ -434,7 +487,7 @@ async def full_report(cc: CallCenter, period: DigestPeriod, campaigns: Sequence[
     active = sorted((a for a in agents if worked(a)), key=lambda a: (-a.total_talk_sec, a.username))
     if active:
         lines = [_agent_line(i + 1, a) for i, a in enumerate(active)]
-        chunk: list[str] = ["*All agents* (talk time)"]
+        chunk: list[str] = [_("*All agents* (talk time)")]
         for line in lines:
             if sum(len(x) + 1 for x in chunk) + len(line) > 2900:
                 reply.blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
@@ -460,13 +513,25 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     if in_thread and not await off_loop(
         ctx.storage.dedup.mark_event, ctx.team_id, f"digest-full:{channel}:{ts}"
     ):
-        return notice("The full report is already in this digest's thread.")
+        return notice(_("The full report is already in this digest's thread."))
     campaigns = digest.campaigns if digest is not None else ()
-    reply = await full_report(ctx.client(), period, campaigns)
-    if in_thread and channel is not None and ctx.messenger is not None:
-        reply.text = f"Full report, asked for by <@{ctx.user_id}>: " + reply.text
-        if await ctx.messenger.post(channel, reply, thread_ts=ts):
-            return Nothing()
+    # In the digest's thread it is read by the channel: the digest's language, else the
+    # workspace's; shown only to the person who asked, in theirs.
+    language = digest.language if digest is not None else None
+    readers = for_channel(ctx.workspace, language) if in_thread else ctx.audience
+    with use_audience(readers):
+        reply = await full_report(ctx.client(), period, campaigns)
+        if in_thread:
+            reply.text = _("Full report, asked for by {user}: {report}").format(
+                user=f"<@{ctx.user_id}>", report=reply.text
+            )
+    if (
+        in_thread
+        and channel is not None
+        and ctx.messenger is not None
+        and await ctx.messenger.post(channel, reply, thread_ts=ts)
+    ):
+        return Nothing()
     reply.ephemeral = True
     return reply
 

@@ -40,10 +40,12 @@ from commands.digests.schedules import (
     period_up_to,
     trigger_for,
 )
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
 from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import (
@@ -52,19 +54,26 @@ from commands.kernel.resolve import (
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, day_time, escape, plural, truncate
+from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.rules.guard import refused_between
 from storage import DigestSchedule, Role, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
 
 UP_TO_NOW_ACTION = "digest_up_to_now"
-_TITLES = {"daily": "Daily", "weekdays": "Daily", "weekly": "Weekly", "hourly": "Hourly"}
+_TITLES = {
+    "daily": N_("Daily digest: {period}"),
+    "weekdays": N_("Daily digest: {period}"),
+    "weekly": N_("Weekly digest: {period}"),
+    "hourly": N_("Hourly digest: {period}"),
+}
+_CALL_DIGEST = N_("Call digest: {period}")
+"""A digest's title by its schedule's kind (a cron schedule's is the last)."""
 
 
 def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
-        raise UsageError("Digests are not available here (no database).")
+        raise UsageError(_("Digests are not available here (no database)."))
     return ctx.storage
 
 
@@ -73,14 +82,17 @@ def parse_sections(text: str, usage: str) -> tuple[str, ...]:
     unknown = [w for w in words if w not in SECTIONS]
     if unknown or not words:
         raise UsageError(
-            f"sections= takes {', '.join(SECTIONS)} (comma-separated), not '{text}'.", usage
+            _("sections= takes {sections} (comma-separated), not '{text}'.").format(
+                sections=", ".join(SECTIONS), text=text
+            ),
+            usage,
         )
     return tuple(s for s in SECTIONS if s in words)
 
 
 def digest_title(schedule_text: str, period_label: str) -> str:
     kind = schedule_text.split()[0] if schedule_text else ""
-    return f"{_TITLES.get(kind, 'Call')} digest: {period_label}"
+    return _(_TITLES.get(kind, _CALL_DIGEST)).format(period=period_label)
 
 
 def request_for(digest: DigestSchedule, slot: datetime, *, why: str = "") -> DigestRequest:
@@ -109,7 +121,9 @@ def _schedule_words(digest: DigestSchedule) -> str:
 
 def last_complete_words(digest: DigestSchedule) -> str:
     """Why ``digest run`` shows the period it shows."""
-    return f"the last complete period of this digest ({parse_schedule(digest.schedule).describe()})"
+    return _("the last complete period of this digest ({schedule})").format(
+        schedule=parse_schedule(digest.schedule).describe()
+    )
 
 
 def run_request(
@@ -126,7 +140,10 @@ def run_request(
         return request_for(digest, latest_slot(digest, now), why=why)
     tz = ZoneInfo(digest.timezone)
     period = period_up_to(trigger_for(digest.schedule, tz), now, tz)
-    why = "up to now" + (f", asked for by <@{escape(asked_by)}>" if asked_by else "")
+    if asked_by:
+        why = _("up to now, asked for by {user}").format(user=f"<@{escape(asked_by)}>")
+    else:
+        why = _("up to now")
     return _request(digest, period, why=why)
 
 
@@ -141,10 +158,12 @@ def latest_slot(digest: DigestSchedule, now: datetime | None = None) -> datetime
 async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSchedule:
     usage = usage_of(name)
     if len(args) != 1:
-        raise UsageError("Give the digest's id (digest list shows them).", usage)
+        raise UsageError(_("Give the digest's id (digest list shows them)."), usage)
     found = await off_loop(_storage(ctx).digests.get, ctx.team_id, args[0].strip().lower())
     if found is None:
-        raise UsageError(f"There is no digest '{args[0]}' in this workspace.", "digest list")
+        raise UsageError(
+            _("There is no digest '{id}' in this workspace.").format(id=args[0]), "digest list"
+        )
     return found
 
 
@@ -165,7 +184,8 @@ async def _campaign_uuids(ctx: CommandContext, words: Sequence[str], usage: str)
             uuids.append(pick_campaign(campaigns, query).campaign_uuid)
         except CampaignNotFound as exc:
             raise UsageError(
-                f"No campaign is named '{exc.query}' or starts with it.", usage
+                _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
+                usage,
             ) from exc
     return list(dict.fromkeys(uuids))
 
@@ -175,9 +195,12 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     storage = _storage(ctx)
     positional, options = split_options(args)
     if not positional:
-        raise UsageError("Name the channel the digest goes to, then when.", usage)
-    check_keys(options, ("sections",), what="an option of digest add", usage=usage)
+        raise UsageError(_("Name the channel the digest goes to, then when."), usage)
+    check_keys(
+        options, ("sections", LANGUAGE_OPTION), what=_("an option of digest add"), usage=usage
+    )
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:
@@ -195,6 +218,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         created_by=ctx.user_id,
         campaigns=uuids,
         sections=sections,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -208,67 +232,92 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "timezone": ctx.tz.key,
             "campaigns": uuids,
             "sections": list(sections),
+            "language": language,
         },
         outcome=Audit.OK,
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
-    when = day_time(upcoming) if upcoming else "never"
-    extra = f" for {plural(len(uuids), 'campaign')}" if uuids else ""
-    shown = "" if sections == SECTIONS else f" Sections: {', '.join(sections)}."
-    return notice(
-        f"Digest {code(digest.id)} scheduled{extra}: {escape(schedule.describe())} "
-        f"({escape(ctx.tz.key)}) in <#{channel}>. First post: {escape(when)}.{shown}",
-        emoji=":calendar:",
+    when = day_time(upcoming) if upcoming else _("never")
+    if uuids:
+        scheduled = ngettext(
+            "Digest {id} scheduled for {n} campaign: {schedule} ({zone}) in {channel}. "
+            "First post: {when}.",
+            "Digest {id} scheduled for {n} campaigns: {schedule} ({zone}) in {channel}. "
+            "First post: {when}.",
+            len(uuids),
+        )
+    else:
+        scheduled = _(
+            "Digest {id} scheduled: {schedule} ({zone}) in {channel}. First post: {when}."
+        )
+    text = scheduled.format(
+        id=code(digest.id),
+        n=number(len(uuids)),
+        schedule=escape(schedule.describe()),
+        zone=escape(ctx.tz.key),
+        channel=f"<#{channel}>" + post_language_note(language),
+        when=escape(when),
     )
+    if sections != SECTIONS:
+        text += " " + _("Sections: {sections}.").format(sections=", ".join(sections))
+    return notice(text, emoji=":calendar:")
 
 
 def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBlock:
     tz = ZoneInfo(d.timezone)
     described = parse_schedule(d.schedule).describe()
     upcoming = None if d.paused else next_fire(trigger_for(d.schedule, tz), now)
-    state = ":double_vertical_bar: paused" if d.paused else ":large_green_circle: active"
+    state = _(":double_vertical_bar: paused") if d.paused else _(":large_green_circle: active")
     campaigns = (
         ", ".join(clip(names.get(u, u[:8]), 40) for u in d.campaigns)
         if d.campaigns
-        else "busiest autodialer campaigns"
+        else _("busiest autodialer campaigns")
     )
     sections = (
-        "all sections" if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
+        _("all sections") if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
     )
-    text = (
-        f"{code(d.id)} {state} · *{escape(described)}* ({escape(d.timezone)}) in <#{d.channel}>\n"
-        f"{campaigns} · {escape(sections)}" + (f" · next {day_time(upcoming)}" if upcoming else "")
+    where = _("{id} {state} · *{schedule}* ({zone}) in {channel}").format(
+        id=code(d.id),
+        state=state,
+        schedule=escape(described),
+        zone=escape(d.timezone),
+        channel=f"<#{d.channel}>" + post_language_note(d.language),
     )
+    text = f"{where}\n{campaigns} · {escape(sections)}"
+    if upcoming:
+        text += " · " + _("next {when}").format(when=day_time(upcoming))
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
-        raise UsageError("digest list takes no arguments.", usage_of("digest list"))
+        raise UsageError(_("digest list takes no arguments."), usage_of("digest list"))
     digests = await off_loop(_storage(ctx).digests.list, ctx.team_id)
     if not digests:
         return notice(
-            "No digests yet. Schedule one with `/callops digest add #channel daily 08:00`.",
+            _("No digests yet. Schedule one with `/callops digest add #channel daily 08:00`."),
             emoji=":calendar:",
         )
     names: dict[str, str] = {}
     if any(d.campaigns for d in digests) and ctx.cc is not None:
         names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.cc)}
     now = datetime.now(UTC)
-    blocks: list[Block] = [HeaderBlock(text=f"Digests ({len(digests)})")]
+    blocks: list[Block] = [HeaderBlock(text=_("Digests ({n})").format(n=len(digests)))]
     blocks.extend(_row(d, names, now) for d in digests[:45])
     blocks.append(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=f"{code('digest run <id>')} posts one now · "
-                    f"{code('digest pause|resume|remove <id>')}"
+                    text=_("{run} posts one now · {others}").format(
+                        run=code("digest run <id>"), others=code("digest pause|resume|remove <id>")
+                    )
                 )
             ]
         )
     )
-    return Reply(text=plural(len(digests), "digest"), blocks=blocks)
+    count = ngettext("{n} digest", "{n} digests", len(digests)).format(n=number(len(digests)))
+    return Reply(text=count, blocks=blocks)
 
 
 async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
@@ -287,14 +336,17 @@ async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> 
     _changed(ctx)
     if paused:
         return notice(
-            f"Digest {code(digest.id)} is paused; `digest resume {escape(digest.id)}` "
-            "starts it again.",
+            _("Digest {id} is paused; `digest resume {raw_id}` starts it again.").format(
+                id=code(digest.id), raw_id=escape(digest.id)
+            ),
             emoji=":double_vertical_bar:",
         )
     upcoming = next_fire(trigger_for(digest.schedule, digest.timezone), datetime.now(UTC))
-    when = day_time(upcoming) if upcoming else "never"
+    when = day_time(upcoming) if upcoming else _("never")
     return notice(
-        f"Digest {code(digest.id)} resumed; next post {escape(when)} ({escape(digest.timezone)}).",
+        _("Digest {id} resumed; next post {when} ({zone}).").format(
+            id=code(digest.id), when=escape(when), zone=escape(digest.timezone)
+        ),
         emoji=":arrow_forward:",
     )
 
@@ -320,12 +372,12 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
         outcome=Audit.OK,
     )
     _changed(ctx)
-    return notice(f"Digest {code(digest.id)} removed.", emoji=":wastebasket:")
+    return notice(_("Digest {id} removed.").format(id=code(digest.id)), emoji=":wastebasket:")
 
 
 def _digests(ctx: CommandContext) -> DigestActions:
     if ctx.digests is None:
-        raise UsageError("Digests cannot be posted from here.")
+        raise UsageError(_("Digests cannot be posted from here."))
     return ctx.digests
 
 
@@ -357,18 +409,20 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     period = run_request(digest, now).period
     since = period.end.astimezone(ZoneInfo(digest.timezone))
-    text = (
-        f":mailbox: Digest {code(digest.id)} posted in <#{channel}> for "
-        f"*{escape(period.window().label())}*: {escape(last_complete_words(digest))}."
+    text = _(":mailbox: Digest {id} posted in {channel} for *{period}*: {why}.").format(
+        id=code(digest.id),
+        channel=f"<#{channel}>",
+        period=escape(period.window().label()),
+        why=escape(last_complete_words(digest)),
     )
     return Reply(
-        text=f"Digest {digest.id} posted in <#{channel}>",
+        text=_("Digest {id} posted in {channel}").format(id=digest.id, channel=f"<#{channel}>"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))),
             ActionsBlock(
                 elements=[
                     ButtonElement(
-                        text="Up to now",
+                        text=_("Up to now"),
                         action_id=UP_TO_NOW_ACTION,
                         value=f"{digest.id}|{int(now.timestamp())}",
                     )
@@ -377,8 +431,10 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
             ContextBlock(
                 elements=[
                     MarkdownTextObject(
-                        text=f"*Up to now* posts the same digest from "
-                        f"{escape(day_time(since))} until the moment you click."
+                        text=_(
+                            "*Up to now* posts the same digest from {since} until the moment "
+                            "you click."
+                        ).format(since=escape(day_time(since)))
                     )
                 ]
             ),
@@ -390,14 +446,14 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Up to now, under a ``digest run`` answer: the digest from its latest slot until
     this click, posted once however often the button is clicked."""
     storage = _storage(ctx)
-    digest_id, _, asked_at = click.value.partition("|")
+    digest_id, _bar, asked_at = click.value.partition("|")
     digest = await off_loop(storage.digests.get, ctx.team_id, digest_id)
     if digest is None:
-        return error("That digest was removed.")
+        return error(_("That digest was removed."))
     if not await off_loop(
         storage.dedup.mark_event, ctx.team_id, f"digest-up-to-now:{digest_id}:{asked_at}"
     ):
-        return notice("That digest, up to now, is posted already.")
+        return notice(_("That digest, up to now, is posted already."))
     now = datetime.now(UTC)
     try:
         channel = await _digests(ctx).post_now(
@@ -424,8 +480,9 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     )
     period = run_request(digest, now, up_to_now=True).period
     return notice(
-        f"Digest {code(digest.id)} posted in <#{channel}> for "
-        f"*{escape(period.window().label())}*: up to now.",
+        _("Digest {id} posted in {channel} for *{period}*: up to now.").format(
+            id=code(digest.id), channel=f"<#{channel}>", period=escape(period.window().label())
+        ),
         emoji=":mailbox:",
     )
 
@@ -433,7 +490,7 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("digest preview")
     if len(args) > 1:
-        raise UsageError("Give at most one digest id.", usage)
+        raise UsageError(_("Give at most one digest id."), usage)
     if args:
         digest = await _require(ctx, args, "digest preview")
     else:
@@ -451,7 +508,10 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             updated_at=0.0,
             last_slot=None,
         )
-    why = escape(last_complete_words(digest)) if args else "yesterday, as a daily digest shows it"
+    if args:
+        why = escape(last_complete_words(digest))
+    else:
+        why = _("yesterday, as a daily digest shows it")
     request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
     if ctx.storage is not None:
         refused = await refused_between(
@@ -461,11 +521,12 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True
-    reply.text = f"Preview: {reply.text}"
-    note = "Preview, only you can see it"
+    reply.text = _("Preview: {digest}").format(digest=reply.text)
     if "chart" in request.sections:
-        note += "; when posted, the digest is followed by its chart"
-    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note + ".")]))
+        note = _("Preview, only you can see it; when posted, the digest is followed by its chart.")
+    else:
+        note = _("Preview, only you can see it.")
+    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
     return reply
 
 

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
+from commands.kernel.i18n import N_, _
 from commands.kernel.periods import Window, span_words
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -44,15 +45,16 @@ _DAY_WORDS = {
 }
 _CRON_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 """Cron's weekday numbering: 0 (and 7) is Sunday."""
-_DAY_TITLES = {
-    "mon": "Monday",
-    "tue": "Tuesday",
-    "wed": "Wednesday",
-    "thu": "Thursday",
-    "fri": "Friday",
-    "sat": "Saturday",
-    "sun": "Sunday",
+_WEEKLY_WORDS = {
+    "mon": N_("Mondays at {time}"),
+    "tue": N_("Tuesdays at {time}"),
+    "wed": N_("Wednesdays at {time}"),
+    "thu": N_("Thursdays at {time}"),
+    "fri": N_("Fridays at {time}"),
+    "sat": N_("Saturdays at {time}"),
+    "sun": N_("Sundays at {time}"),
 }
+"""A weekly schedule in words, per day (translated where it is shown)."""
 
 WHEN_USAGE = "daily HH:MM | weekdays HH:MM | weekly <day> HH:MM | hourly | <cron: m h dom mon dow>"
 MIN_GAP = timedelta(hours=1)
@@ -86,40 +88,46 @@ class Schedule:
         words = self.text.split()
         kind = words[0]
         if kind == "daily":
-            return f"every day at {words[1]}"
+            return _("every day at {time}").format(time=words[1])
         if kind == "weekdays":
-            return f"weekdays at {words[1]}"
+            return _("weekdays at {time}").format(time=words[1])
         if kind == "weekly":
-            return f"{_DAY_TITLES[words[1]]}s at {words[2]}"
+            return _(_WEEKLY_WORDS[words[1]]).format(time=words[2])
         if kind == "hourly":
-            return "every hour"
+            return _("every hour")
         return f"cron {' '.join(words[1:])}"
 
 
 def _hhmm(text: str) -> tuple[int, int]:
     match = _HHMM.match(text.strip())
     if not match:
-        raise ScheduleError(f"'{text}' is not a time of day; write it as HH:MM, e.g. 08:00.")
+        raise ScheduleError(
+            _("'{text}' is not a time of day; write it as HH:MM, e.g. 08:00.").format(text=text)
+        )
     hour, minute = int(match.group(1)), int(match.group(2))
     if hour > 23 or minute > 59:
-        raise ScheduleError(f"'{text}' is not a time of day (hours 00-23, minutes 00-59).")
+        raise ScheduleError(
+            _("'{text}' is not a time of day (hours 00-23, minutes 00-59).").format(text=text)
+        )
     return hour, minute
 
 
 def _day(text: str) -> str:
     day = _DAY_WORDS.get(text.strip().lower())
     if day is None:
-        raise ScheduleError(f"'{text}' is not a day of the week; use mon, tue, … sun.")
+        raise ScheduleError(
+            _("'{text}' is not a day of the week; use mon, tue, … sun.").format(text=text)
+        )
     return day
 
 
 def _expand_dow_item(item: str) -> set[int]:
     """One comma item of cron's weekday field as cron numbers 0-6 (Sunday 0)."""
-    base, _, step_text = item.partition("/")
+    base, _slash, step_text = item.partition("/")
     step = 1
     if step_text:
         if not step_text.isdigit() or int(step_text) == 0:
-            raise ScheduleError(f"'{item}' is not a weekday step.")
+            raise ScheduleError(_("'{item}' is not a weekday step.").format(item=item))
         step = int(step_text)
 
     def number(word: str) -> int:
@@ -128,17 +136,19 @@ def _expand_dow_item(item: str) -> set[int]:
             return int(lowered) % 7 if int(lowered) == 7 else int(lowered)
         name = _DAY_WORDS.get(lowered)
         if name is None:
-            raise ScheduleError(f"'{word}' is not a weekday (0-7 or mon-sun).")
+            raise ScheduleError(_("'{word}' is not a weekday (0-7 or mon-sun).").format(word=word))
         return _CRON_DAY_NAMES.index(name)
 
     if base == "*":
         first, last = 0, 6
     elif "-" in base:
-        start_text, _, end_text = base.partition("-")
+        start_text, _dash, end_text = base.partition("-")
         first = number(start_text)
         last = 7 if end_text.strip() == "7" else number(end_text)
         if last < first:
-            raise ScheduleError(f"'{item}' is a weekday range that runs backwards.")
+            raise ScheduleError(
+                _("'{item}' is a weekday range that runs backwards.").format(item=item)
+            )
     else:
         first = last = number(base)
     return {value % 7 for value in range(first, last + 1, step)}
@@ -150,7 +160,7 @@ def _dow_names(field: str) -> str:
     days: set[int] = set()
     for item in field.split(","):
         if not item:
-            raise ScheduleError(f"'{field}' is not a weekday field.")
+            raise ScheduleError(_("'{field}' is not a weekday field.").format(field=field))
         days |= _expand_dow_item(item)
     # Monday-first order, as APScheduler names them.
     return ",".join(DAYS[(d - 1) % 7] for d in sorted(days, key=lambda d: (d - 1) % 7))
@@ -160,7 +170,11 @@ def cron_trigger(cron: str, tz: ZoneInfo) -> CronTrigger:
     """The APScheduler trigger of a crontab line, in ``tz``, with cron's weekday numbers."""
     fields = cron.split()
     if len(fields) != 5:
-        raise ScheduleError(f"a cron expression has 5 fields (m h dom mon dow), not {len(fields)}.")
+        raise ScheduleError(
+            _("a cron expression has 5 fields (m h dom mon dow), not {count}.").format(
+                count=len(fields)
+            )
+        )
     minute, hour, day, month, dow = fields
     try:
         return CronTrigger(
@@ -172,7 +186,11 @@ def cron_trigger(cron: str, tz: ZoneInfo) -> CronTrigger:
             timezone=tz,
         )
     except ValueError as exc:
-        raise ScheduleError(f"'{cron}' is not a cron expression I can read ({exc}).") from exc
+        raise ScheduleError(
+            _("'{cron}' is not a cron expression I can read ({problem}).").format(
+                cron=cron, problem=exc
+            )
+        ) from exc
 
 
 def _check_frequency(cron: str) -> None:
@@ -182,12 +200,14 @@ def _check_frequency(cron: str) -> None:
     if not fires:
         upcoming = trigger.get_next_fire_time(None, reference)
         if upcoming is None or upcoming - reference > timedelta(days=4 * 366):
-            raise ScheduleError(f"'{cron}' never fires.")
+            raise ScheduleError(_("'{cron}' never fires.").format(cron=cron))
         return
     for earlier, later in itertools.pairwise(fires):
         if later - earlier < MIN_GAP:
             raise ScheduleError(
-                f"'{cron}' fires more than once an hour; digests go out at most hourly."
+                _("'{cron}' fires more than once an hour; digests go out at most hourly.").format(
+                    cron=cron
+                )
             )
 
 
@@ -205,18 +225,18 @@ def parse_when(tokens: list[str]) -> tuple[Schedule, list[str]]:
 
 def _parse(tokens: list[str]) -> tuple[Schedule, list[str]]:
     if not tokens:
-        raise ScheduleError(f"Say when the digest goes out: {WHEN_USAGE}.")
+        raise ScheduleError(_("Say when the digest goes out: {usage}.").format(usage=WHEN_USAGE))
     head = tokens[0].lower()
     rest = tokens[1:]
     if head in ("daily", "weekdays"):
         if not rest:
-            raise ScheduleError(f"'{head}' needs a time, e.g. {head} 08:00.")
+            raise ScheduleError(_("'{word}' needs a time, e.g. {word} 08:00.").format(word=head))
         hour, minute = _hhmm(rest[0])
         dow = "*" if head == "daily" else "1-5"
         return _schedule(f"{head} {hour:02d}:{minute:02d}", f"{minute} {hour} * * {dow}"), rest[1:]
     if head == "weekly":
         if len(rest) < 2:
-            raise ScheduleError("'weekly' needs a day and a time, e.g. weekly mon 08:00.")
+            raise ScheduleError(_("'weekly' needs a day and a time, e.g. weekly mon 08:00."))
         day = _day(rest[0])
         hour, minute = _hhmm(rest[1])
         number = _CRON_DAY_NAMES.index(day)
@@ -241,8 +261,10 @@ def _cron(tokens: list[str]) -> tuple[Schedule, list[str]]:
         or not all(_CRON_FIELD.match(f) for f in fields[:4])
         or not _CRON_DOW.match(fields[4])
     ):
-        shown = " ".join(tokens[:5]) or "nothing"
-        raise ScheduleError(f"'{shown}' is not a schedule; write {WHEN_USAGE}.")
+        shown = " ".join(tokens[:5]) or _("nothing")
+        raise ScheduleError(
+            _("'{text}' is not a schedule; write {usage}.").format(text=shown, usage=WHEN_USAGE)
+        )
     cron = " ".join(fields)
     cron_trigger(cron, ZoneInfo("UTC"))
     return _schedule(f"cron {cron}", cron), rest
@@ -254,7 +276,7 @@ def parse_schedule(text: str) -> Schedule:
     when it was stored)."""
     schedule, rest = _parse(text.split())
     if rest:
-        raise ScheduleError(f"'{text}' has words after the schedule.")
+        raise ScheduleError(_("'{text}' has words after the schedule.").format(text=text))
     return schedule
 
 

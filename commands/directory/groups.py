@@ -44,6 +44,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
@@ -52,15 +53,16 @@ from commands.kernel.text import clip, code, full_name, number, truncate
 from storage import ActionKind
 
 GROUP_CALLBACK = "group_edit_form"
-NAME_RULE = "letters, digits, spaces, dots, hyphens and underscores"
+NAME_RULE = N_("letters, digits, spaces, dots, hyphens and underscores")
 _UUID = re.compile(r"^[0-9a-fA-F-]{36}$")
 
 
 def name_problem(name: str, what: str) -> str | None:
+    """``what`` (``group name``) is English, marked for the catalog by the caller."""
     if not name:
-        return f"The {what} is empty."
+        return _("The {what} is empty.").format(what=_(what))
     if check_name(name, "name"):
-        return f"A {what} may use only {NAME_RULE}."
+        return _("A {what} may use only {rule}.").format(what=_(what), rule=_(NAME_RULE))
     return None
 
 
@@ -73,10 +75,12 @@ class GroupCreateParams(ActionParams):
 
 
 def describe_group_create(params: GroupCreateParams) -> str:
-    text_ = f"Create the group *{clip(params.group_name, 100)}*"
+    name = f"*{clip(params.group_name, 100)}*"
     if params.group_description:
-        text_ += f": {clip(params.group_description, 300)}"
-    return text_ + "."
+        return _("Create the group {name}: {description}.").format(
+            name=name, description=clip(params.group_description, 300)
+        )
+    return _("Create the group {name}.").format(name=name)
 
 
 async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> ActionResult:
@@ -86,7 +90,9 @@ async def execute_group_create(params: GroupCreateParams, env: ExecutionEnv) -> 
     created = await env.cc.groups.create(body)
     return ActionResult(
         ok=True,
-        text=f"Group *{clip(body.group_name, 100)}* created: {code(created.group_uuid)}.",
+        text=_("Group {name} created: {uuid}.").format(
+            name=f"*{clip(body.group_name, 100)}*", uuid=code(created.group_uuid)
+        ),
         data={"group_uuid": created.group_uuid},
     )
 
@@ -95,21 +101,25 @@ async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
     """Ask to create a group, once its name follows the service's rule and is free."""
     if not args:
         raise UsageError(
-            "Give the group's name (in quotes if it has spaces).", usage_of("group add")
+            _("Give the group's name (in quotes if it has spaces)."), usage_of("group add")
         )
     name, description = args[0].strip(), " ".join(args[1:]).strip()
-    problem = name_problem(name, "group name")
+    problem = name_problem(name, N_("group name"))
     if problem or check_group_name(name):
         raise UsageError(
-            problem or f"A group name may use only {NAME_RULE}.", usage_of("group add")
+            problem
+            or _("A {what} may use only {rule}.").format(what=_("group name"), rule=_(NAME_RULE)),
+            usage_of("group add"),
         )
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     taken = find_group(people, name)
     if taken is not None:
         return error(
-            f"A group called '{taken.group_name}' already exists ({taken.group_uuid}); group "
-            "names are unique whatever their case. Choose another name, or change that group "
-            f'with /callops group edit "{taken.group_name}". Nothing was asked.'
+            _(
+                "A group called '{name}' already exists ({uuid}); group names are unique "
+                "whatever their case. Choose another name, or change that group with "
+                '/callops group edit "{name}". Nothing was asked.'
+            ).format(name=taken.group_name, uuid=taken.group_uuid)
         )
     params = GroupCreateParams(group_name=name, group_description=description)
     return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
@@ -170,13 +180,13 @@ def group_modal(
     blocks: list[Block] = [
         InputBlock(
             block_id="group_name",
-            label="Name",
+            label=_("Name"),
             element=PlainTextInputElement(action_id="group_name", initial_value=group.group_name),
-            hint=f"Only {NAME_RULE}.",
+            hint=_("Only {rule}.").format(rule=_(NAME_RULE)),
         ),
         InputBlock(
             block_id="group_description",
-            label="Description",
+            label=_("Description"),
             optional=True,
             element=PlainTextInputElement(
                 action_id="group_description",
@@ -186,7 +196,7 @@ def group_modal(
         ),
         InputBlock(
             block_id="group_priority",
-            label="Priority",
+            label=_("Priority"),
             optional=True,
             element=NumberInputElement(
                 action_id="group_priority",
@@ -194,42 +204,39 @@ def group_modal(
                 min_value=0,
                 initial_value=group.priority if group.priority is not None else None,
             ),
-            hint="Calls go to higher-priority groups first.",
+            hint=_("Calls go to higher-priority groups first."),
         ),
         InputBlock(
             block_id="members",
-            label="Members",
+            label=_("Members"),
             optional=True,
             element=StaticMultiSelectElement(
                 action_id="members",
-                placeholder="Choose users",
+                placeholder=_("Choose users"),
                 options=user_options,
                 initial_options=current or None,
             ),
-            hint="The group's members become exactly these users.",
+            hint=_("The group's members become exactly these users."),
         ),
         InputBlock(
             block_id="campaigns",
-            label="Campaigns",
+            label=_("Campaigns"),
             optional=True,
             element=StaticMultiSelectElement(
-                action_id="campaigns", placeholder="Choose campaigns", options=campaign_options
+                action_id="campaigns", placeholder=_("Choose campaigns"), options=campaign_options
             ),
-            hint="Left empty, the group's campaigns stay as they are; chosen ones replace them.",
+            hint=_("Left empty, the group's campaigns stay as they are; chosen ones replace them."),
         ),
     ]
     if len(people) > MAX_OPTIONS or len(campaigns) > MAX_OPTIONS:
-        blocks.append(
-            ContextBlock(
-                elements=[MarkdownTextObject(text=f"Only the first {MAX_OPTIONS} are offered.")]
-            )
-        )
+        only = _("Only the first {count} are offered.").format(count=MAX_OPTIONS)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=only)]))
     return View(
         type="modal",
         callback_id=GROUP_CALLBACK,
-        title="Edit group",
-        submit="Save",
-        close="Cancel",
+        title=_("Edit group"),
+        submit=_("Save"),
+        close=_("Cancel"),
         private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
         blocks=blocks,
     )
@@ -237,7 +244,7 @@ def group_modal(
 
 async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
-        raise UsageError("Which group? Give its name or UUID.", usage_of("group edit"))
+        raise UsageError(_("Which group? Give its name or UUID."), usage_of("group edit"))
     cc = ctx.client()
     people = [u async for u in cc.users.iterate(page_size=100)]
     group = find_group(people, " ".join(args))
@@ -247,8 +254,10 @@ async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
             group = FoundGroup(query, "")
         else:
             return error(
-                f"No group called '{query}' has members I can see (the service lists groups "
-                "only through their members). Use the group's UUID instead.",
+                _(
+                    "No group called '{query}' has members I can see (the service lists groups "
+                    "only through their members). Use the group's UUID instead."
+                ).format(query=query),
                 usage_of("group edit"),
             )
     campaigns = await all_campaigns(cc)
@@ -257,12 +266,12 @@ async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
 
 def check_group_form(values: FormValues, meta: Meta) -> dict[str, str]:
     problems: dict[str, str] = {}
-    problem = name_problem(text(values, "group_name"), "group name")
+    problem = name_problem(text(values, "group_name"), N_("group name"))
     if problem:
         problems["group_name"] = problem
     priority = text(values, "group_priority")
     if priority and not priority.isdigit():
-        problems["group_priority"] = "A whole number, 0 or more."
+        problems["group_priority"] = _("A whole number, 0 or more.")
     return problems
 
 
@@ -278,8 +287,10 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     taken = find_group(people, name)
     if taken is not None and taken.group_uuid != group_uuid:
         return error(
-            f"Another group is already called '{taken.group_name}' ({taken.group_uuid}); "
-            "group names are unique whatever their case. Nothing was asked."
+            _(
+                "Another group is already called '{name}' ({uuid}); group names are unique "
+                "whatever their case. Nothing was asked."
+            ).format(name=taken.group_name, uuid=taken.group_uuid)
         )
     current = find_group(people, group_uuid)
     members = [str(v) for v in values.get("members") or []]
@@ -308,8 +319,9 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     )
     if before is not None and not group_changes(params, before):
         return notice(
-            f"Nothing to change: the form left the group *{clip(before.group_name, 100)}* "
-            "as it is. Nothing was asked.",
+            _(
+                "Nothing to change: the form left the group {name} as it is. Nothing was asked."
+            ).format(name=f"*{clip(before.group_name, 100)}*"),
             emoji=":information_source:",
         )
     return Proposal(ActionKind.GROUP_UPDATE, params)
@@ -319,7 +331,9 @@ def _listing(names: Sequence[str], empty: str) -> str:
     if not names:
         return empty
     shown = ", ".join(clip(n, 60) for n in names[:20])
-    return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+    if len(names) > 20:
+        return _("{names} and {count} more").format(names=shown, count=len(names) - 20)
+    return shown
 
 
 class GroupBefore(ActionParams):
@@ -357,21 +371,27 @@ def _arrow(was: str, now: str) -> str:
 def group_changes(params: GroupUpdateParams, before: GroupBefore) -> list[str]:
     """One line per thing that changes, as before → after."""
     lines: list[str] = []
+    none = _("none")
     if params.group_name != before.group_name:
         lines.append(
-            "• name: " + _arrow(clip(before.group_name, 100), clip(params.group_name, 100))
+            _("• name: {change}").format(
+                change=_arrow(clip(before.group_name, 100), clip(params.group_name, 100))
+            )
         )
     if params.group_description != before.group_description:
         lines.append(
-            "• description: "
-            + _arrow(
-                clip(before.group_description or "none", 300),
-                clip(params.group_description or "none", 300),
+            _("• description: {change}").format(
+                change=_arrow(
+                    clip(before.group_description or none, 300),
+                    clip(params.group_description or none, 300),
+                )
             )
         )
     if params.group_priority is not None and params.group_priority != before.group_priority:
-        was = number(before.group_priority) if before.group_priority is not None else "unknown"
-        lines.append("• priority: " + _arrow(was, number(params.group_priority)))
+        was = number(before.group_priority) if before.group_priority is not None else _("unknown")
+        lines.append(
+            _("• priority: {change}").format(change=_arrow(was, number(params.group_priority)))
+        )
     names = dict(zip(params.user_assigns, params.member_names, strict=False))
     old_names = dict(zip(before.user_assigns, before.member_names, strict=False))
     added = [names.get(u, u) for u in params.user_assigns if u not in old_names]
@@ -379,42 +399,51 @@ def group_changes(params: GroupUpdateParams, before: GroupBefore) -> list[str]:
     if added or removed:
         parts = []
         if added:
-            parts.append("added " + _listing(added, ""))
+            parts.append(_("added {names}").format(names=_listing(added, "")))
         if removed:
-            parts.append("removed " + _listing(removed, ""))
+            parts.append(_("removed {names}").format(names=_listing(removed, "")))
         count = _arrow(number(len(before.user_assigns)), number(len(params.user_assigns)))
-        lines.append(f"• members: {count} ({'; '.join(parts)})")
+        lines.append(
+            _("• members: {change} ({details})").format(change=count, details="; ".join(parts))
+        )
     if params.campaign_assigns is not None:
         lines.append(
-            "• campaigns: set to "
-            + _listing(params.campaign_names or [], "none")
-            + " (its campaigns now cannot be read back)"
+            _("• campaigns: set to {names} (its campaigns now cannot be read back)").format(
+                names=_listing(params.campaign_names or [], none)
+            )
         )
     return lines
 
 
 def describe_group_update(params: GroupUpdateParams) -> str:
     old = params.old_name or params.group_uuid
-    lines = [f"Change the group *{clip(old, 100)}*:"]
+    lines = [_("Change the group {name}:").format(name=f"*{clip(old, 100)}*")]
+    group = _("Group {uuid}").format(uuid=code(params.group_uuid))
     if params.before is not None:
-        lines.extend(group_changes(params, params.before) or ["• nothing"])
-        lines.append(f"Group {code(params.group_uuid)}")
+        lines.extend(group_changes(params, params.before) or [_("• nothing")])
+        lines.append(group)
         return "\n".join(lines)
     # A request stored before the group as it was went with it: the whole form.
     if params.old_name != params.group_name:
-        lines.append(f"• name: *{clip(params.group_name, 100)}*")
-    lines.append(f"• description: {clip(params.group_description or '–', 300)}")
-    if params.group_priority is not None:
-        lines.append(f"• priority: {number(params.group_priority)}")
+        lines.append(_("• name: {change}").format(change=f"*{clip(params.group_name, 100)}*"))
     lines.append(
-        f"• members ({number(len(params.user_assigns))}): "
-        + _listing(params.member_names, "none: the group will be empty")
+        _("• description: {change}").format(change=clip(params.group_description or "–", 300))
+    )
+    if params.group_priority is not None:
+        lines.append(_("• priority: {change}").format(change=number(params.group_priority)))
+    lines.append(
+        _("• members ({count}): {names}").format(
+            count=number(len(params.user_assigns)),
+            names=_listing(params.member_names, _("none: the group will be empty")),
+        )
     )
     if params.campaign_assigns is not None:
-        lines.append("• campaigns: " + _listing(params.campaign_names or [], "none"))
+        lines.append(
+            _("• campaigns: {names}").format(names=_listing(params.campaign_names or [], _("none")))
+        )
     else:
-        lines.append("• campaigns: unchanged")
-    lines.append(f"Group {code(params.group_uuid)}")
+        lines.append(_("• campaigns: unchanged"))
+    lines.append(group)
     return "\n".join(lines)
 
 
@@ -430,10 +459,12 @@ async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> 
     try:
         updated = await env.cc.groups.update(params.group_uuid, GroupUpdate.model_validate(wire))
     except errors.NotFoundError:
-        raise ActionRefused("The group no longer exists") from None
+        raise ActionRefused(_("The group no longer exists")) from None
     return ActionResult(
         ok=True,
-        text=f"Group *{clip(updated.data.group_name or body.group_name, 100)}* saved.",
+        text=_("Group {name} saved.").format(
+            name=f"*{clip(updated.data.group_name or body.group_name, 100)}*"
+        ),
         data={"group_uuid": params.group_uuid},
     )
 
@@ -441,23 +472,23 @@ async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> 
 register(
     ActionSpec(
         kind=ActionKind.GROUP_CREATE,
-        title="Create a group",
-        confirm_label="Create the group",
+        title=N_("Create a group"),
+        confirm_label=N_("Create the group"),
         params=GroupCreateParams,
         describe=describe_group_create,
         execute=execute_group_create,
-        unknown_outcome="the group may or may not have been created",
+        unknown_outcome=N_("the group may or may not have been created"),
     )
 )
 register(
     ActionSpec(
         kind=ActionKind.GROUP_UPDATE,
-        title="Change a group",
-        confirm_label="Save the group",
+        title=N_("Change a group"),
+        confirm_label=N_("Save the group"),
         params=GroupUpdateParams,
         describe=describe_group_update,
         execute=execute_group_update,
-        unknown_outcome="the group may or may not have been changed",
+        unknown_outcome=N_("the group may or may not have been changed"),
     )
 )
 register_form(Form(GROUP_CALLBACK, check_group_form, build_group_form))

@@ -36,10 +36,11 @@ from callcenter.models import (
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _, current_language, ngettext
 from commands.kernel.paging import pager, showing
 from commands.kernel.reply import Reply
 from commands.kernel.tables import Cell, Column, table
-from commands.kernel.text import clip, code, full_name, number, plural, truncate
+from commands.kernel.text import clip, code, full_name, number, truncate
 
 PAGE_SIZE = 15
 LINE_DESCRIPTION_LIMIT = 120
@@ -50,23 +51,33 @@ USER_STATUS_ICON = {
     "on break": ":large_yellow_circle:",
     "on call": ":telephone_receiver:",
 }
+USER_STATUS_WORDS = {
+    "available": N_("Available"),
+    "logged out": N_("Logged out"),
+    "on break": N_("On break"),
+    "on call": N_("On call"),
+}
+"""The statuses the service reports (spec: ``Available``, ``Logged Out``) in the reader's
+words; in English the service's own word is shown, as it wrote it."""
 DIAL_TYPE_LABEL = {
-    "channel_prefix": "prefix per network",
-    "sip_one_for_all": "one SIP trunk for all networks",
+    "channel_prefix": N_("prefix per network"),
+    "sip_one_for_all": N_("one SIP trunk for all networks"),
 }
 NETWORK_LABEL = (
     ("operator_a", "A"),
     ("operator_b", "B"),
     ("operator_c", "C"),
     ("operator_d", "D"),
-    ("offnet", "off-net"),
+    ("offnet", N_("off-net")),
 )
 _PLACEHOLDER = re.compile(r"\{\{\s*([^{}\s]+)\s*\}\}")
 
 
 def _no_args(name: str, args: list[str]) -> None:
     if args:
-        raise UsageError(f"`{name}` takes no arguments.", usage_of(name))
+        raise UsageError(
+            _("{command} takes no arguments.").format(command=f"`{name}`"), usage_of(name)
+        )
 
 
 def _section(text: str) -> SectionBlock:
@@ -87,7 +98,9 @@ def listing(
 ) -> Reply:
     """Header with the count first, the rows, the "showing" line and the pager.
 
-    ``shown`` counts items when several share one block (one line each)."""
+    ``title``, ``one`` and ``many`` are English, marked for the catalog (``N_``), and
+    shown translated; ``shown`` counts items when several share one block (one line each)."""
+    title = _(title)
     blocks: list[Block] = [HeaderBlock(text=truncate(f"{title}: {number(total)}", 150))]
     if note:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
@@ -100,11 +113,20 @@ def listing(
 # --- users ----------------------------------------------------------------------------
 
 
+def status_words(status: str) -> str:
+    """A user's status as the reader says it: the service's word in English (as it wrote
+    it), a known status translated otherwise; an unknown one as it came."""
+    known = USER_STATUS_WORDS.get(status.strip().lower())
+    if known is None or current_language() == "en":
+        return status
+    return _(known)
+
+
 def user_status(user: User) -> str:
     icon = USER_STATUS_ICON.get(user.user_status.strip().lower(), ":black_small_square:")
-    text = f"{icon} {clip(user.user_status, 40) or 'unknown'}"
+    text = f"{icon} {clip(status_words(user.user_status), 40) or _('unknown')}"
     if user.user_enabled.lower() == "false":
-        text += " · :no_entry_sign: disabled"
+        text += " · " + _(":no_entry_sign: disabled")
     return text
 
 
@@ -118,31 +140,36 @@ def _user_row(user: User) -> SectionBlock:
         groups = [user.group_name]
     parts = [
         user_status(user),
-        f":telephone_receiver: ext {clip(user.extension, 30)}"
+        _(":telephone_receiver: ext {extension}").format(extension=clip(user.extension, 30))
         if user.extension
-        else "no extension",
+        else _("no extension"),
         role,
     ]
     if groups:
         parts.append(":busts_in_silhouette: " + ", ".join(clip(g, 60) for g in groups[:10]))
-    text = f"*{clip(name, 100) or 'Unnamed'}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
+    text = f"*{clip(name, 100) or _('Unnamed')}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
     return _section(text)
 
 
 USER_COLUMNS = (
-    Column("Name"),
-    Column("Username"),
-    Column("Status"),
-    Column("Extension"),
-    Column("Role"),
-    Column("Groups"),
+    Column(N_("Name")),
+    Column(N_("Username")),
+    Column(N_("Status")),
+    Column(N_("Extension")),
+    Column(N_("Role")),
+    Column(N_("Groups")),
 )
+"""Titles marked for the catalog; ``user_columns`` translates them."""
+
+
+def user_columns() -> tuple[Column, ...]:
+    return tuple(Column(_(c.title), c.align) for c in USER_COLUMNS)
 
 
 def _user_cells(user: User) -> list[Cell]:
-    status = user.user_status or "unknown"
+    status = status_words(user.user_status) or _("unknown")
     if user.user_enabled.lower() == "false":
-        status += ", disabled"
+        status = _("{status}, disabled").format(status=status)
     role = user.level
     if user.role_name and user.role_name.lower() != user.level.lower():
         role += f" ({user.role_name})"
@@ -160,12 +187,21 @@ def _user_cells(user: User) -> list[Cell]:
 
 
 def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
-    grid = table(USER_COLUMNS, [_user_cells(u) for u in users])
+    grid = table(user_columns(), [_user_cells(u) for u in users])
     if grid is None:
         rows: list[Block] = [_user_row(u) for u in users]
-        return listing("Users", rows, total=total, offset=offset, command="users", one="user")
+        return listing(
+            N_("Users"), rows, total=total, offset=offset, command="users", one=N_("user")
+        )
     return listing(
-        "Users", [grid], total=total, offset=offset, command="users", one="user", shown=len(users)
+        N_("Users"),
+        [grid],
+        total=total,
+        offset=offset,
+        command="users",
+        one=N_("user"),
+        many=N_("users"),
+        shown=len(users),
     )
 
 
@@ -204,24 +240,26 @@ def _group_row(entry: GroupMembers) -> SectionBlock:
     members = sorted(entry.members, key=str.casefold)
     shown = ", ".join(clip(m, 60) for m in members[:12])
     if len(members) > 12:
-        shown += f" and {len(members) - 12} more"
-    text = f"*{clip(group.group_name, 150) or 'Unnamed group'}*"
+        shown = _("{names} and {count} more").format(names=shown, count=len(members) - 12)
+    text = f"*{clip(group.group_name, 150) or _('Unnamed group')}*"
     if group.group_description:
         text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
-    text += f"\n:busts_in_silhouette: {plural(len(members), 'member')}: {shown}"
+    count = ngettext("{n} member", "{n} members", len(members)).format(n=number(len(members)))
+    text += f"\n:busts_in_silhouette: {count}: {shown}"
     return _section(text)
 
 
 def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
     page = entries[offset : offset + PAGE_SIZE]
     return listing(
-        "Groups",
+        N_("Groups"),
         [_group_row(e) for e in page],
         total=len(entries),
         offset=offset,
         command="groups",
-        one="group",
-        note="Groups as seen through their members; a group with no members is not listed.",
+        one=N_("group"),
+        many=N_("groups"),
+        note=_("Groups as seen through their members; a group with no members is not listed."),
     )
 
 
@@ -251,19 +289,26 @@ def placeholders(template: Template) -> list[str]:
 
 def _template_row(t: Template) -> SectionBlock:
     if t.voice_type == "tts":
-        voice = ":speaking_head_in_silhouette: text to speech"
         if t.voice_tts:
-            voice += f" ({clip(t.voice_tts, 60)}, speed {t.speed_tts:g})"
+            voice = _(
+                ":speaking_head_in_silhouette: text to speech ({voice}, speed {speed})"
+            ).format(voice=clip(t.voice_tts, 60), speed=f"{t.speed_tts:g}")
+        else:
+            voice = _(":speaking_head_in_silhouette: text to speech")
     elif t.voice_type == "audio_file":
-        voice = ":musical_note: audio file"
+        voice = _(":musical_note: audio file")
     else:
         voice = clip(t.voice_type, 30) or "–"
     names = placeholders(t)
-    fill = " ".join(code("{{" + truncate(n, 40) + "}}") for n in names[:20]) if names else "none"
+    fill = " ".join(code("{{" + truncate(n, 40) + "}}") for n in names[:20]) if names else _("none")
     options = len(t.press_options or [])
-    keys = plural(options, "press option") if t.enable_option or options else "no key presses"
-    text = f"*{clip(t.template_name, 150) or 'Unnamed template'}* · {voice}\n"
-    text += f"Placeholders: {fill} · :1234: {keys}"
+    keys = (
+        ngettext("{n} press option", "{n} press options", options).format(n=number(options))
+        if t.enable_option or options
+        else _("no key presses")
+    )
+    text = f"*{clip(t.template_name, 150) or _('Unnamed template')}* · {voice}\n"
+    text += _("Placeholders: {placeholders} · :1234: {keys}").format(placeholders=fill, keys=keys)
     if t.description:
         text += f"\n_{clip(t.description, LINE_DESCRIPTION_LIMIT)}_"
     return _section(text)
@@ -272,7 +317,13 @@ def _template_row(t: Template) -> SectionBlock:
 def templates_reply(templates_: Sequence[Template], *, total: int, offset: int) -> Reply:
     rows = [_template_row(t) for t in templates_]
     return listing(
-        "Templates", rows, total=total, offset=offset, command="templates", one="template"
+        N_("Templates"),
+        rows,
+        total=total,
+        offset=offset,
+        command="templates",
+        one=N_("template"),
+        many=N_("templates"),
     )
 
 
@@ -286,31 +337,45 @@ async def templates(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _carrier_row(c: Carrier) -> SectionBlock:
-    state = ":large_green_circle: enabled" if c.status else ":red_circle: disabled"
-    dial = DIAL_TYPE_LABEL.get(c.dial_type, clip(c.dial_type, 40) or "–")
+    state = _(":large_green_circle: enabled") if c.status else _(":red_circle: disabled")
+    label = DIAL_TYPE_LABEL.get(c.dial_type)
+    dial = _(label) if label else clip(c.dial_type, 40) or "–"
     if c.concurrent_call:
-        free = (
-            f":electric_plug: *{number(c.remaining_concurrent_call)}* of "
-            f"{plural(c.concurrent_call, 'line')} free"
-        )
+        free = ngettext(
+            ":electric_plug: *{free}* of {n} line free",
+            ":electric_plug: *{free}* of {n} lines free",
+            c.concurrent_call,
+        ).format(free=number(c.remaining_concurrent_call), n=number(c.concurrent_call))
     else:
-        free = f":electric_plug: *{plural(c.remaining_concurrent_call, 'line')}* free"
-    text = f"*{clip(c.carrier_name, 150) or 'Unnamed carrier'}* · {state} · {dial}\n{free}"
+        free = ngettext(
+            ":electric_plug: *{n} line* free",
+            ":electric_plug: *{n} lines* free",
+            c.remaining_concurrent_call,
+        ).format(n=number(c.remaining_concurrent_call))
+    text = f"*{clip(c.carrier_name, 150) or _('Unnamed carrier')}* · {state} · {dial}\n{free}"
     remaining = c.carrier_remaining_ccu
     if remaining is not None and c.dial_type == "channel_prefix":
         per_network = " · ".join(
-            f"{label} {number(getattr(remaining, key))}" for key, label in NETWORK_LABEL
+            f"{_(label)} {number(getattr(remaining, key))}" for key, label in NETWORK_LABEL
         )
         text += f" ({per_network})"
     caller_id = c.caller_id or (c.data.caller_id if c.data else "")
     if caller_id:
-        text += f" · caller ID {code(truncate(caller_id, 40))}"
+        text += " · " + _("caller ID {caller_id}").format(caller_id=code(truncate(caller_id, 40)))
     return _section(text)
 
 
 def carriers_reply(carriers_: Sequence[Carrier], *, total: int, offset: int) -> Reply:
     rows = [_carrier_row(c) for c in carriers_]
-    return listing("Carriers", rows, total=total, offset=offset, command="carriers", one="carrier")
+    return listing(
+        N_("Carriers"),
+        rows,
+        total=total,
+        offset=offset,
+        command="carriers",
+        one=N_("carrier"),
+        many=N_("carriers"),
+    )
 
 
 async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
@@ -328,17 +393,18 @@ def _lines_block(lines: Sequence[str]) -> list[Block]:
 
 def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> Reply:
     lines = [
-        f":satellite_antenna: *{clip(g.gateway, 100) or 'Unnamed gateway'}*"
+        f":satellite_antenna: *{clip(g.gateway, 100) or _('Unnamed gateway')}*"
         + (f" · {clip(g.description, LINE_DESCRIPTION_LIMIT)}" if g.description else "")
         for g in gateways_
     ]
     return listing(
-        "Gateways",
+        N_("Gateways"),
         _lines_block(lines),
         total=total,
         offset=offset,
         command="gateways",
-        one="gateway",
+        one=N_("gateway"),
+        many=N_("gateways"),
         shown=len(lines),
     )
 
@@ -350,12 +416,13 @@ def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: in
         for e in entries
     ]
     return listing(
-        "Blocked numbers",
+        N_("Blocked numbers"),
         _lines_block(lines),
         total=total,
         offset=offset,
         command="blacklist",
-        one="blocked number",
+        one=N_("blocked number"),
+        many=N_("blocked numbers"),
         shown=len(lines),
     )
 

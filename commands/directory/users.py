@@ -39,6 +39,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
@@ -57,8 +58,8 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
     level_options = [option(v, v) for v in levels]
     role_options = [option(uuid, name or uuid) for uuid, name in list(roles.items())[:MAX_OPTIONS]]
     flags = [
-        option(FLAG_ENABLED, "Enabled (can sign in and take calls)"),
-        option(FLAG_WEBRTC, "WebRTC (calls in the browser)"),
+        option(FLAG_ENABLED, _("Enabled (can sign in and take calls)")),
+        option(FLAG_WEBRTC, _("WebRTC (calls in the browser)")),
     ]
     current_flags = [
         f
@@ -74,9 +75,9 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
     return View(
         type="modal",
         callback_id=USER_CALLBACK,
-        title="Edit user",
-        submit="Save",
-        close="Cancel",
+        title=_("Edit user"),
+        submit=_("Save"),
+        close=_("Cancel"),
         private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
         blocks=[
             SectionBlock(
@@ -86,30 +87,30 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
             ),
             InputBlock(
                 block_id="level",
-                label="Level",
+                label=_("Level"),
                 element=StaticSelectElement(
                     action_id="level", options=level_options, initial_option=level_initial
                 ),
             ),
             InputBlock(
                 block_id="role",
-                label="Role",
+                label=_("Role"),
                 element=StaticSelectElement(
                     action_id="role", options=role_options, initial_option=role_initial
                 ),
             ),
             InputBlock(
                 block_id="extension",
-                label="Extension",
+                label=_("Extension"),
                 optional=True,
                 element=PlainTextInputElement(
                     action_id="extension", initial_value=user.extension or None
                 ),
-                hint="Digits only. Left as it is, the extension does not change.",
+                hint=_("Digits only. Left as it is, the extension does not change."),
             ),
             InputBlock(
                 block_id="flags",
-                label="Options",
+                label=_("Options"),
                 optional=True,
                 element=CheckboxesElement(
                     action_id="flags", options=flags, initial_options=current_flags or None
@@ -117,14 +118,16 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
             ),
             InputBlock(
                 block_id="password",
-                label="Password",
+                label=_("Password"),
                 element=PlainTextInputElement(action_id="password", max_length=128),
-                hint="The service asks for the password with every change. It is used once "
-                "for this change, then deleted: never shown, logged or kept.",
+                hint=_(
+                    "The service asks for the password with every change. It is used once "
+                    "for this change, then deleted: never shown, logged or kept."
+                ),
             ),
             InputBlock(
                 block_id="confirm_password",
-                label="Password again",
+                label=_("Password again"),
                 element=PlainTextInputElement(action_id="confirm_password", max_length=128),
             ),
         ],
@@ -142,12 +145,14 @@ def known_roles(people: Sequence[User]) -> dict[str, str]:
 
 async def user_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) != 1:
-        raise UsageError("Give one username.", usage_of("user edit"))
+        raise UsageError(_("Give one username."), usage_of("user edit"))
     wanted = args[0].strip().lstrip("@").casefold()
     people = [u async for u in ctx.client().users.iterate(page_size=100)]
     user = next((u for u in people if u.username.casefold() == wanted), None)
     if user is None:
-        return error(f"No user is called '{args[0]}'. `/callops users` lists them.")
+        return error(
+            _("No user is called '{name}'. `/callops users` lists them.").format(name=args[0])
+        )
     return OpenModal(user_modal(user, known_roles(people), ctx.channel_id))
 
 
@@ -158,16 +163,16 @@ def check_user_form(values: FormValues, meta: Meta) -> dict[str, str]:
         values.get("confirm_password") if isinstance(values.get("confirm_password"), str) else ""
     )
     if not password:
-        problems["password"] = "The service needs the password with every change."  # noqa: S105
+        problems["password"] = _("The service needs the password with every change.")
     elif password != again:
-        problems["confirm_password"] = "The two passwords differ."  # noqa: S105
+        problems["confirm_password"] = _("The two passwords differ.")
     extension = text(values, "extension")
     if extension and not _EXTENSION.match(extension):
-        problems["extension"] = "An extension is digits only, e.g. 1017."
+        problems["extension"] = _("An extension is digits only, e.g. 1017.")
     if not values.get("level"):
-        problems["level"] = "Choose a level."
+        problems["level"] = _("Choose a level.")
     if not values.get("role"):
-        problems["role"] = "Choose a role."
+        problems["role"] = _("Choose a role.")
     return problems
 
 
@@ -233,7 +238,9 @@ async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -
     user_uuid = str(meta.get("user_uuid") or "")
     current = next((u for u in people if u.user_uuid == user_uuid), None)
     if current is None:
-        return error(f"The user {meta.get('username') or user_uuid} no longer exists.")
+        return error(
+            _("The user {name} no longer exists.").format(name=meta.get("username") or user_uuid)
+        )
     params = UserUpdateParams(
         user_uuid=user_uuid,
         username=str(meta.get("username") or current.username),
@@ -251,11 +258,11 @@ async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -
 
 
 def _yes_no(value: bool) -> str:
-    return "yes" if value else "no"
+    return _("yes") if value else _("no")
 
 
 def _role(settings: UserSettings) -> str:
-    return clip(settings.role_name or settings.role_uuid or "none", 80)
+    return clip(settings.role_name or settings.role_uuid or _("none"), 80)
 
 
 def user_changes(before: UserSettings | None, after: UserSettings) -> list[str]:
@@ -263,21 +270,22 @@ def user_changes(before: UserSettings | None, after: UserSettings) -> list[str]:
     user as it was is unknown: a request stored by an earlier version)."""
     rows: list[tuple[str, str, str, bool]] = []
     old = before or after
-    rows.append(("level", clip(old.level, 40), clip(after.level, 40), old.level != after.level))
-    rows.append(("role", _role(old), _role(after), old.role_uuid != after.role_uuid))
+    none = _("none")
+    rows.append((_("level"), clip(old.level, 40), clip(after.level, 40), old.level != after.level))
+    rows.append((_("role"), _role(old), _role(after), old.role_uuid != after.role_uuid))
     # An extension left empty in the form does not change (the service keeps it).
     new_ext = after.extension or old.extension
     rows.append(
         (
-            "extension",
-            clip(old.extension or "none", 20),
-            clip(new_ext or "none", 20),
+            _("extension"),
+            clip(old.extension or none, 20),
+            clip(new_ext or none, 20),
             old.extension != new_ext,
         )
     )
     rows.append(
         (
-            "enabled",
+            _("enabled"),
             _yes_no(old.is_active),
             _yes_no(after.is_active),
             old.is_active != after.is_active,
@@ -292,19 +300,21 @@ def user_changes(before: UserSettings | None, after: UserSettings) -> list[str]:
         )
     )
     if before is None:
-        return [f"• {name}: {new}" for name, _, new, _ in rows]
+        return [f"• {name}: {new}" for name, _was, new, _changed in rows]
     return [f"• {name}: {was} → *{new}*" for name, was, new, changed in rows if changed]
 
 
 def describe_user_update(params: UserUpdateParams) -> str:
-    lines = [f"Change the user *{clip(params.username, 80)}*:"]
+    lines = [_("Change the user {name}:").format(name=f"*{clip(params.username, 80)}*")]
     changes = user_changes(params.before, params.after())
-    lines.extend(changes or ["• no setting changes"])
+    lines.extend(changes or [_("• no setting changes")])
     lines.append(
-        "• password: set to the one typed in the form (never shown; used once for this "
-        "change, then deleted)"
+        _(
+            "• password: set to the one typed in the form (never shown; used once for this "
+            "change, then deleted)"
+        )
     )
-    lines.append(f"User {code(params.user_uuid)}")
+    lines.append(_("User {uuid}").format(uuid=code(params.user_uuid)))
     return "\n".join(lines)
 
 
@@ -312,13 +322,15 @@ async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> Ac
     uuid = params.user_uuid
     if not params.password:
         raise ActionRefused(
-            "The password typed for this change is gone (it is kept only until the change "
-            "is made); run user edit again"
+            _(
+                "The password typed for this change is gone (it is kept only until the change "
+                "is made); run user edit again"
+            )
         )
     try:
         await env.cc.users.get(uuid)
     except errors.NotFoundError:
-        raise ActionRefused("The user no longer exists") from None
+        raise ActionRefused(_("The user no longer exists")) from None
     body = UserUpdate(
         username=params.username,
         level=params.level,
@@ -333,9 +345,13 @@ async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> Ac
     updated = await env.cc.users.update(uuid, body)
     return ActionResult(
         ok=True,
-        text=f"User *{clip(body.username, 80)}* saved"
-        + (f" (extension record {code(updated.extension_uuid)})" if updated.extension_uuid else "")
-        + ".",
+        text=(
+            _("User {name} saved (extension record {uuid}).").format(
+                name=f"*{clip(body.username, 80)}*", uuid=code(updated.extension_uuid)
+            )
+            if updated.extension_uuid
+            else _("User {name} saved.").format(name=f"*{clip(body.username, 80)}*")
+        ),
         data={"user_uuid": uuid},
     )
 
@@ -343,12 +359,12 @@ async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> Ac
 register(
     ActionSpec(
         kind=ActionKind.USER_UPDATE,
-        title="Change a user",
-        confirm_label="Save the user",
+        title=N_("Change a user"),
+        confirm_label=N_("Save the user"),
         params=UserUpdateParams,
         describe=describe_user_update,
         execute=execute_user_update,
-        unknown_outcome="the user may or may not have been changed",
+        unknown_outcome=N_("the user may or may not have been changed"),
     )
 )
 register_form(Form(USER_CALLBACK, check_user_form, build_user_form, role=Role.ADMIN))

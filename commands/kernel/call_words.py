@@ -12,24 +12,27 @@ is shown as its code, since that is what the supervisor would look up.
 
 from __future__ import annotations
 
+from commands.kernel.i18n import N_, _
+
 STATUS_WORDS = {
-    "answered": "Answered",
-    "busy": "Busy",
-    "busy-line": "Line busy",
-    "no-answered": "No answer",
-    "no-answer": "No answer",
-    "not-available": "Not available",
-    "cancel": "Cancelled",
-    "cancelled": "Cancelled",
-    "invalid": "Invalid number",
-    "invalid-number": "Invalid number",
-    "congestion": "Congestion",
-    "phone-block": "Blocked",
-    "failed": "Failed",
-    "voicemail": "Voicemail",
-    "drop": "Dropped",
+    "answered": N_("Answered"),
+    "busy": N_("Busy"),
+    "busy-line": N_("Line busy"),
+    "no-answered": N_("No answer"),
+    "no-answer": N_("No answer"),
+    "not-available": N_("Not available"),
+    "cancel": N_("Cancelled"),
+    "cancelled": N_("Cancelled"),
+    "invalid": N_("Invalid number"),
+    "invalid-number": N_("Invalid number"),
+    "congestion": N_("Congestion"),
+    "phone-block": N_("Blocked"),
+    "failed": N_("Failed"),
+    "voicemail": N_("Voicemail"),
+    "drop": N_("Dropped"),
 }
-"""A record's status (folded: lower case, ``-`` for ``_``) in words."""
+"""A record's status (folded: lower case, ``-`` for ``_``) in words; marked for the
+catalog, translated where they are said (``status_words``)."""
 
 STATUS_ICON = {
     "answered": ":white_check_mark:",
@@ -50,40 +53,41 @@ STATUS_ICON = {
 }
 
 CAUSE_WORDS = {
-    "NORMAL_CLEARING": "hung up normally",
-    "NORMAL_UNSPECIFIED": "ended",
-    "USER_BUSY": "callee busy",
-    "NO_ANSWER": "no answer",
-    "NO_USER_RESPONSE": "no response",
-    "SUBSCRIBER_ABSENT": "phone off or out of reach",
-    "ORIGINATOR_CANCEL": "caller hung up first",
-    "CALL_REJECTED": "rejected",
-    "UNALLOCATED_NUMBER": "number does not exist",
-    "INVALID_NUMBER_FORMAT": "number badly written",
-    "NUMBER_CHANGED": "number changed",
-    "NORMAL_TEMPORARY_FAILURE": "temporary network failure",
-    "SWITCH_CONGESTION": "network congested",
-    "REQUESTED_CHAN_UNAVAIL": "no free line",
-    "NORMAL_CIRCUIT_CONGESTION": "no free line",
-    "NETWORK_OUT_OF_ORDER": "network out of order",
-    "DESTINATION_OUT_OF_ORDER": "callee's line out of order",
-    "NO_ROUTE_DESTINATION": "no route to the number",
-    "NO_ROUTE_TRANSIT_NET": "no route to the number",
-    "EXCHANGE_ROUTING_ERROR": "routing error",
-    "OUTGOING_CALL_BARRED": "outgoing calls barred",
-    "INCOMING_CALL_BARRED": "incoming calls barred",
-    "RECOVERY_ON_TIMER_EXPIRE": "timed out",
-    "ALLOTTED_TIMEOUT": "time limit reached",
-    "MEDIA_TIMEOUT": "audio lost",
-    "PROGRESS_TIMEOUT": "no ringing",
-    "LOSE_RACE": "answered elsewhere",
-    "PICKED_OFF": "picked up elsewhere",
-    "USER_NOT_REGISTERED": "extension not registered",
-    "MANAGER_REQUEST": "ended by the system",
-    "BLIND_TRANSFER": "transferred",
-    "ATTENDED_TRANSFER": "transferred",
+    "NORMAL_CLEARING": N_("hung up normally"),
+    "NORMAL_UNSPECIFIED": N_("ended"),
+    "USER_BUSY": N_("callee busy"),
+    "NO_ANSWER": N_("no answer"),
+    "NO_USER_RESPONSE": N_("no response"),
+    "SUBSCRIBER_ABSENT": N_("phone off or out of reach"),
+    "ORIGINATOR_CANCEL": N_("caller hung up first"),
+    "CALL_REJECTED": N_("rejected"),
+    "UNALLOCATED_NUMBER": N_("number does not exist"),
+    "INVALID_NUMBER_FORMAT": N_("number badly written"),
+    "NUMBER_CHANGED": N_("number changed"),
+    "NORMAL_TEMPORARY_FAILURE": N_("temporary network failure"),
+    "SWITCH_CONGESTION": N_("network congested"),
+    "REQUESTED_CHAN_UNAVAIL": N_("no free line"),
+    "NORMAL_CIRCUIT_CONGESTION": N_("no free line"),
+    "NETWORK_OUT_OF_ORDER": N_("network out of order"),
+    "DESTINATION_OUT_OF_ORDER": N_("callee's line out of order"),
+    "NO_ROUTE_DESTINATION": N_("no route to the number"),
+    "NO_ROUTE_TRANSIT_NET": N_("no route to the number"),
+    "EXCHANGE_ROUTING_ERROR": N_("routing error"),
+    "OUTGOING_CALL_BARRED": N_("outgoing calls barred"),
+    "INCOMING_CALL_BARRED": N_("incoming calls barred"),
+    "RECOVERY_ON_TIMER_EXPIRE": N_("timed out"),
+    "ALLOTTED_TIMEOUT": N_("time limit reached"),
+    "MEDIA_TIMEOUT": N_("audio lost"),
+    "PROGRESS_TIMEOUT": N_("no ringing"),
+    "LOSE_RACE": N_("answered elsewhere"),
+    "PICKED_OFF": N_("picked up elsewhere"),
+    "USER_NOT_REGISTERED": N_("extension not registered"),
+    "MANAGER_REQUEST": N_("ended by the system"),
+    "BLIND_TRANSFER": N_("transferred"),
+    "ATTENDED_TRANSFER": N_("transferred"),
 }
-"""Hang-up causes in words (lower case: they follow the status)."""
+"""Hang-up causes in words (lower case: they follow the status); marked for the catalog,
+translated where they are said."""
 
 EXPECTED_CAUSES = {
     "answered": {"NORMAL_CLEARING", "NORMAL_UNSPECIFIED"},
@@ -107,8 +111,9 @@ def status_words(status: str) -> str:
     """``No answer`` for ``no-answered``; an unknown status with its dashes as spaces."""
     key = fold_status(status)
     if not key:
-        return "Unknown"
-    return STATUS_WORDS.get(key) or key.replace("-", " ").capitalize()
+        return _("Unknown")
+    words = STATUS_WORDS.get(key)
+    return _(words) if words else key.replace("-", " ").capitalize()
 
 
 def status_icon(status: str) -> str:
@@ -126,9 +131,9 @@ def cause_words(status: str, cause: str) -> str | None:
     if not key or key in EXPECTED_CAUSES.get(fold_status(status), ()):
         return None
     words = CAUSE_WORDS.get(key)
-    if words is None or words.lower() == status_words(status).lower():
+    if words is None or _(words).lower() == status_words(status).lower():
         return None
-    return words
+    return _(words)
 
 
 def unknown_cause(cause: str) -> str | None:

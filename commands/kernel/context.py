@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.views import View
 
 from callcenter import CallCenter
+from commands.kernel.i18n import Audience
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
 from storage import Role, Storage, Workspace
@@ -159,6 +160,17 @@ class CommandContext:
     messenger: Messenger | None = None
     """Messages besides the answer (cards, thread notes, App Home); None where no Slack
     client is at hand."""
+    audience: Audience = field(default_factory=Audience)
+    """Who reads the answer: the person's language (their choice, else their Slack
+    locale, else the workspace's) and the workspace's name order; ``bot/`` runs the
+    handler and its delivery inside ``use_audience(audience)``."""
+    channel_audience: Audience = field(default_factory=Audience)
+    """Who reads what is posted to a channel (an approval card, a notice): the
+    workspace's language and name order, numbers masked if the workspace asks."""
+    slack_locale: str | None = None
+    """The person's Slack locale, as Slack last said it (None: not known yet)."""
+    slack_tz: str | None = None
+    """The person's Slack time zone, as Slack last said it (None: not known yet)."""
 
     def at(self, offset: int) -> CommandContext:
         """The same request, showing a listing from ``offset`` (a Next/Previous click)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import _, ngettext
 
 _SPAN = re.compile(r"^(\d{1,7})\s*([a-z]*)$")
 UNIT_SECONDS = {
@@ -21,7 +22,7 @@ UNIT_SECONDS = {
     "hr": 3600,
     "d": 86400,
 }
-_NAMES = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+_UNITS = (86400, 3600, 60, 1)
 
 
 class DurationError(UsageError):
@@ -71,31 +72,50 @@ def parse_minutes(
 
 
 def _how(text: str, smallest: int, longest: int | None, name: str | None) -> str:
-    examples = "30m, 2h or 1d" if smallest >= 60 else "90s, 30m, 2h or 1d"
-    limit = f", up to {span_words(longest)}" if longest else ""
-    if name:
-        return f"{name} takes a duration such as {examples}{limit}; '{text}' is not one."
-    return f"'{text}' is not a duration: write {examples}{limit}."
+    examples = _("30m, 2h or 1d") if smallest >= 60 else _("90s, 30m, 2h or 1d")
+    if name and longest:
+        how = _("{name} takes a duration such as {examples}, up to {longest}; '{text}' is not one.")
+    elif name:
+        how = _("{name} takes a duration such as {examples}; '{text}' is not one.")
+    elif longest:
+        how = _("'{text}' is not a duration: write {examples}, up to {longest}.")
+    else:
+        how = _("'{text}' is not a duration: write {examples}.")
+    return how.format(name=name, examples=examples, longest=span_words(longest or 0), text=text)
+
+
+def _count(size: int, count: int) -> str:
+    """``count`` of the unit ``size`` seconds long: ``1 hour``, ``30 minutes``."""
+    if size == 86400:
+        words = ngettext("{n} day", "{n} days", count)
+    elif size == 3600:
+        words = ngettext("{n} hour", "{n} hours", count)
+    elif size == 60:
+        words = ngettext("{n} minute", "{n} minutes", count)
+    else:
+        words = ngettext("{n} second", "{n} seconds", count)
+    return words.format(n=count)
 
 
 def span_words(seconds: int) -> str:
     """``90 seconds``, ``30 minutes``, ``1 hour``, ``2 days``: the largest unit that
     divides the span evenly."""
-    for name, size in _NAMES:
+    for size in _UNITS:
         if seconds >= size and seconds % size == 0:
-            count = seconds // size
-            return f"{count} {name}" + ("" if count == 1 else "s")
-    return f"{seconds} seconds"
+            return _count(size, seconds // size)
+    return _count(1, seconds)
 
 
 def recent_words(seconds: int) -> str:
     """The span after "the last": ``hour``, ``24 hours``, ``2 days``, ``30 minutes``."""
     if seconds == 3600:
-        return "hour"
+        return _("hour")
     if seconds == 86400:
-        return "24 hours"
+        return _("24 hours")
     if seconds > 2 * 3600 and seconds % 3600 and not seconds % 60:
         # A digest's period since its last slot: ``56 hours 30 minutes``, not 3390 minutes.
         hours, minutes = divmod(seconds // 60, 60)
-        return f"{hours} hours {minutes} minute" + ("" if minutes == 1 else "s")
+        return ngettext(
+            "{hours} hours {minutes} minute", "{hours} hours {minutes} minutes", minutes
+        ).format(hours=hours, minutes=minutes)
     return span_words(seconds)

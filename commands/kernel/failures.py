@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from callcenter import errors
 from commands.kernel.context import NotConnectedError
+from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, truncate
 
 MESSAGE_LIMIT = 200
@@ -41,8 +42,8 @@ _WORKSPACE_WIDE = (
     errors.UnexpectedResponseError,
 )
 """Failures that will recur for every request of the workspace until someone acts."""
-_TRY_AGAIN = "Try again in a moment."
-_RECONNECT = "An admin can reconnect with `/callops connect`."
+_TRY_AGAIN = N_("Try again in a moment.")
+_RECONNECT = N_("An admin can reconnect with `/callops connect`.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,11 +93,12 @@ def describe_failure(exc: ServiceFailure, *, effect: str | None = None) -> Failu
     """The words for ``exc``.  ``effect`` (plain words, e.g. "the lead may or may not have
     been added") is said instead of "try again" when the request may have acted."""
     cause, advice, retry = _words(exc, escape)
-    plain_cause, plain_advice, _ = _words(exc, str)
+    plain_cause, plain_advice, _retry = _words(exc, str)
     if effect and isinstance(exc, _UNKNOWN_OUTCOME):
-        cause = f"{cause}, so {escape(effect)}"
-        plain_cause = f"{plain_cause}, so {effect}"
-        retry = "Check before trying again."
+        so = _("{cause}, so {effect}")
+        cause = so.format(cause=cause, effect=escape(effect))
+        plain_cause = so.format(cause=plain_cause, effect=effect)
+        retry = _("Check before trying again.")
     return FailureWords(
         cause=cause,
         advice=advice,
@@ -113,39 +115,53 @@ def _words(exc: ServiceFailure, esc: Callable[[object], str]) -> tuple[str, str,
     """(cause, advice, retry) with outside values passed through ``esc``."""
     if isinstance(exc, NotConnectedError):
         return (
-            "this workspace is not connected to the call-center service",
-            "An admin can connect it with `/callops connect`.",
+            _("this workspace is not connected to the call-center service"),
+            _("An admin can connect it with `/callops connect`."),
             "",
         )
     message = esc(truncate(exc.message, MESSAGE_LIMIT))
     if isinstance(exc, errors.APITimeoutError):
-        return "the call-center service did not answer in time", "", _TRY_AGAIN
+        return _("the call-center service did not answer in time"), "", _(_TRY_AGAIN)
     if isinstance(exc, errors.APIConnectionError):
-        return f"the call-center service cannot be reached ({message})", "", _TRY_AGAIN
+        cause = _("the call-center service cannot be reached ({message})")
+        return cause.format(message=message), "", _(_TRY_AGAIN)
     if isinstance(exc, errors.AuthenticationError):
-        refused = f"the call-center service refused this workspace's API key ({message})"
-        return refused, _RECONNECT, ""
+        refused = _("the call-center service refused this workspace's API key ({message})")
+        return refused.format(message=message), _(_RECONNECT), ""
     if isinstance(exc, errors.RateLimitError):
-        wait = f" for {exc.retry_after:.0f}s" if exc.retry_after else ""
-        return f"the call-center service asks us to slow down{wait}", "", "Try again shortly."
+        if exc.retry_after:
+            slow = _("the call-center service asks us to slow down for {seconds}s").format(
+                seconds=f"{exc.retry_after:.0f}"
+            )
+        else:
+            slow = _("the call-center service asks us to slow down")
+        return slow, "", _("Try again shortly.")
     if isinstance(exc, errors.ServerError):
-        status = f", HTTP {exc.status_code}" if exc.status_code else ""
-        return f"the call-center service failed ({message}{status})", "", _TRY_AGAIN
+        if exc.status_code:
+            failed = _("the call-center service failed ({message}, HTTP {status})").format(
+                message=message, status=exc.status_code
+            )
+        else:
+            failed = _("the call-center service failed ({message})").format(message=message)
+        return failed, "", _(_TRY_AGAIN)
     if isinstance(exc, errors.FieldValidationError):
         fields = "; ".join(
             f"`{esc(field)}`: {esc(truncate(', '.join(msgs), MESSAGE_LIMIT))}"
             for field, msgs in exc.fields.items()
         )
-        return f"the call-center service rejected some values: {fields}", "", ""
+        rejected = _("the call-center service rejected some values: {fields}")
+        return rejected.format(fields=fields), "", ""
     if isinstance(exc, errors.TransferFailedError):
-        return f"the transfer failed ({esc(exc.code)})", "", ""
+        return _("the transfer failed ({code})").format(code=esc(exc.code)), "", ""
     if isinstance(exc, errors.NotFoundError):
-        return f"the call-center service could not find it ({message})", "", ""
+        missing = _("the call-center service could not find it ({message})")
+        return missing.format(message=message), "", ""
     if isinstance(exc, errors.ConflictError):
-        return f"the call-center service refused it ({message})", "", ""
+        conflict = _("the call-center service refused it ({message})")
+        return conflict.format(message=message), "", ""
     if isinstance(exc, errors.UnexpectedResponseError):
-        return "the call-center service answered with something unreadable", "", ""
-    return f"the call-center service said: {message}", "", ""
+        return _("the call-center service answered with something unreadable"), "", ""
+    return _("the call-center service said: {message}").format(message=message), "", ""
 
 
 def _sentences(cause: str, *more: str) -> str:

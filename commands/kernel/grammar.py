@@ -13,7 +13,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from commands.kernel.matching import alternatives, suggest
+from commands.kernel.i18n import _
+from commands.kernel.matching import alternatives, fold, suggest
 
 
 class UsageError(Exception):
@@ -51,8 +52,14 @@ DIRECTION_WORDS = {
     "outbound": "outbound",
     "out": "outbound",
     "local": "local",
+    "goi-vao": "inbound",
+    "vao": "inbound",
+    "goi-ra": "outbound",
+    "ra": "outbound",
+    "noi-bo": "local",
 }
-"""How people name a call's direction, to the service's word for it."""
+"""How people name a call's direction, to the service's word for it (the Vietnamese
+ones typed without diacritics: ``goi-vao``, ``goi-ra``, ``noi-bo``)."""
 
 _ESCAPED_USER = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|([^>]*))?>$")
 _ESCAPED_CHANNEL = re.compile(r"^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$")
@@ -124,9 +131,10 @@ def _quoted(text: str, start: int, into: list[str]) -> int:
             into.append(ch)
             i += 1
     raise UsageError(
-        f"I could not read that: the quote ({quote}) before "
-        f"'{unescape_slack(text[start + 1 : start + 21])}' is not closed. Close it, or "
-        "leave the quotes out: names and values may have spaces."
+        _(
+            "I could not read that: the quote ({quote}) before '{start}' is not closed. "
+            "Close it, or leave the quotes out: names and values may have spaces."
+        ).format(quote=quote, start=unescape_slack(text[start + 1 : start + 21]))
     )
 
 
@@ -172,8 +180,8 @@ def parse_channel(token: str) -> ChannelRef | None:
 
 
 def parse_direction(word: str) -> str | None:
-    """``in``, ``Inbound``, ``out``...: the service's direction, or None."""
-    return DIRECTION_WORDS.get(word.strip().lower())
+    """``in``, ``Inbound``, ``out``, ``goi vao``...: the service's direction, or None."""
+    return DIRECTION_WORDS.get(fold(word).replace(" ", "-"))
 
 
 class _AnyKey(frozenset[str]):
@@ -255,9 +263,16 @@ def check_keys(
         if key.lower() in lowered:
             continue
         near = suggest(key, allowed, limit=2)
-        hint = f" Did you mean {alternatives([n + '=' for n in near])}?" if near else ""
         listed = ", ".join(a + "=" for a in allowed)
-        raise UsageError(f"'{key}=' is not {what}.{hint} Use {listed}.", usage)
+        if near:
+            message = _("'{key}=' is not {what}. Did you mean {choices}? Use {listed}.").format(
+                key=key, what=_(what), choices=alternatives([n + "=" for n in near]), listed=listed
+            )
+        else:
+            message = _("'{key}=' is not {what}. Use {listed}.").format(
+                key=key, what=_(what), listed=listed
+            )
+        raise UsageError(message, usage)
 
 
 def key_values(given: str | Mapping[str, object] | None) -> dict[str, str]:
@@ -273,13 +288,17 @@ def key_values(given: str | Mapping[str, object] | None) -> dict[str, str]:
         try:
             loaded = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"The values look like JSON but are not: {exc.msg}.") from exc
+            raise UsageError(
+                _("The values look like JSON but are not: {error}.").format(error=exc.msg)
+            ) from exc
         if not isinstance(loaded, dict):
-            raise UsageError('The values must be a JSON object, like {"name": "An"}.')
+            raise UsageError(_('The values must be a JSON object, like {"name": "An"}.'))
         return key_values(loaded)
     positional, options = split_options(tokenize(text.replace(",\n", "\n")))
     if positional:
         raise UsageError(
-            f"'{positional[0]}' is not name=value; write the values like name=An amount=150000."
+            _("'{word}' is not name=value; write the values like name=An amount=150000.").format(
+                word=positional[0]
+            )
         )
     return options

@@ -4,6 +4,9 @@ Help works before the workspace is connected (it never asks for a client), and i
 built from ``commands.kernel.catalog`` alone, so a new command appears here the moment it is
 registered.  Commands the asker's role cannot run are marked, not hidden: a viewer
 should learn that ``start`` exists and whom to ask.
+
+Read in Vietnamese, every command is shown by its Vietnamese alias (``chien-dich``) with
+the English word beside it; both are typed the same way (``commands.kernel.catalog``).
 """
 
 from __future__ import annotations
@@ -18,27 +21,28 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from commands.kernel.catalog import COMMANDS, CommandSpec, find, match, role_allows
+from commands.kernel.catalog import COMMANDS, CommandSpec, heads, match, role_allows
 from commands.kernel.context import CommandContext
-from commands.kernel.matching import alternatives, fold, suggest
+from commands.kernel.i18n import N_, Language, _, current_language
+from commands.kernel.matching import alternatives, fold, scored_choices
 from commands.kernel.reply import WRITING_TOPIC, Reply
 from commands.kernel.text import code, escape, truncate
 from storage import Role
 
 FAMILY_TITLES = {
-    "general": ":gear: General",
-    "campaigns": ":mega: Campaigns",
-    "calls": ":telephone_receiver: Calls",
-    "leads": ":clipboard: Leads",
-    "reports": ":bar_chart: Reports",
-    "directory": ":busts_in_silhouette: Directory",
-    "digests": ":newspaper: Digests and alerts",
-    "notifications": ":bell: Call notifications",
-    "admin": ":closed_lock_with_key: Administration",
-    "rules": ":scales: Calling rules",
+    "general": N_(":gear: General"),
+    "campaigns": N_(":mega: Campaigns"),
+    "calls": N_(":telephone_receiver: Calls"),
+    "leads": N_(":clipboard: Leads"),
+    "reports": N_(":bar_chart: Reports"),
+    "directory": N_(":busts_in_silhouette: Directory"),
+    "digests": N_(":newspaper: Digests and alerts"),
+    "notifications": N_(":bell: Call notifications"),
+    "admin": N_(":closed_lock_with_key: Administration"),
+    "rules": N_(":scales: Calling rules"),
 }
-WRITING_TITLE = "How to write names and values"
-WRITING = (
+WRITING_TITLE = N_("How to write names and values")
+WRITING = N_(
     "• *Names* may have spaces, quoted or not: `campaign goi lai khach hang ct` or "
     '`campaign "Gọi lại khách hàng CT"`. Case, accents and spacing do not matter; the start '
     "of a name is enough when only one campaign starts that way, and a near miss is "
@@ -53,10 +57,36 @@ WRITING = (
     "• *Channels and people*: `#channel` and `@name`, typed or picked from Slack's menu."
 )
 ROLE_NOTE = {
-    Role.VIEWER: "everyone",
-    Role.OPERATOR: "operators and admins",
-    Role.ADMIN: "admins only",
+    Role.VIEWER: N_("everyone"),
+    Role.OPERATOR: N_("operators and admins"),
+    Role.ADMIN: N_("admins only"),
 }
+ROLE_NAMES = {
+    Role.VIEWER: N_("viewer"),
+    Role.OPERATOR: N_("operator"),
+    Role.ADMIN: N_("admin"),
+}
+"""A role as the reader calls it (``_(ROLE_NAMES[role])``); typed, it stays English."""
+
+
+def role_name(role: Role) -> str:
+    """``viewer``, ``operator``, ``admin`` in the reader's language."""
+    return _(ROLE_NAMES[role])
+
+
+def in_english() -> bool:
+    return current_language() == "en"
+
+
+def usage_line(spec: CommandSpec) -> str:
+    """The usage as the reader writes it: English, or the alias with the placeholders
+    in the reader's language (``tam-dung <chiến dịch>``)."""
+    if in_english():
+        return spec.usage
+    usage = _(spec.usage)
+    if usage.startswith(spec.name):
+        return spec.alias + usage[len(spec.name) :]
+    return spec.alias_usage
 
 
 def _families() -> dict[str, list[CommandSpec]]:
@@ -68,8 +98,10 @@ def _families() -> dict[str, list[CommandSpec]]:
 
 
 def _line(spec: CommandSpec, role: Role) -> str:
-    lock = "" if role_allows(role, spec.role) else f" :lock: _{spec.role}_"
-    return f"{code(spec.usage)} {escape(spec.summary)}{lock}"
+    lock = "" if role_allows(role, spec.role) else f" :lock: _{role_name(spec.role)}_"
+    if in_english():
+        return f"{code(spec.usage)} {escape(spec.summary)}{lock}"
+    return f"{code(usage_line(spec))} ({code(spec.name)}) {escape(_(spec.summary))}{lock}"
 
 
 def overview(role: Role) -> list[Block]:
@@ -77,122 +109,220 @@ def overview(role: Role) -> list[Block]:
     it depends on the catalog and the role alone, and ``help`` is the command people
     type most (its lines were a fifth of the CPU of answering it, ``benchmarks/ack.py``).
     Each call gets its own list; the blocks in it are not changed after they are built."""
-    return list(_overview(role))
+    return list(_overview(role, current_language()))
 
 
 @cache
-def _overview(role: Role) -> tuple[Block, ...]:
-    blocks: list[Block] = [HeaderBlock(text="/callops commands")]
+def _overview(role: Role, language: Language) -> tuple[Block, ...]:
+    """``language`` is the reader's (the one ``_`` uses): part of the cache's key."""
+    blocks: list[Block] = [HeaderBlock(text=_("/callops commands"))]
     for family, specs in _families().items():
-        title = FAMILY_TITLES.get(family, escape(family.capitalize()))
+        title = _(FAMILY_TITLES[family]) if family in FAMILY_TITLES else escape(family.capitalize())
         body = f"*{title}*\n" + "\n".join(_line(s, role) for s in specs)
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(body, 3000))))
     blocks.append(writing_section())
-    blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=f"{code('/callops help <command>')} explains one command. "
-                    ":lock: marks commands your role cannot run."
-                )
-            ]
-        )
-    )
+    footer = _(
+        "{help_command} explains one command. :lock: marks commands your role cannot run."
+    ).format(help_command=code(_("/callops help <command>")))
+    elements = [MarkdownTextObject(text=footer)]
+    if language == "en":
+        elements.append(MarkdownTextObject(text=VIETNAMESE_NOTE))
+    blocks.append(ContextBlock(elements=elements))
     return tuple(blocks)
 
 
+VIETNAMESE_NOTE = (
+    "Vietnamese command words work too, without diacritics: `chien-dich`, `tam-dung`, "
+    "`thong-ke`… (help read in Vietnamese lists them)."
+)
+"""Shown to English readers only; a Vietnamese reader sees the words beside each command."""
+
+
 def writing_section() -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=f"*:pencil2: {WRITING_TITLE}*\n{WRITING}"))
+    return SectionBlock(
+        text=MarkdownTextObject(text=f"*:pencil2: {_(WRITING_TITLE)}*\n{_(WRITING)}")
+    )
 
 
 def writing_help() -> Reply:
-    return Reply(text=WRITING_TITLE, blocks=[writing_section()])
+    return Reply(text=_(WRITING_TITLE), blocks=[writing_section()])
 
 
 def command_help(spec: CommandSpec, role: Role) -> Reply:
     allowed = role_allows(role, spec.role)
-    who = ROLE_NOTE[spec.role]
+    who = _(ROLE_NOTE[spec.role])
     access = (
-        f":white_check_mark: You can run it ({who})."
+        _(":white_check_mark: You can run it ({who}).").format(who=who)
         if allowed
-        else f":lock: Needs the *{spec.role}* role ({who}); ask an admin."
+        else _(":lock: Needs the *{role}* role ({who}); ask an admin.").format(
+            role=role_name(spec.role), who=who
+        )
     )
+    if in_english():
+        title, written = f"/callops {spec.name}", code("/callops " + spec.usage)
+    else:
+        title = f"/callops {spec.alias} ({spec.name})"
+        written = _("{alias} or {english}").format(
+            alias=code("/callops " + usage_line(spec)), english=code("/callops " + _(spec.usage))
+        )
+    summary = _(spec.summary)
+    usage = _("Usage: {usage}").format(usage=written)
     blocks: list[Block] = [
-        HeaderBlock(text=truncate(f"/callops {spec.name}", 150)),
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(
-                    f"{escape(spec.summary)}\n\nUsage: {code('/callops ' + spec.usage)}", 3000
-                )
-            )
-        ),
+        HeaderBlock(text=truncate(title, 150)),
+        SectionBlock(text=MarkdownTextObject(text=truncate(f"{escape(summary)}\n\n{usage}", 3000))),
     ]
     if spec.examples:
         examples = "\n".join(code("/callops " + e) for e in spec.examples)
+        heading = _("Examples")
         blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=truncate(f"*Examples*\n{examples}", 3000)))
+            SectionBlock(text=MarkdownTextObject(text=truncate(f"*{heading}*\n{examples}", 3000)))
         )
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=access)]))
-    return Reply(text=f"/callops {spec.usage}: {spec.summary}", blocks=blocks)
+    return Reply(text=f"/callops {_(spec.usage)}: {summary}", blocks=blocks)
 
 
 def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
     body = "\n".join(_line(s, role) for s in specs)
+    heading = _("Commands starting with {word}")
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(
-                text=truncate(f"*Commands starting with {code(word)}*\n{body}", 3000)
+                text=truncate(f"*{heading.format(word=code(word))}*\n{body}", 3000)
             )
         )
     ]
-    return Reply(text=f"Commands starting with {word}", blocks=blocks)
+    return Reply(text=heading.format(word=word), blocks=blocks)
+
+
+WRITING_WORDS = (WRITING_TOPIC, "names", "values", "grammar", "cach viet")
+"""``help writing`` and its other names (``cach viet``: "how to write")."""
 
 
 async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
-        return Reply(text="/callops commands", blocks=overview(ctx.role))
+        return Reply(text=_("/callops commands"), blocks=overview(ctx.role))
     wanted = " ".join(args)
-    if fold(wanted) in (WRITING_TOPIC, "names", "values", "grammar"):
+    if fold(wanted) in WRITING_WORDS:
         return writing_help()
-    exact = find(" ".join(fold(a) for a in args))
-    if exact is not None:
-        return command_help(exact, ctx.role)
-    first = fold(args[0])
-    family = [s for s in COMMANDS if s.words[0] == first]
-    if family and len(args) == 1:
-        if len(family) == 1:
-            return command_help(family[0], ctx.role)
-        return _family_help(first, family, ctx.role)
     found = match(args)
+    if found is not None and not found[1]:
+        return command_help(found[0], ctx.role)
+    family = _family(args)
+    if family is not None and not family[2]:
+        head, specs, _rest = family
+        if len(specs) == 1:
+            return command_help(specs[0], ctx.role)
+        return _family_help(head, specs, ctx.role)
     if found is not None:
         # ``help transfer 7f3c 1002``: someone pasted a whole command; explain it.
         return command_help(found[0], ctx.role)
     typed, hint, pointer = nearest_commands(args)
-    text = f":grey_question: There is no command {typed}.{hint} {pointer}"
+    text = _(":grey_question: There is no command {typed}.{hint} {pointer}").format(
+        typed=typed, hint=hint, pointer=pointer
+    )
     return Reply(
-        text=f"There is no command {escape(wanted)}.",
+        text=_("There is no command {typed}.").format(typed=escape(wanted)),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
     )
+
+
+def _family(tokens: list[str]) -> tuple[str, list[CommandSpec], list[str]] | None:
+    """The commands that start with the first word typed (``digest``; ``ban-tin`` or
+    ``ban tin`` in Vietnamese) as that word is written, those commands, and the words
+    after it; None when no command starts so."""
+    grouped = heads()
+    for count in (2, 1):
+        if len(tokens) < count:
+            continue
+        head = fold(" ".join(tokens[:count]))
+        specs = grouped.get(head)
+        if specs:
+            english = specs[0].words[0] == head
+            word = head if english else specs[0].alias.split()[0]
+            return word, specs, tokens[count:]
+    return None
+
+
+def _sub(spec: CommandSpec, head: str) -> str:
+    """What follows ``head`` in the command's words, as they are written."""
+    if spec.words[0] == head:
+        return " ".join(spec.words[1:])
+    return " ".join(spec.alias.split()[1:])
 
 
 def nearest_commands(tokens: list[str]) -> tuple[str, str, str]:
     """For words that name no command: what was not understood, "Did you mean" the
     nearest commands (or subcommands, when the first word is right), and where to read
-    more; mrkdwn, escaped.  ``digest ad`` is answered with ``digest add``."""
-    word = tokens[0]
-    family = [s for s in COMMANDS if len(s.words) > 1 and s.words[0] == fold(word)]
-    if not family:
-        near = suggest(word, {s.words[0] for s in COMMANDS})
-        hint = f" Did you mean {alternatives(near, code)}?" if near else ""
-        return code(word), hint, "`/callops help` lists every command."
-    subs = [" ".join(s.words[1:]) for s in family]
-    near = suggest(tokens[1], subs, limit=2) if len(tokens) > 1 else []
+    more; mrkdwn, escaped.  ``digest ad`` is answered with ``digest add``, ``chien dic``
+    with ``chien-dich``: both languages are searched."""
+    family = _family(tokens)
+    if family is None or all(not _sub(s, family[0]) for s in family[1]):
+        return _nearest_heads(tokens)
+    head, specs, rest = family
+    subs = [_sub(s, head) for s in specs if _sub(s, head)]
+    near = [c for c, _score in scored_choices(rest[0], subs, limit=2)] if rest else []
     if near:
-        hint = f" Did you mean {alternatives([f'{family[0].words[0]} {n}' for n in near], code)}?"
+        hint = " " + _("Did you mean {choices}?").format(
+            choices=alternatives([f"{head} {n}" for n in near], code)
+        )
     else:
-        hint = f" {code(family[0].words[0])} takes {alternatives(subs, code)}."
-    pointer = f"`/callops help {escape(family[0].words[0])}` explains them."
-    return code(" ".join(tokens[:2])), hint, pointer
+        hint = " " + _("{word} takes {choices}.").format(
+            word=code(head), choices=alternatives(subs, code)
+        )
+    pointer = _("{help_command} explains them.").format(
+        help_command=code(f"/callops help {escape(head)}")
+    )
+    typed = " ".join(tokens[: len(tokens) - len(rest) + 1])
+    return code(typed), hint, pointer
+
+
+def _tokens_for(tokens: list[str], words: int) -> int:
+    """How many of ``tokens`` hold the first ``words`` words (folded: ``tam-dung`` is two)."""
+    seen = 0
+    for count, token in enumerate(tokens, start=1):
+        seen += len(fold(token).split())
+        if seen >= words:
+            return count
+    return len(tokens)
+
+
+ALIAS_MARGIN = 15.0
+"""A Vietnamese word is suggested only this close to the best suggestion: ``chien dic``
+is ``chien-dich``, not also ``xem-chien-dich`` and ``chuyen``.  (English suggestions
+are listed as they always were.)"""
+
+
+def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
+    """The nearest commands to words whose first ones start no command: English first
+    words compared with the first word, Vietnamese aliases with as many words."""
+    word = tokens[0]
+    found: dict[str, tuple[float, int]] = {}
+    for choice, score in scored_choices(word, {s.words[0] for s in COMMANDS}):
+        found[choice] = (score, 1)
+    for spec in COMMANDS:
+        written = spec.alias.split()[0]
+        count = _tokens_for(tokens, len(fold(written).split()))
+        for choice, score in scored_choices(" ".join(tokens[:count]), [written]):
+            if score > found.get(choice, (0.0, 0))[0]:
+                found[choice] = (score, count)
+    english = {s.words[0] for s in COMMANDS}
+    top = max((score for score, _count in found.values()), default=0.0)
+    kept = {
+        choice: scored
+        for choice, scored in found.items()
+        if choice in english or scored[0] >= top - ALIAS_MARGIN
+    }
+    best = sorted(kept.items(), key=lambda item: -item[1][0])[:3]
+    near = [choice for choice, _found in best]
+    hint = (
+        " " + _("Did you mean {choices}?").format(choices=alternatives(near, code)) if near else ""
+    )
+    shown = " ".join(tokens[: best[0][1][1]]) if best else word
+    return (
+        code(shown),
+        hint,
+        _("{help_command} lists every command.").format(help_command="`/callops help`"),
+    )
 
 
 HANDLERS = {"help": help_command}

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from rapidfuzz import fuzz, process
 
+from commands.kernel.i18n import _
+
 _SEPARATORS = re.compile(r"[\W_]+")
 _LETTERS_WITHOUT_DECOMPOSITION = str.maketrans({"đ": "d", "Đ": "D", "ł": "l", "Ł": "L"})
 """Letters Unicode does not decompose into a base letter and a mark (đ is its own letter)."""
@@ -49,10 +51,18 @@ def suggest(
     word: str, choices: Iterable[str], *, limit: int = 3, cutoff: float = WORD_CUTOFF
 ) -> list[str]:
     """The choices nearest to ``word`` (best first), compared folded; none below ``cutoff``."""
+    return [choice for choice, _score in scored_choices(word, choices, limit=limit, cutoff=cutoff)]
+
+
+def scored_choices(
+    word: str, choices: Iterable[str], *, limit: int = 3, cutoff: float = WORD_CUTOFF
+) -> list[tuple[str, float]]:
+    """``suggest`` with each choice's score (0-100), to merge several lists of choices
+    (the English command words and the Vietnamese ones) by how near they are."""
     unique = list(dict.fromkeys(choices))
     folded = [fold(c) for c in unique]
     found = process.extract(fold(word), folded, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
-    return [unique[index] for _, _, index in found]
+    return [(unique[index], score) for _match, score, index in found]
 
 
 def _name_score(query: str, name: str, **_: object) -> float:
@@ -77,7 +87,7 @@ def closest_names(query: str, names: Sequence[str], *, limit: int = 5) -> list[t
         limit=limit,
         score_cutoff=NAME_SUGGEST_AT,
     )
-    return [(index, score) for _, score, index in found]
+    return [(index, score) for _match, score, index in found]
 
 
 def clear_winner(scored: Sequence[tuple[int, float]]) -> int | None:
@@ -95,4 +105,4 @@ def alternatives(names: Sequence[str], shown_as: Callable[[str], str] = "`{}`".f
     shown = [shown_as(n) for n in names]
     if len(shown) <= 1:
         return "".join(shown)
-    return ", ".join(shown[:-1]) + " or " + shown[-1]
+    return _("{choices} or {last}").format(choices=", ".join(shown[:-1]), last=shown[-1])

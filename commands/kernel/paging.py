@@ -12,9 +12,10 @@ import json
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
 
 from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun
-from commands.kernel.text import number, plural
+from commands.kernel.text import number
 
 PAGE_ACTION = "callops_page"
 
@@ -38,15 +39,22 @@ def showing(
     offset: int, shown: int, total: int, *, one: str, many: str | None = None
 ) -> ContextBlock:
     """``1 call record.``, ``12 campaigns.``, ``Showing 11–20 of 42 users.``: ``one`` is
-    the noun for one item, ``many`` its plural when adding an s is wrong."""
-    several = many or one + "s"
+    the noun for one item, ``many`` its plural when adding an s is wrong.  Both are
+    English, marked for the catalog by the caller (``N_``), and shown translated."""
+    plural_noun = many or one + "s"
+    several = _(plural_noun)
     if total == 0:
-        text = f"No {several}."
+        text = _("No {items}.").format(items=several)
     elif shown >= total and offset == 0:
-        text = f"{plural(total, one, many)}."
+        noun = _(one) if total == 1 else several
+        text = _("{n} {noun}.").format(n=number(total), noun=noun)
     else:
-        first, last = number(offset + 1), number(offset + shown)
-        text = f"Showing {first}–{last} of {number(total)} {several}."
+        text = _("Showing {first}–{last} of {total} {items}.").format(
+            first=number(offset + 1),
+            last=number(offset + shown),
+            total=number(total),
+            items=several,
+        )
     return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 
@@ -58,7 +66,7 @@ def pager(
     if offset > 0:
         buttons.append(
             ButtonElement(
-                text="◀ Previous",
+                text=_("◀ Previous"),
                 action_id=f"{PAGE_ACTION}_prev",
                 value=page_value(command, offset - page_size),
             )
@@ -66,15 +74,17 @@ def pager(
     if offset + page_size < total:
         buttons.append(
             ButtonElement(
-                text="Next ▶",
+                text=_("Next ▶"),
                 action_id=f"{PAGE_ACTION}_next",
                 value=page_value(command, offset + page_size),
             )
         )
     if any(len(b.value or "") > BUTTON_VALUE_LIMIT for b in buttons):
         # The command is too long to carry in a button; never send a value Slack refuses.
-        note = "More results follow, but this command is too long to page with a button: "
-        note += "narrow it to see them."
+        note = _(
+            "More results follow, but this command is too long to page with a button: "
+            "narrow it to see them."
+        )
         return [ContextBlock(elements=[MarkdownTextObject(text=note)])]
     return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
 

@@ -20,6 +20,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from commands.kernel.durations import recent_words
+from commands.kernel.i18n import _
+from commands.kernel.matching import fold
 from commands.kernel.text import clock, day, day_time, zone_name
 
 SERVICE_TZ = ZoneInfo("UTC")
@@ -34,6 +36,15 @@ _LABEL = {
     "month": "the last 30 days",
 }
 _DAYS_BACK = {"week": 6, "month": 29}
+PERIOD_ALIASES = {
+    "hom nay": "today",
+    "hom qua": "yesterday",
+    "tuan": "week",
+    "thang": "month",
+}
+"""The Vietnamese period words, folded (``hom-nay``, ``Hôm nay``), to the English ones."""
+MOMENT_ALIASES = {"hom nay": "today", "hom qua": "yesterday", "bay gio": "now"}
+"""The Vietnamese words for a typed bound (``to=hom-nay``), folded, to the English ones."""
 
 
 class PeriodError(ValueError):
@@ -166,8 +177,13 @@ def parse_period(
 ) -> Period:
     """``today``, ``yesterday``, ``week`` or ``month`` (any case); ``None`` means ``default``."""
     chosen = (word or default).strip().lower()
+    chosen = PERIOD_ALIASES.get(fold(chosen), chosen)
     if chosen not in PERIOD_WORDS:
-        raise PeriodError(f"'{word}' is not a period; use one of {', '.join(PERIOD_WORDS)}.")
+        raise PeriodError(
+            _("'{word}' is not a period; use one of {periods}.").format(
+                word=word, periods=", ".join(PERIOD_WORDS)
+            )
+        )
     current = _now(tz, now)
     today = current.date()
     if chosen == "yesterday":
@@ -193,7 +209,7 @@ def parse_moment(
     ``YYYY-MM-DD HH:MM[:SS]`` is that exact moment.
     """
     value = text.strip()
-    lowered = value.lower()
+    lowered = MOMENT_ALIASES.get(fold(value), value.lower())
     current = _now(tz, now)
     day: date | None = None
     if lowered == "today":
@@ -206,16 +222,23 @@ def parse_moment(
         try:
             day = date.fromisoformat(value)
         except ValueError as exc:
-            raise PeriodError(f"'{value}' is not a date ({exc}).") from exc
+            raise PeriodError(
+                _("'{value}' is not a date ({error}).").format(value=value, error=exc)
+            ) from exc
     elif _DATE_TIME.match(value):
         try:
             naive = datetime.fromisoformat(value.replace("T", " "))
         except ValueError as exc:
-            raise PeriodError(f"'{value}' is not a time ({exc}).") from exc
+            raise PeriodError(
+                _("'{value}' is not a time ({error}).").format(value=value, error=exc)
+            ) from exc
         return naive.replace(tzinfo=tz)
     else:
         raise PeriodError(
-            f"'{value}' is not a time; write YYYY-MM-DD, \"YYYY-MM-DD HH:MM\", today or yesterday."
+            _(
+                "'{value}' is not a time; write YYYY-MM-DD, \"YYYY-MM-DD HH:MM\", today or "
+                "yesterday."
+            ).format(value=value)
         )
     if end:
         return _midnight(day + timedelta(days=1), tz) - timedelta(seconds=1)

@@ -15,6 +15,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, Sec
 from slack_sdk.models.views import View
 
 from commands.kernel.block_dicts import block_dict
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.text import escape, truncate
 
 MAX_MESSAGE_BLOCKS = 50
@@ -151,9 +152,8 @@ def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
         return blocks
     kept = blocks[: limit - 1]
     left = len(blocks) - len(kept)
-    kept.append(
-        ContextBlock(elements=[MarkdownTextObject(text=f"_{left} more blocks not shown._")])
-    )
+    more = ngettext("_{n} more block not shown._", "_{n} more blocks not shown._", left)
+    kept.append(ContextBlock(elements=[MarkdownTextObject(text=more.format(n=left))]))
     return kept
 
 
@@ -172,8 +172,11 @@ def error(what: str, how: str | None = None) -> Reply:
     with a pointer to the one page on writing names and values."""
     body = f":warning: {escape(what)}"
     if how:
-        body += f"\nUsage: `/callops {escape(how)}`"
-        body += f"\n_Names and values with spaces: `/callops help {WRITING_TOPIC}`_"
+        usage = _("Usage: {usage}").format(usage=f"`/callops {escape(_(how))}`")
+        hint = _("Names and values with spaces: {help_writing}").format(
+            help_writing=f"`/callops help {WRITING_TOPIC}`"
+        )
+        body += f"\n{usage}\n_{hint}_"
     reply = _one_section(body)
     reply.kind = "error"
     return reply
@@ -184,8 +187,13 @@ WRITING_TOPIC = "writing"
 
 
 _LEADING_EMOJI = re.compile(r"^(:[a-z0-9_+\-]+:\s*)+")
-_USAGE_LINES = re.compile(r"\n+(Usage: `[^`]*`|_[^\n]*_)\s*$")
-"""The ``/callops`` usage line and the italic hint after it: a workflow has no command."""
+
+
+def _usage_lines() -> re.Pattern[str]:
+    """The ``/callops`` usage line and the italic hint after it, in the reader's
+    language: a workflow has no command."""
+    label = re.escape(_("Usage: {usage}").partition("{usage}")[0])
+    return re.compile(rf"\n+({label}`[^`]*`|_[^\n]*_)\s*$")
 
 
 def plain_words(reply: Reply) -> str:
@@ -193,8 +201,9 @@ def plain_words(reply: Reply) -> str:
     step's error): the same words, without the emoji, the ``/callops`` usage line, the
     bold and code marks, and with Slack's escapes undone."""
     text = reply.text.strip()
-    while _USAGE_LINES.search(text):
-        text = _USAGE_LINES.sub("", text).strip()
+    usage_lines = _usage_lines()
+    while usage_lines.search(text):
+        text = usage_lines.sub("", text).strip()
     text = _LEADING_EMOJI.sub("", text)
     text = text.replace("*", "").replace("`", "")
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").strip()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from commands.kernel.i18n import _
 from commands.kernel.matching import clear_winner, closest_names, fold
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -44,11 +45,17 @@ class AmbiguousCampaign(Exception):
     def words(self) -> str:
         """The choice in plain words, where no buttons can be offered (a workflow step)."""
         names = ", ".join(c.campaign_name for c in self.candidates[:10])
-        more = f" and {len(self.candidates) - 10} more" if len(self.candidates) > 10 else ""
-        return (
-            f"Several campaigns start with '{self.query}': {names}{more}. "
-            "Give more of the name, or the campaign's UUID."
-        )
+        if len(self.candidates) > 10:
+            several = _(
+                "Several campaigns start with '{query}': {names} and {more} more. "
+                "Give more of the name, or the campaign's UUID."
+            )
+        else:
+            several = _(
+                "Several campaigns start with '{query}': {names}. "
+                "Give more of the name, or the campaign's UUID."
+            )
+        return several.format(query=self.query, names=names, more=len(self.candidates) - 10)
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ def find_campaign(campaigns: Sequence[Campaign], query: str, *, take_guess: bool
     if take_guess and winner is not None:
         return CampaignMatch(campaigns[winner], query, guessed=True)
     if scored:
-        raise AmbiguousCampaign(query, [campaigns[i] for i, _ in scored], guessed=True)
+        raise AmbiguousCampaign(query, [campaigns[i] for i, _score in scored], guessed=True)
     raise CampaignNotFound(query)
 
 

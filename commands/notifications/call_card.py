@@ -95,17 +95,20 @@ def _status(cdr: Cdr) -> str:
 
 
 def _parties(cdr: Cdr) -> str:
-    source = clip(cdr.from_number, 60) or "unknown"
-    destination = clip(cdr.to_number, 60) or "unknown"
+    source = clip(cdr.from_number, 60) or _("unknown")
+    destination = clip(cdr.to_number, 60) or _("unknown")
     return f"*{source}* → *{destination}*"
 
 
 def _timing(cdr: Cdr) -> str:
-    parts = [f":stopwatch: {duration(cdr.duration)}", f"talk {duration(cdr.billsec)}"]
+    parts = [
+        f":stopwatch: {duration(cdr.duration)}",
+        _("talk {talk}").format(talk=duration(cdr.billsec)),
+    ]
     if cdr.press_key:
-        parts.append(f"pressed {code(truncate(cdr.press_key, 20))}")
+        parts.append(_("pressed {keys}").format(keys=code(truncate(cdr.press_key, 20))))
     if cdr.digits and cdr.digits != cdr.press_key:
-        parts.append(f"digits {code(truncate(cdr.digits, 40))}")
+        parts.append(_("digits {digits}").format(digits=code(truncate(cdr.digits, 40))))
     return " · ".join(parts)
 
 
@@ -114,33 +117,39 @@ def _who(cdr: Cdr, campaign_name: str | None) -> str:
     if campaign_name:
         parts.append(f":mega: {clip(campaign_name, 100)}")
     elif cdr.campaign_uuid:
-        parts.append(f":mega: campaign {code(cdr.campaign_uuid[:8])}")
+        parts.append(_(":mega: campaign {id}").format(id=code(cdr.campaign_uuid[:8])))
     lead = []
     if cdr.customer_fullname.strip():
         lead.append(clip(cdr.customer_fullname.strip(), 80))
     if cdr.lead_uuid:
         lead.append(code(cdr.lead_uuid[:8]))
     if lead:
-        parts.append("lead " + " ".join(lead))
+        parts.append(_("lead {lead}").format(lead=" ".join(lead)))
     if cdr.extension or cdr.username:
         agent = full_name(cdr.fullname) or cdr.username
-        where = f"ext {clip(cdr.extension, 30)}" if cdr.extension else ""
+        where = (
+            _("ext {extension}").format(extension=clip(cdr.extension, 30)) if cdr.extension else ""
+        )
         named = f"({clip(agent, 80)})" if agent else ""
-        parts.append(":bust_in_silhouette: agent " + " ".join(p for p in (where, named) if p))
+        parts.append(
+            _(":bust_in_silhouette: agent {agent}").format(
+                agent=" ".join(p for p in (where, named) if p)
+            )
+        )
     recording = (cdr.recording_url or cdr.autocall_recording_url).strip()
     if recording.lower().startswith(("http://", "https://")):
-        parts.append(link(recording, ":studio_microphone: recording"))
+        parts.append(link(recording, _(":studio_microphone: recording")))
     return " · ".join(parts)
 
 
 def _when(cdr: Cdr, tz: ZoneInfo) -> str:
     moment = started_at(cdr)
     when = f"{day_time(moment, tz)} {zone_name(moment.astimezone(tz))}" if moment else None
-    parts = [f":clock3: {when or 'time unknown'}"]
+    parts = [":clock3: " + (when or _("time unknown"))]
     cause = unknown_cause(cdr.cause)
     if cause:
-        parts.append(f"cause {code(truncate(cause, 60))}")
-    parts.append(f"call {code(truncate(cdr.id, 64))}")
+        parts.append(_("cause {code}").format(code=code(truncate(cause, 60))))
+    parts.append(_("call {id}").format(id=code(truncate(cdr.id, 64))))
     return " · ".join(parts)
 
 
@@ -152,10 +161,11 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
     if who:
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
+    unknown = _("unknown")
+    source = clip(cdr.from_number, 60) or unknown
+    destination = clip(cdr.to_number, 60) or unknown
     text = truncate(
-        f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: "
-        f"{clip(cdr.from_number, 60) or 'unknown'} → {clip(cdr.to_number, 60) or 'unknown'}",
-        300,
+        f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=body)),
@@ -185,12 +195,17 @@ def outcome_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) ->
     """The outcome of an autocall pushed from Slack, as a reply to the message that pushed it."""
     card = call_card(cdr, tz=tz, campaign_name=campaign_name)
     outcome = clip(status_words(cdr.status).lower(), 40)
-    pressed = f", pressed {code(truncate(cdr.press_key, 20))}" if cdr.press_key else ""
-    intro = (
-        f":telephone_receiver: *Outcome of this autocall:* {outcome}{pressed}, "
-        f"talk {duration(cdr.billsec)}"
+    if cdr.press_key:
+        intro = _(
+            ":telephone_receiver: *Outcome of this autocall:* {outcome}, pressed {keys}, "
+            "talk {talk}"
+        )
+    else:
+        intro = _(":telephone_receiver: *Outcome of this autocall:* {outcome}, talk {talk}")
+    intro = intro.format(
+        outcome=outcome, keys=code(truncate(cdr.press_key, 20)), talk=duration(cdr.billsec)
     )
     return CallCard(
-        text=truncate(f"Outcome of the autocall: {outcome}", 300),
+        text=truncate(_("Outcome of the autocall: {outcome}").format(outcome=outcome), 300),
         blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(intro, 3000))), *card.blocks],
     )

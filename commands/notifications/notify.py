@@ -46,11 +46,13 @@ from commands.approvals.actions import (
 from commands.approvals.cards import propose
 from commands.approvals.observe import Observation, register_observer
 from commands.campaigns.control import CampaignRef
+from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
@@ -60,7 +62,7 @@ from commands.kernel.resolve import (
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, escape, number, plural, truncate
+from commands.kernel.text import clip, code, escape, number, truncate
 from storage import ActionKind, NotificationRoute, Storage
 from storage.offload import off_loop
 
@@ -69,7 +71,7 @@ CALLBACK_PREFIX = "/callbacks/"
 USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
-    "[direction=inbound,outbound,local] [presskey]",
+    "[direction=inbound,outbound,local] [presskey] [lang=vi|en]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -117,7 +119,7 @@ def callback_url(public_url: str, token: str) -> str:
 
 def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
-        raise UsageError("Call notifications are not available here (no database).")
+        raise UsageError(_("Call notifications are not available here (no database)."))
     return ctx.storage
 
 
@@ -147,23 +149,32 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
     if sub == "rotate":
         if rest and [w.lower() for w in rest] != ["only"]:
             raise UsageError(
-                "'notify rotate' takes nothing after it, or 'only' to leave the campaigns on "
-                "the old URL behind.",
+                _(
+                    "'notify rotate' takes nothing after it, or 'only' to leave the campaigns on "
+                    "the old URL behind."
+                ),
                 USAGE["rotate"],
             )
         return await rotate(ctx, reattach=not rest)
     subs = [k for k in USAGE if k]
     near = suggest(sub, subs, limit=2)
-    hint = f" Did you mean {alternatives([f'notify {n}' for n in near])}?" if near else ""
+    if near:
+        problem = _("'{word}' is not a notify command. Did you mean {near}? Use {subs}.")
+    else:
+        problem = _("'{word}' is not a notify command. Use {subs}.")
     raise UsageError(
-        f"'{args[0]}' is not a notify command.{hint} Use {alternatives(subs, str)}.",
+        problem.format(
+            word=args[0],
+            near=alternatives([f"notify {n}" for n in near]),
+            subs=alternatives(subs, str),
+        ),
         USAGE[""] + " [add|list|remove|attach|detach|rotate]",
     )
 
 
 def _no_more(rest: list[str], sub: str) -> None:
     if rest:
-        raise UsageError(f"'notify {sub}' takes nothing after it.", USAGE[sub])
+        raise UsageError(_("'notify {sub}' takes nothing after it.").format(sub=sub), USAGE[sub])
 
 
 def _help_lines() -> str:
@@ -179,20 +190,24 @@ async def show(ctx: CommandContext) -> Reply:
     attached = [c for c in campaigns if c.callback_url == url]
     routes = await off_loop(storage.routes.list, ctx.team_id)
     lines = [
-        f":satellite_antenna: *This workspace's callback URL* (keep it secret):\n{code(url)}",
-        (
-            "*Attached campaigns:* " + ", ".join(clip(c.campaign_name, 80) for c in attached)
-            if attached
-            else f"*Attached campaigns:* none yet: {ATTACH_HINT}."
+        _(":satellite_antenna: *This workspace's callback URL* (keep it secret):\n{url}").format(
+            url=code(url)
         ),
-        f"*Routes:* {len(routes)} (`/callops notify list`)",
+        (
+            _("*Attached campaigns:* {campaigns}").format(
+                campaigns=", ".join(clip(c.campaign_name, 80) for c in attached)
+            )
+            if attached
+            else _("*Attached campaigns:* none yet: {hint}.").format(hint=ATTACH_HINT)
+        ),
+        _("*Routes:* {n} (`/callops notify list`)").format(n=len(routes)),
     ]
     blocks: list[Block] = [
-        HeaderBlock(text="Call notifications"),
+        HeaderBlock(text=_("Call notifications")),
         SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000))),
         SectionBlock(text=MarkdownTextObject(text=_help_lines())),
     ]
-    return Reply(text="Call notifications: the callback URL and routes", blocks=blocks)
+    return Reply(text=_("Call notifications: the callback URL and routes"), blocks=blocks)
 
 
 # --- routes -------------------------------------------------------------------------------
@@ -201,7 +216,7 @@ async def show(ctx: CommandContext) -> Reply:
 def _split_values(raw: str, key: str) -> list[str]:
     values = [v.strip() for v in raw.split(",") if v.strip()]
     if not values:
-        raise UsageError(f"{key}= needs at least one value.", USAGE["add"])
+        raise UsageError(_("{key}= needs at least one value.").format(key=key), USAGE["add"])
     return values
 
 
@@ -211,8 +226,10 @@ def _statuses(raw: str) -> list[str]:
         status = normalize_status(value)
         if not _STATUS.match(status):
             raise UsageError(
-                f"'{value}' is not a call status; use words such as answered, busy, "
-                "no-answered, failed.",
+                _(
+                    "'{value}' is not a call status; use words such as answered, busy, "
+                    "no-answered, failed."
+                ).format(value=value),
                 USAGE["add"],
             )
         found.append(status)
@@ -225,7 +242,10 @@ def _directions(raw: str) -> list[str]:
         direction = parse_direction(value)
         if direction is None:
             raise UsageError(
-                f"'{value}' is not a direction; use inbound, outbound or local.", USAGE["add"]
+                _("'{value}' is not a direction; use inbound, outbound or local.").format(
+                    value=value
+                ),
+                USAGE["add"],
             )
         found.append(direction)
     return list(dict.fromkeys(found))
@@ -236,9 +256,12 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = USAGE["add"]
     positional, options = split_options(args)
     if not positional:
-        raise UsageError("Name the channel that should get the call cards.", usage)
-    check_keys(options, ("status", "direction"), what="a route filter", usage=usage)
+        raise UsageError(_("Name the channel that should get the call cards."), usage)
+    check_keys(
+        options, ("status", "direction", LANGUAGE_OPTION), what=_("a route filter"), usage=usage
+    )
     opts = {k.lower(): v for k, v in options.items()}
+    language = post_language(opts, usage)
     statuses = _statuses(opts["status"]) if "status" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
     channel_token, words = positional[0], positional[1:]
@@ -252,7 +275,9 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             try:
                 campaigns.append(pick_campaign(listing, name))
             except CampaignNotFound:
-                raise UsageError(f"No campaign is called or starts with '{name}'.", usage) from None
+                raise UsageError(
+                    _("No campaign is called or starts with '{name}'.").format(name=name), usage
+                ) from None
     route = await off_loop(
         storage.routes.add,
         ctx.team_id,
@@ -262,6 +287,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         statuses=statuses,
         directions=directions,
         presskey_only=presskey,
+        language=language,
     )
     await off_loop(
         storage.audit.append,
@@ -275,16 +301,21 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "statuses": list(statuses),
             "directions": list(directions),
             "presskey": presskey,
+            "language": language,
         },
     )
-    text = f"Route {code(route.id)} added: {describe_route(route, campaign_names(campaigns))}."
+    text = _("Route {id} added: {route}.").format(
+        id=code(route.id), route=describe_route(route, campaign_names(campaigns))
+    )
     url = callback_url(
         _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
     )
     detached = [c for c in campaigns if c.callback_url != url]
     if detached:
         listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
-        text += f"\n{listed} does not send its call records here yet: {ATTACH_HINT}."
+        text += "\n" + _("{campaigns} does not send its call records here yet: {hint}.").format(
+            campaigns=listed, hint=ATTACH_HINT
+        )
     return notice(text, emoji=":white_check_mark:")
 
 
@@ -292,22 +323,24 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
     """A route in words: where its cards go and which calls it lets through."""
     what = []
     if route.campaigns:
-        what.append(
-            "campaign "
-            + ", ".join(
-                f"*{clip(campaign_names[c], 80)}*" if c in campaign_names else code(c[:8])
-                for c in route.campaigns
-            )
+        named = ", ".join(
+            f"*{clip(campaign_names[c], 80)}*" if c in campaign_names else code(c[:8])
+            for c in route.campaigns
         )
+        what.append(_("campaign {campaigns}").format(campaigns=named))
     else:
-        what.append("every campaign")
+        what.append(_("every campaign"))
     if route.statuses:
-        what.append("status " + ", ".join(escape(status_words(s).lower()) for s in route.statuses))
+        statuses = ", ".join(escape(status_words(s).lower()) for s in route.statuses)
+        what.append(_("status {statuses}").format(statuses=statuses))
     if route.directions:
-        what.append(", ".join(escape(d) for d in route.directions) + " calls")
+        directions = ", ".join(escape(d) for d in route.directions)
+        what.append(_("{directions} calls").format(directions=directions))
     if route.presskey_only:
-        what.append("only when a key was pressed")
-    return f"<#{escape(route.channel)}> gets {' · '.join(what)}"
+        what.append(_("only when a key was pressed"))
+    return _("{channel} gets {what}").format(
+        channel=f"<#{escape(route.channel)}>", what=" · ".join(what)
+    ) + post_language_note(route.language)
 
 
 async def list_routes(ctx: CommandContext) -> Reply:
@@ -315,37 +348,46 @@ async def list_routes(ctx: CommandContext) -> Reply:
     routes = await off_loop(storage.routes.list, ctx.team_id)
     if not routes:
         return notice(
-            f"No notification routes yet. Add one with {code('/callops ' + USAGE['add'])}.",
+            _("No notification routes yet. Add one with {command}.").format(
+                command=code("/callops " + USAGE["add"])
+            ),
             emoji=":bell:",
         )
     names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.client())}
     lines = [f"{code(r.id)} {describe_route(r, names)}" for r in routes]
-    blocks: list[Block] = [HeaderBlock(text=f"Notification routes: {len(routes)}")]
+    title = _("Notification routes: {n}").format(n=len(routes))
+    blocks: list[Block] = [HeaderBlock(text=title)]
     for start in range(0, len(lines), 20):
         chunk = "\n".join(lines[start : start + 20])
         blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(chunk, 3000))))
     blocks.append(
         ContextBlock(
             elements=[
-                MarkdownTextObject(text=f"Remove one with {code('/callops notify remove <id>')}.")
+                MarkdownTextObject(
+                    text=_("Remove one with {command}.").format(
+                        command=code("/callops notify remove <id>")
+                    )
+                )
             ]
         )
     )
-    return Reply(text=f"Notification routes: {len(routes)}", blocks=blocks)
+    return Reply(text=title, blocks=blocks)
 
 
 def remove_route(ctx: CommandContext, args: list[str]) -> Reply:
     storage = _storage(ctx)
     if len(args) != 1:
-        raise UsageError("Name one route id (see `/callops notify list`).", USAGE["remove"])
+        raise UsageError(_("Name one route id (see `/callops notify list`)."), USAGE["remove"])
     route_id = args[0].strip().lower()
     if not _ROUTE_ID.match(route_id) or not storage.routes.remove(ctx.team_id, route_id):
         raise UsageError(
-            f"There is no route '{args[0]}'; `/callops notify list` shows their ids.",
+            _("There is no route '{id}'; `/callops notify list` shows their ids.").format(
+                id=args[0]
+            ),
             USAGE["remove"],
         )
     storage.audit.append(ctx.team_id, ctx.user_id, "notify.route.remove", {"route": route_id})
-    return notice(f"Route {code(route_id)} removed.", emoji=":wastebasket:")
+    return notice(_("Route {id} removed.").format(id=code(route_id)), emoji=":wastebasket:")
 
 
 # --- the callback URL -----------------------------------------------------------------
@@ -365,26 +407,40 @@ LISTED = 20
 
 def _campaign_names(names: Sequence[str]) -> str:
     shown = ", ".join(f"*{clip(n, 80)}*" for n in names[:LISTED])
-    return shown + (f" and {number(len(names) - LISTED)} more" if len(names) > LISTED else "")
+    if len(names) <= LISTED:
+        return shown
+    return _("{names} and {n} more").format(names=shown, n=number(len(names) - LISTED))
 
 
 def describe_rotate(params: RotateParams) -> str:
     lines = [
-        "Give this workspace a *new callback URL*. The current one stops working at once "
-        "(do this when it has leaked)."
+        _(
+            "Give this workspace a *new callback URL*. The current one stops working at once "
+            "(do this when it has leaked)."
+        )
     ]
     names = [c.campaign_name or c.campaign_uuid for c in params.campaigns]
     if not names:
-        lines.append("No campaign sends its call records to the current URL.")
+        lines.append(_("No campaign sends its call records to the current URL."))
     elif params.reattach:
         lines.append(
-            f"Re-attach the {plural(len(names), 'campaign')} that use the current URL, in the "
-            f"same step: {_campaign_names(names)} (any other campaign on it by then too)."
+            ngettext(
+                "Re-attach the {n} campaign that use the current URL, in the same step: "
+                "{campaigns} (any other campaign on it by then too).",
+                "Re-attach the {n} campaigns that use the current URL, in the same step: "
+                "{campaigns} (any other campaign on it by then too).",
+                len(names),
+            ).format(n=number(len(names)), campaigns=_campaign_names(names))
         )
     else:
         lines.append(
-            f":warning: {plural(len(names), 'campaign')} keep the old URL and stop sending "
-            f"their call records here: {_campaign_names(names)}."
+            ngettext(
+                ":warning: {n} campaign keep the old URL and stop sending their call records "
+                "here: {campaigns}.",
+                ":warning: {n} campaigns keep the old URL and stop sending their call records "
+                "here: {campaigns}.",
+                len(names),
+            ).format(n=number(len(names)), campaigns=_campaign_names(names))
         )
     return "\n".join(lines)
 
@@ -394,7 +450,7 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     with the campaign's whole body (``set_fields``), each once."""
     storage = env.storage
     if storage is None or not env.team_id:
-        raise ActionRefused("the app's database is not available here")
+        raise ActionRefused(_("the app's database is not available here"))
     public = public_base(env.public_url)
     old_token = await off_loop(storage.callback_tokens.get, env.team_id)
     old_url = callback_url(public, old_token) if old_token else None
@@ -402,7 +458,7 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     if old_url is not None:
         stale = [c for c in await all_campaigns(env.cc) if c.callback_url == old_url]
     new_url = callback_url(public, await off_loop(storage.callback_tokens.rotate, env.team_id))
-    text = "New callback URL in use; the old one stopped working. `/callops notify` shows it."
+    text = _("New callback URL in use; the old one stopped working. `/callops notify` shows it.")
     moved: list[Campaign] = []
     failed: list[tuple[Campaign, str]] = []
     if params.reattach:
@@ -410,25 +466,31 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
             try:
                 await env.cc.campaigns.set_fields(campaign.campaign_uuid, callback_url=new_url)
             except errors.CallCenterError as exc:
-                effect = "its callback may or may not have moved"
+                effect = _("its callback may or may not have moved")
                 failed.append((campaign, describe_failure(exc, effect=effect).text))
             else:
                 moved.append(campaign)
         if moved:
-            text += (
-                f"\nRe-attached {number(len(moved))} of {plural(len(stale), 'campaign')}: "
-                f"{_campaign_names([c.campaign_name for c in moved])}."
+            text += "\n" + ngettext(
+                "Re-attached {moved} of {n} campaign: {campaigns}.",
+                "Re-attached {moved} of {n} campaigns: {campaigns}.",
+                len(stale),
+            ).format(
+                moved=number(len(moved)),
+                n=number(len(stale)),
+                campaigns=_campaign_names([c.campaign_name for c in moved]),
             )
         if failed:
-            text += "\n:warning: Not re-attached: " + "; ".join(
-                f"*{clip(c.campaign_name, 80)}* ({truncate(problem, 200)})"
-                for c, problem in failed[:LISTED]
+            text += "\n" + _(":warning: Not re-attached: {campaigns}").format(
+                campaigns="; ".join(
+                    f"*{clip(c.campaign_name, 80)}* ({truncate(problem, 200)})"
+                    for c, problem in failed[:LISTED]
+                )
             )
     elif stale:
-        text += (
-            f"\n:warning: Still on the old URL: {_campaign_names([c.campaign_name for c in stale])}"
-            f". Attach them again with {ATTACH_HINT}."
-        )
+        text += "\n" + _(
+            ":warning: Still on the old URL: {campaigns}. Attach them again with {hint}."
+        ).format(campaigns=_campaign_names([c.campaign_name for c in stale]), hint=ATTACH_HINT)
     return ActionResult(
         ok=not failed,
         text=text,
@@ -456,14 +518,14 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     )
     note = None
     if stale and reattach:
-        note = "To rotate without moving them: `/callops notify rotate only`."
+        note = _("To rotate without moving them: `/callops notify rotate only`.")
     return await propose(ctx, Proposal(ActionKind.NOTIFY_ROTATE, params, prompt_note=note))
 
 
 def host_of(url: str) -> str:
     """Only the host of another system's URL is shown: its path may hold its own secret."""
     parts = urlsplit(url.strip())
-    return parts.netloc or "another address"
+    return parts.netloc or _("another address")
 
 
 async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) -> Outcome:
@@ -472,7 +534,7 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
     storage = _storage(ctx)
     sub = "attach" if attach else "detach"
     if not args:
-        raise UsageError("Name the campaign.", USAGE[sub])
+        raise UsageError(_("Name the campaign."), USAGE[sub])
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
     url = (
         callback_url(
@@ -483,8 +545,11 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
     )
     name = clip(campaign.campaign_name, 100)
     if campaign.callback_url == url:
-        state = "already sends its call records here" if attach else "has no callback URL"
-        return notice(f"*{name}* {state}; nothing to change.", emoji=":information_source:")
+        if attach:
+            said = _("*{name}* already sends its call records here; nothing to change.")
+        else:
+            said = _("*{name}* has no callback URL; nothing to change.")
+        return notice(said.format(name=name), emoji=":information_source:")
     params = AttachParams(
         campaign_uuid=campaign.campaign_uuid,
         campaign_name=campaign.campaign_name,
@@ -515,19 +580,18 @@ def describe_attach(params: AttachParams) -> str:
     """The change in words, from the stored parameters (for the prompt and the card)."""
     name = clip(params.campaign_name, 100)
     if not params.attach:
-        return (
-            f"Detach campaign *{name}*: its `callback_url` is cleared, so its call records "
+        return _(
+            "Detach campaign *{name}*: its `callback_url` is cleared, so its call records "
             "stop coming to this workspace."
-        )
-    text = (
-        f"Attach campaign *{name}*: the service sends each of its call records to this "
+        ).format(name=name)
+    text = _(
+        "Attach campaign *{name}*: the service sends each of its call records to this "
         "workspace's callback URL, and cards go to the channels the notification routes name."
-    )
+    ).format(name=name)
     if params.replaces_host:
-        text += (
-            f"\n:warning: When asked, it sent them to *{clip(params.replaces_host, 100)}*; "
-            "attaching ends that."
-        )
+        text += "\n" + _(
+            ":warning: When asked, it sent them to *{host}*; attaching ends that."
+        ).format(host=clip(params.replaces_host, 100))
     return text
 
 
@@ -539,11 +603,11 @@ async def execute_attach(params: AttachParams, env: ExecutionEnv) -> ActionResul
         await env.cc.campaigns.set_fields(campaign_uuid, callback_url=url)
     except errors.NotFoundError:
         # set_fields reads the campaign before it writes: nothing was sent.
-        raise ActionRefused("the campaign no longer exists") from None
+        raise ActionRefused(_("the campaign no longer exists")) from None
     if url:
-        text = f"*{name}* now sends its call records here."
+        text = _("*{name}* now sends its call records here.").format(name=name)
     else:
-        text = f"*{name}* no longer sends its call records here."
+        text = _("*{name}* no longer sends its call records here.").format(name=name)
     return ActionResult(ok=True, text=text, data={"campaign_uuid": campaign_uuid})
 
 
@@ -555,35 +619,45 @@ async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observati
     try:
         campaign = await cc.campaigns.get(campaign_uuid)
     except errors.NotFoundError:
-        return Observation(False, f"*{name}* no longer exists; nothing more was sent.")
+        return Observation(
+            False, _("*{name}* no longer exists; nothing more was sent.").format(name=name)
+        )
     if campaign.callback_url == url:
-        where = "sends its call records here" if url else "no longer sends its call records here"
-        return Observation(True, f"*{name}* {where}: the service shows it was done.")
+        if url:
+            done = _("*{name}* sends its call records here: the service shows it was done.")
+        else:
+            done = _(
+                "*{name}* no longer sends its call records here: the service shows it was done."
+            )
+        return Observation(True, done.format(name=name))
     return Observation(
-        False, f"*{name}* was not changed: its callback URL is as before. Ask again if needed."
+        False,
+        _("*{name}* was not changed: its callback URL is as before. Ask again if needed.").format(
+            name=name
+        ),
     )
 
 
 register(
     ActionSpec(
         kind=ActionKind.NOTIFY_ROTATE,
-        title="New callback URL",
-        confirm_label="Rotate the URL",
+        title=N_("New callback URL"),
+        confirm_label=N_("Rotate the URL"),
         params=RotateParams,
         describe=describe_rotate,
         execute=execute_rotate,
-        unknown_outcome="some campaigns may or may not point at the new URL",
+        unknown_outcome=N_("some campaigns may or may not point at the new URL"),
     )
 )
 register(
     ActionSpec(
         kind=ActionKind.NOTIFY_ATTACH,
-        title="Campaign call-record callbacks",
-        confirm_label="Apply",
+        title=N_("Campaign call-record callbacks"),
+        confirm_label=N_("Apply"),
         params=AttachParams,
         describe=describe_attach,
         execute=execute_attach,
-        unknown_outcome="the campaign's callback may or may not have changed",
+        unknown_outcome=N_("the campaign's callback may or may not have changed"),
     )
 )
 register_observer(ActionKind.NOTIFY_ATTACH, observe_attach)

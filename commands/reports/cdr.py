@@ -76,6 +76,7 @@ from commands.kernel.text import (
     truncate,
     zone_name,
 )
+from commands.reports.stats import titled
 
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
@@ -129,27 +130,30 @@ class CdrQuery:
 
     def describe(self, tz: ZoneInfo) -> str:
         """The filters in words, for the context line under the header."""
-        start = day_time(self.start, tz) if self.start else "the beginning"
-        end = day_time(self.end, tz) if self.end else "now"
+        start = day_time(self.start, tz) if self.start else _("the beginning")
+        end = day_time(self.end, tz) if self.end else _("now")
         zone = zone_name((self.end or self.start or datetime.now(tz)).astimezone(tz))
         parts = [f":calendar: {start} → {end} {zone}"]
         if self.record_id:
             parts.append(_("record {id}").format(id=code(self.record_id)))
         if self.phone:
-            parts.append(f"phone {code(self.phone)}")
+            parts.append(_("phone {phone}").format(phone=code(self.phone)))
         if self.extension:
-            parts.append(f"ext {code(self.extension)}")
+            parts.append(_("ext {extension}").format(extension=code(self.extension)))
         if self.status:
-            parts.append(f"status {escape(status_words(self.status).lower())}")
+            status = escape(status_words(self.status).lower())
+            parts.append(_("status {status}").format(status=status))
         if self.direction:
             parts.append(direction_label(self.direction))
         if self.campaign is not None:
-            parts.append(f"campaign *{clip(self.campaign.campaign_name, 150)}*")
+            name = clip(self.campaign.campaign_name, 150)
+            parts.append(_("campaign *{name}*").format(name=name))
         return " · ".join(parts)
 
 
-def _bad(key: str, what: str) -> UsageError:
-    return UsageError(f"{key}= {what}", usage_of("cdr"))
+def _bad(message: str) -> UsageError:
+    """A filter's problem; ``message`` names the key (``phone= needs…``)."""
+    return UsageError(message, usage_of("cdr"))
 
 
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
@@ -157,7 +161,7 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     # A campaign's name may have spaces: ``campaign=Gọi lại khách hàng CT status=busy``.
     positional, options = split_options(args, spaced=("campaign",))
     bare_uuid = False
-    check_keys(options, FILTER_KEYS, what="a filter", usage=usage_of("cdr"))
+    check_keys(options, FILTER_KEYS, what=_("a filter"), usage=usage_of("cdr"))
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
         if _UUID.match(word) and "campaign" not in options and "id" not in options:
@@ -167,46 +171,47 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
             options["phone"] = word
         else:
             raise UsageError(
-                f"'{word}' is not a filter; write filters as key=value, e.g. phone=0912345678.",
+                _(
+                    "'{word}' is not a filter; write filters as key=value, e.g. phone=0912345678."
+                ).format(word=word),
                 usage_of("cdr"),
             )
     for key, value in options.items():
         if not value:
-            raise _bad(key, "needs a value.")
+            raise _bad(_("{key}= needs a value.").format(key=key))
     query = CdrQuery(bare_uuid=bare_uuid)
     if "id" in options:
         if not _RECORD_ID.match(options["id"]):
-            raise UsageError(
+            raise _bad(
                 _(
                     "id= takes a call record's id, or its first {n} characters or more, "
                     "e.g. id=3f2a9c1e."
-                ).format(n=ID_SHOWN),
-                usage_of("cdr"),
+                ).format(n=ID_SHOWN)
             )
         query.record_id = options["id"].lower()
     if "phone" in options:
         if not _PHONE.match(options["phone"]):
-            raise _bad("phone", "takes a phone number of digits, e.g. phone=0912345678.")
+            raise _bad(_("phone= takes a phone number of digits, e.g. phone=0912345678."))
         query.phone = options["phone"]
     if "ext" in options:
         if not _EXTENSION.match(options["ext"]):
-            raise _bad("ext", "takes an extension such as ext=1001.")
+            raise _bad(_("ext= takes an extension such as ext=1001."))
         query.extension = options["ext"]
     if "status" in options:
         if not _STATUS.match(options["status"]):
-            raise _bad("status", "takes a call status such as status=answered or status=busy.")
+            raise _bad(_("status= takes a call status such as status=answered or status=busy."))
         query.status = options["status"]
     if "direction" in options:
         direction = parse_direction(options["direction"])
         if direction is None:
-            raise _bad("direction", "is inbound, outbound or local.")
+            raise _bad(_("direction= is inbound, outbound or local."))
         query.direction = direction
     for key in ("from", "to"):
         if key in options:
             try:
                 moment = parse_moment(options[key], tz, end=key == "to", now=now)
             except PeriodError as exc:
-                raise _bad(key, str(exc)) from exc
+                raise _bad(_("{key}= {problem}").format(key=key, problem=exc)) from exc
             if key == "from":
                 query.start = moment
             else:
@@ -215,34 +220,33 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
         query.end = parse_moment("now", tz, now=now)
         query.start = query.end - DEFAULT_WINDOW
     if query.start is not None and query.end is not None and query.start > query.end:
-        raise UsageError("from= is after to=; the window would be empty.", usage_of("cdr"))
+        raise UsageError(_("from= is after to=; the window would be empty."), usage_of("cdr"))
     query.campaign_query = options.get("campaign")
     return query
 
 
 def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> SectionBlock:
     when = day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True)
-    source = clip(cdr.from_number, 60) or "unknown"
-    destination = clip(cdr.to_number, 60) or "unknown"
+    source = clip(cdr.from_number, 60) or _("unknown")
+    destination = clip(cdr.to_number, 60) or _("unknown")
     status = clip(outcome_words(cdr.status, cdr.cause), 100)
     length = f":stopwatch: {duration(cdr.duration)}"
     if cdr.billsec:
-        length += f" (talk {duration(cdr.billsec)})"
+        length += " " + _("(talk {talk})").format(talk=duration(cdr.billsec))
     details = [f"{status_icon(cdr.status)} {status}", length]
     if cdr.extension:
         agent = full_name(cdr.fullname) or cdr.username
-        details.append(
-            f"ext {clip(cdr.extension, 30)}" + (f" ({clip(agent, 80)})" if agent else "")
-        )
+        extension = _("ext {extension}").format(extension=clip(cdr.extension, 30))
+        details.append(extension + (f" ({clip(agent, 80)})" if agent else ""))
     pressed = cdr.press_key or cdr.digits
     if pressed:
-        details.append(f"pressed {code(truncate(pressed, 20))}")
+        details.append(_("pressed {keys}").format(keys=code(truncate(pressed, 20))))
     name = campaign_names.get(cdr.campaign_uuid)
     if name:
         details.append(f":mega: {clip(name, 100)}")
     recording = cdr.recording_url or cdr.autocall_recording_url
     if recording.strip().lower().startswith(("http://", "https://")):
-        details.append(link(recording, ":studio_microphone: recording"))
+        details.append(link(recording, _(":studio_microphone: recording")))
     text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
         [*details, code(short_id(cdr.id))]
     )
@@ -251,19 +255,21 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
 
 RECORD_COLUMNS = (
     Column(N_("Record")),
-    Column("Time"),
-    Column("Direction"),
-    Column("From"),
-    Column("To"),
-    Column("Status"),
-    Column("Duration", "right"),
-    Column("Talk", "right"),
-    Column("Extension"),
-    Column("Pressed"),
-    Column("Campaign"),
-    Column("Recording"),
+    Column(N_("Time")),
+    Column(N_("Direction")),
+    Column(N_("From")),
+    Column(N_("To")),
+    Column(N_("Status")),
+    Column(N_("Duration"), "right"),
+    Column(N_("Talk"), "right"),
+    Column(N_("Extension")),
+    Column(N_("Pressed")),
+    Column(N_("Campaign")),
+    Column(N_("Recording")),
 )
-DIRECTION_WORD = {"inbound": "in", "outbound": "out", "local": "local"}
+"""Titles in English: ``titled`` translates them for the reader."""
+# Translators: a call's direction in a narrow table column (inbound, outbound, local).
+DIRECTION_WORD = {"inbound": N_("in"), "outbound": N_("out"), "local": N_("local")}
 
 
 def short_id(record_id: str) -> str:
@@ -278,7 +284,7 @@ def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> 
     return [
         short_id(cdr.id),
         day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True),
-        DIRECTION_WORD.get(cdr.direction.lower(), cdr.direction),
+        _direction_word(cdr.direction),
         cdr.from_number,
         cdr.to_number,
         outcome_words(cdr.status, cdr.cause),
@@ -287,8 +293,13 @@ def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> 
         extension,
         cdr.press_key or cdr.digits,
         campaign_names.get(cdr.campaign_uuid),
-        Link(recording.strip(), "recording") if recording.strip() else None,
+        Link(recording.strip(), _("recording")) if recording.strip() else None,
     ]
+
+
+def _direction_word(direction: str) -> str:
+    word = DIRECTION_WORD.get(direction.lower())
+    return _(word) if word else direction
 
 
 def records_reply(
@@ -305,23 +316,26 @@ def records_reply(
     )
     if not records:
         return Reply(
-            text="No call records match.",
+            text=_("No call records match."),
             blocks=[
-                SectionBlock(text=MarkdownTextObject(text=":mag: No call records match.")),
+                SectionBlock(text=MarkdownTextObject(text=_(":mag: No call records match."))),
                 filters,
                 *pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total),
             ],
         )
     page = list(records[:PAGE_SIZE])
-    blocks: list[Block] = [HeaderBlock(text=f"Call records: {number(total)}"), filters]
-    grid = table(RECORD_COLUMNS, [_record_cells(c, ctx.tz, names) for c in page])
+    title = _("Call records: {n}").format(n=number(total))
+    blocks: list[Block] = [HeaderBlock(text=title), filters]
+    grid = table(titled(RECORD_COLUMNS), [_record_cells(c, ctx.tz, names) for c in page])
     if grid is not None:
         blocks.append(grid)
     else:
         blocks.extend(_record(c, ctx.tz, names) for c in page)
-    blocks.append(showing(ctx.offset, len(page), total, one="call record"))
+    blocks.append(
+        showing(ctx.offset, len(page), total, one=_("call record"), many=_("call records"))
+    )
     blocks.extend(pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total))
-    return Reply(text=f"Call records: {number(total)}", blocks=blocks)
+    return Reply(text=title, blocks=blocks)
 
 
 async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
@@ -336,7 +350,9 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
         except CampaignNotFound as exc:
             if not query.bare_uuid:
                 raise _bad(
-                    "campaign", f"matches no campaign: '{exc.query}' is no name, prefix or UUID."
+                    _(
+                        "campaign= matches no campaign: '{query}' is no name, prefix or UUID."
+                    ).format(query=exc.query)
                 ) from exc
             # No campaign has it: a call id (from an autocall's result) is a record's id.
             query.record_id, query.campaign_query = query.campaign_query.lower(), None

@@ -3,6 +3,9 @@
 Drawn with Pillow into a PNG, no plotting library: a bar chart is a few rectangles, and
 drawing them ourselves keeps the output byte-for-byte the same for the same numbers (no
 timestamps, no randomness), so a digest re-posted for the same slot shows the same image.
+
+The words are drawn in the reader's language with Noto Sans (``fonts/``, SIL Open Font
+License), which has every Vietnamese letter; Pillow's built-in font has none of them.
 """
 
 from __future__ import annotations
@@ -10,10 +13,14 @@ from __future__ import annotations
 import functools
 import io
 import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
+
+from commands.kernel.i18n import _
 
 WIDTH = 960
 HEIGHT = 420
@@ -29,6 +36,10 @@ ANSWERED = (46, 182, 125)
 NOT_ANSWERED = (224, 30, 90)
 MUTED = (97, 96, 97)
 
+FONT = Path(__file__).resolve().parent / "fonts" / "NotoSans-Regular.ttf"
+"""Noto Sans Regular, cut to the Latin letters (Vietnamese's included) and punctuation:
+see ``fonts/README.md``."""
+
 
 @dataclass(frozen=True)
 class Bar:
@@ -43,8 +54,26 @@ class Bar:
 
 
 @functools.cache
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    """The chart's font at ``size`` pixels, read once per size."""
+    return ImageFont.truetype(str(FONT), size=size)
+
+
+def _fitted(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont) -> str:
+    """``text`` cut with an ellipsis to the chart's width (a title naming several
+    campaigns in a longer language would run off the picture)."""
+    room = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
+    if draw.textlength(text, font=font) <= room:
+        return text
+    while text and draw.textlength(text + "…", font=font) > room:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def _plain(text: str) -> str:
+    """Composed letters (``ệ`` as one character, not ``e`` and two marks), so each is drawn
+    as the font's own glyph whatever form the service or the catalog wrote it in."""
+    return unicodedata.normalize("NFC", text)
 
 
 @functools.cache
@@ -76,7 +105,9 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     title_font, font, small = _font(18), _font(13), _font(11)
-    draw.text((MARGIN_LEFT, 16), title, fill=INK, font=title_font)
+    draw.text(
+        (MARGIN_LEFT, 16), _fitted(draw, _plain(title), title_font), fill=INK, font=title_font
+    )
 
     plot_left, plot_right = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
     plot_top, plot_bottom = MARGIN_TOP, HEIGHT - MARGIN_BOTTOM
@@ -109,13 +140,15 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
             total_top = min(plot_bottom - round(bar.total * scale), answered_top - 1)
             draw.rectangle([(x0, total_top), (x1, answered_top - 1)], fill=NOT_ANSWERED)
         if i % label_every == 0:
-            width = draw.textlength(bar.label, font=small)
+            label = _plain(bar.label)
+            width = draw.textlength(label, font=small)
             centre = x0 + bar_width / 2
-            draw.text((centre - width / 2, plot_bottom + 6), bar.label, fill=MUTED, font=small)
+            draw.text((centre - width / 2, plot_bottom + 6), label, fill=MUTED, font=small)
 
     # Axis titles: the y title sits above the axis (rotated text would need a second
     # image), the x title centred under the tick labels.
-    draw.text((8, plot_top - 22), "calls", fill=INK, font=font)
+    draw.text((8, plot_top - 22), _plain(_("calls")), fill=INK, font=font)
+    x_label = _plain(x_label)
     x_width = draw.textlength(x_label, font=font)
     draw.text(
         ((plot_left + plot_right) / 2 - x_width / 2, plot_bottom + 28), x_label, fill=INK, font=font
@@ -123,7 +156,8 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
 
     legend_y = HEIGHT - 24
     x = plot_left
-    for colour, name in ((ANSWERED, "answered"), (NOT_ANSWERED, "not answered")):
+    for colour, name in ((ANSWERED, _("answered")), (NOT_ANSWERED, _("not answered"))):
+        name = _plain(name)
         draw.rectangle([(x, legend_y), (x + 12, legend_y + 12)], fill=colour)
         draw.text((x + 18, legend_y - 1), name, fill=INK, font=font)
         x += 30 + round(draw.textlength(name, font=font))

@@ -44,11 +44,12 @@ from callcenter.models import (
     User,
 )
 from commands.calls.live import agents_on_call
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.periods import SERVICE_TZ, Window
 from commands.kernel.text import caption, clip, full_name, parse_service_time
 
-WHOLE = "Whole call center"
-ALL_DIALER = "All autodialer campaigns"
+WHOLE = N_("Whole call center")
+ALL_DIALER = N_("All autodialer campaigns")
 RUNNING = ("start", "running")
 """Campaigns say ``start``; the autodialer statistics say ``running`` for the same state."""
 DROPPED_RATE_WARNING = 3.0
@@ -83,22 +84,30 @@ class Scope:
     def plain(self) -> str:
         """For plain text (a chart title, a notification): not escaped."""
         if self.whole:
-            return WHOLE
-        names = [name or f"campaign {uuid[:8]}" for uuid, name in self.campaigns]
+            return _(WHOLE)
+        names = [name or _("campaign {id}").format(id=uuid[:8]) for uuid, name in self.campaigns]
         if len(names) <= 3:
             return ", ".join(names)
-        return f"{', '.join(names[:2])} and {len(names) - 2} more campaigns"
+        return _more(", ".join(names[:2]), len(names) - 2)
 
     def label(self) -> str:
         """For mrkdwn: each name clipped and escaped."""
         if self.whole:
-            return WHOLE
+            return _(WHOLE)
         names = [
-            clip(name, 60) if name else f"campaign {uuid[:8]}" for uuid, name in self.campaigns
+            clip(name, 60) if name else _("campaign {id}").format(id=uuid[:8])
+            for uuid, name in self.campaigns
         ]
         if len(names) <= 3:
             return ", ".join(f"*{n}*" for n in names)
-        return f"{', '.join(f'*{n}*' for n in names[:2])} and {len(names) - 2} more campaigns"
+        return _more(", ".join(f"*{n}*" for n in names[:2]), len(names) - 2)
+
+
+def _more(names: str, more: int) -> str:
+    """``A, B and 3 more campaigns``: the first names, then how many are left out."""
+    return ngettext("{names} and {n} more campaign", "{names} and {n} more campaigns", more).format(
+        names=names, n=more
+    )
 
 
 # --- calls ----------------------------------------------------------------------------
@@ -447,7 +456,7 @@ class DialerTotals:
         return dropped_rate(self.dropped, self.connected)
 
     def caption(self) -> str:
-        scope = ALL_DIALER if self.scope.whole else self.scope.label()
+        scope = _(ALL_DIALER) if self.scope.whole else self.scope.label()
         return caption(scope, self.window.label())
 
 
@@ -534,7 +543,7 @@ def agent_figures(
 
 def agent_name(a: AgentTime) -> str:
     """Plain text, not escaped."""
-    return full_name(a.first_name, a.middle_name, a.last_name) or a.username or "Unknown agent"
+    return full_name(a.first_name, a.middle_name, a.last_name) or a.username or _("Unknown agent")
 
 
 def occupancy(a: AgentTime) -> float | None:

@@ -9,6 +9,7 @@ paged here; the autodialer statistics are walked with the client's iterator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 from zoneinfo import ZoneInfo
@@ -28,6 +29,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
@@ -51,7 +53,6 @@ from commands.kernel.text import (
     full_name,
     number,
     percent,
-    plural,
     status_label,
     truncate,
 )
@@ -81,6 +82,21 @@ MONITOR_WINDOW_MINUTES = 60
 MAX_WINDOW_MINUTES = 30 * 24 * 60
 TABLE_CHUNK = 2900
 MAX_TABLE_BLOCKS = 4
+ONE_PERIOD = N_("Give one period: today, yesterday, week or month.")
+BY_INTERVAL = {
+    "hour": N_("by hour"),
+    "day": N_("by day"),
+    "week": N_("by week"),
+    "month": N_("by month"),
+}
+"""How a breakdown is cut, in words (the keys are what ``interval=`` takes)."""
+BUCKETS = {
+    "hour": (N_("hour bucket"), N_("hour buckets (quiet ones left out)")),
+    "day": (N_("day bucket"), N_("day buckets (quiet ones left out)")),
+    "week": (N_("week bucket"), N_("week buckets (quiet ones left out)")),
+    "month": (N_("month bucket"), N_("month buckets (quiet ones left out)")),
+}
+"""One bucket, and several with the quiet ones dropped, per ``interval=``."""
 
 
 def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
@@ -94,6 +110,12 @@ def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
     return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in pairs[:10]]
 
 
+def titled(columns: Sequence[Column]) -> tuple[Column, ...]:
+    """A table's columns with their titles in the reader's language (the constants hold
+    the English, marked with ``N_``)."""
+    return tuple(replace(c, title=_(c.title)) for c in columns)
+
+
 # --- stats ----------------------------------------------------------------------------
 
 
@@ -103,8 +125,10 @@ def bucket_label(start: datetime, interval: str, *, multi_day: bool) -> str:
     if interval == "day":
         return day(start)
     if interval == "week":
-        return start.strftime("wk %d %b")
-    return start.strftime("%b %Y")
+        # Translators: a week's bucket in a stats table, a strftime format: "wk 23 Nov".
+        return start.strftime(_("wk %d %b"))
+    # Translators: a month's bucket in a stats table, a strftime format: "Nov 2026".
+    return start.strftime(_("%b %Y"))
 
 
 def _table_blocks(lines: list[str]) -> list[SectionBlock]:
@@ -133,7 +157,9 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
         shown = [(start, c) for start, c in shown if c.calls]
     cut = len(shown) > max_rows
     shown = shown[:max_rows]
-    header = f"{'':<17}{'calls':>7}{'answered':>10}{'rate':>8}  talk"
+    # Column words: each is looked up outside the f-string, where the catalog finds it.
+    calls, answered, rate, talk = _("calls"), _("answered"), _("rate"), _("talk")
+    header = f"{'':<17}{calls:>7}{answered:>10}{rate:>8}  {talk}"
     lines = [header]
     for start, c in shown:
         label = bucket_label(start, interval, multi_day=multi_day)
@@ -143,15 +169,8 @@ def stats_breakdown(buckets: Sequence[Bucket], interval: str, *, multi_day: bool
         )
     blocks: list[Block] = list(_table_blocks(lines))
     if cut or len(shown) < len(buckets):
-        blocks.append(
-            showing(
-                0,
-                len(shown),
-                len(buckets),
-                one=f"{interval} bucket",
-                many=f"{interval} buckets (quiet ones left out)",
-            )
-        )
+        one, quiet = BUCKETS.get(interval, BUCKETS["hour"])
+        blocks.append(showing(0, len(shown), len(buckets), one=_(one), many=_(quiet)))
     return blocks
 
 
@@ -166,34 +185,34 @@ def call_pairs(t: Counts) -> list[tuple[str, str]]:
         (word("not-available"), number(t.not_available)),
         (word("invalid"), number(t.invalid)),
         (
-            "In / out / local",
+            _("In / out / local"),
             f"{number(t.inbound)} / {number(t.outbound)} / {number(t.local)}",
         ),
-        ("Talk time", duration(t.talk_seconds)),
-        ("Average wait", duration(t.average_wait)),
-        ("Average talk", duration(t.average_talk)),
+        (_("Talk time"), duration(t.talk_seconds)),
+        (_("Average wait"), duration(t.average_wait)),
+        (_("Average talk"), duration(t.average_talk)),
     ]
 
 
-def stats_reply(figures: CallFigures, interval: str, *, title: str = "Call statistics") -> Reply:
+def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None) -> Reply:
     """The calls of ``figures`` with a breakdown by ``interval``: ``stats`` and the full
-    report behind a digest."""
+    report behind a digest (``title`` is "Call statistics" unless given)."""
     window = figures.window
     t = figures.totals
+    by = _(BY_INTERVAL[interval]) if interval in BY_INTERVAL else escape(interval)
     blocks: list[Block] = [
-        HeaderBlock(text=truncate(title, 150)),
-        ContextBlock(
-            elements=[MarkdownTextObject(text=f":calendar: {figures.caption()} · by {interval}")]
-        ),
+        HeaderBlock(text=truncate(title or _("Call statistics"), 150)),
+        ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {figures.caption()} · {by}")]),
     ]
     words = f"{figures.scope.plain()}, {window.label()}"
     if t.calls == 0:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=":zzz: No calls.")))
-        return Reply(text=escape(f"No calls: {words}."), blocks=blocks)
-    headline = (
-        f"*{plural(t.calls, 'call')}* · :white_check_mark: *{number(t.answered)} answered "
-        f"({percent(t.answer_rate)})*"
-    )
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=_(":zzz: No calls."))))
+        return Reply(text=escape(_("No calls: {what}.").format(what=words)), blocks=blocks)
+    headline = ngettext(
+        "*{n} call* · :white_check_mark: *{answered} answered ({rate})*",
+        "*{n} calls* · :white_check_mark: *{answered} answered ({rate})*",
+        t.calls,
+    ).format(n=number(t.calls), answered=number(t.answered), rate=percent(t.answer_rate))
     blocks.append(
         SectionBlock(text=MarkdownTextObject(text=headline), fields=_fields(call_pairs(t)))
     )
@@ -205,26 +224,32 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str = "Call stati
     )
     extra = " · ".join(f"{number(n)} {name}" for name, n in others if n)
     if extra:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=f"Also: {extra}")]))
+        also = _("Also: {counts}").format(counts=extra)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=also)]))
     last = window.end - timedelta(seconds=1)
     multi_day = window.start.date() != last.date()
     blocks.extend(stats_breakdown(figures.buckets(interval), interval, multi_day=multi_day))
-    counted = f"{plural(t.calls, 'call')}, {number(t.answered)} answered"
-    return Reply(text=escape(f"{counted}: {words}"), blocks=blocks)
+    counted = ngettext(
+        "{n} call, {answered} answered: {what}", "{n} calls, {answered} answered: {what}", t.calls
+    ).format(n=number(t.calls), answered=number(t.answered), what=words)
+    return Reply(text=escape(counted), blocks=blocks)
 
 
 async def stats(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("stats")
     positional, raw_options = split_options(args)
-    check_keys(raw_options, ("interval",), what="an option of stats", usage=usage)
+    check_keys(raw_options, ("interval",), what=_("an option of stats"), usage=usage)
     options = {k.lower(): v for k, v in raw_options.items()}
     if len(positional) > 1:
-        raise UsageError("Give one period: today, yesterday, week or month.", usage)
+        raise UsageError(_(ONE_PERIOD), usage)
     period = _period(positional[0] if positional else None, ctx, usage)
     interval = options.get("interval", period.default_interval).strip().lower()
     if interval not in INTERVALS:
         raise UsageError(
-            f"interval= is one of {', '.join(INTERVALS)}, not '{options.get('interval')}'.", usage
+            _("interval= is one of {choices}, not '{value}'.").format(
+                choices=", ".join(INTERVALS), value=options.get("interval")
+            ),
+            usage,
         )
     figures = await call_figures(ctx.client(), Scope(), period.window())
     return stats_reply(figures, interval)
@@ -237,14 +262,33 @@ def dialer_line(s: DialerFigures, tz: ZoneInfo) -> str:
     """One autodialer campaign's figures (mrkdwn): the monitor's rows, the wallboard's and
     the digest's campaign lines say it alike."""
     flag = ":warning: " if s.dropped_warning else ""
-    return (
-        f":phone: *{plural(s.calls, 'call')}* · connected *{percent(s.connection_rate)}*"
-        f" · {flag}dropped *{percent(s.dropped_rate)}* ({number(s.dropped)})"
-        f"\n:busts_in_silhouette: {number(s.agents_ready)} ready · {number(s.agents_paused)} "
-        f"paused · {number(s.agents_in_call)} in call of {number(s.agents)}"
-        f" · :clipboard: {plural(s.leads, 'lead')} ({number(s.leads_in_progress)} in progress)"
-        f" · last call {day_time(s.last_call_time, tz)}"
+    calls = ngettext(
+        ":phone: *{n} call* · connected *{connected}* · {flag}dropped *{dropped_rate}* ({dropped})",
+        ":phone: *{n} calls* · connected *{connected}* · {flag}dropped *{dropped_rate}* "
+        "({dropped})",
+        s.calls,
+    ).format(
+        n=number(s.calls),
+        connected=percent(s.connection_rate),
+        flag=flag,
+        dropped_rate=percent(s.dropped_rate),
+        dropped=number(s.dropped),
     )
+    agents = _(
+        ":busts_in_silhouette: {ready} ready · {paused} paused · {in_call} in call of {agents}"
+    ).format(
+        ready=number(s.agents_ready),
+        paused=number(s.agents_paused),
+        in_call=number(s.agents_in_call),
+        agents=number(s.agents),
+    )
+    leads = ngettext(
+        ":clipboard: {n} lead ({in_progress} in progress)",
+        ":clipboard: {n} leads ({in_progress} in progress)",
+        s.leads,
+    ).format(n=number(s.leads), in_progress=number(s.leads_in_progress))
+    last = _("last call {when}").format(when=day_time(s.last_call_time, tz))
+    return f"{calls}\n{agents} · {leads} · {last}"
 
 
 def _monitor_row(s: DialerFigures, tz: ZoneInfo) -> SectionBlock:
@@ -264,25 +308,35 @@ def monitor_reply(
     command: str,
     ctx: CommandContext,
 ) -> Reply:
-    title = f"Autodialer monitor: last {recent_words(round(totals.window.seconds))}"
+    title = _("Autodialer monitor: last {window}").format(
+        window=recent_words(round(totals.window.seconds))
+    )
     scope_line = ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {totals.caption()}")])
     if not items:
         return Reply(
-            text="No autodialer statistics.",
+            text=_("No autodialer statistics."),
             blocks=[
                 HeaderBlock(text=title),
                 scope_line,
                 SectionBlock(
-                    text=MarkdownTextObject(text=":zzz: No autodialer campaigns to show.")
+                    text=MarkdownTextObject(text=_(":zzz: No autodialer campaigns to show."))
                 ),
             ],
         )
     ordered = sorted(items, key=lambda s: (not s.running, -s.calls, s.name))
-    headline = (
-        f"*{plural(totals.calls, 'call')}* · connected *{percent(totals.connection_rate)}* · "
-        f"dropped *{percent(totals.dropped_rate)}* · "
-        f"{number(totals.running)} of {plural(totals.campaigns, 'campaign')} running"
+    calls = ngettext(
+        "*{n} call* · connected *{connected}* · dropped *{dropped}*",
+        "*{n} calls* · connected *{connected}* · dropped *{dropped}*",
+        totals.calls,
+    ).format(
+        n=number(totals.calls),
+        connected=percent(totals.connection_rate),
+        dropped=percent(totals.dropped_rate),
     )
+    running = ngettext(
+        "{running} of {n} campaign running", "{running} of {n} campaigns running", totals.campaigns
+    ).format(running=number(totals.running), n=number(totals.campaigns))
+    headline = f"{calls} · {running}"
     page = ordered[ctx.offset : ctx.offset + MONITOR_PAGE_SIZE]
     blocks: list[Block] = [
         HeaderBlock(text=title),
@@ -290,15 +344,18 @@ def monitor_reply(
         SectionBlock(text=MarkdownTextObject(text=headline)),
     ]
     blocks.extend(_monitor_row(s, ctx.tz) for s in page)
-    blocks.append(showing(ctx.offset, len(page), len(ordered), one="campaign"))
+    blocks.append(
+        showing(ctx.offset, len(page), len(ordered), one=_("campaign"), many=_("campaigns"))
+    )
     blocks.extend(pager(command, ctx.offset, MONITOR_PAGE_SIZE, len(ordered)))
-    return Reply(text=f"{title}: {plural(totals.calls, 'call')}", blocks=blocks)
+    text = ngettext("{title}: {n} call", "{title}: {n} calls", totals.calls)
+    return Reply(text=text.format(title=title, n=number(totals.calls)), blocks=blocks)
 
 
 async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("monitor")
     positional, options = split_options(args)
-    check_keys(options, ("window",), what="an option of monitor", usage=usage)
+    check_keys(options, ("window",), what=_("an option of monitor"), usage=usage)
     minutes = MONITOR_WINDOW_MINUTES
     for value in options.values():
         minutes = parse_minutes(
@@ -311,8 +368,10 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
         queries = campaign_queries(positional, campaigns)
         if len(queries) > MONITOR_MAX_CAMPAIGNS:
             raise UsageError(
-                f"monitor watches up to {MONITOR_MAX_CAMPAIGNS} named campaigns at once, not "
-                f"{len(queries)}; name fewer, or none to see every autodialer campaign.",
+                _(
+                    "monitor watches up to {most} named campaigns at once, not {count}; "
+                    "name fewer, or none to see every autodialer campaign."
+                ).format(most=MONITOR_MAX_CAMPAIGNS, count=len(queries)),
                 usage,
             )
         for query in queries:
@@ -321,7 +380,8 @@ async def monitor(ctx: CommandContext, args: list[str]) -> Reply:
                 matches.append(find_campaign(campaigns, query, take_guess=True))
             except CampaignNotFound as exc:
                 raise UsageError(
-                    f"No campaign is named '{exc.query}' or starts with it.", usage
+                    _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
+                    usage,
                 ) from exc
     uuids = list(dict.fromkeys(m.campaign.campaign_uuid for m in matches))
     names = {m.campaign.campaign_uuid: m.campaign.campaign_name for m in matches}
@@ -352,10 +412,18 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
         f"*{clip(agent_name(a), 100)}*"
         + (f" `{clip(a.username, 60)}`" if a.username else "")
         + "\n"
-        f":speech_balloon: talk *{duration(a.total_talk_sec)}* · :hourglass: wait "
-        f"{duration(a.total_wait_sec)} · :double_vertical_bar: pause {duration(a.total_pause_sec)}"
-        f" · :memo: wrap-up {duration(a.total_dispo_sec)} · occupancy "
-        f"{percent(occupancy(a), 0)} · {login}"
+        + _(
+            ":speech_balloon: talk *{talk}* · :hourglass: wait {wait} · "
+            ":double_vertical_bar: pause {pause} · :memo: wrap-up {wrap_up} · "
+            "occupancy {occupancy} · {logged_in}"
+        ).format(
+            talk=duration(a.total_talk_sec),
+            wait=duration(a.total_wait_sec),
+            pause=duration(a.total_pause_sec),
+            wrap_up=duration(a.total_dispo_sec),
+            occupancy=percent(occupancy(a), 0),
+            logged_in=login,
+        )
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
@@ -370,6 +438,7 @@ def _period_listing(
     rows: Sequence[Row],
     row: Callable[[Row], SectionBlock],
     one: str,
+    many: str,
     command: str,
     grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
@@ -379,7 +448,7 @@ def _period_listing(
     blocks: list[Block] = [
         HeaderBlock(text=title),
         ContextBlock(
-            elements=[MarkdownTextObject(text=f":calendar: {caption(WHOLE, window.label())}")]
+            elements=[MarkdownTextObject(text=f":calendar: {caption(_(WHOLE), window.label())}")]
         ),
     ]
     if not rows:
@@ -391,21 +460,22 @@ def _period_listing(
         blocks.append(drawn)
     else:
         blocks.extend(row(item) for item in page)
-    blocks.append(showing(ctx.offset, len(page), len(rows), one=one))
+    blocks.append(showing(ctx.offset, len(page), len(rows), one=one, many=many))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
 
 
 AGENT_COLUMNS = (
-    Column("Agent"),
-    Column("Username"),
-    Column("Talk", "right"),
-    Column("Wait", "right"),
-    Column("Pause", "right"),
-    Column("Wrap-up", "right"),
-    Column("Occupancy", "right"),
-    Column("Logged in"),
+    Column(N_("Agent")),
+    Column(N_("Username")),
+    Column(N_("Talk"), "right"),
+    Column(N_("Wait"), "right"),
+    Column(N_("Pause"), "right"),
+    Column(N_("Wrap-up"), "right"),
+    Column(N_("Occupancy"), "right"),
+    Column(N_("Logged in")),
 )
+"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
@@ -425,7 +495,7 @@ def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
 def agents_reply(
     rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Agent time: {window.word or 'the period'}"
+    title = _("Agent time: {period}").format(period=window.word or _("the period"))
     ordered = sorted(rows, key=lambda a: (-a.total_talk_sec, a.username))
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
@@ -435,31 +505,39 @@ def agents_reply(
         title,
         window,
         ctx,
-        empty="No agent time",
-        headline=f"*{plural(len(ordered), 'agent')}* · talk *{duration(talk)}* · "
-        f"wait {duration(wait)} · pause {duration(pause)}",
+        empty=_("No agent time"),
+        headline=ngettext(
+            "*{n} agent* · talk *{talk}* · wait {wait} · pause {pause}",
+            "*{n} agents* · talk *{talk}* · wait {wait} · pause {pause}",
+            len(ordered),
+        ).format(
+            n=number(len(ordered)), talk=duration(talk), wait=duration(wait), pause=duration(pause)
+        ),
         rows=ordered,
         row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
-        one="agent",
+        one=_("agent"),
+        many=_("agents"),
         command=command,
         grid=lambda page: table(
-            AGENT_COLUMNS, [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
+            titled(AGENT_COLUMNS), [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
         ),
     )
     if not ordered:
-        return Reply(text=escape(f"No agent time: {window.label()}."), blocks=blocks)
-    return Reply(
-        text=f"{title}: {plural(len(ordered), 'agent')}, talk {duration(talk)}", blocks=blocks
-    )
+        text = _("No agent time: {window}.").format(window=window.label())
+        return Reply(text=escape(text), blocks=blocks)
+    text = ngettext(
+        "{title}: {n} agent, talk {talk}", "{title}: {n} agents, talk {talk}", len(ordered)
+    ).format(title=title, n=number(len(ordered)), talk=duration(talk))
+    return Reply(text=text, blocks=blocks)
 
 
 def _period_only(name: str, args: list[str], ctx: CommandContext) -> Period:
     usage = usage_of(name)
     positional, options = split_options(args)
     if options:
-        raise UsageError(f"{name} takes no options; give a period only.", usage)
+        raise UsageError(_("{name} takes no options; give a period only.").format(name=name), usage)
     if len(positional) > 1:
-        raise UsageError("Give one period: today, yesterday, week or month.", usage)
+        raise UsageError(_(ONE_PERIOD), usage)
     return _period(positional[0] if positional else None, ctx, usage)
 
 
@@ -478,30 +556,50 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
     name = full_name(e.firstname, e.middlename, e.lastname) or e.username
     c = Counts.of_extension(e)
     text = (
-        f"*{clip(e.extension, 30) or '–'}*" + (f" {clip(name, 100)}" if name else "") + "\n"
-        f":phone: *{plural(c.calls, 'call')}* · :white_check_mark: {number(c.answered)} "
-        f"({percent(c.answer_rate)}) · :no_entry: {number(c.busy)} busy · "
-        f"{number(c.line_busy)} line busy · :hourglass: {number(c.no_answer)} no answer · "
-        f":no_mobile_phones: {number(c.not_available)} unavailable · "
-        f"in {number(c.inbound)} / out {number(c.outbound)} / local {number(c.local)}"
+        f"*{clip(e.extension, 30) or '–'}*"
+        + (f" {clip(name, 100)}" if name else "")
+        + "\n"
+        + ngettext(
+            ":phone: *{n} call* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
+            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
+            ":no_mobile_phones: {unavailable} unavailable · "
+            "in {inbound} / out {outbound} / local {local}",
+            ":phone: *{n} calls* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
+            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
+            ":no_mobile_phones: {unavailable} unavailable · "
+            "in {inbound} / out {outbound} / local {local}",
+            c.calls,
+        ).format(
+            n=number(c.calls),
+            answered=number(c.answered),
+            rate=percent(c.answer_rate),
+            busy=number(c.busy),
+            line_busy=number(c.line_busy),
+            no_answer=number(c.no_answer),
+            unavailable=number(c.not_available),
+            inbound=number(c.inbound),
+            outbound=number(c.outbound),
+            local=number(c.local),
+        )
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 EXTENSION_COLUMNS = (
-    Column("Extension"),
-    Column("Name"),
-    Column("Calls", "right"),
-    Column("Answered", "right"),
-    Column("Answer rate", "right"),
-    Column("Busy", "right"),
-    Column("Line busy", "right"),
-    Column("No answer", "right"),
-    Column("Unavailable", "right"),
-    Column("In", "right"),
-    Column("Out", "right"),
-    Column("Local", "right"),
+    Column(N_("Extension")),
+    Column(N_("Name")),
+    Column(N_("Calls"), "right"),
+    Column(N_("Answered"), "right"),
+    Column(N_("Answer rate"), "right"),
+    Column(N_("Busy"), "right"),
+    Column(N_("Line busy"), "right"),
+    Column(N_("No answer"), "right"),
+    Column(N_("Unavailable"), "right"),
+    Column(N_("In"), "right"),
+    Column(N_("Out"), "right"),
+    Column(N_("Local"), "right"),
 )
+"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _extension_cells(e: ExtensionCounters) -> list[Cell]:
@@ -525,25 +623,36 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
 def extensions_reply(
     rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = f"Calls per extension: {window.word or 'the period'}"
+    title = _("Calls per extension: {period}").format(period=window.word or _("the period"))
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
     blocks = _period_listing(
         title,
         window,
         ctx,
-        empty="No extension calls",
-        headline=f"*{plural(total.calls, 'call')}* on {plural(len(ordered), 'extension')} · "
-        f":white_check_mark: *{number(total.answered)} answered ({percent(total.answer_rate)})*",
+        empty=_("No extension calls"),
+        headline=_extensions_headline(total, len(ordered)),
         rows=ordered,
         row=_extension_row,
-        one="extension",
+        one=_("extension"),
+        many=_("extensions"),
         command=command,
-        grid=lambda page: table(EXTENSION_COLUMNS, [_extension_cells(e) for e in page]),
+        grid=lambda page: table(titled(EXTENSION_COLUMNS), [_extension_cells(e) for e in page]),
     )
     if not ordered:
-        return Reply(text=escape(f"No extension calls: {window.label()}."), blocks=blocks)
-    return Reply(text=f"{title}: {plural(total.calls, 'call')}", blocks=blocks)
+        text = _("No extension calls: {window}.").format(window=window.label())
+        return Reply(text=escape(text), blocks=blocks)
+    text = ngettext("{title}: {n} call", "{title}: {n} calls", total.calls)
+    return Reply(text=text.format(title=title, n=number(total.calls)), blocks=blocks)
+
+
+def _extensions_headline(total: Counts, extensions: int) -> str:
+    on = ngettext("{n} extension", "{n} extensions", extensions).format(n=number(extensions))
+    calls = ngettext("*{n} call* on {extensions}", "*{n} calls* on {extensions}", total.calls)
+    answered = _(":white_check_mark: *{answered} answered ({rate})*").format(
+        answered=number(total.answered), rate=percent(total.answer_rate)
+    )
+    return f"{calls.format(n=number(total.calls), extensions=on)} · {answered}"
 
 
 async def extensions(ctx: CommandContext, args: list[str]) -> Reply:

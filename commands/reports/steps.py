@@ -10,6 +10,7 @@ from __future__ import annotations
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes
 from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
 from commands.kernel.periods import parse_period
 from commands.kernel.phones import normalize_phone
@@ -110,11 +111,11 @@ LOOKUP_OUTPUTS = (
 async def figures(ctx: CommandContext, run: StepRun) -> Outcome:
     query = run.text("campaign")
     if not query:
-        return StepFailed("Which campaign? Give the autodialer campaign's name or UUID.")
+        return StepFailed(_("Which campaign? Give the autodialer campaign's name or UUID."))
     window = run.text("window")
     try:
         minutes = (
-            parse_minutes(window, longest_minutes=MAX_WINDOW_MINUTES, name="The window")
+            parse_minutes(window, longest_minutes=MAX_WINDOW_MINUTES, name=_("The window"))
             if window
             else MONITOR_WINDOW_MINUTES
         )
@@ -124,8 +125,10 @@ async def figures(ctx: CommandContext, run: StepRun) -> Outcome:
     campaign = pick_campaign(await all_campaigns(cc), query)
     if campaign.type != "autodialer":
         return StepFailed(
-            f"{campaign.campaign_name} is a {campaign.type} campaign; the service keeps these "
-            "figures for autodialer campaigns."
+            _(
+                "{name} is a {type} campaign; the service keeps these figures for autodialer "
+                "campaigns."
+            ).format(name=campaign.campaign_name, type=campaign.type)
         )
     found = [
         s
@@ -135,7 +138,9 @@ async def figures(ctx: CommandContext, run: StepRun) -> Outcome:
         if s.campaign_uuid == campaign.campaign_uuid
     ]
     if not found:
-        return StepFailed(f"The service has no figures for {campaign.campaign_name}.")
+        return StepFailed(
+            _("The service has no figures for {name}.").format(name=campaign.campaign_name)
+        )
     stats = found[0]
     return StepCompleted(
         {
@@ -152,7 +157,7 @@ async def figures(ctx: CommandContext, run: StepRun) -> Outcome:
 async def call_lookup(ctx: CommandContext, run: StepRun) -> Outcome:
     raw = run.text("phone")
     if not raw:
-        return StepFailed("Give the phone number to look up.")
+        return StepFailed(_("Give the phone number to look up."))
     phone = parse_query([f"phone={normalize_phone(raw)}"], ctx.tz).phone or ""
     period = parse_period(LOOKUP_PERIOD, ctx.tz)
     start, end = period.service_bounds()
@@ -161,7 +166,9 @@ async def call_lookup(ctx: CommandContext, run: StepRun) -> Outcome:
         if latest is None or record.time_started > latest.time_started:
             latest = record
     if latest is None:
-        return StepFailed(f"No call with {phone} in {period.label}.")
+        return StepFailed(
+            _("No call with {phone} in {period}.").format(phone=phone, period=period.label)
+        )
     started = parse_service_time(latest.time_started)
     recording = latest.recording_url or latest.autocall_recording_url
     return StepCompleted(

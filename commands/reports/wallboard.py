@@ -40,6 +40,7 @@ from commands.calls.live import direction_label, state_label
 from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
+from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
@@ -128,7 +129,11 @@ async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
         words = describe_failure(exc)
         return Unavailable(words.inline, refused=words.key_refused)
     except TimeoutError:
-        return Unavailable(f"the call-center service gave no answer within {seconds:g}s")
+        return Unavailable(
+            _("the call-center service gave no answer within {seconds}s").format(
+                seconds=f"{seconds:g}"
+            )
+        )
 
 
 async def _campaigns(cc: CallCenter) -> list[Campaign]:
@@ -183,8 +188,9 @@ def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
     return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
 
 
-def _unavailable(title: str, failure: Unavailable) -> SectionBlock:
-    return _section(f":warning: *{title} unavailable*: {failure.reason}.")
+def _unavailable(message: str, failure: Unavailable) -> SectionBlock:
+    """A section that could not be read: ``message`` (translated) has ``{reason}``."""
+    return _section(message.format(reason=failure.reason))
 
 
 def shown_url(url: str) -> str:
@@ -209,9 +215,11 @@ def _connection(snap: Snapshot, base: str) -> SectionBlock:
     elif len(failures) == 5:
         text = f":red_circle: *{base}*: {failures[0].reason}."
     elif failures:
-        text = f":large_yellow_circle: Connected to *{base}*; some figures are unavailable below."
+        text = _(
+            ":large_yellow_circle: Connected to *{base}*; some figures are unavailable below."
+        ).format(base=base)
     else:
-        text = f":large_green_circle: Connected to *{base}*"
+        text = _(":large_green_circle: Connected to *{base}*").format(base=base)
     return _section(text)
 
 
@@ -235,26 +243,32 @@ def _campaign_row(
     if stats is not None:
         detail = dialer_line(stats, tz)
     elif c.type == "autodialer":
-        detail = "rates unavailable" if dialer_down else "no dialer figures yet"
+        detail = _("rates unavailable") if dialer_down else _("no dialer figures yet")
     else:
         mode = mode_label(c.mode_call)
-        detail = f"{mode} · {number(c.concurrent_call)} concurrent"
+        detail = _("{mode} · {n} concurrent").format(mode=mode, n=number(c.concurrent_call))
     return _section(f"{head}\n{detail}")
 
 
 def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if isinstance(snap.campaigns, Unavailable):
-        return [_unavailable("Campaigns", snap.campaigns)]
+        return [_unavailable(_(":warning: *Campaigns unavailable*: {reason}."), snap.campaigns)]
     campaigns = snap.campaigns
-    blocks: list[Block] = [_section(f"*Campaigns*\n{_status_counts(campaigns)}")]
+    blocks: list[Block] = [_section(_("*Campaigns*") + f"\n{_status_counts(campaigns)}")]
     if isinstance(snap.dialer, Unavailable):
-        blocks.append(_context(f":warning: Dialer rates unavailable: {snap.dialer.reason}."))
+        blocks.append(
+            _context(
+                _(":warning: Dialer rates unavailable: {reason}.").format(reason=snap.dialer.reason)
+            )
+        )
     else:
         window = Window.back_from(snap.now, WINDOW_MINUTES, tz)
         blocks.append(
             _context(
-                f":calendar: Dialer figures: {caption(ALL_DIALER, window.label())}; "
-                "leads in progress and agents at this moment"
+                _(
+                    ":calendar: Dialer figures: {scope}; "
+                    "leads in progress and agents at this moment"
+                ).format(scope=caption(_(ALL_DIALER), window.label()))
             )
         )
     active = sorted(
@@ -262,7 +276,7 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
         key=lambda c: (c.status not in RUNNING, c.campaign_name.casefold()),
     )
     if not active:
-        blocks.append(_context(":zzz: No campaign is running or paused."))
+        blocks.append(_context(_(":zzz: No campaign is running or paused.")))
         return blocks
     stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
@@ -271,8 +285,10 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if len(shown) < len(active):
         blocks.append(
             _context(
-                f"Showing {len(shown)} of {number(len(active))} running and paused campaigns; "
-                "`/callops campaigns` lists them all."
+                _(
+                    "Showing {shown} of {n} running and paused campaigns; "
+                    "`/callops campaigns` lists them all."
+                ).format(shown=len(shown), n=number(len(active)))
             )
         )
     return blocks
@@ -281,8 +297,8 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
 def _call_line(call: ActiveCall, now: datetime) -> str:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(call.source, 60) or "unknown"
-    destination = clip(call.destination, 60) or "unknown"
+    source = clip(call.source, 60) or _("unknown")
+    destination = clip(call.destination, 60) or _("unknown")
     return (
         f"*{source}* → *{destination}* · {direction_label(call.direction)} · "
         f"{state_label(call.state)} · :stopwatch: {elapsed}"
@@ -291,16 +307,15 @@ def _call_line(call: ActiveCall, now: datetime) -> str:
 
 def _call_blocks(snap: Snapshot) -> list[Block]:
     if isinstance(snap.calls, Unavailable):
-        return [_unavailable("Live calls", snap.calls)]
+        return [_unavailable(_(":warning: *Live calls unavailable*: {reason}."), snap.calls)]
     live = live_figures(snap.calls, snap.moment)
     where = _context(f":calendar: {live.caption()}")
     if live.calls == 0:
-        return [_section("*Live calls*\n:telephone_receiver: No live calls right now."), where]
+        return [_section(_("*Live calls*\n:telephone_receiver: No live calls right now.")), where]
     split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in live.by_direction)
+    on_line = _("*Live calls* · *{n}* on the line").format(n=number(live.calls))
     blocks: list[Block] = [
-        _section(
-            f"*Live calls* · *{number(live.calls)}* on the line" + (f"\n{split}" if split else "")
-        ),
+        _section(on_line + (f"\n{split}" if split else "")),
         where,
     ]
     calls = sorted(snap.calls.data, key=lambda c: c.created_time)
@@ -310,63 +325,69 @@ def _call_blocks(snap: Snapshot) -> list[Block]:
     if len(shown) < live.calls:
         blocks.append(
             _context(
-                f"Showing the {len(shown)} longest of {number(live.calls)} live calls; "
-                "`/callops calls` lists them all with Transfer buttons."
+                _(
+                    "Showing the {shown} longest of {n} live calls; "
+                    "`/callops calls` lists them all with Transfer buttons."
+                ).format(shown=len(shown), n=number(live.calls))
             )
         )
     return blocks
 
 
 def _agent_blocks(snap: Snapshot) -> list[Block]:
+    unavailable = _(":warning: *Agents unavailable*: {reason}.")
     if isinstance(snap.users, Unavailable):
-        return [_unavailable("Agents", snap.users)]
+        return [_unavailable(unavailable, snap.users)]
     if isinstance(snap.calls, Unavailable):
-        return [_unavailable("Agents", snap.calls)]
+        return [_unavailable(unavailable, snap.calls)]
     agents = agent_figures(snap.users, snap.calls.data, snap.moment)
     return [
         SectionBlock(
-            text=MarkdownTextObject(text="*Agents*"),
+            text=MarkdownTextObject(text=_("*Agents*")),
             fields=_fields(
                 [
-                    (":large_green_circle: Logged in", number(agents.logged_in)),
-                    (":telephone_receiver: In call", number(agents.in_call)),
-                    (":white_circle: Free", number(agents.free)),
-                    (":busts_in_silhouette: With an extension", number(agents.staffed)),
+                    (_(":large_green_circle: Logged in"), number(agents.logged_in)),
+                    (_(":telephone_receiver: In call"), number(agents.in_call)),
+                    (_(":white_circle: Free"), number(agents.free)),
+                    (_(":busts_in_silhouette: With an extension"), number(agents.staffed)),
                 ]
             ),
         ),
         _context(
-            f":calendar: {agents.caption()} · each person counted once; ready and paused "
-            "are per campaign, on the campaign rows"
+            _(
+                ":calendar: {scope} · each person counted once; ready and paused "
+                "are per campaign, on the campaign rows"
+            ).format(scope=agents.caption())
         ),
     ]
 
 
 def _today_blocks(snap: Snapshot) -> list[Block]:
     if isinstance(snap.today, Unavailable):
-        return [_unavailable("Today's totals", snap.today)]
+        return [_unavailable(_(":warning: *Today's totals unavailable*: {reason}."), snap.today)]
     figures = snap.today
     t = figures.totals
     where = _context(f":calendar: {figures.caption()}")
     if t.calls == 0:
-        return [_section("*Today*\n:zzz: No calls yet today."), where]
+        return [_section(_("*Today*\n:zzz: No calls yet today.")), where]
     pairs = [
-        (":phone: Calls", number(t.calls)),
-        (":white_check_mark: Answered", f"{number(t.answered)} ({percent(t.answer_rate)})"),
-        (":no_entry: Busy", number(t.busy)),
-        (":no_entry_sign: Line busy", number(t.line_busy)),
-        (":hourglass: No answer", number(t.no_answer)),
-        (":speech_balloon: Talk time", duration(t.talk_seconds)),
+        (_(":phone: Calls"), number(t.calls)),
+        (_(":white_check_mark: Answered"), f"{number(t.answered)} ({percent(t.answer_rate)})"),
+        (_(":no_entry: Busy"), number(t.busy)),
+        (_(":no_entry_sign: Line busy"), number(t.line_busy)),
+        (_(":hourglass: No answer"), number(t.no_answer)),
+        (_(":speech_balloon: Talk time"), duration(t.talk_seconds)),
     ]
-    return [SectionBlock(text=MarkdownTextObject(text="*Today*"), fields=_fields(pairs)), where]
+    today = MarkdownTextObject(text=_("*Today*"))
+    return [SectionBlock(text=today, fields=_fields(pairs)), where]
 
 
 def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
     """The wallboard for one snapshot (no service calls: render and test it on its own)."""
     base = shown_url(ctx.base_url or (ctx.cc.base_url if ctx.cc else "") or "")
     blocks: list[Block] = [
-        HeaderBlock(text=":telephone_receiver: Call center wallboard"),
-        _connection(snap, base or "the call-center service"),
+        HeaderBlock(text=_(":telephone_receiver: Call center wallboard")),
+        _connection(snap, base or _("the call-center service")),
         DividerBlock(),
         *_campaign_blocks(snap, ctx.tz),
         DividerBlock(),
@@ -378,10 +399,10 @@ def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
         DividerBlock(),
     ]
     footer: list[Block] = [
-        _context(f"Updated {snap.moment.label().removeprefix('now, ')}"),
+        _context(_("Updated {moment}").format(moment=snap.moment.label().removeprefix("now, "))),
         ActionsBlock(
             block_id="home_controls",
-            elements=[ButtonElement(text="Refresh", action_id=REFRESH_ACTION, value="refresh")],
+            elements=[ButtonElement(text=_("Refresh"), action_id=REFRESH_ACTION, value="refresh")],
         ),
     ]
     # The rows above are capped well under the limit; this keeps the footer whatever happens.
@@ -401,13 +422,15 @@ async def wallboard(
 def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
-        HeaderBlock(text=":wave: Welcome to callops"),
+        HeaderBlock(text=_(":wave: Welcome to callops")),
         _section(
-            "callops runs your call center from Slack:\n"
-            "• start, pause and stop campaigns, with approvals for the risky steps\n"
-            "• see live calls and transfer them, look up call records and statistics\n"
-            "• scheduled digests and alerts in your channels\n"
-            "• this tab becomes a live wallboard of campaigns, calls and agents"
+            _(
+                "callops runs your call center from Slack:\n"
+                "• start, pause and stop campaigns, with approvals for the risky steps\n"
+                "• see live calls and transfer them, look up call records and statistics\n"
+                "• scheduled digests and alerts in your channels\n"
+                "• this tab becomes a live wallboard of campaigns, calls and agents"
+            )
         ),
         DividerBlock(),
     ]
@@ -415,9 +438,11 @@ def not_connected_home(role: Role) -> View:
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(
-                    text=":electric_plug: This workspace is not connected to a call-center "
-                    "service yet. Connect it with the service's URL and an API key; the key is "
-                    "checked before it is saved, stored encrypted and never shown again."
+                    text=_(
+                        ":electric_plug: This workspace is not connected to a call-center "
+                        "service yet. Connect it with the service's URL and an API key; the key "
+                        "is checked before it is saved, stored encrypted and never shown again."
+                    )
                 )
             )
         )
@@ -426,7 +451,7 @@ def not_connected_home(role: Role) -> View:
                 block_id="home_controls",
                 elements=[
                     ButtonElement(
-                        text="Connect",
+                        text=_("Connect"),
                         action_id=HOME_CONNECT_ACTION,
                         value="connect",
                         style="primary",
@@ -437,11 +462,13 @@ def not_connected_home(role: Role) -> View:
     else:
         blocks.append(
             _section(
-                ":electric_plug: This workspace is not connected to a call-center service yet. "
-                "Ask a callops admin to connect it (`/callops connect`)."
+                _(
+                    ":electric_plug: This workspace is not connected to a call-center service "
+                    "yet. Ask a callops admin to connect it (`/callops connect`)."
+                )
             )
         )
-    blocks.append(_context("Type `/callops help` in any channel to see every command."))
+    blocks.append(_context(_("Type `/callops help` in any channel to see every command.")))
     return View(type="home", callback_id="callops_home", blocks=blocks)
 
 
@@ -460,8 +487,8 @@ def _status_modal(blocks: list[Block]) -> View:
     return View(
         type="modal",
         callback_id=STATUS_CALLBACK,
-        title="Call-center status",
-        close="Close",
+        title=_("Call-center status"),
+        close=_("Close"),
         blocks=blocks,
     )
 
@@ -480,7 +507,9 @@ async def status_modal(ctx: CommandContext) -> View:
             ActionsBlock(
                 block_id="status_controls",
                 elements=[
-                    ButtonElement(text="Refresh", action_id=STATUS_REFRESH_ACTION, value="refresh")
+                    ButtonElement(
+                        text=_("Refresh"), action_id=STATUS_REFRESH_ACTION, value="refresh"
+                    )
                 ],
             )
         )
@@ -493,7 +522,7 @@ async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     async def fill() -> View:
         return await status_modal(ctx)
 
-    loading = _status_modal([_section(":hourglass_flowing_sand: Asking the call center…")])
+    loading = _status_modal([_section(_(":hourglass_flowing_sand: Asking the call center…"))])
     return OpenModal(loading, fill=fill)
 
 

@@ -13,11 +13,11 @@ are checked.
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from commands.kernel.catalog import usage_of
@@ -138,18 +138,33 @@ def numbers_in_csv(source: io.TextIOBase) -> Iterator[tuple[int, str | None]]:
         yield line, found
 
 
-def read_dnc_file(path: Path) -> tuple[list[str], int]:
-    """The numbers of a do-not-call file, and how many rows had none (a first row without
-    one is its header, and blank rows are nothing)."""
-    numbers: list[str] = []
-    skipped = 0
+@dataclass
+class FileCount:
+    """What reading a do-not-call file found, counted as it streams by."""
+
+    numbers: int = 0
+    skipped: int = 0
+
+
+def dnc_file_numbers(path: Path, count: FileCount) -> Iterator[str]:
+    """The numbers of a do-not-call file, one at a time (a registry file has millions:
+    none is kept), counting them and the rows without one (a first row without one is
+    its header, and blank rows are nothing)."""
     with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as source:
         for line, phone in numbers_in_csv(source):
             if phone is not None:
-                numbers.append(phone)
+                count.numbers += 1
+                yield phone
             elif line > 1:
-                skipped += 1
-    return numbers, skipped
+                count.skipped += 1
+
+
+def add_dnc_file(storage: Storage, team_id: str, path: Path) -> tuple[int, FileCount]:
+    """Read and store a whole file in one transaction (blocking: run it off the loop);
+    how many numbers were new, and what the file held."""
+    count = FileCount()
+    added = storage.calling_rules.add_dnc(team_id, dnc_file_numbers(path, count))
+    return added, count
 
 
 async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -178,34 +193,33 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
                     out.write(chunk)
         except FileDownloadError as exc:
             return error(f"{escape(shared.name)}: {escape(exc.message)}")
-        numbers, skipped = await asyncio.to_thread(read_dnc_file, path)
-    if not numbers:
+        added, count = await off_loop(add_dnc_file, storage, ctx.team_id, path)
+    if not count.numbers:
         return error(
             _("{file} has no phone number the service would accept.").format(
                 file=escape(shared.name)
             )
         )
-    added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
     await off_loop(
         storage.audit.append,
         ctx.team_id,
         ctx.user_id,
         "dnc.upload",
-        {"file": shared.name, "numbers": len(numbers), "added": added},
+        {"file": shared.name, "numbers": count.numbers, "added": added},
     )
     text = _(
         "Read {read} numbers from {file}: {added} new on the do-not-call list, {known} "
         "already there."
     ).format(
-        read=number(len(numbers)),
+        read=number(count.numbers),
         file=escape(shared.name),
         added=number(added),
-        known=number(len(set(numbers)) - added),
+        known=number(count.numbers - added),
     )
-    if skipped:
-        text += " " + ngettext("{n} row had no number.", "{n} rows had no number.", skipped).format(
-            n=number(skipped)
-        )
+    if count.skipped:
+        text += " " + ngettext(
+            "{n} row had no number.", "{n} rows had no number.", count.skipped
+        ).format(n=number(count.skipped))
     return notice(text, emoji=":no_entry_sign:")
 
 

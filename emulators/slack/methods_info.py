@@ -42,7 +42,7 @@ async def users_info(core: Core, call: ApiCall) -> JSON:
     user = _team_user(core, call, call.text("user"))
     body = user_json(user, core.clock.now())
     if call.flag("include_locale"):
-        body["locale"] = "en-US"
+        body["locale"] = user.locale  # only when asked for, as Slack does
     return {"user": body}
 
 

@@ -34,6 +34,8 @@ class User:
     is_owner: bool = False
     tz: str = "UTC"
     email: str | None = None
+    locale: str = "en-US"
+    """What ``users.info`` says with ``include_locale`` (the person's Slack language)."""
     is_bot: bool = False
     bot_id: str | None = None
     deleted: bool = False

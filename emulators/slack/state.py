@@ -114,6 +114,7 @@ class State:
         is_owner: bool = False,
         tz: str = "UTC",
         email: str | None = None,
+        locale: str = "en-US",
     ) -> User:
         with self._lock:
             self.team(team_id)
@@ -126,6 +127,7 @@ class State:
                 is_owner=is_owner,
                 tz=tz,
                 email=email,
+                locale=locale,
             )
             if user.id in self.users:
                 raise ValueError(f"user {user.id} already exists")

@@ -321,7 +321,7 @@ class SlackStandIn:
         )
 
     def add_user(self, team: str, name: str, **fields: Any) -> User:
-        """Fields: id, real_name, is_admin, is_owner, tz, email."""
+        """Fields: id, real_name, is_admin, is_owner, tz, email, locale."""
         return self.core.state.add_user(team, name, **fields)
 
     def add_channel(

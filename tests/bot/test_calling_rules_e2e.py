@@ -16,6 +16,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
     ask,
+    button_ids,
     campaigns,
     card_in,
     card_now,
@@ -269,3 +270,26 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
                 assert value <= 17 * 60 * minute, (key, value)
             if key.endswith("_start_time") and value:
                 assert value >= 8 * 60 * minute, (key, value)
+
+
+async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_them(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    card = await ask(slack, f"campaign {target.campaign_uuid}")
+    assert "Calling rules apply" in shown(card)
+    assert "rules_advertising_switch" in button_ids(card)
+    seen = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    assert "Calling rules apply" in shown(seen)
+    assert "rules_advertising_switch" not in button_ids(seen)  # only admins switch
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="rules_advertising_switch", ephemeral_ts=card["ts"]
+    )
+    after = await slack.wait_for(
+        lambda: next((m for m in slack.ephemerals(SUPERVISOR) if "do not apply" in shown(m)), None)
+    )
+    assert "an admin said it is not advertising" in shown(after)
+    rules = app.storage.calling_rules.rules(TEAM)
+    assert rules.of(target.campaign_uuid).advertising is False
+    assert "rules.advertising" in [e.action for e in app.storage.audit.entries(TEAM)]

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import io
+import unicodedata
+from pathlib import Path
 
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
-from commands.reports.chart import ANSWERED, HEIGHT, NOT_ANSWERED, WIDTH, Bar, render_bar_chart
+from commands.kernel.i18n import _, use_language
+from commands.reports.chart import (
+    ANSWERED,
+    FONT,
+    HEIGHT,
+    NOT_ANSWERED,
+    WIDTH,
+    Bar,
+    _font,
+    render_bar_chart,
+)
 
 
 def _bars() -> list[Bar]:
@@ -66,3 +79,60 @@ def test_a_part_too_small_for_the_scale_still_shows() -> None:
 def test_an_empty_period_still_draws_axes() -> None:
     png = render_bar_chart([], title="Calls per day", x_label="day (UTC)")
     Image.open(io.BytesIO(png)).verify()
+
+
+# --- the font: Vietnamese letters drawn, not boxes ------------------------------------
+
+
+def _seeded_text() -> set[str]:
+    """Every character of the emulator's seeded strings: campaign, agent, customer,
+    carrier, group and place names, templates."""
+    root = Path(__file__).resolve().parents[2] / "emulators" / "pbx"
+    chars: set[str] = set()
+    for module in ("seed.py", "fakedata.py"):
+        for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                chars.update(node.value)
+    return {c for c in chars if c.isprintable() and not c.isspace()}
+
+
+def _drawn(font: ImageFont.FreeTypeFont, char: str) -> bytes:
+    image = Image.new("L", (48, 48))
+    ImageDraw.Draw(image).text((8, 8), char, font=font, fill=255)
+    return image.tobytes()
+
+
+def test_the_chart_font_has_every_letter_of_the_seeded_names() -> None:
+    """A character the font lacks is drawn as its .notdef box: the same pixels as a
+    code point no font has."""
+    font = _font(20)
+    box = _drawn(font, "\U0010fffd")
+    chars = _seeded_text()
+    assert "ệ" in chars and "Đ" in chars  # the seed is Vietnamese
+    missing = sorted(c for c in chars if _drawn(font, c) == box)
+    assert not missing, f"no glyph for {''.join(missing)!r} in {FONT.name}"
+
+
+def test_the_chart_draws_in_the_readers_language() -> None:
+    english = render_bar_chart(_bars(), title="Telesale HCM", x_label="hour (UTC)")
+    with use_language("vi"):
+        vietnamese = render_bar_chart(_bars(), title="Telesale HCM", x_label="hour (UTC)")
+        translated = _("answered") != "answered"
+    assert (vietnamese != english) == translated
+
+
+def test_decomposed_marks_are_drawn_as_the_composed_letter() -> None:
+    composed = "Telesale thử tận dụng HCM"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert decomposed != composed
+    assert render_bar_chart(_bars(), title=decomposed, x_label="x") == render_bar_chart(
+        _bars(), title=composed, x_label="x"
+    )
+
+
+def test_a_title_too_long_for_the_chart_is_cut_not_run_off_the_edge() -> None:
+    title = ", ".join(["Gọi lại khách hàng chăm sóc sau bán hàng CT"] * 6)
+    png = render_bar_chart(_bars(), title=title, x_label="giờ (UTC+07)")
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    edge = {image.getpixel((x, y)) for x in range(WIDTH - 20, WIDTH) for y in range(10, 44)}
+    assert edge == {(255, 255, 255)}

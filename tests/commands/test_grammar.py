@@ -118,7 +118,16 @@ def test_the_words_that_named_a_campaign_are_replaced_in_place() -> None:
 
 @given(
     st.lists(
-        st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=0, max_size=12),
+        st.text(
+            # Curly quotes are read as straight ones (some Slack clients type them), so no
+            # word tokenize gives back holds one: the words a button carries never do.
+            alphabet=st.characters(
+                blacklist_categories=("Cs", "Cc"),
+                blacklist_characters="\u201c\u201d\u201e\u2018\u2019",
+            ),
+            min_size=0,
+            max_size=12,
+        ),
         max_size=6,
     )
 )

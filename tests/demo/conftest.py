@@ -17,7 +17,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, Route, async_playwright, expect
 
 from bot.demo import Demo, running_demo
-from emulators.slack import CALL_CENTER, SUPERVISOR
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -31,6 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 WAIT_MS = 10_000
+APPROVE: Final = "Phê duyệt"
+"""The approval card's Approve button: cards go to #approvals, which reads the demo
+workspace's language, Vietnamese."""
 LOOP: Final = "session"
 """Browser tests run on the session's event loop, the one the shared browser lives on:
 mark a test module with ``pytestmark = BROWSER``."""
@@ -40,6 +43,9 @@ BROWSER = pytest.mark.asyncio(loop_scope=LOOP)
 @pytest_asyncio.fixture(loop_scope=LOOP)
 async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
     async with running_demo(port=0, workdir=tmp_path) as running:
+        # The demo keeps Decree 91's hours; its browser tests must not depend on the time
+        # they run (tests/bot/test_calling_rules_e2e.py tests the hours).
+        running.rt.storage.calling_rules.set_hours(TEAM, (0, 0))
         yield running
     assert running.slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
 

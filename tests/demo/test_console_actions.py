@@ -9,7 +9,7 @@ from bot.demo import Demo
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import APPROVE, BROWSER, Console
 
 pytestmark = BROWSER
 
@@ -39,22 +39,22 @@ async def test_pause_from_the_campaign_card(console: Console, demo: Demo) -> Non
     card = console.ephemerals.filter(
         has=console.page.locator(".header-block", has_text=campaign.campaign_name)
     ).last
-    await card.locator("button", has_text="Pause").click()
+    await card.locator("[data-action-id='campaign_control_pause']").click()
 
     # Slack's confirm dialog asks first; confirming it is the confirm.
     dialog = console.page.locator("#confirm")
-    await expect(dialog).to_contain_text(f"Pause {campaign.campaign_name}?")
+    await expect(dialog).to_contain_text(campaign.campaign_name)
     assert await status_of(demo, campaign.campaign_uuid) == "start", "nothing before the confirm"
-    await dialog.locator("button", has_text="Pause").click()
+    await dialog.locator("button.primary").click()
 
-    outcome = console.messages.filter(has_text="Confirmed by @sofia").last
-    await expect(outcome).to_contain_text(f"{campaign.campaign_name} is now")
-    await expect(outcome).to_contain_text("paused")
+    # The card itself is redrawn: Start instead of Pause (in whichever language Sofia reads).
+    await expect(card.locator("[data-action-id='campaign_control_pause']")).to_have_count(0)
+    await expect(card.locator("[data-action-id='campaign_control_start']")).to_have_count(1)
     assert await status_of(demo, campaign.campaign_uuid) == "pause"
-    # The card itself now says paused, and offers Start instead of Pause.
-    await expect(card).to_contain_text("Confirmed by @sofia")
-    await expect(card.locator("button", has_text="Pause")).to_have_count(0)
-    await expect(card.locator("button", has_text="Start")).to_have_count(1)
+    # And the channel has the request's card, confirmed by her.
+    posted = console.page.locator("#messages .message:not(.ephemeral)")
+    outcome = posted.filter(has_text=campaign.campaign_name).filter(has_text="@sofia").last
+    await expect(outcome).to_be_visible()
 
 
 async def test_start_requested_by_the_agent_and_approved_by_the_supervisor(
@@ -77,17 +77,17 @@ async def test_start_requested_by_the_agent_and_approved_by_the_supervisor(
     card = console.messages.filter(has_text="Start campaign").last
     await expect(card).to_contain_text(name)
     await expect(card).to_contain_text("Requested by @alex")
-    await card.locator("button", has_text="Approve").click()
+    await card.locator("button", has_text=APPROVE).click()
     refusal = console.ephemerals.last
     await expect(refusal).to_contain_text("someone else has to approve it")
     assert await status_of(demo, campaign.campaign_uuid) == "pause", "alex cannot approve"
 
     await console.switch_user(SUPERVISOR)
     card = console.messages.filter(has_text="Start campaign").last
-    await card.locator("button", has_text="Approve").click()
+    await card.locator("button", has_text=APPROVE).click()
     await expect(card).to_contain_text("Approved by @sofia")
     await expect(card).to_contain_text("running")
-    await expect(card.locator("button", has_text="Approve")).to_have_count(0)
+    await expect(card.locator("button", has_text=APPROVE)).to_have_count(0)
     assert await status_of(demo, campaign.campaign_uuid) == "start"
 
     await console.go("home")

@@ -8,7 +8,7 @@ from playwright.async_api import expect
 from bot.demo import Demo
 from callcenter import CallCenter
 from emulators.slack import APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import APPROVE, BROWSER, Console
 
 pytestmark = BROWSER
 
@@ -44,4 +44,4 @@ async def test_submit_the_autocall_modal(console: Console, demo: Demo) -> None:
     card = console.messages.filter(has_text="0912345678").last
     await expect(card).to_contain_text(name)
     await expect(card).to_contain_text("Requested by @sofia")
-    await expect(card.locator("button", has_text="Approve")).to_be_visible()
+    await expect(card.locator("button", has_text=APPROVE)).to_be_visible()

@@ -10,7 +10,7 @@ from bot.demo import Demo
 from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import APPROVE, BROWSER, Console
 
 pytestmark = BROWSER
 
@@ -44,7 +44,7 @@ async def test_the_sample_csv_is_shared_and_its_leads_uploaded(
     await console.switch_user(SUPERVISOR)
     await console.go(APPROVALS)
     card = console.messages.filter(has_text=SAMPLE_NAME).last
-    await card.locator("button", has_text="Approve").click()
+    await card.locator("button", has_text=APPROVE).click()
     await expect(card).to_contain_text("Uploaded 20 leads")
     async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
         after = await cc.lists.get(target.default_list_uuid)

@@ -132,6 +132,11 @@ async def test_users_and_conversations(slack: SlackStandIn, client: AsyncWebClie
     boss = (await client.users_info(user=SUPERVISOR))["user"]
     assert boss["is_admin"] is True and boss["tz"] == "Europe/Paris"
     assert boss["profile"]["real_name"] == "Sofia Supervisor"
+    assert "locale" not in boss  # only when asked for, as Slack does
+    slack.add_user("T0001", "lan", id="U0098", locale="vi-VN", tz="Asia/Ho_Chi_Minh")
+    lan = (await client.users_info(user="U0098", include_locale=True))["user"]
+    assert (lan["locale"], lan["tz"]) == ("vi-VN", "Asia/Ho_Chi_Minh")
+    assert (await client.users_info(user=AGENT, include_locale=True))["user"]["locale"] == "en-US"
     manager = (await client.users_info(user=MANAGER))["user"]
     assert manager["is_admin"] is False and manager["tz"] == "America/New_York"
     assert manager["tz_offset"] in (-4 * 3600, -5 * 3600)

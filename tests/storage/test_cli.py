@@ -336,7 +336,13 @@ def test_db_migrate_brings_an_old_database_to_the_latest_schema(
     cli: Cli, empty_db_url: str, box: SecretBox
 ) -> None:
     old = open_database(empty_db_url, target_version=1)
-    Storage(old, box).workspaces.connect("T1", "http://127.0.0.1:9", "kept-key")
+    # Written as version 1 has it: today's stores write today's columns.
+    raw(
+        old,
+        "INSERT INTO workspaces (team_id, base_url, api_key_enc, timezone, created_at, "
+        "updated_at, connected_at) VALUES ('T1', 'http://127.0.0.1:9', :key, 'UTC', 1, 1, 1)",
+        {"key": box.encrypt("kept-key")},
+    )
     old.close()
 
     code, out, err = cli("db", "migrate", "--db", empty_db_url)
@@ -367,6 +373,8 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     team = "T1"
     store.workspaces.ensure("T2", timezone="Europe/Berlin")
     store.roles.set_role(team, "U_OP", Role.OPERATOR, granted_by="U_ADMIN")
+    store.people.seen(team, "U_OP", "vi-VN", "Asia/Ho_Chi_Minh")
+    store.people.choose_language(team, "U_OP", "en")
     store.policies.set(team, ActionKind.LEAD_UPLOAD, KindPolicy(Mode.APPROVAL, approvers=("U7",)))
     pushed = store.approvals.create(team, ActionKind.AUTOCALL_PUSH, {"phone": "0912"}, "U_OP")
     store.approvals.decide(
@@ -414,6 +422,9 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.alerts.mark_fired(team, alert.id, "camp-1", 7.5)
     store.notices.open(team, "service", detail="down", channel="C1")
     store.audit.append(team, "U_OP", "campaign.start", {"campaign": "Summer"})
+    store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
+    store.calling_rules.add_dnc(team, ["0912345678"])
+    store.calling_rules.record_push(team, "0987654321", "camp-1")
     return {"callback": callback, "oauth_state": state}
 
 

@@ -80,7 +80,13 @@ def test_a_version_1_database_upgrades_and_keeps_its_data(
     old = open_database(empty_db_url, target_version=1)
     assert read_schema_version(old) == 1
     assert "digests" not in old.table_names()
-    Storage(old, box).workspaces.connect("T1", "http://127.0.0.1:9", "secret-key")
+    # Written as version 1 has it: today's stores write today's columns.
+    raw(
+        old,
+        "INSERT INTO workspaces (team_id, base_url, api_key_enc, timezone, created_at, "
+        "updated_at, connected_at) VALUES ('T1', 'http://127.0.0.1:9', :key, 'UTC', 1, 1, 1)",
+        {"key": box.encrypt("secret-key")},
+    )
     old.close()
 
     with Storage.open(empty_db_url, box) as upgraded:

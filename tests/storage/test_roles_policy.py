@@ -126,18 +126,19 @@ def test_nonsense_policies_are_refused() -> None:
 
 
 def test_a_requests_role_workspace_and_key_are_read_together(store: Storage) -> None:
-    assert store.requester("T1", "U1") == (None, None, None)
+    assert store.requester("T1", "U1") == (None, None, None, None)
     store.workspaces.connect("T1", "https://pbx.example.test", "key-of-team-one")
     store.roles.set_role("T1", "U1", Role.OPERATOR)
-    role, workspace, api_key = store.requester("T1", "U1")
+    role, workspace, api_key, person = store.requester("T1", "U1")
     assert role is Role.OPERATOR
     assert workspace is not None and workspace.team_id == "T1"
     assert workspace.base_url == "https://pbx.example.test"
     assert api_key == "key-of-team-one"
+    assert person is None  # never seen, never chose a language
     # Another person of the same team: no role of their own, the same workspace.
     assert store.requester("T1", "U2")[0] is None
-    assert store.requester("T1", "U2")[1:] == (workspace, "key-of-team-one")
-    assert store.requester("T2", "U1") == (None, None, None)
+    assert store.requester("T1", "U2")[1:] == (workspace, "key-of-team-one", None)
+    assert store.requester("T2", "U1") == (None, None, None, None)
 
 
 def test_a_commands_claim_reads_its_requester_once(store: Storage) -> None:
@@ -153,4 +154,4 @@ def test_a_commands_claim_reads_its_requester_once(store: Storage) -> None:
     assert store.dedup.mark_event("*", "sig:one") is False
     # Another request of someone without a workspace: first, with nothing to read.
     other, nothing = store.mark_event_reading_requester("*", "sig:two", ("T9", "U9"))
-    assert other is True and nothing == (None, None, None)
+    assert other is True and nothing == (None, None, None, None)

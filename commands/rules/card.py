@@ -1,0 +1,117 @@
+"""The calling rules on a campaign's card: whether they apply, and the switch for admins.
+
+The switch is the card's way of saying ``rules advertising <campaign> on|off``: the
+same change, audited the same way; its value is parsed like any value Slack sends back,
+and one that does not parse changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    MarkdownTextObject,
+)
+
+from callcenter.models import Campaign
+from commands.kernel.context import CommandContext
+from commands.kernel.i18n import _, ngettext
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.reply import Outcome, Rerun, error
+from commands.kernel.text import number
+from commands.rules.guard import OUTBOUND_TYPES, by_type, is_advertising, window_words
+from storage import Role
+from storage.calling_rules import CallingRules
+from storage.offload import off_loop
+
+log = logging.getLogger(__name__)
+
+SWITCH = "rules_advertising_switch"
+
+
+class SwitchValue(BaseModel):
+    """What the switch carries: the campaign, and whether the rules should apply."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    campaign_uuid: str
+    on: bool
+
+
+def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Block]:
+    """Whether the rules apply to an outbound campaign (nothing for inbound and manual
+    ones), with the switch for admins."""
+    if campaign.type not in OUTBOUND_TYPES:
+        return []
+    applies = is_advertising(campaign, rules)
+    if applies:
+        text = ngettext(
+            ":scales: *Calling rules apply*: advertising calls {window}, at most {n} call "
+            "to a number in 24 hours, never to the do-not-call list.",
+            ":scales: *Calling rules apply*: advertising calls {window}, at most {n} calls "
+            "to a number in 24 hours, never to the do-not-call list.",
+            rules.frequency,
+        ).format(
+            window=window_words(rules.hours_of(campaign.campaign_uuid)),
+            n=number(rules.frequency),
+        )
+    elif by_type(campaign):
+        text = _(":scales: The calling rules do not apply: an admin said it is not advertising.")
+    else:
+        text = _(":scales: The calling rules do not apply: OTP calls are not advertising.")
+    blocks: list[Block] = [ContextBlock(elements=[MarkdownTextObject(text=text)])]
+    if role.at_least(Role.ADMIN):
+        value = SwitchValue(campaign_uuid=campaign.campaign_uuid, on=not applies)
+        button = ButtonElement(
+            text=_("Not advertising") if applies else _("Apply the calling rules"),
+            action_id=SWITCH,
+            value=value.model_dump_json(),
+            confirm=ConfirmObject(
+                title=_("Not advertising?"),
+                text=_(
+                    "Its calls will no longer be held to the calling hours, the limit per "
+                    "number or the do-not-call list. Only do this for calls that are not "
+                    "advertising (OTPs, service calls)."
+                ),
+                confirm=_("Not advertising"),
+                deny=_("Cancel"),
+            )
+            if applies
+            else None,
+        )
+        blocks.append(ActionsBlock(elements=[button]))
+    return blocks
+
+
+async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    try:
+        value = SwitchValue.model_validate_json(click.value)
+    except ValidationError:
+        log.info("calling-rules switch with a value that does not parse")
+        return error(_("This button is out of date; run the command again."))
+    if ctx.storage is None:
+        return error(_("The app's database is not available here."))
+    await off_loop(
+        ctx.storage.calling_rules.set_advertising,
+        ctx.team_id,
+        value.campaign_uuid,
+        value.on,
+        by=ctx.user_id,
+    )
+    await off_loop(
+        ctx.storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "rules.advertising",
+        {"campaign_uuid": value.campaign_uuid, "advertising": value.on},
+    )
+    return Rerun(f"campaign {value.campaign_uuid}")
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(SWITCH, switch_clicked, role=Role.ADMIN),))

@@ -1,0 +1,37 @@
+"""The demo's people and workspace as a visitor meets them, without a browser: Sofia
+uses Slack in Vietnamese and reads callops so, Alex in English; the workspace's
+language is Vietnamese and its time zone Vietnam's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.demo import Demo
+from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR
+from tests.bot.test_commands_e2e import shown
+from tests.demo.conftest import BROWSER
+
+pytestmark = BROWSER  # the demo fixture lives on the session's loop
+
+
+async def typed(demo: Demo, text: str, user: str) -> dict[str, Any]:
+    before = len(demo.slack.ephemerals(user))
+    delivery = await demo.slack.driver.slash_command(user=user, channel=CALL_CENTER, text=text)
+    assert delivery.in_time
+    return await demo.slack.wait_for(
+        lambda: (
+            demo.slack.ephemerals(user)[before]
+            if len(demo.slack.ephemerals(user)) > before
+            else None
+        )
+    )
+
+
+async def test_sofia_reads_vietnamese_and_alex_english(demo: Demo) -> None:
+    sofia = await typed(demo, "language", SUPERVISOR)
+    assert "callops trả lời bạn bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(sofia)
+    alex = await typed(demo, "language", AGENT)
+    assert "callops answers you in English (your Slack language)" in shown(alex)
+    settings = shown(await typed(demo, "settings", SUPERVISOR))
+    assert "Ngôn ngữ: *tiếng Việt* (do quản trị viên chọn)" in settings
+    assert "Múi giờ: *Asia/Ho_Chi_Minh*" in settings

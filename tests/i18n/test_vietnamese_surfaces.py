@@ -1,0 +1,193 @@
+"""Nothing shown is untranslated: every command of the catalog, the Home tab, the status
+modal, a digest and the call cards, read in Vietnamese against the emulator's seeded data.
+
+Each surface is rendered in-process inside ``use_audience(vi)`` (``dispatch`` as a typed
+``/callops`` is, with a workspace connected to the emulator), every string it shows is
+collected (``tests.i18n.shown``), the emulator's own names and texts are taken out, and
+any common English word left that no Vietnamese translation uses fails the test, listed
+with the command and the text it is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from cryptography.fernet import Fernet
+
+from callcenter import CallCenter
+from commands.dispatch import dispatch
+from commands.kernel.catalog import COMMANDS
+from commands.kernel.context import CommandContext
+from commands.kernel.i18n import Audience, use_audience
+from commands.kernel.reply import OpenModal, Reply, UpdateModal
+from commands.notifications.call_card import call_card, outcome_card
+from commands.reports.wallboard import not_connected_home, status_modal, wallboard
+from emulators.pbx.testing import EmulatorServer
+from storage import Role, SecretBox, Storage
+from tests.i18n.shown import data_words, english_left, shown
+
+TZ = ZoneInfo("Asia/Ho_Chi_Minh")
+TEAM = "T1"
+VI = Audience(language="vi")
+DATA_TABLES = ("users", "groups", "campaigns", "lists")
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
+        yield client
+
+
+@pytest.fixture
+def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
+    box = SecretBox([Fernet.generate_key().decode()])
+    with Storage.open(tmp_path / "db.sqlite", box) as opened:
+        opened.workspaces.connect(TEAM, pbx.base_url, pbx.api_key, timezone=TZ.key)
+        yield opened
+
+
+def context(cc: CallCenter, storage: Storage, pbx: EmulatorServer) -> CommandContext:
+    return CommandContext(
+        team_id=TEAM, user_id="U0101", channel_id="C0CENTER", role=Role.ADMIN, tz=TZ, cc=cc,
+        storage=storage, workspace=storage.workspaces.get(TEAM), base_url=pbx.base_url,
+    )  # fmt: skip
+
+
+def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
+    """Each command of the catalog with sensible arguments from the seeded data."""
+    campaigns = pbx.state("campaigns")
+    by_status = {c["status"]: c["campaign_name"] for c in reversed(campaigns)}
+    autocall = next(c["campaign_name"] for c in campaigns if c["type"] == "autocall")
+    lists = pbx.state("lists")
+    users = pbx.state("users")
+    groups = pbx.state("groups")
+    name = campaigns[0]["campaign_name"]
+    agent = next((u["username"] for u in users if u["username"].startswith("agent")), "x")
+    channel = "<#C0DIGEST|digests>"
+    return {
+        "help": ["help", "help campaign", "help writing"],
+        "connect": ["connect"],
+        "disconnect": [],  # run last, on its own: it forgets the workspace
+        "status": ["status"],
+        "campaigns": ["campaigns", "campaigns autocall"],
+        "campaign": [f'campaign "{name}"', "campaign khong-co-chien-dich-nay"],
+        "start": [f'start "{by_status.get("stop", name)}"'],
+        "pause": [
+            f'pause "{by_status.get("start", name)}"',
+            f'pause "{by_status.get("pause", name)}"',
+        ],
+        "pause all": ["pause all"],
+        "stop": [f'stop "{by_status.get("start", name)}"'],
+        "calls": ["calls"],
+        "transfer": [f"transfer {call_id} 1002", "transfer"],
+        "autocall": [f'autocall "{autocall}" 0912345678'],
+        "lead": [f'lead "{name}" 0912345678 name=An'],
+        "leads upload": [f'leads upload "{name}"'],
+        "list": [f"list {lists[0]['list_uuid']}"],
+        "cdr": ["cdr", "cdr status=answered"],
+        "stats": ["stats", "stats week"],
+        "monitor": ["monitor"],
+        "agents": ["agents"],
+        "extensions": ["extensions"],
+        "users": ["users"],
+        "groups": ["groups"],
+        "templates": ["templates"],
+        "carriers": ["carriers"],
+        "gateways": ["gateways"],
+        "blacklist": ["blacklist"],
+        "group add": ["group add Nhom moi"],
+        "group edit": [f'group edit "{groups[0]["group_name"]}"'],
+        "user edit": [f"user edit {agent}"],
+        "digest add": [f"digest add {channel} daily 08:00"],
+        "digest list": ["digest list"],
+        "digest remove": ["digest remove 999"],
+        "digest pause": ["digest pause 999"],
+        "digest resume": ["digest resume 999"],
+        "digest run": ["digest run 999"],
+        "digest preview": ["digest preview"],
+        "alert add": [f"alert add {channel} connection_rate < 30"],
+        "alert list": ["alert list"],
+        "alert remove": ["alert remove 999"],
+        "notify": ["notify", "notify list"],
+        "policy": ["policy"],
+        "policy set": ["policy set campaign.start mode=approval"],
+        "policy channel": ["policy channel <#C0APPROVALS|approvals>"],
+        "role": ["role <@U0102|mai> operator"],
+        "listen": [f'listen "{autocall}" name=An', f'listen "{autocall}" name=31/02/2026'],
+        "rules": ["rules"],
+        "rules hours": ["rules hours 08:00-17:00", "rules hours 8 to 5"],
+        "rules advertising": [f'rules advertising "{autocall}" on'],
+        "rules frequency": ["rules frequency 1", "rules frequency 0"],
+        "dnc add": ["dnc add 0912 345 678"],
+        "dnc remove": ["dnc remove 0912345678"],
+        "dnc check": ["dnc check 0912345678 0987654321"],
+        "dnc upload": ["dnc upload"],
+        "language": ["language vi", "language xx"],
+        "settings": ["settings", "settings names sideways"],
+    }
+
+
+def outcome_texts(outcome: object) -> list[str]:
+    if isinstance(outcome, Reply):
+        return shown(outcome)
+    if isinstance(outcome, OpenModal | UpdateModal):
+        return shown(outcome.view)
+    return []
+
+
+async def seeded(pbx: EmulatorServer, cc: CallCenter) -> frozenset[str]:
+    """The words of the seeded world: its rows, and the listings the state has no table for
+    (people's full names, templates, carriers, gateways)."""
+    rows: list[Any] = []
+    for table in DATA_TABLES:
+        rows += pbx.state(table)
+    for listing in (cc.users, cc.templates, cc.carriers, cc.gateways):
+        rows += [item.model_dump() async for item in listing.iterate()]
+    return data_words(rows)
+
+
+async def test_every_command_reads_in_vietnamese(
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+) -> None:
+    calls = (await cc.calls.list()).data
+    commands = typed(pbx, calls[0].call_id if calls else "no-such-call")
+    assert set(commands) == {c.name for c in COMMANDS}, "a command of the catalog is not run"
+    ctx = context(cc, storage, pbx)
+    lines = [*(text for texts in commands.values() for text in texts), "chiendich", "disconnect"]
+    data = await seeded(pbx, cc)
+    problems: list[str] = []
+    with use_audience(VI):
+        for text in lines:
+            outcome = await dispatch(ctx, text)
+            problems += [
+                f"/callops {text}: {p}" for p in english_left(outcome_texts(outcome), data)
+            ]
+    assert not problems, f"{len(problems)} English texts shown in Vietnamese:\n" + "\n".join(
+        problems
+    )
+
+
+async def test_the_home_tab_status_and_call_cards_read_in_vietnamese(
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+) -> None:
+    ctx = context(cc, storage, pbx)
+    records = list((await cc.cdrs.list(limit=10)).data)
+    surfaces: dict[str, list[str]] = {}
+    with use_audience(VI):
+        surfaces["Home tab"] = shown(await wallboard(ctx))
+        surfaces["Home tab, not connected"] = shown(not_connected_home(Role.ADMIN))
+        surfaces["status"] = shown(await status_modal(ctx))
+        for i, cdr in enumerate(records):
+            surfaces[f"call card {i}"] = shown(call_card(cdr, tz=TZ))
+            surfaces[f"outcome card {i}"] = shown(outcome_card(cdr, tz=TZ))
+    data = await seeded(pbx, cc) | data_words(r.model_dump() for r in records)
+    problems = [
+        f"{where}: {p}" for where, texts in surfaces.items() for p in english_left(texts, data)
+    ]
+    assert not problems, f"{len(problems)} English texts shown in Vietnamese:\n" + "\n".join(
+        problems
+    )
