@@ -27,9 +27,9 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.text import clip, code, day_time, number, truncate
-from commands.leads.insert import insert_lead
+from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import OPEN_LEAD_BUTTON, LeadRef, is_uuid
 from commands.leads.lists import OPEN_LIST_BUTTON
 
@@ -92,12 +92,22 @@ async def find_lead(ctx: CommandContext, lead_uuid: str) -> Lead | None:
 
 
 async def lead_command(ctx: CommandContext, args: list[str]) -> Outcome:
-    """A bare UUID is a lead if the service has one by it; anything else, and a UUID
-    that is no lead, is ``lead``'s insert (a list's or a campaign's UUID opens its form)."""
+    """A bare UUID is a lead if the service has one by it, for anyone; anything else,
+    and a UUID that is no lead, is ``lead``'s insert (a list's or a campaign's UUID opens
+    its form), for those who may add leads."""
     if len(args) == 1 and is_uuid(args[0]):
         lead = await find_lead(ctx, args[0].strip().lower())
         if lead is not None:
             return lead_card(lead, ctx)
+    if not ctx.role.at_least(ADD_LEAD_ROLE):
+        # Only a viewer gets here (adding needs an operator).
+        return error(
+            _(
+                "Adding a lead needs the operator role; you are a viewer. An admin can change "
+                "that with /callops role @you operator. A lead's UUID alone opens the lead: "
+                "{command}."
+            ).format(command=code("/callops lead <lead_uuid>"))
+        )
     return await insert_lead(ctx, args)
 
 
