@@ -5,7 +5,9 @@ each of those places offers Open lead, and the UUID typed after ``lead`` opens t
 card.  A bare UUID is tried as a lead first (``GET /v3/lead/{uuid}``), then as a list
 and a campaign, which keep their meaning for ``lead`` (the form that adds a lead to that
 list).  The card shows only what the spec documents for a lead (section 2.7), with its
-list and campaign one click away.
+list and campaign one click away.  Anyone may open a lead (an agent reads the UUID off a
+call card); adding one still needs an operator, so ``lead`` is a viewer's command that
+refuses the insert to a viewer itself.
 """
 
 from __future__ import annotations
