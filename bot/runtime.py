@@ -37,7 +37,16 @@ from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import Audience
-from storage import Person, Requester, Role, SecretBox, Storage, Workspace
+from storage import (
+    DEFAULT_ROLE,
+    WORKFLOWS,
+    Person,
+    Requester,
+    Role,
+    SecretBox,
+    Storage,
+    Workspace,
+)
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -213,6 +222,17 @@ class Runtime:
         except Exception:
             # A busy database: the next request that asks Slack tries again.
             log.warning("could not remember the Slack locale of %s", user_id, exc_info=True)
+
+    async def workflow_context(
+        self, client: AsyncWebClient, team_id: str, actor: str
+    ) -> CommandContext:
+        """The context of a workflow step no person started (a schedule, an event, a
+        webhook): it acts as ``actor`` (``workflow <id>``) with the role an admin gave
+        workflows (``/callops role workflows``), the default (viewer) until then.  No
+        Slack admin or ``CALLOPS_ADMINS`` rule applies: nobody is there to be one."""
+        stored = await off_loop(self.storage.roles.stored_role, team_id, WORKFLOWS)
+        role = stored or DEFAULT_ROLE
+        return await self._context(client, team_id, actor, None, role, 0)
 
     async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
         """The context of work nobody clicked (the expiry sweep, a schedule): the team's

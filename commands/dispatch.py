@@ -21,10 +21,12 @@ from commands.admin.connection import not_connected
 from commands.approvals import interactions as approval_interactions
 from commands.calls import autocall, callback, listen, transfer
 from commands.calls import live as calls
+from commands.calls import records as call_records
 from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
 from commands.campaigns import control
 from commands.campaigns import steps as campaign_steps
+from commands.campaigns import switch as campaign_switch
 from commands.digests import alerts
 from commands.digests import content as digest_content
 from commands.digests import manage as digests
@@ -63,6 +65,7 @@ from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from commands.leads import insert as lead_insert
+from commands.leads import lead_card
 from commands.leads import lists as leads
 from commands.leads import steps as lead_steps
 from commands.leads import upload as leads_upload
@@ -97,7 +100,7 @@ FAMILIES = (
     control,
     transfer,
     autocall,
-    lead_insert,
+    lead_card,
     leads_upload,
     groups,
     users,
@@ -118,6 +121,9 @@ HANDLERS: dict[str, Handler] = {
 INTERACTIVE = (
     paging,
     approval_interactions,
+    lead_insert,
+    call_records,
+    campaign_switch,
     digest_content,
     wallboard,
     callback,
@@ -274,18 +280,13 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
 
 
-NO_PERSON = N_(
-    "callops could not tell who runs this step, so it did nothing. Give the step's "
-    "'Who runs it' input the interactivity of the person who used the workflow (a "
-    "workflow started from a link, a button or a shortcut has one)."
-)
-
-
 async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     """Run a workflow step for the person who started the workflow, after the same role
-    check as a typed command (fail closed: nobody known is nobody allowed).  A step's
-    failure is words, not a message: every ``Reply`` a handler or the checks come back
-    with becomes ``StepFailed`` with the same words, in plain text."""
+    check as a typed command (fail closed: nobody known is nobody allowed).  A run no
+    person started acts as the workflow, with the role an admin gave workflows (viewer
+    until then), through the same checks and policy.  A step's failure is words, not a
+    message: every ``Reply`` a handler or the checks come back with becomes
+    ``StepFailed`` with the same words, in plain text."""
     route = step_route(run.callback_id)
     if route is None:
         return StepFailed(
@@ -293,12 +294,14 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
                 step=run.callback_id
             )
         )
-    if not run.user_id:
-        return StepFailed(_(NO_PERSON))
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
-        what = _("The step '{title}'").format(title=_(route.title))
-        return StepFailed(plain_words(refused(what, route.role, ctx.role, ctx.user_id)))
+        if run.user_id:
+            what = _("The step '{title}'").format(title=_(route.title))
+            reply = refused(what, route.role, ctx.role, ctx.user_id)
+        else:
+            reply = workflows_refused(_(route.title), route.role, ctx.role)
+        return StepFailed(plain_words(reply))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
     declared = {p.name: (p.type, p.required) for p in route.inputs}
@@ -311,6 +314,18 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
     return outcome
+
+
+def workflows_refused(title: str, needed: Role, role: Role) -> Reply:
+    """A step no person started, refused: what the workflows' role is and how an admin
+    raises it."""
+    return error(
+        _(
+            "The step '{step}' needs the {needed} role; it ran without a person (a schedule "
+            "or an event), so it acts with the role given to workflows, {role}. An admin "
+            "can change that with /callops role workflows {needed_word}."
+        ).format(step=title, needed=role_name(needed), role=role_name(role), needed_word=needed)
+    )
 
 
 async def _guarded(

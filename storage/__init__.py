@@ -35,7 +35,7 @@ from storage.policy import (
     Mode,
     PolicyStore,
 )
-from storage.roles import DEFAULT_ROLE, Role, RoleStore, effective_role
+from storage.roles import DEFAULT_ROLE, WORKFLOWS, Role, RoleStore, effective_role
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepLink, StepRunStore
 from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStore
@@ -47,6 +47,7 @@ __all__ = [
     "LATEST_VERSION",
     "OUTCOME_LANE",
     "UNCHANGED",
+    "WORKFLOWS",
     "ActionKind",
     "Alert",
     "AlertStore",

@@ -44,6 +44,12 @@ _RANK = {Role.VIEWER: 0, Role.OPERATOR: 1, Role.ADMIN: 2}
 
 DEFAULT_ROLE = Role.VIEWER
 
+WORKFLOWS = "workflows"
+"""The reserved id under which the role of workflow steps run without a person
+(scheduled, event-triggered, started by a webhook) is stored, beside people's roles:
+Slack's user ids are upper case, so no person can have it, and an unset role is the
+default (viewer) as for anyone."""
+
 
 def effective_role(stored: Role | None, *, is_workspace_admin: bool, is_env_admin: bool) -> Role:
     """The one rule for a person's role: Slack workspace admins/owners and CALLOPS_ADMINS

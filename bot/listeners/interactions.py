@@ -10,7 +10,8 @@ listener ``complete`` and ``fail``, which answer the run with that token.  Every
 else the step does in Slack (the approval card, later updated by other requests) uses
 the bot's own token: the run's token stops working once the run is answered.  The event
 names no person: the step's ``interactivity`` input does, so the context is built for
-that person here.
+that person here; a step run with that input left empty (a scheduled or event-triggered
+workflow) acts as the workflow, with the role an admin gave workflows.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             if run.user_id:
                 ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
             else:
-                ctx = await rt.system_context(client, team)
+                ctx = await rt.workflow_context(client, team, run.actor)
             with use_audience(ctx.audience):
                 outcome = await dispatch_step(ctx, run)
                 tally.record(outcome)

@@ -34,7 +34,17 @@ from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Reply, error, notice
 from commands.kernel.text import code, escape, mention, truncate
-from storage import ADMINS, ActionKind, KindPolicy, Mode, Outcome, Role, Storage
+from storage import (
+    ADMINS,
+    DEFAULT_ROLE,
+    WORKFLOWS,
+    ActionKind,
+    KindPolicy,
+    Mode,
+    Outcome,
+    Role,
+    Storage,
+)
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
@@ -287,16 +297,22 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
     storage = _storage(ctx)
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
+        workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)
         lines = [f"{mention(user)}: {role_name(role)}" for user, role in stored.items()]
         body = "\n".join(lines) if lines else _("Nobody has been given a role yet.")
         heading = _("Roles given in callops")
+        steps = _("Workflow steps run without a person (scheduled or by an event): {role}").format(
+            role=role_name(workflows)
+        )
         always = _(
             "Slack workspace admins are always admins; everyone else is a viewer until given "
             "a role."
         )
-        return notice(f"*{heading}*\n{body}\n{always}", emoji=":busts_in_silhouette:")
+        return notice(f"*{heading}*\n{body}\n{steps}\n{always}", emoji=":busts_in_silhouette:")
     if len(args) != 2:
         raise UsageError(_("Name one person and one role."), usage)
+    if args[0].lower() == WORKFLOWS:
+        return await _workflows_role(ctx, storage, args[1], usage)
     ref = parse_user(args[0])
     if ref is None or ref.id is None:
         raise UsageError(_(UNKNOWN_PERSON).format(token=args[0]), usage)
@@ -353,6 +369,33 @@ def role_told(admin: str, role: Role) -> Reply:
         admin=mention(admin), role=role_name(role), can=_(ROLE_CAN[role])
     )
     return notice(text, emoji=":busts_in_silhouette:")
+
+
+async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usage: str) -> Reply:
+    """The role of workflow steps no person started: stored like a person's, under the
+    reserved id, and audited like one."""
+    try:
+        new_role = Role.parse(word)
+    except InvalidValueError:
+        raise UsageError(
+            _("'{text}' is not a role: admin, operator or viewer.").format(text=word), usage
+        ) from None
+    await off_loop(storage.roles.set_role, ctx.team_id, WORKFLOWS, new_role, granted_by=ctx.user_id)
+    await off_loop(
+        storage.audit.append,
+        ctx.team_id,
+        ctx.user_id,
+        "role.set",
+        {"user": WORKFLOWS, "role": new_role.value},
+        outcome=Outcome.OK,
+    )
+    return notice(
+        _(
+            "Workflow steps run without a person (scheduled or by an event) now act as "
+            "{role}; a risky step still waits for an approver."
+        ).format(role=role_name(new_role)),
+        emoji=":white_check_mark:",
+    )
 
 
 HANDLERS = {

@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
+from slack_sdk.models.blocks import ButtonElement
+
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
-from storage import ActionKind, Storage
+from storage import ActionKind, Approval, ApprovalState, Storage
 
 ACTION_MODULES = (
     "commands.campaigns.control",
@@ -113,6 +115,9 @@ class ActionSpec(Generic[P]):
     """Plain words for when the service's answer was lost after sending: the action may
     or may not have happened (``describe_failure``'s ``effect``; marked with ``N_``,
     translated where it is used)."""
+    follow_ups: Callable[[Approval], list[ButtonElement]] | None = None
+    """Buttons a done request's card offers to go on from what it made (open the lead,
+    find the call's record), from its stored parameters and result."""
 
     def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
         """The stored JSON (and, for the execution, the request's secret fields) as this
@@ -161,3 +166,11 @@ async def execute(
     apart from the stored parameters (``ActionParams.SECRET_FIELDS``)."""
     spec = spec_for(kind)
     return await spec.execute(spec.read(params, secret), env)
+
+
+def follow_up_buttons(approval: Approval) -> list[ButtonElement]:
+    """What a done request's card offers next (nothing for a kind that declares none)."""
+    spec = spec_for(approval.kind)
+    if approval.state is not ApprovalState.DONE or spec.follow_ups is None:
+        return []
+    return spec.follow_ups(approval)[:5]

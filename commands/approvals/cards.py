@@ -204,9 +204,15 @@ def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> R
         lines.append(
             _("The card in {channel} has the details.").format(channel=f"<#{approval.channel}>")
         )
+    blocks: list[Block] = [
+        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))
+    ]
+    follow_ups = actions.follow_up_buttons(approval)
+    if follow_ups:
+        blocks.append(ActionsBlock(elements=follow_ups))
     return Reply(
         text=_("{action}: {state}").format(action=title, state=state_word(approval)),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))],
+        blocks=blocks,
         replace_original=True,
     )
 
@@ -286,6 +292,9 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
     blocks.append(
         SectionBlock(text=MarkdownTextObject(text=truncate(status_line(approval, tz), 3000)))
     )
+    follow_ups = actions.follow_up_buttons(approval)
+    if follow_ups:
+        blocks.append(ActionsBlock(elements=follow_ups))
     if approval.state is ApprovalState.PENDING and needs_second_person(approval):
         blocks.append(
             ActionsBlock(

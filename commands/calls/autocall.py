@@ -21,6 +21,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
+    ButtonElement,
     ContextBlock,
     InputBlock,
     MarkdownTextObject,
@@ -47,6 +48,7 @@ from commands.calls.preview import (
     read_values,
     value_problems,
 )
+from commands.calls.records import find_records_button
 from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
@@ -62,8 +64,9 @@ from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
+from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
-from storage import ActionKind, Storage
+from storage import ActionKind, Approval, Storage
 from storage.offload import off_loop
 
 AUTOCALL_CALLBACK = "autocall_form"
@@ -558,6 +561,22 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
 
 
+def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:
+    """A pushed call's result opens the lead the service made for it and the records of
+    that campaign and number since the push."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    buttons: list[ButtonElement] = []
+    lead = str(result.get("lead_uuid") or "")
+    if is_uuid(lead):
+        buttons.append(open_lead_button(lead))
+    campaign = str(approval.params.get("campaign_uuid") or "")
+    phone = str(approval.params.get("phone_number") or "")
+    pushed_at = approval.executed_at or approval.decided_at
+    if campaign and phone and pushed_at is not None:
+        buttons.append(find_records_button(campaign, phone, pushed_at))
+    return buttons
+
+
 register(
     ActionSpec(
         kind=ActionKind.AUTOCALL_PUSH,
@@ -567,6 +586,7 @@ register(
         describe=describe_autocall,
         execute=execute_autocall,
         unknown_outcome=N_("the call may or may not have been placed"),
+        follow_ups=autocall_follow_ups,
     )
 )
 register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))

@@ -8,6 +8,11 @@ the form is sent, so a typo gets a field error instead of a failed transfer; whe
 directory cannot be read in time the form still opens and the service has the last word.
 The default policy asks only for the requester's confirm.  Which leg moves is said in
 plain words: the A leg is the caller, the B leg the side that answered (usually the agent).
+
+Each extension is offered with its person and their status (the user's ``user_status``,
+spec 2.3: ``Available`` or ``Logged Out``): signed-in people first, the others marked.
+A transfer to someone logged out asks first, since nobody may pick up: the typed
+command's prompt says so, and the form asks to tick "Transfer anyway".
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Annotated, Literal
 from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     Block,
+    CheckboxesElement,
     InputBlock,
     MarkdownTextObject,
     Option,
@@ -63,6 +69,11 @@ EXT_BLOCK = "ext"
 """The typed extension."""
 PICK_BLOCK = "ext_pick"
 """The extension chosen from the directory's list."""
+ANYWAY_BLOCK = "anyway"
+"""Ticked to transfer to someone who is logged out."""
+ANYWAY = "anyway"
+LOGGED_OUT = "logged out"
+"""``user_status`` of someone not signed in (spec 2.3's ``Logged Out``), folded."""
 LEG_BLOCK = "leg"
 MAX_OPTIONS = 100
 """Slack's limit on a static select's options."""
@@ -158,9 +169,41 @@ async def read_directory(cc: CallCenter) -> dict[str, User] | None:
         return None
 
 
+def person_name(user: User) -> str:
+    return full_name(user.first_name, user.middle_name, user.last_name) or user.username
+
+
+def signed_in(user: User) -> bool:
+    """Not logged out (a status the spec does not list is taken as the service gives
+    it, and shown)."""
+    return user.user_status.strip().lower() != LOGGED_OUT
+
+
+def status_note(user: User) -> str:
+    """The person's status in words: ``available``, ``logged out``, or another status
+    as the service gives it ('' when it gives none)."""
+    status = user.user_status.strip()
+    if status.lower() == "available":
+        return _("available")
+    return _("logged out") if status.lower() == LOGGED_OUT else status.lower()
+
+
 def _owner_words(ext: str, user: User) -> str:
-    name = full_name(user.first_name, user.middle_name, user.last_name) or user.username
-    return truncate(f"{ext} · {name}" if name else ext, 75)
+    name = person_name(user)
+    words = f"{ext} · {name}" if name else ext
+    note = status_note(user)
+    return truncate(f"{words} · {note}" if note else words, 75)
+
+
+def offered_first(owners: Mapping[str, User]) -> list[tuple[str, User]]:
+    """Signed-in people first, then the others, each in extension order."""
+    return sorted(owners.items(), key=lambda item: not signed_in(item[1]))
+
+
+def logged_out_question(ext: str, user: User) -> str:
+    return _("{name} is logged out (extension {ext}); transfer anyway?").format(
+        name=clip(person_name(user) or ext, 80), ext=clip(ext, 32)
+    )
 
 
 def transfer_modal(
@@ -188,7 +231,7 @@ def transfer_modal(
         )
     ]
     if owners:
-        shown = list(owners.items())[:MAX_OPTIONS]
+        shown = offered_first(owners)[:MAX_OPTIONS]
         more = len(owners) - len(shown)
         blocks.append(
             InputBlock(
@@ -208,7 +251,10 @@ def transfer_modal(
                         shown=MAX_OPTIONS, total=len(owners)
                     )
                     if more > 0
-                    else _("Everyone in the directory with an extension.")
+                    else _(
+                        "Everyone in the directory with an extension: signed in first, "
+                        "the others marked."
+                    )
                 ),
             )
         )
@@ -224,6 +270,18 @@ def transfer_modal(
             ),
         )
     )
+    if owners and any(not signed_in(u) for u in owners.values()):
+        blocks.append(
+            InputBlock(
+                block_id=ANYWAY_BLOCK,
+                label=_("If the person is logged out"),
+                optional=True,
+                element=CheckboxesElement(
+                    action_id=ANYWAY_BLOCK,
+                    options=[Option(value=ANYWAY, text=_("Transfer anyway (nobody may pick up)"))],
+                ),
+            )
+        )
     blocks.append(
         InputBlock(
             block_id=LEG_BLOCK,
@@ -331,7 +389,8 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     call = await _live_call(ctx, call_id)
     if call is None:
         return _ended(call_id)
-    if not await _registered(ctx, ext):
+    owners = await read_directory(ctx.client())
+    if owners is not None and ext not in owners:
         return notice(
             _(
                 "Extension *{ext}* is not registered: no enabled user of the directory "
@@ -340,14 +399,13 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
             ).format(ext=clip(ext, 32)),
             emoji=":no_entry_sign:",
         )
-    return await propose(ctx, Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg)))
-
-
-async def _registered(ctx: CommandContext, ext: str) -> bool:
-    """Whether an enabled user of the directory has the extension (what the service calls
-    registered); True when the directory cannot be read, so the service has the last word."""
-    owners = await read_directory(ctx.client())
-    return owners is None or ext in owners
+    owner = owners.get(ext) if owners is not None else None
+    note = None
+    if owner is not None and not signed_in(owner):
+        # Asked first: the prompt's confirm is the "anyway".
+        note = f":warning: *{logged_out_question(ext, owner)}*"
+    proposal = Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg), prompt_note=note)
+    return await propose(ctx, proposal)
 
 
 def _leg(word: str) -> Leg | None:
@@ -399,8 +457,21 @@ async def verify_form(ctx: CommandContext, values: FormValues, meta: Meta) -> di
     when it cannot be read, the service's own check decides)."""
     ext, block = chosen_extension(values)
     owners = await read_directory(ctx.client())
-    if owners is None or ext in owners:
+    if owners is None:
         return {}
+    owner = owners.get(ext)
+    if owner is not None:
+        anyway = values.get(ANYWAY_BLOCK)
+        if signed_in(owner) or (isinstance(anyway, list) and ANYWAY in anyway):
+            return {}
+        return {
+            block: truncate(
+                _("{question} Tick “Transfer anyway” and send again.").format(
+                    question=logged_out_question(ext, owner)
+                ),
+                150,
+            )
+        }
     problem = (
         _("Nobody in the directory has extension {ext}. Choose one from the list.")
         if PICK_BLOCK in values

@@ -14,6 +14,7 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
+    ConfirmObject,
     ContextBlock,
     DividerBlock,
     HeaderBlock,
@@ -217,6 +218,38 @@ def _window(schedule: Schedule) -> list[str]:
     return lines
 
 
+def _hhmm(text: str) -> str:
+    """``08:00:00`` as ``08:00`` (seconds only when they are not zero)."""
+    value = text.strip()
+    return escape(value[:-3] if len(value) == 8 and value.endswith(":00") else value)
+
+
+def dialing_hours(c: Campaign) -> list[str]:
+    """The campaign's two kinds of hours, each said for what it is.  The service keeps a
+    daily window (``local_start_time``–``local_end_time``) and a weekly schedule
+    (``schedules``); its interface does not say how the two combine, so the card names
+    both and says that, rather than guess which one applies."""
+    weekly = [w for s in (c.schedules or []) for w in _window(s)]
+    daily = None
+    if c.local_start_time.strip() or c.local_end_time.strip():
+        daily = _("Every day {start}–{end} (the campaign's local start and end time)").format(
+            start=_hhmm(c.local_start_time) or "–", end=_hhmm(c.local_end_time) or "–"
+        )
+    lines: list[str] = []
+    if daily:
+        lines.append(daily)
+    if weekly:
+        lines.append(_("Weekly schedule: {days}").format(days=" · ".join(weekly)))
+    if daily and weekly:
+        lines.append(
+            _(
+                "_The service keeps both; its interface does not say which one applies "
+                "when they differ._"
+            )
+        )
+    return lines
+
+
 def _recall(c: Campaign) -> str:
     if not c.recall_times:
         return _("no redial")
@@ -297,14 +330,7 @@ def campaign_card(
             fields=[MarkdownTextObject(text=f"*{k}*\n{truncate(v, 1900)}") for k, v in fields]
         )
     )
-    hours = [w for s in (c.schedules or []) for w in _window(s)]
-    if c.local_start_time or c.local_end_time:
-        hours.insert(
-            0,
-            _("daily {start}–{end}").format(
-                start=escape(c.local_start_time), end=escape(c.local_end_time)
-            ),
-        )
+    hours = dialing_hours(c)
     if hours:
         blocks.append(
             SectionBlock(
@@ -342,7 +368,7 @@ def campaign_card(
         ContextBlock(
             elements=[
                 MarkdownTextObject(
-                    text=_("Updated {time} · `{uuid}`").format(
+                    text=_("Campaign last changed {time} · `{uuid}`").format(
                         time=day_time(c.updated_at, ctx.tz), uuid=escape(c.campaign_uuid)
                     )
                 )
@@ -361,11 +387,37 @@ CONTROL_ROLE = Role.OPERATOR
 """The least role whose card shows the switches (and whose click on one is run)."""
 
 
+SWITCH_QUESTION = {
+    "start": N_("Start {name}?"),
+    "pause": N_("Pause {name}?"),
+    "stop": N_("Stop {name}?"),
+}
+SWITCH_EFFECT = {
+    "start": N_(
+        "It starts dialing its leads. If your workspace asks for an approval, an approver "
+        "decides first."
+    ),
+    "pause": N_("It stops placing new calls; calls in progress finish."),
+    "stop": N_("It stops dialing; starting it again begins a new run."),
+}
+
+
+def _switch_confirm(c: Campaign, status: str, label: str) -> ConfirmObject:
+    """Slack's dialog before a switch acts: confirming it is the requester's confirm."""
+    return ConfirmObject(
+        title=truncate(_(SWITCH_QUESTION[status]).format(name=c.campaign_name), 100),
+        text=truncate(_(SWITCH_EFFECT[status]), 300),
+        confirm=label,
+        deny=_("Cancel"),
+        style="danger" if status == "stop" else "primary",
+    )
+
+
 def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
     """The switches that make sense from the campaign's state, for a person whose role
     may use them (a viewer's card has none: a button that can only refuse is noise),
-    then Refresh (re-reads the card in place).  A click runs ``start|pause|stop <uuid>``,
-    as if typed."""
+    then Refresh (re-reads the card in place).  Each switch asks in Slack's confirm
+    dialog; the click then acts and redraws the card (``commands.campaigns.switch``)."""
     running = c.status in ("start", "running")
     switches: list[tuple[str, str, str | None]] = []
     if not running:
@@ -378,7 +430,11 @@ def control_buttons(c: Campaign, role: Role) -> ActionsBlock:
         switches = []
     elements = [
         ButtonElement(
-            text=label, action_id=f"{CONTROL_ACTION}_{status}", value=c.campaign_uuid, style=style
+            text=label,
+            action_id=f"{CONTROL_ACTION}_{status}",
+            value=c.campaign_uuid,
+            style=style,
+            confirm=_switch_confirm(c, status, label),
         )
         for status, label, style in switches
     ]
@@ -535,19 +591,10 @@ async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
     return Rerun(command_text(click.value))
 
 
-async def control_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    """Start/Pause/Stop on a card: exactly the typed command, checked the same way."""
-    status = click.action_id.rsplit("_", 1)[1]
-    return Rerun(f"{status} {token(click.value)}", replace_original=False)
-
-
 INTERACTIONS = Interactions(
     clicks=(
         OnClick(OPEN_ACTION, open_clicked, numbered=True),
         OnClick(REFRESH_ACTION, refresh_clicked),
         OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
-        OnClick(
-            CONTROL_ACTION, control_clicked, role=CONTROL_ROLE, suffixes=("start", "pause", "stop")
-        ),
     )
 )

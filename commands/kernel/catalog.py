@@ -163,9 +163,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "lead",
         "khach-hang",
-        N_("lead <campaign|list_uuid> <phone> [key=value ...]"),
-        N_("Insert one lead into a campaign's list (or a list by UUID); no phone opens a form."),
-        Role.OPERATOR,
+        N_("lead <lead_uuid> | lead <campaign|list_uuid> <phone> [key=value ...]"),
+        N_(
+            "Open a lead by its UUID, or insert one into a campaign's list (or a list by "
+            "UUID); no phone opens a form."
+        ),
+        Role.VIEWER,
         "leads",
         ('lead "Summer sale" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
     ),
@@ -189,7 +192,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "cdr",
         "ban-ghi",
-        "cdr [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
+        "cdr [id=] [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
         N_("Look up call records."),
         Role.VIEWER,
         "reports",
@@ -424,8 +427,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "role",
         "vai-tro",
-        "role @user admin|operator|viewer",
-        N_("Give a Slack user a role."),
+        "role @user|workflows admin|operator|viewer",
+        N_("Give a Slack user, or workflows run without a person, a role."),
         Role.ADMIN,
         "admin",
     ),

@@ -126,12 +126,14 @@ class StepRun:
 
     ``user_id`` is the person whose action started the workflow, read from the step's
     ``interactivity`` input (Slack fills its ``interactor``; the workflow's author cannot
-    choose it), or None when the workflow was not started by a person."""
+    choose it), or None when the workflow was not started by a person: then the step
+    acts as the workflow itself (``actor``), with the role an admin gave workflows."""
 
     callback_id: str
     function_execution_id: str
     inputs: dict[str, Any] = field(default_factory=dict)
     user_id: str | None = None
+    workflow_execution_id: str | None = None
     token: str | None = field(default=None, repr=False)
     """The run's just-in-time bot token: completing the step needs it, also later (a
     step waiting on an approval is completed when the request is decided)."""
@@ -147,8 +149,17 @@ class StepRun:
             function_execution_id=str(event.get("function_execution_id") or ""),
             inputs=inputs,
             user_id=interactor(inputs.get(INTERACTIVITY_INPUT)),
+            workflow_execution_id=_slack_id(event.get("workflow_execution_id")),
             token=token,
         )
+
+    @property
+    def actor(self) -> str:
+        """Who the audit log and the approval card name for a run without a person:
+        ``workflow <id>``, the workflow's execution id (else the step's) as Slack gave
+        it, so an admin can find the run in Workflow Builder's activity."""
+        run_id = self.workflow_execution_id or _slack_id(self.function_execution_id)
+        return f"workflow {run_id or 'unknown'}"
 
     def text(self, name: str) -> str:
         """An input as text, trimmed ('' when absent)."""
@@ -156,6 +167,15 @@ class StepRun:
         if value is None:
             return ""
         return value.strip() if isinstance(value, str) else str(value).strip()
+
+
+_SLACK_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+
+
+def _slack_id(value: Any) -> str | None:
+    """An execution id as Slack writes them (letters and digits), or None: it is shown
+    in cards and the audit log, so anything else is not taken."""
+    return value if isinstance(value, str) and _SLACK_ID.match(value) else None
 
 
 def interactor(value: Any) -> str | None:
@@ -259,9 +279,11 @@ WHO_RUNS_IT = StepParam(
     INTERACTIVITY_INPUT,
     "slack#/types/interactivity",
     "Who runs it",
-    "The person who started the workflow: callops checks their role, as for /callops.",
-    required=True,
-    hint="Choose the interactivity of the person who used this workflow",
+    "The person who started the workflow: callops checks their role, as for /callops. "
+    "Leave it empty in a scheduled or event-triggered workflow: the step then acts with "
+    "the role an admin gives workflows (/callops role workflows operator).",
+    required=False,
+    hint="Choose the interactivity of the person who used this workflow, if one did",
 )
 
 
@@ -269,7 +291,8 @@ WHO_RUNS_IT = StepParam(
 class OnStep:
     """A Workflow Builder step (a custom function).  ``inputs`` and ``outputs`` are what
     the manifest's ``functions`` section declares for it (a test keeps them equal); every
-    step takes ``interactivity`` first, so callops knows whose role to check."""
+    step takes ``interactivity`` first, so callops knows whose role to check (left empty,
+    the role given to workflows)."""
 
     callback_id: str
     handler: StepHandler

@@ -160,21 +160,25 @@ def _problem(
 ) -> tuple[str | None, str]:
     if len(row) != width:
         columns = ngettext(
-            "has {n} column, the header has {width}",
-            "has {n} columns, the header has {width}",
+            "It has {n} column; the header has {width}.",
+            "It has {n} columns; the header has {width}.",
             len(row),
         )
         return columns.format(n=number(len(row)), width=width), "columns"
     if not phone:
-        return _("no phone number"), "missing"
+        return _("It has no phone number."), "missing"
     if phone_problem(phone):
-        return _("not a phone number the service accepts"), "pattern"
+        return _("{phone} is not a phone number the service accepts.").format(
+            phone=phone[:40]
+        ), "pattern"
     if phone in seen:
-        return _("same number as line {line}").format(line=seen[phone]), "duplicate"
+        return _("{phone} is already on line {line}.").format(
+            phone=phone, line=seen[phone]
+        ), "duplicate"
     if phone in blocked:
-        return _("the number is on the blacklist"), "blacklisted"
+        return _("{phone} is on the blacklist.").format(phone=phone), "blacklisted"
     if phone in dnc:
-        return _("the number is on the do-not-call list"), "dnc"
+        return _("{phone} is on the do-not-call list.").format(phone=phone), "dnc"
     return None, ""
 
 

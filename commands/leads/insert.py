@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
+    ButtonElement,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -46,9 +47,10 @@ from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
+from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
-from storage import ActionKind, Role
+from storage import ActionKind, Approval, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
@@ -58,7 +60,27 @@ LEAD_CALLBACK = "lead_form"
 PHONE_BLOCK = "phone"
 FORM_FIELDS = ("lead_name", "contract_number")
 """The optional fields the form asks for; the typed command takes any of the service's."""
-FIELD_LABELS = {"lead_name": N_("Customer's name"), "contract_number": N_("Contract number")}
+FIELD_LABELS = {
+    "lead_name": N_("Customer's name"),
+    "lead_code": N_("Lead code"),
+    "contract_number": N_("Contract number"),
+    "identity_number": N_("ID number"),
+    "identity_issued_at": N_("ID issued at (place)"),
+    "identity_issued_on": N_("ID issued on (date)"),
+    "address": N_("Address"),
+    "province": N_("Province"),
+    "district": N_("District"),
+    "ward": N_("Ward"),
+    "date_of_birth": N_("Date of birth"),
+    "additional": N_("Additional data"),
+    "gender": N_("Gender"),
+}
+"""Each field of ``POST /v3/lead`` as a person names it (the form's labels, the card)."""
+
+
+def field_words(key: str) -> str:
+    """A lead field's label, or the key itself (escaped) when the service's list grew."""
+    return _(FIELD_LABELS[key]) if key in FIELD_LABELS else code(key)
 
 
 def list_uuid_problem(list_uuid: str) -> str | None:
@@ -163,7 +185,7 @@ def describe_lead(params: LeadParams) -> str:
         )
     ]
     for key, value in list(params.fields.items())[:20]:
-        lines.append(f"• {code(key)}: {clip(value, 200)}")
+        lines.append(f"• {field_words(key)}: {clip(value, 200)}")
     lines.append(_("List {uuid}").format(uuid=code(params.list_uuid)))
     return "\n".join(lines)
 
@@ -296,6 +318,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     return await lead_proposal(ctx, list_uuid, phone, fields)
 
 
+def lead_follow_ups(approval: Approval) -> list[ButtonElement]:
+    """An added lead's result opens the lead."""
+    result = approval.result if isinstance(approval.result, Mapping) else {}
+    lead = str(result.get("lead_uuid") or "")
+    return [open_lead_button(lead)] if is_uuid(lead) else []
+
+
 register(
     ActionSpec(
         kind=ActionKind.LEAD_INSERT,
@@ -305,11 +334,13 @@ register(
         describe=describe_lead,
         execute=execute_lead,
         unknown_outcome=N_("the lead may or may not have been added"),
+        follow_ups=lead_follow_ups,
     )
 )
 register_form(Form(LEAD_CALLBACK, check_form, build_form))
 
-HANDLERS = {"lead": insert_lead}
+# ``lead`` is answered by ``commands.leads.lead_card``: it opens a lead by its UUID and
+# hands everything else to ``insert_lead``.
 
 
 async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:

@@ -53,18 +53,24 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
     owner_text = clip(owner or lead_list.username, 100) or "–"
     failed = lead_list.total_fail
     fail_icon = ":warning: " if failed else ""
+    uploaded = lead_list.total_upload > 0
+    none_yet = _("none yet")
     fields = [
         (_("Leads"), f"*{number(lead_list.total_leads)}*"),
         (_("Campaign"), clip(lead_list.campaign_name, 150) or "–"),
-        (_("Uploaded"), number(lead_list.total_upload)),
+        (_("Uploaded"), number(lead_list.total_upload) if uploaded else none_yet),
         (
             _("Imported"),
             f"{number(lead_list.total_success)} "
-            f"({ratio_percent(lead_list.total_success, lead_list.total_upload)})",
+            f"({ratio_percent(lead_list.total_success, lead_list.total_upload)})"
+            if uploaded
+            else none_yet,
         ),
         (
             _("Failed"),
-            f"{fail_icon}{number(failed)} ({ratio_percent(failed, lead_list.total_upload)})",
+            f"{fail_icon}{number(failed)} ({ratio_percent(failed, lead_list.total_upload)})"
+            if uploaded
+            else none_yet,
         ),
         (
             _("Active"),
@@ -134,13 +140,19 @@ HANDLERS = {"list": show_list}
 
 
 def totals_line(lead_list: LeadList) -> str:
-    """The list's counts in one line, in the words and order of its card."""
+    """The list's counts in one line, in the words and order of its card; counts of an
+    upload that has not happened read as words, not as zeros and dashes."""
+    leads = ngettext("*{n}* lead", "*{n}* leads", lead_list.total_leads).format(
+        n=number(lead_list.total_leads)
+    )
+    if lead_list.total_upload <= 0:
+        return _("{leads} · nothing uploaded yet").format(leads=leads)
     failed = lead_list.total_fail
     return _(
-        "*{leads}* leads · uploaded {uploaded} · imported {imported} ({imported_share}) · "
+        "{leads} · uploaded {uploaded} · imported {imported} ({imported_share}) · "
         "{warning}failed {failed} ({failed_share})"
     ).format(
-        leads=number(lead_list.total_leads),
+        leads=leads,
         uploaded=number(lead_list.total_upload),
         imported=number(lead_list.total_success),
         imported_share=ratio_percent(lead_list.total_success, lead_list.total_upload),

@@ -61,14 +61,34 @@ UPLOAD_LEADS_BUTTON = "lead_list_upload"
 UPLOAD_LEADS_ROLE = Role.OPERATOR
 """The least role that may use it (a card shows it only to them)."""
 
-REASON_WORDS = {
-    "pattern": N_("not a valid number"),
-    "missing": N_("no number"),
-    "duplicate": N_("duplicates"),
-    "blacklisted": N_("blacklisted"),
-    "dnc": N_("on the do-not-call list"),
-    "columns": N_("wrong column count"),
-}
+
+def reason_words(kind: str, n: int) -> str:
+    """How many rows were left out for one reason, in words with the right plural."""
+    if kind == "pattern":
+        text = ngettext(
+            "{n} number the service does not accept",
+            "{n} numbers the service does not accept",
+            n,
+        )
+    elif kind == "missing":
+        text = ngettext("{n} row without a number", "{n} rows without a number", n)
+    elif kind == "duplicate":
+        text = ngettext("{n} number given twice", "{n} numbers given twice", n)
+    elif kind == "blacklisted":
+        text = ngettext("{n} number on the blacklist", "{n} numbers on the blacklist", n)
+    elif kind == "dnc":
+        text = ngettext(
+            "{n} number on the do-not-call list", "{n} numbers on the do-not-call list", n
+        )
+    elif kind == "columns":
+        text = ngettext(
+            "{n} row with the wrong number of columns",
+            "{n} rows with the wrong number of columns",
+            n,
+        )
+    else:
+        return f"{number(n)} {escape(kind)}"
+    return text.format(n=number(n))
 
 
 def typed_target(found: ListTarget) -> str:
@@ -137,17 +157,13 @@ def describe_upload(params: UploadParams) -> str:
         ),
     ]
     if params.reasons:
-        reasons = ", ".join(
-            f"{number(n)} {_(REASON_WORDS[k]) if k in REASON_WORDS else k}"
-            for k, n in params.reasons.items()
-        )
-        lines.append(_("Left out: {reasons}").format(reasons=reasons))
+        reasons = ", ".join(reason_words(k, n) for k, n in params.reasons.items())
+        lines.append(_("Left out: {reasons}.").format(reasons=reasons))
     for problem in params.problems[:10]:
+        # One sentence per row; the reason names the number where it is the problem.
         lines.append(
-            _("• line {line}: {phone} – {reason}").format(
-                line=number(problem.line),
-                phone=clip(problem.phone or "–", 40),
-                reason=clip(problem.reason, 100),
+            _("• Line {line}: {reason}").format(
+                line=number(problem.line), reason=clip(problem.reason, 120)
             )
         )
     lines.append(

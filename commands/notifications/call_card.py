@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
 
 from callcenter.models import Cdr
 from commands.calls.live import direction_label
+from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.call_words import (
     cause_words,
     outcome_words,
@@ -40,6 +48,7 @@ from commands.kernel.text import (
     truncate,
     zone_name,
 )
+from commands.leads.lead_links import is_uuid, open_lead_button
 
 SECTION_LIMIT = 3000
 
@@ -158,13 +167,28 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
     text = truncate(
         f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )
-    return CallCard(
-        text=text,
-        blocks=[
-            SectionBlock(text=MarkdownTextObject(text=body)),
-            ContextBlock(elements=[MarkdownTextObject(text=_when(cdr, tz))]),
-        ],
-    )
+    blocks: list[Block] = [
+        SectionBlock(text=MarkdownTextObject(text=body)),
+        ContextBlock(elements=[MarkdownTextObject(text=_when(cdr, tz))]),
+    ]
+    opens = _opens(cdr)
+    if opens:
+        blocks.append(ActionsBlock(elements=opens))
+    return CallCard(text=text, blocks=blocks)
+
+
+def _opens(cdr: Cdr) -> list[ButtonElement]:
+    """The ids the card shows, one click away: its lead and its campaign."""
+    buttons: list[ButtonElement] = []
+    if is_uuid(cdr.lead_uuid):
+        buttons.append(open_lead_button(cdr.lead_uuid))
+    if is_uuid(cdr.campaign_uuid):
+        buttons.append(
+            ButtonElement(
+                text=_("Open campaign"), action_id=f"{OPEN_ACTION}_0", value=cdr.campaign_uuid
+            )
+        )
+    return buttons
 
 
 def outcome_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> CallCard:

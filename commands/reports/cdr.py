@@ -1,4 +1,4 @@
-"""``cdr [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]``: call records.
+"""``cdr [id=] [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]``: call records.
 
 Pages come from the service (``limit``/``offset`` and its ``total``): a day of call
 records can run to tens of thousands, far too many to fetch to page here.
@@ -8,7 +8,13 @@ The Next/Previous buttons carry the command rebuilt with an explicit window
 at the same 24 hours while new calls arrive, and a page never shifts under the reader.
 
 Besides ``key=value`` filters, a bare phone number is taken as ``phone=`` and a bare
-UUID as ``campaign=``; ``campaign=`` takes a name with spaces, unquoted.
+UUID as ``campaign=``, or, when no campaign has it, as ``id=`` (a call id from an
+autocall's result is its record's id); ``campaign=`` takes a name with spaces, unquoted.
+
+``id=`` finds one record by its id, or the first characters of it as the table shows
+them.  The service cannot filter its records by id, so the records of the window (the
+last 24 hours unless ``from=``/``to=`` say otherwise, narrowed by any other filter) are
+read until it is found.
 """
 
 from __future__ import annotations
@@ -81,11 +87,15 @@ from commands.reports.stats import titled
 
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
-FILTER_KEYS = ("phone", "ext", "status", "direction", "campaign", "from", "to")
+FILTER_KEYS = ("id", "phone", "ext", "status", "direction", "campaign", "from", "to")
+ID_SHOWN = 8
+"""How much of a record's id the table shows: enough to tell records apart, and ``id=``
+takes it."""
 
 _PHONE = re.compile(r"^\+?[0-9]{2,20}$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
 _STATUS = re.compile(r"^[A-Za-z][A-Za-z_\-]{0,39}$")
+_RECORD_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z\-]{7,63}$")  # ID_SHOWN characters or more
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
@@ -101,11 +111,15 @@ class CdrQuery:
     direction: str | None = None
     campaign: Campaign | None = None
     campaign_query: str | None = None
+    record_id: str | None = None
+    bare_uuid: bool = False
+    """The campaign was a bare UUID: if no campaign has it, it is taken as ``id=``."""
 
     def command(self, tz: ZoneInfo) -> str:
         """The command text that shows exactly these records again (for buttons)."""
         parts = ["cdr"]
         for key, value in (
+            ("id", self.record_id),
             ("phone", self.phone),
             ("ext", self.extension),
             ("status", self.status),
@@ -127,6 +141,8 @@ class CdrQuery:
         end = day_time(self.end, tz) if self.end else _("now")
         zone = zone_name((self.end or self.start or datetime.now(tz)).astimezone(tz))
         parts = [f":calendar: {start} → {end} {zone}"]
+        if self.record_id:
+            parts.append(_("record {id}").format(id=code(self.record_id)))
         if self.phone:
             parts.append(_("phone {phone}").format(phone=code(self.phone)))
         if self.extension:
@@ -151,11 +167,13 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     """Read the filters; every problem names the key it is about."""
     # A campaign's name may have spaces: ``campaign=Gọi lại khách hàng CT status=busy``.
     positional, options = split_options(args, spaced=("campaign",))
+    bare_uuid = False
     check_keys(options, FILTER_KEYS, what=_("a filter"), usage=usage_of("cdr"))
     options = {k.lower(): v.strip() for k, v in options.items()}
     for word in positional:
-        if _UUID.match(word) and "campaign" not in options:
+        if _UUID.match(word) and "campaign" not in options and "id" not in options:
             options["campaign"] = word
+            bare_uuid = True
         elif _PHONE.match(word) and "phone" not in options:
             options["phone"] = word
         else:
@@ -168,7 +186,16 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     for key, value in options.items():
         if not value:
             raise _bad(_("{key}= needs a value.").format(key=key))
-    query = CdrQuery()
+    query = CdrQuery(bare_uuid=bare_uuid)
+    if "id" in options:
+        if not _RECORD_ID.match(options["id"]):
+            raise _bad(
+                _(
+                    "id= takes a call record's id, or its first {n} characters or more, "
+                    "e.g. id=3f2a9c1e."
+                ).format(n=ID_SHOWN)
+            )
+        query.record_id = options["id"].lower()
     if "phone" in options:
         if not _PHONE.match(options["phone"]):
             raise _bad(_("phone= takes a phone number of digits, e.g. phone=0912345678."))
@@ -237,12 +264,13 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
     if recording.strip().lower().startswith(("http://", "https://")):
         details.append(link(recording, _(":studio_microphone: recording")))
     text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
-        details
+        [*details, code(short_id(cdr.id))]
     )
     return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
 
 
 RECORD_COLUMNS = (
+    Column(N_("Record")),
     Column(N_("Time")),
     Column(N_("Direction")),
     Column(N_("From")),
@@ -260,11 +288,17 @@ RECORD_COLUMNS = (
 DIRECTION_WORD = {"inbound": N_("in"), "outbound": N_("out"), "local": N_("local")}
 
 
+def short_id(record_id: str) -> str:
+    """A record's id as the table shows it (``id=`` takes it back)."""
+    return record_id[:ID_SHOWN]
+
+
 def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> list[Cell]:
     agent = full_name(cdr.fullname) or cdr.username
     extension = cdr.extension + (f" ({agent})" if agent and cdr.extension else "")
     recording = cdr.recording_url or cdr.autocall_recording_url
     return [
+        short_id(cdr.id),
         day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True),
         _direction_word(cdr.direction),
         cdr.from_number,
@@ -330,12 +364,19 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
             # Read-only: a clear nearest name is taken for a typo, and said so.
             found = find_campaign(campaigns, query.campaign_query, take_guess=True)
         except CampaignNotFound as exc:
-            raise _bad(
-                _("campaign= matches no campaign: '{query}' is no name, prefix or UUID.").format(
-                    query=exc.query
-                )
-            ) from exc
-        query.campaign = found.campaign
+            if not query.bare_uuid:
+                raise _bad(
+                    _(
+                        "campaign= matches no campaign: '{query}' is no name, prefix or UUID."
+                    ).format(query=exc.query)
+                ) from exc
+            # No campaign has it: a call id (from an autocall's result) is a record's id.
+            query.record_id, query.campaign_query = query.campaign_query.lower(), None
+        else:
+            query.campaign = found.campaign
+    names = {c.campaign_uuid: c.campaign_name for c in campaigns}
+    if query.record_id is not None:
+        return await _one_record(ctx, query, names)
     page = await cc.cdrs.list(
         start_date=to_service(query.start) if query.start else None,
         end_date=to_service(query.end) if query.end else None,
@@ -347,12 +388,50 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
         limit=PAGE_SIZE,
         offset=ctx.offset,
     )
-    names = {c.campaign_uuid: c.campaign_name for c in campaigns}
     reply = records_reply(page.data, total=page.total, query=query, ctx=ctx, campaign_names=names)
     note = guess_note([found] if found else [])
     if note is not None:
         reply.blocks.insert(1, note)
     return reply
+
+
+async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, str]) -> Reply:
+    """``id=``: the records of the window read until the one with that id (or those
+    starting with it) is found; the service cannot filter by id."""
+    wanted = query.record_id or ""
+    found: list[Cdr] = []
+    async for record in ctx.client().cdrs.iterate(
+        start_date=to_service(query.start) if query.start else None,
+        end_date=to_service(query.end) if query.end else None,
+        extension=query.extension,
+        status=query.status,
+        phone=query.phone,
+        direction=query.direction,
+        campaign_uuid=query.campaign.campaign_uuid if query.campaign else None,
+    ):
+        if record.id.lower() == wanted:
+            found = [record]
+            break
+        if record.id.lower().startswith(wanted):
+            found.append(record)
+            if len(found) > PAGE_SIZE:
+                break
+    if not found:
+        text = _(
+            "No call record has the id {id} between {start} and {end}. A call's record is "
+            "written when the call ends; for an older call, add from= (e.g. from=2026-11-01)."
+        ).format(
+            id=code(wanted),
+            start=day_time(query.start, ctx.tz) if query.start else _("the beginning"),
+            end=day_time(query.end, ctx.tz) if query.end else _("now"),
+        )
+        return Reply(
+            text=text,
+            blocks=[
+                SectionBlock(text=MarkdownTextObject(text=f":mag: {text}")),
+            ],
+        )
+    return records_reply(found, total=len(found), query=query, ctx=ctx, campaign_names=names)
 
 
 HANDLERS = {"cdr": call_records}

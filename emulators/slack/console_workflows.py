@@ -4,8 +4,9 @@ shortcuts, as Slack would send them (through the signed driver).
 Routes, under ``/console/api``:
 
 * ``GET workflows``: the app's steps (from its manifest's ``functions``) and shortcuts.
-* ``POST step`` ``{user, callback_id, inputs}``: a workflow started by ``user`` reaches the
-  step (``function_executed``); answers with the run's id.
+* ``POST step`` ``{user, callback_id, inputs, unattended?}``: a workflow started by
+  ``user`` reaches the step (``function_executed``), or with ``unattended`` a scheduled
+  one (its interactivity input left empty); answers with the run's id.
 * ``GET step?id=``: the run: inputs, state, and once answered its outputs or error.
 * ``POST shortcut`` ``{user, callback_id, channel?, ts?}``: a global shortcut, or a message
   shortcut on the message ``ts`` of ``channel``.
@@ -52,7 +53,10 @@ async def _run_step(request: web.Request) -> JSON:
     inputs = body.get("inputs") or {}
     if not isinstance(inputs, dict):
         raise ConsoleError("inputs must map each input's name to its value")
-    delivery = await driver.run_step(callback_id, user=person.id, inputs=inputs)
+    unattended = body.get("unattended") is True
+    delivery = await driver.run_step(
+        callback_id, user=person.id, inputs=inputs, unattended=unattended
+    )
     return {"run": delivery.payload["event"]["function_execution_id"], **_delivery(delivery)}
 
 

@@ -870,14 +870,20 @@ class SlackDriver:
         user: str,
         inputs: JSON | None = None,
         team: str | None = None,
+        unattended: bool = False,
         **options: Unpack[SendOptions],
     ) -> Delivery:
         """A workflow started by ``user`` reaches the app's step ``callback_id``: Slack sends
         ``function_executed`` with the inputs, a new ``function_execution_id`` and a
         just-in-time ``bot_access_token``.  An input of type ``slack#/types/interactivity``
-        left out is filled for ``user``, as a workflow started by a click fills it.  Like
-        Workflow Builder, refuses (``ValueError``) inputs that do not fit the step."""
-        return await self.on_loop(self._run_step(callback_id, user, inputs or {}, team, options))
+        left out is filled for ``user``, as a workflow started by a click fills it, unless
+        ``unattended`` (a scheduled or event-triggered workflow: nobody is there, so the
+        input stays empty; ``user`` then only names the workspace, as the workflow's
+        author).  Like Workflow Builder, refuses (``ValueError``) inputs that do not fit
+        the step."""
+        return await self.on_loop(
+            self._run_step(callback_id, user, inputs or {}, team, options, unattended)
+        )
 
     async def _run_step(
         self,
@@ -886,6 +892,7 @@ class SlackDriver:
         inputs: JSON,
         team_ref: str | None,
         options: SendOptions,
+        unattended: bool = False,
     ) -> Delivery:
         state = self._core.state
         team, user = self._who(user_ref, team_ref)
@@ -893,7 +900,8 @@ class SlackDriver:
         given = dict(inputs)
         for parameter in function.inputs:
             name = str(parameter.get("name"))
-            if parameter.get("type") == "slack#/types/interactivity" and name not in given:
+            interactive = parameter.get("type") == "slack#/types/interactivity"
+            if interactive and name not in given and not unattended:
                 given[name] = {
                     "interactivity_pointer": state.issue_trigger(team.id, user.id),
                     "interactor": {"id": user.id, "secret": self._core.ids.opaque(16)},

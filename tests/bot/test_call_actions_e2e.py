@@ -128,14 +128,70 @@ async def test_the_form_offers_the_directory_extensions_by_name(
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
     offered = options_of(form, "ext_pick")
     assert set(offered) == {u.extension for u in users}
-    someone = users[1]
+    someone = next(u for u in users if u.user_status == "Available")
     name = full_name(someone.first_name, someone.middle_name, someone.last_name)
-    assert offered[someone.extension] == f"{someone.extension} · {name or someone.username}"
+    assert offered[someone.extension] == (
+        f"{someone.extension} · {name or someone.username} · available"
+    )
     await slack.driver.view_submission(form["id"], {"ext_pick": someone.extension, "leg": "aleg"})
     call_id = json.loads(form["private_metadata"])["call_id"]
     card = await result_card(slack, call_id)
     assert f"extension *{someone.extension}*" in shown(card)
     assert [t["body"]["ext"] for t in transfers(pbx, call_id)] == [someone.extension]
+
+
+async def test_signed_in_people_come_first_and_a_logged_out_one_is_asked_about(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    form = await open_transfer_form(app, slack, pbx)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
+    away = next(u for u in users if u.user_status == "Logged Out")
+    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    offered = list(options_of(form, "ext_pick").items())
+    marked = [ext for ext, words in offered if words.endswith(" · logged out")]
+    assert away.extension in marked
+    # Everyone signed in is offered before anyone logged out.
+    assert [ext for ext, _ in offered] == [
+        *[ext for ext, _ in offered if ext not in marked],
+        *marked,
+    ]
+
+    await slack.driver.view_submission(form["id"], {"ext_pick": away.extension, "leg": "aleg"})
+    error = slack.view_errors(form["id"])["ext_pick"]
+    assert f"{name} is logged out (extension {away.extension}); transfer anyway?" in error
+    call_id = json.loads(form["private_metadata"])["call_id"]
+    assert transfers(pbx, call_id) == []
+
+    await slack.driver.view_submission(
+        form["id"], {"ext_pick": away.extension, "leg": "aleg", "anyway": ["anyway"]}
+    )
+    card = await result_card(slack, call_id)
+    assert f"extension *{away.extension}*" in shown(card)
+    assert [t["body"]["ext"] for t in transfers(pbx, call_id)] == [away.extension]
+
+
+async def test_a_typed_transfer_to_a_logged_out_extension_asks_first(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    call = live_call(pbx)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
+    away = next(u for u in users if u.user_status == "Logged Out")
+    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    prompt = await prompt_for(slack, f"transfer {call['call_id']} {away.extension}")
+    assert f"{name} is logged out (extension {away.extension}); transfer anyway?" in shown(prompt)
+    assert transfers(pbx, call["call_id"]) == []
+    await confirm(slack, prompt)
+    card = await result_card(slack, call["call_id"])
+    assert card["text"].endswith(": done")
+    assert len(transfers(pbx, call["call_id"])) == 1
+
+    present = next(u for u in users if u.user_status == "Available" and u.extension != "1001")
+    other = live_call(pbx)
+    plain = await prompt_for(slack, f"transfer {other['call_id']} {present.extension}")
+    assert "logged out" not in shown(plain)
 
 
 async def test_a_typed_extension_nobody_has_is_caught_on_the_form(

@@ -60,6 +60,15 @@ async def test_pause_is_confirmed_by_the_requester_and_sent_once(
     assert audit_outcomes(app, "campaign.pause") == ["requested", "approved", "ok"]
 
 
+async def card_now(slack: SlackStandIn, user: str, ts: str, needle: str) -> dict[str, Any]:
+    """The ephemeral card ``ts`` once it shows ``needle`` (it is redrawn in place)."""
+    return await slack.wait_for(
+        lambda: next(
+            (m for m in slack.ephemerals(user) if m["ts"] == ts and needle in shown(m)), None
+        )
+    )
+
+
 async def test_stop_from_the_card_button_keeps_the_other_fields(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
@@ -68,20 +77,51 @@ async def test_stop_from_the_card_button_keeps_the_other_fields(
     card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
     assert {"campaign_control_pause", "campaign_control_stop"} <= set(button_ids(card))
     assert "campaign_control_start" not in button_ids(card)
-    before = len(slack.ephemerals(AGENT))
+    stop = next(
+        e
+        for b in card["blocks"]
+        for e in b.get("elements", [])
+        if e.get("action_id") == "campaign_control_stop"
+    )
+    # Slack asks before the click is sent: confirming that dialog is the confirm.
+    assert stop["confirm"]["title"]["text"] == f"Stop {target.campaign_name}?"
     await slack.driver.block_action(
         user=AGENT, action_id="campaign_control_stop", ephemeral_ts=card["ts"]
     )
-    prompt = await slack.wait_for(
-        lambda: slack.ephemerals(AGENT)[before] if len(slack.ephemerals(AGENT)) > before else None
-    )
-    assert "Stop campaign" in shown(prompt)
-    await confirm(slack, prompt)
+    redrawn = await card_now(slack, AGENT, card["ts"], "Confirmed by")
+    assert "stopped" in shown(redrawn)
     done = await result_card(slack, target.campaign_uuid)
     assert done["text"].endswith(": done")
     after = await campaign(pbx, target.campaign_uuid)
     assert after.status == "stop"
     assert after.model_dump(exclude=VOLATILE) == target.model_dump(exclude=VOLATILE)
+    assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
+
+
+async def test_a_paused_campaigns_card_is_redrawn_in_place_without_pause(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    target = await running(pbx, "autodialer")
+    card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    older = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    assert "campaign_control_pause" in button_ids(card)
+    assert "Campaign last changed" in shown(card)
+    await slack.driver.block_action(
+        user=AGENT, action_id="campaign_control_pause", ephemeral_ts=card["ts"]
+    )
+    redrawn = await card_now(slack, AGENT, card["ts"], "Confirmed by")
+    assert "campaign_control_pause" not in button_ids(redrawn)
+    assert {"campaign_control_start", "campaign_control_stop"} <= set(button_ids(redrawn))
+    assert "paused" in shown(redrawn)
+    assert (await campaign(pbx, target.campaign_uuid)).status == "pause"
+
+    # The Pause left on another copy of the card: that copy is redrawn too, and says so.
+    await slack.driver.block_action(
+        user=AGENT, action_id="campaign_control_pause", ephemeral_ts=older["ts"]
+    )
+    again = await card_now(slack, AGENT, older["ts"], "already paused")
+    assert "campaign_control_pause" not in button_ids(again)
     assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
 
 

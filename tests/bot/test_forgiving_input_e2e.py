@@ -178,3 +178,6 @@ async def test_lead_name_with_spaces_needs_no_quotes(
     fields = app.storage.approvals.list(TEAM)[0].params["fields"]
     assert fields == {"lead_name": "Nguyễn Văn An", "address": "12 Lê Lợi, Q1"}
     assert "Nguyễn Văn An" in shown(prompt)
+    # Fields are named as people name them, not by the service's keys.
+    assert "• Customer's name: Nguyễn Văn An" in shown(prompt)
+    assert "• Address: 12 Lê Lợi, Q1" in shown(prompt) and "`lead_name`" not in shown(prompt)

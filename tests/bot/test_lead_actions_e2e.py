@@ -110,14 +110,16 @@ async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
     text = shown(prompt)
     assert "Upload *3 leads* from *spring.csv*" in text
     assert "8 rows checked" in text and "5 left out" in text
+    assert "1 row without a number" in text and "1 number given twice" in text
+    assert "1 row with the wrong number of columns" in text and "duplicates" not in text
     for line, reason in (
         (4, "not a phone number"),
-        (5, "same number as line 2"),
+        (5, "is already on line 2."),
         (6, "blacklist"),
         (7, "no phone number"),
         (8, "has 2 columns"),
     ):
-        assert f"line {line}:" in text and reason in text, (line, reason)
+        assert f"Line {line}:" in text and reason in text, (line, reason)
     # The rows to fix are customers' numbers: sent to the uploader alone, never the channel.
     fix = await slack.wait_for(
         lambda: next(

@@ -14,7 +14,7 @@ from commands.directory.listings import placeholders
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.workflows import StepRun
-from storage import ActionKind, ApprovalState, Mode, Role
+from storage import WORKFLOWS, ActionKind, ApprovalState, Mode, Role
 from tests.bot.approval_helpers import (
     SteppedClock,
     button_ids,
@@ -26,7 +26,7 @@ from tests.bot.approval_helpers import (
     settled,
     sweep,
 )
-from tests.bot.test_commands_e2e import shown
+from tests.bot.test_commands_e2e import ask, shown
 
 __all__ = ["clocked"]
 
@@ -141,18 +141,85 @@ async def test_a_viewer_is_refused_and_nothing_changes(
     assert "campaign_start" in [e.action for e in app.storage.audit.entries(TEAM)]
 
 
-async def test_a_step_without_a_person_is_refused(
+async def test_a_step_whose_interactivity_names_nobody_acts_as_the_workflow(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     running = one(await campaigns(pbx), "autodialer", "start")
-    # The interactivity input points at nobody (a scheduled workflow has no interactor).
+    # The interactivity input points at nobody: the step reads with the workflows' role.
     done = await run(
         slack,
         "campaign_figures",
         campaign=running.campaign_name,
         interactivity={"interactivity_pointer": "x", "interactor": {"id": "", "secret": "s"}},
     )
-    assert done.state == "failed" and "who runs this step" in str(done.error)
+    assert done.state == "completed", done.error
+
+
+# --- steps no person started (a schedule, an event) -------------------------------------
+
+
+async def unattended(slack: SlackStandIn, step: str, **inputs: Any) -> StepRun:
+    """Run ``step`` as a scheduled workflow does: its interactivity input left empty."""
+    delivery = await slack.driver.run_step(step, user=SUPERVISOR, inputs=inputs, unattended=True)
+    assert delivery.in_time, delivery.body
+    assert "interactivity" not in delivery.payload["event"]["inputs"]
+    return await slack.wait_for_step(delivery.payload["event"]["function_execution_id"])
+
+
+async def test_a_scheduled_pause_acts_with_the_role_given_to_workflows(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    running = one(await campaigns(pbx), "autodialer", "start")
+
+    # Left as viewer (the default), the step fails with the reason and changes nothing.
+    refused_run = await unattended(slack, "campaign_pause", campaign=running.campaign_uuid)
+    assert refused_run.state == "failed"
+    assert refused_run.error == (
+        "The step 'Pause a campaign' needs the operator role; it ran without a person (a "
+        "schedule or an event), so it acts with the role given to workflows, viewer. An "
+        "admin can change that with /callops role workflows operator."
+    )
+    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    assert status.status == "start"
+
+    given = await ask(slack, "role workflows operator")
+    assert "now act as operator" in shown(given)
+    listing = await ask(slack, "role")
+    assert "Workflow steps run without a person (scheduled or by an event): operator" in shown(
+        listing
+    )
+
+    done = await unattended(slack, "campaign_pause", campaign=running.campaign_uuid)
+    assert done.state == "completed", done.error
+    assert done.outputs == {"status": "pause", "campaign_id": running.campaign_uuid}
+    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    assert status.status == "pause"
+    pauses = [e for e in app.storage.audit.entries(TEAM) if e.action == "campaign.pause"]
+    assert [e.outcome for e in pauses] == ["requested", "approved", "ok"]
+    assert {e.user_id for e in pauses} == {f"workflow {done.workflow_execution_id}"}
+    answered_with_run_token(slack)
+
+
+async def test_a_scheduled_start_still_waits_for_an_approver(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    operators_and_channel(app)
+    app.storage.roles.set_role(TEAM, WORKFLOWS, Role.OPERATOR)
+    target = stopped(await campaigns(pbx))
+    delivery = await slack.driver.run_step(
+        "campaign_start",
+        user=SUPERVISOR,
+        inputs={"campaign": target.campaign_uuid},
+        unattended=True,
+    )
+    run_id = str(delivery.payload["event"]["function_execution_id"])
+    card = await card_for(slack, target.campaign_uuid)
+    assert "workflow Wx" in shown(card)
+    assert slack.step_run(run_id).state == "running"
+    await click_card(slack, card, "approval_approve", MANAGER, APPROVALS)
+    done = await slack.wait_for_step(run_id)
+    assert done.state == "completed", done.error
+    assert done.outputs == {"status": "start", "campaign_id": target.campaign_uuid}
 
 
 # --- actions: the same policy and approval as /callops ---------------------------------

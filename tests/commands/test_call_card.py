@@ -87,9 +87,20 @@ def test_status_and_cause_are_said_in_words() -> None:
 
 def test_a_cause_no_table_knows_is_shown_as_its_code_in_the_last_line() -> None:
     card = call_card(record(status="congestion", cause="BEARERCAPABILITY_NOTAVAIL"), tz=TZ)
-    first, last = (rendered([b]) for b in card.blocks)
+    first, last = (rendered([b]) for b in card.blocks[:2])
     assert "*Congestion* ·" in first and "BEARERCAPABILITY" not in first
     assert "cause `BEARERCAPABILITY_NOTAVAIL`" in last
+
+
+def test_the_lead_and_the_campaign_on_a_card_open_with_a_click() -> None:
+    card = call_card(record(), tz=TZ)
+    buttons = card.blocks[-1].to_dict()["elements"]
+    assert [(b["action_id"], b["text"]["text"]) for b in buttons] == [
+        ("lead_open", "Open lead"),
+        ("campaign_open_0", "Open campaign"),
+    ]
+    lead_uuid, campaign_uuid = (b["value"] for b in buttons)
+    assert lead_uuid == record().lead_uuid and campaign_uuid == record().campaign_uuid
 
 
 def test_service_values_cannot_ping_or_inject_links() -> None:

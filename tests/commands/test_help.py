@@ -40,7 +40,7 @@ async def test_help_marks_what_a_viewer_cannot_run() -> None:
 
 async def test_help_for_one_command_shows_usage_examples_and_role() -> None:
     text = visible(await help_command(_ctx(), ["cdr"]))
-    assert "/callops cdr [phone=] [ext=]" in text
+    assert "/callops cdr [id=] [phone=] [ext=]" in text
     assert "Look up call records." in text
     assert "/callops cdr phone=0912345678" in text
     assert "You can run it" in text

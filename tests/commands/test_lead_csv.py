@@ -10,6 +10,7 @@ import pytest
 
 from commands.kernel.phones import normalize_phone, phone_problem
 from commands.leads.csv_check import CsvFormatError, CsvReport, check_leads_csv
+from commands.leads.upload import reason_words
 
 
 def check(text: str, blocked: frozenset[str] = frozenset()) -> tuple[CsvReport, str, str]:
@@ -37,11 +38,11 @@ def test_each_kind_of_bad_row_is_named_with_its_line() -> None:
     assert (report.rows, report.valid, report.invalid) == (7, 2, 5)
     problems = [(p.line, p.reason) for p in report.problems]
     assert problems == [
-        (3, "same number as line 2"),
-        (4, "not a phone number the service accepts"),
-        (5, "no phone number"),
-        (6, "the number is on the blacklist"),
-        (7, "has 1 column, the header has 2"),
+        (3, "0912345678 is already on line 2."),
+        (4, "12345 is not a phone number the service accepts."),
+        (5, "It has no phone number."),
+        (6, "0815447340 is on the blacklist."),
+        (7, "It has 1 column; the header has 2."),
     ]
     assert dict(report.reasons) == {
         "duplicate": 1,
@@ -57,7 +58,7 @@ def test_each_kind_of_bad_row_is_named_with_its_line() -> None:
     ]
     rows = list(csv.reader(io.StringIO(bad)))
     assert rows[0] == ["line", "problem", "phone_number", "lead_name"]
-    assert rows[1] == ["3", "same number as line 2", "0912 345 678", "Again"]
+    assert rows[1] == ["3", "0912345678 is already on line 2.", "0912 345 678", "Again"]
     assert len(rows) == 6
 
 
@@ -97,3 +98,11 @@ def test_phone_problems_use_the_service_rule() -> None:
     assert phone_problem("8412345678") is None
     assert phone_problem("") == "The phone number is missing."
     assert "not a phone number" in (phone_problem("0212345678") or "")
+
+
+def test_the_reasons_rows_were_left_out_read_as_words_with_plurals() -> None:
+    assert reason_words("missing", 1) == "1 row without a number"
+    assert reason_words("missing", 2) == "2 rows without a number"
+    assert reason_words("duplicate", 3) == "3 numbers given twice"
+    assert reason_words("columns", 1) == "1 row with the wrong number of columns"
+    assert reason_words("pattern", 2) == "2 numbers the service does not accept"

@@ -39,17 +39,22 @@ async def test_pause_from_the_campaign_card(console: Console, demo: Demo) -> Non
     card = console.ephemerals.filter(
         has=console.page.locator(".header-block", has_text=campaign.campaign_name)
     ).last
-    await card.locator("button", has_text="Pause").click()
+    await card.locator("[data-action-id='campaign_control_pause']").click()
 
-    prompt = console.ephemerals.filter(has_text="Pause campaign").last
-    await expect(prompt).to_contain_text(campaign.campaign_name)
+    # Slack's confirm dialog asks first; confirming it is the confirm.
+    dialog = console.page.locator("#confirm")
+    await expect(dialog).to_contain_text(campaign.campaign_name)
     assert await status_of(demo, campaign.campaign_uuid) == "start", "nothing before the confirm"
-    await prompt.locator("button", has_text="Pause").click()
+    await dialog.locator("button.primary").click()
 
-    outcome = console.messages.filter(has_text="Confirmed by @sofia").last
-    await expect(outcome).to_contain_text(f"{campaign.campaign_name} is now")
-    await expect(outcome).to_contain_text("paused")
+    # The card itself is redrawn: Start instead of Pause (in whichever language Sofia reads).
+    await expect(card.locator("[data-action-id='campaign_control_pause']")).to_have_count(0)
+    await expect(card.locator("[data-action-id='campaign_control_start']")).to_have_count(1)
     assert await status_of(demo, campaign.campaign_uuid) == "pause"
+    # And the channel has the request's card, confirmed by her.
+    posted = console.page.locator("#messages .message:not(.ephemeral)")
+    outcome = posted.filter(has_text=campaign.campaign_name).filter(has_text="@sofia").last
+    await expect(outcome).to_be_visible()
 
 
 async def test_start_requested_by_the_agent_and_approved_by_the_supervisor(

@@ -8,7 +8,7 @@ from playwright.async_api import expect
 
 from bot.demo import Demo
 from callcenter import CallCenter
-from emulators.slack import CALL_CENTER, SUPERVISOR
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR
 from tests.demo.conftest import BROWSER, Console
 
 pytestmark = BROWSER
@@ -70,3 +70,55 @@ async def test_the_status_shortcut_opens_the_wallboard(console: Console) -> None
     await console.page.locator(".shortcut-global", has_text="Call-center status").click()
     await expect(console.modal.locator(".modal-title")).to_have_text("Call-center status")
     await expect(console.modal).to_contain_text("Call center wallboard")
+
+
+async def test_the_step_panel_follows_the_person_and_shows_how_a_run_ended(
+    console: Console, demo: Demo
+) -> None:
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        items = [c async for c in cc.campaigns.iterate()]
+    paused = next(c for c in items if c.status == "pause")
+    await console.open(AGENT, CALL_CENTER)
+    page = console.page
+    await page.locator("#nav-steps").click()
+    await page.locator("#step-picker").select_option(label="Start a campaign")
+    form = page.locator("#step-form")
+    await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Alex")
+    await form.locator("input[name='campaign']").fill(paused.campaign_uuid)
+    await page.locator("#step-run").click()
+    await expect(page.locator("#step-result .step-waiting")).to_be_visible()
+    await page.locator("#step-panel .icon-button").click()
+
+    # Maria denies the request in #approvals while the panel is closed.
+    await console.switch_user(MANAGER)
+    await console.go(APPROVALS)
+    card = console.messages.filter(has_text=paused.campaign_name).last
+    deny = card.locator("button[data-action-id='approval_deny']")
+    await deny.click()
+    await console.modal.locator("textarea, input[type='text']").first.fill("Not before 9")
+    await console.modal.locator("button.primary").click()
+    await expect(deny).to_have_count(0)
+
+    await page.locator("#nav-steps").click()
+    await expect(page.locator("#step-result .step-error")).to_contain_text("Not before 9")
+    await expect(page.locator("#step-result .step-waiting")).to_have_count(0)
+    await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Maria")
+
+
+async def test_a_step_run_as_a_schedule_acts_with_the_workflows_role(
+    console: Console, demo: Demo
+) -> None:
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        items = [c async for c in cc.campaigns.iterate()]
+    running = next(c for c in items if c.status == "start")
+    await console.open(SUPERVISOR, CALL_CENTER)
+    page = console.page
+    await page.locator("#nav-steps").click()
+    await page.locator("#step-picker").select_option(label="Pause a campaign")
+    form = page.locator("#step-form")
+    await form.locator("select[name='interactivity']").select_option("schedule")
+    await form.locator("input[name='campaign']").fill(running.campaign_uuid)
+    await page.locator("#step-run").click()
+    await expect(page.locator("#step-result .step-error")).to_contain_text(
+        "/callops role workflows operator"
+    )

@@ -1,9 +1,12 @@
 // Workflow Builder and shortcuts in the console, as Slack offers them to a person.
 //
 // "Run a step": pick one of the app's steps (its manifest's functions), fill its inputs,
-// run it as the signed-in person (the stand-in sends function_executed), and see its
-// outputs or its error once the app answers (a step waiting on an approval stays
-// "running" until someone decides in #approvals).
+// run it as the signed-in person (the stand-in sends function_executed), or "as a
+// schedule" (no interactivity: nobody started it, so it acts with the role given to
+// workflows), and see its outputs or its error once the app answers (a step waiting on an
+// approval stays "running" until someone decides in #approvals; the panel keeps following
+// it while closed and shows how it ended when reopened). The panel follows the person
+// switcher: "You (…)" is whoever is signed in now.
 // Shortcuts: the app's global shortcuts under ⚡ in the sidebar; its message shortcuts in
 // each message's ⋯ menu. Everything goes through /console/api (console_workflows.py).
 
@@ -16,7 +19,15 @@ function el(tag, className, text) {
   return node;
 }
 
-const state = { api: null, workflows: { steps: [], shortcuts: [] }, run: null, timer: null };
+const state = {
+  api: null,
+  workflows: { steps: [], shortcuts: [] },
+  run: null,
+  timer: null,
+  step: null,
+  workspace: null,
+  unattended: false,
+};
 
 async function getJSON(path) {
   const response = await fetch(path, { cache: "no-store" });
@@ -114,7 +125,9 @@ async function follow(step, runId) {
     const { run } = await getJSON(`/console/api/step?id=${encodeURIComponent(runId)}`);
     if (state.run !== runId) return;
     showResult(step, run);
-    if (run.state === "running" && !$("step-panel").hidden) {
+    if (run.state === "running") {
+      // Followed while the panel is closed too: a denial or an approval decided in
+      // #approvals is what the reopened panel shows, not "Running…".
       state.timer = setTimeout(() => follow(step, runId), 400);
     }
   } catch (error) {
@@ -122,11 +135,34 @@ async function follow(step, runId) {
   }
 }
 
-function drawStep(step, workspace) {
+function whoRunsIt(row, workspace) {
+  const who = workspace.people.find((p) => p.id === state.api.user());
+  const choice = el("select", "select");
+  choice.name = "interactivity";
+  const person = el("option", "", `You (${who ? who.real_name : state.api.user()}): the person who started the workflow`);
+  person.value = "person";
+  const schedule = el("option", "", "Nobody: run as a schedule (no interactivity; the role given to workflows)");
+  schedule.value = "schedule";
+  choice.append(person, schedule);
+  choice.value = state.unattended ? "schedule" : "person";
+  choice.addEventListener("change", () => {
+    state.unattended = choice.value === "schedule";
+  });
+  row.appendChild(choice);
+}
+
+function drawStep(step, workspace, { keepResult = false } = {}) {
   const form = $("step-form");
   form.replaceChildren();
   $("step-description").textContent = step ? step.description : "";
-  showResult(step, null);
+  if (!keepResult || step !== state.step) {
+    clearTimeout(state.timer);
+    state.run = null;
+    state.unattended = false;
+    showResult(step, null);
+  }
+  state.step = step;
+  state.workspace = workspace;
   if (!step) return;
   const readers = [];
   for (const parameter of step.inputs) {
@@ -135,8 +171,7 @@ function drawStep(step, workspace) {
     const title = (parameter.title || parameter.name) + (parameter.is_required ? " *" : "");
     row.appendChild(el("span", "step-label", title));
     if (parameter.type === "slack#/types/interactivity") {
-      const who = workspace.people.find((p) => p.id === state.api.user());
-      row.appendChild(el("span", "step-auto", `You (${who ? who.real_name : state.api.user()}): the person who started the workflow`));
+      whoRunsIt(row, workspace);
       form.appendChild(row);
       continue;
     }
@@ -165,6 +200,7 @@ function drawStep(step, workspace) {
       user: state.api.user(),
       callback_id: step.callback_id,
       inputs,
+      unattended: state.unattended,
     });
     if (body.ok && body.run) follow(step, body.run);
     else if (!body.ok) $("step-result").replaceChildren(el("div", "step-error", body.error));
@@ -185,7 +221,6 @@ function buildPanel(workspace) {
   close.setAttribute("aria-label", "Close");
   close.addEventListener("click", () => {
     backdrop.hidden = true;
-    clearTimeout(state.timer);
   });
   header.appendChild(close);
   const body = el("div", "modal-body");
@@ -274,6 +309,8 @@ function buildNav(workspace) {
   run.id = "nav-steps";
   run.addEventListener("click", () => {
     $("step-panel").hidden = false;
+    // Whoever is signed in now runs the step; the last run's result stays.
+    if (state.step) drawStep(state.step, state.workspace, { keepResult: true });
   });
   const items = [title, run];
   for (const shortcut of state.workflows.shortcuts.filter((s) => s.type === "global")) {
@@ -304,5 +341,11 @@ export async function installWorkflows(api) {
   if (!state.workflows.steps.length && !state.workflows.shortcuts.length) return;
   buildPanel(api.workspace);
   buildNav(api.workspace);
+  const switcher = $("user-switcher");
+  if (switcher) {
+    switcher.addEventListener("change", () => {
+      if (state.step) drawStep(state.step, state.workspace, { keepResult: true });
+    });
+  }
   watchMessages();
 }

@@ -1,0 +1,62 @@
+"""Find its call record: from a pushed autocall's result to the records it left.
+
+The service answers a push with a call id and a lead, and writes the call's record only
+when the call ends; its records can be filtered by campaign and number but not by call
+id.  So the button carries the campaign, the number and the moment of the push, and
+opens ``cdr`` for exactly those: the records of that campaign and number since the push
+(the call itself once it has ended, and any later call to the number).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field, ValidationError
+from slack_sdk.models.blocks import ButtonElement
+
+from commands.kernel.context import CommandContext
+from commands.kernel.grammar import quote_word
+from commands.kernel.i18n import _
+from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.periods import format_moment
+from commands.kernel.reply import Outcome, Rerun, notice
+
+FIND_RECORDS_BUTTON = "call_find_records"
+"""Find its call record, on a pushed autocall's result."""
+
+_UUID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+
+
+class RecordsRef(BaseModel):
+    """The button's value (it may be forged): which campaign, which number, since when."""
+
+    campaign: str = Field(pattern=_UUID)
+    phone: str = Field(pattern=r"^\+?[0-9]{2,20}$")
+    since: int = Field(ge=0)
+
+
+def find_records_button(campaign_uuid: str, phone: str, since: float) -> ButtonElement:
+    value = {"campaign": campaign_uuid, "phone": phone, "since": int(since)}
+    return ButtonElement(
+        text=_("Find its call record"),
+        action_id=FIND_RECORDS_BUTTON,
+        value=json.dumps(value, separators=(",", ":")),
+    )
+
+
+def records_command(ref: RecordsRef, ctx: CommandContext) -> str:
+    since = datetime.fromtimestamp(ref.since, UTC)
+    moment = quote_word(f"from={format_moment(since, ctx.tz)}")
+    return f"cdr campaign={ref.campaign} phone={ref.phone} {moment}"
+
+
+async def find_records_clicked(ctx: CommandContext, click: Click) -> Outcome:
+    try:
+        ref = RecordsRef.model_validate_json(click.value)
+    except ValidationError:
+        return notice(_("This button is out of date; run the command again."), emoji=":warning:")
+    return Rerun(records_command(ref, ctx), replace_original=False)
+
+
+INTERACTIONS = Interactions(clicks=(OnClick(FIND_RECORDS_BUTTON, find_records_clicked),))
