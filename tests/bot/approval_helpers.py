@@ -169,6 +169,7 @@ async def clocked(
     storage = Storage.open(settings.callops_db, box, clock=clock)
     rt = Runtime.build(settings, storage)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    rt.storage.calling_rules.set_hours(TEAM, (0, 0))  # calls at any hour: see tests/bot/conftest.py
     give_roles(rt)
     async with serving(rt, port=0, scheduler=False) as url:
         slack.connect_app(url + "/slack/events")

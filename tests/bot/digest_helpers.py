@@ -51,6 +51,7 @@ async def app_with_clock(
 ) -> AsyncIterator[Runtime]:
     rt = runtime_on(settings, clock)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    rt.storage.calling_rules.set_hours(TEAM, (0, 0))  # calls at any hour: see tests/bot/conftest.py
     async with serving(rt, port=0, scheduler=False) as url:
         slack.connect_app(url + "/slack/events")
         yield rt
