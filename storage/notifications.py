@@ -81,6 +81,11 @@ class NotificationRoute:
     presskey_only: bool
     created_by: str
     created_at: float
+    fold: bool = True
+    """A notable record goes as a thread reply on the channel's folded message while one
+    is open (True), or always as a card of its own (False)."""
+    notable: tuple[str, ...] = ()
+    """Statuses whose records count as notable, besides a key pressed or an agent's call."""
 
 
 def _route(row: RowMapping) -> NotificationRoute:
@@ -94,6 +99,8 @@ def _route(row: RowMapping) -> NotificationRoute:
         presskey_only=bool(row["presskey_only"]),
         created_by=row["created_by"],
         created_at=row["created_at"],
+        fold=bool(row["fold"]),
+        notable=load_list(row["notable"]),
     )
 
 
@@ -112,6 +119,8 @@ class RouteStore:
         statuses: Iterable[str] = (),
         directions: Iterable[str] = (),
         presskey_only: bool = False,
+        fold: bool = True,
+        notable: Iterable[str] = (),
     ) -> NotificationRoute:
         route_id = short_id()
         self._db.change(
@@ -126,6 +135,8 @@ class RouteStore:
                 "presskey_only": int(presskey_only),
                 "created_by": created_by,
                 "created_at": self._clock(),
+                "fold": int(fold),
+                "notable": dump_list(notable),
             },
         )
         found = self.get(team_id, route_id)
