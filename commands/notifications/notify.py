@@ -108,6 +108,29 @@ def matching_channels(routes: Iterable[NotificationRoute], cdr: Cdr) -> list[str
     return list(dict.fromkeys(r.channel for r in routes if route_matches(r, cdr)))
 
 
+def notable(route: NotificationRoute, cdr: Cdr) -> bool:
+    """A record worth a card even in a busy channel: a key pressed, an agent's call, or
+    a status the route names."""
+    agent = bool(cdr.extension.strip() or cdr.username.strip())
+    return pressed(cdr) or agent or normalize_status(cdr.status) in route.notable
+
+
+def feed_kinds(routes: Iterable[NotificationRoute], cdr: Cdr) -> dict[str, str]:
+    """How ``cdr`` goes to each channel that gets it, by the first route sending it there:
+    ``fold`` (in the channel's folded message when records wait), ``note`` (notable: a
+    reply on the folded message while one is open) or ``card`` (notable, the route says
+    ``fold=off``: always a card of its own)."""
+    kinds: dict[str, str] = {}
+    for route in routes:
+        if route.channel in kinds or not route_matches(route, cdr):
+            continue
+        if not notable(route, cdr):
+            kinds[route.channel] = "fold"
+        else:
+            kinds[route.channel] = "note" if route.fold else "card"
+    return kinds
+
+
 def callback_url(public_url: str, token: str) -> str:
     return public_url.rstrip("/") + CALLBACK_PREFIX + token
 
