@@ -1,18 +1,25 @@
 """The poster of the call feed: queued call records become cards in Slack, at Slack's pace.
 
 The receiver only queues (it must answer the service at once); this worker posts. Slack
-allows about one message per second per channel, so a burst of records for one channel is
-drained in order, one card a second, while other channels go on in parallel. A row leaves
+allows about one message per second per channel, so the records waiting for a channel go
+out together, in the channel's folded message (``commands.notifications.fold_card``):
+posted once, then edited with each second's new records while it is the channel's latest
+feed message, young and not full.  A channel's delay so stays within a few seconds however
+fast records come; a record alone in a quiet channel still gets its card, and a notable
+one a reply on the folded message or a card of its own, as its route says.  Channels go
+on in parallel, one Slack call a second each, posts and edits together. A row leaves
 the queue only after Slack accepted the post; a 429 that the client's retry handler could
 not absorb, a network error or a Slack outage postpones the row and holds its channel's
 later cards behind it, so order is kept and nothing is lost.
 
 A post whose answer never came back (the process died while Slack's answer was on its
 way, or the connection broke) may or may not be in the channel.  Each card carries
-Slack message metadata naming its record (``CARD_EVENT``), so before posting a row that
-was taken before (its lease ran out, or an attempt failed) the poster looks for that
-metadata in the channel's recent history (or the thread's) and, if it is there, counts
-the row as posted: at most once, and never lost.  The lease is renewed while a post is
+Slack message metadata naming its record, and each folded message every record it lists
+(``bot.feed_metadata``), so before posting a row that was taken before (its lease ran
+out, or an attempt failed) the poster looks for that metadata in the channel's recent
+history (or the thread's) and, if it is there, counts the row as posted: at most once,
+and never lost.  A folded message found so is edited no more (what it shows may be more
+than the database says); the records after it start a new one.  The lease is renewed while a post is
 under way, so a slow post is not taken over by another process.
 
 Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the

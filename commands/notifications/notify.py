@@ -6,6 +6,7 @@ call record there, and *routes* say which channels get a card for it::
 
     notify                         the URL, the attached campaigns, the routes in short
     notify add #channel [campaign ...] [status=answered,busy] [direction=inbound] [presskey]
+               [fold=on|off] [notable=busy,failed]
     notify list | notify remove <id>
     notify attach <campaign> | notify detach <campaign>
     notify rotate [only]           a new URL (the old one stops at once), after a confirm;
@@ -51,6 +52,7 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
+from commands.kernel.i18n import _
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
@@ -69,7 +71,7 @@ CALLBACK_PREFIX = "/callbacks/"
 USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
-    "[direction=inbound,outbound,local] [presskey]",
+    "[direction=inbound,outbound,local] [presskey] [fold=on|off] [notable=busy,...]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -228,9 +230,25 @@ def _split_values(raw: str, key: str) -> list[str]:
     return values
 
 
-def _statuses(raw: str) -> list[str]:
+def _fold(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("on", "yes", "true"):
+        return True
+    if value in ("off", "no", "false"):
+        return False
+    raise UsageError(
+        _(
+            "'fold={value}' is neither on nor off. With fold=on (the default) a notable call "
+            "is a reply on the message that lists a busy channel's calls; with fold=off it "
+            "gets a card of its own."
+        ).format(value=raw),
+        USAGE["add"],
+    )
+
+
+def _statuses(raw: str, key: str = "status") -> list[str]:
     found = []
-    for value in _split_values(raw, "status"):
+    for value in _split_values(raw, key):
         status = normalize_status(value)
         if not _STATUS.match(status):
             raise UsageError(
@@ -260,9 +278,16 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     positional, options = split_options(args)
     if not positional:
         raise UsageError("Name the channel that should get the call cards.", usage)
-    check_keys(options, ("status", "direction"), what="a route filter", usage=usage)
+    check_keys(
+        options,
+        ("status", "direction", "fold", "notable"),
+        what="a route filter",
+        usage=usage,
+    )
     opts = {k.lower(): v for k, v in options.items()}
     statuses = _statuses(opts["status"]) if "status" in opts else []
+    fold = _fold(opts["fold"]) if "fold" in opts else True
+    notable_statuses = _statuses(opts["notable"], "notable") if "notable" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
     channel_token, words = positional[0], positional[1:]
     presskey = any(w.lower() in ("presskey", "pressed") for w in words)
@@ -285,6 +310,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         statuses=statuses,
         directions=directions,
         presskey_only=presskey,
+        fold=fold,
+        notable=notable_statuses,
     )
     await off_loop(
         storage.audit.append,
@@ -298,6 +325,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "statuses": list(statuses),
             "directions": list(directions),
             "presskey": presskey,
+            "fold": fold,
+            "notable": list(notable_statuses),
         },
     )
     text = f"Route {code(route.id)} added: {describe_route(route, campaign_names(campaigns))}."
@@ -330,6 +359,14 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
         what.append(", ".join(escape(d) for d in route.directions) + " calls")
     if route.presskey_only:
         what.append("only when a key was pressed")
+    if route.notable:
+        what.append(
+            _("notable also when {statuses}").format(
+                statuses=", ".join(escape(status_words(s).lower()) for s in route.notable)
+            )
+        )
+    if not route.fold:
+        what.append(_("notable calls as cards of their own"))
     return f"<#{escape(route.channel)}> gets {' · '.join(what)}"
 
 
