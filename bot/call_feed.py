@@ -503,6 +503,7 @@ class CallFeed:
                 await off_loop(store.close_fold, team, channel)
                 raise _Retry(self._clock(), str(exc.response.get("error"))) from None
             self._failed(head, channel, exc)
+        self._next_ok[lane] = self._clock() + self._interval  # as for a card: after the answer
         ts = str(response.get("ts") or (fold.root_ts if fold else ""))
         opened = fold.opened_at if fold is not None else self._clock()
         await off_loop(
@@ -614,6 +615,9 @@ class CallFeed:
         except (aiohttp.ClientError, TimeoutError) as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
             raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+        # The next call to the channel waits a full interval after Slack answered this
+        # one: Slack counts arrivals, and this one may have arrived late.
+        self._next_ok[lane] = self._clock() + self._interval
         ts = response.get("ts")
         return str(ts) if ts else None
 
