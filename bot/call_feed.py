@@ -421,8 +421,11 @@ class CallFeed:
         store = self._storage.call_feed
         team, channel = head.team_id, head.lane
         fold = self._live(await off_loop(store.fold, team, channel))
-        room = FOLD_ROWS - (len(fold.records) if fold else 0)
         used = len(json.dumps([r.get("id", "") for r in fold.records])) if fold else 2
+        if fold and used + len(json.dumps(head.record_id)) + 2 > METADATA_BUDGET:
+            fold = None  # its metadata could name no more records
+            used = 2
+        room = FOLD_ROWS - (len(fold.records) if fold else 0)
         batch = await off_loop(
             store.take_fold, head, self._owner, LEASE_SECONDS, room, METADATA_BUDGET - used
         )

@@ -164,3 +164,22 @@ async def test_notable_records_are_replies_on_the_fold_or_cards_as_the_route_say
         ("card", notable[1:]),
         ("card", ordinary[3:]),
     ]
+
+
+async def test_a_429_on_a_folded_message_is_waited_out_and_nothing_lost_or_reordered(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        virtual_pace(rt, slack)
+        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        first = [make_record() for _ in range(3)]
+        await queue_then_post(rt, slack, base, first)
+        # the Slack client's own three retries are refused too: the poster waits out
+        # Retry-After and edits the fold with the records in their order
+        slack.ratelimit("chat.update", times=4, retry_after=1)
+        second = [make_record() for _ in range(3)]
+        await queue_then_post(rt, slack, base, second)
+
+    assert [e.status for e in slack.journal("chat.update")] == [429, 429, 429, 429, 200]
+    [fold] = slack.messages(CALL_CENTER)
+    assert shown([fold]) == [str(r["id"]) for r in first + second]
