@@ -319,16 +319,17 @@ class CallFeedStore:
     def take_fold(
         self, head: QueuedRecord, owner: str, seconds: float, limit: int, id_chars: int
     ) -> list[QueuedRecord]:
-        """``head`` (leased by ``owner``) and the ``fold`` rows right behind it in its lane,
-        at most ``limit`` in all and their record ids (as a JSON list) within ``id_chars``,
-        leased together: the records one folded message takes.  A row of another kind,
-        or one another poster holds, ends the run (order is kept)."""
+        """``head`` (leased by ``owner``) and the ``fold`` rows behind it in its lane, at
+        most ``limit`` in all and their record ids (as a JSON list) within ``id_chars``,
+        leased together: the records one folded message takes.  Notable rows between them
+        (``note``: replies on that message) are passed over and go out after it; a card
+        of its own, or a row another poster holds, ends the run."""
         now = self._clock()
         params = {
             "team_id": head.team_id,
             "lane_id": head.lane,
             "first": head.seq,
-            "limit": max(1, limit),
+            "limit": 2 * max(1, limit),
         }
 
         def work(conn: Connection) -> list[QueuedRecord]:
@@ -336,8 +337,10 @@ class CallFeedStore:
             left = id_chars
             for row in conn.execute(_LANE_ROWS, params).mappings():
                 queued = self._queued(row)
+                if queued.post_as == "note" and taken:
+                    continue
                 left -= len(json.dumps(queued.record_id)) + 2  # the id, its comma and space
-                if queued.post_as != "fold" or (taken and left < 0):
+                if queued.post_as != "fold" or (taken and left < 0) or len(taken) >= limit:
                     break
                 lease = {"row": queued.seq, "now": now, "owner": owner, "until": now + seconds}
                 if conn.execute(_TAKE, lease).rowcount != 1:
