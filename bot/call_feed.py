@@ -466,15 +466,13 @@ class CallFeed:
         store = self._storage.call_feed
         head = batch[0]
         team, channel = head.team_id, head.lane
-        payloads = [store.payload(row) for row in batch]
-        records = [*(fold.records if fold else []), *payloads]
-        cdrs = []
-        for payload in records:
-            try:
-                cdrs.append(Cdr.model_validate(payload))
-            except ValidationError:
-                # The receiver validated it; only a hand-edited row gets here.
-                raise _Drop("a queued row is no call record") from None
+        try:
+            payloads = await off_loop(lambda: [store.payload(row) for row in batch])
+            records = [*(fold.records if fold else []), *payloads]
+            cdrs = [Cdr.model_validate(payload) for payload in records]
+        except (ValueError, StorageError):  # pydantic's ValidationError included
+            # The receiver validated it; only a hand-edited row gets here.
+            raise _Drop("a queued row is no call record") from None
         tz = await off_loop(self._zone_of, team)
         names = await self._campaign_names(team)
         card = fold_card(cdrs, tz=tz, names=names)
