@@ -1,18 +1,25 @@
 """The poster of the call feed: queued call records become cards in Slack, at Slack's pace.
 
 The receiver only queues (it must answer the service at once); this worker posts. Slack
-allows about one message per second per channel, so a burst of records for one channel is
-drained in order, one card a second, while other channels go on in parallel. A row leaves
+allows about one message per second per channel, so the records waiting for a channel go
+out together, in the channel's folded message (``commands.notifications.fold_card``):
+posted once, then edited with each second's new records while it is the channel's latest
+feed message, young and not full.  A channel's delay so stays within a few seconds however
+fast records come; a record alone in a quiet channel still gets its card, and a notable
+one a reply on the folded message or a card of its own, as its route says.  Channels go
+on in parallel, one Slack call a second each, posts and edits together. A row leaves
 the queue only after Slack accepted the post; a 429 that the client's retry handler could
 not absorb, a network error or a Slack outage postpones the row and holds its channel's
 later cards behind it, so order is kept and nothing is lost.
 
 A post whose answer never came back (the process died while Slack's answer was on its
 way, or the connection broke) may or may not be in the channel.  Each card carries
-Slack message metadata naming its record (``CARD_EVENT``), so before posting a row that
-was taken before (its lease ran out, or an attempt failed) the poster looks for that
-metadata in the channel's recent history (or the thread's) and, if it is there, counts
-the row as posted: at most once, and never lost.  The lease is renewed while a post is
+Slack message metadata naming its record, and each folded message every record it lists
+(``bot.feed_metadata``), so before posting a row that was taken before (its lease ran
+out, or an attempt failed) the poster looks for that metadata in the channel's recent
+history (or the thread's) and, if it is there, counts the row as posted: at most once,
+and never lost.  A folded message found so is edited no more (what it shows may be more
+than the database says); the records after it start a new one.  The lease is renewed while a post is
 under way, so a slow post is not taken over by another process.
 
 Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the
@@ -27,12 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 from zoneinfo import ZoneInfo
@@ -42,6 +50,7 @@ from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
 
 from bot import logs
+from bot.feed_metadata import FeedPayload, card_metadata, fold_metadata, read_payload
 from bot.posting import BotClients
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
@@ -57,7 +66,8 @@ from commands.notifications.call_card import (
     outcome_card,
     thread_subject,
 )
-from storage import QueuedRecord, Storage
+from commands.notifications.fold_card import FOLD_ROWS, METADATA_BUDGET, fold_card
+from storage import OpenFold, QueuedRecord, Storage
 from storage.errors import StorageBusyError, StorageError
 from storage.offload import off_loop
 
@@ -78,9 +88,11 @@ STOP_GRACE = 5.0
 LEASE_SECONDS = 20.0
 """How long a row taken for posting is another process's to leave alone; the poster
 renews it every ``LEASE_SECONDS / 4`` while the post is under way."""
-CARD_EVENT = "callops_call_card"
-"""The message metadata ``event_type`` of a card or an outcome; its payload names the
-record (``record_id``) and the kind of post (``kind``)."""
+FOLD_MAX_AGE = 60.0
+"""Seconds a folded message takes more records for after it was posted: past that, an
+edit would change a message people have scrolled past."""
+FOLD_GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
+"""Slack's answers to an edit of a folded message that can never be made."""
 HISTORY_PAGES = 5
 """Pages of 200 messages looked through for a card that may have been posted."""
 HISTORY_MARGIN = 300.0
@@ -163,6 +175,8 @@ class CallFeed:
         """Rows given up on (permanent Slack errors, undecodable rows)."""
         self.found = 0
         """Rows found already posted by an earlier attempt (not posted again)."""
+        self.folds = 0
+        """Folded messages posted (each then edited while it takes more records)."""
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -292,10 +306,15 @@ class CallFeed:
     async def _deliver(self, head: QueuedRecord, lane: tuple[str, str]) -> None:
         logs.begin(team=head.team_id, name="call_feed")  # this task's own context
         store = self._storage.call_feed
-        renewing = asyncio.get_running_loop().create_task(self._renew(head.seq))
+        held = [head.seq]
+        renewing = asyncio.get_running_loop().create_task(self._renew(held))
         try:
             if head.kind == "outcome":
                 await self._post_outcome(head)
+            elif head.post_as == "fold":
+                await self._post_fold(head, held)
+            elif head.post_as == "note":
+                await self._post_note(head)
             else:
                 await self._post_card(head)
         except asyncio.CancelledError:
@@ -336,14 +355,17 @@ class CallFeed:
             self._busy.discard(lane)
             self._wake.set()
 
-    async def _renew(self, seq: int) -> None:
-        """Hold the row's lease while its post is under way."""
+    async def _renew(self, held: list[int]) -> None:
+        """Hold the leases of the rows being posted (``held`` grows when a folded message
+        takes the rows behind the first) while the post is under way."""
         while True:
             await asyncio.sleep(LEASE_SECONDS / 4)
             try:
-                await off_loop(self._storage.call_feed.lease, seq, self._owner, LEASE_SECONDS)
+                await off_loop(
+                    self._storage.call_feed.renew, list(held), self._owner, LEASE_SECONDS
+                )
             except StorageError as exc:
-                log.warning("call feed: could not renew the lease of row %d: %s", seq, exc)
+                log.warning("call feed: could not renew the lease of row %d: %s", held[0], exc)
 
     # -- posting ---------------------------------------------------------------------------
 
@@ -378,9 +400,173 @@ class CallFeed:
             await off_loop(store.set_thread_root, team, channel, day, subject, ts)
         # The channel's next card waits a full interval after Slack answered this one,
         # whichever process posts it: Slack counts arrivals, and another replica's post
-        # must not arrive sooner than the pace allows however long this one took.
+        # must not arrive sooner than the pace allows however long this one took.  A card
+        # in the channel itself (not in a thread) ends the folded message above it.
+        await off_loop(
+            store.remove,
+            head.seq,
+            lane_free_at=self._clock() + self._interval,
+            close_fold=root is None,
+        )
+        self.posted += 1
+
+    # -- folding ---------------------------------------------------------------------------
+
+    def _live(self, fold: OpenFold | None) -> OpenFold | None:
+        """The channel's folded message if it still takes records: young and not full."""
+        if fold is None or self._clock() - fold.opened_at >= FOLD_MAX_AGE:
+            return None
+        return fold if len(fold.records) < FOLD_ROWS else None
+
+    async def _post_fold(self, head: QueuedRecord, held: list[int]) -> None:
+        """Post the records waiting for a channel: one alone as its card when the channel
+        is quiet, else together in the channel's folded message (edited in place while it
+        takes records, a new one otherwise), so a burst costs one Slack call a second."""
+        store = self._storage.call_feed
+        team, channel = head.team_id, head.lane
+        fold = self._live(await off_loop(store.fold, team, channel))
+        used = len(json.dumps([r.get("id", "") for r in fold.records])) if fold else 2
+        if fold and used + len(json.dumps(head.record_id)) + 2 > METADATA_BUDGET:
+            fold = None  # its metadata could name no more records
+            used = 2
+        room = FOLD_ROWS - (len(fold.records) if fold else 0)
+        batch = await off_loop(
+            store.take_fold, head, self._owner, LEASE_SECONDS, room, METADATA_BUDGET - used
+        )
+        # ``take_fold`` read the head after this poster leased it; what it was before
+        # (taken by a poster that died, or tried already) is what ``head`` says.
+        batch = [head, *batch[1:]]
+        held[:] = [row.seq for row in batch]
+        try:
+            if any(row.lease_owner is not None or row.attempts for row in batch):
+                batch = await self._not_yet_posted(batch, channel)
+                if len(batch) < len(held):
+                    # Slack has some of them: the open fold may show more than stored.
+                    await off_loop(store.close_fold, team, channel)
+                    fold = None
+                held[:] = [row.seq for row in batch]
+                if not batch:
+                    return
+            if fold is None and len(batch) == 1:
+                await self._post_card(batch[0])
+                return
+            await self._fold(batch, fold)
+        except BaseException:
+            # The first row's failure is recorded by ``_deliver``; the rows behind it wait
+            # as long and are looked for in the channel before they are posted again.
+            later = [seq for seq in held if seq != head.seq]
+            if later:
+                with contextlib.suppress(StorageError):
+                    await off_loop(
+                        self._postpone_all, later, self._clock(), "folded with a failure"
+                    )
+            raise
+
+    def _postpone_all(self, seqs: list[int], at: float, reason: str) -> None:
+        for seq in seqs:
+            self._storage.call_feed.postpone(seq, at, reason)
+
+    async def _fold(self, batch: list[QueuedRecord], fold: OpenFold | None) -> None:
+        store = self._storage.call_feed
+        head = batch[0]
+        team, channel = head.team_id, head.lane
+        try:
+            payloads = await off_loop(lambda: [store.payload(row) for row in batch])
+            records = [*(fold.records if fold else []), *payloads]
+            cdrs = [Cdr.model_validate(payload) for payload in records]
+        except (ValueError, StorageError):  # pydantic's ValidationError included
+            # The receiver validated it; only a hand-edited row gets here.
+            raise _Drop("a queued row is no call record") from None
+        tz, readers = await off_loop(self._readers, team, channel)
+        names = await self._campaign_names(team)
+        with use_audience(readers):
+            card = fold_card(cdrs, tz=tz, names=names)
+        metadata = fold_metadata([str(p.get("id", "")) for p in records])
+        lane = (team, channel)
+        self._next_ok[lane] = self._clock() + self._interval
+        client = await self._bots.get(team)
+        if client is None:
+            raise _Drop("the app is not installed in this workspace any more")
+        content: dict[str, Any] = {
+            "channel": channel,
+            "text": card.text,
+            "blocks": [block_dict(block) for block in card.blocks],
+            "metadata": metadata,
+        }
+        try:
+            if fold is not None:
+                response = await client.chat_update(ts=fold.root_ts, **content)
+            else:
+                response = await client.chat_postMessage(
+                    unfurl_links=False, unfurl_media=False, **content
+                )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+        except SlackApiError as exc:
+            if fold is not None and exc.response.get("error") in FOLD_GONE:
+                # Deleted, or no longer ours to edit: the records go in a new one.
+                await off_loop(store.close_fold, team, channel)
+                raise _Retry(self._clock(), str(exc.response.get("error"))) from None
+            self._failed(head, channel, exc)
+        self._next_ok[lane] = self._clock() + self._interval  # as for a card: after the answer
+        ts = str(response.get("ts") or (fold.root_ts if fold else ""))
+        opened = fold.opened_at if fold is not None else self._clock()
+        await off_loop(
+            store.folded,
+            team,
+            channel,
+            [row.seq for row in batch],
+            OpenFold(root_ts=ts, opened_at=opened, records=records),
+            lane_free_at=self._clock() + self._interval,
+        )
+        self.posted += len(batch)
+        self.folds += fold is None
+
+    async def _post_note(self, head: QueuedRecord) -> None:
+        """A notable record: a reply on the channel's folded message while one is open
+        (its table does not list it), else a card of its own."""
+        store = self._storage.call_feed
+        team, channel = head.team_id, head.lane
+        fold = await off_loop(store.fold, team, channel)
+        if fold is None or self._clock() - fold.opened_at >= FOLD_MAX_AGE:
+            await self._post_card(head)
+            return
+        if await self._already_posted(head, channel, thread_ts=fold.root_ts) is not None:
+            await off_loop(store.remove, head.seq)
+            self.found += 1
+            return
+        cdr = await off_loop(self._record, head)
+        tz, readers = await off_loop(self._readers, team, channel)
+        name = await self._campaign_name(team, cdr)
+        with use_audience(readers):
+            card = call_card(cdr, tz=tz, campaign_name=name)
+        try:
+            await self._post(head, channel, card, thread_ts=fold.root_ts)
+        except SlackApiError as exc:
+            if exc.response.get("error") == "thread_not_found":
+                await off_loop(store.close_fold, team, channel)
+                raise _Retry(self._clock(), "thread_not_found") from None
+            self._failed(head, channel, exc)
         await off_loop(store.remove, head.seq, lane_free_at=self._clock() + self._interval)
         self.posted += 1
+
+    async def _not_yet_posted(self, batch: list[QueuedRecord], channel: str) -> list[QueuedRecord]:
+        """The rows of ``batch`` whose records the channel does not show yet; the others
+        (posted by an attempt whose answer never came back) leave the queue."""
+        shown = await self._shown_in_channel(batch[0], channel)
+        found = [row for row in batch if row.record_id in shown]
+        for row in found:
+            await off_loop(self._storage.call_feed.remove, row.seq)
+        if found:
+            log.info(
+                "call feed: team %s: %d records were already in %s; not again",
+                batch[0].team_id,
+                len(found),
+                channel,
+            )
+            self.found += len(found)
+        return [row for row in batch if row.record_id not in shown]
 
     async def _post_outcome(self, head: QueuedRecord) -> None:
         store = self._storage.call_feed
@@ -449,14 +635,16 @@ class CallFeed:
                 thread_ts=thread_ts,
                 unfurl_links=False,
                 unfurl_media=False,
-                metadata={
-                    "event_type": CARD_EVENT,
-                    "event_payload": {"record_id": head.record_id, "kind": head.kind},
-                },
+                metadata=card_metadata(
+                    head.record_id, "outcome" if head.kind == "outcome" else "card"
+                ),
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
             raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+        # The next call to the channel waits a full interval after Slack answered this
+        # one: Slack counts arrivals, and this one may have arrived late.
+        self._next_ok[lane] = self._clock() + self._interval
         ts = response.get("ts")
         return str(ts) if ts else None
 
@@ -471,9 +659,33 @@ class CallFeed:
         card twice is better than none."""
         if head.lease_owner is None and head.attempts == 0:
             return None
+        async for ts, payload in self._history(head, channel, thread_ts=thread_ts):
+            if payload.holds(head.record_id, head.kind):
+                log.info(
+                    "call feed: team %s record %s was already posted; not again",
+                    head.team_id,
+                    head.record_id,
+                )
+                return ts
+        return None
+
+    async def _shown_in_channel(self, head: QueuedRecord, channel: str) -> set[str]:
+        """Every record the feed's recent messages in ``channel`` show (not in threads)."""
+        shown: set[str] = set()
+        async for _ts, payload in self._history(head, channel, thread_ts=None):
+            shown.update(payload.shown())
+        return shown
+
+    async def _history(
+        self, head: QueuedRecord, channel: str, *, thread_ts: str | None
+    ) -> AsyncIterator[tuple[str, FeedPayload]]:
+        """The feed's messages in the channel (or the thread) since a little before
+        ``head`` was received, newest first, with what their metadata says.  When Slack
+        will not show the history (a missing scope, say) it ends early: a record twice is
+        better than none."""
         client = await self._bots.get(head.team_id)
         if client is None:
-            return None
+            return
         query: dict[str, Any] = {
             "channel": channel,
             "oldest": f"{head.received_at - HISTORY_MARGIN:.6f}",
@@ -487,22 +699,12 @@ class CallFeed:
                 else:
                     page = await client.conversations_history(**query)
                 for message in page.get("messages") or []:
-                    meta = message.get("metadata") or {}
-                    payload = meta.get("event_payload") or {}
-                    if (
-                        meta.get("event_type") == CARD_EVENT
-                        and payload.get("record_id") == head.record_id
-                        and payload.get("kind", "card") == head.kind
-                    ):
-                        log.info(
-                            "call feed: team %s record %s was already posted; not again",
-                            head.team_id,
-                            head.record_id,
-                        )
-                        return str(message["ts"])
+                    payload = read_payload(message) if isinstance(message, dict) else None
+                    if payload is not None and message.get("ts"):
+                        yield str(message["ts"]), payload
                 cursor = (page.get("response_metadata") or {}).get("next_cursor")
                 if not cursor:
-                    return None
+                    return
                 query["cursor"] = cursor
         except SlackApiError as exc:
             log.info(
@@ -513,7 +715,6 @@ class CallFeed:
         except (aiohttp.ClientError, TimeoutError) as exc:
             backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
             raise _Retry(self._clock() + backoff, type(exc).__name__) from None
-        return None
 
     def _failed(self, head: QueuedRecord, channel: str, exc: SlackApiError) -> NoReturn:
         """Slack refused the post: wait when it asks us to, drop what cannot succeed."""
@@ -543,6 +744,10 @@ class CallFeed:
         costs a card its campaign name, never the card."""
         if not cdr.campaign_uuid:
             return None
+        return (await self._campaign_names(team_id)).get(cdr.campaign_uuid)
+
+    async def _campaign_names(self, team_id: str) -> dict[str, str]:
+        """Every campaign's name by its id, from the same few-minute cache."""
         now = time.monotonic()
         cached = self._names.get(team_id)
         if cached is None or cached[0] <= now:
@@ -552,7 +757,7 @@ class CallFeed:
                 if cached is None or cached[0] <= now:
                     cached = await self._fetch_names(team_id, now)
                     self._names[team_id] = cached
-        return cached[1].get(cdr.campaign_uuid)
+        return cached[1]
 
     async def _fetch_names(self, team_id: str, now: float) -> tuple[float, dict[str, str]]:
         try:

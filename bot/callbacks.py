@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
-from commands.notifications.notify import matching_channels
+from commands.notifications.notify import feed_kinds, matching_channels
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
 
@@ -104,12 +104,18 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
         """Queue the record for its channels (blocking: on a database thread)."""
         store = storage.call_feed
         with patience(LOCK_WAIT, tries=LOCK_TRIES):
-            channels = matching_channels(routes.routes(team), record)
+            matched = routes.routes(team)
+            channels = matching_channels(matched, record)
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
             return store.accept(
-                team, record_id, record.model_dump(mode="json"), channels, outcome=outcome
+                team,
+                record_id,
+                record.model_dump(mode="json"),
+                channels,
+                outcome=outcome,
+                kinds=feed_kinds(matched, record),
             )
 
     async def receive(request: web.Request) -> web.Response:

@@ -11,7 +11,13 @@ from storage.alerts import Alert, AlertStore, FiredAlert
 from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
 from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
-from storage.call_feed import OUTCOME_LANE, CallFeedStore, PushedMessage, QueuedRecord
+from storage.call_feed import (
+    OUTCOME_LANE,
+    CallFeedStore,
+    OpenFold,
+    PushedMessage,
+    QueuedRecord,
+)
 from storage.copy import CopyReport, copy_database
 from storage.database import Database, connect, database_url, open_database, patience
 from storage.digests import DigestRun, DigestSchedule, DigestStore
@@ -75,6 +81,7 @@ __all__ = [
     "NoticeStore",
     "NotificationRoute",
     "OAuthStateStore",
+    "OpenFold",
     "Outcome",
     "Person",
     "PolicyStore",

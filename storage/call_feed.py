@@ -25,7 +25,13 @@ from sqlalchemy.sql import Executable
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
 from storage.notifications import DedupStore
-from storage.schema import approvals, call_threads, callback_queue, notification_routes
+from storage.schema import (
+    approvals,
+    call_folds,
+    call_threads,
+    callback_queue,
+    notification_routes,
+)
 from storage.secrets import SecretBox
 from storage.validation import check_id
 
@@ -52,6 +58,19 @@ class QueuedRecord:
     attempts: int
     lease_owner: str | None = None
     lease_until: float | None = None
+    post_as: str = "card"
+    """How a card goes out: ``card`` (its own), ``fold`` (in the channel's folded message
+    when records wait) or ``note`` (a notable record: a reply on that message)."""
+
+
+@dataclass(frozen=True)
+class OpenFold:
+    """A channel's folded message still open to edits (``CallFeedStore.fold``)."""
+
+    root_ts: str
+    opened_at: float
+    records: list[dict[str, Any]]
+    """The records it shows, oldest first, as the receiver accepted them."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +108,7 @@ _QUEUED_COLUMNS = (
     _Q.attempts,
     _Q.lease_owner,
     _Q.lease_until,
+    _Q.post_as,
 )
 
 
@@ -135,6 +155,20 @@ _POSTPONE = (
         lease_owner=None,
         lease_until=None,
     )
+)
+_F = call_folds.c
+_FOLD_KEY = (_F.team_id == bindparam("team_id"), _F.channel == bindparam("channel"))
+_FOLD = select(_F.root_ts, _F.opened_at, _F.records_enc).where(*_FOLD_KEY)
+_CLOSE_FOLD = delete(call_folds).where(*_FOLD_KEY)
+_LANE_ROWS = (
+    select(*_QUEUED_COLUMNS)
+    .where(
+        _Q.team_id == bindparam("team_id"),
+        _Q.lane == bindparam("lane_id"),
+        _Q.seq >= bindparam("first"),
+    )
+    .order_by(_Q.seq)
+    .limit(bindparam("limit"))
 )
 _PENDING_ALL = select(func.count()).select_from(callback_queue)
 _PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
@@ -185,6 +219,22 @@ def _set_thread_root(insert: InsertFactory) -> Executable:
 _SET_THREAD_ROOT = by_dialect(_set_thread_root)
 
 
+def _open_fold(insert: InsertFactory) -> Executable:
+    statement = insert(call_folds)
+    return statement.on_conflict_do_update(
+        index_elements=[_F.team_id, _F.channel],
+        set_={
+            "root_ts": statement.excluded.root_ts,
+            "opened_at": statement.excluded.opened_at,
+            "held": statement.excluded.held,
+            "records_enc": statement.excluded.records_enc,
+        },
+    )
+
+
+_OPEN_FOLD = by_dialect(_open_fold)
+
+
 class CallFeedStore:
     def __init__(
         self, db: Database, box: SecretBox, dedup: DedupStore, *, clock: Clock = system_clock
@@ -204,15 +254,22 @@ class CallFeedStore:
         channels: Iterable[str],
         *,
         outcome: bool = False,
+        kinds: Mapping[str, str] | None = None,
     ) -> int | None:
         """Mark a record seen and queue its posts, as one unit.
 
         Returns None when the record was seen before (nothing queued), else how many rows
-        were queued: one card per channel, plus one outcome row when ``outcome``.
+        were queued: one per channel, plus one outcome row when ``outcome``.  ``kinds``
+        says how a channel's card goes out (``QueuedRecord.post_as``; ``card`` when it
+        names none).
         """
-        lanes = [("card", check_id(c, "channel id")) for c in dict.fromkeys(channels)]
+        kinds = kinds or {}
+        lanes = [
+            ("card", check_id(c, "channel id"), kinds.get(c, "card"))
+            for c in dict.fromkeys(channels)
+        ]
         if outcome:
-            lanes.append(("outcome", OUTCOME_LANE + record_id))
+            lanes.append(("outcome", OUTCOME_LANE + record_id, "card"))
         now = self._clock()
         sealed = self._box.encrypt(json.dumps(dict(payload), ensure_ascii=False))
         rows = [
@@ -224,8 +281,9 @@ class CallFeedStore:
                 "payload_enc": sealed,
                 "received_at": now,
                 "not_before": now,
+                "post_as": post_as,
             }
-            for kind, lane in lanes
+            for kind, lane, post_as in lanes
         ]
 
         def work(conn: Connection) -> int | None:
@@ -258,6 +316,94 @@ class CallFeedStore:
 
         return self._db.write(work)
 
+    def take_fold(
+        self, head: QueuedRecord, owner: str, seconds: float, limit: int, id_chars: int
+    ) -> list[QueuedRecord]:
+        """``head`` (leased by ``owner``) and the ``fold`` rows behind it in its lane, at
+        most ``limit`` in all and their record ids (as a JSON list) within ``id_chars``,
+        leased together: the records one folded message takes.  Notable rows between them
+        (``note``: replies on that message) are passed over and go out after it; a card
+        of its own, or a row another poster holds, ends the run."""
+        now = self._clock()
+        params = {
+            "team_id": head.team_id,
+            "lane_id": head.lane,
+            "first": head.seq,
+            "limit": 2 * max(1, limit),
+        }
+
+        def work(conn: Connection) -> list[QueuedRecord]:
+            taken: list[QueuedRecord] = []
+            left = id_chars
+            for row in conn.execute(_LANE_ROWS, params).mappings():
+                queued = self._queued(row)
+                if queued.post_as == "note" and taken:
+                    continue
+                left -= len(json.dumps(queued.record_id)) + 2  # the id, its comma and space
+                if queued.post_as != "fold" or (taken and left < 0) or len(taken) >= limit:
+                    break
+                lease = {"row": queued.seq, "now": now, "owner": owner, "until": now + seconds}
+                if conn.execute(_TAKE, lease).rowcount != 1:
+                    break
+                taken.append(queued)
+            return taken
+
+        return self._db.write(work)
+
+    def renew(self, seqs: Iterable[int], owner: str, seconds: float) -> None:
+        """Hold these rows (taken by ``owner``) for ``seconds`` more."""
+        now = self._clock()
+        rows = [{"row": s, "now": now, "owner": owner, "until": now + seconds} for s in seqs]
+        if rows:
+            self._db.write(lambda conn: conn.execute(_TAKE, rows))
+
+    def fold(self, team_id: str, channel: str) -> OpenFold | None:
+        """The channel's folded message still open to edits, if any."""
+        row = self._db.first(_FOLD, {"team_id": team_id, "channel": channel})
+        if row is None:
+            return None
+        records: list[dict[str, Any]] = json.loads(self._box.decrypt(row["records_enc"]))
+        return OpenFold(
+            root_ts=str(row["root_ts"]), opened_at=float(row["opened_at"]), records=records
+        )
+
+    def folded(
+        self,
+        team_id: str,
+        channel: str,
+        seqs: Iterable[int],
+        fold: OpenFold,
+        *,
+        lane_free_at: float,
+    ) -> None:
+        """Slack shows ``fold`` (posted or edited): its rows leave the queue, the fold is
+        remembered as the channel's open one, and the lane's next row waits until
+        ``lane_free_at``, in one transaction."""
+        sealed = self._box.encrypt(json.dumps(fold.records, ensure_ascii=False))
+        values = {
+            "team_id": team_id,
+            "channel": channel,
+            "root_ts": fold.root_ts,
+            "opened_at": fold.opened_at,
+            "held": len(fold.records),
+            "records_enc": sealed,
+        }
+        rows = [{"row": s} for s in seqs]
+
+        def work(conn: Connection) -> None:
+            if rows:
+                conn.execute(_REMOVE, rows)
+            conn.execute(self._db.pick(_OPEN_FOLD), values)
+            hold = {"team": team_id, "lane_id": channel, "free_at": lane_free_at}
+            conn.execute(_HOLD_NEXT, hold)
+
+        self._db.write(work)
+
+    def close_fold(self, team_id: str, channel: str) -> None:
+        """The channel's folded message takes no more records (a card came after it, or
+        its edits can no longer be trusted to show everything)."""
+        self._db.change(_CLOSE_FOLD, {"team_id": team_id, "channel": channel})
+
     def release(self, owner: str) -> int:
         """Give back every row this poster holds (it is stopping)."""
         return self._db.change(_RELEASE, {"owner": owner})
@@ -270,19 +416,26 @@ class CallFeedStore:
             and queued.lease_until > self._clock()
         )
 
-    def remove(self, seq: int, *, lane_free_at: float | None = None) -> bool:
+    def remove(
+        self, seq: int, *, lane_free_at: float | None = None, close_fold: bool = False
+    ) -> bool:
         """Drop a row (posted, found posted, or given up on). ``lane_free_at``: the next
         row of its lane waits until then, whichever process posts it: Slack's pace of a
-        channel is kept by all the app's processes together, not by each on its own."""
-        if lane_free_at is None:
+        channel is kept by all the app's processes together, not by each on its own.
+        ``close_fold``: the row's card is now the channel's latest message, so the
+        channel's folded message takes no more records."""
+        if lane_free_at is None and not close_fold:
             return self._db.change(_REMOVE, {"row": seq}) == 1
 
         def work(conn: Connection) -> bool:
             lane = conn.execute(_LANE_OF, {"row": seq}).first()
             if lane is None or conn.execute(_REMOVE, {"row": seq}).rowcount != 1:
                 return False
-            hold = {"team": lane.team_id, "lane_id": lane.lane, "free_at": lane_free_at}
-            conn.execute(_HOLD_NEXT, hold)
+            if close_fold:
+                conn.execute(_CLOSE_FOLD, {"team_id": lane.team_id, "channel": lane.lane})
+            if lane_free_at is not None:
+                hold = {"team": lane.team_id, "lane_id": lane.lane, "free_at": lane_free_at}
+                conn.execute(_HOLD_NEXT, hold)
             return True
 
         return self._db.write(work)
@@ -326,6 +479,7 @@ class CallFeedStore:
             attempts=int(row["attempts"]),
             lease_owner=row["lease_owner"],
             lease_until=None if row["lease_until"] is None else float(row["lease_until"]),
+            post_as=row["post_as"],
         )
 
     def routes_version(self, team_id: str) -> tuple[int, float, int]:

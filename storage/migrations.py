@@ -495,6 +495,29 @@ _V10_LANGUAGE_SETTINGS = _sql(
     "ALTER TABLE notification_routes ADD COLUMN language TEXT CHECK (language IN ('vi', 'en'))",
 )
 
+_V11_FOLDED_FEED = _sql(
+    # A busy channel's call records are folded into one message (a table) that is edited
+    # while it is the channel's latest feed message. A route says whether a notable record
+    # (a key pressed, an agent's call, one of its ``notable`` statuses) is a thread reply on
+    # that message (fold = 1) or a card of its own (fold = 0).
+    "ALTER TABLE notification_routes ADD COLUMN fold INTEGER NOT NULL DEFAULT 1",
+    "ALTER TABLE notification_routes ADD COLUMN notable TEXT NOT NULL DEFAULT '[]'",
+    # How a queued card goes out: 'card' (a card of its own), 'fold' (in the channel's
+    # folded message when records wait), 'note' (a notable record: a reply on that message).
+    "ALTER TABLE callback_queue ADD COLUMN post_as TEXT NOT NULL DEFAULT 'card'",
+    # The channel's folded message still open to edits: its ts, when it was posted, and the
+    # records it shows (encrypted: customers' numbers), so an edit shows them all again.
+    """CREATE TABLE call_folds (
+        team_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        root_ts TEXT NOT NULL,
+        opened_at REAL NOT NULL,
+        held INTEGER NOT NULL,
+        records_enc TEXT NOT NULL,
+        PRIMARY KEY (team_id, channel)
+    )""",
+)
+
 MIGRATIONS: Sequence[Migration] = (
     _V1_INITIAL,
     _V2_DIGESTS_NOTIFICATIONS,
@@ -506,6 +529,7 @@ MIGRATIONS: Sequence[Migration] = (
     _V8_BOT_REFRESH_LEASE,
     _V9_CALLING_RULES,
     _V10_LANGUAGE_SETTINGS,
+    _V11_FOLDED_FEED,
 )
 """Index i holds the migration to version i + 1."""
 

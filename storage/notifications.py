@@ -83,6 +83,11 @@ class NotificationRoute:
     created_at: float
     language: str | None = None
     """The language its posts are written in (``vi``/``en``); None: the workspace's."""
+    fold: bool = True
+    """A notable record goes as a thread reply on the channel's folded message while one
+    is open (True), or always as a card of its own (False)."""
+    notable: tuple[str, ...] = ()
+    """Statuses whose records count as notable, besides a key pressed or an agent's call."""
 
 
 def _route(row: RowMapping) -> NotificationRoute:
@@ -97,6 +102,8 @@ def _route(row: RowMapping) -> NotificationRoute:
         created_by=row["created_by"],
         created_at=row["created_at"],
         language=row["language"],
+        fold=bool(row["fold"]),
+        notable=load_list(row["notable"]),
     )
 
 
@@ -116,6 +123,8 @@ class RouteStore:
         directions: Iterable[str] = (),
         presskey_only: bool = False,
         language: str | None = None,
+        fold: bool = True,
+        notable: Iterable[str] = (),
     ) -> NotificationRoute:
         route_id = short_id()
         self._db.change(
@@ -131,6 +140,8 @@ class RouteStore:
                 "language": check_language(language),
                 "created_by": created_by,
                 "created_at": self._clock(),
+                "fold": int(fold),
+                "notable": dump_list(notable),
             },
         )
         found = self.get(team_id, route_id)

@@ -216,6 +216,8 @@ notification_routes = Table(
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _text("language"),
+    _int("fold", nullable=False),
+    _text("notable", nullable=False),
 )
 
 callback_tokens = Table(
@@ -258,6 +260,7 @@ callback_queue = Table(
     _text("last_error"),
     _text("lease_owner"),
     _real("lease_until"),
+    _text("post_as", nullable=False),
 )
 
 call_threads = Table(
@@ -269,6 +272,17 @@ call_threads = Table(
     _text("subject_hash", primary_key=True),
     _text("root_ts", nullable=False),
     _real("created_at", nullable=False),
+)
+
+call_folds = Table(
+    "call_folds",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("channel", primary_key=True),
+    _text("root_ts", nullable=False),
+    _real("opened_at", nullable=False),
+    _int("held", nullable=False),
+    _text("records_enc", nullable=False),
 )
 
 alerts = Table(

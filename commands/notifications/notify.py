@@ -6,6 +6,7 @@ call record there, and *routes* say which channels get a card for it::
 
     notify                         the URL, the attached campaigns, the routes in short
     notify add #channel [campaign ...] [status=answered,busy] [direction=inbound] [presskey]
+               [fold=on|off] [notable=busy,failed]
     notify list | notify remove <id>
     notify attach <campaign> | notify detach <campaign>
     notify rotate [only]           a new URL (the old one stops at once), after a confirm;
@@ -71,7 +72,8 @@ CALLBACK_PREFIX = "/callbacks/"
 USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
-    "[direction=inbound,outbound,local] [presskey] [lang=vi|en]",
+    "[direction=inbound,outbound,local] [presskey] [fold=on|off] [notable=busy,...] "
+    "[lang=vi|en]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -108,6 +110,29 @@ def route_matches(route: NotificationRoute, cdr: Cdr) -> bool:
 def matching_channels(routes: Iterable[NotificationRoute], cdr: Cdr) -> list[str]:
     """The channels that get a card for ``cdr``: each once, in the order routes were made."""
     return list(dict.fromkeys(r.channel for r in routes if route_matches(r, cdr)))
+
+
+def notable(route: NotificationRoute, cdr: Cdr) -> bool:
+    """A record worth a card even in a busy channel: a key pressed, an agent's call, or
+    a status the route names."""
+    agent = bool(cdr.extension.strip() or cdr.username.strip())
+    return pressed(cdr) or agent or normalize_status(cdr.status) in route.notable
+
+
+def feed_kinds(routes: Iterable[NotificationRoute], cdr: Cdr) -> dict[str, str]:
+    """How ``cdr`` goes to each channel that gets it, by the first route sending it there:
+    ``fold`` (in the channel's folded message when records wait), ``note`` (notable: a
+    reply on the folded message while one is open) or ``card`` (notable, the route says
+    ``fold=off``: always a card of its own)."""
+    kinds: dict[str, str] = {}
+    for route in routes:
+        if route.channel in kinds or not route_matches(route, cdr):
+            continue
+        if not notable(route, cdr):
+            kinds[route.channel] = "fold"
+        else:
+            kinds[route.channel] = "note" if route.fold else "card"
+    return kinds
 
 
 def callback_url(public_url: str, token: str) -> str:
@@ -220,9 +245,25 @@ def _split_values(raw: str, key: str) -> list[str]:
     return values
 
 
-def _statuses(raw: str) -> list[str]:
+def _fold(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("on", "yes", "true"):
+        return True
+    if value in ("off", "no", "false"):
+        return False
+    raise UsageError(
+        _(
+            "'fold={value}' is neither on nor off. With fold=on (the default) a notable call "
+            "is a reply on the message that lists a busy channel's calls; with fold=off it "
+            "gets a card of its own."
+        ).format(value=raw),
+        USAGE["add"],
+    )
+
+
+def _statuses(raw: str, key: str = "status") -> list[str]:
     found = []
-    for value in _split_values(raw, "status"):
+    for value in _split_values(raw, key):
         status = normalize_status(value)
         if not _STATUS.match(status):
             raise UsageError(
@@ -258,11 +299,16 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     if not positional:
         raise UsageError(_("Name the channel that should get the call cards."), usage)
     check_keys(
-        options, ("status", "direction", LANGUAGE_OPTION), what=_("a route filter"), usage=usage
+        options,
+        ("status", "direction", "fold", "notable", LANGUAGE_OPTION),
+        what=_("a route filter"),
+        usage=usage,
     )
     opts = {k.lower(): v for k, v in options.items()}
     language = post_language(opts, usage)
     statuses = _statuses(opts["status"]) if "status" in opts else []
+    fold = _fold(opts["fold"]) if "fold" in opts else True
+    notable_statuses = _statuses(opts["notable"], "notable") if "notable" in opts else []
     directions = _directions(opts["direction"]) if "direction" in opts else []
     channel_token, words = positional[0], positional[1:]
     presskey = any(w.lower() in ("presskey", "pressed") for w in words)
@@ -288,6 +334,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         directions=directions,
         presskey_only=presskey,
         language=language,
+        fold=fold,
+        notable=notable_statuses,
     )
     await off_loop(
         storage.audit.append,
@@ -302,6 +350,8 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "directions": list(directions),
             "presskey": presskey,
             "language": language,
+            "fold": fold,
+            "notable": list(notable_statuses),
         },
     )
     text = _("Route {id} added: {route}.").format(
@@ -338,6 +388,14 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
         what.append(_("{directions} calls").format(directions=directions))
     if route.presskey_only:
         what.append(_("only when a key was pressed"))
+    if route.notable:
+        what.append(
+            _("notable also when {statuses}").format(
+                statuses=", ".join(escape(status_words(s).lower()) for s in route.notable)
+            )
+        )
+    if not route.fold:
+        what.append(_("notable calls as cards of their own"))
     return _("{channel} gets {what}").format(
         channel=f"<#{escape(route.channel)}>", what=" · ".join(what)
     ) + post_language_note(route.language)

@@ -117,6 +117,9 @@ def _own_message(core: Core, call: ApiCall, ts_param: str, refused: str) -> tupl
 async def update(core: Core, call: ApiCall) -> JSON:
     channel, message = _own_message(core, call, "ts", "cant_update_message")
     text, blocks = checked_content(core, call, require=False)
+    metadata = _metadata(call)
+    if core.limits.paces_updates:
+        _pace(core, channel.id)
     changes: JSON = {}
     if "text" in call.params:
         changes["text"] = text
@@ -124,6 +127,8 @@ async def update(core: Core, call: ApiCall) -> JSON:
         changes["blocks"] = blocks or None  # an empty array removes the blocks
     if "attachments" in call.params:
         changes["attachments"] = call.structured("attachments") or None
+    if metadata is not None:
+        changes["metadata"] = metadata  # Slack replaces it when given, keeps it otherwise
     if not changes:
         raise SlackError("no_text")
     updated = core.state.update_message(

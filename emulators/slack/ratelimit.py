@@ -3,7 +3,9 @@
 Two sources: injected failures (``inject("chat.postMessage", times=3, retry_after=1)``: the
 next three calls answer 429) and, when switched on, Slack's per-channel posting pace (about
 one message per second per channel, short bursts tolerated), checked with a token bucket on
-the stand-in's clock.
+the stand-in's clock.  With ``updates`` the edits of messages (``chat.update``) draw on the
+same bucket: an app that folds many posts into edits of one message must keep to the
+channel's pace with both together.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class RateLimits:
         self.pace_enabled = False
         self.per_second = 1.0
         self.burst = 3
+        self.paces_updates = False
         self._buckets: dict[str, _Bucket] = {}
 
     def inject(self, method: str, *, times: int = 1, retry_after: int = 1) -> None:
@@ -42,9 +45,12 @@ class RateLimits:
                 return queue.pop(0)
         return None
 
-    def set_pace(self, enabled: bool, *, per_second: float = 1.0, burst: int = 3) -> None:
+    def set_pace(
+        self, enabled: bool, *, per_second: float = 1.0, burst: int = 3, updates: bool = False
+    ) -> None:
         with self._lock:
             self.pace_enabled = enabled
+            self.paces_updates = enabled and updates
             self.per_second = per_second
             self.burst = burst
             self._buckets.clear()
@@ -71,3 +77,4 @@ class RateLimits:
             self._injected.clear()
             self._buckets.clear()
             self.pace_enabled = False
+            self.paces_updates = False

@@ -360,11 +360,17 @@ class SlackStandIn:
         self.core.limits.inject(method, times=times, retry_after=retry_after)
 
     def channel_pace(
-        self, enabled: bool = True, *, per_second: float = 1.0, burst: int = 3
+        self,
+        enabled: bool = True,
+        *,
+        per_second: float = 1.0,
+        burst: int = 3,
+        updates: bool = False,
     ) -> None:
         """Slack's posting pace per channel: beyond ``burst``, more than ``per_second``
-        chat.postMessage calls per second to one channel get 429. Off by default."""
-        self.core.limits.set_pace(enabled, per_second=per_second, burst=burst)
+        chat.postMessage calls per second to one channel get 429 (with ``updates``,
+        chat.update calls count with them). Off by default."""
+        self.core.limits.set_pace(enabled, per_second=per_second, burst=burst, updates=updates)
 
     def hold(self, method: str, *, times: int = 1, seconds: float | None = None) -> Hold:
         """The next ``times`` calls of ``method`` take effect, then keep their answer until

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from bot.feed_metadata import FOLD_KIND, read_payload
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -80,12 +81,27 @@ async def post(http: httpx.AsyncClient, url: str, body: Any) -> httpx.Response:
 
 
 def posted_record_ids(slack: SlackStandIn, channel: str | None = None) -> list[str]:
-    """Record ids of the cards Slack accepted, in the order it accepted them."""
-    found = []
-    for entry in slack.journal("chat.postMessage"):
+    """Record ids of the cards Slack accepted, and of the rows folded messages gained,
+    in the order it accepted them."""
+    entries = sorted(
+        slack.journal("chat.postMessage") + slack.journal("chat.update"), key=lambda e: e.seq
+    )
+    found: list[str] = []
+    folds: dict[str, list[str]] = {}
+    for entry in entries:
         if not entry.ok or (channel is not None and entry.params.get("channel") != channel):
             continue
-        found.append(card_record_id(entry.params.get("blocks")))
+        metadata = entry.params.get("metadata")
+        if isinstance(metadata, str):
+            metadata = json.loads(metadata)
+        payload = read_payload({"metadata": metadata}) if metadata else None
+        if payload is not None and payload.kind == FOLD_KIND:
+            ts = str(entry.params.get("ts") or entry.response.get("ts"))
+            before = folds.get(ts, [])
+            found.extend(r for r in payload.record_ids if r not in before)
+            folds[ts] = list(payload.record_ids)
+        elif entry.method == "chat.postMessage":
+            found.append(card_record_id(entry.params.get("blocks")))
     return found
 
 

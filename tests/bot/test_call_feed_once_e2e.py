@@ -11,7 +11,7 @@ from __future__ import annotations
 import httpx
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.call_feed import CARD_EVENT
+from bot.feed_metadata import CARD_EVENT
 from bot.runtime import Runtime
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer

@@ -1,6 +1,9 @@
 """A burst of 1,000 callbacks: every record posted once, in order per channel, threaded,
 and at Slack's per-channel pace (the stand-in enforces it, so a storm of 429s would show).
 
+Every record here is notable to its route (``notable`` names both statuses sent) and the
+route says ``fold=off``: each is a card of its own, however fast they come.
+
 The pace runs on the stand-in's clock (``virtual_pace``): the 250 cards of a channel take
 250 seconds of that clock and a few seconds of real time.
 """
@@ -40,8 +43,13 @@ async def test_a_burst_of_1000_callbacks_is_posted_once_in_order_at_slacks_pace(
     async with feed_app(settings, slack, pbx) as (rt, base):
         virtual_pace(rt, slack)
         for channel, campaign in zip(channels, CAMPAIGNS, strict=True):
-            rt.storage.routes.add(
-                TEAM, channel=channel, created_by=SUPERVISOR, campaigns=[campaign]
+            rt.storage.routes.add(  # every record notable, each a card of its own
+                TEAM,
+                channel=channel,
+                created_by=SUPERVISOR,
+                campaigns=[campaign],
+                fold=False,
+                notable=["answered", "busy"],
             )
         url = callback_url(rt, base)
         sent: dict[str, list[str]] = {c: [] for c in channels}

@@ -105,6 +105,29 @@ async def test_routes_are_added_listed_and_removed_with_clear_refusals(
         assert actions.count("notify.route.remove") == 1
 
 
+async def test_a_route_says_whether_notable_calls_fold_and_which_statuses_are_notable(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with feed_app(settings, slack, pbx) as (rt, _):
+        maybe = await ask(slack, "notify add <#C0001|call-center> fold=maybe")
+        assert "'fold=maybe' is neither on nor off" in shown(maybe)
+        bad = await ask(slack, "notify add <#C0001|call-center> notable=b@d")
+        assert "is not a call status" in shown(bad)
+        assert rt.storage.routes.list(TEAM) == []
+
+        added = await ask(slack, "notify add <#C0001|call-center> fold=OFF notable=Busy,failed")
+        (route,) = rt.storage.routes.list(TEAM)
+        assert not route.fold and route.notable == ("busy", "failed")
+        assert "notable also when busy, failed" in shown(added)
+        assert "notable calls as cards of their own" in shown(added)
+        await ask(slack, "notify add <#C0001|call-center>")
+        assert [r.fold for r in rt.storage.routes.list(TEAM)] == [False, True]  # on by default
+        [entry, _second] = [
+            e for e in rt.storage.audit.entries(TEAM) if e.action == "notify.route.add"
+        ]
+        assert entry.params["fold"] is False and entry.params["notable"] == ["busy", "failed"]
+
+
 def puts_to(pbx: EmulatorServer, campaign: Campaign) -> list[dict[str, Any]]:
     return pbx.journal(method="PUT", path=f"/v3/campaign/{campaign.campaign_uuid}")
 
@@ -241,9 +264,11 @@ async def test_an_attached_campaign_calls_back_and_cards_land_threaded_once(
         assert CAMPAIGN in shown(first)
         assert "0912345678" in mrkdwn(first)
         second_id = await push_autocall(cc, attached, "0912345678")
+        # One at a time, the channel is quiet: each record gets its card (records that
+        # come faster than Slack takes messages are folded: test_call_feed_fold_e2e).
+        await slack.wait_for(lambda: len(slack.thread(CALL_CENTER, first["ts"])) == 2)
         other_id = await push_autocall(cc, attached, "0987654321")
         await slack.wait_for(lambda: card_with(slack, CALL_CENTER, other_id))
-        await slack.wait_for(lambda: len(slack.thread(CALL_CENTER, first["ts"])) == 2)
         thread = slack.thread(CALL_CENTER, first["ts"])
         assert second_id in shown(thread[1])  # same number, same day: under the first card
 

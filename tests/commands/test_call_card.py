@@ -10,7 +10,7 @@ from slack_sdk.models.blocks import Block
 
 from callcenter.models import Cdr
 from commands.notifications.call_card import call_card, call_day, outcome_card, thread_subject
-from commands.notifications.notify import matching_channels, route_matches
+from commands.notifications.notify import feed_kinds, matching_channels, route_matches
 from storage import NotificationRoute
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -207,3 +207,18 @@ def test_a_channel_named_by_two_routes_gets_one_card() -> None:
         route(id="d", channel="C3"),
     ]
     assert matching_channels(routes, record()) == ["C1", "C3"]
+
+
+def test_a_record_folds_unless_notable_and_the_route_says_how_a_notable_one_goes() -> None:
+    plain = record(press_key="", digits="", extension="", username="", fullname="")
+    routes = [
+        route(id="a", channel="C1"),
+        route(id="b", channel="C2", fold=False),
+        route(id="c", channel="C3", notable=("answered",)),
+        route(id="d", channel="C1", fold=False),  # C1 goes by its first route
+    ]
+    assert feed_kinds(routes, plain) == {"C1": "fold", "C2": "fold", "C3": "note"}
+    pressed = record(extension="", username="", fullname="")
+    assert feed_kinds(routes, pressed) == {"C1": "note", "C2": "card", "C3": "note"}
+    agent = record(press_key="", digits="", extension="101", username="", fullname="")
+    assert feed_kinds(routes, agent) == {"C1": "note", "C2": "card", "C3": "note"}

@@ -19,6 +19,7 @@ from collections import Counter
 
 import httpx
 
+from bot.feed_metadata import read_payload
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.feed_helpers import make_record
 from tests.faults.processes import AppProcess, Deployment
@@ -35,16 +36,16 @@ KILLED = 1
 
 
 def card_counts(slack: SlackStandIn, channels: list[str]) -> Counter[str]:
-    """How many cards each record has across ``channels``, in threads included (the calls
-    of one customer on one day are a thread under the first card)."""
+    """How many times each record shows across ``channels``, as a card (in threads
+    included: the calls of one customer on one day are a thread under the first card) or
+    as a row of a folded message."""
     seen: Counter[str] = Counter()
     for channel in channels:
         for top in slack.messages(channel):
             thread = slack.thread(channel, top["ts"]) if top.get("reply_count") else [top]
             for message in thread:
-                payload = (message.get("metadata") or {}).get("event_payload") or {}
-                if payload.get("record_id"):
-                    seen[str(payload["record_id"])] += 1
+                payload = read_payload(message)
+                seen.update(payload.shown() if payload else ())
     return seen
 
 

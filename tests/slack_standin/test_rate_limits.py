@@ -50,3 +50,36 @@ async def test_channel_pace_is_per_channel_and_off_by_default(
     await client.chat_postMessage(channel=APPROVALS, text="other channel is fine")
     slack.clock.advance(1.0)
     assert (await client.chat_postMessage(channel=CALL_CENTER, text="3"))["ok"]
+
+
+async def test_channel_pace_counts_edits_with_posts_when_asked(
+    slack: SlackStandIn, client: AsyncWebClient
+) -> None:
+    posted = await client.chat_postMessage(channel=CALL_CENTER, text="0 calls")
+    for n in (1, 2, 3):  # edits are not paced by default
+        await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text=f"{n} calls")
+    slack.channel_pace(True, per_second=1.0, burst=1, updates=True)
+    await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text="4 calls")
+    with pytest.raises(SlackApiError) as caught:
+        await client.chat_postMessage(channel=CALL_CENTER, text="too soon")
+    assert caught.value.response.status_code == 429
+    with pytest.raises(SlackApiError) as caught:
+        await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text="too soon")
+    assert caught.value.response.status_code == 429
+    slack.clock.advance(1.0)
+    assert (await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text="5 calls"))["ok"]
+    assert [m["text"] for m in slack.messages(CALL_CENTER)] == ["5 calls"]
+
+
+async def test_an_edit_replaces_the_metadata_it_is_given(
+    slack: SlackStandIn, client: AsyncWebClient
+) -> None:
+    first = {"event_type": "calls", "event_payload": {"ids": ["a"]}}
+    posted = await client.chat_postMessage(channel=CALL_CENTER, text="a", metadata=first)
+    await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text="a, b")
+    [kept] = slack.messages(CALL_CENTER)
+    assert kept["metadata"] == first
+    second = {"event_type": "calls", "event_payload": {"ids": ["a", "b"]}}
+    await client.chat_update(channel=CALL_CENTER, ts=posted["ts"], text="a, b", metadata=second)
+    history = await client.conversations_history(channel=CALL_CENTER, include_all_metadata=True)
+    assert [m["metadata"] for m in history["messages"]] == [second]

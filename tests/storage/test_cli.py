@@ -22,6 +22,7 @@ from storage import (
     InstallationRecord,
     KindPolicy,
     Mode,
+    OpenFold,
     PushedMessage,
     Role,
     SecretBox,
@@ -435,6 +436,14 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.dedup.mark_event(team, "Ev1")
     store.call_feed.accept(team, "cdr-1", {"id": "cdr-1", "phone": "0912"}, ["C_CALLS"])
     store.call_feed.set_thread_root(team, "C_CALLS", "2024-05-01", "0912", "1.0001")
+    [queued] = store.call_feed.heads()
+    store.call_feed.folded(
+        team,
+        "C_CALLS",
+        [],
+        OpenFold(root_ts="1.0002", opened_at=1.0, records=[store.call_feed.payload(queued)]),
+        lane_free_at=0.0,
+    )
     alert = store.alerts.add(
         team, channel="C1", metric="dropped_rate", op=">", threshold=5, window_minutes=60,
         created_by="U_OP",

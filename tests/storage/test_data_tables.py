@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 from slack_sdk.oauth.installation_store.models.installation import Installation
 
-from storage import InstallationRecord, Storage
+from storage import InstallationRecord, OpenFold, Storage
 from storage.errors import InvalidValueError, NotFoundError
 from tests.storage.conftest import FakeClock, raw
 
@@ -66,8 +66,37 @@ def test_notification_routes_crud(store: Storage) -> None:
     )
     assert store.routes.list("T1") == [route]
     assert route.presskey_only and route.statuses == ("ANSWERED",)
-    assert store.routes.remove("T1", route.id)
+    assert route.fold and route.notable == ()  # folding on, nothing notable beyond the rule
+    quiet = store.routes.add("T1", channel="C_CALLS", created_by="U1", fold=False, notable=["busy"])
+    assert not quiet.fold and quiet.notable == ("busy",)
+    assert store.routes.remove("T1", route.id) and store.routes.remove("T1", quiet.id)
     assert store.routes.list("T1") == []
+
+
+def test_a_fold_takes_the_ordinary_rows_behind_its_head_and_leaves_with_them(
+    store: Storage,
+) -> None:
+    feed = store.call_feed
+    post_as = ["fold", "fold", "note", "fold", "card", "fold"]
+    for k, kind in enumerate(post_as):
+        feed.accept("T1", f"r{k}", {"id": f"r{k}"}, ["C1"], kinds={"C1": kind})
+    [head] = feed.heads()
+    assert feed.lease(head.seq, "me", 20)
+    taken = feed.take_fold(head, "me", 20, limit=10, id_chars=1000)
+    assert [row.record_id for row in taken] == ["r0", "r1", "r3"]  # the note waits; a card ends it
+    assert feed.take_fold(head, "other", 20, limit=10, id_chars=1000) == []  # leased to me
+    records = [feed.payload(row) for row in taken]
+    feed.folded(
+        "T1", "C1", [row.seq for row in taken], OpenFold("1.0001", 5.0, records), lane_free_at=2e9
+    )
+    fold = feed.fold("T1", "C1")
+    assert fold is not None and fold.root_ts == "1.0001" and fold.records == records
+    assert [(h.record_id, h.not_before) for h in feed.heads()] == [
+        ("r2", 2e9)
+    ]  # it waits for the pace
+    assert feed.pending("T1") == 3
+    feed.close_fold("T1", "C1")
+    assert feed.fold("T1", "C1") is None
 
 
 def test_callback_tokens_find_their_team_and_rotate(store: Storage) -> None:

@@ -75,6 +75,7 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
         "callback_tokens": ["token_enc"],
         "callback_queue": ["payload_enc"],
         "step_runs": ["token_enc"],
+        "call_folds": ["records_enc"],
     }
 
 

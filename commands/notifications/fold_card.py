@@ -1,0 +1,101 @@
+"""The folded message: the call records of a busy channel as one table, edited as more come.
+
+Slack takes about one message a second in a channel; a call center can end several
+calls a second.  When records wait for a channel, the feed lists them in one message (a
+row per call: time, number, campaign, outcome, agent, duration) and edits it while it
+is the channel's latest feed message, young and not full, so a burst becomes a few
+messages instead of a queue that falls further behind every second.
+
+A table holds what Slack allows in one message: one table block of at most 100 rows
+(the header row included), cells of plain text (never read as mrkdwn, so a customer's
+name pings nobody).  The message's metadata names every record it shows, which is how
+the feed, after a crash, knows what Slack already has (``bot.call_feed``); its size is
+kept within ``METADATA_BUDGET``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+
+from callcenter.models import Cdr
+from commands.kernel.call_words import status_words
+from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.tables import MAX_ROWS, Align, Column, table
+from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
+from commands.notifications.call_card import CallCard, customer_number, started_at
+
+FOLD_ROWS = MAX_ROWS - 1
+"""Records one folded message lists: a table's rows less its header."""
+METADATA_BUDGET = 8000
+"""Characters of record ids a folded message's metadata carries at most; Slack documents
+no figure for metadata, so this stays far below what a message may hold."""
+
+_COLUMNS: tuple[tuple[str, Align], ...] = (
+    (N_("Time"), "left"),
+    (N_("Number"), "left"),
+    (N_("Campaign"), "left"),
+    (N_("Outcome"), "left"),
+    (N_("Agent"), "left"),
+    (N_("Duration"), "right"),
+)
+
+
+def fits_in_fold(record_ids: Sequence[str]) -> bool:
+    """Whether one folded message can name all of these records."""
+    return 0 < len(record_ids) <= FOLD_ROWS and len(json.dumps(list(record_ids))) <= (
+        METADATA_BUDGET
+    )
+
+
+def _agent(cdr: Cdr) -> str:
+    name = full_name(cdr.fullname) or cdr.username.strip()
+    extension = cdr.extension.strip()
+    if extension and name:
+        return f"{extension} ({name})"
+    return extension or name
+
+
+def _campaign(cdr: Cdr, names: Mapping[str, str]) -> str:
+    if not cdr.campaign_uuid:
+        return ""
+    return names.get(cdr.campaign_uuid) or cdr.campaign_uuid[:8]
+
+
+def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str]) -> CallCard:
+    """The folded message listing ``records`` (oldest first; at most ``FOLD_ROWS``)."""
+    count = len(records)
+    rows = [
+        [
+            clock(started_at(cdr), tz, seconds=True),
+            customer_number(cdr),
+            _campaign(cdr, names),
+            status_words(cdr.status),
+            _agent(cdr),
+            duration(cdr.duration),
+        ]
+        for cdr in records
+    ]
+    columns = [Column(_(title), align) for title, align in _COLUMNS]
+    grid = table(columns, rows)
+    if grid is None:
+        raise ValueError(f"a folded message lists 1 to {FOLD_ROWS} records, not {count}")
+    moments = [m for m in (started_at(cdr) for cdr in records) if m is not None]
+    headline = ngettext(
+        ":telephone_receiver: *{n} call*, listed together while calls come in fast",
+        ":telephone_receiver: *{n} calls*, listed together while calls come in fast",
+        count,
+    ).format(n=number(count))
+    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=headline))]
+    if moments:
+        first, last = min(moments), max(moments)
+        span = _("{start}–{end} {zone}").format(
+            start=clock(first, tz), end=clock(last, tz), zone=zone_name(last.astimezone(tz))
+        )
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=span)]))
+    blocks.append(grid)
+    text = ngettext("{n} call record", "{n} call records", count).format(n=number(count))
+    return CallCard(text=truncate(text, 300), blocks=blocks)

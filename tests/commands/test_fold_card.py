@@ -1,0 +1,51 @@
+"""The folded message: one table row per call, within what Slack allows in a message."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from callcenter.models import Cdr
+from commands.kernel.block_dicts import block_dict
+from commands.notifications.fold_card import FOLD_ROWS, fits_in_fold, fold_card
+
+TZ = ZoneInfo("Asia/Ho_Chi_Minh")
+CAMPAIGN = "6f1c2d3e-0000-4000-8000-000000000001"
+
+
+def record(k: int, **fields: object) -> Cdr:
+    base: dict[str, object] = {
+        "id": f"c0ffee00-0000-4000-8000-{k:012d}",
+        "direction": "outbound",
+        "status": "busy",
+        "duration": 65,
+        "to_number": f"0912{k:06d}",
+        "time_started": "2026-11-21 23:30:05",
+        "campaign_uuid": CAMPAIGN,
+    }
+    base.update(fields)
+    return Cdr.model_validate(base)
+
+
+def test_each_call_is_a_row_of_time_number_campaign_outcome_agent_duration() -> None:
+    calls = [record(1), record(2, extension="101", fullname="Nguyễn Lan", status="answered")]
+    card = fold_card(calls, tz=TZ, names={CAMPAIGN: "Telesale <HCM>"})
+    [table] = [b for b in (block_dict(b) for b in card.blocks) if b["type"] == "table"]
+    rows = [[cell["text"] for cell in row] for row in table["rows"]]
+    assert rows == [
+        ["Time", "Number", "Campaign", "Outcome", "Agent", "Duration"],
+        ["06:30:05", "0912000001", "Telesale <HCM>", "Busy", "–", "1m 05s"],
+        ["06:30:05", "0912000002", "Telesale <HCM>", "Answered", "101 (Nguyễn Lan)", "1m 05s"],
+    ]
+    assert card.text == "2 call records"
+    assert "*2 calls*" in block_dict(card.blocks[0])["text"]["text"]
+
+
+def test_a_folded_message_holds_one_table_of_at_most_99_calls() -> None:
+    ids = [f"id-{k}" for k in range(FOLD_ROWS)]
+    assert FOLD_ROWS == 99 and fits_in_fold(ids) and not fits_in_fold([*ids, "one more"])
+    assert not fits_in_fold(["x" * 128] * 90)  # what the metadata may carry
+    fold_card([record(k) for k in range(FOLD_ROWS)], tz=TZ, names={})
+    with pytest.raises(ValueError, match="1 to 99"):
+        fold_card([record(k) for k in range(FOLD_ROWS + 1)], tz=TZ, names={})
