@@ -31,9 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 WAIT_MS = 10_000
-APPROVE: Final = "Phê duyệt"
-"""The approval card's Approve button: cards go to #approvals, which reads the demo
-workspace's language, Vietnamese."""
+APPROVE: Final = "Approve"
+"""The approval card's Approve button, as the console tests read the demo (in English:
+see ``demo``)."""
 LOOP: Final = "session"
 """Browser tests run on the session's event loop, the one the shared browser lives on:
 mark a test module with ``pytestmark = BROWSER``."""
@@ -42,10 +42,22 @@ BROWSER = pytest.mark.asyncio(loop_scope=LOOP)
 
 @pytest_asyncio.fixture(loop_scope=LOOP)
 async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
+    """The demo for the console's mechanics, read in English by everyone (the workspace's
+    language and Sofia's own choice set so), at any hour: the demo as shipped, in
+    Vietnamese under Decree 91's hours, is ``demo_as_shipped``'s."""
     async with running_demo(port=0, workdir=tmp_path) as running:
-        # The demo keeps Decree 91's hours; its browser tests must not depend on the time
-        # they run (tests/bot/test_calling_rules_e2e.py tests the hours).
-        running.rt.storage.calling_rules.set_hours(TEAM, (0, 0))
+        storage = running.rt.storage
+        storage.workspaces.set_language(TEAM, "en")
+        storage.people.choose_language(TEAM, SUPERVISOR, "en")
+        storage.calling_rules.set_hours(TEAM, (0, 0))
+        yield running
+    assert running.slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@pytest_asyncio.fixture(loop_scope=LOOP)
+async def demo_as_shipped(tmp_path: Path) -> AsyncIterator[Demo]:
+    """The demo exactly as ``callops demo`` starts it."""
+    async with running_demo(port=0, workdir=tmp_path) as running:
         yield running
     assert running.slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
 

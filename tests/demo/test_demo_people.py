@@ -27,7 +27,8 @@ async def typed(demo: Demo, text: str, user: str) -> dict[str, Any]:
     )
 
 
-async def test_sofia_reads_vietnamese_and_alex_english(demo: Demo) -> None:
+async def test_sofia_reads_vietnamese_and_alex_english(demo_as_shipped: Demo) -> None:
+    demo = demo_as_shipped
     sofia = await typed(demo, "language", SUPERVISOR)
     assert "callops trả lời bạn bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(sofia)
     alex = await typed(demo, "language", AGENT)
