@@ -295,8 +295,7 @@ async def serving_app(
     key = Fernet.generate_key().decode()
     db = str(workdir / f"{kind}-{free_port()}.db")
     if kind == "callops":
-        with Storage.open(db, SecretBox([key])) as storage:
-            storage.workspaces.connect(TEAM, service_url, API_KEY)
+        connect_workspace(root, db, key, service_url)
     port = free_port()
     env = app_env(slack, service_url, db, key, root=root)
     argv = app_command(kind, port)
@@ -306,6 +305,29 @@ async def serving_app(
         url = f"http://127.0.0.1:{port}/slack/events"
         slack.connect_app(url)
         yield ServedApp(child.pid, url)
+
+
+def connect_workspace(root: Path, db: str, key: str, service_url: str) -> None:
+    """The app's database, made and connected by the code of the tree that will serve it
+    (a tree from before a migration refuses a database made by a newer one)."""
+    if root == ROOT:
+        with Storage.open(db, SecretBox([key])) as storage:
+            storage.workspaces.connect(TEAM, service_url, API_KEY)
+        return
+    script = (
+        "import sys\n"
+        "from storage import SecretBox, Storage\n"
+        "db, key, url, team, api_key = sys.argv[1:]\n"
+        "with Storage.open(db, SecretBox([key])) as storage:\n"
+        "    storage.workspaces.connect(team, url, api_key)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run(
+        [sys.executable, "-c", script, db, key, service_url, TEAM, API_KEY],
+        cwd=root,
+        env=env,
+        check=True,
+    )
 
 
 async def run_app(
