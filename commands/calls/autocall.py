@@ -58,7 +58,7 @@ from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, suggest
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
@@ -302,7 +302,7 @@ def not_running_warning(campaign_name: str, status: str, *, asked: bool = False)
 
 
 def describe_autocall(params: AutocallParams) -> str:
-    phone, campaign = clip(params.phone_number, 40), clip(params.campaign_name, 150)
+    phone, campaign = clip(show_phone(params.phone_number), 40), clip(params.campaign_name, 150)
     lines = [
         _("Call *{phone}* now from autocall campaign *{campaign}* (template *{template}*).").format(
             phone=phone, campaign=campaign, template=clip(params.template_name, 150)
@@ -358,7 +358,9 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     return ActionResult(
         ok=True,
         text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
-            phone=clip(phone, 40), call=code(result.call_id), lead=code(result.lead_uuid)
+            phone=clip(show_phone(phone), 40),
+            call=code(result.call_id),
+            lead=code(result.lead_uuid),
         ),
         data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
     )

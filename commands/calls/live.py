@@ -34,6 +34,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.paging import pager, showing
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import (
     clip,
@@ -128,8 +129,8 @@ def _call_row(
 ) -> SectionBlock:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(call.source, 60) or _("unknown")
-    destination = clip(call.destination, 60) or _("unknown")
+    source = clip(show_phone(call.source), 60) or _("unknown")
+    destination = clip(show_phone(call.destination), 60) or _("unknown")
     since = _(":stopwatch: {elapsed} (since {since})").format(
         elapsed=elapsed, since=when(started, ctx.tz, now=now)
     )

@@ -54,6 +54,7 @@ from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.phones import show_phone
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
 from commands.kernel.text import clip, code, escape, full_name, truncate
@@ -144,7 +145,8 @@ def read_button_value(value: str) -> dict[str, str]:
 def _call_words(source: str, destination: str) -> str:
     if source or destination:
         unknown = _("unknown")
-        return f"*{clip(source or unknown, 60)}* → *{clip(destination or unknown, 60)}*"
+        shown = [clip(show_phone(p) or unknown, 60) for p in (source, destination)]
+        return f"*{shown[0]}* → *{shown[1]}*"
     return _("this call")
 
 

@@ -41,7 +41,13 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
-from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.phones import (
+    RULE_WORDS,
+    blocked_numbers,
+    normalize_phone,
+    phone_problem,
+    show_phone,
+)
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
@@ -181,7 +187,7 @@ def describe_lead(params: LeadParams) -> str:
     name = params.list_name or params.list_uuid
     lines = [
         _("Add *{phone}* to the lead list *{name}*; the dialer will call this number.").format(
-            phone=clip(params.phone_number, 40), name=clip(name, 150)
+            phone=clip(show_phone(params.phone_number), 40), name=clip(name, 150)
         )
     ]
     for key, value in list(params.fields.items())[:20]:
@@ -210,7 +216,7 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     return ActionResult(
         ok=True,
         text=_("Lead *{phone}* added: {uuid}.").format(
-            phone=clip(phone, 40), uuid=code(created.lead_uuid)
+            phone=clip(show_phone(phone), 40), uuid=code(created.lead_uuid)
         ),
         data={"lead_uuid": created.lead_uuid},
     )

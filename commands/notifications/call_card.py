@@ -36,6 +36,7 @@ from commands.kernel.call_words import (
 )
 from commands.kernel.i18n import _
 from commands.kernel.periods import SERVICE_TZ
+from commands.kernel.phones import show_phone
 from commands.kernel.text import (
     clip,
     code,
@@ -95,8 +96,8 @@ def _status(cdr: Cdr) -> str:
 
 
 def _parties(cdr: Cdr) -> str:
-    source = clip(cdr.from_number, 60) or _("unknown")
-    destination = clip(cdr.to_number, 60) or _("unknown")
+    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
+    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
     return f"*{source}* → *{destination}*"
 
 
@@ -162,8 +163,8 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
     unknown = _("unknown")
-    source = clip(cdr.from_number, 60) or unknown
-    destination = clip(cdr.to_number, 60) or unknown
+    source = clip(show_phone(cdr.from_number), 60) or unknown
+    destination = clip(show_phone(cdr.to_number), 60) or unknown
     text = truncate(
         f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )

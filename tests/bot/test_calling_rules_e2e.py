@@ -212,7 +212,7 @@ async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
     prompt = await prompt_for(slack, f"leads upload {list_uuid}")
     text = shown(prompt)
     assert "Upload *2 leads*" in text and "1 number on the do-not-call list" in text
-    assert "Line 3: 0987654321 is on the do-not-call list." in text
+    assert "Line 3: 0987 654 321 is on the do-not-call list." in text
     reply = await ask(slack, f"lead {list_uuid} 0987 654 321", user=AGENT)
     assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
     assert pbx.journal(method="POST", path="/v3/lead") == []
