@@ -33,6 +33,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
+from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply, notice
@@ -40,7 +41,6 @@ from commands.kernel.text import (
     clip,
     code,
     duration,
-    full_name,
     number,
     parse_service_time,
     truncate,
@@ -107,7 +107,7 @@ def agent_words(call: ActiveCall, users: Iterable[User]) -> str:
         return _(":bust_in_silhouette: agent unknown")
     names = [
         _("*{name}* (ext {ext})").format(
-            name=clip(full_name(u.first_name, u.middle_name, u.last_name) or u.username, 80),
+            name=clip(name_of(u, u.username), 80),
             ext=clip(u.extension, 30),
         )
         for u in found

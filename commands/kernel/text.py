@@ -146,7 +146,8 @@ def link(url: str | None, label: str) -> str:
 
 
 def full_name(*parts: str | None) -> str:
-    """First, middle and last names joined, skipping the empty ones (not escaped)."""
+    """Parts joined in the order given, skipping the empty ones (not escaped).  A person's
+    name is written by ``commands.kernel.names``, in the reader's order."""
     return " ".join(p.strip() for p in parts if p and p.strip())
 
 

@@ -35,6 +35,7 @@ from commands.kernel.call_words import (
     unknown_cause,
 )
 from commands.kernel.i18n import _
+from commands.kernel.names import written_name
 from commands.kernel.periods import SERVICE_TZ
 from commands.kernel.phones import show_phone
 from commands.kernel.text import (
@@ -43,7 +44,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    full_name,
     link,
     parse_service_time,
     truncate,
@@ -127,7 +127,7 @@ def _who(cdr: Cdr, campaign_name: str | None) -> str:
     if lead:
         parts.append(_("lead {lead}").format(lead=" ".join(lead)))
     if cdr.extension or cdr.username:
-        agent = full_name(cdr.fullname) or cdr.username
+        agent = written_name(cdr.fullname) or cdr.username
         where = (
             _("ext {extension}").format(extension=clip(cdr.extension, 30)) if cdr.extension else ""
         )

@@ -54,6 +54,7 @@ from commands.kernel.grammar import (
 )
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
+from commands.kernel.names import written_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import (
     SERVICE_TZ,
@@ -77,7 +78,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    full_name,
     link,
     number,
     parse_service_time,
@@ -259,7 +259,7 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
         length += " " + _("(talk {talk})").format(talk=duration(cdr.billsec))
     details = [f"{status_icon(cdr.status)} {status}", length]
     if cdr.extension:
-        agent = full_name(cdr.fullname) or cdr.username
+        agent = written_name(cdr.fullname) or cdr.username
         extension = _("ext {extension}").format(extension=clip(cdr.extension, 30))
         details.append(extension + (f" ({clip(agent, 80)})" if agent else ""))
     pressed = cdr.press_key or cdr.digits
@@ -302,7 +302,7 @@ def short_id(record_id: str) -> str:
 
 
 def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> list[Cell]:
-    agent = full_name(cdr.fullname) or cdr.username
+    agent = written_name(cdr.fullname) or cdr.username
     extension = cdr.extension + (f" ({agent})" if agent and cdr.extension else "")
     recording = cdr.recording_url or cdr.autocall_recording_url
     return [

@@ -32,6 +32,7 @@ from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.matching import did_you_mean
+from commands.kernel.names import person_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
@@ -52,7 +53,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    full_name,
     number,
     percent,
     status_label,
@@ -557,7 +557,7 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _extension_row(e: ExtensionCounters) -> SectionBlock:
-    name = full_name(e.firstname, e.middlename, e.lastname) or e.username
+    name = person_name(e.lastname, e.middlename, e.firstname) or e.username
     c = Counts.of_extension(e)
     text = (
         f"*{clip(e.extension, 30) or '–'}*"
@@ -610,7 +610,7 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
     c = Counts.of_extension(e)
     return [
         e.extension,
-        full_name(e.firstname, e.middlename, e.lastname) or e.username,
+        person_name(e.lastname, e.middlename, e.firstname) or e.username,
         number(c.calls),
         number(c.answered),
         percent(c.answer_rate),

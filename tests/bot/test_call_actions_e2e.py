@@ -13,8 +13,8 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import UserUpdate
+from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
-from commands.kernel.text import full_name
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ActionKind, ApprovalState, Role
@@ -130,7 +130,7 @@ async def test_the_form_offers_the_directory_extensions_by_name(
     offered = options_of(form, "ext_pick")
     assert set(offered) == {u.extension for u in users}
     someone = next(u for u in users if u.user_status == "Available")
-    name = full_name(someone.first_name, someone.middle_name, someone.last_name)
+    name = name_of(someone)
     assert offered[someone.extension] == (
         f"{someone.extension} · {name or someone.username} · available"
     )
@@ -148,7 +148,7 @@ async def test_signed_in_people_come_first_and_a_logged_out_one_is_asked_about(
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
     away = next(u for u in users if u.user_status == "Logged Out")
-    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    name = name_of(away, away.username)
     offered = list(options_of(form, "ext_pick").items())
     marked = [ext for ext, words in offered if words.endswith(" · logged out")]
     assert away.extension in marked
@@ -180,7 +180,7 @@ async def test_a_typed_transfer_to_a_logged_out_extension_asks_first(
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
     away = next(u for u in users if u.user_status == "Logged Out")
-    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    name = name_of(away, away.username)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} {away.extension}")
     assert f"{name} is logged out (extension {away.extension}); transfer anyway?" in shown(prompt)
     assert transfers(pbx, call["call_id"]) == []

@@ -10,8 +10,9 @@ from commands.calls.live import agent_for_call, agents_on_call, live_calls
 from commands.calls.transfer import extension_owners, transfer_modal
 from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError
+from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
-from commands.kernel.text import full_name, number
+from commands.kernel.text import number
 from commands.leads.lists import campaign_list_blocks, show_list
 from emulators.pbx.testing import EmulatorServer
 from storage import Role
@@ -63,7 +64,7 @@ async def test_each_call_names_its_agent_from_the_directory_or_says_unknown(
             (taken["call_id"], "0912 000 222"),
         )
     }
-    name = full_name(agent.first_name, agent.middle_name, agent.last_name)
+    name = name_of(agent)
     assert f"agent *{name}* (ext 1003)" in rows[taken["call_id"]]
     assert "agent unknown" in rows[ringing["call_id"]]
 
