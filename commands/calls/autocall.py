@@ -53,6 +53,7 @@ from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.formats import money
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
@@ -101,6 +102,18 @@ def field_label(name: str) -> str:
     words = [w if len(w) > 1 and w.isupper() else w.lower() for w in _WORD_BREAK.split(name) if w]
     label = " ".join(words)
     return label[:1].upper() + label[1:] if label else name
+
+
+def shown_value(name: str, value: str) -> str:
+    """A value as the card shows it (escaped): plain digits in an amount's placeholder are
+    read out as an amount, so the card also writes them as money (``150000 (150.000 ₫)``)
+    for the approver to see a stray zero."""
+    text = clip(value, 200)
+    amount = value.strip()
+    lowered = name.lower()
+    if amount.isdigit() and len(amount) <= 15 and any(w in lowered for w in _HINTS[0][0]):
+        return f"{text} ({escape(money(int(amount)))})"
+    return text
 
 
 def hint_for(name: str) -> str:
@@ -314,7 +327,7 @@ def describe_autocall(params: AutocallParams) -> str:
     ]
     values = params.param
     for name, value in list(values.items())[:25]:
-        lines.append(f"• {escape(field_label(name))}: {clip(value, 200)}")
+        lines.append(f"• {escape(field_label(name))}: {shown_value(name, value)}")
     if not values:
         lines.append(_("No values: the template is a recording."))
     if params.spoken is not None or not values:
