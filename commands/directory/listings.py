@@ -39,6 +39,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _, current_language, ngettext
 from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, number, truncate
@@ -412,7 +413,7 @@ def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> 
 
 def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: int) -> Reply:
     lines = [
-        f":no_entry_sign: {code(truncate(e.phone_number, 40))}"
+        f":no_entry_sign: {code(truncate(show_phone(e.phone_number), 40))}"
         + (f" · {clip(e.description, LINE_DESCRIPTION_LIMIT)}" if e.description else "")
         for e in entries
     ]

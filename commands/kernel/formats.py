@@ -102,6 +102,12 @@ def duration(seconds: float | int | None) -> str:
 # --- days: a strftime pattern per language, day names from Babel ------------------------
 
 _DAY_PATTERN: dict[Language, str] = {"en": "%a %d %b", "vi": "%A, %d/%m"}
+_DATE_PATTERN: dict[Language, str] = {"en": "%d %b", "vi": "%d/%m"}
+"""``26 Nov`` / ``26/11``: a date without its weekday."""
+_MONTH_PATTERN: dict[Language, str] = {"en": "%b %Y", "vi": "%m/%Y"}
+"""``Nov 2026`` / ``11/2026``."""
+WEEK_OF = N_("wk {date}")
+"""A week's bucket in a table, by its first day: ``wk 23 Nov``."""
 """``Thu 26 Nov`` / ``Thứ Năm, 26/11``; ``%A`` stands for the weekday's name in the
 language (strftime's own names are the C locale's English)."""
 CLOCK = "%H:%M"
@@ -132,3 +138,15 @@ def write_day(moment: datetime, *, time: bool = False, seconds: bool = False) ->
     if "%A" in pattern:
         pattern = pattern.replace("%A", _weekdays(language)[moment.weekday()])
     return moment.strftime(pattern)
+
+
+def write_week(start: datetime) -> str:
+    """The week beginning ``start``: ``wk 23 Nov`` / ``tuần 23/11``."""
+    language = current_language()
+    date = start.strftime(_DATE_PATTERN.get(language, _DATE_PATTERN["en"]))
+    return _(WEEK_OF).format(date=date)
+
+
+def write_month(start: datetime) -> str:
+    """The month of ``start``: ``Nov 2026`` / ``11/2026``."""
+    return start.strftime(_MONTH_PATTERN.get(current_language(), _MONTH_PATTERN["en"]))

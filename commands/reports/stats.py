@@ -29,6 +29,7 @@ from commands.kernel.call_words import status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
+from commands.kernel.formats import write_month, write_week
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.matching import did_you_mean
@@ -127,10 +128,8 @@ def bucket_label(start: datetime, interval: str, *, multi_day: bool) -> str:
     if interval == "day":
         return day(start)
     if interval == "week":
-        # Translators: a week's bucket in a stats table, a strftime format: "wk 23 Nov".
-        return start.strftime(_("wk %d %b"))
-    # Translators: a month's bucket in a stats table, a strftime format: "Nov 2026".
-    return start.strftime(_("%b %Y"))
+        return write_week(start)
+    return write_month(start)
 
 
 def _table_blocks(lines: list[str]) -> list[SectionBlock]:

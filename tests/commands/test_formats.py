@@ -25,6 +25,7 @@ from commands.kernel.text import (
     signed_change,
     when,
 )
+from commands.reports.stats import bucket_label
 
 HCM = ZoneInfo("Asia/Ho_Chi_Minh")
 THURSDAY = datetime(2026, 11, 26, 14, 27, 5, tzinfo=HCM)
@@ -106,3 +107,13 @@ def test_an_amount_on_an_autocall_card_is_also_shown_as_money() -> None:
         card = describe_autocall(params)
     assert "Amount: 1500000 (1.500.000\xa0₫)" in card
     assert card.endswith("• Code: 1500000") and "0912 345 678" in card
+
+
+def test_weeks_and_months_in_a_table_follow_the_language() -> None:
+    monday = datetime(2026, 11, 23, tzinfo=HCM)
+    assert bucket_label(monday, "week", multi_day=True) == "wk 23 Nov"
+    assert bucket_label(monday, "month", multi_day=True) == "Nov 2026"
+    with use_audience(Audience(language="vi")):
+        assert bucket_label(monday, "month", multi_day=True) == "11/2026"
+        assert bucket_label(monday, "day", multi_day=True) == "Thứ Hai, 23/11"
+        assert "23/11" in bucket_label(monday, "week", multi_day=True)
