@@ -352,7 +352,7 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     if env.storage is None:
         if phone in await blocked_numbers(env.cc):
             raise ActionRefused(
-                _("{phone} has been blacklisted since the request").format(phone=phone)
+                _("{phone} has been blacklisted since the request").format(phone=show_phone(phone))
             )
     else:
         # The rules hold when the call is placed, not only when it was asked for: an
@@ -404,7 +404,7 @@ async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply 
         if phone in await blocked_numbers(cc):
             return error(
                 _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                    phone=phone
+                    phone=show_phone(phone)
                 )
             )
         return None

@@ -49,11 +49,12 @@ def _parsed(compact: str) -> phonenumbers.PhoneNumber | None:
 
 
 def _national(number: phonenumbers.PhoneNumber) -> str | None:
-    """A Vietnamese number in its national digits (``0912345678``); None for another
-    country's."""
+    """A Vietnamese number in its national digits (``0912345678``, ``19001234`` for a
+    number dialled without the trunk 0); None for another country's."""
     if number.country_code != 84:
         return None
-    return "0" + phonenumbers.national_significant_number(number)
+    written = phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL)
+    return "".join(ch for ch in written if ch.isdigit())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -119,24 +120,23 @@ def phone_problem(phone: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def _grouped(phone: str) -> tuple[str, str, str] | None:
+def _grouped(phone: str) -> tuple[str, ...] | None:
     """A Vietnamese number's national form in its groups (``0912``, ``345``, ``678``)."""
     compact = _SEPARATORS.sub("", phone.strip())
-    if len(compact) < 9 or not compact.lstrip("+").isdigit():
+    if len(compact) < 8 or not compact.lstrip("+").isdigit():
         return None
     number = _parsed(compact)
     if number is None or number.country_code != 84 or not phonenumbers.is_valid_number(number):
         return None
-    groups = phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL).split(" ")
-    if len(groups) < 3:
-        return None
-    return groups[0], " ".join(groups[1:-1]), groups[-1]
+    groups = tuple(phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL).split(" "))
+    return groups if len(groups) >= 2 else None
 
 
 def show_phone(phone: str | None, *, mask: bool | None = None) -> str:
-    """A customer's number as people write it (``0912 345 678``), the middle hidden
-    (``0912 *** 678``) when the audience reads masked numbers (or ``mask`` says so);
-    anything else (an extension, a hotline abroad) as it came.  Not escaped."""
+    """A number as people write it (``0912 345 678``), the middle hidden (``0912 *** 678``)
+    when the audience reads masked numbers (or ``mask`` says so); a two-part business
+    number (``1900 6868``) is never hidden, and anything else (an extension, a number
+    abroad) shows as it came, only its last digits when masked.  Not escaped."""
     value = (phone or "").strip()
     if not value:
         return ""
@@ -146,8 +146,9 @@ def show_phone(phone: str | None, *, mask: bool | None = None) -> str:
         if hide and sum(ch.isdigit() for ch in value) >= 7:
             return _MASK + value[-3:]
         return value
-    head, middle, tail = groups
-    return f"{head} {_MASK if hide else middle} {tail}"
+    if hide and len(groups) >= 3:
+        return f"{groups[0]} {_MASK} {groups[-1]}"
+    return " ".join(groups)
 
 
 async def blocked_numbers(cc: CallCenter) -> set[str]:

@@ -78,6 +78,8 @@ def test_the_service_rule_s_short_international_form_stays_as_the_service_takes_
 def test_call_records_are_searched_by_any_vietnamese_number_in_national_form() -> None:
     assert record_number("+84 912 345 678") == "0912345678"
     assert record_number("(028) 7300 8888") == "02873008888"
+    assert record_number("1900 6868") == "19006868"
+    assert show_phone("19006868") == "1900 6868"
     assert record_number("+1 212 555 0100") is None
     assert record_number("1001") is None
 
