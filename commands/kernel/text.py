@@ -151,8 +151,14 @@ def mention(user_id: str | None) -> str:
 
 # --- shared labels: the same words for the same thing in every family -------------------
 
-STATUS_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
-"""A campaign's status as the service spells it, in words (a table cell shows no emoji)."""
+STATUS_WORD = {
+    "start": N_("running"),
+    "running": N_("running"),
+    "pause": N_("paused"),
+    "stop": N_("stopped"),
+}
+"""A campaign's status as the service spells it, in words (a table cell shows no emoji);
+in English, ``status_word`` says it in the reader's language."""
 _LIGHT = {
     "running": ":large_green_circle:",
     "paused": ":large_yellow_circle:",
@@ -160,9 +166,10 @@ _LIGHT = {
 }
 STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD.items()}
 """A campaign's status as the service spells it, in words with its traffic light."""
-MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
+MODE_LABEL = {"direct": N_("direct"), "serial": N_("serial"), "parralel": N_("parallel")}
 """A campaign's calling mode (the service spells one of them ``parralel``)."""
-UNNAMED_CAMPAIGN = "Unnamed campaign"
+UNNAMED_CAMPAIGN = N_("Unnamed campaign")
+UNKNOWN = N_("unknown")
 DAY = "%a %d %b"
 """``Mon 03 Nov``: a whole day, in English (``formats.write_day`` writes it for the
 reader's language)."""
@@ -172,21 +179,28 @@ DAY_AND_TIME = DAY + " %H:%M"
 
 def status_label(status: str) -> str:
     """``:large_green_circle: running`` for ``start``; an unknown status as it came."""
-    return STATUS_LABEL.get(status, escape(status) or "unknown")
+    word = STATUS_WORD.get(status)
+    if word is None:
+        return escape(status) or _(UNKNOWN)
+    return f"{_LIGHT[word]} {_(word)}"
 
 
 def status_word(status: str) -> str:
     """``running`` for ``start``: the status without its traffic light."""
-    return STATUS_WORD.get(status, status or "unknown")
+    word = STATUS_WORD.get(status)
+    if word is None:
+        return status or _(UNKNOWN)
+    return _(word)
 
 
 def mode_label(mode: str) -> str:
-    return MODE_LABEL.get(mode, clip(mode, 30))
+    label = MODE_LABEL.get(mode)
+    return _(label) if label is not None else clip(mode, 30)
 
 
 def campaign_label(name: str | None, limit: int = 150) -> str:
     """A campaign's name cut to ``limit`` and escaped, or "Unnamed campaign"."""
-    return clip(name, limit) if name else UNNAMED_CAMPAIGN
+    return clip(name, limit) if name else _(UNNAMED_CAMPAIGN)
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

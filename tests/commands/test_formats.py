@@ -18,11 +18,14 @@ from commands.kernel.text import (
     day,
     day_time,
     duration,
+    mode_label,
     money,
     number,
     percent,
     ratio_percent,
     signed_change,
+    status_label,
+    status_word,
     when,
 )
 from commands.reports.stats import bucket_label
@@ -117,3 +120,9 @@ def test_weeks_and_months_in_a_table_follow_the_language() -> None:
         assert bucket_label(monday, "month", multi_day=True) == "11/2026"
         assert bucket_label(monday, "day", multi_day=True) == "Thứ Hai, 23/11"
         assert "23/11" in bucket_label(monday, "week", multi_day=True)
+
+
+def test_a_campaign_s_status_and_mode_are_worded_through_the_catalog() -> None:
+    assert status_label("start") == ":large_green_circle: running"
+    assert status_word("pause") == "paused" and mode_label("parralel") == "parallel"
+    assert status_label("odd") == "odd" and status_word("") == "unknown"
