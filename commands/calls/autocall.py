@@ -53,12 +53,13 @@ from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
+from commands.kernel.formats import money
 from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, suggest
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
@@ -101,6 +102,18 @@ def field_label(name: str) -> str:
     words = [w if len(w) > 1 and w.isupper() else w.lower() for w in _WORD_BREAK.split(name) if w]
     label = " ".join(words)
     return label[:1].upper() + label[1:] if label else name
+
+
+def shown_value(name: str, value: str) -> str:
+    """A value as the card shows it (escaped): plain digits in an amount's placeholder are
+    read out as an amount, so the card also writes them as money (``150000 (150.000 ₫)``)
+    for the approver to see a stray zero."""
+    text = clip(value, 200)
+    amount = value.strip()
+    lowered = name.lower()
+    if amount.isdigit() and len(amount) <= 15 and any(w in lowered for w in _HINTS[0][0]):
+        return f"{text} ({escape(money(int(amount)))})"
+    return text
 
 
 def hint_for(name: str) -> str:
@@ -302,7 +315,7 @@ def not_running_warning(campaign_name: str, status: str, *, asked: bool = False)
 
 
 def describe_autocall(params: AutocallParams) -> str:
-    phone, campaign = clip(params.phone_number, 40), clip(params.campaign_name, 150)
+    phone, campaign = clip(show_phone(params.phone_number), 40), clip(params.campaign_name, 150)
     lines = [
         _("Call *{phone}* now from autocall campaign *{campaign}* (template *{template}*).").format(
             phone=phone, campaign=campaign, template=clip(params.template_name, 150)
@@ -314,7 +327,7 @@ def describe_autocall(params: AutocallParams) -> str:
     ]
     values = params.param
     for name, value in list(values.items())[:25]:
-        lines.append(f"• {escape(field_label(name))}: {clip(value, 200)}")
+        lines.append(f"• {escape(field_label(name))}: {shown_value(name, value)}")
     if not values:
         lines.append(_("No values: the template is a recording."))
     if params.spoken is not None or not values:
@@ -339,7 +352,7 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     if env.storage is None:
         if phone in await blocked_numbers(env.cc):
             raise ActionRefused(
-                _("{phone} has been blacklisted since the request").format(phone=phone)
+                _("{phone} has been blacklisted since the request").format(phone=show_phone(phone))
             )
     else:
         # The rules hold when the call is placed, not only when it was asked for: an
@@ -358,7 +371,9 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
     return ActionResult(
         ok=True,
         text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
-            phone=clip(phone, 40), call=code(result.call_id), lead=code(result.lead_uuid)
+            phone=clip(show_phone(phone), 40),
+            call=code(result.call_id),
+            lead=code(result.lead_uuid),
         ),
         data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
     )
@@ -389,7 +404,7 @@ async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply 
         if phone in await blocked_numbers(cc):
             return error(
                 _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                    phone=phone
+                    phone=show_phone(phone)
                 )
             )
         return None

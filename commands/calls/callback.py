@@ -35,7 +35,7 @@ from commands.calls.autocall import autocall_modal, fields_of, template_of
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
-from commands.kernel.phones import RULE_WORDS, find_phones
+from commands.kernel.phones import find_phones, rule_words, show_phone
 from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
@@ -80,11 +80,14 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
             action_id=PICK_ACTION,
             placeholder=_("Choose the number and the campaign"),
             option_groups=[
-                OptionGroup(label=phone, options=[_option(c, phone) for c in campaigns[:per_phone]])
+                OptionGroup(
+                    label=show_phone(phone),
+                    options=[_option(c, phone) for c in campaigns[:per_phone]],
+                )
                 for phone in phones
             ],
         )
-    numbers = ", ".join(f"*{clip(p, 40)}*" for p in phones)
+    numbers = ", ".join(f"*{clip(show_phone(p), 40)}*" for p in phones)
     blocks: list[Block] = [
         SectionBlock(
             text=MarkdownTextObject(
@@ -141,7 +144,7 @@ async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
         return error(
             _(
                 "I found no phone number in that message that the service would call ({rule})."
-            ).format(rule=RULE_WORDS)
+            ).format(rule=rule_words())
         )
     cc = ctx.client()
     channel = shortcut.channel_id or ctx.channel_id
@@ -151,7 +154,7 @@ async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
 
     loading = _modal(
         _(":mag: Looking up the autocall campaigns for *{phone}*…").format(
-            phone=clip(phones[0], 40)
+            phone=clip(show_phone(phones[0]), 40)
         )
     )
     return OpenModal(loading, fill=fill)

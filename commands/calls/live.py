@@ -33,13 +33,14 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
+from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import (
     clip,
     code,
     duration,
-    full_name,
     number,
     parse_service_time,
     truncate,
@@ -106,7 +107,7 @@ def agent_words(call: ActiveCall, users: Iterable[User]) -> str:
         return _(":bust_in_silhouette: agent unknown")
     names = [
         _("*{name}* (ext {ext})").format(
-            name=clip(full_name(u.first_name, u.middle_name, u.last_name) or u.username, 80),
+            name=clip(name_of(u, u.username), 80),
             ext=clip(u.extension, 30),
         )
         for u in found
@@ -128,8 +129,8 @@ def _call_row(
 ) -> SectionBlock:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(call.source, 60) or _("unknown")
-    destination = clip(call.destination, 60) or _("unknown")
+    source = clip(show_phone(call.source), 60) or _("unknown")
+    destination = clip(show_phone(call.destination), 60) or _("unknown")
     since = _(":stopwatch: {elapsed} (since {since})").format(
         elapsed=elapsed, since=when(started, ctx.tz, now=now)
     )

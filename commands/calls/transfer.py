@@ -54,9 +54,11 @@ from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.names import name_of
+from commands.kernel.phones import show_phone
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice
-from commands.kernel.text import clip, code, escape, full_name, truncate
+from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import ActionKind, Role
 
@@ -144,7 +146,8 @@ def read_button_value(value: str) -> dict[str, str]:
 def _call_words(source: str, destination: str) -> str:
     if source or destination:
         unknown = _("unknown")
-        return f"*{clip(source or unknown, 60)}* → *{clip(destination or unknown, 60)}*"
+        shown = [clip(show_phone(p) or unknown, 60) for p in (source, destination)]
+        return f"*{shown[0]}* → *{shown[1]}*"
     return _("this call")
 
 
@@ -170,7 +173,7 @@ async def read_directory(cc: CallCenter) -> dict[str, User] | None:
 
 
 def person_name(user: User) -> str:
-    return full_name(user.first_name, user.middle_name, user.last_name) or user.username
+    return name_of(user, user.username)
 
 
 def signed_in(user: User) -> bool:

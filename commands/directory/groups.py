@@ -47,10 +47,11 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import all_campaigns
-from commands.kernel.text import clip, code, full_name, number, truncate
+from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
 from storage import ActionKind
 
@@ -179,7 +180,7 @@ def find_group(people: Sequence[User], query: str) -> FoundGroup | None:
 
 
 def _user_label(user: User) -> str:
-    name = full_name(user.first_name, user.last_name)
+    name = name_of(user)
     return truncate(f"{user.username} ({name})" if name else user.username, 75)
 
 
@@ -309,7 +310,7 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     as it is now goes with it, for the card's before → after."""
     cc = ctx.client()
     people = [u async for u in cc.users.iterate(page_size=100)]
-    users = {u.user_uuid: u.username for u in people}
+    users = {u.user_uuid: name_of(u, u.username) for u in people}
     campaign_names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(cc)}
     form = read_metadata(GroupFormMeta, meta)
     group_uuid = form.group_uuid

@@ -37,10 +37,12 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _, current_language, ngettext
+from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply
 from commands.kernel.tables import Cell, Column, table
-from commands.kernel.text import clip, code, full_name, number, truncate
+from commands.kernel.text import clip, code, number, truncate
 
 PAGE_SIZE = 15
 LINE_DESCRIPTION_LIMIT = 120
@@ -131,7 +133,7 @@ def user_status(user: User) -> str:
 
 
 def _user_row(user: User) -> SectionBlock:
-    name = full_name(user.first_name, user.middle_name, user.last_name) or user.username
+    name = name_of(user, user.username)
     role = clip(user.level, 40) or "–"
     if user.role_name and user.role_name.lower() != user.level.lower():
         role += f" ({clip(user.role_name, 60)})"
@@ -177,7 +179,7 @@ def _user_cells(user: User) -> list[Cell]:
     if not groups and user.group_name:
         groups = [user.group_name]
     return [
-        full_name(user.first_name, user.middle_name, user.last_name) or user.username,
+        name_of(user, user.username),
         user.username,
         status,
         user.extension,
@@ -224,7 +226,7 @@ def gather_groups(people: Sequence[User]) -> list[GroupMembers]:
     """Groups named in the users' memberships, each with its members, by name."""
     found: dict[str, GroupMembers] = {}
     for user in people:
-        name = full_name(user.first_name, user.last_name) or user.username
+        name = name_of(user, user.username)
         memberships = list(user.groups or [])
         if not memberships and user.group_name:
             memberships = [Group(group_uuid="", group_name=user.group_name)]
@@ -411,7 +413,7 @@ def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> 
 
 def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: int) -> Reply:
     lines = [
-        f":no_entry_sign: {code(truncate(e.phone_number, 40))}"
+        f":no_entry_sign: {code(truncate(show_phone(e.phone_number), 40))}"
         + (f" · {clip(e.description, LINE_DESCRIPTION_LIMIT)}" if e.description else "")
         for e in entries
     ]

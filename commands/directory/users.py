@@ -42,9 +42,10 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
-from commands.kernel.text import clip, code, full_name
+from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
 from storage import ActionKind, Role
 
@@ -73,7 +74,7 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
     meta = {"user_uuid": user.user_uuid, "username": user.username, "channel": channel or ""}
     level_initial = next((o for o in level_options if o.value == user.level), None)
     role_initial = next((o for o in role_options if o.value == user.role_uuid), None)
-    name = full_name(user.first_name, user.middle_name, user.last_name)
+    name = name_of(user)
     return View(
         type="modal",
         callback_id=USER_CALLBACK,

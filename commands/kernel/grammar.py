@@ -193,6 +193,8 @@ ANY_KEY: Collection[str] = _AnyKey()
 """For ``split_options(spaced=...)``: every key's value may run over several words."""
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER_PART = re.compile(r"^\+?[\d().\-]+$")
+"""A group of a phone number as people space it out: ``+84``, ``912``, ``(028)``, ``345-678``."""
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 
@@ -205,7 +207,7 @@ def option_key(token: str) -> str | None:
 
 
 def split_options(
-    tokens: Sequence[str], *, spaced: Collection[str] = ()
+    tokens: Sequence[str], *, spaced: Collection[str] = (), numbers: Collection[str] = ()
 ) -> tuple[list[str], dict[str, str]]:
     """Separate positional words from ``key=value`` options (later keys win).
 
@@ -215,26 +217,32 @@ def split_options(
     ``Summer`` positional.  A word whose part before ``=`` is not a plain identifier
     stays positional, so a value such as a URL with ``=`` in its query is not mistaken
     for an option.  A date followed by a time of day (``from=2026-11-01 08:00``) is one
-    value whatever the key.
+    value whatever the key.  The value of a key in ``numbers`` (a phone number) runs on
+    over the following words while they are groups of digits, so ``phone=+84 912 345
+    678`` is one number and ``phone=0912345678 Summer`` leaves ``Summer`` positional.
     """
     positional: list[str] = []
     options: dict[str, str] = {}
     running: str | None = None
+    number: str | None = None
     last: str | None = None
     for token in tokens:
         key = option_key(token)
         if key is not None:
             options[key] = token.partition("=")[2]
             running = key if key.lower() in spaced or key in spaced else None
+            number = key if key.lower() in numbers or key in numbers else None
             last = key
         elif running is not None:
             options[running] = f"{options[running]} {token}".strip()
+        elif number is not None and _NUMBER_PART.match(token):
+            options[number] = f"{options[number]} {token}".strip()
         elif last is not None and _DATE.fullmatch(options[last]) and _TIME_OF_DAY.fullmatch(token):
             options[last] = f"{options[last]} {token}"
             last = None
         else:
             positional.append(token)
-            last = None
+            number = last = None
     return positional, options
 
 

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from commands.kernel.durations import recent_words
-from commands.kernel.i18n import _
+from commands.kernel.i18n import N_, _
 from commands.kernel.matching import fold
 from commands.kernel.text import clock, day, day_time, zone_name
 
@@ -30,11 +30,19 @@ SERVICE_TZ = ZoneInfo("UTC")
 PERIOD_WORDS = ("today", "yesterday", "week", "month")
 DEFAULT_INTERVAL = {"today": "hour", "yesterday": "hour", "week": "day", "month": "day"}
 _LABEL = {
-    "today": "today",
-    "yesterday": "yesterday",
-    "week": "the last 7 days",
-    "month": "the last 30 days",
+    "today": N_("today"),
+    "yesterday": N_("yesterday"),
+    "week": N_("the last 7 days"),
+    "month": N_("the last 30 days"),
 }
+NOW = N_("now")
+AT = N_("at")
+TODAY_SPAN = N_("today {start}–{end} {zone}")
+"""``today 00:00–14:27 UTC+07``."""
+NAMED_SPAN = N_("{word}, {span} {zone}")
+"""``the last 7 days, Fri 20 Nov → Thu 26 Nov 14:27 UTC+07``."""
+NAMED_MOMENT = N_("{word}, {clock} {zone}")
+"""``now, 14:27 UTC+07``."""
 _DAYS_BACK = {"week": 6, "month": 29}
 PERIOD_ALIASES = {
     "hom nay": "today",
@@ -55,7 +63,7 @@ class PeriodError(ValueError):
 class Period:
     word: str
     label: str
-    """For headers: ``today``, ``the last 7 days``."""
+    """For headers, in the reader's language: ``today``, ``the last 7 days``."""
     start: datetime
     """Aware, in the workspace's zone."""
     end: datetime
@@ -70,7 +78,7 @@ class Period:
 
     def window(self) -> Window:
         """The same stretch as a ``Window`` (its end excluded), named by the period word."""
-        return Window(self.start, self.end + timedelta(seconds=1), word=self.label)
+        return Window(self.start, self.end + timedelta(seconds=1), word=_LABEL[self.word])
 
 
 @dataclass(frozen=True)
@@ -87,21 +95,21 @@ class Window:
     end: datetime
     """Excluded; equal to ``start`` for a figure of one moment."""
     word: str = ""
-    """What the window is called, if anything: ``today``, ``the last 7 days``, ``now``."""
+    """What the window is called, if anything: ``today``, ``the last 7 days``, ``now``
+    (in English; ``label`` says it in the reader's language)."""
 
     @classmethod
     def instant(cls, at: datetime, tz: ZoneInfo) -> Window:
         """One moment (live figures): ``now, 14:27 UTC+07``."""
         moment = at.astimezone(tz).replace(microsecond=0)
-        return cls(moment, moment, word="now")
+        return cls(moment, moment, word=NOW)
 
     @classmethod
     def back_from(cls, at: datetime, minutes: int, tz: ZoneInfo) -> Window:
         """The ``minutes`` up to ``at`` (the service's rolling windows)."""
         end = at.astimezone(tz).replace(microsecond=0)
-        return cls(
-            end - timedelta(minutes=minutes), end, word=f"the last {recent_words(minutes * 60)}"
-        )
+        word = _("the last {span}").format(span=recent_words(minutes * 60))
+        return cls(end - timedelta(minutes=minutes), end, word=word)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -121,13 +129,14 @@ class Window:
     def label(self) -> str:
         """The window in words, with its zone (plain text, not escaped)."""
         zone = zone_name(self.end)
+        word = _(self.word) if self.word else ""
         if self.start == self.end:
-            return f"{self.word or 'at'}, {clock(self.end)} {zone}"
+            return _(NAMED_MOMENT).format(word=word or _(AT), clock=clock(self.end), zone=zone)
         one_day = _single_day(self.start, self.end)
         if self.word == "today" and one_day:
-            return f"today {clock(self.start)}–{_clock(self.end)} {zone}"
+            return _(TODAY_SPAN).format(start=clock(self.start), end=_clock(self.end), zone=zone)
         span = span_words(self.start, self.end)
-        return f"{self.word}, {span} {zone}" if self.word else f"{span} {zone}"
+        return _(NAMED_SPAN).format(word=word, span=span, zone=zone) if word else f"{span} {zone}"
 
 
 def _clock(moment: datetime) -> str:
@@ -192,7 +201,7 @@ def parse_period(
     else:
         start = _midnight(today - timedelta(days=_DAYS_BACK.get(chosen, 0)), tz)
         end = current
-    return Period(word=chosen, label=_LABEL[chosen], start=start, end=end)
+    return Period(word=chosen, label=_(_LABEL[chosen]), start=start, end=end)
 
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -1,39 +1,154 @@
-"""Customer phone numbers as people type them, checked with the service's own rule.
+"""Customer phone numbers as people type them, checked with the service's own rule, and
+shown the way people write them.
 
-The pattern comes from ``callcenter.rules`` (spec 7.2), so a number refused here is one
+One parser (``normalize_phone``) reads whatever a person typed (``+84 912 345 678``,
+``84912345678``, ``0912.345.678``, ``(091) 234-5678``) with the ``phonenumbers``
+library, region VN, into the national form ``0912345678``: the form the service's lead
+rule accepts (spec 7.2 wants ``0`` and a mobile prefix, or ``84`` followed by exactly
+eight digits, which a full international mobile number is not) and the form its call
+records are stored and searched under, so every way of typing one number finds the same
+records.  The pattern comes from ``callcenter.rules``, so a number refused here is one
 the service would refuse; blocked numbers come from the service's blacklist, which is
 read whole (it is short: numbers people asked never to be called).
+
+One display function (``show_phone``) writes a number grouped (``0912 345 678``) and,
+for a message many people read, masked (``0912 *** 678``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+
+import phonenumbers
+from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
 from callcenter import CallCenter
 from callcenter.rules import check_phone
+from commands.kernel.i18n import N_, _, audience
 
 _SEPARATORS = re.compile(r"[\s\-.()]")
-RULE_WORDS = "10 digits starting 03, 05, 07, 08 or 09, or 84 followed by 8 digits or more"
+REGION = "VN"
+RULE_WORDS = N_("10 digits starting 03, 05, 07, 08 or 09, or 84 followed by 8 digits or more")
+"""The service's phone rule (spec 7.2) in words; shown with ``rule_words()``."""
+_MASK = "***"
 
 
+def rule_words() -> str:
+    """The service's phone rule in the reader's language."""
+    return _(RULE_WORDS)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(compact: str) -> phonenumbers.PhoneNumber | None:
+    """``compact`` read as a number dialled from Vietnam; None when it is no number."""
+    try:
+        return phonenumbers.parse(compact, REGION)
+    except phonenumbers.NumberParseException:
+        return None
+
+
+def _national(number: phonenumbers.PhoneNumber) -> str | None:
+    """A Vietnamese number in its national digits (``0912345678``, ``19001234`` for a
+    number dialled without the trunk 0); None for another country's."""
+    if number.country_code != 84:
+        return None
+    written = phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL)
+    return "".join(ch for ch in written if ch.isdigit())
+
+
+@functools.lru_cache(maxsize=4096)
 def normalize_phone(raw: str) -> str:
-    """Spaces, dashes, dots and brackets dropped.  An international ``+84 35 678 9013``
-    becomes the national ``0356789013`` when that is a number the service accepts (its
-    pattern wants 84 followed by 8 digits, which most international numbers are not)."""
+    """The number as the service accepts and stores it: ``0912345678`` for any way of
+    writing a Vietnamese mobile number (a ``+84``, ``84``, ``0084`` or ``0`` prefix,
+    spaces, dots, dashes, brackets), and another Vietnamese number (a landline) in the
+    same national form.  Anything else comes back with its separators dropped (and a
+    ``+84`` as ``84``), for ``phone_problem`` to name."""
     compact = _SEPARATORS.sub("", raw.strip())
+    if not compact or (compact[0] == "0" and not check_phone(compact)):
+        return compact
+    number = _parsed(compact) if any(ch.isdigit() for ch in compact) else None
+    if number is not None:
+        national = _national(number)
+        if national is not None and (
+            not check_phone(national) or phonenumbers.is_valid_number(number)
+        ):
+            return national
     if compact.startswith("+84"):
-        national = "0" + compact[3:]
-        return national if not check_phone(national) else compact[1:]
+        return compact[1:]
     return compact.removeprefix("+")
 
 
+def parse_phone(raw: str) -> str | None:
+    """The number the service accepts for what was typed, or None when there is none."""
+    phone = normalize_phone(raw)
+    return phone if phone and not check_phone(phone) else None
+
+
+def record_number(raw: str) -> str | None:
+    """The number as call records are stored and searched under: a customer's mobile the
+    way ``parse_phone`` reads it, or another Vietnamese number (a hotline is a landline)
+    in the same national form; None when it is no Vietnamese number at all."""
+    phone = normalize_phone(raw)
+    if not check_phone(phone):
+        return phone
+    number = _parsed(phone) if phone else None
+    if number is None or not phonenumbers.is_valid_number(number):
+        return None
+    return _national(number)
+
+
 def phone_problem(phone: str) -> str | None:
-    """None when the service would accept the number, else why not, in plain words."""
+    """None when the service would accept the number, else why not, naming the rule."""
     if not phone:
-        return "The phone number is missing."
-    if check_phone(phone):
-        return f"'{phone[:40]}' is not a phone number the service accepts ({RULE_WORDS})."
-    return None
+        return _("The phone number is missing.")
+    if not check_phone(phone):
+        return None
+    shown = phone[:40]
+    number = _parsed(phone)
+    if (
+        number is not None
+        and number.country_code == 84
+        and phonenumbers.number_type(number) == PhoneNumberType.FIXED_LINE
+    ):
+        return _(
+            "'{phone}' is a landline number; the service calls only mobile numbers ({rule})."
+        ).format(phone=shown, rule=rule_words())
+    return _("'{phone}' is not a phone number the service accepts ({rule}).").format(
+        phone=shown, rule=rule_words()
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _grouped(phone: str) -> tuple[str, ...] | None:
+    """A Vietnamese number's national form in its groups (``0912``, ``345``, ``678``)."""
+    compact = _SEPARATORS.sub("", phone.strip())
+    if len(compact) < 8 or not compact.lstrip("+").isdigit():
+        return None
+    number = _parsed(compact)
+    if number is None or number.country_code != 84 or not phonenumbers.is_valid_number(number):
+        return None
+    groups = tuple(phonenumbers.format_number(number, PhoneNumberFormat.NATIONAL).split(" "))
+    return groups if len(groups) >= 2 else None
+
+
+def show_phone(phone: str | None, *, mask: bool | None = None) -> str:
+    """A number as people write it (``0912 345 678``), the middle hidden (``0912 *** 678``)
+    when the audience reads masked numbers (or ``mask`` says so); a two-part business
+    number (``1900 6868``) is never hidden, and anything else (an extension, a number
+    abroad) shows as it came, only its last digits when masked.  Not escaped."""
+    value = (phone or "").strip()
+    if not value:
+        return ""
+    hide = audience().mask_phones if mask is None else mask
+    groups = _grouped(value)
+    if groups is None:
+        if hide and sum(ch.isdigit() for ch in value) >= 7:
+            return _MASK + value[-3:]
+        return value
+    if hide and len(groups) >= 3:
+        return f"{groups[0]} {_MASK} {groups[-1]}"
+    return " ".join(groups)
 
 
 async def blocked_numbers(cc: CallCenter) -> set[str]:

@@ -124,8 +124,11 @@ async def resolve_campaign(cc: CallCenter, query: str) -> Campaign:
 
 def is_phone_like(word: str) -> bool:
     """Digits as a phone number is written (``0912``, ``+84-912``), three at least, so the
-    ``2`` of "nhóm 2" is still part of a name."""
-    return bool(_PHONE_LIKE.match(word)) and sum(ch.isdigit() for ch in word) >= 3
+    ``2`` of "nhóm 2" is still part of a name; a country code (``+84``) begins a number."""
+    if not _PHONE_LIKE.match(word):
+        return False
+    digits = sum(ch.isdigit() for ch in word)
+    return digits >= 3 or (word.startswith("+") and digits >= 1)
 
 
 def _quoted(word: str) -> bool:

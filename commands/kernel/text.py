@@ -19,6 +19,13 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from callcenter.timefmt import parse_time
+from commands.kernel.formats import CLOCK as CLOCK
+from commands.kernel.formats import duration as duration
+from commands.kernel.formats import money as money
+from commands.kernel.formats import number as number
+from commands.kernel.formats import percent as percent
+from commands.kernel.formats import write_day
+from commands.kernel.i18n import N_, _
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
@@ -69,32 +76,6 @@ def truncate(text: str, limit: int, ellipsis: str = "…") -> str:
     return text[: max(0, limit - len(ellipsis))] + ellipsis
 
 
-def duration(seconds: float | int | None) -> str:
-    """Human-readable duration: ``45s``, ``3m 05s``, ``2h 04m``, ``3d 4h``."""
-    if seconds is None:
-        return "–"
-    total = round(seconds)
-    if total < 0:
-        total = 0
-    days, rem = divmod(total, 86400)
-    hours, rem = divmod(rem, 3600)
-    minutes, secs = divmod(rem, 60)
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    if minutes:
-        return f"{minutes}m {secs:02d}s"
-    return f"{secs}s"
-
-
-def percent(value: float | int | None, digits: int = 1) -> str:
-    """A rate the service already expresses in percent (0-100), e.g. ``12.5%``."""
-    if value is None:
-        return "–"
-    return f"{float(value):.{digits}f}%"
-
-
 def ratio_percent(part: int, whole: int, digits: int = 1) -> str:
     """``part`` of ``whole`` as a percentage; ``–`` when there is nothing to divide by."""
     if whole <= 0:
@@ -102,22 +83,19 @@ def ratio_percent(part: int, whole: int, digits: int = 1) -> str:
     return percent(100.0 * part / whole, digits)
 
 
-def number(value: int | float) -> str:
-    """Thousands separated, the way a wallboard shows counts."""
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.1f}"
-    return f"{int(value):,}"
+NEW = N_("new")
+"""A figure that was nothing in the previous period."""
 
 
 def signed_change(current: float, previous: float) -> str:
     """Change against a previous period: ``▲ 12%``, ``▼ 3%``, ``new`` or ``=``."""
     if previous == 0:
-        return "new" if current else "="
+        return _(NEW) if current else "="
     delta = 100.0 * (current - previous) / previous
     if abs(delta) < 0.05:
         return "="
     arrow = "▲" if delta > 0 else "▼"
-    return f"{arrow} {abs(delta):.0f}%"
+    return f"{arrow} {percent(abs(delta), 0)}"
 
 
 def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) -> datetime | None:
@@ -146,7 +124,8 @@ def link(url: str | None, label: str) -> str:
 
 
 def full_name(*parts: str | None) -> str:
-    """First, middle and last names joined, skipping the empty ones (not escaped)."""
+    """Parts joined in the order given, skipping the empty ones (not escaped).  A person's
+    name is written by ``commands.kernel.names``, in the reader's order."""
     return " ".join(p.strip() for p in parts if p and p.strip())
 
 
@@ -172,8 +151,14 @@ def mention(user_id: str | None) -> str:
 
 # --- shared labels: the same words for the same thing in every family -------------------
 
-STATUS_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
-"""A campaign's status as the service spells it, in words (a table cell shows no emoji)."""
+STATUS_WORD = {
+    "start": N_("running"),
+    "running": N_("running"),
+    "pause": N_("paused"),
+    "stop": N_("stopped"),
+}
+"""A campaign's status as the service spells it, in words (a table cell shows no emoji);
+in English, ``status_word`` says it in the reader's language."""
 _LIGHT = {
     "running": ":large_green_circle:",
     "paused": ":large_yellow_circle:",
@@ -181,36 +166,48 @@ _LIGHT = {
 }
 STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD.items()}
 """A campaign's status as the service spells it, in words with its traffic light."""
-MODE_LABEL = {"direct": "direct", "serial": "serial", "parralel": "parallel"}
+MODE_LABEL = {"direct": N_("direct"), "serial": N_("serial"), "parralel": N_("parallel")}
 """A campaign's calling mode (the service spells one of them ``parralel``)."""
-UNNAMED_CAMPAIGN = "Unnamed campaign"
+UNNAMED_CAMPAIGN = N_("Unnamed campaign")
+UNKNOWN = N_("unknown")
 DAY = "%a %d %b"
-"""``Mon 03 Nov``: a whole day."""
+"""``Mon 03 Nov``: a whole day, in English (``formats.write_day`` writes it for the
+reader's language)."""
 DAY_AND_TIME = DAY + " %H:%M"
-"""``Mon 03 Nov 08:00``: a moment within a week or so of now."""
+"""``Mon 03 Nov 08:00``: a moment within a week or so of now, in English."""
 
 
 def status_label(status: str) -> str:
     """``:large_green_circle: running`` for ``start``; an unknown status as it came."""
-    return STATUS_LABEL.get(status, escape(status) or "unknown")
+    word = STATUS_WORD.get(status)
+    if word is None:
+        return escape(status) or _(UNKNOWN)
+    return f"{_LIGHT[word]} {_(word)}"
 
 
 def status_word(status: str) -> str:
     """``running`` for ``start``: the status without its traffic light."""
-    return STATUS_WORD.get(status, status or "unknown")
+    word = STATUS_WORD.get(status)
+    if word is None:
+        return status or _(UNKNOWN)
+    return _(word)
 
 
 def mode_label(mode: str) -> str:
-    return MODE_LABEL.get(mode, clip(mode, 30))
+    label = MODE_LABEL.get(mode)
+    return _(label) if label is not None else clip(mode, 30)
 
 
 def campaign_label(name: str | None, limit: int = 150) -> str:
     """A campaign's name cut to ``limit`` and escaped, or "Unnamed campaign"."""
-    return clip(name, limit) if name else UNNAMED_CAMPAIGN
+    return clip(name, limit) if name else _(UNNAMED_CAMPAIGN)
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 call``, ``2 calls``, ``1,204 calls``; ``many`` for an irregular plural."""
+    """``1 call``, ``2 calls``, ``1,204 calls``; ``many`` for an irregular plural.
+
+    English words only: a sentence shown in the reader's language counts with
+    ``ngettext("{n} call", "{n} calls", count).format(n=number(count))``."""
     return f"{number(count)} {word if count == 1 else many or word + 's'}"
 
 
@@ -219,8 +216,6 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 Moment = datetime | float | str | None
 """A moment as it reaches a surface: an aware datetime, a Unix time, a service timestamp
 (``YYYY-MM-DD HH:MM:SS``, on the service's clock), or nothing."""
-CLOCK = "%H:%M"
-"""``14:27``: a time of a day the reader knows (today, or the day said next to it)."""
 
 
 def aware(value: Moment) -> datetime | None:
@@ -241,18 +236,19 @@ def _local(value: Moment, tz: ZoneInfo | None) -> datetime | None:
 
 
 def day_time(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:
-    """``Sun 22 Nov 14:27`` in ``tz`` (else the moment's own zone); ``–`` when absent.
-    ``seconds`` adds them (``14:27:05``) where records a few seconds apart are told apart."""
+    """``Sun 22 Nov 14:27`` (``Chủ Nhật, 22/11 14:27``) in ``tz`` (else the moment's own
+    zone); ``–`` when absent.  ``seconds`` adds them (``14:27:05``) where records a few
+    seconds apart are told apart."""
     moment = _local(value, tz)
     if moment is None:
         return "–"
-    return moment.strftime(DAY_AND_TIME + (":%S" if seconds else ""))
+    return write_day(moment, time=True, seconds=seconds)
 
 
 def day(value: Moment, tz: ZoneInfo | None = None) -> str:
     """``Sun 22 Nov``: the day of a moment in ``tz``, written as ``day_time`` writes it."""
     moment = _local(value, tz)
-    return moment.strftime(DAY) if moment is not None else "–"
+    return write_day(moment) if moment is not None else "–"
 
 
 def clock(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:
@@ -264,7 +260,7 @@ def clock(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -
 
 
 def when(value: Moment, tz: ZoneInfo, *, now: datetime | None = None) -> str:
-    """``14:27`` for a moment of today (in ``tz``), else ``Sun 22 Nov 14:27``."""
+    """``14:27`` for a moment of today (in ``tz``), else the day and time."""
     moment = _local(value, tz)
     if moment is None:
         return "–"

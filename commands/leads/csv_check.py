@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.phones import normalize_phone, phone_problem
+from commands.kernel.phones import normalize_phone, phone_problem, show_phone
 from commands.kernel.text import number
 
 if TYPE_CHECKING:
@@ -173,12 +173,12 @@ def _problem(
         ), "pattern"
     if phone in seen:
         return _("{phone} is already on line {line}.").format(
-            phone=phone, line=seen[phone]
+            phone=show_phone(phone), line=seen[phone]
         ), "duplicate"
     if phone in blocked:
-        return _("{phone} is on the blacklist.").format(phone=phone), "blacklisted"
+        return _("{phone} is on the blacklist.").format(phone=show_phone(phone)), "blacklisted"
     if phone in dnc:
-        return _("{phone} is on the do-not-call list.").format(phone=phone), "dnc"
+        return _("{phone} is on the do-not-call list.").format(phone=show_phone(phone)), "dnc"
     return None, ""
 
 

@@ -41,7 +41,13 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
-from commands.kernel.phones import RULE_WORDS, blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.phones import (
+    blocked_numbers,
+    normalize_phone,
+    phone_problem,
+    rule_words,
+    show_phone,
+)
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
 from commands.kernel.resolve import is_phone_like
@@ -129,7 +135,7 @@ def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str
             label=_("Customer's phone number"),
             element=PlainTextInputElement(action_id=PHONE_BLOCK, placeholder="0912345678"),
             hint=_("{rule}. Blocked numbers are refused.").format(
-                rule=f"{RULE_WORDS[:1].upper()}{RULE_WORDS[1:]}"
+                rule=rule_words()[:1].upper() + rule_words()[1:]
             ),
         )
     ]
@@ -181,7 +187,7 @@ def describe_lead(params: LeadParams) -> str:
     name = params.list_name or params.list_uuid
     lines = [
         _("Add *{phone}* to the lead list *{name}*; the dialer will call this number.").format(
-            phone=clip(params.phone_number, 40), name=clip(name, 150)
+            phone=clip(show_phone(params.phone_number), 40), name=clip(name, 150)
         )
     ]
     for key, value in list(params.fields.items())[:20]:
@@ -197,11 +203,15 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     except errors.NotFoundError:
         raise ActionRefused(_("The lead list no longer exists")) from None
     if phone in await blocked_numbers(env.cc):
-        raise ActionRefused(_("{phone} has been blacklisted since the request").format(phone=phone))
+        raise ActionRefused(
+            _("{phone} has been blacklisted since the request").format(phone=show_phone(phone))
+        )
     dnc = await dnc_for_list(env.cc, env.storage, env.team_id, list_uuid)
     if dnc is not None and await dnc([phone]):
         raise ActionRefused(
-            _("{phone} was put on the do-not-call list since the request").format(phone=phone)
+            _("{phone} was put on the do-not-call list since the request").format(
+                phone=show_phone(phone)
+            )
         )
     body = LeadCreate.model_validate(
         {"list_uuid": list_uuid, "phone_number": phone, **params.fields}
@@ -210,7 +220,7 @@ async def execute_lead(params: LeadParams, env: ExecutionEnv) -> ActionResult:
     return ActionResult(
         ok=True,
         text=_("Lead *{phone}* added: {uuid}.").format(
-            phone=clip(phone, 40), uuid=code(created.lead_uuid)
+            phone=clip(show_phone(phone), 40), uuid=code(created.lead_uuid)
         ),
         data={"lead_uuid": created.lead_uuid},
     )
@@ -242,7 +252,7 @@ async def lead_proposal(
     if phone in await blocked_numbers(cc):
         return error(
             _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                phone=phone
+                phone=show_phone(phone)
             )
         )
     dnc = await dnc_for_list(cc, ctx.storage, ctx.team_id, list_uuid)
@@ -250,7 +260,7 @@ async def lead_proposal(
         return error(
             _(
                 "{phone} is on the do-not-call list: it must not be called. Nothing was sent."
-            ).format(phone=phone)
+            ).format(phone=show_phone(phone))
         )
     params = LeadParams(
         list_uuid=list_uuid,

@@ -27,13 +27,13 @@ from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.names import person_name
 from commands.kernel.reply import Outcome, Reply, Rerun, notice
 from commands.kernel.text import (
     clip,
     code,
     day_time,
     escape,
-    full_name,
     number,
     ratio_percent,
     truncate,
@@ -49,7 +49,7 @@ OPEN_LIST_BUTTON = "lead_list_open"
 
 def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
     name = lead_list.list_name or _("Unnamed list")
-    owner = full_name(lead_list.firstname, lead_list.middlename, lead_list.lastname)
+    owner = person_name(lead_list.lastname, lead_list.middlename, lead_list.firstname)
     owner_text = clip(owner or lead_list.username, 100) or "–"
     failed = lead_list.total_fail
     fail_icon = ":warning: " if failed else ""

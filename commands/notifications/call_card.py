@@ -35,14 +35,15 @@ from commands.kernel.call_words import (
     unknown_cause,
 )
 from commands.kernel.i18n import _
+from commands.kernel.names import written_name
 from commands.kernel.periods import SERVICE_TZ
+from commands.kernel.phones import show_phone
 from commands.kernel.text import (
     clip,
     code,
     day_time,
     duration,
     escape,
-    full_name,
     link,
     parse_service_time,
     truncate,
@@ -95,8 +96,8 @@ def _status(cdr: Cdr) -> str:
 
 
 def _parties(cdr: Cdr) -> str:
-    source = clip(cdr.from_number, 60) or _("unknown")
-    destination = clip(cdr.to_number, 60) or _("unknown")
+    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
+    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
     return f"*{source}* → *{destination}*"
 
 
@@ -126,7 +127,7 @@ def _who(cdr: Cdr, campaign_name: str | None) -> str:
     if lead:
         parts.append(_("lead {lead}").format(lead=" ".join(lead)))
     if cdr.extension or cdr.username:
-        agent = full_name(cdr.fullname) or cdr.username
+        agent = written_name(cdr.fullname) or cdr.username
         where = (
             _("ext {extension}").format(extension=clip(cdr.extension, 30)) if cdr.extension else ""
         )
@@ -162,8 +163,8 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
     unknown = _("unknown")
-    source = clip(cdr.from_number, 60) or unknown
-    destination = clip(cdr.to_number, 60) or unknown
+    source = clip(show_phone(cdr.from_number), 60) or unknown
+    destination = clip(show_phone(cdr.to_number), 60) or unknown
     text = truncate(
         f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )

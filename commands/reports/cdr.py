@@ -54,6 +54,7 @@ from commands.kernel.grammar import (
 )
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
+from commands.kernel.names import written_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import (
     SERVICE_TZ,
@@ -62,6 +63,7 @@ from commands.kernel.periods import (
     parse_moment,
     to_service,
 )
+from commands.kernel.phones import normalize_phone, phone_problem, record_number, show_phone
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import (
     CampaignMatch,
@@ -76,7 +78,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    full_name,
     link,
     number,
     parse_service_time,
@@ -92,7 +93,7 @@ ID_SHOWN = 8
 """How much of a record's id the table shows: enough to tell records apart, and ``id=``
 takes it."""
 
-_PHONE = re.compile(r"^\+?[0-9]{2,20}$")
+_PHONE_PART = re.compile(r"^\+?[\d().\-]+$")
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#]{1,20}$")
 _STATUS = re.compile(r"^[A-Za-z][A-Za-z_\-]{0,39}$")
 _RECORD_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z\-]{7,63}$")  # ID_SHOWN characters or more
@@ -144,7 +145,7 @@ class CdrQuery:
         if self.record_id:
             parts.append(_("record {id}").format(id=code(self.record_id)))
         if self.phone:
-            parts.append(_("phone {phone}").format(phone=code(self.phone)))
+            parts.append(_("phone {phone}").format(phone=code(show_phone(self.phone))))
         if self.extension:
             parts.append(_("ext {extension}").format(extension=code(self.extension)))
         if self.status:
@@ -166,16 +167,18 @@ def _bad(message: str) -> UsageError:
 def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -> CdrQuery:
     """Read the filters; every problem names the key it is about."""
     # A campaign's name may have spaces: ``campaign=Gọi lại khách hàng CT status=busy``.
-    positional, options = split_options(args, spaced=("campaign",))
+    # A number may be spaced out as people write it: ``phone=+84 912 345 678``.
+    positional, options = split_options(args, spaced=("campaign",), numbers=("phone",))
     bare_uuid = False
     check_keys(options, FILTER_KEYS, what=_("a filter"), usage=usage_of("cdr"))
     options = {k.lower(): v.strip() for k, v in options.items()}
+    number_words: list[str] = []
     for word in positional:
         if _UUID.match(word) and "campaign" not in options and "id" not in options:
             options["campaign"] = word
             bare_uuid = True
-        elif _PHONE.match(word) and "phone" not in options:
-            options["phone"] = word
+        elif _PHONE_PART.match(word) and "phone" not in options:
+            number_words.append(word)
         else:
             raise UsageError(
                 _(
@@ -183,6 +186,8 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
                 ).format(word=word),
                 usage_of("cdr"),
             )
+    if number_words:
+        options["phone"] = " ".join(number_words)
     for key, value in options.items():
         if not value:
             raise _bad(_("{key}= needs a value.").format(key=key))
@@ -197,9 +202,12 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
             )
         query.record_id = options["id"].lower()
     if "phone" in options:
-        if not _PHONE.match(options["phone"]):
-            raise _bad(_("phone= takes a phone number of digits, e.g. phone=0912345678."))
-        query.phone = options["phone"]
+        # The service stores a call under the national form (0912345678), whichever way
+        # the number was typed, so the filter is sent in that form.
+        phone = record_number(options["phone"])
+        if phone is None:
+            raise _bad(f"phone= {phone_problem(normalize_phone(options['phone']))}")
+        query.phone = phone
     if "ext" in options:
         if not _EXTENSION.match(options["ext"]):
             raise _bad(_("ext= takes an extension such as ext=1001."))
@@ -243,15 +251,15 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
 
 def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> SectionBlock:
     when = day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True)
-    source = clip(cdr.from_number, 60) or _("unknown")
-    destination = clip(cdr.to_number, 60) or _("unknown")
+    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
+    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
     status = clip(outcome_words(cdr.status, cdr.cause), 100)
     length = f":stopwatch: {duration(cdr.duration)}"
     if cdr.billsec:
         length += " " + _("(talk {talk})").format(talk=duration(cdr.billsec))
     details = [f"{status_icon(cdr.status)} {status}", length]
     if cdr.extension:
-        agent = full_name(cdr.fullname) or cdr.username
+        agent = written_name(cdr.fullname) or cdr.username
         extension = _("ext {extension}").format(extension=clip(cdr.extension, 30))
         details.append(extension + (f" ({clip(agent, 80)})" if agent else ""))
     pressed = cdr.press_key or cdr.digits
@@ -294,15 +302,15 @@ def short_id(record_id: str) -> str:
 
 
 def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> list[Cell]:
-    agent = full_name(cdr.fullname) or cdr.username
+    agent = written_name(cdr.fullname) or cdr.username
     extension = cdr.extension + (f" ({agent})" if agent and cdr.extension else "")
     recording = cdr.recording_url or cdr.autocall_recording_url
     return [
         short_id(cdr.id),
         day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True),
         _direction_word(cdr.direction),
-        cdr.from_number,
-        cdr.to_number,
+        show_phone(cdr.from_number),
+        show_phone(cdr.to_number),
         outcome_words(cdr.status, cdr.cause),
         duration(cdr.duration),
         duration(cdr.billsec) if cdr.billsec else None,

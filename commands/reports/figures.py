@@ -45,8 +45,9 @@ from callcenter.models import (
 )
 from commands.calls.live import agents_on_call
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.names import name_of
 from commands.kernel.periods import SERVICE_TZ, Window
-from commands.kernel.text import caption, clip, full_name, parse_service_time
+from commands.kernel.text import caption, clip, parse_service_time
 
 WHOLE = N_("Whole call center")
 ALL_DIALER = N_("All autodialer campaigns")
@@ -543,7 +544,7 @@ def agent_figures(
 
 def agent_name(a: AgentTime) -> str:
     """Plain text, not escaped."""
-    return full_name(a.first_name, a.middle_name, a.last_name) or a.username or _("Unknown agent")
+    return name_of(a, a.username) or _("Unknown agent")
 
 
 def occupancy(a: AgentTime) -> float | None:

@@ -29,9 +29,11 @@ from commands.kernel.call_words import status_words
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
+from commands.kernel.formats import write_month, write_week
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.matching import did_you_mean
+from commands.kernel.names import person_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
 from commands.kernel.reply import Reply
@@ -52,7 +54,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    full_name,
     number,
     percent,
     status_label,
@@ -127,10 +128,8 @@ def bucket_label(start: datetime, interval: str, *, multi_day: bool) -> str:
     if interval == "day":
         return day(start)
     if interval == "week":
-        # Translators: a week's bucket in a stats table, a strftime format: "wk 23 Nov".
-        return start.strftime(_("wk %d %b"))
-    # Translators: a month's bucket in a stats table, a strftime format: "Nov 2026".
-    return start.strftime(_("%b %Y"))
+        return write_week(start)
+    return write_month(start)
 
 
 def _table_blocks(lines: list[str]) -> list[SectionBlock]:
@@ -498,7 +497,9 @@ def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
 def agents_reply(
     rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Agent time: {period}").format(period=window.word or _("the period"))
+    title = _("Agent time: {period}").format(
+        period=_(window.word) if window.word else _("the period")
+    )
     ordered = sorted(rows, key=lambda a: (-a.total_talk_sec, a.username))
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
@@ -557,7 +558,7 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _extension_row(e: ExtensionCounters) -> SectionBlock:
-    name = full_name(e.firstname, e.middlename, e.lastname) or e.username
+    name = person_name(e.lastname, e.middlename, e.firstname) or e.username
     c = Counts.of_extension(e)
     text = (
         f"*{clip(e.extension, 30) or '–'}*"
@@ -610,7 +611,7 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
     c = Counts.of_extension(e)
     return [
         e.extension,
-        full_name(e.firstname, e.middlename, e.lastname) or e.username,
+        person_name(e.lastname, e.middlename, e.firstname) or e.username,
         number(c.calls),
         number(c.answered),
         percent(c.answer_rate),
@@ -627,7 +628,9 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
 def extensions_reply(
     rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Calls per extension: {period}").format(period=window.word or _("the period"))
+    title = _("Calls per extension: {period}").format(
+        period=_(window.word) if window.word else _("the period")
+    )
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
     blocks = _period_listing(

@@ -13,7 +13,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
 from commands.kernel.periods import parse_period
-from commands.kernel.phones import normalize_phone
+from commands.kernel.phones import normalize_phone, show_phone
 from commands.kernel.reply import Outcome, StepCompleted, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import parse_service_time
@@ -167,7 +167,9 @@ async def call_lookup(ctx: CommandContext, run: StepRun) -> Outcome:
             latest = record
     if latest is None:
         return StepFailed(
-            _("No call with {phone} in {period}.").format(phone=phone, period=period.label)
+            _("No call with {phone} in {period}.").format(
+                phone=show_phone(phone), period=period.label
+            )
         )
     started = parse_service_time(latest.time_started)
     recording = latest.recording_url or latest.autocall_recording_url

@@ -43,6 +43,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
 from commands.kernel.periods import Window, parse_period
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
 from commands.kernel.text import (
     campaign_label,
@@ -297,8 +298,8 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
 def _call_line(call: ActiveCall, now: datetime) -> str:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(call.source, 60) or _("unknown")
-    destination = clip(call.destination, 60) or _("unknown")
+    source = clip(show_phone(call.source), 60) or _("unknown")
+    destination = clip(show_phone(call.destination), 60) or _("unknown")
     return (
         f"*{source}* → *{destination}* · {direction_label(call.direction)} · "
         f"{state_label(call.state)} · :stopwatch: {elapsed}"

@@ -24,7 +24,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem
+from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.reply import Outcome, error, notice
 from commands.kernel.slack_files import FileDownloadError
 from commands.kernel.text import escape, number
@@ -115,11 +115,11 @@ async def check(ctx: CommandContext, args: list[str]) -> Outcome:
     lines = []
     for phone in numbers:
         if phone in listed:
-            lines.append(_("• {phone}: on the do-not-call list").format(phone=phone))
+            lines.append(_("• {phone}: on the do-not-call list").format(phone=show_phone(phone)))
         elif phone in blocked:
-            lines.append(_("• {phone}: on the service's blacklist").format(phone=phone))
+            lines.append(_("• {phone}: on the service's blacklist").format(phone=show_phone(phone)))
         else:
-            lines.append(_("• {phone}: not on either list").format(phone=phone))
+            lines.append(_("• {phone}: not on either list").format(phone=show_phone(phone)))
     return notice("\n".join(lines), emoji=":mag:")
 
 

@@ -20,7 +20,7 @@ from callcenter import CallCenter
 from callcenter.models import Campaign
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.periods import SERVICE_TZ, to_service
-from commands.kernel.phones import blocked_numbers
+from commands.kernel.phones import blocked_numbers, show_phone
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import number, parse_service_time
 from storage import Storage
@@ -148,12 +148,16 @@ async def push_refusal(
     if phone in await blocked_numbers(cc):
         return Refusal(
             "blacklist",
-            _("{phone} is on the blacklist: it must not be called.").format(phone=phone),
+            _("{phone} is on the blacklist: it must not be called.").format(
+                phone=show_phone(phone)
+            ),
         )
     if await off_loop(storage.calling_rules.on_dnc, team_id, [phone]):
         return Refusal(
             "dnc",
-            _("{phone} is on the do-not-call list: it must not be called.").format(phone=phone),
+            _("{phone} is on the do-not-call list: it must not be called.").format(
+                phone=show_phone(phone)
+            ),
         )
     rules = await off_loop(storage.calling_rules.rules, team_id)
     if not is_advertising(campaign, rules):
@@ -175,7 +179,7 @@ async def push_refusal(
                 "{phone} already had {n} advertising calls in the last 24 hours; the limit "
                 "is {limit}.",
                 made,
-            ).format(phone=phone, n=number(made), limit=number(rules.frequency)),
+            ).format(phone=show_phone(phone), n=number(made), limit=number(rules.frequency)),
         )
     return None
 

@@ -13,7 +13,8 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import UserUpdate
-from commands.kernel.text import full_name
+from commands.kernel.names import name_of
+from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ActionKind, ApprovalState, Role
@@ -129,7 +130,7 @@ async def test_the_form_offers_the_directory_extensions_by_name(
     offered = options_of(form, "ext_pick")
     assert set(offered) == {u.extension for u in users}
     someone = next(u for u in users if u.user_status == "Available")
-    name = full_name(someone.first_name, someone.middle_name, someone.last_name)
+    name = name_of(someone)
     assert offered[someone.extension] == (
         f"{someone.extension} · {name or someone.username} · available"
     )
@@ -147,7 +148,7 @@ async def test_signed_in_people_come_first_and_a_logged_out_one_is_asked_about(
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
     away = next(u for u in users if u.user_status == "Logged Out")
-    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    name = name_of(away, away.username)
     offered = list(options_of(form, "ext_pick").items())
     marked = [ext for ext, words in offered if words.endswith(" · logged out")]
     assert away.extension in marked
@@ -179,7 +180,7 @@ async def test_a_typed_transfer_to_a_logged_out_extension_asks_first(
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
     away = next(u for u in users if u.user_status == "Logged Out")
-    name = full_name(away.first_name, away.middle_name, away.last_name) or away.username
+    name = name_of(away, away.username)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} {away.extension}")
     assert f"{name} is logged out (extension {away.extension}); transfer anyway?" in shown(prompt)
     assert transfers(pbx, call["call_id"]) == []
@@ -291,7 +292,7 @@ async def test_viewers_see_no_transfer_button_and_a_click_is_refused(
 ) -> None:
     call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
-    assert call["source"] in shown(listing)
+    assert show_phone(call["source"]) in shown(listing)
     assert not any(b.startswith("call_transfer") for b in button_ids(listing))
     give_roles(app)
     earlier = await ask(slack, "calls", user=AGENT)
@@ -321,9 +322,9 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     pbx.set_call_mode("manual")
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=<!here>")
-    assert "0912345678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
+    assert "0912 345 678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912345678")
+    card = await card_in(slack, APPROVALS, "0912 345 678")
     assert "the campaign itself does not dial" in shown(card)  # it is paused or stopped
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
     await slack.driver.block_action(
@@ -401,7 +402,7 @@ async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
             "param:due_date": "15/12/2026",
         },
     )
-    card = await card_in(slack, CALL_CENTER, "0912345678")
+    card = await card_in(slack, CALL_CENTER, "0912 345 678")
     assert "150000" in shown(card) and "15/12/2026" in shown(card)
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 

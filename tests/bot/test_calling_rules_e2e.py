@@ -54,7 +54,7 @@ async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
     assert "ngày ba mươi mốt tháng mười hai năm hai nghìn không trăm hai mươi sáu" in heard
     assert "read as an amount" in heard and "read as a date" in heard
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912345678")
+    card = await card_in(slack, APPROVALS, "0912 345 678")
     assert "một triệu năm trăm nghìn" in shown(card)  # the approver hears it too
     assert pbx.journal(method="POST", path=PUSHES) == []
 
@@ -143,8 +143,8 @@ async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
     reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
     assert "Added 1 number" in shown(reply)
     reply = await ask(slack, "dnc check 0912345678 0987654321")
-    assert "0912345678: on the do-not-call list" in shown(reply)
-    assert "0987654321: not on either list" in shown(reply)
+    assert "0912 345 678: on the do-not-call list" in shown(reply)
+    assert "0987 654 321: not on either list" in shown(reply)
     reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 name=An", user=AGENT)
     assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
     reply = await ask(slack, "dnc remove 0912345678", user=AGENT)
@@ -163,7 +163,7 @@ async def test_a_second_advertising_call_within_a_day_is_refused(
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912345678")
+    card = await card_in(slack, APPROVALS, "0912 345 678")
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
     )
@@ -212,7 +212,7 @@ async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
     prompt = await prompt_for(slack, f"leads upload {list_uuid}")
     text = shown(prompt)
     assert "Upload *2 leads*" in text and "1 number on the do-not-call list" in text
-    assert "Line 3: 0987654321 is on the do-not-call list." in text
+    assert "Line 3: 0987 654 321 is on the do-not-call list." in text
     reply = await ask(slack, f"lead {list_uuid} 0987 654 321", user=AGENT)
     assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
     assert pbx.journal(method="POST", path="/v3/lead") == []
@@ -230,8 +230,8 @@ async def test_a_do_not_call_file_is_added_whole(
     assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
     assert "1 row had no number" in shown(reply)
     reply = await ask(slack, "dnc check 0987654321 0356789012")
-    assert "0987654321: on the do-not-call list" in shown(reply)
-    assert "0356789012: on the do-not-call list" in shown(reply)
+    assert "0987 654 321: on the do-not-call list" in shown(reply)
+    assert "0356 789 012: on the do-not-call list" in shown(reply)
     reply = await ask(slack, "rules")
     assert "3 numbers" in shown(reply)
 

@@ -115,7 +115,7 @@ async def test_autocall_takes_an_unquoted_campaign_and_an_unquoted_value(
     give_roles(app)
     target = await campaign_named(pbx, "Nhắc thanh toán HN")
     prompt = await prompt_for(slack, "autocall Nhắc thanh toán HN 0912 345 678 name=Nguyễn Văn An")
-    assert "0912345678" in shown(prompt) and "Nguyễn Văn An" in shown(prompt)
+    assert "0912 345 678" in shown(prompt) and "Nguyễn Văn An" in shown(prompt)
     assert target.campaign_name in shown(prompt)
     assert app.storage.approvals.list(TEAM)[0].params["param"] == {"name": "Nguyễn Văn An"}
 
@@ -140,7 +140,7 @@ async def test_which_one_keeps_the_phone_and_the_values(
             (m for m in slack.ephemerals(AGENT) if "approval_confirm" in button_ids(m)), None
         )
     )
-    assert "0912345678" in shown(prompt) and "Nguyễn Văn An" in shown(prompt)
+    assert "0912 345 678" in shown(prompt) and "Nguyễn Văn An" in shown(prompt)
     approval = app.storage.approvals.list(TEAM)[0]
     assert approval.params["campaign_uuid"] == target.campaign_uuid
     assert approval.params["phone_number"] == "0912345678"

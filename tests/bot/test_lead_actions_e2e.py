@@ -47,7 +47,7 @@ async def test_one_lead_is_inserted_after_approval(
     prompt = await prompt_for(slack, f'lead {list_uuid} 0912345678 lead_name="An <Nguyen>"')
     assert "An &lt;Nguyen&gt;" in shown(prompt)
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912345678")
+    card = await card_in(slack, APPROVALS, "0912 345 678")
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
     )

@@ -60,9 +60,9 @@ async def test_lead_for_a_campaign_goes_into_its_default_list(
     # Unquoted, the name runs up to the number (its longest exact match wins, so a
     # campaign named like this one plus "đợt 2" is not taken).
     unquoted = await prompt_for(slack, f"lead {campaign.campaign_name} 0987654321")
-    assert campaign.default_list_uuid in shown(unquoted) and "0987654321" in shown(unquoted)
+    assert campaign.default_list_uuid in shown(unquoted) and "0987 654 321" in shown(unquoted)
     await confirm(slack, prompt)
-    done = await approve(slack, "0912345678")
+    done = await approve(slack, "0912 345 678")
     assert str(done["text"]).endswith(": done"), shown(done)
     [sent] = pbx.journal(method="POST", path="/v3/lead")
     assert sent["body"]["list_uuid"] == campaign.default_list_uuid
@@ -116,7 +116,7 @@ async def test_an_ambiguous_campaign_offers_choices_that_keep_the_number(
             (m for m in slack.ephemerals(AGENT) if "approval_confirm" in button_ids(m)), None
         )
     )
-    assert "0912345678" in shown(prompt) and "An Nguyen" in shown(prompt)
+    assert "0912 345 678" in shown(prompt) and "An Nguyen" in shown(prompt)
 
 
 async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
@@ -150,7 +150,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     await slack.driver.view_submission(form["id"], {"phone": "12345"})
     assert "not a phone number" in slack.view_errors(form["id"])["phone"]
     await slack.driver.view_submission(form["id"], {"phone": "0356 789 012", "lead_name": "Chi"})
-    done = await approve(slack, "0356789012")
+    done = await approve(slack, "0356 789 012")
     assert str(done["text"]).endswith(": done"), shown(done)
     [sent] = pbx.journal(method="POST", path="/v3/lead")
     assert sent["body"]["list_uuid"] == lead_list.list_uuid

@@ -52,7 +52,7 @@ async def test_call_back_opens_the_autocall_form_with_the_number_from_the_messag
     assert delivery.in_time
     assert delivery.payload["type"] == "message_action"
     pick = await top_view(slack, AGENT, "from which campaign?")
-    assert "0912345678" in shown(pick)
+    assert "0912 345 678" in shown(pick)
     select = element(pick, "call_back_pick")
     options = select["options"]
     assert options, "the autocall campaigns are offered"

@@ -117,7 +117,7 @@ async def test_the_latest_call_with_a_number(
 
     nobody = await run(slack, "call_lookup", phone="0399999999")
     assert nobody.state == "failed"
-    assert nobody.error == "No call with 0399999999 in the last 30 days."
+    assert nobody.error == "No call with 0399 999 999 in the last 30 days."
 
 
 # --- who may run a step -----------------------------------------------------------------

@@ -50,7 +50,7 @@ def test_the_card_says_what_happened_in_the_workspace_timezone() -> None:
     text = rendered(card.blocks)
     for expected in (
         ":white_check_mark: *Answered*",
-        "*02871234567* → *0912345678*",
+        "*028 7123 4567* → *0912 345 678*",
         "1m 05s",
         "talk 52s",
         "pressed `1`",
@@ -64,7 +64,7 @@ def test_the_card_says_what_happened_in_the_workspace_timezone() -> None:
         assert expected in text, expected
     assert "digits" not in text  # same as the pressed key: said once
     assert "NORMAL_CLEARING" not in text and "cause" not in text  # the usual cause: unsaid
-    assert card.text.startswith("Answered: 02871234567 → 0912345678")
+    assert card.text.startswith("Answered: 028 7123 4567 → 0912 345 678")
 
 
 def test_status_and_cause_are_said_in_words() -> None:

@@ -10,7 +10,9 @@ from commands.calls.live import agent_for_call, agents_on_call, live_calls
 from commands.calls.transfer import extension_owners, transfer_modal
 from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError
-from commands.kernel.text import full_name, number
+from commands.kernel.names import name_of
+from commands.kernel.phones import show_phone
+from commands.kernel.text import number
 from commands.leads.lists import campaign_list_blocks, show_list
 from emulators.pbx.testing import EmulatorServer
 from storage import Role
@@ -38,7 +40,7 @@ async def test_live_calls_show_each_call_with_a_transfer_button(
     text = visible(reply)
     assert f"Live calls: {len(live)}" in text
     for call in live[:15]:
-        assert call.source in text and call.destination in text
+        assert show_phone(call.source) in text and show_phone(call.destination) in text
         assert f"call `{call.call_id}`" in text  # the id ``transfer`` needs
     assert text.count("campaign unknown") == min(len(live), 15)  # a live call names none
 
@@ -58,11 +60,11 @@ async def test_each_call_names_its_agent_from_the_directory_or_says_unknown(
     rows = {
         call_id: next(text for text in sections if source in text)
         for call_id, source in (
-            (ringing["call_id"], "0912000111"),
-            (taken["call_id"], "0912000222"),
+            (ringing["call_id"], "0912 000 111"),
+            (taken["call_id"], "0912 000 222"),
         )
     }
-    name = full_name(agent.first_name, agent.middle_name, agent.last_name)
+    name = name_of(agent)
     assert f"agent *{name}* (ext 1003)" in rows[taken["call_id"]]
     assert "agent unknown" in rows[ringing["call_id"]]
 
@@ -76,7 +78,7 @@ async def test_calls_still_show_when_the_directory_cannot_be_read(
     await cc.calls.list()
     pbx.fail_next("GET", "/v3/user", 500, {"error": "boom"}, times=10)
     text = visible(await live_calls(make_ctx(), []))
-    assert "0912000222" in text and "agent unknown" in text
+    assert "0912 000 222" in text and "agent unknown" in text
     assert "Agents are unknown: the user directory could not be read." in text
 
 

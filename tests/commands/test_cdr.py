@@ -9,6 +9,7 @@ from commands.dispatch import dispatch
 from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.periods import parse_moment, to_service
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply
 from commands.kernel.text import number
 from commands.reports.cdr import PAGE_SIZE, call_records
@@ -56,10 +57,10 @@ async def test_direction_and_phone_filters(cc: CallCenter, make_ctx: MakeContext
     sample = (await cc.cdrs.list(limit=1)).data[0]
     phone = sample.to_number or sample.from_number
     found = await call_records(make_ctx(), [phone, "from=2020-01-01"])
-    assert f"phone `{phone}`" in visible(found)
+    assert f"phone `{show_phone(phone)}`" in visible(found)
     header, *rows = table_rows(found)
     sides = header.index("From"), header.index("To")
-    assert rows and all(phone in (row[sides[0]], row[sides[1]]) for row in rows)
+    assert rows and all(show_phone(phone) in (row[sides[0]], row[sides[1]]) for row in rows)
 
 
 async def test_campaign_by_prefix_and_an_ambiguous_one(

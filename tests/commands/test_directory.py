@@ -16,6 +16,7 @@ from commands.directory.listings import (
     users,
 )
 from commands.kernel.grammar import UsageError
+from commands.kernel.phones import show_phone
 from commands.kernel.text import escape, number
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import next_page, table_rows, visible
@@ -69,7 +70,7 @@ async def test_carriers_gateways_and_blacklist(cc: CallCenter, make_ctx: MakeCon
     blocked = await cc.blacklist.list(limit=PAGE_SIZE)
     text = visible(await blacklist(make_ctx(), []))
     assert f"Blocked numbers: {number(blocked.total)}" in text
-    assert all(e.phone_number in text for e in blocked.data)
+    assert all(show_phone(e.phone_number) in text for e in blocked.data)
 
 
 @pytest.mark.parametrize("handler", [users, groups, templates, carriers, gateways, blacklist])

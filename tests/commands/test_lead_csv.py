@@ -38,10 +38,10 @@ def test_each_kind_of_bad_row_is_named_with_its_line() -> None:
     assert (report.rows, report.valid, report.invalid) == (7, 2, 5)
     problems = [(p.line, p.reason) for p in report.problems]
     assert problems == [
-        (3, "0912345678 is already on line 2."),
+        (3, "0912 345 678 is already on line 2."),
         (4, "12345 is not a phone number the service accepts."),
         (5, "It has no phone number."),
-        (6, "0815447340 is on the blacklist."),
+        (6, "0815 447 340 is on the blacklist."),
         (7, "It has 1 column; the header has 2."),
     ]
     assert dict(report.reasons) == {
@@ -58,7 +58,7 @@ def test_each_kind_of_bad_row_is_named_with_its_line() -> None:
     ]
     rows = list(csv.reader(io.StringIO(bad)))
     assert rows[0] == ["line", "problem", "phone_number", "lead_name"]
-    assert rows[1] == ["3", "0912345678 is already on line 2.", "0912 345 678", "Again"]
+    assert rows[1] == ["3", "0912 345 678 is already on line 2.", "0912 345 678", "Again"]
     assert len(rows) == 6
 
 
@@ -86,7 +86,7 @@ def test_only_the_first_problems_are_kept_in_memory() -> None:
         ("091-234-5678", "0912345678"),
         ("(091) 234.5678", "0912345678"),
         ("+84 35 678 9013", "0356789013"),
-        ("84912345678", "84912345678"),
+        ("84912345678", "0912345678"),
     ],
 )
 def test_numbers_are_normalized_the_way_people_type_them(typed: str, normal: str) -> None:
