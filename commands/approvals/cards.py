@@ -50,11 +50,27 @@ from commands.kernel.i18n import _
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate, when
-from storage import ADMINS, Approval, ApprovalState, Mode
+from storage import ADMINS, Approval, ApprovalState, Mode, Storage
 from storage.offload import off_loop
 
 BLOCK_PREFIX = "approval:"
 """The actions block of a prompt or card is ``approval:<params hash>``."""
+
+
+async def open_for(
+    ctx: CommandContext, storage: Storage, proposal: Proposal, *, channel_id: str | None
+) -> tuple[Approval, Mode]:
+    """Record ``proposal`` as asked by the person of ``ctx`` (audited), off the event
+    loop; ``RequestRefused`` when the policy does not let them ask."""
+    return await off_loop(
+        open_request,
+        storage,
+        team_id=ctx.team_id,
+        user_id=ctx.user_id,
+        role=ctx.role,
+        channel_id=channel_id,
+        proposal=proposal,
+    )
 
 
 async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
@@ -63,15 +79,7 @@ async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     if ctx.storage is None:
         return error(_("This action needs the app's database, which is not available here."))
     try:
-        approval, mode = await off_loop(
-            open_request,
-            ctx.storage,
-            team_id=ctx.team_id,
-            user_id=ctx.user_id,
-            role=ctx.role,
-            channel_id=ctx.channel_id,
-            proposal=proposal,
-        )
+        approval, mode = await open_for(ctx, ctx.storage, proposal, channel_id=ctx.channel_id)
     except RequestRefused as exc:
         return error(exc.message)
     if mode is Mode.NONE:

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from commands.approvals.cards import concluded, deny_modal, hash_from_block
+from commands.approvals.cards import concluded, deny_modal, hash_from_block, open_for
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import (
     APPROVE_ACTION,
@@ -27,7 +27,6 @@ from commands.approvals.workflow import (
     decide,
     late_message,
     needs_second_person,
-    open_request,
 )
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import FORMS, Form
@@ -249,15 +248,7 @@ def _form_handler(form: Form) -> OnSubmit:
             return outcome
         flow = _flow(ctx)
         try:
-            approval, _mode = await off_loop(
-                open_request,
-                flow.storage,
-                team_id=ctx.team_id,
-                user_id=ctx.user_id,
-                role=ctx.role,
-                channel_id=ctx.channel_id,
-                proposal=outcome,
-            )
+            approval, _mode = await open_for(ctx, flow.storage, outcome, channel_id=ctx.channel_id)
         except RequestRefused as exc:
             return error(exc.message)
         progress = await flow.confirmed(approval, params_hash=approval.params_hash)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from commands.approvals.cards import open_for
 from commands.approvals.flow import ApprovalFlow
-from commands.approvals.workflow import RequestRefused, open_request, step_outcome
+from commands.approvals.workflow import RequestRefused, step_outcome
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import StepRun
@@ -46,15 +47,7 @@ async def request_from_step(
         return StepFailed(_("Slack gave no token with this step, so it cannot be answered."))
     flow = ApprovalFlow(ctx)
     try:
-        approval, _mode = await off_loop(
-            open_request,
-            flow.storage,
-            team_id=ctx.team_id,
-            user_id=ctx.user_id,
-            role=ctx.role,
-            channel_id=None,
-            proposal=proposal,
-        )
+        approval, _mode = await open_for(ctx, flow.storage, proposal, channel_id=None)
     except RequestRefused as exc:
         return StepFailed(exc.message)
     await off_loop(

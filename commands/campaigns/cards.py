@@ -32,6 +32,7 @@ from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
+from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
 from commands.kernel.reply import Outcome, Reply, Rerun
 from commands.kernel.resolve import (
     AmbiguousCampaign,
@@ -64,17 +65,8 @@ OPEN_ACTION = "campaign_open"
 CHOOSE_ACTION = "campaign_choose"
 REFRESH_ACTION = "campaign_refresh"
 
-DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DAY_SHORT = {
-    "monday": N_("Mon"),
-    "tuesday": N_("Tue"),
-    "wednesday": N_("Wed"),
-    "thursday": N_("Thu"),
-    "friday": N_("Fri"),
-    "saturday": N_("Sat"),
-    "sunday": N_("Sun"),
-}
-"""A weekday as a dialing window names it (translated where shown)."""
+DAYS = WEEKDAYS
+DAY_SHORT = WEEKDAY_SHORT
 LIST_TITLES = {
     None: N_("Campaigns"),
     "autocall": N_("Autocall campaigns"),

@@ -19,9 +19,9 @@ from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject
 
 from callcenter import errors
 from callcenter.models import Campaign
-from commands.approvals.cards import status_line
+from commands.approvals.cards import open_for, status_line
 from commands.approvals.flow import ApprovalFlow
-from commands.approvals.workflow import RequestRefused, needs_second_person, open_request
+from commands.approvals.workflow import RequestRefused, needs_second_person
 from commands.campaigns.cards import CONTROL_ACTION, CONTROL_ROLE, show_campaign
 from commands.campaigns.control import ALREADY, Status, proposal_for
 from commands.kernel.context import CommandContext
@@ -76,15 +76,7 @@ async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
         )
     flow = ApprovalFlow(ctx)
     try:
-        approval, _mode = await off_loop(
-            open_request,
-            flow.storage,
-            team_id=ctx.team_id,
-            user_id=ctx.user_id,
-            role=ctx.role,
-            channel_id=ctx.channel_id,
-            proposal=proposal,
-        )
+        approval, _mode = await open_for(ctx, flow.storage, proposal, channel_id=ctx.channel_id)
     except RequestRefused as exc:
         return error(exc.message)
     progress = await flow.confirmed(approval, params_hash=approval.params_hash)

@@ -59,6 +59,20 @@ class PeriodError(ValueError):
     """What was typed is no period or time; the message says what would be."""
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The service's day names (its schedules' ``<day>_start_time``), Monday first."""
+WEEKDAY_SHORT = {
+    "monday": N_("Mon"),
+    "tuesday": N_("Tue"),
+    "wednesday": N_("Wed"),
+    "thursday": N_("Thu"),
+    "friday": N_("Fri"),
+    "saturday": N_("Sat"),
+    "sunday": N_("Sun"),
+}
+"""A weekday as a dialing window names it (translated where shown)."""
+
+
 @dataclass(frozen=True)
 class Period:
     word: str

@@ -13,22 +13,14 @@ from datetime import datetime
 from typing import Any
 
 from callcenter.models import Campaign
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import _
+from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
 from commands.kernel.proposal import ActionParams
 from commands.kernel.text import escape
 from commands.rules.guard import Window, clock, window_words, within
 
 NS_PER_MINUTE = 60 * 1_000_000_000
-DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DAY_WORDS = {
-    "monday": N_("Mon"),
-    "tuesday": N_("Tue"),
-    "wednesday": N_("Wed"),
-    "thursday": N_("Thu"),
-    "friday": N_("Fri"),
-    "saturday": N_("Sat"),
-    "sunday": N_("Sun"),
-}
+DAYS = WEEKDAYS
 
 
 class DayChange(ActionParams):
@@ -145,7 +137,7 @@ def describe_fix(fix: HoursFix) -> str:
         now = window_words(change.now) if change.now else _("no calls")
         lines.append(
             _("• {day}: {was} → {now}").format(
-                day=_(DAY_WORDS[change.day]), was=window_words(change.was), now=now
+                day=_(WEEKDAY_SHORT[change.day]), was=window_words(change.was), now=now
             )
         )
     return "\n".join(lines)
