@@ -9,7 +9,10 @@ supervisor approves one in #approvals.  ``digest``: the manager runs the sample 
 #digests and asks for it up to now.  ``wallboard``: the supervisor's Home tab.
 ``campaign-card``: the supervisor shares the demo's sample leads CSV and opens the
 campaign it is meant for, whose card shows its lead list.  ``calls``: the live calls, each
-with its id, agent and campaign, after one is moved with its Transfer form.  Without
+with its id, agent and campaign, after one is moved with its Transfer form.
+``console-vi``: the demo as shipped, in Vietnamese: Sofia reads the help, a campaign's
+card and the sample digest with its chart in #digests.  The other scenes show the demo
+read in English (its workspace and Sofia set so, as the console tests read it).  Without
 ``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
 pictures change when the app's messages do. ``make screenshot`` runs it after installing
 the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's
@@ -29,6 +32,7 @@ from playwright.async_api import Locator, Page, ViewportSize, async_playwright, 
 from bot.demo import Demo, running_demo
 from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
+from commands.kernel.i18n import in_language
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
 
 CHROMIUM = "/usr/bin/chromium"
@@ -141,6 +145,32 @@ async def digest_scene(page: Page, demo: Demo) -> None:
     await fit(page, "messages", first=answer)
 
 
+async def vietnamese_scene(page: Page, demo: Demo) -> None:
+    """Sofia, who uses Slack in Vietnamese, types the Vietnamese command words: the help,
+    a campaign's card, then the sample digest up to now, with its chart."""
+    digest = demo.rt.storage.digests.list(TEAM)[0]
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        target = upload_target([c async for c in cc.campaigns.iterate()])
+    if target is None:
+        raise RuntimeError("the demo has no campaign with a lead list")
+    query = urlencode({"user": SUPERVISOR, "view": DIGESTS})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+    await command(page, "/callops tro-giup")
+    help_reply = page.locator("#messages .message.ephemeral", has_text="tro-giup").last
+    await expect(help_reply).to_be_visible()
+    await command(page, f'/callops xem-chien-dich "{target.campaign_name}"')
+    await expect(
+        page.locator("#messages .message.ephemeral", has_text=target.campaign_name)
+    ).not_to_have_count(0)
+    await command(page, f"/callops ban-tin gui {digest.id}")
+    up_to_now = in_language("vi", "Up to now")
+    answer = page.locator("#messages .message.ephemeral", has_text=up_to_now).last
+    await answer.locator("button", has_text=up_to_now).click()
+    await expect(page.locator("#messages img")).to_have_count(1)
+    await fit(page, "messages", first=help_reply)
+
+
 async def agents_on_calls(demo: Demo, count: int, within: float = 90.0) -> None:
     """Wait (on the emulator's own real-time simulation) until ``count`` live calls have
     an agent on them."""
@@ -196,13 +226,19 @@ SCENES = {
     "wallboard": wallboard_scene,
     "campaign-card": campaign_card_scene,
     "calls": calls_scene,
+    "console-vi": vietnamese_scene,
 }
+SHIPPED = frozenset({"console-vi"})
+"""Scenes of the demo exactly as it starts (the others read it in English)."""
 
 
 async def take(out: Path, name: str = "console") -> None:
     async with running_demo(port=0) as demo, async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if name not in SHIPPED:
+                demo.rt.storage.workspaces.set_language(TEAM, "en")
+                demo.rt.storage.people.choose_language(TEAM, SUPERVISOR, "en")
             page = await browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
             page.set_default_timeout(15_000)
             await SCENES[name](page, demo)

@@ -166,7 +166,8 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
     who = escape(token.user_id or _("unknown user"))
     try:
         user = await ctx.cc.users.get(token.user_id)
-        who = f"{escape(user.username)} ({escape(user.level or _('user'))})"
+        level = user.level or _("user")
+        who = f"{escape(user.username)} ({escape(level)})"
     except errors.CallCenterError:
         pass
     address = f"*{base}*"

@@ -327,7 +327,7 @@ def campaign_card(
         blocks.append(
             SectionBlock(
                 text=MarkdownTextObject(
-                    text=f"*{_('Dialing hours')}*\n" + truncate("\n".join(hours), 2900)
+                    text="*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)
                 )
             )
         )
@@ -335,7 +335,7 @@ def campaign_card(
     if stats is not None:
         fields_stats = _stats_fields(stats)
         fields_stats[-1] = MarkdownTextObject(
-            text=f"*{_('Last call')}*\n{day_time(stats.last_call_time, ctx.tz)}"
+            text="*" + _("Last call") + f"*\n{day_time(stats.last_call_time, ctx.tz)}"
         )
         blocks.append(DividerBlock())
         blocks.append(

@@ -126,7 +126,8 @@ def status_words(status: str) -> str:
 
 def user_status(user: User) -> str:
     icon = USER_STATUS_ICON.get(user.user_status.strip().lower(), ":black_small_square:")
-    text = f"{icon} {clip(status_words(user.user_status), 40) or _('unknown')}"
+    unknown = _("unknown")
+    text = f"{icon} {clip(status_words(user.user_status), 40) or unknown}"
     if user.user_enabled.lower() == "false":
         text += " · " + _(":no_entry_sign: disabled")
     return text
@@ -149,7 +150,8 @@ def _user_row(user: User) -> SectionBlock:
     ]
     if groups:
         parts.append(":busts_in_silhouette: " + ", ".join(clip(g, 60) for g in groups[:10]))
-    text = f"*{clip(name, 100) or _('Unnamed')}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
+    unnamed = _("Unnamed")
+    text = f"*{clip(name, 100) or unnamed}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
     return _section(text)
 
 
@@ -243,7 +245,8 @@ def _group_row(entry: GroupMembers) -> SectionBlock:
     shown = ", ".join(clip(m, 60) for m in members[:12])
     if len(members) > 12:
         shown = _("{names} and {count} more").format(names=shown, count=len(members) - 12)
-    text = f"*{clip(group.group_name, 150) or _('Unnamed group')}*"
+    unnamed = _("Unnamed group")
+    text = f"*{clip(group.group_name, 150) or unnamed}*"
     if group.group_description:
         text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
     count = ngettext("{n} member", "{n} members", len(members)).format(n=number(len(members)))
@@ -309,7 +312,8 @@ def _template_row(t: Template) -> SectionBlock:
         if t.enable_option or options
         else _("no key presses")
     )
-    text = f"*{clip(t.template_name, 150) or _('Unnamed template')}* · {voice}\n"
+    unnamed = _("Unnamed template")
+    text = f"*{clip(t.template_name, 150) or unnamed}* · {voice}\n"
     text += _("Placeholders: {placeholders} · :1234: {keys}").format(placeholders=fill, keys=keys)
     if t.description:
         text += f"\n_{clip(t.description, LINE_DESCRIPTION_LIMIT)}_"
@@ -354,7 +358,8 @@ def _carrier_row(c: Carrier) -> SectionBlock:
             ":electric_plug: *{n} lines* free",
             c.remaining_concurrent_call,
         ).format(n=number(c.remaining_concurrent_call))
-    text = f"*{clip(c.carrier_name, 150) or _('Unnamed carrier')}* · {state} · {dial}\n{free}"
+    unnamed = _("Unnamed carrier")
+    text = f"*{clip(c.carrier_name, 150) or unnamed}* · {state} · {dial}\n{free}"
     remaining = c.carrier_remaining_ccu
     if remaining is not None and c.dial_type == "channel_prefix":
         per_network = " · ".join(
@@ -394,8 +399,9 @@ def _lines_block(lines: Sequence[str]) -> list[Block]:
 
 
 def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> Reply:
+    unnamed = _("Unnamed gateway")
     lines = [
-        f":satellite_antenna: *{clip(g.gateway, 100) or _('Unnamed gateway')}*"
+        f":satellite_antenna: *{clip(g.gateway, 100) or unnamed}*"
         + (f" · {clip(g.description, LINE_DESCRIPTION_LIMIT)}" if g.description else "")
         for g in gateways_
     ]

@@ -29,8 +29,9 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import Outcome, Reply, error, notice
-from commands.kernel.text import clip, code, day_time, number, truncate
+from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import OPEN_LEAD_BUTTON, LeadRef, is_uuid
 from commands.leads.lists import OPEN_LIST_BUTTON
@@ -38,10 +39,10 @@ from commands.leads.lists import OPEN_LIST_BUTTON
 
 def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     none_yet = _("none yet")
-    name = lead.lead_name.strip() or lead.phone_number or _("Unnamed lead")
+    name = lead.lead_name.strip() or show_phone(lead.phone_number) or _("Unnamed lead")
     calls = ngettext("{n} call", "{n} calls", lead.called_count).format(n=number(lead.called_count))
     fields = [
-        (_("Phone"), clip(lead.phone_number, 40) or "–"),
+        (_("Phone"), escape(show_phone(lead.phone_number)) or "–"),
         (_("Status"), clip((lead.alt_status or lead.status).lower(), 40) or "–"),
         (_("List"), clip(lead.list_name, 150) or code(lead.list_uuid) if lead.list_uuid else "–"),
         (_("Campaign"), clip(lead.campaign_name, 150) or "–"),

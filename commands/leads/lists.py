@@ -169,7 +169,8 @@ def campaign_list_blocks(
     leads (for a role that may use them) and Open list.  ``missing`` says why there is no
     list to show (no default list, gone, unreadable)."""
     if lead_list is None:
-        text = f":card_index_dividers: *{_('Lead list')}*\n{missing or _('None.')}"
+        title, nothing = _("Lead list"), _("None.")
+        text = f":card_index_dividers: *{title}*\n{missing or nothing}"
         return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
     name = clip(lead_list.list_name, 150) or _("Unnamed list")
     heading = _(":card_index_dividers: *Lead list: {name}*").format(name=name)

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
+from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, SlackStandIn
 from tests.bot.approval_helpers import (
@@ -39,7 +40,7 @@ async def pushed_autocall(app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
     )
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An")
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912345678")
+    card = await card_in(slack, APPROVALS, "0912 345 678")
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
     )
@@ -68,13 +69,13 @@ async def test_the_lead_an_autocall_made_opens_from_its_card_and_by_its_uuid(
         user=SUPERVISOR, action_id="lead_open", channel=APPROVALS, ts=done["ts"]
     )
     card = await new_reply(slack, SUPERVISOR, seen)
-    assert "Lead" in card["text"] and lead.phone_number in shown(card)
+    assert "Lead" in card["text"] and show_phone(lead.phone_number) in shown(card)
     assert lead_uuid in shown(card)
     assert {"lead_list_open", "campaign_open_0"} <= set(button_ids(card))
     assert "Calls made" in shown(card)
 
     typed = await ask(slack, f"lead {lead_uuid}", user=AGENT)
-    assert lead.phone_number in shown(typed) and lead_uuid in shown(typed)
+    assert show_phone(lead.phone_number) in shown(typed) and lead_uuid in shown(typed)
     assert "No lead list and no campaign" not in shown(typed)
 
     # Its list is one click away.
@@ -103,7 +104,7 @@ async def test_the_pushed_call_finds_its_record_and_cdr_finds_a_record_by_id(
 
     by_id = await ask(slack, f"cdr id={call_id}")
     assert by_id["text"] == "Call records: 1", shown(by_id)
-    assert call_id[:8] in shown(by_id) and "0912345678" in shown(by_id)
+    assert call_id[:8] in shown(by_id) and "0912 345 678" in shown(by_id)
 
     by_prefix = await ask(slack, f"cdr id={call_id[:8]}")
     assert by_prefix["text"] == "Call records: 1", shown(by_prefix)
@@ -124,7 +125,7 @@ async def test_a_viewer_opens_a_lead_by_its_uuid_but_cannot_add_one(
 ) -> None:
     lead = pbx.state("leads")[0]
     opened = await ask(slack, f"lead {lead['lead_uuid']}", user=AGENT)  # AGENT is a viewer
-    assert lead["phone_number"] in shown(opened) and "lead_list_open" in button_ids(opened)
+    assert show_phone(lead["phone_number"]) in shown(opened) and "lead_list_open" in button_ids(opened)
     refused = await ask(slack, f"lead {lead['list_uuid']} 0912345678", user=AGENT)
     assert "Adding a lead needs the operator role; you are a viewer" in shown(refused)
     assert pbx.journal(method="POST", path="/v3/lead") == []

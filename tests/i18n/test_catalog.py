@@ -10,6 +10,7 @@ value) when the code fills it in, so it is listed too.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -137,3 +138,43 @@ def test_english_left_on_a_vietnamese_surface_is_found() -> None:
     assert english_left([english], frozenset({"thu", "hồi", "nợ"}))
     vietnamese = ":white_check_mark: <@U1> đã phê duyệt lúc 14:27. `/callops status`"
     assert english_left([vietnamese]) == []
+
+
+GETTEXT = frozenset({"_", "ngettext", "pgettext", "N_"})
+PACKAGES = ("commands", "bot", "storage", "callcenter")
+
+
+def marked_inside_fstrings(source: str) -> list[int]:
+    """Lines where a message is marked inside an f-string's braces: pybabel reads an
+    f-string as one string on Python 3.11 and never sees it, so it never reaches the
+    catalog and shows in English."""
+    lines: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.JoinedStr):
+            continue
+        for inner in ast.walk(node):
+            if (
+                isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Name)
+                and inner.func.id in GETTEXT
+                and inner.args
+                and isinstance(inner.args[0], ast.Constant)  # _(CONSTANT) is marked elsewhere
+            ):
+                lines.append(inner.lineno)
+    return lines
+
+
+def test_no_message_is_marked_where_extraction_cannot_see_it() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for line in marked_inside_fstrings(path.read_text(encoding="utf-8"))
+    ]
+    assert found == [], "hoist these _() calls out of their f-strings"
+
+
+def test_a_message_marked_inside_an_fstring_is_found() -> None:
+    assert marked_inside_fstrings("x = f\"*{_('Dialing hours')}*\"\n") == [1]
+    assert marked_inside_fstrings("x = _('Dialing hours') + f'{y}'\n") == []
+    assert marked_inside_fstrings("x = f'{_(HINT)}'\n") == []  # a constant, marked with N_
