@@ -156,8 +156,8 @@ async def vietnamese_scene(page: Page, demo: Demo) -> None:
     query = urlencode({"user": SUPERVISOR, "view": DIGESTS})
     await page.goto(f"{demo.console_url}?{query}")
     await expect(page.locator("#live.on")).to_have_count(1)
-    await command(page, "/callops tro-giup")
-    help_reply = page.locator("#messages .message.ephemeral", has_text="tro-giup").last
+    await command(page, "/callops tro-giup tam-dung")
+    help_reply = page.locator("#messages .message.ephemeral", has_text="tam-dung").last
     await expect(help_reply).to_be_visible()
     await command(page, f'/callops xem-chien-dich "{target.campaign_name}"')
     await expect(
