@@ -532,10 +532,13 @@ class CallFeed:
         if fold is None or self._clock() - fold.opened_at >= FOLD_MAX_AGE:
             await self._post_card(head)
             return
-        if await self._already_posted(head, channel, thread_ts=fold.root_ts) is not None:
-            await off_loop(store.remove, head.seq)
-            self.found += 1
-            return
+        # An earlier attempt may have gone out as a card of its own (no fold was open
+        # then) or as a reply on this fold: both places are looked in.
+        for thread in (fold.root_ts, None):
+            if await self._already_posted(head, channel, thread_ts=thread) is not None:
+                await off_loop(store.remove, head.seq)
+                self.found += 1
+                return
         cdr = await off_loop(self._record, head)
         tz, readers = await off_loop(self._readers, team, channel)
         name = await self._campaign_name(team, cdr)

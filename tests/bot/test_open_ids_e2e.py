@@ -125,7 +125,9 @@ async def test_a_viewer_opens_a_lead_by_its_uuid_but_cannot_add_one(
 ) -> None:
     lead = pbx.state("leads")[0]
     opened = await ask(slack, f"lead {lead['lead_uuid']}", user=AGENT)  # AGENT is a viewer
-    assert show_phone(lead["phone_number"]) in shown(opened) and "lead_list_open" in button_ids(opened)
+    assert show_phone(lead["phone_number"]) in shown(opened) and "lead_list_open" in button_ids(
+        opened
+    )
     refused = await ask(slack, f"lead {lead['list_uuid']} 0912345678", user=AGENT)
     assert "Adding a lead needs the operator role; you are a viewer" in shown(refused)
     assert pbx.journal(method="POST", path="/v3/lead") == []

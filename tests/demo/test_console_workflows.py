@@ -58,7 +58,7 @@ async def test_call_back_from_a_messages_menu(console: Console) -> None:
     await message.locator(".msg-more").click()
     await message.locator(".shortcut-item", has_text="Call back with callops").click()
     modal = console.modal
-    await expect(modal).to_contain_text("0912345678")
+    await expect(modal).to_contain_text("0912 345 678")
     await modal.locator("select").select_option(index=1)
     await expect(modal.locator(".modal-title")).to_have_text("Push an autocall")
     phone = modal.locator(".input-block").filter(has_text="phone").locator("input")

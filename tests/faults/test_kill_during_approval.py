@@ -16,6 +16,7 @@ from typing import Any
 
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
@@ -70,7 +71,7 @@ async def test_kill_9_during_approved_executions_settles_both_after_a_restart(
         await confirm(
             slack, await prompt_for(slack, f"autocall {push.campaign_uuid} {PHONE} name=An")
         )
-        push_card = await card_in(slack, APPROVALS, PHONE)
+        push_card = await card_in(slack, APPROVALS, show_phone(PHONE))
 
         pbx.fail_next("PUT", f"/v3/campaign/{start.campaign_uuid}", 200, hold_ms=HOLD_MS)
         pbx.fail_next("POST", "/v3/autocall/import", 200, hold_ms=HOLD_MS)
