@@ -184,7 +184,9 @@ async def running_demo(
     with contextlib.ExitStack() as stack:
         if workdir is None:
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="callops-demo-")))
-        pbx = EmulatorServer(seed=seed, timezone=DEMO_TIMEZONE)
+        # The service keeps its clock in UTC (callops reads its timestamps so); the
+        # workspace, not the service, is in Vietnam's zone.
+        pbx = EmulatorServer(seed=seed)
         await asyncio.to_thread(pbx.start)
         stack.callback(pbx.stop)
         slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
