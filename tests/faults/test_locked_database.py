@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from bot.feed_metadata import read_payload
 from commands.dispatch import DATABASE_BUSY
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.driver import Delivery
@@ -97,11 +98,14 @@ def release(other: sqlite3.Connection) -> None:
 
 
 def cards_of(slack: SlackStandIn, record_id: str) -> int:
-    return sum(
-        1
-        for m in slack.messages(CALL_CENTER)
-        if (m.get("metadata") or {}).get("event_payload", {}).get("record_id") == record_id
-    )
+    """The messages that show ``record_id``: its card, or a folded message listing it
+    (records that waited out the lock go out folded)."""
+    shown = 0
+    for message in slack.messages(CALL_CENTER):
+        payload = read_payload(message)
+        if payload is not None and record_id in payload.shown():
+            shown += 1
+    return shown
 
 
 async def at(moment: float, start: float, work: Callable[[], Awaitable[Any]]) -> Any:
