@@ -35,6 +35,8 @@ from storage.offload import off_loop
 
 _WINDOW = re.compile(r"(\d{1,2})[:h.]?(\d{2})?\s*[-–]\s*(\d{1,2})[:h.]?(\d{2})?")
 MAX_FREQUENCY = 100
+_BETWEEN = frozenset({"-", "–", "to", "den", "đến"})
+"""Words people put between a window's two times."""
 
 
 def _storage(ctx: CommandContext) -> Storage:
@@ -133,6 +135,9 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
 async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
         raise UsageError(_("Give the hours, e.g. 08:00-17:00."), usage_of("rules hours"))
+    if len(args) >= 3 and args[1].lower() in _BETWEEN:
+        # ``08:00 - 17:00``, ``8h to 17h``: the window written in three words.
+        args = [f"{args[0]}-{args[2]}", *args[3:]]
     window = parse_window(args[0])
     storage = _storage(ctx)
     campaign_uuid = ""

@@ -183,8 +183,10 @@ async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
     give_roles(app)
     reply = await ask(slack, "rules hours 08:00-17:00", user=AGENT)
     assert "needs the admin role" in shown(reply)
-    reply = await ask(slack, "rules hours 8 to 5")
+    reply = await ask(slack, "rules hours 8 until 5")
     assert "HH:MM-HH:MM" in shown(reply)
+    reply = await ask(slack, "rules hours 08:00 - 17:30")
+    assert "allowed 08:00–17:30" in shown(reply)
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     now = datetime.now(app.zones(TEAM))
     await ask(
