@@ -89,9 +89,7 @@ class CallingRuleStore:
     # --- the rules ------------------------------------------------------------------
 
     def rules(self, team_id: str) -> CallingRules:
-        rows = self._db.all(
-            select(calling_rules).where(_R.team_id == bindparam("t")), {"t": team_id}
-        )
+        rows = self._db.all(_RULES, {"team_id": team_id})
         hours, frequency = DEFAULT_HOURS, DEFAULT_FREQUENCY
         campaigns: dict[str, CampaignRule] = {}
         for row in rows:
@@ -194,13 +192,16 @@ class CallingRuleStore:
     # --- advertising calls placed ---------------------------------------------------
 
     def record_push(self, team_id: str, phone: str, campaign_uuid: str) -> None:
-        values = {
-            "team_id": team_id,
-            "phone": phone,
-            "campaign_uuid": campaign_uuid,
-            "at": self._clock(),
-        }
-        self._db.change(insert(outbound_pushes), values)
+        """An advertising call placed; the workspace's pushes older than a day, which
+        count for nothing any more, go in the same transaction (the table stays small)."""
+        now = self._clock()
+        values = {"team_id": team_id, "phone": phone, "campaign_uuid": campaign_uuid, "at": now}
+
+        def work(conn: Connection) -> None:
+            conn.execute(delete(outbound_pushes).where(_P.team_id == team_id, _P.at < now - DAY))
+            conn.execute(insert(outbound_pushes), values)
+
+        self._db.write(work)
 
     def pushes_since(self, team_id: str, phone: str, since: float) -> list[float]:
         """When callops placed advertising calls to ``phone`` since ``since``."""
@@ -210,10 +211,6 @@ class CallingRuleStore:
             .order_by(_P.at)
         )
         return [float(row["at"]) for row in self._db.all(query)]
-
-    def forget_pushes_before(self, before: float) -> int:
-        """Pushes older than a day count for nothing: the sweeper drops them."""
-        return self._db.change(delete(outbound_pushes).where(_P.at < before))
 
 
 def _size(conn: Connection, team_id: str) -> int:
