@@ -393,7 +393,12 @@ async def _audit_refusal(
     )
 
 
-async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply | None:
+async def refusal(
+    ctx: CommandContext,
+    campaign: Campaign,
+    phone: str,
+    campaigns: list[Campaign] | None = None,
+) -> Reply | None:
     """Why the number must not be called now (the service's rule, its blacklist, the
     do-not-call list, the hours and frequency of advertising calls), or None."""
     problem = phone_problem(phone)
@@ -415,7 +420,7 @@ async def refusal(ctx: CommandContext, campaign: Campaign, phone: str) -> Reply 
         campaign,
         phone,
         datetime.now(UTC).astimezone(ctx.tz),
-        campaigns=await all_campaigns(cc),
+        campaigns=campaigns,
     )
     if refused is None:
         return None
@@ -519,7 +524,7 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
                 campaign, template, names, phone=phone, given=given, channel=ctx.channel_id
             )
         )
-    refused = await refusal(ctx, campaign, phone)
+    refused = await refusal(ctx, campaign, phone, campaigns)
     if refused:
         return refused
     values = {n: str(given[n]) for n in names}

@@ -144,7 +144,8 @@ async def push_refusal(
 ) -> Refusal | None:
     """Why an autocall to ``phone`` from ``campaign`` must not be placed now, or None.
     The blacklist and the do-not-call list hold for every campaign; the hours and the
-    frequency for advertising ones."""
+    frequency for advertising ones, counted over every advertising campaign
+    (``campaigns``, when the caller has read them already)."""
     if phone in await blocked_numbers(cc):
         return Refusal(
             "blacklist",
@@ -165,8 +166,8 @@ async def push_refusal(
     refused = hours_refusal(rules.hours_of(campaign.campaign_uuid), now)
     if refused:
         return refused
-    if campaigns is None:
-        campaigns = [campaign]
+    if campaigns is None:  # read only now: most pushes were settled by the checks above
+        campaigns = await all_campaigns(cc)
     advertising = {c.campaign_uuid for c in campaigns if is_advertising(c, rules)}
     advertising.add(campaign.campaign_uuid)
     made = await calls_in_last_day(cc, storage, team_id, phone, advertising, now)
