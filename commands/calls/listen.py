@@ -21,6 +21,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from callcenter import errors
 from commands.calls.audio import speak, speaker
 from commands.calls.autocall import check_values, field_label, fields_of, not_autocall, template_of
 from commands.calls.preview import ValueRefused, preview, preview_mrkdwn
@@ -112,7 +113,10 @@ async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Say the preview with espeak-ng and send the sound to the person who asked."""
     asked = read(ListenValue, click.value)
     cc = ctx.client()
-    campaign = pick_campaign(await all_campaigns(cc), asked.campaign_uuid)
+    try:
+        campaign = await cc.campaigns.get(asked.campaign_uuid)
+    except errors.NotFoundError:
+        return error(_("This button is out of date; run the command again."))
     template = await template_of(cc, campaign)
     try:
         said = preview(template, dict(asked.values))
