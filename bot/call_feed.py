@@ -49,10 +49,11 @@ from zoneinfo import ZoneInfo
 import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.feed_metadata import FeedPayload, card_metadata, fold_metadata, read_payload
-from bot.posting import BotClients, ChannelPace, SlackOutbox, retry_after
+from bot.posting import BotClients, ChannelPace, SlackOutbox, rate_limited, retry_after
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
@@ -335,22 +336,20 @@ class CallFeed:
             await off_loop(store.remove, head.seq)
             self.dropped += 1
         except Exception as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            later = self._later(head)
             log.log(
                 logging.WARNING if isinstance(exc, StorageBusyError) else logging.ERROR,
                 "call feed: team %s record %s failed (%s); retrying in %.0fs",
                 head.team_id,
                 head.record_id,
                 type(exc).__name__,
-                backoff,
+                later - self._clock(),
                 # A busy database is expected, and said in full by its name.
                 exc_info=not isinstance(exc, StorageBusyError),
             )
             # If even that cannot be saved, the lease runs out and the row is tried again.
             with contextlib.suppress(StorageBusyError):
-                await off_loop(
-                    store.postpone, head.seq, self._clock() + backoff, type(exc).__name__
-                )
+                await off_loop(store.postpone, head.seq, later, type(exc).__name__)
         finally:
             renewing.cancel()
             self._busy.discard(lane)
@@ -483,9 +482,7 @@ class CallFeed:
         with use_audience(readers):
             card = fold_card(cdrs, tz=tz, names=names)
         metadata = fold_metadata([str(p.get("id", "")) for p in records])
-        client = await self._bots.get(team)
-        if client is None:
-            raise _Drop("the app is not installed in this workspace any more")
+        client = await self._client(team)
         try:
             if fold is not None:
                 response = await self._outbox.update(
@@ -496,8 +493,7 @@ class CallFeed:
                     client, channel, card, team=team, metadata=metadata
                 )
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+            raise _Retry(self._later(head), type(exc).__name__) from None
         except SlackApiError as exc:
             if fold is not None and exc.response.get("error") in FOLD_GONE:
                 # Deleted, or no longer ours to edit: the records go in a new one.
@@ -619,9 +615,7 @@ class CallFeed:
         self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None
     ) -> str | None:
         """One post at the channel's pace; transport failures become retries."""
-        client = await self._bots.get(head.team_id)
-        if client is None:
-            raise _Drop("the app is not installed in this workspace any more")
+        client = await self._client(head.team_id)
         kind = "outcome" if head.kind == "outcome" else "card"
         try:
             response = await self._outbox.post(
@@ -629,8 +623,7 @@ class CallFeed:
                 metadata=card_metadata(head.record_id, kind),
             )  # fmt: skip
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+            raise _Retry(self._later(head), type(exc).__name__) from None
         ts = response.get("ts")
         return str(ts) if ts else None
 
@@ -687,22 +680,29 @@ class CallFeed:
                 exc.response.get("error"),
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+            raise _Retry(self._later(head), type(exc).__name__) from None
+
+    async def _client(self, team_id: str) -> AsyncWebClient:
+        client = await self._bots.get(team_id)
+        if client is None:
+            raise _Drop("the app is not installed in this workspace any more")
+        return client
+
+    def _later(self, head: QueuedRecord) -> float:
+        """When a row whose attempt failed is tried again: later each time it fails."""
+        return self._clock() + min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
 
     def _failed(self, head: QueuedRecord, channel: str, exc: SlackApiError) -> NoReturn:
         """Slack refused the post: wait when it asks us to, drop what cannot succeed."""
         error = str(exc.response.get("error") or "")
         status = exc.response.status_code
-        now = self._clock()
-        if status == 429 or error == "ratelimited":
+        if rate_limited(exc):
             # The outbox holds the channel as long (its later cards wait behind this one).
             wait = retry_after(exc) or self._pace.spacing
-            raise _Retry(now + wait, "ratelimited") from None
+            raise _Retry(self._clock() + wait, "ratelimited") from None
         if error in PERMANENT_ERRORS:
             raise _Drop(f"Slack said {error} for channel {channel}") from None
-        backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-        raise _Retry(now + backoff, error or f"HTTP {status}") from None
+        raise _Retry(self._later(head), error or f"HTTP {status}") from None
 
     def _record(self, head: QueuedRecord) -> Cdr:
         try:
