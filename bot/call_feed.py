@@ -27,8 +27,9 @@ Slack stand-in's clock and move it forward instead of waiting a second per card.
 
 It posts as the bot through the process's ``SlackOutbox`` (its pace per channel, its
 history search) with a client from ``BotClients`` (the team's installation, else the
-single bot token), names campaigns through the team's service client and shows times in the team's
-zone; the HTTP server starts and stops it beside the receiver (``bot.callbacks``).
+single bot token), names campaigns through the team's service client and shows times in
+the team's zone; the HTTP server starts and stops it beside the receiver
+(``bot.callbacks``).
 """
 
 from __future__ import annotations
