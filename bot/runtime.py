@@ -25,6 +25,7 @@ from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients, ChannelPace, SlackOutbox
+from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
@@ -82,6 +83,7 @@ class Runtime:
     single-workspace bot token, which does not rotate)."""
     background: BackgroundTasks = field(default_factory=BackgroundTasks)
     """Fire-and-forget tasks (a slash command run after its ack), finished on ``close``."""
+    responses: ResponseUrls = field(default_factory=ResponseUrls)
     """The kept-alive session that answers through ``response_url`` go through."""
     _looking_up: set[tuple[str, str]] = field(default_factory=set)
     """People whose Slack locale is being looked up in the background right now."""
@@ -284,6 +286,7 @@ class Runtime:
         await self.background.close()
         await self.clients.close()
         await self.bots.close()
+        await self.responses.close()
 
 
 def database_figures(storage: Storage) -> DatabaseFigures:

@@ -156,6 +156,7 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         client: AsyncWebClient,
         next: Callable[[], Awaitable[None]],
     ) -> None:
+        rt.responses.pool(context)
         team = context.team_id
         user = context.user_id
         if team and user:

@@ -1,0 +1,90 @@
+"""Answers through ``response_url``: Bolt's ``respond``, sent by slack_sdk's own
+``AsyncWebhookClient`` over one kept-alive session of this process.
+
+Bolt's ``respond`` gives every answer a client of its own, which opens an aiohttp
+session and a new connection to Slack and closes both; under a burst of commands that
+work lands on the acks (``benchmarks/README.md`` keeps the run that decided it).
+``ResponseUrls.pool`` puts a ``SharedRespond`` in Bolt's context instead: the message
+built as Bolt builds it, sent by the library's client given the shared session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import aiohttp
+from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
+from slack_bolt.context.respond.internals import _build_message
+from slack_sdk.models.attachments import Attachment
+from slack_sdk.models.blocks import Block
+from slack_sdk.webhook import WebhookResponse
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+ANSWER_TIMEOUT = aiohttp.ClientTimeout(total=30)
+"""``AsyncWebhookClient``'s own limit, which it leaves to a session it is given."""
+
+
+class SharedRespond(AsyncRespond):
+    """Bolt's ``respond`` (same arguments, same message) through a shared session."""
+
+    def __init__(self, given: AsyncRespond, session: aiohttp.ClientSession) -> None:
+        super().__init__(response_url=given.response_url, proxy=given.proxy, ssl=given.ssl)
+        self.session = session
+
+    async def __call__(
+        self,
+        text: str | dict[str, Any] = "",
+        blocks: Sequence[dict[str, Any] | Block] | None = None,
+        attachments: Sequence[dict[str, Any] | Attachment] | None = None,
+        response_type: str | None = None,
+        replace_original: bool | None = None,
+        delete_original: bool | None = None,
+        unfurl_links: bool | None = None,
+        unfurl_media: bool | None = None,
+        thread_ts: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> WebhookResponse:
+        if self.response_url is None:
+            raise ValueError("respond is unsupported here as there is no response_url")
+        message = (
+            _build_message(**text)
+            if isinstance(text, dict)
+            else _build_message(
+                text=text, blocks=blocks, attachments=attachments, response_type=response_type,
+                replace_original=replace_original, delete_original=delete_original,
+                unfurl_links=unfurl_links, unfurl_media=unfurl_media, thread_ts=thread_ts,
+                metadata=metadata,
+            )
+        )  # fmt: skip
+        client = AsyncWebhookClient(
+            self.response_url, session=self.session, proxy=self.proxy, ssl=self.ssl
+        )
+        return await client.send_dict(message)
+
+
+class ResponseUrls:
+    """The session every ``response_url`` answer of this process goes through, opened by
+    the event loop that uses it (a session belongs to one loop)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def pool(self, context: AsyncBoltContext) -> None:
+        """Put a ``SharedRespond`` in Bolt's context where Slack gave a ``response_url``
+        (called by the callops context middleware)."""
+        given = context.respond
+        if given is None or given.response_url is None:
+            return
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            self._session = aiohttp.ClientSession(timeout=ANSWER_TIMEOUT)
+            self._loop = loop
+        context["respond"] = SharedRespond(given, self._session)
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.close()
