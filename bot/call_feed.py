@@ -153,6 +153,7 @@ class CallFeed:
         self._services = services
         self._bots = bots
         self._outbox = outbox
+        self._pace: ChannelPace = outbox.pace
         self._zone_of = zone_of
         self._max_in_flight = max_in_flight
         self._clock: Clock = time.time
@@ -183,12 +184,6 @@ class CallFeed:
         self._sleep = sleep
         self._pace.use_clock(clock, sleep)
         self.wake()
-
-    @property
-    def _pace(self) -> ChannelPace:
-        """The outbox's pace (checked when the feed was made)."""
-        assert self._outbox.pace is not None
-        return self._outbox.pace
 
     def wake(self) -> None:
         """Something was queued: look at the queue now rather than at the next due time."""
@@ -663,9 +658,7 @@ class CallFeed:
         ``head`` was received, newest first, with what their metadata says.  When Slack
         will not show the history (a missing scope, say) it ends early: a record twice is
         better than none."""
-        client = await self._bots.get(head.team_id)
-        if client is None:
-            return
+        client = await self._client(head.team_id)
         try:
             messages = self._outbox.history(
                 client, channel, since=head.received_at, thread_ts=thread_ts

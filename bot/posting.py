@@ -113,16 +113,10 @@ class ChannelPace:
     ``spacing`` seconds; other channels never wait.  Time is injectable: tests and
     benchmarks pace on the Slack stand-in's clock and move it instead of waiting."""
 
-    def __init__(
-        self,
-        spacing: float = DEFAULT_SPACING,
-        *,
-        clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
+    def __init__(self, spacing: float = DEFAULT_SPACING) -> None:
         self.spacing = spacing
-        self._clock = clock
-        self._sleep = sleep
+        self._clock: Callable[[], float] = time.time
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         self._next: dict[Lane, float] = {}
         """When the bucket of a channel is next full enough for one post (its 'debt')."""
         self._held: dict[Lane, float] = {}

@@ -11,14 +11,11 @@ built as Bolt builds it, sent by the library's client given the shared session.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
 from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_bolt.context.respond.internals import _build_message
-from slack_sdk.models.attachments import Attachment
-from slack_sdk.models.blocks import Block
 from slack_sdk.webhook import WebhookResponse
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
@@ -33,31 +30,15 @@ class SharedRespond(AsyncRespond):
         super().__init__(response_url=given.response_url, proxy=given.proxy, ssl=given.ssl)
         self.session = session
 
-    async def __call__(
-        self,
-        text: str | dict[str, Any] = "",
-        blocks: Sequence[dict[str, Any] | Block] | None = None,
-        attachments: Sequence[dict[str, Any] | Attachment] | None = None,
-        response_type: str | None = None,
-        replace_original: bool | None = None,
-        delete_original: bool | None = None,
-        unfurl_links: bool | None = None,
-        unfurl_media: bool | None = None,
-        thread_ts: str | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> WebhookResponse:
+    async def __call__(self, *args: Any, **kwargs: Any) -> WebhookResponse:
+        """Bolt's arguments, in Bolt's order; a dict as ``text`` is the whole message."""
         if self.response_url is None:
             raise ValueError("respond is unsupported here as there is no response_url")
-        message = (
-            _build_message(**text)
-            if isinstance(text, dict)
-            else _build_message(
-                text=text, blocks=blocks, attachments=attachments, response_type=response_type,
-                replace_original=replace_original, delete_original=delete_original,
-                unfurl_links=unfurl_links, unfurl_media=unfurl_media, thread_ts=thread_ts,
-                metadata=metadata,
-            )
-        )  # fmt: skip
+        whole = args[0] if args else kwargs.get("text")
+        if isinstance(whole, dict):
+            message = _build_message(**whole)
+        else:
+            message = _build_message(*args, **kwargs)
         client = AsyncWebhookClient(
             self.response_url, session=self.session, proxy=self.proxy, ssl=self.ssl
         )
