@@ -207,15 +207,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
 async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
     storage = _storage(ctx)
     removed = await off_loop(storage.workspaces.disconnect, ctx.team_id)
-    await off_loop(
-        storage.audit.append,
-        team_id=ctx.team_id,
-        user_id=ctx.user_id,
-        action="workspace.disconnect",
-        params={},
-        outcome=AuditOutcome.OK,
-        detail=None if removed else "already disconnected",
-    )
+    await ctx.audit("workspace.disconnect", {}, detail=None if removed else "already disconnected")
     text = (
         _("{person} disconnected this workspace from the call-center service.").format(
             person=f"<@{escape(ctx.user_id)}>"
@@ -320,10 +312,7 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
         except InvalidValueError as exc:
             problems = {BASE_URL_BLOCK: exc.words(_)}
     if problems is not None:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
+        await ctx.audit(
             "workspace.connect",
             {"base_url": base_url},
             outcome=AuditOutcome.REFUSED,
@@ -340,13 +329,7 @@ class ConnectMeta(Metadata):
 
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
-    await off_loop(
-        _storage(ctx).audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "workspace.connect",
-        {"base_url": base_url},
-    )
+    await ctx.audit("workspace.connect", {"base_url": base_url})
     channel = read_metadata(ConnectMeta, submission.metadata).channel
     if channel and ctx.messenger is not None:
         reply = notice(

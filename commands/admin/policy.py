@@ -41,7 +41,6 @@ from storage import (
     ActionKind,
     KindPolicy,
     Mode,
-    Outcome,
     Role,
     Storage,
 )
@@ -227,10 +226,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     except InvalidValueError as exc:
         raise UsageError(exc.words(_), SET_USAGE) from None
     await off_loop(storage.policies.set, ctx.team_id, kind, updated, updated_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "policy.set",
         {
             "kind": kind.value,
@@ -259,9 +255,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
-        await off_loop(
-            storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": None}
-        )
+        await ctx.audit("policy.channel", {"channel": None})
         return notice(_("Approval cards will be posted where each request is made."))
     ref = parse_channel(args[0])
     if ref is None:
@@ -283,9 +277,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         )
     await off_loop(storage.workspaces.ensure, ctx.team_id)
     await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=channel_id)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id}
-    )
+    await ctx.audit("policy.channel", {"channel": channel_id})
     return notice(
         _("Approval cards will be posted in {channel}.").format(channel=f"<#{channel_id}>"),
         emoji=":white_check_mark:",
@@ -325,14 +317,7 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
             usage,
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "role.set",
-        {"user": ref.id, "role": new_role.value},
-        outcome=Outcome.OK,
-    )
+    await ctx.audit("role.set", {"user": ref.id, "role": new_role.value})
     if ctx.messenger is not None and ref.id != ctx.user_id:
         await ctx.messenger.tell(ref.id, None, role_told(ctx.user_id, new_role))
     if new_role is Role.ADMIN:
@@ -381,14 +366,7 @@ async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usag
             _("'{text}' is not a role: admin, operator or viewer.").format(text=word), usage
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, WORKFLOWS, new_role, granted_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "role.set",
-        {"user": WORKFLOWS, "role": new_role.value},
-        outcome=Outcome.OK,
-    )
+    await ctx.audit("role.set", {"user": WORKFLOWS, "role": new_role.value})
     return notice(
         _(
             "Workflow steps run without a person (scheduled or by an event) now act as "

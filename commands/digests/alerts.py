@@ -72,7 +72,6 @@ from commands.kernel.values import token
 from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Role, Storage
-from storage import Outcome as Audit
 from storage.offload import off_loop
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
@@ -390,10 +389,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign_name=campaign_name,
         language=language,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.add",
         {
             "alert": alert.id,
@@ -405,7 +401,6 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "window_minutes": minutes,
             "language": language,
         },
-        outcome=Audit.OK,
     )
     scope = f"*{clip(campaign_name, 100)}*" if campaign_name else _("every running campaign")
     return notice(
@@ -484,13 +479,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
             _("There is no alert '{id}' in this workspace.").format(id=args[0]), "alert list"
         )
     await off_loop(storage.alerts.remove, ctx.team_id, alert.id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.remove",
         {"alert": alert.id, "metric": alert.metric, "channel": alert.channel},
-        outcome=Audit.OK,
     )
     return notice(_("Alert {id} removed.").format(id=code(alert.id)), emoji=":wastebasket:")
 
@@ -507,13 +498,9 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
     until = snooze_until(kind, datetime.now(UTC), ctx.tz)
     await off_loop(storage.alerts.snooze, ctx.team_id, alert.id, until.timestamp())
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.snooze",
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
-        outcome=Audit.OK,
     )
     with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
         text = _(

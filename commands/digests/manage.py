@@ -230,10 +230,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         sections=sections,
         language=language,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "digest.add",
         {
             "digest": digest.id,
@@ -244,7 +241,6 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "sections": list(sections),
             "language": language,
         },
-        outcome=Audit.OK,
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
@@ -337,14 +333,7 @@ async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> 
     digest = await _require(ctx, args, name)
     storage = _storage(ctx)
     await off_loop(storage.digests.set_paused, ctx.team_id, digest.id, paused=paused)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        name.replace(" ", "."),
-        {"digest": digest.id},
-        outcome=Audit.OK,
-    )
+    await ctx.audit(name.replace(" ", "."), {"digest": digest.id})
     _changed(ctx)
     if paused:
         return notice(
@@ -375,13 +364,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest remove")
     storage = _storage(ctx)
     await off_loop(storage.digests.remove, ctx.team_id, digest.id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "digest.remove",
         {"digest": digest.id, "channel": digest.channel, "schedule": digest.schedule},
-        outcome=Audit.OK,
     )
     _changed(ctx)
     return notice(_("Digest {id} removed.").format(id=code(digest.id)), emoji=":wastebasket:")
@@ -395,30 +380,14 @@ def _digests(ctx: CommandContext) -> DigestActions:
 
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest run")
-    storage = _storage(ctx)
     poster = _digests(ctx)
     now = datetime.now(UTC)
     try:
         channel = await poster.post_now(ctx.team_id, digest.id, at=now)
     except DigestPostError as exc:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
-            "digest.run",
-            {"digest": digest.id},
-            outcome=Audit.FAILED,
-            detail=str(exc),
-        )
+        await ctx.audit("digest.run", {"digest": digest.id}, outcome=Audit.FAILED, detail=str(exc))
         raise UsageError(str(exc)) from exc
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "digest.run",
-        {"digest": digest.id},
-        outcome=Audit.OK,
-    )
+    await ctx.audit("digest.run", {"digest": digest.id})
     period = run_request(digest, now).period
     since = period.end.astimezone(ZoneInfo(digest.timezone))
     text = _(":mailbox: Digest {id} posted in {channel} for *{period}*: {why}.").format(
@@ -485,24 +454,14 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
             ctx.team_id, digest.id, at=now, up_to_now=True, asked_by=ctx.user_id
         )
     except DigestPostError as exc:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
+        await ctx.audit(
             "digest.run",
             {"digest": digest.id, "up_to_now": True},
             outcome=Audit.FAILED,
             detail=str(exc),
         )
         return error(str(exc))
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "digest.run",
-        {"digest": digest.id, "up_to_now": True},
-        outcome=Audit.OK,
-    )
+    await ctx.audit("digest.run", {"digest": digest.id, "up_to_now": True})
     period = run_request(digest, now, up_to_now=True).period
     return notice(
         _("Digest {id} posted in {channel} for *{period}*: up to now.").format(

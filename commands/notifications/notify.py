@@ -337,10 +337,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         fold=fold,
         notable=notable_statuses,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "notify.route.add",
         {
             "route": route.id,

@@ -94,12 +94,8 @@ async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
         value.on,
         by=ctx.user_id,
     )
-    await off_loop(
-        ctx.storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "rules.advertising",
-        {"campaign_uuid": value.campaign_uuid, "advertising": value.on},
+    await ctx.audit(
+        "rules.advertising", {"campaign_uuid": value.campaign_uuid, "advertising": value.on}
     )
     return Rerun(f"campaign {value.campaign_uuid}")
 

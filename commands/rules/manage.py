@@ -29,7 +29,6 @@ from commands.kernel.reply import Outcome, Reply, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
-from storage import Outcome as AuditOutcome
 from storage import Storage
 from storage.offload import off_loop
 
@@ -153,13 +152,9 @@ async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign_uuid=campaign_uuid,
         by=ctx.user_id,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "rules.hours",
         {"hours": window_words(window), "campaign_uuid": campaign_uuid or None},
-        outcome=AuditOutcome.OK,
     )
     return notice(
         _("Advertising calls for {scope} are now allowed {window} ({zone}).").format(
@@ -182,12 +177,8 @@ async def advertising(ctx: CommandContext, args: list[str]) -> Outcome:
         on,
         by=ctx.user_id,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "rules.advertising",
-        {"campaign_uuid": campaign.campaign_uuid, "advertising": on},
+    await ctx.audit(
+        "rules.advertising", {"campaign_uuid": campaign.campaign_uuid, "advertising": on}
     )
     name = campaign_label(campaign.campaign_name)
     text = (
@@ -209,9 +200,7 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
     count = int(args[0])
     storage = _storage(ctx)
     await off_loop(storage.calling_rules.set_frequency, ctx.team_id, count, by=ctx.user_id)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "rules.frequency", {"frequency": count}
-    )
+    await ctx.audit("rules.frequency", {"frequency": count})
     return notice(
         _("One number may now get at most {n} advertising calls in 24 hours.").format(
             n=code(count)
