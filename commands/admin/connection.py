@@ -39,6 +39,7 @@ from commands.kernel.forms import text
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.modals import modal
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
 from commands.kernel.text import escape
 from commands.kernel.values import Metadata, read_metadata
@@ -67,13 +68,10 @@ def connect_modal(current_base_url: str | None = None) -> View:
     key_input = PlainTextInputElement(
         action_id=API_KEY_BLOCK, placeholder=_("API key from your call-center operator")
     )
-    return View(
-        type="modal",
-        callback_id=CONNECT_CALLBACK,
-        title=_("Connect call center"),
-        submit=_("Connect"),
-        close=_("Cancel"),
-        blocks=[
+    return modal(
+        CONNECT_CALLBACK,
+        _("Connect call center"),
+        [
             SectionBlock(
                 text=MarkdownTextObject(
                     text=_(
@@ -90,6 +88,7 @@ def connect_modal(current_base_url: str | None = None) -> View:
             ),
             InputBlock(block_id=API_KEY_BLOCK, label=_("API key"), element=key_input),
         ],
+        submit=_("Connect"),
     )
 
 

@@ -47,6 +47,7 @@ from commands.approvals.workflow import (
 )
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
+from commands.kernel.modals import modal
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, error
 from commands.kernel.text import escape, mention, truncate, when
@@ -364,14 +365,10 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
     asked_by = _("*{action}*, asked by {requester}").format(
         action=escape(title_of(approval)), requester=mention(approval.requester)
     )
-    return View(
-        type="modal",
-        callback_id=DENY_CALLBACK,
-        title=_("Deny request"),
-        submit=_("Deny"),
-        close=_("Back"),
-        private_metadata=private_metadata,
-        blocks=[
+    return modal(
+        DENY_CALLBACK,
+        _("Deny request"),
+        [
             SectionBlock(
                 text=MarkdownTextObject(
                     text=truncate(
@@ -391,4 +388,7 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
                 ),
             ),
         ],
+        submit=_("Deny"),
+        close=_("Back"),
+        meta=private_metadata,
     )

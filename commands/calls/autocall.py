@@ -12,7 +12,6 @@ approval card say so plainly, with how to start the campaign.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -59,12 +58,13 @@ from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, suggest
+from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
-from commands.kernel.values import Metadata, Token, read_metadata
+from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
 from storage import ActionKind, Approval, Storage
@@ -149,15 +149,11 @@ def _fitting(meta: dict[str, Any], names: list[str]) -> list[str]:
         if len(PARAM_BLOCK + name) > MAX_BLOCK_ID:
             continue
         meta["names"] = [*kept, name]
-        if len(_metadata(meta)) > MAX_METADATA:
+        if len(compact_json(meta)) > MAX_METADATA:
             break
         kept.append(name)
     meta["names"] = kept
     return kept
-
-
-def _metadata(meta: Mapping[str, Any]) -> str:
-    return json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
 
 
 def missing_values(names: list[str], given: Mapping[str, str]) -> list[str]:
@@ -247,14 +243,12 @@ def autocall_modal(
                 ]
             )
         )
-    return View(
-        type="modal",
-        callback_id=AUTOCALL_CALLBACK,
-        title=_("Push an autocall"),
+    return modal(
+        AUTOCALL_CALLBACK,
+        _("Push an autocall"),
+        blocks,
         submit=_("Push the call"),
-        close=_("Cancel"),
-        private_metadata=_metadata(meta),
-        blocks=blocks,
+        meta=meta,
     )
 
 

@@ -35,6 +35,7 @@ from commands.calls.autocall import autocall_modal, fields_of, template_of
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.modals import modal
 from commands.kernel.phones import find_phones, rule_words, show_phone
 from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
 from commands.kernel.resolve import all_campaigns
@@ -50,12 +51,11 @@ MAX_OPTIONS = 100
 
 
 def _modal(text: str) -> View:
-    return View(
-        type="modal",
-        callback_id=PICK_CALLBACK,
-        title=_("Call back"),
+    return modal(
+        PICK_CALLBACK,
+        _("Call back"),
+        [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
         close=_("Close"),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
     )
 
 
@@ -106,14 +106,7 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
             ]
         ),
     ]
-    return View(
-        type="modal",
-        callback_id=PICK_CALLBACK,
-        title=_("Call back"),
-        close=_("Cancel"),
-        private_metadata=json.dumps({"channel": channel or ""}),
-        blocks=blocks,
-    )
+    return modal(PICK_CALLBACK, _("Call back"), blocks, meta={"channel": channel or ""})
 
 
 async def form_for(cc: CallCenter, campaign: Campaign, phone: str, channel: str | None) -> View:

@@ -54,6 +54,7 @@ from commands.kernel.forms import register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from commands.kernel.proposal import ActionParams, Proposal
@@ -294,15 +295,7 @@ def transfer_modal(
             ),
         )
     )
-    return View(
-        type="modal",
-        callback_id=TRANSFER_CALLBACK,
-        title=_("Transfer call"),
-        submit=_("Transfer"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":")),
-        blocks=blocks,
-    )
+    return modal(TRANSFER_CALLBACK, _("Transfer call"), blocks, submit=_("Transfer"), meta=meta)
 
 
 class TransferParams(ActionParams):

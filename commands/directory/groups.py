@@ -11,7 +11,6 @@ field starts empty and, left empty, is not sent (they stay as they are).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
@@ -254,15 +254,7 @@ def group_modal(
     if len(people) > MAX_OPTIONS or len(campaigns) > MAX_OPTIONS:
         only = _("Only the first {count} are offered.").format(count=MAX_OPTIONS)
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=only)]))
-    return View(
-        type="modal",
-        callback_id=GROUP_CALLBACK,
-        title=_("Edit group"),
-        submit=_("Save"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
-        blocks=blocks,
-    )
+    return modal(GROUP_CALLBACK, _("Edit group"), blocks, submit=_("Save"), meta=meta)
 
 
 async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:

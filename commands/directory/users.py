@@ -10,7 +10,6 @@ then, or as soon as the request is denied, cancelled or expires.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated
@@ -42,6 +41,7 @@ from commands.kernel.forms import Form, register_form, text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
@@ -75,14 +75,10 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
     level_initial = next((o for o in level_options if o.value == user.level), None)
     role_initial = next((o for o in role_options if o.value == user.role_uuid), None)
     name = name_of(user)
-    return View(
-        type="modal",
-        callback_id=USER_CALLBACK,
-        title=_("Edit user"),
-        submit=_("Save"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
-        blocks=[
+    return modal(
+        USER_CALLBACK,
+        _("Edit user"),
+        [
             SectionBlock(
                 text=MarkdownTextObject(
                     text=f"*{clip(user.username, 80)}*" + (f" ({clip(name, 80)})" if name else "")
@@ -134,6 +130,8 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
                 element=PlainTextInputElement(action_id="confirm_password", max_length=128),
             ),
         ],
+        submit=_("Save"),
+        meta=meta,
     )
 
 

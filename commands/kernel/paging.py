@@ -7,7 +7,6 @@ kept between pages, and a stale page stays consistent with itself.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from pydantic import Field
@@ -18,7 +17,7 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.reply import Outcome, Rerun
 from commands.kernel.text import number
-from commands.kernel.values import Text, Value, read
+from commands.kernel.values import Text, Value, compact_json, read
 
 PAGE_ACTION = "callops_page"
 
@@ -28,9 +27,7 @@ BUTTON_VALUE_LIMIT = 2000
 
 
 def page_value(command: str, offset: int) -> str:
-    return json.dumps(
-        {"command": command, "offset": max(0, offset)}, separators=(",", ":"), ensure_ascii=False
-    )
+    return compact_json({"command": command, "offset": max(0, offset)})
 
 
 MAX_OFFSET = 1_000_000

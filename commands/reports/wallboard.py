@@ -42,6 +42,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
@@ -485,13 +486,7 @@ STATUS_REFRESH_ACTION = "status_refresh"
 
 
 def _status_modal(blocks: list[Block]) -> View:
-    return View(
-        type="modal",
-        callback_id=STATUS_CALLBACK,
-        title=_("Call-center status"),
-        close=_("Close"),
-        blocks=blocks,
-    )
+    return modal(STATUS_CALLBACK, _("Call-center status"), blocks, close=_("Close"))
 
 
 async def status_modal(ctx: CommandContext) -> View:
