@@ -34,6 +34,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter.models import Campaign, Cdr
+from callcenter.resources.cdrs import CdrFilters
 from commands.calls.live import direction_label
 from commands.campaigns.cards import guess_note
 from commands.kernel.call_words import (
@@ -115,6 +116,18 @@ class CdrQuery:
     record_id: str | None = None
     bare_uuid: bool = False
     """The campaign was a bare UUID: if no campaign has it, it is taken as ``id=``."""
+
+    def filters(self) -> CdrFilters:
+        """What the service is asked for (``id=`` it cannot filter by)."""
+        return CdrFilters(
+            start_date=to_service(self.start) if self.start else None,
+            end_date=to_service(self.end) if self.end else None,
+            extension=self.extension,
+            status=self.status,
+            phone=self.phone,
+            direction=self.direction,
+            campaign_uuid=self.campaign.campaign_uuid if self.campaign else None,
+        )
 
     def command(self, tz: ZoneInfo) -> str:
         """The command text that shows exactly these records again (for buttons)."""
@@ -385,17 +398,7 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
     names = {c.campaign_uuid: c.campaign_name for c in campaigns}
     if query.record_id is not None:
         return await _one_record(ctx, query, names)
-    page = await cc.cdrs.list(
-        start_date=to_service(query.start) if query.start else None,
-        end_date=to_service(query.end) if query.end else None,
-        extension=query.extension,
-        status=query.status,
-        phone=query.phone,
-        direction=query.direction,
-        campaign_uuid=query.campaign.campaign_uuid if query.campaign else None,
-        limit=PAGE_SIZE,
-        offset=ctx.offset,
-    )
+    page = await cc.cdrs.list(**query.filters(), limit=PAGE_SIZE, offset=ctx.offset)
     reply = records_reply(page.data, total=page.total, query=query, ctx=ctx, campaign_names=names)
     note = guess_note([found] if found else [])
     if note is not None:
@@ -408,15 +411,7 @@ async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, 
     starting with it) is found; the service cannot filter by id."""
     wanted = query.record_id or ""
     found: list[Cdr] = []
-    async for record in ctx.client().cdrs.iterate(
-        start_date=to_service(query.start) if query.start else None,
-        end_date=to_service(query.end) if query.end else None,
-        extension=query.extension,
-        status=query.status,
-        phone=query.phone,
-        direction=query.direction,
-        campaign_uuid=query.campaign.campaign_uuid if query.campaign else None,
-    ):
+    async for record in ctx.client().cdrs.iterate(**query.filters()):
         if record.id.lower() == wanted:
             found = [record]
             break
