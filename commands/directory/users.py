@@ -199,7 +199,7 @@ def settings_of(user: User) -> UserSettings:
     )
 
 
-class UserUpdateParams(ActionParams):
+class UserUpdateParams(UserSettings):
     """A user's settings as the form left them, and as the form found them (``before``,
     for the card's before → after).  The service wants the password with every change:
     it is a secret field, kept out of the stored parameters and handed to the execution
@@ -210,25 +210,12 @@ class UserUpdateParams(ActionParams):
 
     user_uuid: str
     username: str
-    level: str
-    role_uuid: str
-    role_name: str = ""
-    extension: str = ""
-    is_active: bool = False
-    enable_webrtc: bool = False
     before: UserSettings | None = None
     password: str = Field(default="", repr=False)
     confirm_password: str = Field(default="", repr=False)
 
     def after(self) -> UserSettings:
-        return UserSettings(
-            level=self.level,
-            role_uuid=self.role_uuid,
-            role_name=self.role_name,
-            extension=self.extension,
-            is_active=self.is_active,
-            enable_webrtc=self.enable_webrtc,
-        )
+        return UserSettings(**{name: getattr(self, name) for name in UserSettings.model_fields})
 
 
 class UserFormMeta(Metadata):
