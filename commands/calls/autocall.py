@@ -476,6 +476,22 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
         )
 
 
+async def autocall_target(
+    cc: CallCenter, campaigns: list[Campaign], query: str, given: Mapping[str, str]
+) -> tuple[Campaign, Template | None, list[str]] | Reply:
+    """The autocall campaign ``query`` names, its template and the values the template
+    takes, the ``given`` ones checked against them; the refusal when the campaign does
+    not place automated calls."""
+    campaign = pick_campaign(campaigns, query)
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    check_values(campaign, names, given)
+    return campaign, template, names
+
+
 def value_needed(name: str) -> str:
     """A missing value, said where the field is not on screen (a workflow step)."""
     return _("The template needs a value for {label} ({name}=).").format(
@@ -494,13 +510,10 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     cc = ctx.client()
     campaigns = await all_campaigns(cc)
     name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
-    campaign = pick_campaign(campaigns, name)
-    wrong_kind = not_autocall(campaign)
-    if wrong_kind:
-        return wrong_kind
-    template = await template_of(cc, campaign)
-    names = fields_of(template)
-    check_values(campaign, names, given)
+    target = await autocall_target(cc, campaigns, name, given)
+    if isinstance(target, Reply):
+        return target
+    campaign, template, names = target
     try:
         read_values({n: v for n, v in given.items() if str(v).strip()})
     except ValueRefused as exc:
