@@ -20,7 +20,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
     ConfirmObject,
-    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -40,7 +39,7 @@ from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.modals import modal
-from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
+from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, context_line, notice
 from commands.kernel.text import escape
 from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
@@ -198,7 +197,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
         text=_("Connected"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
-            ContextBlock(elements=[MarkdownTextObject(text=" ".join(notes))]),
+            context_line(" ".join(notes)),
         ],
     )
 

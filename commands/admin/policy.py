@@ -18,7 +18,6 @@ from functools import reduce
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -32,8 +31,8 @@ from commands.kernel.grammar import UsageError, parse_channel, parse_user, split
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import code, escape, mention, truncate
+from commands.kernel.reply import Reply, context_line, error, notice, section
+from commands.kernel.text import code, escape, mention
 from storage import (
     ADMINS,
     DEFAULT_ROLE,
@@ -124,21 +123,13 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
         SectionBlock(text=MarkdownTextObject(text=posted)),
     ]
     for kind, policy in storage.policies.all(team_id).items():
-        blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=truncate(policy_line(kind, policy), 3000)))
-        )
+        blocks.append(section(policy_line(kind, policy)))
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Change one kind: {set_usage}. Change where cards go: {channel_usage}."
-                    ).format(
-                        set_usage=f"`/callops {escape(SET_USAGE)}`",
-                        channel_usage="`/callops policy channel #channel`",
-                    )
-                )
-            ]
+        context_line(
+            _("Change one kind: {set_usage}. Change where cards go: {channel_usage}.").format(
+                set_usage=f"`/callops {escape(SET_USAGE)}`",
+                channel_usage="`/callops policy channel #channel`",
+            )
         )
     )
     return Reply(text=_("Approval policy"), blocks=blocks)

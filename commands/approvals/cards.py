@@ -18,7 +18,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     InputBlock,
     MarkdownTextObject,
@@ -49,7 +48,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.modals import modal
 from commands.kernel.proposal import Proposal
-from commands.kernel.reply import Reply, error
+from commands.kernel.reply import Reply, context_line, error, section
 from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode, Storage
 from storage.offload import off_loop
@@ -161,7 +160,7 @@ def prompt(approval: Approval, tz: ZoneInfo, *, note: str | None = None) -> Repl
     blocks = _header(approval)
     if note:
         when = f"{when}\n{note}"
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=truncate(when, 3000))]))
+    blocks.append(context_line(truncate(when, 3000)))
     blocks.append(
         ActionsBlock(
             block_id=_hash_block(approval),
@@ -213,9 +212,7 @@ def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> R
         lines.append(
             _("The card in {channel} has the details.").format(channel=f"<#{approval.channel}>")
         )
-    blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))
-    ]
+    blocks: list[Block] = [section("\n".join(lines))]
     follow_ups = actions.follow_up_buttons(approval)
     if follow_ups:
         blocks.append(ActionsBlock(elements=follow_ups))
@@ -288,19 +285,13 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
     Deny while it waits, no buttons once it is decided."""
     blocks = _header(approval)
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Requested by {who} at {time}").format(
-                        who=mention(approval.requester), time=_clock(approval.created_at, tz)
-                    )
-                )
-            ]
+        context_line(
+            _("Requested by {who} at {time}").format(
+                who=mention(approval.requester), time=_clock(approval.created_at, tz)
+            )
         )
     )
-    blocks.append(
-        SectionBlock(text=MarkdownTextObject(text=truncate(status_line(approval, tz), 3000)))
-    )
+    blocks.append(section(status_line(approval, tz)))
     follow_ups = actions.follow_up_buttons(approval)
     if follow_ups:
         blocks.append(ActionsBlock(elements=follow_ups))

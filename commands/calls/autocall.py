@@ -21,7 +21,6 @@ from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
-    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -61,7 +60,7 @@ from commands.kernel.matching import alternatives, suggest
 from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
@@ -203,12 +202,12 @@ def autocall_modal(
     ]
     warning = not_running_warning(campaign.campaign_name, campaign.status)
     if warning:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
+        blocks.append(context_line(warning))
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
         named = ", ".join(f"*{escape(field_label(n))}*" for n in missing[:20])
         still = _("Still needed: {fields}").format(fields=named)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=still)]))
+        blocks.append(context_line(still))
     for name in names[:MAX_FIELDS]:
         blocks.append(
             InputBlock(
@@ -222,26 +221,16 @@ def autocall_modal(
         )
     if left_out:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(
-                            "The template has {n} more placeholders than this form "
-                            "can hold; they are sent empty."
-                        ).format(n=left_out)
-                    )
-                ]
+            context_line(
+                _(
+                    "The template has {n} more placeholders than this form "
+                    "can hold; they are sent empty."
+                ).format(n=left_out)
             )
         )
     if not names:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_("This campaign plays a recorded message: it needs no values.")
-                    )
-                ]
-            )
+            context_line(_("This campaign plays a recorded message: it needs no values."))
         )
     return modal(
         AUTOCALL_CALLBACK,

@@ -20,7 +20,6 @@ from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
-    ContextBlock,
     MarkdownTextObject,
     Option,
     OptionGroup,
@@ -37,7 +36,7 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
 from commands.kernel.modals import modal
 from commands.kernel.phones import find_phones, rule_words, show_phone
-from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
+from commands.kernel.reply import OpenModal, Outcome, UpdateModal, context_line, error, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
 from commands.kernel.values import Token, Value, read
@@ -54,7 +53,7 @@ def _modal(text: str) -> View:
     return modal(
         PICK_CALLBACK,
         _("Call back"),
-        [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+        [section(text)],
         close=_("Close"),
     )
 
@@ -95,15 +94,11 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
             )
         ),
         ActionsBlock(block_id="call_back_choice", elements=[element]),
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Next comes the autocall form, with the number filled in; nothing "
-                        "is called before you submit it."
-                    )
-                )
-            ]
+        context_line(
+            _(
+                "Next comes the autocall form, with the number filled in; nothing "
+                "is called before you submit it."
+            )
         ),
     ]
     return modal(PICK_CALLBACK, _("Call back"), blocks, meta={"channel": channel or ""})

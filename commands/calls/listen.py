@@ -15,7 +15,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -30,7 +29,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Interactions, OnClick
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import campaign_label, clip
 from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
@@ -102,7 +101,7 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
                 names=", ".join(clip(name, 60) + "=" for name in missing)
             )
         )
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" ".join(notes))]))
+    blocks.append(context_line(" ".join(notes)))
     return Reply(text=said.text or _("What the customer will hear"), blocks=blocks)
 
 

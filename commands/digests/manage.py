@@ -22,9 +22,7 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -48,14 +46,14 @@ from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, day_time, escape, number, truncate
+from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.guard import refused_between
 from storage import DigestSchedule, Role, Storage
@@ -295,7 +293,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
     text = f"{where}\n{campaigns} · {escape(sections)}"
     if upcoming:
         text += " · " + _("next {when}").format(when=day_time(upcoming))
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -314,14 +312,10 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks: list[Block] = [HeaderBlock(text=_("Digests ({n})").format(n=len(digests)))]
     blocks.extend(_row(d, names, now) for d in digests[:45])
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("{run} posts one now · {others}").format(
-                        run=code("digest run <id>"), others=code("digest pause|resume|remove <id>")
-                    )
-                )
-            ]
+        context_line(
+            _("{run} posts one now · {others}").format(
+                run=code("digest run <id>"), others=code("digest pause|resume|remove <id>")
+            )
         )
     )
     count = ngettext("{n} digest", "{n} digests", len(digests)).format(n=number(len(digests)))
@@ -399,7 +393,7 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(
         text=_("Digest {id} posted in {channel}").format(id=digest.id, channel=f"<#{channel}>"),
         blocks=[
-            SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))),
+            section(text),
             ActionsBlock(
                 elements=[
                     ButtonElement(
@@ -409,15 +403,10 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
                     )
                 ]
             ),
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(
-                            "*Up to now* posts the same digest from {since} until the moment "
-                            "you click."
-                        ).format(since=escape(day_time(since)))
-                    )
-                ]
+            context_line(
+                _(
+                    "*Up to now* posts the same digest from {since} until the moment you click."
+                ).format(since=escape(day_time(since)))
             ),
         ],
     )
@@ -510,7 +499,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         note = _("Preview, only you can see it; when posted, the digest is followed by its chart.")
     else:
         note = _("Preview, only you can see it.")
-    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    reply.blocks.insert(1, context_line(note))
     return reply
 
 

@@ -19,9 +19,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     InputBlock,
-    MarkdownTextObject,
     NumberInputElement,
     PlainTextInputElement,
     StaticMultiSelectElement,
@@ -49,7 +47,7 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
@@ -253,7 +251,7 @@ def group_modal(
     ]
     if len(people) > MAX_OPTIONS or len(campaigns) > MAX_OPTIONS:
         only = _("Only the first {count} are offered.").format(count=MAX_OPTIONS)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=only)]))
+        blocks.append(context_line(only))
     return modal(GROUP_CALLBACK, _("Edit group"), blocks, submit=_("Save"), meta=meta)
 
 

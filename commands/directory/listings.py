@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -40,7 +38,7 @@ from commands.kernel.i18n import N_, _, current_language, ngettext
 from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Reply, context_line, section
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, number, truncate
 
@@ -82,10 +80,6 @@ def _no_args(name: str, args: list[str]) -> None:
         )
 
 
-def _section(text: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
-
-
 def listing(
     title: str,
     rows: Sequence[Block],
@@ -105,7 +99,7 @@ def listing(
     title = _(title)
     blocks: list[Block] = [HeaderBlock(text=truncate(f"{title}: {number(total)}", 150))]
     if note:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
+        blocks.append(context_line(note))
     blocks.extend(rows)
     blocks.append(showing(offset, len(rows) if shown is None else shown, total, one=one, many=many))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
@@ -152,7 +146,7 @@ def _user_row(user: User) -> SectionBlock:
         parts.append(":busts_in_silhouette: " + ", ".join(clip(g, 60) for g in groups[:10]))
     unnamed = _("Unnamed")
     text = f"*{clip(name, 100) or unnamed}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
-    return _section(text)
+    return section(text)
 
 
 USER_COLUMNS = (
@@ -251,7 +245,7 @@ def _group_row(entry: GroupMembers) -> SectionBlock:
         text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
     count = ngettext("{n} member", "{n} members", len(members)).format(n=number(len(members)))
     text += f"\n:busts_in_silhouette: {count}: {shown}"
-    return _section(text)
+    return section(text)
 
 
 def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
@@ -317,7 +311,7 @@ def _template_row(t: Template) -> SectionBlock:
     text += _("Placeholders: {placeholders} · :1234: {keys}").format(placeholders=fill, keys=keys)
     if t.description:
         text += f"\n_{clip(t.description, LINE_DESCRIPTION_LIMIT)}_"
-    return _section(text)
+    return section(text)
 
 
 def templates_reply(templates_: Sequence[Template], *, total: int, offset: int) -> Reply:
@@ -369,7 +363,7 @@ def _carrier_row(c: Carrier) -> SectionBlock:
     caller_id = c.caller_id or (c.data.caller_id if c.data else "")
     if caller_id:
         text += " · " + _("caller ID {caller_id}").format(caller_id=code(truncate(caller_id, 40)))
-    return _section(text)
+    return section(text)
 
 
 def carriers_reply(carriers_: Sequence[Carrier], *, total: int, offset: int) -> Reply:
@@ -395,7 +389,7 @@ async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _lines_block(lines: Sequence[str]) -> list[Block]:
-    return [_section("\n".join(lines))] if lines else []
+    return [section("\n".join(lines))] if lines else []
 
 
 def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> Reply:

@@ -153,8 +153,18 @@ def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
     kept = blocks[: limit - 1]
     left = len(blocks) - len(kept)
     more = ngettext("_{n} more block not shown._", "_{n} more blocks not shown._", left)
-    kept.append(ContextBlock(elements=[MarkdownTextObject(text=more.format(n=left))]))
+    kept.append(context_line(more.format(n=left)))
     return kept
+
+
+def section(text: str) -> SectionBlock:
+    """A section of mrkdwn, cut to what Slack takes in one."""
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
+
+
+def context_line(text: str) -> ContextBlock:
+    """A line of mrkdwn in small print (a context block)."""
+    return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 
 def _one_section(body: str) -> Reply:

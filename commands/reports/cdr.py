@@ -27,7 +27,6 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -65,7 +64,7 @@ from commands.kernel.periods import (
     to_service,
 )
 from commands.kernel.phones import normalize_phone, phone_problem, record_number, show_phone
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Reply, context_line, section
 from commands.kernel.resolve import (
     CampaignMatch,
     CampaignNotFound,
@@ -287,7 +286,7 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
     text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
         [*details, code(short_id(cdr.id))]
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 RECORD_COLUMNS = (
@@ -348,9 +347,7 @@ def records_reply(
     campaign_names: Mapping[str, str] | None = None,
 ) -> Reply:
     names = campaign_names or {}
-    filters = ContextBlock(
-        elements=[MarkdownTextObject(text=truncate(query.describe(ctx.tz), 3000))]
-    )
+    filters = context_line(truncate(query.describe(ctx.tz), 3000))
     if not records:
         return Reply(
             text=_("No call records match."),

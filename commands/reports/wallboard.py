@@ -45,7 +45,14 @@ from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcu
 from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
+from commands.kernel.reply import (
+    OpenModal,
+    Outcome,
+    PublishHome,
+    UpdateModal,
+    context_line,
+    section,
+)
 from commands.kernel.text import (
     campaign_label,
     caption,
@@ -178,12 +185,8 @@ async def snapshot(
 # --- rendering ----------------------------------------------------------------------------
 
 
-def _section(text: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
-
-
 def _context(text: str) -> ContextBlock:
-    return ContextBlock(elements=[MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT))])
+    return context_line(truncate(text, SECTION_TEXT_LIMIT))
 
 
 def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
@@ -192,7 +195,7 @@ def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
 
 def _unavailable(message: str, failure: Unavailable) -> SectionBlock:
     """A section that could not be read: ``message`` (translated) has ``{reason}``."""
-    return _section(message.format(reason=failure.reason))
+    return section(message.format(reason=failure.reason))
 
 
 def shown_url(url: str) -> str:
@@ -222,7 +225,7 @@ def _connection(snap: Snapshot, base: str) -> SectionBlock:
         ).format(base=base)
     else:
         text = _(":large_green_circle: Connected to *{base}*").format(base=base)
-    return _section(text)
+    return section(text)
 
 
 def _dialer_by_campaign(dialer: list[DialerFigures] | Unavailable) -> dict[str, DialerFigures]:
@@ -249,14 +252,14 @@ def _campaign_row(
     else:
         mode = mode_label(c.mode_call)
         detail = _("{mode} · {n} concurrent").format(mode=mode, n=number(c.concurrent_call))
-    return _section(f"{head}\n{detail}")
+    return section(f"{head}\n{detail}")
 
 
 def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if isinstance(snap.campaigns, Unavailable):
         return [_unavailable(_(":warning: *Campaigns unavailable*: {reason}."), snap.campaigns)]
     campaigns = snap.campaigns
-    blocks: list[Block] = [_section(_("*Campaigns*") + f"\n{_status_counts(campaigns)}")]
+    blocks: list[Block] = [section(_("*Campaigns*") + f"\n{_status_counts(campaigns)}")]
     if isinstance(snap.dialer, Unavailable):
         blocks.append(
             _context(
@@ -313,17 +316,17 @@ def _call_blocks(snap: Snapshot) -> list[Block]:
     live = live_figures(snap.calls, snap.moment)
     where = _context(f":calendar: {live.caption()}")
     if live.calls == 0:
-        return [_section(_("*Live calls*\n:telephone_receiver: No live calls right now.")), where]
+        return [section(_("*Live calls*\n:telephone_receiver: No live calls right now.")), where]
     split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in live.by_direction)
     on_line = _("*Live calls* · *{n}* on the line").format(n=number(live.calls))
     blocks: list[Block] = [
-        _section(on_line + (f"\n{split}" if split else "")),
+        section(on_line + (f"\n{split}" if split else "")),
         where,
     ]
     calls = sorted(snap.calls.data, key=lambda c: c.created_time)
     shown = calls[:MAX_CALL_ROWS]
     if shown:
-        blocks.append(_section("\n".join(_call_line(c, snap.now) for c in shown)))
+        blocks.append(section("\n".join(_call_line(c, snap.now) for c in shown)))
     if len(shown) < live.calls:
         blocks.append(
             _context(
@@ -371,7 +374,7 @@ def _today_blocks(snap: Snapshot) -> list[Block]:
     t = figures.totals
     where = _context(f":calendar: {figures.caption()}")
     if t.calls == 0:
-        return [_section(_("*Today*\n:zzz: No calls yet today.")), where]
+        return [section(_("*Today*\n:zzz: No calls yet today.")), where]
     pairs = [
         (_(":phone: Calls"), number(t.calls)),
         (_(":white_check_mark: Answered"), f"{number(t.answered)} ({percent(t.answer_rate)})"),
@@ -425,7 +428,7 @@ def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
         HeaderBlock(text=_(":wave: Welcome to callops")),
-        _section(
+        section(
             _(
                 "callops runs your call center from Slack:\n"
                 "• start, pause and stop campaigns, with approvals for the risky steps\n"
@@ -463,7 +466,7 @@ def not_connected_home(role: Role) -> View:
         )
     else:
         blocks.append(
-            _section(
+            section(
                 _(
                     ":electric_plug: This workspace is not connected to a call-center service "
                     "yet. Ask a callops admin to connect it (`/callops connect`)."
@@ -518,7 +521,7 @@ async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     async def fill() -> View:
         return await status_modal(ctx)
 
-    loading = _status_modal([_section(_(":hourglass_flowing_sand: Asking the call center…"))])
+    loading = _status_modal([section(_(":hourglass_flowing_sand: Asking the call center…"))])
     return OpenModal(loading, fill=fill)
 
 

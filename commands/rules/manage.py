@@ -15,7 +15,6 @@ import re
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -25,7 +24,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.reply import Outcome, Reply, context_line, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
@@ -116,16 +115,12 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
                 )
             )
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Defaults follow Decree 91/2020/ND-CP (08:00–17:00, one advertising "
-                        "call a day, never to the do-not-call list); they are settings, not "
-                        "legal advice. callops guards only the calls placed through it."
-                    )
-                )
-            ]
+        context_line(
+            _(
+                "Defaults follow Decree 91/2020/ND-CP (08:00–17:00, one advertising "
+                "call a day, never to the do-not-call list); they are settings, not "
+                "legal advice. callops guards only the calls placed through it."
+            )
         )
     )
     return Reply(blocks=blocks, text=_("Calling rules"))
