@@ -18,7 +18,6 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -29,7 +28,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import Outcome, Reply, context_line, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, labelled, notice
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import OPEN_LEAD_BUTTON, LeadRef, is_uuid
@@ -54,9 +53,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     ]
     blocks: list[Block] = [
         HeaderBlock(text=truncate(_("Lead {name}").format(name=name), 150)),
-        SectionBlock(
-            fields=[MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in fields]
-        ),
+        SectionBlock(fields=labelled(fields)),
     ]
     buttons: list[ButtonElement] = []
     if lead.list_uuid:

@@ -13,7 +13,6 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -27,7 +26,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.names import person_name
-from commands.kernel.reply import Outcome, Reply, Rerun, context_line, notice, section
+from commands.kernel.reply import Outcome, Reply, Rerun, context_line, labelled, notice, section
 from commands.kernel.text import (
     clip,
     code,
@@ -83,16 +82,8 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         fields.append((_("Redial on"), redial))
     blocks: list[Block] = [HeaderBlock(text=truncate(name, 150))]
     if lead_list.description:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=truncate(escape(lead_list.description), 3000))
-            )
-        )
-    blocks.append(
-        SectionBlock(
-            fields=[MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in fields[:10]]
-        )
-    )
+        blocks.append(section(escape(lead_list.description)))
+    blocks.append(SectionBlock(fields=labelled(fields[:10])))
     blocks.append(
         context_line(
             _("Created {created} · updated {updated} · {uuid}").format(

@@ -35,7 +35,7 @@ from commands.kernel.matching import did_you_mean
 from commands.kernel.names import person_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
-from commands.kernel.reply import Reply, context_line, section
+from commands.kernel.reply import Reply, context_line, labelled, section
 from commands.kernel.resolve import (
     CampaignMatch,
     CampaignNotFound,
@@ -106,10 +106,6 @@ def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
         return parse_period(word, ctx.tz)
     except PeriodError as exc:
         raise UsageError(str(exc), usage) from exc
-
-
-def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
-    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in pairs[:10]]
 
 
 def titled(columns: Sequence[Column]) -> tuple[Column, ...]:
@@ -214,7 +210,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
         t.calls,
     ).format(n=number(t.calls), answered=number(t.answered), rate=percent(t.answer_rate))
     blocks.append(
-        SectionBlock(text=MarkdownTextObject(text=headline), fields=_fields(call_pairs(t)))
+        SectionBlock(text=MarkdownTextObject(text=headline), fields=labelled(call_pairs(t)[:10]))
     )
     others = (
         (status_words("cancel").lower(), t.cancelled),

@@ -46,11 +46,13 @@ from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import (
+    SECTION_TEXT_LIMIT,
     OpenModal,
     Outcome,
     PublishHome,
     UpdateModal,
     context_line,
+    labelled,
     section,
 )
 from commands.kernel.text import (
@@ -88,8 +90,6 @@ SECTION_TIMEOUT = 20.0
 """Seconds one section may take (the client's own retries included) before it is shown
 as unavailable, so one slow endpoint cannot hold back the whole wallboard."""
 MAX_VIEW_BLOCKS = 100
-SECTION_TEXT_LIMIT = 3000
-FIELD_TEXT_LIMIT = 2000
 
 _ACTIVE = (*RUNNING, "pause")
 _STATUS_ORDER = ("start", "pause", "stop")
@@ -187,10 +187,6 @@ async def snapshot(
 
 def _context(text: str) -> ContextBlock:
     return context_line(truncate(text, SECTION_TEXT_LIMIT))
-
-
-def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
-    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
 
 
 def _unavailable(message: str, failure: Unavailable) -> SectionBlock:
@@ -349,7 +345,7 @@ def _agent_blocks(snap: Snapshot) -> list[Block]:
     return [
         SectionBlock(
             text=MarkdownTextObject(text=_("*Agents*")),
-            fields=_fields(
+            fields=labelled(
                 [
                     (_(":large_green_circle: Logged in"), number(agents.logged_in)),
                     (_(":telephone_receiver: In call"), number(agents.in_call)),
@@ -384,7 +380,7 @@ def _today_blocks(snap: Snapshot) -> list[Block]:
         (_(":speech_balloon: Talk time"), duration(t.talk_seconds)),
     ]
     today = MarkdownTextObject(text=_("*Today*"))
-    return [SectionBlock(text=today, fields=_fields(pairs)), where]
+    return [SectionBlock(text=today, fields=labelled(pairs)), where]
 
 
 def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
