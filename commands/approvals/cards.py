@@ -125,11 +125,7 @@ def approvers_text(approval: Approval) -> str:
 def _header(approval: Approval) -> list[Block]:
     return [
         HeaderBlock(text=truncate(title_of(approval), 150)),
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(actions.describe(approval.kind, approval.params), 3000)
-            )
-        ),
+        section(actions.describe(approval.kind, approval.params)),
     ]
 
 
@@ -360,14 +356,7 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
         DENY_CALLBACK,
         _("Deny request"),
         [
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(
-                        asked_by + "\n" + actions.describe(approval.kind, approval.params),
-                        3000,
-                    )
-                )
-            ),
+            section(asked_by + "\n" + actions.describe(approval.kind, approval.params)),
             InputBlock(
                 block_id=REASON_BLOCK,
                 label=_("Why not?"),

@@ -182,13 +182,7 @@ def command_help(spec: CommandSpec, role: Role) -> Reply:
 def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
     body = "\n".join(_line(s, role) for s in specs)
     heading = _("Commands starting with {word}")
-    blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(f"*{heading.format(word=code(word))}*\n{body}", 3000)
-            )
-        )
-    ]
+    blocks: list[Block] = [section(f"*{heading.format(word=code(word))}*\n{body}")]
     return Reply(text=heading.format(word=word), blocks=blocks)
 
 

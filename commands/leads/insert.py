@@ -17,9 +17,7 @@ from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     ButtonElement,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
 )
 from slack_sdk.models.views import View
 
@@ -49,7 +47,7 @@ from commands.kernel.phones import (
     show_phone,
 )
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice, section
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
 from commands.kernel.values import Metadata, Token, Value, compact_json, read, read_metadata, token
@@ -152,16 +150,11 @@ def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str
         LEAD_CALLBACK,
         _("Add a lead"),
         [
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(
-                        _(
-                            "Add one customer to the lead list *{name}*; the dialer will call "
-                            "them.\nList {uuid}"
-                        ).format(name=name, uuid=code(list_uuid)),
-                        3000,
-                    )
-                )
+            section(
+                _(
+                    "Add one customer to the lead list *{name}*; the dialer will call "
+                    "them.\nList {uuid}"
+                ).format(name=name, uuid=code(list_uuid))
             ),
             *inputs,
         ],
