@@ -47,7 +47,7 @@ from sqlalchemy.sql import Executable
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
 from storage.offload import CONNECTIONS, check_not_on_loop
-from storage.schema import schema_version
+from storage.schema import alembic_version
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -386,7 +386,7 @@ def _driver_sql(conn: Connection, statement: str) -> None:
         cursor.close()
 
 
-_TOUCH_VERSION = update(schema_version).values(version=schema_version.c.version)
+_TOUCH_VERSION = update(alembic_version).values(version_num=alembic_version.c.version_num)
 
 _EXECUTION_OPTIONS = {"preserve_rowcount": True}
 """Claims are decided by how many rows an INSERT ... ON CONFLICT DO NOTHING changed; by
