@@ -14,6 +14,7 @@ are 0/1 integers, lists are JSON text, and columns holding encrypted secrets end
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import (
@@ -30,9 +31,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
     UniqueConstraint,
     text,
 )
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
 
 metadata = MetaData()
 
@@ -40,6 +44,43 @@ INT = BigInteger().with_variant(Integer(), "sqlite")
 """64-bit on both engines; on SQLite only INTEGER makes a key the rowid."""
 
 FLOAT: Double[float] = Double().with_variant(REAL(), "sqlite")
+
+
+class Flag(TypeDecorator[bool]):
+    """A yes/no stored as 0/1 in an `INT` column, read back as a bool."""
+
+    impl = BigInteger
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        return dialect.type_descriptor(Integer() if dialect.name == "sqlite" else BigInteger())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(bool(value))
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> bool | None:
+        return None if value is None else bool(value)
+
+
+class StringList(TypeDecorator[tuple[str, ...]]):
+    """A list of strings stored as JSON text, read back as a tuple."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else json.dumps([str(v) for v in value])
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> tuple[str, ...] | None:
+        return None if value is None else tuple(str(v) for v in json.loads(value))
+
+
+def _flag(name: str, *, default: int) -> Column[bool]:
+    return Column(name, Flag, nullable=False, server_default=text(str(default)))
+
+
+def _list(name: str) -> Column[tuple[str, ...]]:
+    return Column(name, StringList, nullable=False, server_default=text("'[]'"))
 
 
 def _text(
@@ -96,7 +137,7 @@ workspaces = Table(
     _text("admin_locale"),
     _text("name_order", nullable=False, default="family-first"),
     CheckConstraint("name_order IN ('family-first', 'given-first')"),
-    _int("mask_phones", nullable=False, default=0),
+    _flag("mask_phones", default=0),
     _text("timezone_source"),
 )
 
@@ -141,7 +182,7 @@ approval_policies = Table(
     _text("mode", nullable=False),
     CheckConstraint("mode IN ('approval', 'confirm', 'none')"),
     _text("approvers", nullable=False),
-    _int("allow_self_approval", nullable=False),
+    Column("allow_self_approval", Flag, nullable=False),
     _int("expiry_seconds", nullable=False),
     CheckConstraint("expiry_seconds > 0"),
     _text("min_role", nullable=False),
@@ -159,7 +200,7 @@ approvals = Table(
     _text("params_enc", nullable=False),
     _text("params_hash", nullable=False),
     _text("approvers", nullable=False),
-    _int("allow_self_approval", nullable=False),
+    Column("allow_self_approval", Flag, nullable=False),
     _text("requester", nullable=False),
     _text("decider"),
     _text("reason"),
@@ -224,7 +265,7 @@ slack_installations = Table(
     _text("incoming_webhook_channel"),
     _text("incoming_webhook_channel_id"),
     _text("incoming_webhook_configuration_url"),
-    _int("is_enterprise_install", nullable=False, default=0),
+    _flag("is_enterprise_install", default=0),
     _text("token_type"),
     _real("installed_at", nullable=False),
     _text("custom_values", nullable=False, default="{}"),
@@ -252,9 +293,9 @@ digests = Table(
     _text("channel", nullable=False),
     _text("schedule", nullable=False),
     _text("timezone", nullable=False),
-    _text("campaigns", nullable=False, default="[]"),
-    _text("sections", nullable=False, default="[]"),
-    _int("paused", nullable=False, default=0),
+    _list("campaigns"),
+    _list("sections"),
+    _flag("paused", default=0),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _real("updated_at", nullable=False),
@@ -281,16 +322,16 @@ notification_routes = Table(
     _text("id", primary_key=True),
     _text("team_id", nullable=False),
     _text("channel", nullable=False),
-    _text("campaigns", nullable=False, default="[]"),
-    _text("statuses", nullable=False, default="[]"),
-    _text("directions", nullable=False, default="[]"),
-    _int("presskey_only", nullable=False, default=0),
+    _list("campaigns"),
+    _list("statuses"),
+    _list("directions"),
+    _flag("presskey_only", default=0),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _text("language"),
     CheckConstraint("language IN ('vi', 'en')"),
-    _int("fold", nullable=False, default=1),
-    _text("notable", nullable=False, default="[]"),
+    _flag("fold", default=1),
+    _list("notable"),
     Index("notification_routes_team", "team_id"),
 )
 
