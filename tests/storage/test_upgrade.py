@@ -25,7 +25,7 @@ from storage import (
 )
 from storage.errors import StorageError
 from storage.migrations import BASELINE, SECRET_SUFFIX, alembic_config, revision_id
-from storage.schema import DATA_TABLES, metadata
+from storage.schema import DATA_TABLES, Flag, StringList, metadata
 from tests.storage.conftest import raw, sqlite_path
 from tests.storage.legacy import make_legacy_database
 
@@ -55,6 +55,10 @@ def _row(table: Table, box: SecretBox) -> dict[str, Any]:
             row[column.name] = _CHECKED[column.name]
         elif column.name.endswith(SECRET_SUFFIX):
             row[column.name] = box.encrypt(f"secret of {table.name}.{column.name}")
+        elif isinstance(column.type, StringList):
+            row[column.name] = ("first", f"{column.name}-{number}")
+        elif isinstance(column.type, Flag):
+            row[column.name] = True
         elif column.foreign_keys:
             row[column.name] = "parent"
         elif column.type.python_type is str:
