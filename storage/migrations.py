@@ -8,14 +8,13 @@ migrations ended at (version 11). A database they made keeps its rows: it holds 
 dropped, nothing else touched) before Alembic upgrades it like any other.
 
 Rules that keep upgrades safe: never edit a released revision, only add one (generated from
-the declarations in `storage.schema`: ``python -m storage.migrations revision "what"``);
+the declarations in `storage.schema`: ``python -m storage.alembic "what changed"``);
 every upgrade runs in the caller's transaction, so a crash leaves the old version; columns
 holding encrypted secrets end in ``_enc``.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import zlib
 from pathlib import Path
@@ -131,27 +130,3 @@ def migrate_connection(conn: Connection, *, target: int | None = None, where: st
 def migrate(db: Database, *, target: int | None = None, where: str = "") -> int:
     """Apply pending revisions up to `target` (default: all), all in one transaction."""
     return db.write(lambda conn: migrate_connection(conn, target=target, where=where or db.where))
-
-
-def _new_revision(message: str, target: str) -> None:
-    """Write the next revision: what the declarations have that a database at head lacks."""
-    from storage.database import open_database
-
-    db = open_database(target)
-    try:
-        with db.engine.begin() as conn:
-            config = alembic_config(conn)
-            command.revision(
-                config, message, autogenerate=True, rev_id=revision_id(LATEST_VERSION + 1)
-            )
-    finally:
-        db.close()
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m storage.migrations")
-    parser.add_argument("action", choices=["revision"])
-    parser.add_argument("message")
-    parser.add_argument("--db", default="sqlite:///:memory:")
-    args = parser.parse_args()
-    _new_revision(args.message, args.db)

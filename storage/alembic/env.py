@@ -4,7 +4,7 @@ config (inside the caller's transaction and lock), never on a URL of its own.
 Batch mode makes a column change on SQLite a copy of the table, which is how SQLite alters
 one; PostgreSQL alters in place. A new revision is generated from the declarations:
 
-    python -m storage.migrations revision "what changed" --db callops.db
+    python -m storage.alembic "what changed"
 """
 
 from alembic import context
