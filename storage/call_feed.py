@@ -96,20 +96,7 @@ _THREAD = (
     _T.day == bindparam("day"),
     _T.subject_hash == bindparam("subject_hash"),
 )
-_QUEUED_COLUMNS = (
-    _Q.seq,
-    _Q.team_id,
-    _Q.lane,
-    _Q.kind,
-    _Q.record_id,
-    _Q.payload_enc,
-    _Q.received_at,
-    _Q.not_before,
-    _Q.attempts,
-    _Q.lease_owner,
-    _Q.lease_until,
-    _Q.post_as,
-)
+_QUEUED_COLUMNS = tuple(c for c in callback_queue.c if c.name != "last_error")
 
 
 _FIRSTS = select(func.min(_Q.seq).label("seq")).group_by(_Q.team_id, _Q.lane).subquery()

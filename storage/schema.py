@@ -2,14 +2,15 @@
 
 Every store writes its queries against these declarations, and SQLAlchemy compiles them for
 SQLite or PostgreSQL. The Alembic revisions in ``storage/alembic`` create what is declared
-here (the baseline was generated from it; a change here is a new revision, made with
-``alembic revision --autogenerate``), and `tests/storage/test_upgrade.py` checks that a
-database at head has nothing the declarations lack, nor lacks anything they have.
+here (the baseline was generated from it; a change here is a new revision, generated with
+``python -m storage.alembic "what changed"``), and `tests/storage/test_upgrade.py` checks
+that a database at head has nothing the declarations lack, nor lacks anything they have.
 
 Types follow what callops has always stored: timestamps are Unix seconds in REAL (DOUBLE
 PRECISION on PostgreSQL), integers are 64-bit (SQLite's INTEGER, PostgreSQL's BIGINT), flags
-are 0/1 integers, lists are JSON text, and columns holding encrypted secrets end in ``_enc``
-(secret rotation finds them by that suffix).
+are 0/1 integers read as bools (`Flag`), lists are JSON text read as tuples (`StringList`),
+and columns holding encrypted secrets end in ``_enc`` (secret rotation finds them by that
+suffix).
 """
 
 from __future__ import annotations
