@@ -24,12 +24,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
@@ -38,7 +37,8 @@ from bot.metrics_hooks import slack_retry_handlers
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
 from commands.kernel.block_dicts import block_dict
-from commands.kernel.reply import fit
+from commands.kernel.reply import Reply, fit
+from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
 
 DEFAULT_SPACING = 1.0
@@ -174,14 +174,8 @@ def rate_limited(exc: SlackApiError) -> bool:
     return bool(exc.response.status_code == 429 or exc.response.get("error") == "ratelimited")
 
 
-class Message(Protocol):
-    """What a sender hands the outbox: a ``Reply``, a call card, a folded message."""
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def blocks(self) -> Sequence[Block]: ...
+Message = Reply | CallCard
+"""What a sender hands the outbox: an answer or notice, a call card, a folded message."""
 
 
 class SlackOutbox:
@@ -296,4 +290,4 @@ class SlackOutbox:
 
 
 def _content(message: Message) -> dict[str, Any]:
-    return {"text": message.text, "blocks": [block_dict(b) for b in fit(list(message.blocks))]}
+    return {"text": message.text, "blocks": [block_dict(b) for b in fit(message.blocks)]}
