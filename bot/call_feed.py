@@ -25,9 +25,11 @@ under way, so a slow post is not taken over by another process.
 Time is injectable (``use_clock``): tests and benchmarks run the per-channel pace on the
 Slack stand-in's clock and move it forward instead of waiting a second per card.
 
-It posts as the bot through ``BotClients`` (the team's installation, else the single bot
-token), names campaigns through the team's service client and shows times in the team's
-zone; the HTTP server starts and stops it beside the receiver (``bot.callbacks``).
+It posts as the bot through the process's ``SlackOutbox`` (its pace per channel, its
+history search) with a client from ``BotClients`` (the team's installation, else the
+single bot token), names campaigns through the team's service client and shows times in
+the team's zone; the HTTP server starts and stops it beside the receiver
+(``bot.callbacks``).
 """
 
 from __future__ import annotations
@@ -42,21 +44,21 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 import aiohttp
 from pydantic import ValidationError
 from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.feed_metadata import FeedPayload, card_metadata, fold_metadata, read_payload
-from bot.posting import BotClients
+from bot.posting import BotClients, ChannelPace, SlackOutbox, rate_limited, retry_after
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
 from commands.kernel.audiences import for_channel
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.resolve import all_campaigns
 from commands.notifications.call_card import (
@@ -93,10 +95,6 @@ FOLD_MAX_AGE = 60.0
 edit would change a message people have scrolled past."""
 FOLD_GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
 """Slack's answers to an edit of a folded message that can never be made."""
-HISTORY_PAGES = 5
-"""Pages of 200 messages looked through for a card that may have been posted."""
-HISTORY_MARGIN = 300.0
-"""Seconds before a row was received that the look-up starts (clocks differ)."""
 LEASE_RECHECK = 1.0
 MAINTENANCE_EVERY = 3600.0
 THREAD_RETENTION = 3 * 86400.0
@@ -144,24 +142,24 @@ class CallFeed:
         storage: Storage,
         services: ServiceClients,
         bots: BotClients,
+        outbox: SlackOutbox,
         zone_of: Callable[[str], ZoneInfo],
         *,
-        per_second: float = 1.0,
         max_in_flight: int = 16,
-        clock: Clock = time.time,
-        sleep: Sleep | None = None,
     ) -> None:
+        if outbox.pace is None:
+            raise ValueError("the call feed posts at Slack's pace: give it a paced outbox")
         self._storage = storage
         self._services = services
         self._bots = bots
+        self._outbox = outbox
+        self._pace: ChannelPace = outbox.pace
         self._zone_of = zone_of
-        self._interval = 1.0 / per_second if per_second > 0 else 0.0
         self._max_in_flight = max_in_flight
-        self._clock = clock
-        self._sleep = sleep
+        self._clock: Clock = time.time
+        self._sleep: Sleep | None = None
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
-        self._next_ok: dict[tuple[str, str], float] = {}
         self._busy: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._runner: asyncio.Task[None] | None = None
@@ -184,7 +182,7 @@ class CallFeed:
         """Pace on another clock; ``sleep`` moves that clock (None: wait in real time)."""
         self._clock = clock
         self._sleep = sleep
-        self._next_ok.clear()
+        self._pace.use_clock(clock, sleep)
         self.wake()
 
     def wake(self) -> None:
@@ -263,7 +261,7 @@ class CallFeed:
                     now + LEASE_RECHECK if next_due is None else min(next_due, now + LEASE_RECHECK)
                 )
                 continue
-            due = max(head.not_before, self._next_ok.get(lane, 0.0))
+            due = max(head.not_before, self._pace.free_at(lane))
             if due <= now and len(self._busy) < self._max_in_flight:
                 if not await self._launch(head, lane):
                     # Another process took it a moment ago: look again soon rather than
@@ -334,22 +332,20 @@ class CallFeed:
             await off_loop(store.remove, head.seq)
             self.dropped += 1
         except Exception as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
+            later = self._later(head)
             log.log(
                 logging.WARNING if isinstance(exc, StorageBusyError) else logging.ERROR,
                 "call feed: team %s record %s failed (%s); retrying in %.0fs",
                 head.team_id,
                 head.record_id,
                 type(exc).__name__,
-                backoff,
+                later - self._clock(),
                 # A busy database is expected, and said in full by its name.
                 exc_info=not isinstance(exc, StorageBusyError),
             )
             # If even that cannot be saved, the lease runs out and the row is tried again.
             with contextlib.suppress(StorageBusyError):
-                await off_loop(
-                    store.postpone, head.seq, self._clock() + backoff, type(exc).__name__
-                )
+                await off_loop(store.postpone, head.seq, later, type(exc).__name__)
         finally:
             renewing.cancel()
             self._busy.discard(lane)
@@ -405,7 +401,7 @@ class CallFeed:
         await off_loop(
             store.remove,
             head.seq,
-            lane_free_at=self._clock() + self._interval,
+            lane_free_at=self._clock() + self._pace.spacing,
             close_fold=root is None,
         )
         self.posted += 1
@@ -482,34 +478,24 @@ class CallFeed:
         with use_audience(readers):
             card = fold_card(cdrs, tz=tz, names=names)
         metadata = fold_metadata([str(p.get("id", "")) for p in records])
-        lane = (team, channel)
-        self._next_ok[lane] = self._clock() + self._interval
-        client = await self._bots.get(team)
-        if client is None:
-            raise _Drop("the app is not installed in this workspace any more")
-        content: dict[str, Any] = {
-            "channel": channel,
-            "text": card.text,
-            "blocks": [block_dict(block) for block in card.blocks],
-            "metadata": metadata,
-        }
+        client = await self._client(team)
         try:
             if fold is not None:
-                response = await client.chat_update(ts=fold.root_ts, **content)
+                response = await self._outbox.update(
+                    client, channel, fold.root_ts, card, team=team, metadata=metadata
+                )
             else:
-                response = await client.chat_postMessage(
-                    unfurl_links=False, unfurl_media=False, **content
+                response = await self._outbox.post(
+                    client, channel, card, team=team, metadata=metadata
                 )
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+            raise _Retry(self._later(head), type(exc).__name__) from None
         except SlackApiError as exc:
             if fold is not None and exc.response.get("error") in FOLD_GONE:
                 # Deleted, or no longer ours to edit: the records go in a new one.
                 await off_loop(store.close_fold, team, channel)
                 raise _Retry(self._clock(), str(exc.response.get("error"))) from None
             self._failed(head, channel, exc)
-        self._next_ok[lane] = self._clock() + self._interval  # as for a card: after the answer
         ts = str(response.get("ts") or (fold.root_ts if fold else ""))
         opened = fold.opened_at if fold is not None else self._clock()
         await off_loop(
@@ -518,7 +504,7 @@ class CallFeed:
             channel,
             [row.seq for row in batch],
             OpenFold(root_ts=ts, opened_at=opened, records=records),
-            lane_free_at=self._clock() + self._interval,
+            lane_free_at=self._clock() + self._pace.spacing,
         )
         self.posted += len(batch)
         self.folds += fold is None
@@ -551,7 +537,7 @@ class CallFeed:
                 await off_loop(store.close_fold, team, channel)
                 raise _Retry(self._clock(), "thread_not_found") from None
             self._failed(head, channel, exc)
-        await off_loop(store.remove, head.seq, lane_free_at=self._clock() + self._interval)
+        await off_loop(store.remove, head.seq, lane_free_at=self._clock() + self._pace.spacing)
         self.posted += 1
 
     async def _not_yet_posted(self, batch: list[QueuedRecord], channel: str) -> list[QueuedRecord]:
@@ -585,9 +571,9 @@ class CallFeed:
             if pushed is None:
                 await off_loop(store.remove, head.seq)  # nothing to append to
                 return
-        lane = (head.team_id, pushed.channel)
-        if self._next_ok.get(lane, 0.0) > now:
-            raise _Retry(self._next_ok[lane], "channel pace")
+        free = self._pace.free_at((head.team_id, pushed.channel))
+        if free > now:
+            raise _Retry(free, "channel pace")
         if await self._already_posted(head, pushed.channel, thread_ts=pushed.ts) is not None:
             await off_loop(store.remove, head.seq)
             self.found += 1
@@ -624,30 +610,16 @@ class CallFeed:
     async def _post(
         self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None
     ) -> str | None:
-        """One chat.postMessage at the channel's pace; transport failures become retries."""
-        lane = (head.team_id, channel)
-        self._next_ok[lane] = self._clock() + self._interval
-        client = await self._bots.get(head.team_id)
-        if client is None:
-            raise _Drop("the app is not installed in this workspace any more")
+        """One post at the channel's pace; transport failures become retries."""
+        client = await self._client(head.team_id)
+        kind = "outcome" if head.kind == "outcome" else "card"
         try:
-            response = await client.chat_postMessage(
-                channel=channel,
-                text=card.text,
-                blocks=[block_dict(block) for block in card.blocks],
-                thread_ts=thread_ts,
-                unfurl_links=False,
-                unfurl_media=False,
-                metadata=card_metadata(
-                    head.record_id, "outcome" if head.kind == "outcome" else "card"
-                ),
-            )
+            response = await self._outbox.post(
+                client, channel, card, team=head.team_id, thread_ts=thread_ts,
+                metadata=card_metadata(head.record_id, kind),
+            )  # fmt: skip
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
-        # The next call to the channel waits a full interval after Slack answered this
-        # one: Slack counts arrivals, and this one may have arrived late.
-        self._next_ok[lane] = self._clock() + self._interval
+            raise _Retry(self._later(head), type(exc).__name__) from None
         ts = response.get("ts")
         return str(ts) if ts else None
 
@@ -686,29 +658,15 @@ class CallFeed:
         ``head`` was received, newest first, with what their metadata says.  When Slack
         will not show the history (a missing scope, say) it ends early: a record twice is
         better than none."""
-        client = await self._bots.get(head.team_id)
-        if client is None:
-            return
-        query: dict[str, Any] = {
-            "channel": channel,
-            "oldest": f"{head.received_at - HISTORY_MARGIN:.6f}",
-            "include_all_metadata": True,
-            "limit": 200,
-        }
+        client = await self._client(head.team_id)
         try:
-            for _ in range(HISTORY_PAGES):
-                if thread_ts:
-                    page = await client.conversations_replies(ts=thread_ts, **query)
-                else:
-                    page = await client.conversations_history(**query)
-                for message in page.get("messages") or []:
-                    payload = read_payload(message) if isinstance(message, dict) else None
-                    if payload is not None and message.get("ts"):
-                        yield str(message["ts"]), payload
-                cursor = (page.get("response_metadata") or {}).get("next_cursor")
-                if not cursor:
-                    return
-                query["cursor"] = cursor
+            messages = self._outbox.history(
+                client, channel, since=head.received_at, thread_ts=thread_ts
+            )
+            async for message in messages:
+                payload = read_payload(message)
+                if payload is not None:
+                    yield str(message["ts"]), payload
         except SlackApiError as exc:
             log.info(
                 "call feed: cannot look for an earlier post in %s (%s); posting",
@@ -716,22 +674,29 @@ class CallFeed:
                 exc.response.get("error"),
             )
         except (aiohttp.ClientError, TimeoutError) as exc:
-            backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-            raise _Retry(self._clock() + backoff, type(exc).__name__) from None
+            raise _Retry(self._later(head), type(exc).__name__) from None
+
+    async def _client(self, team_id: str) -> AsyncWebClient:
+        client = await self._bots.get(team_id)
+        if client is None:
+            raise _Drop("the app is not installed in this workspace any more")
+        return client
+
+    def _later(self, head: QueuedRecord) -> float:
+        """When a row whose attempt failed is tried again: later each time it fails."""
+        return self._clock() + min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
 
     def _failed(self, head: QueuedRecord, channel: str, exc: SlackApiError) -> NoReturn:
         """Slack refused the post: wait when it asks us to, drop what cannot succeed."""
         error = str(exc.response.get("error") or "")
         status = exc.response.status_code
-        now = self._clock()
-        if status == 429 or error == "ratelimited":
-            wait = _retry_after(exc) or 1.0
-            self._next_ok[(head.team_id, channel)] = now + wait
-            raise _Retry(now + wait, "ratelimited") from None
+        if rate_limited(exc):
+            # The outbox holds the channel as long (its later cards wait behind this one).
+            wait = retry_after(exc) or self._pace.spacing
+            raise _Retry(self._clock() + wait, "ratelimited") from None
         if error in PERMANENT_ERRORS:
             raise _Drop(f"Slack said {error} for channel {channel}") from None
-        backoff = min(MAX_BACKOFF, 2.0 ** min(head.attempts, 10))
-        raise _Retry(now + backoff, error or f"HTTP {status}") from None
+        raise _Retry(self._later(head), error or f"HTTP {status}") from None
 
     def _record(self, head: QueuedRecord) -> Cdr:
         try:
@@ -786,13 +751,3 @@ class CallFeed:
         storage = self._storage
         threads = storage.call_feed.prune_threads(wall - THREAD_RETENTION)
         return threads, storage.dedup.prune(wall - DEDUP_RETENTION)
-
-
-def _retry_after(exc: SlackApiError) -> float | None:
-    headers = exc.response.headers or {}
-    for key, value in headers.items():
-        if key.lower() == "retry-after":
-            raw = value[0] if isinstance(value, list) else value
-            with contextlib.suppress(TypeError, ValueError):
-                return max(0.0, float(raw))
-    return None

@@ -1,4 +1,5 @@
-"""Getting an ``Outcome`` in front of the person, whichever surface they used.
+"""Getting an ``Outcome`` in front of the person, whichever surface they used, and the
+messages it names besides (``Post``, ``Also``) into Slack through the messenger.
 
 A typed command and a click in a message come with a ``response_url`` (Bolt's
 ``respond``); a click in App Home or a modal's submission does not, so a reply goes
@@ -21,11 +22,13 @@ from slack_sdk.errors import SlackApiError
 from commands.kernel.context import CommandContext, Messenger
 from commands.kernel.i18n import _
 from commands.kernel.reply import (
+    Also,
     DeleteOriginal,
     FieldErrors,
     Nothing,
     OpenModal,
     Outcome,
+    Post,
     PublishHome,
     Reply,
     Rerun,
@@ -80,6 +83,16 @@ async def deliver(outcome: Outcome, surface: Surface, ctx: CommandContext) -> No
     elif isinstance(outcome, PublishHome):
         view = outcome.view or await wallboard(ctx)
         await surface.messenger.publish_home(ctx.user_id, view)
+    elif isinstance(outcome, Post):
+        posted = await surface.messenger.post(
+            outcome.channel, outcome.reply, thread_ts=outcome.thread_ts
+        )
+        if posted is None and outcome.otherwise is not None:
+            await _reply(outcome.otherwise, surface, ctx)
+    elif isinstance(outcome, Also):
+        tell = outcome.tell
+        await surface.messenger.tell(tell.user, tell.channel, tell.reply)
+        await deliver(outcome.answer, surface, ctx)
     elif isinstance(outcome, StepCompleted | StepFailed):
         await _answer_step(outcome, surface)
     elif isinstance(outcome, Nothing | FieldErrors | Rerun | StepPending):
@@ -133,6 +146,9 @@ async def _answer_step(outcome: StepCompleted | StepFailed, surface: Surface) ->
 
 async def _reply(reply: Reply, surface: Surface, ctx: CommandContext) -> None:
     if surface.respond is not None:
-        await surface.respond(**reply.payload())
+        answer = await surface.respond(**reply.payload())
+        if not 200 <= answer.status_code < 300:
+            # The URL itself is a credential for answers: never logged.
+            log.warning("response_url refused an answer: HTTP %s", answer.status_code)
     else:
         await surface.messenger.tell(ctx.user_id, ctx.channel_id, reply)

@@ -2,12 +2,13 @@
 
 ``DigestPoster`` is what ``digest run`` calls through ``CommandContext.digests`` and what
 the scheduler calls for each due slot: build the content against the workspace's service,
-post the message, upload the chart with ``files_upload_v2`` (Slack's three-step external
-upload) right after it.
+post the message, upload the chart right after it, both through the process's
+``SlackOutbox`` at the channel's pace.
 
 Each digest message carries Slack message metadata naming its digest and slot
 (``DIGEST_EVENT``), so the scheduler can tell, for a slot claimed by a process that died,
-whether its post went out (``find_posted``) before posting it again.
+whether its post went out (``find_posted``, in the outbox's history) before posting it
+again.
 
 Failures come in two kinds.  A workspace-wide one (its API key refused, the service
 unreachable or failing, no connection at all) would repeat for every slot of every digest,
@@ -27,7 +28,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from bot.metrics import Metrics
-from bot.posting import BotClients, ChannelPace
+from bot.posting import BotClients, SlackOutbox
 from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
@@ -48,9 +49,9 @@ log = logging.getLogger(__name__)
 DIGEST_EVENT = "callops_digest"
 """The message metadata ``event_type`` of a digest; its payload names ``digest_id`` and
 ``slot``."""
-HISTORY_MARGIN = 300.0
-"""Seconds before a slot's claim that the look-up for its post starts (clocks differ)."""
-HISTORY_PAGES = 5
+BURST = 3
+"""Posts to one channel that may go at once before the pace applies: a digest is two
+posts, its message and its chart, which Slack's short bursts let through together."""
 
 SERVICE_NOTICE = "service"
 """The notice kind of a workspace whose call-center service cannot be used."""
@@ -111,15 +112,15 @@ class DigestPoster:
         storage: Storage,
         services: ServiceClients,
         bots: BotClients,
+        outbox: SlackOutbox,
         *,
-        pace: ChannelPace | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self._storage = storage
         self._metrics = metrics
         self._services = services
         self.bots = bots
-        self.pace = pace or ChannelPace()
+        self.outbox = outbox
         self._listeners: list[Callable[[str], None]] = []
 
     # --- CommandContext.digests ---------------------------------------------------------
@@ -211,21 +212,15 @@ class DigestPoster:
         thread_ts: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> str:
-        """``chat.postMessage`` as the bot, at the channel's pace; returns the message ts."""
+        """Post as the bot, at the channel's pace; returns the message ts."""
         client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError(_(NO_BOT_TOKEN))
-        payload = reply.payload()
-        await self.pace.wait(channel)
         try:
-            response = await client.chat_postMessage(
-                channel=channel,
-                text=payload["text"],
-                blocks=payload["blocks"],
-                thread_ts=thread_ts,
-                unfurl_links=False,
-                metadata=metadata,
-            )
+            response = await self.outbox.post(
+                client, channel, reply, team=team_id, thread_ts=thread_ts, metadata=metadata,
+                burst=BURST,
+            )  # fmt: skip
         except SlackApiError as exc:
             raise slack_failure(exc, channel) from exc
         return str(response.get("ts") or "")
@@ -239,28 +234,14 @@ class DigestPoster:
         client = await self.bots.get(team_id)
         if client is None:
             raise DigestPostError(_(NO_BOT_TOKEN))
-        query: dict[str, Any] = {
-            "channel": channel,
-            "oldest": f"{since - HISTORY_MARGIN:.6f}",
-            "include_all_metadata": True,
-            "limit": 200,
-        }
         try:
-            for _page in range(HISTORY_PAGES):
-                page = await client.conversations_history(**query)
-                for message in page.get("messages") or []:
-                    meta = message.get("metadata") or {}
-                    payload = meta.get("event_payload") or {}
-                    if (
-                        meta.get("event_type") == DIGEST_EVENT
-                        and payload.get("digest_id") == digest_id
-                        and payload.get("slot") == slot
-                    ):
-                        return str(message["ts"])
-                cursor = (page.get("response_metadata") or {}).get("next_cursor")
-                if not cursor:
-                    return None
-                query["cursor"] = cursor
+            async for message in self.outbox.history(client, channel, since=since):
+                meta = message["metadata"]
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == DIGEST_EVENT and (
+                    (payload.get("digest_id"), payload.get("slot")) == (digest_id, slot)
+                ):
+                    return str(message["ts"])
         except SlackApiError as exc:
             raise slack_failure(exc, channel) from exc
         return None
@@ -272,16 +253,11 @@ class DigestPoster:
         client = await self.bots.get(team_id)
         if client is None:
             return False
-        await self.pace.wait(channel)
         try:
-            await client.files_upload_v2(
-                channel=channel,
-                content=png,
-                filename=filename,
-                title=title,
-                alt_txt=title,
-                request_file_info=False,
-            )
+            await self.outbox.upload(
+                client, channel, team=team_id, burst=BURST, content=png, filename=filename,
+                title=title, alt_txt=title, request_file_info=False,
+            )  # fmt: skip
         except SlackApiError as exc:
             log.warning(
                 "chart upload to %s (team %s) failed: %s",

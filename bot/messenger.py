@@ -1,5 +1,6 @@
-"""The ``Messenger`` of ``commands``: Slack messages sent with the Web API, and the
-rewrite of an ephemeral prompt through the ``response_url`` Slack gave with its click.
+"""The ``Messenger`` of ``commands``: Slack messages sent through the outbox
+(``bot.posting``), modals and App Home with the Web API, and the rewrite of an
+ephemeral prompt through the ``response_url`` Slack gave with its click.
 
 Slack refusing a message (the bot is not in the channel, the message is gone, the
 trigger id expired) is logged and reported as ``None``/``False``: the action that wanted
@@ -17,6 +18,7 @@ from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+from bot.posting import SlackOutbox
 from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
 
@@ -24,51 +26,37 @@ log = logging.getLogger(__name__)
 
 
 class WebApiMessenger:
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, outbox: SlackOutbox | None = None) -> None:
         self._client = client
+        self._outbox = outbox or SlackOutbox()
 
     async def post(
         self, channel: str, reply: Reply, *, thread_ts: str | None = None
     ) -> Posted | None:
-        payload = reply.payload()
         try:
-            response = await self._client.chat_postMessage(
-                channel=channel,
-                text=payload["text"],
-                blocks=payload["blocks"],
-                thread_ts=thread_ts,
-                unfurl_links=False,
-            )
+            response = await self._outbox.post(self._client, channel, reply, thread_ts=thread_ts)
         except SlackApiError as exc:
             log.info("post to %s: %s", channel, exc.response.get("error"))
             return None
         return Posted(channel=str(response["channel"]), ts=str(response["ts"]))
 
     async def update(self, channel: str, ts: str, reply: Reply) -> bool:
-        payload = reply.payload()
         try:
-            await self._client.chat_update(
-                channel=channel, ts=ts, text=payload["text"], blocks=payload["blocks"]
-            )
+            await self._outbox.update(self._client, channel, ts, reply)
         except SlackApiError as exc:
             log.info("update of %s in %s: %s", ts, channel, exc.response.get("error"))
             return False
         return True
 
     async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
-        payload = reply.payload()
         if channel:
             try:
-                await self._client.chat_postEphemeral(
-                    channel=channel, user=user, text=payload["text"], blocks=payload["blocks"]
-                )
+                await self._outbox.ephemeral(self._client, channel, user, reply)
                 return
             except SlackApiError as exc:
                 log.info("ephemeral to %s in %s: %s", user, channel, exc.response.get("error"))
         try:
-            await self._client.chat_postMessage(
-                channel=user, text=payload["text"], blocks=payload["blocks"]
-            )
+            await self._outbox.post(self._client, user, reply)
         except SlackApiError as exc:
             log.warning("could not tell %s: %s", user, exc.response.get("error"))
 

@@ -32,7 +32,7 @@ from commands.dispatch import (
 )
 from commands.kernel.catalog import match
 from commands.kernel.grammar import UsageError, tokenize
-from commands.kernel.reply import FieldErrors, Outcome, Reply, StepFailed
+from commands.kernel.reply import Also, FieldErrors, Outcome, Reply, StepFailed
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,8 @@ def outcome_label(outcome: Outcome) -> str:
     """``ok``; a reply's kind (``error``: bad input or a refusal, ``service_error``: the
     call-center service failed, ``failed``: a bug, logged with its ref); ``invalid`` for
     a form's field errors; ``error`` for a failed workflow step."""
+    if isinstance(outcome, Also):
+        return outcome_label(outcome.answer)
     if isinstance(outcome, Reply):
         return outcome.kind
     if isinstance(outcome, FieldErrors):

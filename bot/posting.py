@@ -1,4 +1,12 @@
-"""Posting as the bot outside any Slack request: whose token, and how fast per channel.
+"""The one road to Slack: who posts as the bot, at what pace, and what is already there.
+
+``SlackOutbox`` posts, updates and uploads for every sender (answers a handler sends
+besides its reply, approval cards, digests, alerts, call cards and folded feed messages,
+notices, DMs), carries the message metadata it is given, and reads a channel's history
+for it (``history``), so "was it already posted" is answered in one place.  An outbox
+with a ``ChannelPace`` keeps Slack's posting pace of about one message per second per
+channel before a 429 is ever needed, and when Slack answers 429 anyway the channel waits
+the ``Retry-After`` it named, so its posts stay in order.
 
 A listener gets its client from Bolt; the scheduler, the call feed and the approval
 sweeper have no request, so ``BotClients`` looks the bot token up for them: the
@@ -8,31 +16,40 @@ same `bot.token_rotation.TokenRefresher` Bolt's requests use (one process refres
 the database's claim), and the lookup runs off the event loop.
 Every client carries the same 429 handler as ``bot.app.web_client``
 (Slack's 429s are retried after ``Retry-After``) and shares one aiohttp session, so a
-minute with hundreds of digests reuses connections instead of opening one per call;
-``ChannelPace`` keeps to Slack's posting pace of about one message per second per channel
-before a 429 is ever needed.
+minute with hundreds of digests reuses connections instead of opening one per call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import aiohttp
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.metrics import Metrics
 from bot.metrics_hooks import slack_retry_handlers
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
+from commands.kernel.block_dicts import block_dict
+from commands.kernel.reply import Reply, fit
+from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
 
 DEFAULT_SPACING = 1.0
 """Seconds between two posts to the same channel (Slack: about one message per second)."""
-DEFAULT_BURST = 3
-"""Posts to one channel that may go at once before the spacing applies (Slack allows
-short bursts)."""
+HISTORY_PAGES = 5
+"""Pages of 200 messages looked through for a message that may have been posted."""
+HISTORY_MARGIN = 300.0
+"""Seconds before the moment asked for that a look-up starts (clocks differ)."""
+
+Lane = tuple[str, str]
+"""A team's channel: what Slack's posting pace counts."""
 
 
 class BotClients:
@@ -93,31 +110,184 @@ class BotClients:
 
 class ChannelPace:
     """Slack's pace per channel as a token bucket: ``burst`` posts at once, then one every
-    ``spacing`` seconds; other channels never wait.  (A digest is two posts, its message
-    and its chart, which a burst lets through together.)"""
+    ``spacing`` seconds; other channels never wait.  Time is injectable: tests and
+    benchmarks pace on the Slack stand-in's clock and move it instead of waiting."""
 
-    def __init__(
-        self,
-        spacing: float = DEFAULT_SPACING,
-        *,
-        burst: int = DEFAULT_BURST,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        self._spacing = spacing
-        self._burst = max(1, burst)
-        self._clock = clock
-        self._sleep = sleep
-        self._next: dict[str, float] = {}
+    def __init__(self, spacing: float = DEFAULT_SPACING) -> None:
+        self.spacing = spacing
+        self._clock: Callable[[], float] = time.time
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._next: dict[Lane, float] = {}
         """When the bucket of a channel is next full enough for one post (its 'debt')."""
+        self._held: dict[Lane, float] = {}
+        """Until when Slack asked a channel to wait (429), bursts or not."""
 
-    async def wait(self, channel: str) -> None:
+    def use_clock(
+        self, clock: Callable[[], float], sleep: Callable[[float], Awaitable[None]] | None
+    ) -> None:
+        """Pace on another clock; ``sleep`` moves that clock (None: wait in real time)."""
+        self._clock = clock
+        self._sleep = sleep or asyncio.sleep
+        self._next.clear()
+        self._held.clear()
+
+    def free_at(self, lane: Lane, *, burst: int = 1) -> float:
+        """When the channel next takes a post (0: at once)."""
+        bucket = self._next.get(lane, 0.0) - (max(1, burst) - 1) * self.spacing
+        return max(bucket, self._held.get(lane, 0.0))
+
+    async def take(self, lane: Lane, *, burst: int = 1) -> None:
+        """Wait for the channel's turn and spend it."""
         now = self._clock()
-        # The channel's schedule may run ahead of now by at most (burst - 1) spacings.
-        earliest = self._next.get(channel, now) - (self._burst - 1) * self._spacing
-        turn = max(now, earliest)
-        self._next[channel] = max(self._next.get(channel, now), now) + self._spacing
+        turn = max(now, self.free_at(lane, burst=burst))
+        self._next[lane] = max(self._next.get(lane, now), now) + self.spacing
         if len(self._next) > 10_000:
             self._next = {c: t for c, t in self._next.items() if t > now}
+            self._held = {c: t for c, t in self._held.items() if t > now}
         if turn > now:
             await self._sleep(turn - now)
+
+    def answered(self, lane: Lane) -> None:
+        """Slack counts arrivals, and a post may have arrived late: the channel's next
+        post waits a full spacing after Slack answered this one."""
+        self._next[lane] = max(self._next.get(lane, 0.0), self._clock() + self.spacing)
+
+    def hold(self, lane: Lane, seconds: float) -> None:
+        """Slack asked this channel to wait (429): nothing goes there before then."""
+        until = self._clock() + seconds
+        self._held[lane] = until
+        self._next[lane] = max(self._next.get(lane, 0.0), until)
+
+
+def retry_after(exc: SlackApiError) -> float | None:
+    """The seconds a 429 asks to wait, if it says."""
+    headers = exc.response.headers or {}
+    for key, value in headers.items():
+        if key.lower() == "retry-after":
+            raw = value[0] if isinstance(value, list) else value
+            with contextlib.suppress(TypeError, ValueError):
+                return max(0.0, float(raw))
+    return None
+
+
+def rate_limited(exc: SlackApiError) -> bool:
+    return bool(exc.response.status_code == 429 or exc.response.get("error") == "ratelimited")
+
+
+Message = Reply | CallCard
+"""What a sender hands the outbox: an answer or notice, a call card, a folded message."""
+
+
+class SlackOutbox:
+    """Every post, edit and upload of the app, with the metadata the sender gives it;
+    paced per channel when it has a ``pace`` (the process's background senders share
+    one), straight through when it has none (answers within a request).  Slack's
+    refusals are raised as ``SlackApiError``: each sender knows what one means to it."""
+
+    def __init__(self, pace: ChannelPace | None = None) -> None:
+        self.pace = pace
+
+    async def post(
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        message: Message,
+        *,
+        team: str = "",
+        thread_ts: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        burst: int = 1,
+    ) -> AsyncSlackResponse:
+        return await self._paced(
+            (team, channel),
+            burst,
+            lambda: client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread_ts,
+                unfurl_links=False,
+                unfurl_media=False,
+                metadata=metadata,
+                **_content(message),
+            ),
+        )
+
+    async def update(
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        ts: str,
+        message: Message,
+        *,
+        team: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> AsyncSlackResponse:
+        return await self._paced(
+            (team, channel),
+            1,
+            lambda: client.chat_update(
+                channel=channel, ts=ts, metadata=metadata, **_content(message)
+            ),
+        )
+
+    async def ephemeral(
+        self, client: AsyncWebClient, channel: str, user: str, message: Message
+    ) -> AsyncSlackResponse:
+        """Shown to ``user`` only (Slack does not pace these per channel)."""
+        return await client.chat_postEphemeral(channel=channel, user=user, **_content(message))
+
+    async def upload(
+        self, client: AsyncWebClient, channel: str, *, team: str = "", burst: int = 1, **file: Any
+    ) -> None:
+        """``files_upload_v2`` into ``channel`` (Slack's three-step external upload)."""
+        await self._paced(
+            (team, channel), burst, lambda: client.files_upload_v2(channel=channel, **file)
+        )
+
+    async def history(
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        *,
+        since: float,
+        thread_ts: str | None = None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The messages carrying metadata in ``channel`` (or the thread of ``thread_ts``)
+        from a little before ``since`` (Unix seconds) on, newest first: where a sender
+        whose answer was lost looks for what it posted before posting it again."""
+        query: dict[str, Any] = {
+            "channel": channel,
+            "oldest": f"{since - HISTORY_MARGIN:.6f}",
+            "include_all_metadata": True,
+            "limit": 200,
+        }
+        for _page in range(HISTORY_PAGES):
+            if thread_ts:
+                page = await client.conversations_replies(ts=thread_ts, **query)
+            else:
+                page = await client.conversations_history(**query)
+            for message in page.get("messages") or []:
+                if isinstance(message, dict) and message.get("ts") and message.get("metadata"):
+                    yield message
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return
+            query["cursor"] = cursor
+
+    async def _paced(
+        self, lane: Lane, burst: int, call: Callable[[], Awaitable[AsyncSlackResponse]]
+    ) -> AsyncSlackResponse:
+        if self.pace is None:
+            return await call()
+        await self.pace.take(lane, burst=burst)
+        try:
+            response = await call()
+        except SlackApiError as exc:
+            if rate_limited(exc):
+                self.pace.hold(lane, retry_after(exc) or self.pace.spacing)
+            raise
+        self.pace.answered(lane)
+        return response
+
+
+def _content(message: Message) -> dict[str, Any]:
+    return {"text": message.text, "blocks": [block_dict(b) for b in fit(message.blocks)]}

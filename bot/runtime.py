@@ -24,7 +24,7 @@ from bot.digest_scheduler import DigestScheduler
 from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
-from bot.posting import BotClients
+from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
@@ -119,7 +119,8 @@ class Runtime:
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        digests = DigestPoster(storage, clients, bots, metrics=metrics)
+        outbox = SlackOutbox(ChannelPace())  # the background senders' one pace per channel
+        digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
         return cls(
             settings=settings,
             storage=storage,
@@ -129,7 +130,7 @@ class Runtime:
             zones=zones,
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
-            call_feed=CallFeed(storage, clients, bots, zones),
+            call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             tokens=tokens,
             addresses=addresses,

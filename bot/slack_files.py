@@ -1,5 +1,6 @@
 """``SlackFiles`` over the Web API: find the CSV a person shared, download it with the bot
-token (``url_private_download`` answers a sign-in page to anyone else), post a file back.
+token (``url_private_download`` answers a sign-in page to anyone else), post a file back
+(through the outbox, as every upload).
 
 The download is streamed in chunks, so a large lead file never sits in memory whole.
 Finding the file reads the channel's recent history (``channels:history``), the one
@@ -16,6 +17,7 @@ import httpx
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.posting import SlackOutbox
 from commands.kernel.i18n import _
 from commands.kernel.slack_files import FileDownloadError, SharedFile
 
@@ -43,8 +45,9 @@ def _shared(body: dict[str, Any]) -> SharedFile:
 
 
 class WebApiFiles:
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(self, client: AsyncWebClient, outbox: SlackOutbox | None = None) -> None:
         self._client = client
+        self._outbox = outbox or SlackOutbox()
 
     async def latest_csv(self, channel: str, user: str) -> SharedFile | None:
         try:
@@ -92,8 +95,9 @@ class WebApiFiles:
         self, channel: str, *, filename: str, path: str, comment: str, thread_ts: str | None
     ) -> bool:
         try:
-            await self._client.files_upload_v2(
-                channel=channel,
+            await self._outbox.upload(
+                self._client,
+                channel,
                 file=path,
                 filename=filename,
                 title=filename,

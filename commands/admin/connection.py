@@ -39,7 +39,16 @@ from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
 from commands.kernel.modals import modal
-from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, context_line, notice
+from commands.kernel.reply import (
+    Also,
+    OpenModal,
+    Outcome,
+    PublishHome,
+    Reply,
+    Tell,
+    context_line,
+    notice,
+)
 from commands.kernel.text import escape
 from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
@@ -329,15 +338,13 @@ async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
     await ctx.audit("workspace.connect", {"base_url": base_url})
     channel = read_metadata(ConnectMeta, submission.metadata).channel
-    if channel and ctx.messenger is not None:
-        reply = notice(
-            _("Connected to {address}. Try `/callops status`.").format(
-                address=f"*{escape(base_url)}*"
-            ),
-            emoji=":white_check_mark:",
-        )
-        await ctx.messenger.tell(ctx.user_id, str(channel), reply)
-    return PublishHome()
+    if not channel:
+        return PublishHome()
+    reply = notice(
+        _("Connected to {address}. Try `/callops status`.").format(address=f"*{escape(base_url)}*"),
+        emoji=":white_check_mark:",
+    )
+    return Also(PublishHome(), Tell(ctx.user_id, reply, channel=str(channel)))
 
 
 def _storage(ctx: CommandContext) -> Storage:

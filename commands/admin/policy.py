@@ -31,7 +31,7 @@ from commands.kernel.grammar import UsageError, parse_channel, parse_user, split
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Reply, context_line, error, notice, section
+from commands.kernel.reply import Also, Reply, Tell, context_line, error, notice, section
 from commands.kernel.text import code, escape, mention
 from storage import (
     ADMINS,
@@ -275,7 +275,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     )
 
 
-async def role(ctx: CommandContext, args: list[str]) -> Reply:
+async def role(ctx: CommandContext, args: list[str]) -> Reply | Also:
     usage = usage_of("role")
     storage = _storage(ctx)
     if not args:
@@ -309,17 +309,18 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
     await ctx.audit("role.set", {"user": ref.id, "role": new_role.value})
-    if ctx.messenger is not None and ref.id != ctx.user_id:
-        await ctx.messenger.tell(ref.id, None, role_told(ctx.user_id, new_role))
     if new_role is Role.ADMIN:
         now = _("{person} is now {role}.")
     else:
         now = _(
             "{person} is now {role}. (Slack workspace admins stay admins whatever is set here.)"
         )
-    return notice(
+    answer = notice(
         now.format(person=mention(ref.id), role=role_name(new_role)), emoji=":white_check_mark:"
     )
+    if ref.id == ctx.user_id:
+        return answer
+    return Also(answer, Tell(ref.id, role_told(ctx.user_id, new_role)))
 
 
 ROLE_CAN = {

@@ -175,10 +175,6 @@ class ApprovalFlow:
         if url and registered(approval):
             await self.slack.rewrite(url, concluded(approval, self.ctx.tz))
 
-    async def tell(self, reply: Reply) -> None:
-        """An ephemeral answer to the person acting, where they act (else a DM)."""
-        await self.slack.tell(self.ctx.user_id, self.ctx.channel_id, reply)
-
     # -- moving a request on -----------------------------------------------------------
 
     async def run(self, approval: Approval) -> Approval | None:

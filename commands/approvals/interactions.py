@@ -134,15 +134,13 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
             params_hash=hash_from_block(click.block_id),
         )
     except LookupError:
-        await flow.tell(notice(_("This request no longer exists.")))
-        return Nothing()
+        return notice(_("This request no longer exists."))
     if not decision.moved:
-        await flow.tell(notice(decision.message or _("Nothing changed."), emoji=":no_entry_sign:"))
         if decision.approval.state.is_final:
             await flow.update_card(decision.approval)
         if decision.expired_now:
             await flow.settled(decision.approval)
-        return Nothing()
+        return notice(decision.message or _("Nothing changed."), emoji=":no_entry_sign:")
     await flow.update_card(decision.approval)
     await flow.run(decision.approval)
     return Nothing()
@@ -153,15 +151,13 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     approval = await off_loop(flow.storage.approvals.get, ctx.team_id, request_id(click))
     if approval is None:
-        await flow.tell(notice(_("This request no longer exists.")))
-        return Nothing()
+        return notice(_("This request no longer exists."))
     if approval.state is ApprovalState.PENDING and flow.storage.clock() >= approval.expires_at:
         await flow.sweep()
         approval = await off_loop(flow.storage.approvals.require, ctx.team_id, approval.id)
     if approval.state is not ApprovalState.PENDING:
-        await flow.tell(notice(late_message(approval)))
         await flow.update_card(approval)
-        return Nothing()
+        return notice(late_message(approval))
     if ctx.user_id == approval.requester and not approval.allow_self_approval:
         refusal: str | None = _("You asked for this: withdraw it from your own message instead.")
     else:
@@ -183,8 +179,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
             detail=f"{approval.id}: deny: {refusal}",
         )
         shown = _(refusal)
-        await flow.tell(notice(shown[:1].upper() + shown[1:], emoji=":no_entry_sign:"))
-        return Nothing()
+        return notice(shown[:1].upper() + shown[1:], emoji=":no_entry_sign:")
     private = json.dumps(
         {"id": approval.id, "hash": hash_from_block(click.block_id), "channel": ctx.channel_id}
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -50,7 +50,7 @@ from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Nothing, Outcome, Reply, context_line, error, notice, section
+from commands.kernel.reply import Outcome, Post, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
@@ -499,14 +499,9 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
             when=f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}",
         )
     note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
-    note.ephemeral = False
     channel = ctx.channel_id or alert.channel
-    if ctx.messenger is not None and await ctx.messenger.post(
-        channel, note, thread_ts=click.message_ts
-    ):
-        return Nothing()
     note.ephemeral = True
-    return note
+    return Post(channel, replace(note, ephemeral=False), thread_ts=click.message_ts, otherwise=note)
 
 
 def _store(ctx: CommandContext) -> Storage:

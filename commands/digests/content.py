@@ -40,7 +40,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click, Interactions, OnClick
 from commands.kernel.periods import Window
-from commands.kernel.reply import Nothing, Outcome, Reply, context_line, notice, section
+from commands.kernel.reply import Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import (
     campaign_label,
@@ -580,13 +580,8 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
             reply.text = _("Full report, asked for by {user}: {report}").format(
                 user=f"<@{ctx.user_id}>", report=reply.text
             )
-    if (
-        in_thread
-        and channel is not None
-        and ctx.messenger is not None
-        and await ctx.messenger.post(channel, reply, thread_ts=ts)
-    ):
-        return Nothing()
+    if in_thread and channel is not None:
+        return Post(channel, reply, thread_ts=ts, otherwise=replace(reply, ephemeral=True))
     reply.ephemeral = True
     return reply
 

@@ -59,10 +59,11 @@ class StepExecution:
 
 
 class Messenger(Protocol):
-    """The Slack messages a handler may send besides its answer (an approval card in
-    another channel, a note in a thread, the App Home tab), sent by ``bot/`` with the Web
-    API.  Failures are logged there and reported as ``None``/``False``: a message Slack
-    refuses never breaks the action that wanted to send it."""
+    """The Slack messages sent besides an answer: what an ``Outcome`` names (a note in a
+    thread, a DM, the App Home tab) and the approval flow's cards, sent by ``bot/``
+    through its one outbox.  Failures are logged there and reported as
+    ``None``/``False``: a message Slack refuses never breaks the action that wanted to
+    send it."""
 
     async def post(
         self, channel: str, reply: Reply, *, thread_ts: str | None = None

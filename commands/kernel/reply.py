@@ -1,7 +1,9 @@
 """What a command hands back to the Slack layer: blocks plus a plain-text fallback.
 
 Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes through
-``response_url``, ``chat.postMessage`` or ``views.publish``.
+``response_url``, ``chat.postMessage`` or ``views.publish``.  A handler that has more to
+say than its answer (a note in a thread, a DM) says it in its outcome (``Post``,
+``Also``) and ``bot/`` sends it: a handler never posts itself.
 """
 
 from __future__ import annotations
@@ -111,6 +113,38 @@ class Nothing:
 
 
 @dataclass
+class Post:
+    """A message for everyone in a channel (or a thread) instead of an answer;
+    ``otherwise`` answers the person when Slack refuses the post."""
+
+    channel: str
+    reply: Reply
+    _: KW_ONLY
+    thread_ts: str | None = None
+    otherwise: Reply | None = None
+
+
+@dataclass
+class Tell:
+    """A message to one person: ephemeral in ``channel``, else (no channel, or the bot is
+    not in it) a DM."""
+
+    user: str
+    reply: Reply
+    _: KW_ONLY
+    channel: str | None = None
+
+
+@dataclass
+class Also:
+    """An answer, and a message to someone sent before it (the person whose role
+    changed, the channel a form was opened from)."""
+
+    answer: Outcome
+    tell: Tell
+
+
+@dataclass
 class StepCompleted:
     """A workflow step finished: its outputs, named as the manifest declares them."""
 
@@ -141,6 +175,8 @@ Outcome = (
     | Rerun
     | DeleteOriginal
     | Nothing
+    | Post
+    | Also
     | StepCompleted
     | StepFailed
     | StepPending

@@ -41,7 +41,7 @@ def runtime_on(settings: Settings, clock: FakeClock) -> Runtime:
     rt = Runtime.build(settings, storage)
     # Slack's per-channel pace is tested on its own (test_posting.py); here posts to one
     # channel a "day" apart must not wait a real second each.
-    rt.digests.pace = ChannelPace(spacing=0.0)
+    rt.digests.outbox.pace = ChannelPace(spacing=0.0)
     return rt
 
 

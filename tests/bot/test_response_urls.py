@@ -1,20 +1,19 @@
 """Answers through ``response_url`` (``bot.response_urls``): what reaches Slack is what
-Bolt's own ``respond`` would have sent, a refused answer is said in the log, and a
-dropped connection is tried once more, never more."""
+Bolt's own ``respond`` would have sent, every answer of the process shares one session,
+and a dropped connection is tried once more, never more."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
+from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_sdk.models.blocks import Block, SectionBlock
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.response_urls import ResponseUrls
+from bot.response_urls import ResponseUrls, SharedRespond
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
 from tests.slack_standin.loopback import Receiver, connected_receiver, serve
 
@@ -32,13 +31,21 @@ async def urls() -> AsyncIterator[ResponseUrls]:
     await pool.close()
 
 
+def pooled(urls: ResponseUrls, url: str) -> SharedRespond:
+    """The ``respond`` a listener finds in Bolt's context once the middleware ran."""
+    context = AsyncBoltContext(respond=AsyncRespond(response_url=url))
+    urls.pool(context)
+    assert isinstance(context.respond, SharedRespond)
+    return context.respond
+
+
 async def a_response_url(slack: SlackStandIn, channel: str = CALL_CENTER) -> str:
     delivery = await slack.driver.slash_command(user=SUPERVISOR, channel=channel, text="x")
     assert delivery.response_url is not None
     return delivery.response_url
 
 
-async def test_an_answer_is_the_message_slack_sdks_client_would_post(
+async def test_an_answer_is_the_message_bolts_own_respond_would_post(
     slack: SlackStandIn, receiver: Receiver, urls: ResponseUrls
 ) -> None:
     words = 'Chiến dịch “Nhắc lịch” &lt;b&gt; &amp; \\ "quoted" 😀'
@@ -46,35 +53,33 @@ async def test_an_answer_is_the_message_slack_sdks_client_would_post(
         {"type": "section", "block_id": "dict", "text": {"type": "mrkdwn", "text": words}},
         SectionBlock(text="made by slack_sdk", block_id="sdk"),
     ]
-    answer = urls.respond_to(await a_response_url(slack))
-    ours = await answer(text=words, blocks=blocks, response_type="in_channel")
-    theirs = await AsyncWebhookClient(await a_response_url(slack, DIGESTS)).send(
+    ours = await pooled(urls, await a_response_url(slack))(
         text=words, blocks=blocks, response_type="in_channel"
     )
-    ok = (200, '{"ok": true}')
-    assert (ours.status_code, ours.body) == (theirs.status_code, theirs.body) == ok
+    theirs = await AsyncRespond(response_url=await a_response_url(slack, DIGESTS))(
+        text=words, blocks=blocks, response_type="in_channel"
+    )
+    assert (ours.status_code, ours.body) == (theirs.status_code, theirs.body)
     [posted] = slack.messages(CALL_CENTER)
     [reference] = slack.messages(DIGESTS)
     assert posted["text"] == reference["text"] == words
     assert posted["blocks"] == reference["blocks"]
 
 
-async def test_a_refused_answer_is_returned_and_logged_without_its_url(
-    slack: SlackStandIn,
-    receiver: Receiver,
-    urls: ResponseUrls,
-    caplog: pytest.LogCaptureFixture,
+async def test_answers_share_one_session(
+    slack: SlackStandIn, receiver: Receiver, urls: ResponseUrls
 ) -> None:
-    url = await a_response_url(slack)
-    answer = urls.respond_to(url)
-    for n in range(5):  # Slack takes five answers per response_url
-        assert (await answer(text=f"answer {n}")).status_code == 200
-    with caplog.at_level(logging.WARNING, logger="bot.response_urls"):
-        sixth = await answer(text="one too many")
-    assert sixth.status_code == 404 and "used_url" in sixth.body
-    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.response_urls"]
-    assert "404" in line and "used_url" in line and url not in line
-    assert [e["text"] for e in slack.ephemerals(SUPERVISOR)][-1] == "answer 4"
+    first = pooled(urls, await a_response_url(slack))
+    second = pooled(urls, await a_response_url(slack))
+    assert (await first(text="one")).status_code == (await second(text="two")).status_code == 200
+    assert first.session is second.session and not first.session.closed
+
+
+def test_a_request_without_a_response_url_keeps_bolts_respond(urls: ResponseUrls) -> None:
+    given = AsyncRespond(response_url=None)
+    context = AsyncBoltContext(respond=given)
+    urls.pool(context)
+    assert context.respond is given
 
 
 class Dropping:
@@ -102,7 +107,7 @@ async def test_a_dropped_connection_is_tried_once_more_and_no_more(
     app = web.Application()
     app.router.add_post("/response/1", server.handle)
     async with serve(app, "/response/1") as url:
-        answer = urls.respond_to(url)
+        answer = pooled(urls, url)
         if arrives:
             assert (await answer(text="hello")).status_code == 200
         else:

@@ -53,7 +53,7 @@ async def rotating(
         callops_secret_key=Fernet.generate_key().decode(),
     )
     rt = Runtime.open(settings)
-    rt.digests.pace = ChannelPace(spacing=0.0)
+    rt.digests.outbox.pace = ChannelPace(spacing=0.0)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     slack.core.state.revoke_tokens(TEAM)  # only tokens of this install can work
     async with serving(rt, port=port, scheduler=False) as url:
