@@ -1,5 +1,5 @@
 """The offline demo in a real browser: headless Chromium (Debian's ``chromium``, driven by
-Playwright) against ``bot.demo.running_demo`` on loopback ephemeral ports.
+Playwright) against ``demo.offline.running_demo`` on loopback ephemeral ports.
 
 Waiting is always on a condition (Playwright's auto-waiting ``expect``), never on time.
 """
@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, Route, async_playwright, expect
 
-from bot.demo import Demo, running_demo
+from demo.offline import Demo, running_demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM
 
 CHROMIUM = "/usr/bin/chromium"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from playwright.async_api import Locator, expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from demo.offline import Demo
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR
 from tests.demo.conftest import APPROVE, BROWSER, Console
 

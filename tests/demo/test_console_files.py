@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from playwright.async_api import FilePayload, expect
 
-from bot.demo import Demo
-from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
+from demo.offline import Demo
+from demo.sample_leads import SAMPLE_NAME, upload_target
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR
 from tests.demo.conftest import APPROVE, BROWSER, Console
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 from playwright.async_api import expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from demo.offline import Demo
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR
 from tests.demo.conftest import BROWSER, Console
 
