@@ -22,6 +22,7 @@ from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, SecretBox, Storage
+from tests.blocks import elements
 from tests.bot.test_commands_e2e import shown
 
 __all__ = ["shown"]
@@ -64,20 +65,9 @@ def use_approvals_channel(rt: Runtime) -> None:
 
 
 def button_ids(message: JSON | None) -> list[str]:
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                found.append(str(node.get("action_id")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk((message or {}).get("blocks", []))
-    return found
+    return [
+        str(node.get("action_id")) for node in elements((message or {}).get("blocks", []), "button")
+    ]
 
 
 async def prompt_for(slack: SlackStandIn, text: str, user: str = AGENT) -> JSON:

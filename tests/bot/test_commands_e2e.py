@@ -12,25 +12,14 @@ from bot.runtime import Runtime
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from tests.blocks import elements
 
 
 def mrkdwn(message: dict[str, Any]) -> str:
     """The parts Slack parses for mentions: the fallback text and every mrkdwn object
     (plain_text objects, such as headers, are shown literally and ping nobody)."""
-    found = [message.get("text", "")]
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "mrkdwn":
-                found.append(str(node.get("text", "")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(message.get("blocks", []))
-    return "\n".join(found)
+    found = [str(node.get("text", "")) for node in elements(message.get("blocks", []), "mrkdwn")]
+    return "\n".join([message.get("text", ""), *found])
 
 
 def shown(message: dict[str, Any]) -> str:
