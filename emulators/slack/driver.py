@@ -18,7 +18,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import urlencode
 
@@ -54,12 +54,12 @@ class Delivery:
     """One request delivered to the app, and how the app acknowledged it."""
 
     kind: str  # slash_command, block_actions, view_submission, view_closed, ...
-    transport: Transport
-    status: int  # HTTP status; over Socket Mode 200 when acked; 0 when no answer came
-    body: str  # the ack body (Socket Mode: the ack's payload as JSON, or "")
-    ack_seconds: float
     payload: JSON  # what was sent: the form fields of a command, else the JSON payload
     team_id: str
+    transport: Transport = "http"
+    status: int = 0  # HTTP status; over Socket Mode 200 when acked; 0 when no answer came
+    body: str = ""  # the ack body (Socket Mode: the ack's payload as JSON, or "")
+    ack_seconds: float = 0.0
     user_id: str | None = None
     trigger_id: str | None = None
     response_url: str | None = None
@@ -275,10 +275,6 @@ class SlackDriver:
         )
         delivery = Delivery(
             kind="slash_command",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=form,
             team_id=team.id,
             user_id=user.id,
@@ -431,10 +427,6 @@ class SlackDriver:
     ) -> Delivery:
         return Delivery(
             kind=kind,
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=body,
             team_id=team.id,
             user_id=user.id,
@@ -647,10 +639,6 @@ class SlackDriver:
         )
         delivery = Delivery(
             kind="event_callback",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=envelope,
             team_id=team.id,
             user_id=event.get("user") if isinstance(event.get("user"), str) else None,
@@ -780,10 +768,6 @@ class SlackDriver:
         team = self._core.state.first_team_id()
         delivery = Delivery(
             kind="url_verification",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=body,
             team_id=team,
             sent_body=json.dumps(body),
@@ -936,21 +920,14 @@ class SlackDriver:
 
     async def _resend(self, original: Delivery, as_retry: bool, options: SendOptions) -> Delivery:
         retry_num = original.retry_num + 1 if as_retry else original.retry_num
-        again = Delivery(
-            kind=original.kind,
-            transport=original.transport,
+        # Sent again as it was first sent; how the app answers is the new delivery's own.
+        again = replace(
+            original,
             status=0,
             body="",
             ack_seconds=0.0,
-            payload=original.payload,
-            team_id=original.team_id,
-            user_id=original.user_id,
-            trigger_id=original.trigger_id,
-            response_url=original.response_url,
-            sent_body=original.sent_body,
-            content_type=original.content_type,
-            envelope_type=original.envelope_type,
-            accepts_response_payload=original.accepts_response_payload,
+            headers={},
+            sent_headers={},
             retry_num=retry_num,
         )
         extra: dict[str, str] = {}

@@ -20,6 +20,7 @@ from emulators.pbx.bodies import check, read_object
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.openapi import json_body, responses
 from emulators.pbx.paging import json_response
+from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.state import emulator
 
 router = APIRouter(tags=["users and groups"])
@@ -43,19 +44,8 @@ def _taken(conn: sqlite3.Connection, domain_uuid: str, name: str, other_than: st
 
 
 def group_wire(conn: sqlite3.Connection, group_uuid: str) -> Group:
-    row = conn.execute(
-        "SELECT group_uuid, domain_uuid, group_name, group_description, department_uuid, "
-        "group_priority FROM groups WHERE group_uuid = ?",
-        (group_uuid,),
-    ).fetchone()
-    return Group(
-        group_uuid=row[0],
-        domain_uuid=row[1],
-        group_name=row[2],
-        group_description=row[3],
-        department_uuid=row[4],
-        group_weight=row[5],
-    )
+    sql = f"SELECT {GROUP_COLUMNS} FROM groups g WHERE g.group_uuid = ?"
+    return group_of(conn.execute(sql, (group_uuid,)).fetchone())
 
 
 @router.post(
