@@ -49,6 +49,11 @@ class SendOptions(TypedDict, total=False):
     ack_timeout: float  # how long to wait for the ack (default 10 s; Slack gives up at 3)
 
 
+def message_container(ts: str, channel: str, *, ephemeral: bool = False) -> JSON:
+    """Where a click on a message's element came from, as Slack's ``container`` says it."""
+    return {"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": ephemeral}
+
+
 @dataclass
 class Delivery:
     """One request delivered to the app, and how the app acknowledged it."""
@@ -372,12 +377,7 @@ class SlackDriver:
                 raise LookupError(f"no ephemeral message {ephemeral_ts}")
             channel = state.channel(record["channel"])
             blocks = record.get("blocks")
-            body["container"] = {
-                "type": "message",
-                "message_ts": ephemeral_ts,
-                "channel_id": channel.id,
-                "is_ephemeral": True,
-            }
+            body["container"] = message_container(ephemeral_ts, channel.id, ephemeral=True)
             body["channel"] = payloads.channel_ref(channel)
             url = state.new_response_url(
                 team.id, user.id, channel.id, ("ephemeral", user.id, ephemeral_ts)
@@ -391,12 +391,7 @@ class SlackDriver:
             if message is None:
                 raise LookupError(f"no message {ts} in {channel.id}")
             blocks = message.get("blocks")
-            container: JSON = {
-                "type": "message",
-                "message_ts": ts,
-                "channel_id": channel.id,
-                "is_ephemeral": False,
-            }
+            container = message_container(ts, channel.id)
             if message.get("thread_ts") and message["thread_ts"] != ts:
                 container["thread_ts"] = message["thread_ts"]
             body["container"] = container
@@ -483,12 +478,7 @@ class SlackDriver:
             if message is None:
                 raise LookupError(f"no message {ts} in {channel.id}")
             blocks = message.get("blocks")
-            body["container"] = {
-                "type": "message",
-                "message_ts": ts,
-                "channel_id": channel.id,
-                "is_ephemeral": False,
-            }
+            body["container"] = message_container(ts, channel.id)
             body["channel"] = payloads.channel_ref(channel)
             body["message"] = message
         found = find_action(blocks, action_id)
