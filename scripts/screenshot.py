@@ -27,6 +27,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
+
 from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
 from callcenter import CallCenter
@@ -34,18 +36,8 @@ from commands.kernel.i18n import in_language
 from demo.offline import Demo, running_demo
 from demo.sample_leads import SAMPLE_NAME, upload_target
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 VIEWPORT: ViewportSize = {"width": 1440, "height": 900}
 MAX_HEIGHT = 2600
 

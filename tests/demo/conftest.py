@@ -18,18 +18,8 @@ from playwright.async_api import Browser, Locator, Page, Route, async_playwright
 
 from demo.offline import Demo, running_demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 WAIT_MS = 10_000
 APPROVE: Final = "Approve"
 """The approval card's Approve button, as the console tests read the demo (in English:
