@@ -138,6 +138,14 @@ class SlackDriver:
             return self._core.state.open_im(team.id, person.id)
         return self._core.state.channel(ref, team.id)
 
+    def _message(self, channel_ref: str, ts: str, team: Team) -> tuple[Channel, JSON]:
+        """The channel and the message a click names, which must exist."""
+        channel = self._channel(channel_ref, team)
+        message = self._core.state.get_message(channel.id, ts)
+        if message is None:
+            raise LookupError(f"no message {ts} in {channel.id}")
+        return channel, message
+
     def _response_url(self, record: ResponseUrl) -> str:
         return f"{self._core.base_url}response/{record.id}"
 
@@ -386,10 +394,7 @@ class SlackDriver:
         else:
             if channel_ref is None or ts is None:
                 raise ValueError("block_action needs channel and ts, ephemeral_ts, or view_id")
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             blocks = message.get("blocks")
             container = message_container(ts, channel.id)
             if message.get("thread_ts") and message["thread_ts"] != ts:
@@ -473,10 +478,7 @@ class SlackDriver:
         else:
             if channel_ref is None or ts is None:
                 raise ValueError("block_suggestion needs view_id, or channel and ts")
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             blocks = message.get("blocks")
             body["container"] = message_container(ts, channel.id)
             body["channel"] = payloads.channel_ref(channel)
@@ -814,10 +816,7 @@ class SlackDriver:
         body["action_ts"] = self._core.ids.ts(self._core.clock.now())
         response_url: str | None = None
         if channel_ref is not None and ts is not None:
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             record = state.new_response_url(team.id, user.id, channel.id, source=None)
             response_url = self._response_url(record)
             body["channel"] = payloads.channel_ref(channel)
