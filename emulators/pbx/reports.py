@@ -135,18 +135,12 @@ GROUP_COLUMNS = (
     "g.group_priority"
 )
 """The columns ``group_of`` reads, in its order (the service calls the priority a weight)."""
+GROUP_FIELDS = "group_uuid domain_uuid group_name group_description department_uuid group_weight"
 
 
 def group_of(row: Sequence[Any]) -> Group:
-    uuid, domain, name, description, department, weight = row
-    return Group(
-        group_uuid=uuid,
-        domain_uuid=domain,
-        group_name=name,
-        group_description=description,
-        department_uuid=department,
-        group_weight=weight,
-    )
+    """A row of ``GROUP_COLUMNS`` as the service shows a group."""
+    return Group.model_validate(dict(zip(GROUP_FIELDS.split(), row, strict=True)))
 
 
 def people(conn: sqlite3.Connection, domain_uuid: str) -> dict[str, Person]:
