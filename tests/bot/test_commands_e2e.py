@@ -42,6 +42,14 @@ async def campaigns_of(pbx: EmulatorServer, api_key: str | None = None) -> list[
         return [c async for c in cc.campaigns.iterate()]
 
 
+async def renamed_campaign(pbx: EmulatorServer, name: str) -> Any:
+    """The service's first campaign, renamed ``name`` (as anyone with access could)."""
+    target = (await campaigns_of(pbx))[0]
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        await cc.campaigns.set_fields(target.campaign_uuid, campaign_name=name)
+    return target
+
+
 async def test_campaigns_lists_the_service_campaigns(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
@@ -167,11 +175,7 @@ async def test_bad_arguments_say_what_was_wrong_and_how(app: Runtime, slack: Sla
 async def test_lead_name_with_mentions_pings_nobody(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    target = (await campaigns_of(pbx))[0]
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        await cc.campaigns.set_fields(
-            target.campaign_uuid, campaign_name="<!channel> <@U0002> & co"
-        )
+    target = await renamed_campaign(pbx, "<!channel> <@U0002> & co")
     reply = await ask(slack, f"campaign {target.campaign_uuid}")
     text = mrkdwn(reply)
     assert "&lt;!channel&gt; &lt;@U0002&gt; &amp; co" in text

@@ -26,20 +26,13 @@ from bot.runtime import Runtime
 from commands.dispatch import INTERACTIONS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
+from tests import strategies
 
 EXAMPLES = 6
 """Values per declared id (over 40 ids, so a few hundred requests in all)."""
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**30), max_value=10**30)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=30),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=12,
+json_values = strategies.json_values(
+    integers=st.integers(min_value=-(10**30), max_value=10**30), text=30, key=10, size=4, leaves=12
 )
 values = st.one_of(
     st.text(min_size=1, max_size=60),
