@@ -79,6 +79,11 @@ def test_the_allowance_is_used_lazily() -> None:
     assert demo_imports(tree, lazy_allowed=False) != []
 
 
+RUN_NOT_IMPORTED = frozenset({"storage.alembic.env"})
+"""Alembic's environment script, which runs a migration when loaded: read by the first
+test, not imported here."""
+
+
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -100,7 +105,8 @@ def test_importing_every_product_module_loads_nothing_of_the_demo() -> None:
             module = importlib.import_module(pkg)
             names += [m.name for m in pkgutil.walk_packages(module.__path__, pkg + ".")]
         for name in names:
-            importlib.import_module(name)
+            if name not in {sorted(RUN_NOT_IMPORTED)!r}:
+                importlib.import_module(name)
         loaded = sorted({{m.split(".")[0] for m in sys.modules}} & set({sorted(DEMO_ONLY)!r}))
         print(len(names), loaded)
         """
