@@ -43,13 +43,15 @@ packages:
 	echo "Installing Debian packages:$$missing"; \
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null
 
+# requirements.lock pins the `demo` extra too (emulators, Slack stand-in, console), so every
+# goal here, `make demo` and `make test` among them, gets the product and the demo alike.
 install: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml | packages
 	test -x $(BIN)/pip || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade "pip>=24"
 	$(PIP) install -r requirements.lock
-	$(PIP) install --no-deps -e .
+	$(PIP) install --no-deps -e '.[demo]'
 	touch $(STAMP)
 	$(MAKE) --no-print-directory translations
 
@@ -66,7 +68,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy callcenter storage commands bot emulators tests scripts
+	$(BIN)/mypy callcenter storage commands bot emulators demo tests scripts
 
 # The test tiers are pytest markers, given to every test in tests/conftest.py.
 pytest-check: install translations
@@ -99,7 +101,7 @@ bench: install
 lock:
 	rm -rf /tmp/callops-lock && $(PYTHON) -m venv /tmp/callops-lock
 	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check --upgrade pip
-	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check '.[dev]'
+	/tmp/callops-lock/bin/pip install -qq --disable-pip-version-check '.[demo,dev]'
 	/tmp/callops-lock/bin/pip freeze --exclude callops > requirements.lock
 
 clean:

@@ -136,15 +136,11 @@ def postgres() -> Iterator[str]:
     bin_dir = postgres_bin_dir()
     if bin_dir is None:
         raise SystemExit(f"PostgreSQL is not installed: {INSTALL_HINT}")
-    server = PostgresServer(bin_dir)
-    try:
-        server.start()
+    with PostgresServer(bin_dir) as server:
         url = server.create_database()
         callops = Path(sys.executable).with_name("callops")
         subprocess.run([str(callops), "db", "migrate", "--db", url], check=True, cwd=ROOT)
         yield url
-    finally:
-        server.stop()
 
 
 def prepare(db: str, key: str, service_url: str, channels: list[str], campaigns: list[str]) -> str:

@@ -148,12 +148,8 @@ def _database(engine: str, db_dir: str | None) -> Iterator[str]:
     bin_dir = postgres_bin_dir()
     if bin_dir is None:
         raise SystemExit(f"PostgreSQL is not installed: {INSTALL_HINT}")
-    server = PostgresServer(bin_dir)
-    try:
-        server.start()
+    with PostgresServer(bin_dir) as server:
         yield server.create_database()
-    finally:
-        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

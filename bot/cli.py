@@ -11,10 +11,9 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 
 
 def _registrars() -> list[Register]:
-    import emulators.pbx.cli as emulator_cli
     from bot import cli_admin, cli_app
 
-    return [cli_app.register, emulator_cli.register, cli_admin.register]
+    return [cli_app.register, cli_app.register_emulator, cli_admin.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,13 @@
-"""``callops serve``, ``callops socket``, ``callops scheduler`` and ``callops demo``: the
-processes that run the app, each until it is stopped."""
+"""``callops serve``, ``callops socket``, ``callops scheduler``, ``callops demo`` and
+``callops emulator``: the processes that run the app, each until it is stopped.
+
+The last two belong to the ``callops[demo]`` extra: the emulators and the demo wiring
+(``emulators``, ``demo``) and their web stack (fastapi, uvicorn, python-multipart) come
+with it only, so they are imported inside those commands, never at import time:
+``callops serve`` and ``callops socket`` run without them, and ``callops demo`` and
+``callops emulator``, when the extra is missing, say how to install it instead of
+failing with a traceback.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 from collections.abc import Coroutine
 from typing import Any
 
@@ -21,6 +30,11 @@ from storage.errors import StorageError
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
+
+DEMO_MODULES = frozenset(
+    {"demo", "emulators", "fastapi", "starlette", "uvicorn", "multipart", "python_multipart"}
+)
+"""Top-level modules that only the ``callops[demo]`` extra provides."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +74,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     demo.add_argument("--port", type=int, default=8800, help="port of the console (loopback)")
     demo.set_defaults(func=_demo)
+
+
+def register_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``callops emulator``, whose options the emulator itself declares."""
+    try:
+        import emulators.pbx.cli as emulator_cli
+    except ModuleNotFoundError as exc:
+        _register_missing(sub, "emulator", "serve the call-center emulator", exc)
+    else:
+        emulator_cli.register(sub)
 
 
 async def serve_forever(
@@ -166,6 +190,40 @@ def _scheduler(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from bot.demo import run
-
+    try:
+        from demo.offline import run
+    except ModuleNotFoundError as exc:
+        return missing_extra("demo", exc)
     return run(args.port)
+
+
+def is_extra_module(exc: ModuleNotFoundError) -> bool:
+    """Whether the module ``exc`` found missing is one the demo extra brings."""
+    return (exc.name or "").split(".")[0] in DEMO_MODULES
+
+
+def missing_extra(command: str, exc: ModuleNotFoundError) -> int:
+    """Say which extra to install when ``exc`` is one of its modules; re-raise otherwise."""
+    if not is_extra_module(exc):
+        raise exc
+    print(
+        f"callops {command}: needs the demo extra ({exc.name} is not installed); "
+        "install it with: pip install 'callops[demo]'",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def _register_missing(
+    sub: argparse._SubParsersAction[Any], command: str, summary: str, exc: ModuleNotFoundError
+) -> None:
+    """A stand-in for a command whose module is missing: it takes any arguments and says
+    which extra brings it."""
+    if not is_extra_module(exc):
+        raise exc
+    # No option prefix of its own, so that every argument, options too, lands in ``arguments``.
+    parser = sub.add_parser(
+        command, help=f"{summary} (needs callops[demo])", prefix_chars="\0", add_help=False
+    )
+    parser.add_argument("arguments", nargs="*")
+    parser.set_defaults(func=lambda _args: missing_extra(command, exc))

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/screenshot.py [--scene NAME] [--out PATH]
 
-Starts the demo in-process (``bot.demo.running_demo`` on ephemeral loopback ports), drives
+Starts the demo in-process (``demo.offline.running_demo`` on ephemeral loopback ports), drives
 the console in headless Chromium (Debian's ``/usr/bin/chromium``) the way a visitor would,
 and saves what the browser shows.  ``console``: an agent asks to start two campaigns, the
 supervisor approves one in #approvals.  ``digest``: the manager runs the sample digest in
@@ -27,25 +27,17 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
+
 from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
-from bot.demo import Demo, running_demo
-from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
 from commands.kernel.i18n import in_language
+from demo.offline import Demo, running_demo
+from demo.sample_leads import SAMPLE_NAME, upload_target
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, DIGESTS, MANAGER, SUPERVISOR, TEAM
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 VIEWPORT: ViewportSize = {"width": 1440, "height": 900}
 MAX_HEIGHT = 2600
 

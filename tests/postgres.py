@@ -100,6 +100,18 @@ class PostgresServer:
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
         self._started = True
 
+    def __enter__(self) -> PostgresServer:
+        """Started; stopped and deleted again when it could not start."""
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self._started:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
@@ -158,9 +170,5 @@ def postgres_server() -> Iterator[PostgresServer]:
             f"{INSTALL_HINT}",
             pytrace=False,
         )
-    server = PostgresServer(bin_dir)
-    try:
-        server.start()
+    with PostgresServer(bin_dir) as server:
         yield server
-    finally:
-        server.stop()

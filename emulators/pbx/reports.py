@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
@@ -129,25 +130,28 @@ class Person:
     groups: list[Group]
 
 
+GROUP_COLUMNS = (
+    "g.group_uuid, g.domain_uuid, g.group_name, g.group_description, g.department_uuid, "
+    "g.group_priority"
+)
+"""The columns ``group_of`` reads, in its order (the service calls the priority a weight)."""
+GROUP_FIELDS = "group_uuid domain_uuid group_name group_description department_uuid group_weight"
+
+
+def group_of(row: Sequence[Any]) -> Group:
+    """A row of ``GROUP_COLUMNS`` as the service shows a group."""
+    return Group.model_validate(dict(zip(GROUP_FIELDS.split(), row, strict=True)))
+
+
 def people(conn: sqlite3.Connection, domain_uuid: str) -> dict[str, Person]:
     """Users with an extension, keyed by extension, in extension order."""
     groups: dict[str, list[Group]] = defaultdict(list)
     for user_uuid, *g in conn.execute(
-        "SELECT gu.user_uuid, g.group_uuid, g.domain_uuid, g.group_name, g.group_description, "
-        "g.department_uuid, g.group_priority FROM group_users gu "
+        f"SELECT gu.user_uuid, {GROUP_COLUMNS} FROM group_users gu "
         "JOIN groups g ON g.group_uuid = gu.group_uuid WHERE g.domain_uuid = ? ORDER BY g.seq",
         (domain_uuid,),
     ):
-        groups[user_uuid].append(
-            Group(
-                group_uuid=g[0],
-                domain_uuid=g[1],
-                group_name=g[2],
-                group_description=g[3],
-                department_uuid=g[4],
-                group_weight=g[5],
-            )
-        )
+        groups[user_uuid].append(group_of(g))
     out: dict[str, Person] = {}
     for row in conn.execute(
         "SELECT user_uuid, domain_uuid, username, first_name, middle_name, last_name, email, "

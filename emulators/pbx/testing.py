@@ -11,7 +11,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -97,12 +96,7 @@ class EmulatorServer:
     def __enter__(self) -> EmulatorServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # --- control helpers ------------------------------------------------------------------

@@ -18,7 +18,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import urlencode
 
@@ -49,17 +49,22 @@ class SendOptions(TypedDict, total=False):
     ack_timeout: float  # how long to wait for the ack (default 10 s; Slack gives up at 3)
 
 
+def message_container(ts: str, channel: str, *, ephemeral: bool = False) -> JSON:
+    """Where a click on a message's element came from, as Slack's ``container`` says it."""
+    return {"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": ephemeral}
+
+
 @dataclass
 class Delivery:
     """One request delivered to the app, and how the app acknowledged it."""
 
     kind: str  # slash_command, block_actions, view_submission, view_closed, ...
-    transport: Transport
-    status: int  # HTTP status; over Socket Mode 200 when acked; 0 when no answer came
-    body: str  # the ack body (Socket Mode: the ack's payload as JSON, or "")
-    ack_seconds: float
     payload: JSON  # what was sent: the form fields of a command, else the JSON payload
     team_id: str
+    transport: Transport = "http"
+    status: int = 0  # HTTP status; over Socket Mode 200 when acked; 0 when no answer came
+    body: str = ""  # the ack body (Socket Mode: the ack's payload as JSON, or "")
+    ack_seconds: float = 0.0
     user_id: str | None = None
     trigger_id: str | None = None
     response_url: str | None = None
@@ -132,6 +137,14 @@ class SlackDriver:
         if person is not None and person.id == ref:
             return self._core.state.open_im(team.id, person.id)
         return self._core.state.channel(ref, team.id)
+
+    def _message(self, channel_ref: str, ts: str, team: Team) -> tuple[Channel, JSON]:
+        """The channel and the message a click names, which must exist."""
+        channel = self._channel(channel_ref, team)
+        message = self._core.state.get_message(channel.id, ts)
+        if message is None:
+            raise LookupError(f"no message {ts} in {channel.id}")
+        return channel, message
 
     def _response_url(self, record: ResponseUrl) -> str:
         return f"{self._core.base_url}response/{record.id}"
@@ -275,10 +288,6 @@ class SlackDriver:
         )
         delivery = Delivery(
             kind="slash_command",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=form,
             team_id=team.id,
             user_id=user.id,
@@ -376,12 +385,7 @@ class SlackDriver:
                 raise LookupError(f"no ephemeral message {ephemeral_ts}")
             channel = state.channel(record["channel"])
             blocks = record.get("blocks")
-            body["container"] = {
-                "type": "message",
-                "message_ts": ephemeral_ts,
-                "channel_id": channel.id,
-                "is_ephemeral": True,
-            }
+            body["container"] = message_container(ephemeral_ts, channel.id, ephemeral=True)
             body["channel"] = payloads.channel_ref(channel)
             url = state.new_response_url(
                 team.id, user.id, channel.id, ("ephemeral", user.id, ephemeral_ts)
@@ -390,17 +394,9 @@ class SlackDriver:
         else:
             if channel_ref is None or ts is None:
                 raise ValueError("block_action needs channel and ts, ephemeral_ts, or view_id")
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             blocks = message.get("blocks")
-            container: JSON = {
-                "type": "message",
-                "message_ts": ts,
-                "channel_id": channel.id,
-                "is_ephemeral": False,
-            }
+            container = message_container(ts, channel.id)
             if message.get("thread_ts") and message["thread_ts"] != ts:
                 container["thread_ts"] = message["thread_ts"]
             body["container"] = container
@@ -431,10 +427,6 @@ class SlackDriver:
     ) -> Delivery:
         return Delivery(
             kind=kind,
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=body,
             team_id=team.id,
             user_id=user.id,
@@ -486,17 +478,9 @@ class SlackDriver:
         else:
             if channel_ref is None or ts is None:
                 raise ValueError("block_suggestion needs view_id, or channel and ts")
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             blocks = message.get("blocks")
-            body["container"] = {
-                "type": "message",
-                "message_ts": ts,
-                "channel_id": channel.id,
-                "is_ephemeral": False,
-            }
+            body["container"] = message_container(ts, channel.id)
             body["channel"] = payloads.channel_ref(channel)
             body["message"] = message
         found = find_action(blocks, action_id)
@@ -647,10 +631,6 @@ class SlackDriver:
         )
         delivery = Delivery(
             kind="event_callback",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=envelope,
             team_id=team.id,
             user_id=event.get("user") if isinstance(event.get("user"), str) else None,
@@ -780,10 +760,6 @@ class SlackDriver:
         team = self._core.state.first_team_id()
         delivery = Delivery(
             kind="url_verification",
-            transport="http",
-            status=0,
-            body="",
-            ack_seconds=0.0,
             payload=body,
             team_id=team,
             sent_body=json.dumps(body),
@@ -840,10 +816,7 @@ class SlackDriver:
         body["action_ts"] = self._core.ids.ts(self._core.clock.now())
         response_url: str | None = None
         if channel_ref is not None and ts is not None:
-            channel = self._channel(channel_ref, team)
-            message = state.get_message(channel.id, ts)
-            if message is None:
-                raise LookupError(f"no message {ts} in {channel.id}")
+            channel, message = self._message(channel_ref, ts, team)
             record = state.new_response_url(team.id, user.id, channel.id, source=None)
             response_url = self._response_url(record)
             body["channel"] = payloads.channel_ref(channel)
@@ -936,21 +909,14 @@ class SlackDriver:
 
     async def _resend(self, original: Delivery, as_retry: bool, options: SendOptions) -> Delivery:
         retry_num = original.retry_num + 1 if as_retry else original.retry_num
-        again = Delivery(
-            kind=original.kind,
-            transport=original.transport,
+        # Sent again as it was first sent; how the app answers is the new delivery's own.
+        again = replace(
+            original,
             status=0,
             body="",
             ack_seconds=0.0,
-            payload=original.payload,
-            team_id=original.team_id,
-            user_id=original.user_id,
-            trigger_id=original.trigger_id,
-            response_url=original.response_url,
-            sent_body=original.sent_body,
-            content_type=original.content_type,
-            envelope_type=original.envelope_type,
-            accepts_response_payload=original.accepts_response_payload,
+            headers={},
+            sent_headers={},
             retry_num=retry_num,
         )
         extra: dict[str, str] = {}

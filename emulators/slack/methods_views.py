@@ -24,20 +24,23 @@ def checked_view(core: Core, call: ApiCall | None, raw: Any, kinds: tuple[str, .
     return view
 
 
-@api_method("views.open")
-async def views_open(core: Core, call: ApiCall) -> JSON:
+def _open(core: Core, call: ApiCall, *, push: bool) -> JSON:
+    """A modal opened with a trigger (one use, three seconds), on top of the stack when
+    ``push``."""
     team = call.bot_team
     view = checked_view(core, call, call.structured("view"), ("modal",))
     trigger = core.state.use_trigger(call.params.get("trigger_id"), team.id)
-    return {"view": core.state.open_view(team, trigger.user_id, view, push=False)}
+    return {"view": core.state.open_view(team, trigger.user_id, view, push=push)}
+
+
+@api_method("views.open")
+async def views_open(core: Core, call: ApiCall) -> JSON:
+    return _open(core, call, push=False)
 
 
 @api_method("views.push")
 async def views_push(core: Core, call: ApiCall) -> JSON:
-    team = call.bot_team
-    view = checked_view(core, call, call.structured("view"), ("modal",))
-    trigger = core.state.use_trigger(call.params.get("trigger_id"), team.id)
-    return {"view": core.state.open_view(team, trigger.user_id, view, push=True)}
+    return _open(core, call, push=True)
 
 
 @api_method("views.update")

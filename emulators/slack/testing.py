@@ -23,7 +23,6 @@ import secrets
 import socket
 import threading
 from collections.abc import Callable, Sequence
-from types import TracebackType
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -194,12 +193,7 @@ class SlackStandIn:
     async def __aenter__(self) -> SlackStandIn:
         return await self.start()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
     def start_in_thread(self) -> SlackStandIn:
@@ -238,12 +232,7 @@ class SlackStandIn:
     def __enter__(self) -> SlackStandIn:
         return self.start_in_thread()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop_thread()
 
     def connect_app(self, request_url: str, *, signing_secret: str | None = None) -> None:

@@ -7,11 +7,9 @@ call-center emulator; assertions read what people would see and what reached the
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.fernet import Fernet
 
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
@@ -22,6 +20,7 @@ from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, SecretBox, Storage
+from tests.blocks import elements
 from tests.bot.test_commands_e2e import shown
 
 __all__ = ["shown"]
@@ -64,20 +63,9 @@ def use_approvals_channel(rt: Runtime) -> None:
 
 
 def button_ids(message: JSON | None) -> list[str]:
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                found.append(str(node.get("action_id")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk((message or {}).get("blocks", []))
-    return found
+    return [
+        str(node.get("action_id")) for node in elements((message or {}).get("blocks", []), "button")
+    ]
 
 
 async def prompt_for(slack: SlackStandIn, text: str, user: str = AGENT) -> JSON:
@@ -152,18 +140,9 @@ def audit_outcomes(rt: Runtime, action: str) -> list[str]:
 
 @pytest.fixture
 async def clocked(
-    tmp_path: Path, slack: SlackStandIn, pbx: EmulatorServer
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> AsyncIterator[tuple[Runtime, SteppedClock]]:
     """The app with a storage clock the test moves (for expiry)."""
-    settings = Settings(
-        _env_file=None,
-        slack_bot_token=slack.bot_token(),
-        slack_signing_secret=slack.signing_secret,
-        slack_api_url=slack.api_url,
-        callops_db=str(tmp_path / "clocked.db"),
-        callops_secret_key=Fernet.generate_key().decode(),
-        callops_timezone="Asia/Ho_Chi_Minh",
-    )
     clock = SteppedClock(1_800_000_000.0)
     box = SecretBox.from_settings(settings.secret_keys)
     storage = Storage.open(settings.callops_db, box, clock=clock)

@@ -204,28 +204,13 @@ async def test_user_edit_sends_the_password_once_and_never_shows_it(
     )
     form = await latest_view(slack, SUPERVISOR, "user_edit_form")
     assert "used once for this change, then deleted" in shown(form)
+    edit = {"level": "agent", "role": admin_role, "extension": "1077", "flags": ["enabled"]}
     await slack.driver.view_submission(
-        str(form["id"]),
-        {
-            "level": "agent",
-            "role": admin_role,
-            "extension": "1077",
-            "flags": ["enabled"],
-            "password": PASSWORD,
-            "confirm_password": PASSWORD + "x",
-        },
+        str(form["id"]), edit | {"password": PASSWORD, "confirm_password": PASSWORD + "x"}
     )
     assert "differ" in slack.view_errors(str(form["id"]))["confirm_password"]
     await slack.driver.view_submission(
-        str(form["id"]),
-        {
-            "level": "agent",
-            "role": admin_role,
-            "extension": "1077",
-            "flags": ["enabled"],
-            "password": PASSWORD,
-            "confirm_password": PASSWORD,
-        },
+        str(form["id"]), edit | {"password": PASSWORD, "confirm_password": PASSWORD}
     )
     card = await card_in(slack, APPROVALS, "agent.mai")
     text = shown(card)

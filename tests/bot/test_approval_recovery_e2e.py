@@ -79,7 +79,6 @@ async def test_a_start_cut_off_after_the_service_did_it_is_recorded_done(
     clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rt, clock = clocked
-    use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     left_running(rt, only_request(rt).id)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:  # the PUT that got through
@@ -102,7 +101,6 @@ async def test_a_start_cut_off_before_the_service_saw_it_is_recorded_not_done(
     clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rt, clock = clocked
-    use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     left_running(rt, only_request(rt).id)
     clock.advance(EXECUTION_LEASE + 1)
@@ -143,7 +141,6 @@ async def test_an_approval_never_claimed_is_not_run_late(
     clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rt, clock = clocked
-    use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     approval = only_request(rt)
     rt.storage.approvals.decide(

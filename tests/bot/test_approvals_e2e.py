@@ -58,7 +58,9 @@ async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
 async def requested_start(
     rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer, requester: str = AGENT
 ) -> tuple[Campaign, dict[str, Any]]:
-    """``start`` asked and sent for approval: the campaign and its card in #approvals."""
+    """``start`` asked and sent for approval: the campaign and its card in #approvals
+    (made the approvals channel here)."""
+    use_approvals_channel(rt)
     target = await stopped_campaign(pbx)
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}", user=requester)
     assert "Ask for approval" in shown(prompt) and target.campaign_name in shown(prompt)
@@ -76,7 +78,6 @@ async def test_start_is_approved_runs_once_and_keeps_every_other_field(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     assert "<@U0002>" in shown(card) and "expires at" in shown(card)
     assert puts(pbx, path_of(target)) == []
@@ -108,7 +109,6 @@ async def test_deny_asks_why_and_nothing_reaches_the_service(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     await slack.driver.block_action(
         user=MANAGER, action_id="approval_deny", channel=APPROVALS, ts=card["ts"]
@@ -130,7 +130,6 @@ async def test_the_requester_cannot_approve_their_own_start(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx, requester=SUPERVISOR)
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
@@ -146,7 +145,6 @@ async def test_operators_and_viewers_cannot_approve_and_viewers_cannot_ask(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     viewer = slack.add_user(TEAM, "vera", id="U0009").id
     target, card = await requested_start(app, slack, pbx, requester=MANAGER)
     for user in (AGENT, viewer):
@@ -164,7 +162,6 @@ async def test_a_double_click_and_two_approvers_at_once_start_it_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     clicks = [
         slack.driver.block_action(
@@ -194,7 +191,6 @@ async def test_a_click_after_a_restart_runs_it_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     async for restarted in second_app(settings, slack):
         click = await slack.driver.block_action(
@@ -212,7 +208,6 @@ async def test_an_unanswered_request_expires_and_its_card_says_so(
     clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rt, clock = clocked
-    use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     clock.advance(29 * 60)
     assert await sweep(rt) == 0
@@ -256,7 +251,6 @@ async def test_the_requester_can_withdraw_and_a_late_approve_does_nothing(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     await slack.driver.block_action(
@@ -281,7 +275,6 @@ async def test_the_prompt_loses_its_withdraw_button_once_the_request_is_approved
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     target, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     assert "approval_cancel" in button_ids(asked)
@@ -299,7 +292,6 @@ async def test_the_prompt_says_denied_and_why_instead_of_offering_withdraw(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    use_approvals_channel(app)
     _, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     await slack.driver.block_action(
@@ -333,7 +325,6 @@ async def test_a_prompt_too_old_to_rewrite_is_corrected_when_withdraw_is_clicked
     """Slack lets a prompt be rewritten for 30 minutes; a request decided later (a long
     expiry) leaves the button, and its click shows how the request ended."""
     rt, clock = clocked
-    use_approvals_channel(rt)
     rt.storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
     target, card = await requested_start(rt, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
@@ -357,7 +348,6 @@ async def test_the_background_sweep_updates_overdue_cards_by_itself(
     clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rt, clock = clocked
-    use_approvals_channel(rt)
     target, card = await requested_start(rt, slack, pbx)
     clock.advance(31 * 60)
     sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt), every=0.05)

@@ -7,21 +7,16 @@ the name's letters in their order."""
 from __future__ import annotations
 
 from bot.runtime import Runtime
-from callcenter import CallCenter
 from commands.kernel.text import BIDI_CONTROLS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SlackStandIn
-from tests.bot.test_commands_e2e import ask, campaigns_of, shown
+from tests.bot.test_commands_e2e import ask, renamed_campaign, shown
 
 
 async def test_a_right_to_left_override_in_a_campaign_name_never_reaches_a_message(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    target = (await campaigns_of(pbx))[0]
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        await cc.campaigns.set_fields(
-            target.campaign_uuid, campaign_name="Sale \u202egpj.exe\u2066 \u200fHà Nội"
-        )
+    target = await renamed_campaign(pbx, "Sale \u202egpj.exe\u2066 \u200fHà Nội")
     for command in ("campaigns", f"campaign {target.campaign_uuid}"):
         seen = shown(await ask(slack, command))
         assert "Sale gpj.exe Hà Nội" in seen, command

@@ -12,25 +12,14 @@ from bot.runtime import Runtime
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from tests.blocks import elements
 
 
 def mrkdwn(message: dict[str, Any]) -> str:
     """The parts Slack parses for mentions: the fallback text and every mrkdwn object
     (plain_text objects, such as headers, are shown literally and ping nobody)."""
-    found = [message.get("text", "")]
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "mrkdwn":
-                found.append(str(node.get("text", "")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(message.get("blocks", []))
-    return "\n".join(found)
+    found = [str(node.get("text", "")) for node in elements(message.get("blocks", []), "mrkdwn")]
+    return "\n".join([message.get("text", ""), *found])
 
 
 def shown(message: dict[str, Any]) -> str:
@@ -51,6 +40,14 @@ async def ask(slack: SlackStandIn, text: str, user: str = SUPERVISOR) -> dict[st
 async def campaigns_of(pbx: EmulatorServer, api_key: str | None = None) -> list[Any]:
     async with CallCenter(pbx.base_url, api_key or pbx.api_key) as cc:
         return [c async for c in cc.campaigns.iterate()]
+
+
+async def renamed_campaign(pbx: EmulatorServer, name: str) -> Any:
+    """The service's first campaign, renamed ``name`` (as anyone with access could)."""
+    target = (await campaigns_of(pbx))[0]
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        await cc.campaigns.set_fields(target.campaign_uuid, campaign_name=name)
+    return target
 
 
 async def test_campaigns_lists_the_service_campaigns(
@@ -178,11 +175,7 @@ async def test_bad_arguments_say_what_was_wrong_and_how(app: Runtime, slack: Sla
 async def test_lead_name_with_mentions_pings_nobody(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    target = (await campaigns_of(pbx))[0]
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        await cc.campaigns.set_fields(
-            target.campaign_uuid, campaign_name="<!channel> <@U0002> & co"
-        )
+    target = await renamed_campaign(pbx, "<!channel> <@U0002> & co")
     reply = await ask(slack, f"campaign {target.campaign_uuid}")
     text = mrkdwn(reply)
     assert "&lt;!channel&gt; &lt;@U0002&gt; &amp; co" in text

@@ -147,7 +147,7 @@ async def test_a_restart_over_a_missed_slot_posts_it_once(
     app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
 ) -> None:
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    eight = eight_in_two_days()
     before = await app.scheduler.run_due(eight - timedelta(minutes=1))
     assert before.due == 0  # ... and then the process was down at 08:00
 
@@ -162,6 +162,11 @@ async def test_a_restart_over_a_missed_slot_posts_it_once(
     assert (first.posted, again.due, later.due) == (1, 0, 0)
     assert [r.slot for r in app.storage.digests.runs(TEAM, digest_id)] == [slot_key(eight)]
     assert len(digests_in(slack, CALL_CENTER)) == 1
+
+
+def eight_in_two_days() -> datetime:
+    """08:00 in Vietnam the day after tomorrow: a slot no digest has reached yet."""
+    return datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
 
 
 async def dies_after_claiming(
@@ -183,7 +188,7 @@ async def test_a_slot_posted_by_a_process_that_died_is_not_posted_again(
     app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
 ) -> None:
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    eight = eight_in_two_days()
     await dies_after_claiming(settings, clock, digest_id, eight, posted=True)
     assert len(digests_in(slack, CALL_CENTER)) == 1
     clock.now += 60  # the claim may still be a live process's: left alone
@@ -202,7 +207,7 @@ async def test_a_slot_claimed_by_a_process_that_died_before_posting_is_posted_on
     app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
 ) -> None:
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    eight = eight_in_two_days()
     await dies_after_claiming(settings, clock, digest_id, eight, posted=False)
     clock.now += 200
     first = await app.scheduler.run_due(eight + timedelta(minutes=5))
@@ -232,7 +237,7 @@ async def test_two_schedulers_on_one_database_do_not_double_post(
     await add_digest(slack, "#call-center daily 08:00 sections=totals")
     await add_digest(slack, "#call-center daily 08:00 sections=totals,chart")
     other = runtime_on(settings, clock)
-    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    eight = eight_in_two_days()
     try:
         one, two = await asyncio.gather(
             app.scheduler.run_due(eight + timedelta(seconds=3)),
@@ -250,7 +255,7 @@ async def test_a_paused_digest_skips_its_slot_and_resuming_does_not_replay_it(
     app: Runtime, slack: SlackStandIn, clock: FakeClock
 ) -> None:
     digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = datetime.now(HCM).replace(hour=8, minute=0, second=0, microsecond=0) + timedelta(days=2)
+    eight = eight_in_two_days()
     await ask(slack, f"digest pause {digest_id}")
     sched = app.scheduler
     assert (await sched.run_due(eight + timedelta(minutes=1))).due == 0

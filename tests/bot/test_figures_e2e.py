@@ -167,12 +167,19 @@ async def full_report_of(slack: SlackStandIn, digest: dict[str, Any]) -> dict[st
     return thread[0]
 
 
+async def seeded_today(pbx: EmulatorServer, zone: ZoneInfo) -> tuple[str, str, datetime, datetime]:
+    """A dialer campaign with today's calls seeded: its id and name, and the day so far
+    (local midnight to the frozen moment)."""
+    campaign_uuid, name = await dialer_campaign(pbx)
+    frozen = seed_today(pbx, campaign_uuid)
+    midnight = frozen.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    return campaign_uuid, name, midnight, frozen
+
+
 async def test_the_same_figure_is_equal_on_every_surface(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, zone: ZoneInfo
 ) -> None:
-    campaign_uuid, _ = await dialer_campaign(pbx)
-    frozen = seed_today(pbx, campaign_uuid)
-    midnight = frozen.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    _, _, midnight, frozen = await seeded_today(pbx, zone)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         expected = await records_figures(cc, midnight, frozen)
     assert expected["Calls"] > 20 and expected["Busy"] and expected["Line busy"]
@@ -202,9 +209,7 @@ async def test_the_same_figure_is_equal_on_every_surface(
 async def test_a_digest_scoped_to_a_campaign_is_that_campaigns_calls(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, zone: ZoneInfo
 ) -> None:
-    campaign_uuid, name = await dialer_campaign(pbx)
-    frozen = seed_today(pbx, campaign_uuid)
-    midnight = frozen.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    campaign_uuid, name, midnight, frozen = await seeded_today(pbx, zone)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         expected = await records_figures(cc, midnight, frozen, campaign_uuid)
         everyone = await records_figures(cc, midnight, frozen)
@@ -281,9 +286,7 @@ _CAMPAIGN_CALLS = re.compile(r":phone: \*([\d,.]+) calls?\* · answered \*([\d,.
 async def test_a_digest_has_one_window_for_its_totals_and_its_campaigns(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, zone: ZoneInfo
 ) -> None:
-    campaign_uuid, name = await dialer_campaign(pbx)
-    frozen = seed_today(pbx, campaign_uuid)
-    midnight = frozen.astimezone(zone).replace(hour=0, minute=0, second=0, microsecond=0)
+    campaign_uuid, name, midnight, frozen = await seeded_today(pbx, zone)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         expected = await records_figures(cc, midnight, frozen, campaign_uuid)
     added = await ask(

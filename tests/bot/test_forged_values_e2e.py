@@ -25,21 +25,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.runtime import Runtime
 from commands.dispatch import INTERACTIONS
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
+from tests import strategies
 
 EXAMPLES = 6
 """Values per declared id (over 40 ids, so a few hundred requests in all)."""
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**30), max_value=10**30)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=30),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
-    max_leaves=12,
+json_values = strategies.json_values(
+    integers=st.integers(min_value=-(10**30), max_value=10**30), text=30, key=10, size=4, leaves=12
 )
 values = st.one_of(
     st.text(min_size=1, max_size=60),
@@ -121,20 +114,7 @@ async def test_forged_values_on_every_interaction_get_no_went_wrong_and_no_trace
 
     for action_id in click_ids():
         for value in drawn(values, EXAMPLES):
-            button = {
-                "type": "button",
-                "action_id": action_id,
-                "text": {"type": "plain_text", "text": "Go"},
-                "value": value,
-            }
-            posted = await web.chat_postMessage(
-                channel=CALL_CENTER,
-                text="forged",
-                blocks=[{"type": "actions", "elements": [button]}],
-            )
-            delivery = await slack.driver.block_action(
-                user=SUPERVISOR, action_id=action_id, channel=CALL_CENTER, ts=str(posted["ts"])
-            )
+            delivery = await click_forged(slack, action_id, value)
             assert delivery.status == 200, (action_id, value, delivery.body)
             sent["click"] += 1
     await slack.wait_for(lambda: handled(app, "click") >= sent["click"] or None, within=60)
@@ -221,22 +201,23 @@ FORM_FIELDS: dict[str, list[str]] = {
 """The block ids each form reads, as its module declares them."""
 
 
-async def forged_click(slack: SlackStandIn, action_id: str, value: str) -> dict[str, Any]:
-    """An admin's click on a button carrying ``value``, and the answer it gets."""
+async def click_forged(slack: SlackStandIn, action_id: str, value: str) -> Delivery:
+    """A message with a button carrying ``value``, as anyone could post it, and an admin's
+    click on it."""
     web = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
-    button = {
-        "type": "button",
-        "action_id": action_id,
-        "text": {"type": "plain_text", "text": "Go"},
-        "value": value,
-    }
-    posted = await web.chat_postMessage(
-        channel=CALL_CENTER, text="forged", blocks=[{"type": "actions", "elements": [button]}]
-    )
-    before = len(slack.ephemerals(SUPERVISOR))
-    await slack.driver.block_action(
+    button: dict[str, Any] = {"type": "button", "action_id": action_id, "value": value}
+    button["text"] = {"type": "plain_text", "text": "Go"}
+    blocks = [{"type": "actions", "elements": [button]}]
+    posted = await web.chat_postMessage(channel=CALL_CENTER, text="forged", blocks=blocks)
+    return await slack.driver.block_action(
         user=SUPERVISOR, action_id=action_id, channel=CALL_CENTER, ts=str(posted["ts"])
     )
+
+
+async def forged_click(slack: SlackStandIn, action_id: str, value: str) -> dict[str, Any]:
+    """An admin's click on a button carrying ``value``, and the answer it gets."""
+    before = len(slack.ephemerals(SUPERVISOR))
+    await click_forged(slack, action_id, value)
     return await slack.wait_for(
         lambda: (
             slack.ephemerals(SUPERVISOR)[before]

@@ -11,6 +11,7 @@ from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, Workspace
+from tests.blocks import elements
 from tests.bot.approval_helpers import (
     button_ids,
     card_in,
@@ -36,20 +37,7 @@ def connected_workspace(app: Runtime) -> Workspace | None:
 
 def buttons(message: dict[str, Any]) -> list[str]:
     """The labels of a message's buttons, as people read them."""
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                found.append(str(node["text"]["text"]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(message.get("blocks", []))
-    return found
+    return [str(node["text"]["text"]) for node in elements(message.get("blocks", []), "button")]
 
 
 async def test_the_same_command_answers_each_person_in_their_slack_language(

@@ -10,7 +10,7 @@ import json
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
-from callcenter.models import Campaign
+from callcenter.models import Campaign, LeadList
 from commands.kernel.text import number
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
@@ -35,6 +35,13 @@ async def with_list(pbx: EmulatorServer, kind: str = "autodialer") -> Campaign:
     return next(c for c in await campaigns(pbx) if c.type == kind and c.default_list_uuid)
 
 
+async def with_its_list(pbx: EmulatorServer) -> tuple[Campaign, LeadList]:
+    """A campaign with a default lead list, and that list as the service has it now."""
+    campaign = await with_list(pbx)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        return campaign, await cc.lists.get(campaign.default_list_uuid)
+
+
 def quoted(name: str) -> str:
     return f'"{name}"'
 
@@ -52,9 +59,7 @@ async def test_lead_for_a_campaign_goes_into_its_default_list(
 ) -> None:
     give_roles(app)
     use_approvals_channel(app)
-    campaign = await with_list(pbx)
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        before = await cc.lists.get(campaign.default_list_uuid)
+    campaign, before = await with_its_list(pbx)
     prompt = await prompt_for(slack, f"lead {quoted(campaign.campaign_name)} 0912 345 678")
     assert before.list_name in shown(prompt) and campaign.default_list_uuid in shown(prompt)
     # Unquoted, the name runs up to the number (its longest exact match wins, so a
@@ -124,9 +129,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
 ) -> None:
     give_roles(app)
     use_approvals_channel(app)
-    campaign = await with_list(pbx)
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        lead_list = await cc.lists.get(campaign.default_list_uuid)
+    campaign, lead_list = await with_its_list(pbx)
     card = await ask(slack, f"campaign {campaign.campaign_uuid}", user=AGENT)
     text = shown(card)
     assert f"Lead list: {lead_list.list_name}" in text

@@ -29,12 +29,14 @@ def concrete(route: OnClick) -> str:
     return f"{route.action_id}_0" if route.numbered else route.action_id
 
 
+def interaction(kind: str) -> dict[str, Any]:
+    """What every interaction payload carries: its type, the team, the person, the app."""
+    user = {"id": USER, "team_id": TEAM}
+    return {"type": kind, "team": {"id": TEAM}, "user": user, "api_app_id": "A0001"}
+
+
 def click_body(action_id: str) -> dict[str, Any]:
-    return {
-        "type": "block_actions",
-        "team": {"id": TEAM},
-        "user": {"id": USER, "team_id": TEAM},
-        "api_app_id": "A0001",
+    return interaction("block_actions") | {
         "trigger_id": "1.2.expired",
         "container": {"type": "message", "channel_id": "C0001", "is_ephemeral": True},
         "channel": {"id": "C0001"},
@@ -43,11 +45,7 @@ def click_body(action_id: str) -> dict[str, Any]:
 
 
 def submission_body(callback_id: str) -> dict[str, Any]:
-    return {
-        "type": "view_submission",
-        "team": {"id": TEAM},
-        "user": {"id": USER, "team_id": TEAM},
-        "api_app_id": "A0001",
+    return interaction("view_submission") | {
         "view": {
             "id": "V0001",
             "type": "modal",

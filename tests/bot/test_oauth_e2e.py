@@ -36,14 +36,10 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-async def distributed(
-    tmp_path: Path, slack: SlackStandIn, pbx: EmulatorServer
-) -> AsyncIterator[tuple[Runtime, str]]:
-    """The app as an installable (OAuth) app: client id and secret, no bot token."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    settings = Settings(
+def installable(slack: SlackStandIn, tmp_path: Path, base: str) -> Settings:
+    """The settings of an installable (OAuth) app served at ``base``: client id and
+    secret, no bot token."""
+    return Settings(
         _env_file=None,
         slack_client_id=slack.client_id,
         slack_client_secret=SecretStr(slack.client_secret),
@@ -53,7 +49,16 @@ async def distributed(
         callops_db=str(tmp_path / "callops.db"),
         callops_secret_key=Fernet.generate_key().decode(),
     )
-    rt = Runtime.open(settings)
+
+
+@pytest.fixture
+async def distributed(
+    tmp_path: Path, slack: SlackStandIn, pbx: EmulatorServer
+) -> AsyncIterator[tuple[Runtime, str]]:
+    """The app as an installable (OAuth) app: client id and secret, no bot token."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    rt = Runtime.open(installable(slack, tmp_path, base))
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     async with serving(rt, port=port) as url:
         assert url == base

@@ -7,7 +7,7 @@ from typing import Any
 
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
 from storage import Role
 from tests.bot.test_commands_e2e import shown
 
@@ -41,14 +41,19 @@ def element(view: JSON, action_id: str) -> JSON:
     raise AssertionError(f"no {action_id} in {shown(view)}")
 
 
+async def call_back(slack: SlackStandIn, text: str) -> Delivery:
+    """Sofia posts ``text``; Alex uses Call back with callops on it."""
+    message = post_as(slack, SUPERVISOR, text)
+    return await slack.driver.message_shortcut(
+        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
+    )
+
+
 async def test_call_back_opens_the_autocall_form_with_the_number_from_the_message(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-    message = post_as(slack, SUPERVISOR, "Khách hàng gọi lại số 0912 345 678 nhé")
-    delivery = await slack.driver.message_shortcut(
-        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
-    )
+    delivery = await call_back(slack, "Khách hàng gọi lại số 0912 345 678 nhé")
     assert delivery.in_time
     assert delivery.payload["type"] == "message_action"
     pick = await top_view(slack, AGENT, "from which campaign?")
@@ -70,10 +75,7 @@ async def test_call_back_on_a_message_without_a_number_says_so(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-    message = post_as(slack, SUPERVISOR, "Khách hàng gọi lại nhé, số 12345")
-    await slack.driver.message_shortcut(
-        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
-    )
+    await call_back(slack, "Khách hàng gọi lại nhé, số 12345")
     reply = await slack.wait_for_ephemeral(AGENT, lambda m: "no phone number" in shown(m))
     assert "10 digits" in shown(reply)
     assert slack.views(AGENT) == []
@@ -82,10 +84,7 @@ async def test_call_back_on_a_message_without_a_number_says_so(
 async def test_a_viewer_cannot_call_back(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    message = post_as(slack, SUPERVISOR, "Gọi lại 0912345678")
-    await slack.driver.message_shortcut(
-        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
-    )
+    await call_back(slack, "Gọi lại 0912345678")
     reply = await slack.wait_for_ephemeral(AGENT, lambda m: "needs the operator role" in shown(m))
     assert "Call back with callops" in shown(reply)
     assert slack.views(AGENT) == []

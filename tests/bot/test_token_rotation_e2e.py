@@ -12,8 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from cryptography.fernet import Fernet
-from pydantic import SecretStr
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import text
@@ -21,13 +19,12 @@ from sqlalchemy import text
 from bot.posting import ChannelPace
 from bot.runtime import Runtime
 from bot.server import serving
-from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.journal import JournalEntry
 from storage import InstallationRecord
 from tests.bot.test_commands_e2e import ask, shown
-from tests.bot.test_oauth_e2e import free_port, install, raw_database
+from tests.bot.test_oauth_e2e import free_port, install, installable, raw_database
 
 LIFETIME = 43200
 """Seconds a rotated Slack token lives (12 hours)."""
@@ -42,17 +39,7 @@ async def rotating(
     slack.core.token_rotation = True
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    settings = Settings(
-        _env_file=None,
-        slack_client_id=slack.client_id,
-        slack_client_secret=SecretStr(slack.client_secret),
-        slack_redirect_uri=base + "/slack/oauth_redirect",
-        slack_signing_secret=slack.signing_secret,
-        slack_api_url=slack.api_url,
-        callops_db=str(tmp_path / "callops.db"),
-        callops_secret_key=Fernet.generate_key().decode(),
-    )
-    rt = Runtime.open(settings)
+    rt = Runtime.open(installable(slack, tmp_path, base))
     rt.digests.outbox.pace = ChannelPace(spacing=0.0)
     rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
     slack.core.state.revoke_tokens(TEAM)  # only tokens of this install can work

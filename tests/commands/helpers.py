@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
+from commands.approvals.workflow import Decision, decide
 from commands.kernel.grammar import tokenize
 from commands.kernel.paging import read_page_value
 from commands.kernel.reply import Reply
+from storage import Approval, Role, Storage
+from tests.blocks import elements
 
 
 def payload(reply: Reply) -> dict[str, Any]:
@@ -38,20 +42,7 @@ def visible(reply: Reply) -> str:
 
 
 def buttons(reply: Reply) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "button":
-                found.append(node)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(payload(reply)["blocks"])
-    return found
+    return list(elements(payload(reply)["blocks"], "button"))
 
 
 def next_page(reply: Reply) -> tuple[list[str], int]:
@@ -94,3 +85,11 @@ def raw_cells(reply: Reply) -> list[str]:
         if block.get("type") == "table":
             found.extend(c["text"] for row in block["rows"] for c in row if c["type"] == "raw_text")
     return found
+
+
+def decide_as(
+    storage: Storage, approval: Approval, user: str, *, approve: bool = True, reason: str = ""
+) -> Decision:
+    """``user``, an admin, approves (or denies) ``approval`` as its card showed it."""
+    vote = partial(decide, storage, approval.team_id, approval.id, user=user, role=Role.ADMIN)
+    return vote(approve=approve, params_hash=approval.params_hash, reason=reason or None)

@@ -14,7 +14,7 @@ from commands.approvals.workflow import open_request
 from commands.calls.transfer import TransferParams
 from commands.campaigns.control import ControlParams
 from commands.kernel.proposal import Proposal
-from storage import ActionKind, Role, Storage, params_hash
+from storage import ActionKind, Approval, Mode, Role, Storage, params_hash
 from tests.commands.helpers import visible
 
 STORED: list[tuple[ActionKind, dict[str, Any]]] = [
@@ -159,6 +159,13 @@ STORED: list[tuple[ActionKind, dict[str, Any]]] = [
 ]
 
 
+def operator_asks(storage: Storage, proposal: Proposal) -> tuple[Approval, Mode]:
+    """An operator of team T1 asks for ``proposal`` in channel C1."""
+    return open_request(
+        storage, team_id="T1", user_id="U1", role=Role.OPERATOR, channel_id="C1", proposal=proposal
+    )
+
+
 @pytest.mark.parametrize(
     ("kind", "stored"), STORED, ids=[f"{k.value}-{i}" for i, (k, _) in enumerate(STORED)]
 )
@@ -176,14 +183,7 @@ def test_stored_parameters_read_back_to_the_same_json_and_hash(
 def test_a_new_request_stores_what_an_earlier_version_stored(storage: Storage) -> None:
     typed = ControlParams(campaign_uuid="c-1", campaign_name="Spring", status="pause", was="start")
     earlier = {"campaign_uuid": "c-1", "campaign_name": "Spring", "status": "pause", "was": "start"}
-    approval, _ = open_request(
-        storage,
-        team_id="T1",
-        user_id="U1",
-        role=Role.OPERATOR,
-        channel_id="C1",
-        proposal=Proposal(ActionKind.CAMPAIGN_PAUSE, typed),
-    )
+    approval, _ = operator_asks(storage, Proposal(ActionKind.CAMPAIGN_PAUSE, typed))
     assert approval.params == earlier
     assert approval.params_hash == params_hash(earlier)
 
@@ -200,14 +200,7 @@ def test_parameters_of_another_kind_are_refused_before_anything_is_stored(
 ) -> None:
     transfer = TransferParams(call_id="k", ext="1002")
     with pytest.raises(TypeError, match=r"campaign\.start takes ControlParams"):
-        open_request(
-            storage,
-            team_id="T1",
-            user_id="U1",
-            role=Role.OPERATOR,
-            channel_id="C1",
-            proposal=Proposal(ActionKind.CAMPAIGN_START, transfer),
-        )
+        operator_asks(storage, Proposal(ActionKind.CAMPAIGN_START, transfer))
     assert storage.approvals.list("T1") == []
 
 

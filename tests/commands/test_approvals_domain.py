@@ -18,7 +18,6 @@ from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
     RequestRefused,
-    decide,
     open_request,
     run_approved,
 )
@@ -32,7 +31,7 @@ from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError
-from tests.commands.helpers import dumps
+from tests.commands.helpers import decide_as, dumps
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM, ASKER, ADMIN = "T1", "U0101", "U0102"
@@ -76,15 +75,7 @@ async def test_an_approved_request_runs_once_however_many_try(
     uuid = await stopped(cc)
     approval, mode = ask(storage, start_of(uuid))
     assert mode is Mode.APPROVAL
-    decision = decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=ADMIN,
-        role=Role.ADMIN,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    decision = decide_as(storage, approval, ADMIN)
     assert decision.moved
     env = ExecutionEnv(cc=cc)
     outcomes = await asyncio.gather(
@@ -102,15 +93,7 @@ async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
 ) -> None:
     uuid = await stopped(cc)
     approval, _ = ask(storage, start_of(uuid))
-    decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=ADMIN,
-        role=Role.ADMIN,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    decide_as(storage, approval, ADMIN)
     pbx.fail_next("PUT", f"/v3/campaign/{uuid}", 502, drop=True)
     finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
     assert finished.state is ApprovalState.FAILED
@@ -147,29 +130,12 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
     text = dumps(pending)
     assert APPROVE_ACTION in text and DENY_ACTION in text
     assert "Spring &lt;sale&gt;" in text and "<@U0101>" in text and "an admin other than" in text
-    denied = decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=ADMIN,
-        role=Role.ADMIN,
-        approve=False,
-        params_hash=approval.params_hash,
-        reason="Not <today>",
-    )
+    denied = decide_as(storage, approval, ADMIN, approve=False, reason="Not <today>")
     text = dumps(card(denied.approval, TZ))
     assert (
         APPROVE_ACTION not in text and "Denied by <@U0102>" in text and "Not &lt;today&gt;" in text
     )
-    late = decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=ADMIN,
-        role=Role.ADMIN,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    late = decide_as(storage, approval, ADMIN)
     assert not late.moved and late.message == "<@U0102> already denied this request."
     modal = deny_modal(denied.approval, "{}").to_dict()
     assert modal["callback_id"] == "approval_deny_reason"

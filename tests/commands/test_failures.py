@@ -6,20 +6,24 @@ from typing import TYPE_CHECKING
 
 from callcenter import CallCenter, errors
 from commands.kernel.context import NotConnectedError
-from commands.kernel.failures import describe_failure
+from commands.kernel.failures import FailureWords, describe_failure
 
 if TYPE_CHECKING:
     from emulators.pbx.testing import EmulatorServer
 
 
-async def test_a_refused_key_tells_an_admin_how_to_reconnect(pbx: EmulatorServer) -> None:
-    async with CallCenter(pbx.base_url, "not-the-key", max_retries=0) as refused:
+async def failure_listing_campaigns(pbx: EmulatorServer, api_key: str) -> FailureWords:
+    """How a failed campaigns listing reads (the listing must fail: no retries)."""
+    async with CallCenter(pbx.base_url, api_key, max_retries=0) as cc:
         try:
-            await refused.campaigns.list()
+            await cc.campaigns.list()
         except errors.CallCenterError as exc:
-            words = describe_failure(exc)
-        else:
-            raise AssertionError("the emulator accepted a wrong key")
+            return describe_failure(exc)
+    raise AssertionError("the emulator served the listing")
+
+
+async def test_a_refused_key_tells_an_admin_how_to_reconnect(pbx: EmulatorServer) -> None:
+    words = await failure_listing_campaigns(pbx, "not-the-key")
     assert words.key_refused and words.workspace_wide and not words.unreachable
     assert words.text.startswith("The call-center service refused this workspace's API key (")
     assert words.text.endswith("An admin can reconnect with `/callops connect`.")
@@ -29,13 +33,7 @@ async def test_a_refused_key_tells_an_admin_how_to_reconnect(pbx: EmulatorServer
 
 async def test_a_failing_service_is_named_with_its_status(pbx: EmulatorServer) -> None:
     pbx.fail_next("GET", "/v3/campaign", 503, {"error": "maintenance <!channel>"}, times=5)
-    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=0) as cc:
-        try:
-            await cc.campaigns.list()
-        except errors.CallCenterError as exc:
-            words = describe_failure(exc)
-        else:
-            raise AssertionError("the fault was not served")
+    words = await failure_listing_campaigns(pbx, pbx.api_key)
     assert words.cause == "the call-center service failed (maintenance &lt;!channel&gt;, HTTP 503)"
     assert words.text.endswith("Try again in a moment.")
     assert "<!channel>" in words.plain() and "&lt;" not in words.plain()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from callcenter import CallCenter
@@ -89,12 +91,18 @@ async def test_monitor_bad_arguments(make_ctx: MakeContext) -> None:
         assert says in caught.value.message and caught.value.usage == usage
 
 
+def frozen_week(pbx: EmulatorServer) -> dict[str, datetime]:
+    """This week as the service reads it, the clock frozen so that no call ends between
+    the test's reading and the command's."""
+    pbx.freeze_clock()
+    start, end = parse_period("week", TZ).service_bounds()
+    return {"start_time": start, "end_time": end}
+
+
 async def test_agents_sorted_by_talk_time(
     pbx: EmulatorServer, cc: CallCenter, make_ctx: MakeContext
 ) -> None:
-    pbx.freeze_clock()  # no call may end between the two readings
-    start, end = parse_period("week", TZ).service_bounds()
-    rows = (await cc.reports.agent_time(start_time=start, end_time=end)).data
+    rows = (await cc.reports.agent_time(**frozen_week(pbx))).data
     assert rows
     top = max(rows, key=lambda a: a.total_talk_sec)
     reply = await agents(make_ctx(), ["week"])
@@ -109,9 +117,7 @@ async def test_agents_sorted_by_talk_time(
 async def test_extensions_sorted_by_calls(
     pbx: EmulatorServer, cc: CallCenter, make_ctx: MakeContext
 ) -> None:
-    pbx.freeze_clock()  # no call may end between the two readings
-    start, end = parse_period("week", TZ).service_bounds()
-    rows = (await cc.reports.extensions(start_time=start, end_time=end)).data
+    rows = (await cc.reports.extensions(**frozen_week(pbx))).data
     total = sum(r.total for r in rows)
     reply = await extensions(make_ctx(), ["week"])
     text = visible(reply)

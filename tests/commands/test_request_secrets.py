@@ -10,12 +10,13 @@ from sqlalchemy import update
 from callcenter import CallCenter
 from callcenter.models import User
 from commands.approvals.actions import ExecutionEnv
-from commands.approvals.workflow import cancel, decide, expire_due, open_request, run_approved
+from commands.approvals.workflow import cancel, expire_due, open_request, run_approved
 from commands.directory.users import UserUpdateParams, settings_of
 from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import ActionKind, Approval, ApprovalState, Role, Storage
 from storage.schema import approvals
+from tests.commands.helpers import decide_as
 
 TEAM, ADMIN, OTHER = "T1", "U0101", "U0102"
 PASSWORD = "Pw-4d2e-only-once"
@@ -63,15 +64,7 @@ async def test_the_password_reaches_the_service_once_and_is_gone_after(
     approval = ask(storage, user)
     assert "password" not in approval.params
     assert storage.approval_secrets.has_secret(TEAM, approval.id)
-    decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=OTHER,
-        role=Role.ADMIN,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    decide_as(storage, approval, OTHER)
     finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
     assert finished.state is ApprovalState.DONE, finished.result
     (sent,) = pbx.journal(method="PUT", path=f"/v3/user/{user.user_uuid}")
@@ -88,16 +81,7 @@ async def test_the_password_is_wiped_when_the_request_ends_without_running(
 ) -> None:
     approval = ask(storage, await agent(cc))
     if ending == "denied":
-        decide(
-            storage,
-            TEAM,
-            approval.id,
-            user=OTHER,
-            role=Role.ADMIN,
-            approve=False,
-            params_hash=approval.params_hash,
-            reason="not now",
-        )
+        decide_as(storage, approval, OTHER, approve=False, reason="not now")
     elif ending == "cancelled":
         cancel(storage, TEAM, approval.id, user=ADMIN, role=Role.ADMIN)
     else:
@@ -116,15 +100,7 @@ async def test_a_run_without_its_password_sends_nothing(
     """A secret lost before the run (wiped by a restart's purge) refuses the change
     instead of sending it without a password."""
     approval = ask(storage, await agent(cc))
-    decide(
-        storage,
-        TEAM,
-        approval.id,
-        user=OTHER,
-        role=Role.ADMIN,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    decide_as(storage, approval, OTHER)
     storage.approval_secrets.wipe(TEAM, approval.id)
     finished = await run_approved(storage, TEAM, approval.id, ExecutionEnv(cc=cc))
     assert finished.state is ApprovalState.FAILED

@@ -1,5 +1,5 @@
 """The offline demo in a real browser: headless Chromium (Debian's ``chromium``, driven by
-Playwright) against ``bot.demo.running_demo`` on loopback ephemeral ports.
+Playwright) against ``demo.offline.running_demo`` on loopback ephemeral ports.
 
 Waiting is always on a condition (Playwright's auto-waiting ``expect``), never on time.
 """
@@ -16,20 +16,12 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, Route, async_playwright, expect
 
-from bot.demo import Demo, running_demo
+from callcenter import CallCenter
+from callcenter.models import Campaign
+from demo.offline import Demo, running_demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 WAIT_MS = 10_000
 APPROVE: Final = "Approve"
 """The approval card's Approve button, as the console tests read the demo (in English:
@@ -139,6 +131,18 @@ class Console:
 
     def message_with(self, text: str) -> Locator:
         return self.messages.filter(has_text=text).last
+
+    async def open_step(self, user: str, label: str) -> Locator:
+        """Sign in as ``user``, open the steps panel and pick the step ``label``: its form."""
+        await self.open(user, CALL_CENTER)
+        await self.page.locator("#nav-steps").click()
+        await self.page.locator("#step-picker").select_option(label=label)
+        return self.page.locator("#step-form")
+
+
+async def campaigns_of(demo: Demo) -> list[Campaign]:
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        return [c async for c in cc.campaigns.iterate()]
 
 
 @pytest_asyncio.fixture(loop_scope=LOOP)

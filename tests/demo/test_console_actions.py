@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from playwright.async_api import Locator, expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from demo.offline import Demo
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR
-from tests.demo.conftest import APPROVE, BROWSER, Console
+from tests.demo.conftest import APPROVE, BROWSER, Console, campaigns_of
 
 pytestmark = BROWSER
-
-
-async def campaigns_of(demo: Demo) -> list[Campaign]:
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        return [c async for c in cc.campaigns.iterate()]
 
 
 async def status_of(demo: Demo, uuid: str) -> str:

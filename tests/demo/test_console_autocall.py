@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
+from demo.offline import Demo
 from emulators.slack import APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR
 from tests.demo.conftest import APPROVE, BROWSER, Console
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from bot.demo import Demo
+from demo.offline import Demo
 from emulators.slack import DIGESTS, MANAGER, TEAM
 from tests.demo.conftest import BROWSER, Console
 

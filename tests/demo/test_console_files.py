@@ -6,21 +6,28 @@ from __future__ import annotations
 
 from playwright.async_api import FilePayload, expect
 
-from bot.demo import Demo
-from bot.demo_leads import SAMPLE_NAME, upload_target
 from callcenter import CallCenter
+from callcenter.models import Campaign
+from demo.offline import Demo
+from demo.sample_leads import SAMPLE_NAME, upload_target
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR
 from tests.demo.conftest import APPROVE, BROWSER, Console
 
 pytestmark = BROWSER
 
 
+async def sample_target(cc: CallCenter) -> Campaign:
+    """The campaign the demo's sample leads file is meant for."""
+    target = upload_target([c async for c in cc.campaigns.iterate()])
+    assert target is not None
+    return target
+
+
 async def test_the_sample_csv_is_shared_and_its_leads_uploaded(
     console: Console, demo: Demo
 ) -> None:
     async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        target = upload_target([c async for c in cc.campaigns.iterate()])
-        assert target is not None
+        target = await sample_target(cc)
         before = await cc.lists.get(target.default_list_uuid)
     await console.open(AGENT, CALL_CENTER)
     await console.page.locator("#attach").click()
@@ -92,8 +99,7 @@ async def test_the_campaign_card_shows_its_list_and_calls_show_their_ids(
     console: Console, demo: Demo
 ) -> None:
     async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        target = upload_target([c async for c in cc.campaigns.iterate()])
-        assert target is not None
+        target = await sample_target(cc)
         lead_list = await cc.lists.get(target.default_list_uuid)
         live = (await cc.calls.list()).data
     await console.open(SUPERVISOR, CALL_CENTER)

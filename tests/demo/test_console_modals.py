@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.async_api import expect
 
-from bot.demo import Demo
+from demo.offline import Demo
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, Delivery
 from tests.demo.conftest import BROWSER, Console
 

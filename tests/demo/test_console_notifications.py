@@ -7,9 +7,9 @@ import asyncio
 
 from playwright.async_api import expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
 from commands.kernel.phones import show_phone
+from demo.offline import Demo
 from emulators.slack import CALL_CENTER, SUPERVISOR
 from tests.demo.conftest import BROWSER, Console
 

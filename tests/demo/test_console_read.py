@@ -7,18 +7,11 @@ from __future__ import annotations
 import httpx
 from playwright.async_api import expect
 
-from bot.demo import Demo
-from callcenter import CallCenter
-from callcenter.models import Campaign
+from demo.offline import Demo
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import BROWSER, Console, campaigns_of
 
 pytestmark = BROWSER
-
-
-async def campaigns_of(demo: Demo) -> list[Campaign]:
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        return [c async for c in cc.campaigns.iterate()]
 
 
 async def test_typing_campaigns_with_completion_lists_the_emulators_campaigns(

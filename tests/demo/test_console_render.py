@@ -12,7 +12,7 @@ from PIL import Image
 from playwright.async_api import expect
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.demo import Demo
+from demo.offline import Demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, Delivery
 from tests.demo.conftest import BROWSER, Console
 from tests.shortcodes import console_table, used_by_app

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from bot.demo import Demo
 from callcenter import CallCenter
+from demo.offline import Demo
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR
-from tests.demo.conftest import BROWSER, Console
+from tests.demo.conftest import BROWSER, Console, campaigns_of
 
 pytestmark = BROWSER
 
@@ -24,14 +24,11 @@ async def test_a_listing_is_drawn_as_a_table(console: Console) -> None:
 
 
 async def test_run_a_step_and_see_its_outputs_or_its_error(console: Console, demo: Demo) -> None:
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        items = [c async for c in cc.campaigns.iterate()]
-    running = next(c for c in items if c.type == "autodialer" and c.status == "start")
-    await console.open(SUPERVISOR, CALL_CENTER)
+    running = next(
+        c for c in await campaigns_of(demo) if c.type == "autodialer" and c.status == "start"
+    )
+    form = await console.open_step(SUPERVISOR, "Campaign figures")
     page = console.page
-    await page.locator("#nav-steps").click()
-    await page.locator("#step-picker").select_option(label="Campaign figures")
-    form = page.locator("#step-form")
     await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Sofia")
     await form.locator("input[name='campaign']").fill(running.campaign_name)
     await form.locator("input[name='window']").fill("soon")
@@ -75,14 +72,9 @@ async def test_the_status_shortcut_opens_the_wallboard(console: Console) -> None
 async def test_the_step_panel_follows_the_person_and_shows_how_a_run_ended(
     console: Console, demo: Demo
 ) -> None:
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        items = [c async for c in cc.campaigns.iterate()]
-    paused = next(c for c in items if c.status == "pause")
-    await console.open(AGENT, CALL_CENTER)
+    paused = next(c for c in await campaigns_of(demo) if c.status == "pause")
+    form = await console.open_step(AGENT, "Start a campaign")
     page = console.page
-    await page.locator("#nav-steps").click()
-    await page.locator("#step-picker").select_option(label="Start a campaign")
-    form = page.locator("#step-form")
     await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Alex")
     await form.locator("input[name='campaign']").fill(paused.campaign_uuid)
     await page.locator("#step-run").click()
@@ -108,14 +100,9 @@ async def test_the_step_panel_follows_the_person_and_shows_how_a_run_ended(
 async def test_a_step_run_as_a_schedule_acts_with_the_workflows_role(
     console: Console, demo: Demo
 ) -> None:
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        items = [c async for c in cc.campaigns.iterate()]
-    running = next(c for c in items if c.status == "start")
-    await console.open(SUPERVISOR, CALL_CENTER)
+    running = next(c for c in await campaigns_of(demo) if c.status == "start")
+    form = await console.open_step(SUPERVISOR, "Pause a campaign")
     page = console.page
-    await page.locator("#nav-steps").click()
-    await page.locator("#step-picker").select_option(label="Pause a campaign")
-    form = page.locator("#step-form")
     await form.locator("select[name='interactivity']").select_option("schedule")
     await form.locator("input[name='campaign']").fill(running.campaign_uuid)
     await page.locator("#step-run").click()

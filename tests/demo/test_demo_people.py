@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.demo import Demo
+from demo.offline import Demo
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR
 from tests.bot.test_commands_e2e import shown
 from tests.demo.conftest import BROWSER

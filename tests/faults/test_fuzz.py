@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.signing import signed_headers
+from tests import strategies
 from tests.faults.processes import AppProcess, Deployment
 
 EXAMPLES = 300
@@ -34,17 +35,7 @@ EXAMPLES = 300
 
 FORM = "application/x-www-form-urlencoded"
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=40),
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5)
-    ),
-    max_leaves=25,
-)
+json_values = strategies.json_values(text=40, key=12, size=5, leaves=25)
 ids = st.one_of(
     st.sampled_from([TEAM, SUPERVISOR, CALL_CENTER, "U0002", "C0002"]), st.text(max_size=12)
 )

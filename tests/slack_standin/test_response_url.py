@@ -8,21 +8,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from emulators.slack import AGENT, CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
+from tests.slack_standin.bolt_app import CARD
 from tests.slack_standin.loopback import Receiver
 
-BUTTON = [
-    {
-        "type": "actions",
-        "elements": [
-            {
-                "type": "button",
-                "action_id": "pause",
-                "value": "spring",
-                "text": {"type": "plain_text", "text": "Pause"},
-            }
-        ],
-    }
-]
+BUTTON = CARD[1:]
+"""The card's Pause button, alone."""
 
 
 async def post(url: str, **body: Any) -> tuple[int, str]:

@@ -8,6 +8,7 @@ domain (409, "already exists"), and an unknown group is 404 ("group not found").
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -16,10 +17,11 @@ from callcenter.models import Group, GroupCreate, GroupCreated, GroupUpdate, Gro
 from callcenter.rules import FieldErrors, check_group_name
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, read_object
+from emulators.pbx.bodies import M, check, read_object
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.openapi import json_body, responses
 from emulators.pbx.paging import json_response
+from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.state import emulator
 
 router = APIRouter(tags=["users and groups"])
@@ -28,6 +30,16 @@ router = APIRouter(tags=["users and groups"])
 def _name_errors(body: dict[str, object], bad: set[str]) -> FieldErrors:
     value = body.get("group_name")
     return check_group_name(value) if "group_name" not in bad and isinstance(value, str) else []
+
+
+def _checked(model: type[M], body: dict[str, Any]) -> M:
+    """``body`` as ``model``, or every field error the service reports at once (the name's
+    own rules among them)."""
+    checked = check(model, body)
+    errors = checked.errors + _name_errors(body, checked.bad)
+    if errors:
+        raise field_errors(errors)
+    return model.model_validate(body)
 
 
 def _taken(conn: sqlite3.Connection, domain_uuid: str, name: str, other_than: str = "") -> bool:
@@ -43,19 +55,8 @@ def _taken(conn: sqlite3.Connection, domain_uuid: str, name: str, other_than: st
 
 
 def group_wire(conn: sqlite3.Connection, group_uuid: str) -> Group:
-    row = conn.execute(
-        "SELECT group_uuid, domain_uuid, group_name, group_description, department_uuid, "
-        "group_priority FROM groups WHERE group_uuid = ?",
-        (group_uuid,),
-    ).fetchone()
-    return Group(
-        group_uuid=row[0],
-        domain_uuid=row[1],
-        group_name=row[2],
-        group_description=row[3],
-        department_uuid=row[4],
-        group_weight=row[5],
-    )
+    sql = f"SELECT {GROUP_COLUMNS} FROM groups g WHERE g.group_uuid = ?"
+    return group_of(conn.execute(sql, (group_uuid,)).fetchone())
 
 
 @router.post(
@@ -65,12 +66,7 @@ def group_wire(conn: sqlite3.Connection, group_uuid: str) -> Group:
 )
 async def create_group(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
-    body = await read_object(request)
-    checked = check(GroupCreate, body)
-    errors = checked.errors + _name_errors(body, checked.bad)
-    if errors:
-        raise field_errors(errors)
-    create = GroupCreate.model_validate(body)
+    create = _checked(GroupCreate, await read_object(request))
     if _taken(emu.conn, domain.domain_uuid, create.group_name):
         raise string_error(f"group {create.group_name} already exists", 409)
     group_uuid = fd.new_uuid(emu.sim.rng)
@@ -99,12 +95,7 @@ async def create_group(request: Request, domain: CurrentDomain) -> Response:
 async def update_group(request: Request, domain: CurrentDomain, group_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(GroupUpdate, body)
-    errors = checked.errors + _name_errors(body, checked.bad)
-    if errors:
-        raise field_errors(errors)
-    update = GroupUpdate.model_validate(body)
+    update = _checked(GroupUpdate, await read_object(request))
     if not conn.execute(
         "SELECT 1 FROM groups WHERE domain_uuid = ? AND group_uuid = ?",
         (domain.domain_uuid, group_uuid),

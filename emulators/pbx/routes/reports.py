@@ -6,9 +6,10 @@ the start of today and now on the emulator clock, in its time zone.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from callcenter.models import (
@@ -44,54 +45,56 @@ def _window(
     return (day_start(now, emu.tz) if lower is None else lower, now if upper is None else upper)
 
 
-def _tallies(
-    request: Request, domain_uuid: str, start_time: str | None, end_time: str | None
-) -> tuple[Emulator, float, reports.ExtensionTallies]:
+@dataclass(frozen=True)
+class Tallied:
+    """The extensions' counts over the window a report asks for (``start_time``,
+    ``end_time``), with the emulator and the window's start the reports read."""
+
+    emu: Emulator
+    domain_uuid: str
+    lower: float
+    tallies: reports.ExtensionTallies
+
+
+async def _tallied(
+    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
+) -> Tallied:
     emu = emulator(request)
     lower, upper = _window(emu, "start_time", start_time, "end_time", end_time)
-    return emu, lower, reports.tally(emu.conn, domain_uuid, lower, upper, emu.tz)
+    tallies = reports.tally(emu.conn, domain.domain_uuid, lower, upper, emu.tz)
+    return Tallied(emu, domain.domain_uuid, lower, tallies)
+
+
+Tallies = Annotated[Tallied, Depends(_tallied)]
 
 
 @router.get("/v3/report/call/user", responses={200: {"model": ReportUserList}})
-async def call_users(
-    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
-) -> Response:
-    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
-    return json_response(ReportUserList(data=reports.call_users(t, emu.tz)))
+async def call_users(w: Tallies) -> Response:
+    return json_response(ReportUserList(data=reports.call_users(w.tallies, w.emu.tz)))
 
 
 @router.get("/v2/report/extension", responses={200: {"model": ExtensionReport}})
-async def extension_report(
-    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
-) -> Response:
-    _, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
+async def extension_report(w: Tallies) -> Response:
     return json_response(
-        ExtensionReport(code=200, content="success", data=reports.extension_counters(t))
+        ExtensionReport(code=200, content="success", data=reports.extension_counters(w.tallies))
     )
 
 
 @router.get("/v2/report/extension/summary", responses={200: {"model": ExtensionSummaryList}})
-async def extension_summary(
-    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
-) -> Response:
-    _, lower, t = _tallies(request, domain.domain_uuid, start_time, end_time)
-    return json_response(ExtensionSummaryList(data=reports.extension_summary(t, lower)))
+async def extension_summary(w: Tallies) -> Response:
+    return json_response(ExtensionSummaryList(data=reports.extension_summary(w.tallies, w.lower)))
 
 
 @router.get("/v2/report/extension/summary/day", responses={200: {"model": ExtensionSummaryDayList}})
-async def extension_summary_day(
-    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
-) -> Response:
-    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
-    return json_response(ExtensionSummaryDayList(data=reports.extension_summary_day(t, emu.tz)))
+async def extension_summary_day(w: Tallies) -> Response:
+    return json_response(
+        ExtensionSummaryDayList(data=reports.extension_summary_day(w.tallies, w.emu.tz))
+    )
 
 
 @router.get("/v2/report/agent/time", responses={200: {"model": AgentTimeList}})
-async def agent_time(
-    request: Request, domain: CurrentDomain, start_time: Text = None, end_time: Text = None
-) -> Response:
-    emu, _, t = _tallies(request, domain.domain_uuid, start_time, end_time)
-    return json_response(AgentTimeList(data=reports.agent_time(t, domain.domain_uuid, emu.tz)))
+async def agent_time(w: Tallies) -> Response:
+    return json_response(AgentTimeList(data=reports.agent_time(w.tallies, w.domain_uuid, w.emu.tz)))
 
 
 @router.get("/v2/stats", responses={200: {"model": StatsList}})

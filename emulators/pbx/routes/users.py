@@ -21,6 +21,7 @@ from emulators.pbx.bodies import check, one_of, read_object
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.openapi import json_body, responses
 from emulators.pbx.paging import json_response, page_response, paging
+from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.seed import password_hash
 from emulators.pbx.state import emulator
 
@@ -36,17 +37,9 @@ _USER_COLUMNS = (
 
 def groups_of(conn: sqlite3.Connection, user_uuid: str) -> list[Group]:
     return [
-        Group(
-            group_uuid=g[0],
-            domain_uuid=g[1],
-            group_name=g[2],
-            group_description=g[3],
-            department_uuid=g[4],
-            group_weight=g[5],
-        )
+        group_of(g)
         for g in conn.execute(
-            "SELECT g.group_uuid, g.domain_uuid, g.group_name, g.group_description, "
-            "g.department_uuid, g.group_priority FROM groups g JOIN group_users gu "
+            f"SELECT {GROUP_COLUMNS} FROM groups g JOIN group_users gu "
             "ON gu.group_uuid = g.group_uuid WHERE gu.user_uuid = ? ORDER BY g.seq",
             (user_uuid,),
         )

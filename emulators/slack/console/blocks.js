@@ -11,15 +11,9 @@
 //   errors                         (modals) block_id -> error text from response_action
 // Everything is built with createElement/textContent: nothing the app sends is parsed as HTML.
 
+import { el } from "./dom.js";
 import { emojiFor, mrkdwn, plainText, textObject } from "./mrkdwn.js";
 import { renderTable } from "./table.js";
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 function textOf(obj) {
   if (!obj) return "";

@@ -7,18 +7,10 @@
 // as in Slack. The live feed (/console/api/events) says when
 // something changed; the page then re-reads what it shows.
 
+import { $, el } from "./dom.js";
 import { renderBlocks, renderFiles } from "./blocks.js";
 import { mrkdwn } from "./mrkdwn.js";
 import { installWorkflows } from "./workflows.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const app = {
   workspace: null,
@@ -41,22 +33,27 @@ async function getJSON(path) {
   return body;
 }
 
-async function post(path, payload) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(payload),
-  });
+// The stand-in's JSON answer; one that is not JSON reads as a refusal with its HTTP status,
+// and a refusal is shown in the status line.
+async function answerOf(response, refused) {
   let body;
   try {
     body = await response.json();
   } catch {
     body = { ok: false, error: `HTTP ${response.status}` };
   }
-  if (!body.ok) {
-    status(body.error || "the stand-in refused", true);
-    return body;
-  }
+  if (!body.ok) status(body.error || refused, true);
+  return body;
+}
+
+async function post(path, payload) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(payload),
+  });
+  const body = await answerOf(response, "the stand-in refused");
+  if (!body.ok) return body;
   if (body.delivered) {
     const verdict = body.in_time ? `acked in ${body.ack_ms} ms` : `NOT acked in time (status ${body.status})`;
     status(`${body.kind} → app ${verdict}`, !body.in_time);
@@ -97,16 +94,8 @@ async function shareFile(file) {
   form.append("file", file, file.name);
   status(`sharing ${file.name}…`);
   const response = await fetch("/console/api/file", { method: "POST", body: form });
-  let body;
-  try {
-    body = await response.json();
-  } catch {
-    body = { ok: false, error: `HTTP ${response.status}` };
-  }
-  if (!body.ok) {
-    status(body.error || "the stand-in refused the file", true);
-    return body;
-  }
+  const body = await answerOf(response, "the stand-in refused the file");
+  if (!body.ok) return body;
   status(`shared ${file.name} in this channel`);
   scheduleRefresh();
   return body;

@@ -6,6 +6,8 @@
 // starts italics; the three entities Slack escapes (&amp; &lt; &gt;) are shown as the
 // characters they stand for, at the very end.
 
+import { el } from "./dom.js";
+
 // Slack's emoji shortcodes (:white_check_mark:, :1234:, ...) and the characters they stand
 // for: the whole iamcal/emoji-data table Slack names its emoji after, written to
 // emoji.json by scripts/emoji_table.py, never a hand-kept list.
@@ -27,13 +29,6 @@ export function emojiFor(name) {
 
 export function emojify(text) {
   return String(text).replace(/:([a-z0-9_+-]+):/g, (whole, name) => emojiFor(name) ?? whole);
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 // A plain_text object: shown literally (emoji names turned into emoji when asked).

@@ -4,12 +4,7 @@
 // renderTable(block, drawRichText) returns the element; drawRichText(cell) draws a
 // rich_text cell (blocks.js passes its own rich text renderer).
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from "./dom.js";
 
 export function renderTable(block, drawRichText) {
   const wrap = el("div", "table-block");

@@ -10,14 +10,7 @@
 // Shortcuts: the app's global shortcuts under ⚡ in the sidebar; its message shortcuts in
 // each message's ⋯ menu. Everything goes through /console/api (console_workflows.py).
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { $, el } from "./dom.js";
 
 const state = {
   api: null,

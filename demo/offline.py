@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from bot import event_loop, manifest
-from bot.demo_leads import sample_leads
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
@@ -37,6 +36,7 @@ from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS
 from commands.kernel.catalog import COMMANDS
 from commands.notifications.notify import callback_url
+from demo.sample_leads import sample_leads
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,

@@ -84,8 +84,8 @@ def upload_target(campaigns: list[Campaign]) -> Campaign | None:
 
 @dataclass(frozen=True)
 class SampleLeads:
-    """The demo's sample CSV: what the console offers to share (``bot.demo`` hands it to
-    the Slack stand-in, the one place the product touches the emulators)."""
+    """The demo's sample CSV: what the console offers to share (``demo.offline`` hands it to
+    the Slack stand-in, where the app meets the emulators)."""
 
     name: str
     content: bytes
