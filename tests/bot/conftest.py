@@ -15,6 +15,7 @@ from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
+from tests.bot.approval_helpers import give_roles, use_approvals_channel
 
 MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
 
@@ -60,3 +61,18 @@ async def app(
         yield rt
     rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@pytest.fixture
+def roles(app: Runtime) -> Runtime:
+    """The app with its people's roles given, as most approval tests start: AGENT asks
+    (operator), SUPERVISOR (a Slack admin) and MANAGER (admin) approve."""
+    give_roles(app)
+    return app
+
+
+@pytest.fixture
+def approvals(roles: Runtime) -> Runtime:
+    """The app with roles given and approval cards posted to the approvals channel."""
+    use_approvals_channel(roles)
+    return roles

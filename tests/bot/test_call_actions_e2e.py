@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import UserUpdate
@@ -31,7 +33,6 @@ from tests.bot.approval_helpers import (
     prompt_for,
     settled,
     shown,
-    use_approvals_channel,
 )
 
 JSON = dict[str, Any]
@@ -67,10 +68,10 @@ async def result_card(slack: SlackStandIn, needle: str) -> JSON:
     return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     assert "call_transfer_0" in button_ids(listing)
@@ -90,10 +91,10 @@ async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     assert audit_outcomes(app, "call.transfer") == ["requested", "approved", "ok"]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_bad_extension_is_caught_on_the_form(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     await slack.driver.block_action(
@@ -172,10 +173,10 @@ async def test_signed_in_people_come_first_and_a_logged_out_one_is_asked_about(
     assert [t["body"]["ext"] for t in transfers(pbx, call_id)] == [away.extension]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_typed_transfer_to_a_logged_out_extension_asks_first(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
@@ -211,10 +212,10 @@ async def test_a_typed_extension_nobody_has_is_caught_on_the_form(
     assert not any("/transfer" in e["path"] for e in pbx.journal(method="POST"))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_form_still_opens_when_the_directory_cannot_be_read(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     pbx.fail_next("GET", "/v3/user", 500, {"error": "boom"}, times=10)
@@ -227,10 +228,10 @@ async def test_the_form_still_opens_when_the_directory_cannot_be_read(
     assert not typed.get("optional")
 
 
+@pytest.mark.usefixtures("roles")
 async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     reply = await ask(slack, f"transfer {call['call_id']} 1999", user=AGENT)
     assert "Extension *1999* is not registered" in shown(reply)
@@ -240,12 +241,12 @@ async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_
     assert transfers(pbx, call["call_id"]) == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_an_extension_signed_out_after_the_request_fails_plainly(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     """Checked before asking, and again by the service when it runs: the agent on 1002 is
     disabled between the prompt and the confirm."""
-    give_roles(app)
     call = live_call(pbx)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002")
     assert "the caller (A leg)" in shown(prompt)
@@ -272,10 +273,10 @@ async def test_an_extension_signed_out_after_the_request_fails_plainly(
     assert audit_outcomes(app, "call.transfer")[-1] == "failed"
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_call_that_ended_is_explained_and_not_sent(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002 aleg")
     pbx.hangup(call["call_id"])
@@ -314,11 +315,10 @@ async def autocall_campaign(pbx: EmulatorServer, template: str) -> Any:
     )
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     pbx.set_call_mode("manual")
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=<!here>")
@@ -342,10 +342,10 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])
 
 
+@pytest.mark.usefixtures("roles")
 async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     autocalls = [c for c in await campaigns(pbx) if c.type == "autocall"]
     paused = next(c for c in autocalls if c.status == "pause")
     prompt = await prompt_for(slack, f"autocall {paused.campaign_uuid} 0912345678 name=An")
@@ -368,10 +368,10 @@ async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Nhắc thanh toán")
     await slack.driver.slash_command(
         user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678 name=An"
@@ -407,10 +407,10 @@ async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_blacklisted_number_is_refused_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         number = (await cc.blacklist.list()).data[0].phone_number

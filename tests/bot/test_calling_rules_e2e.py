@@ -12,24 +12,25 @@ import io
 import wave
 from datetime import datetime, timedelta
 
+import pytest
+
 from bot.runtime import Runtime
 from commands.rules.guard import refused_between
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
+    approve,
     ask,
     button_ids,
     campaigns,
     card_in,
-    card_now,
     confirm,
-    give_roles,
     prompt_for,
-    settled,
     shown,
-    use_approvals_channel,
 )
 from tests.bot.test_call_actions_e2e import autocall_campaign, latest_view
+
+pytestmark = pytest.mark.usefixtures("roles")
 
 PUSHES = "/v3/autocall/import"
 
@@ -38,11 +39,10 @@ def hhmm(moment: datetime) -> str:
     return moment.strftime("%H:%M")
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     target = await autocall_campaign(pbx, "Nhắc thanh toán")
     prompt = await prompt_for(
         slack,
@@ -62,7 +62,6 @@ async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
 async def test_listen_reads_every_form_of_value_and_pushes_nothing(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
         slack, f"listen {target.campaign_uuid} name=0 9 1 2 amount=#15 due_date=2026-04-01"
@@ -80,7 +79,6 @@ async def test_listen_reads_every_form_of_value_and_pushes_nothing(
 async def test_a_date_that_does_not_exist_is_refused_with_its_field(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
         slack,
@@ -115,7 +113,6 @@ async def test_a_date_that_does_not_exist_is_refused_with_its_field(
 async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     now = datetime.now(app.zones(TEAM))  # the workspace's zone, as the rules read it
     later, after = now + timedelta(hours=2), now + timedelta(hours=3)
@@ -138,7 +135,6 @@ async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
 async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
     assert "Added 1 number" in shown(reply)
@@ -153,21 +149,16 @@ async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
     await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_second_advertising_call_within_a_day_is_refused(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     pbx.set_call_mode("manual")
     await ask(slack, "rules frequency 1")
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912 345 678")
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    done = await approve(slack, "0912 345 678")
     assert done["text"].endswith(": done"), shown(done)
     assert len(pbx.journal(method="POST", path=PUSHES)) == 1
     reply = await ask(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An", user=AGENT)
@@ -180,7 +171,6 @@ async def test_a_second_advertising_call_within_a_day_is_refused(
 async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     reply = await ask(slack, "rules hours 08:00-17:00", user=AGENT)
     assert "needs the admin role" in shown(reply)
     reply = await ask(slack, "rules hours 8 until 5")
@@ -203,7 +193,6 @@ async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
 async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     list_uuid = str(pbx.state("lists")[0]["list_uuid"])
     await ask(slack, "dnc add +84 987 654 321", user=AGENT)
     rows = ["phone_number,lead_name", "0912345678,An", "0987654321,Binh", "0356789012,Chi"]
@@ -222,7 +211,6 @@ async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
 async def test_a_do_not_call_file_is_added_whole(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
     await slack.driver.file_share(
         user=AGENT, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
@@ -237,11 +225,10 @@ async def test_a_do_not_call_file_is_added_whole(
     assert "3 numbers" in shown(reply)
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     await ask(slack, "rules hours 08:00-17:00")
     target = next(
         c
@@ -254,11 +241,7 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
     assert "reach outside the calling hours (08:00–17:00)" in shown(prompt), shown(prompt)
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, target.campaign_uuid)
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    done = await approve(slack, target.campaign_uuid)
     assert done["text"].endswith(": done"), shown(done)
     puts = pbx.journal(method="PUT", path=f"/v3/campaign/{target.campaign_uuid}")
     assert len(puts) == 1
@@ -278,7 +261,6 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
 async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_them(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     card = await ask(slack, f"campaign {target.campaign_uuid}")
     assert "Calling rules apply" in shown(card)
@@ -301,7 +283,6 @@ async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_
 async def test_listen_sends_the_preview_spoken_to_the_asker_alone(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
         slack, f"listen {target.campaign_uuid} name=An amount=1500000 due_date=31/12/2026"

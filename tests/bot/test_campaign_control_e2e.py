@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
@@ -24,7 +26,6 @@ from tests.bot.approval_helpers import (
     puts,
     settled,
     shown,
-    use_approvals_channel,
 )
 
 VOLATILE = {"status", "run_id", "updated_at"}
@@ -39,10 +40,10 @@ async def result_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
     return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_pause_is_confirmed_by_the_requester_and_sent_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx)
     prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
     assert "Pause campaign" in shown(prompt) and "Ask for approval" not in shown(prompt)
@@ -69,10 +70,10 @@ async def card_now(slack: SlackStandIn, user: str, ts: str, needle: str) -> dict
     )
 
 
+@pytest.mark.usefixtures("roles")
 async def test_stop_from_the_card_button_keeps_the_other_fields(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx, "autodialer")
     card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
     assert {"campaign_control_pause", "campaign_control_stop"} <= set(button_ids(card))
@@ -98,10 +99,10 @@ async def test_stop_from_the_card_button_keeps_the_other_fields(
     assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_paused_campaigns_card_is_redrawn_in_place_without_pause(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx, "autodialer")
     card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
     older = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
@@ -146,20 +147,20 @@ async def test_a_viewers_card_has_no_switches_and_an_old_one_is_refused(
     assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_campaign_already_in_that_state_is_left_alone(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx)
     reply = await ask(slack, f"start {target.campaign_uuid}", user=AGENT)
     assert "already running" in shown(reply)
     assert app.storage.approvals.list("T0001") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_campaign_vanishing_before_the_confirm_is_explained(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx)
     prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
     pbx.fail_next("GET", "/v3/campaign", 200, {"data": [], "limit": 100, "offset": 0, "total": 0})
@@ -169,11 +170,10 @@ async def test_the_campaign_vanishing_before_the_confirm_is_explained(
     assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_pause_all_pauses_every_running_campaign_and_nothing_else(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     before = {c.campaign_uuid: c for c in await campaigns(pbx)}
     started = {u for u, c in before.items() if c.status == "start"}
     assert len(started) >= 2

@@ -26,13 +26,7 @@ from commands.kernel.text import duration, number
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, TEAM, SlackStandIn
 from storage import InstallationRecord
-from tests.bot.digest_helpers import (
-    FakeClock,
-    app_with_clock,
-    digests_in,
-    runtime_on,
-    shown,
-)
+from tests.bot.digest_helpers import FakeClock, app_with_clock, digests_in, runtime_on, shown
 from tests.bot.test_commands_e2e import ask
 
 HCM = ZoneInfo("Asia/Ho_Chi_Minh")

@@ -7,19 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, Workspace
 from tests.blocks import elements
-from tests.bot.approval_helpers import (
-    button_ids,
-    card_in,
-    confirm,
-    give_roles,
-    prompt_for,
-    use_approvals_channel,
-)
+from tests.bot.approval_helpers import button_ids, card_in, confirm, prompt_for
 from tests.bot.test_approvals_e2e import stopped_campaign
 from tests.bot.test_commands_e2e import ask, shown
 from tests.bot.test_connect_e2e import top_view
@@ -139,11 +134,10 @@ async def test_an_admin_changes_settings_and_sees_where_each_comes_from(
     assert "Language: *Vietnamese* (chosen by an admin)" in shown_now
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_channel_posts_use_the_workspace_language_and_replies_the_persons(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     await ask(slack, "settings language vi")
     target = await stopped_campaign(pbx)
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}", user=AGENT)

@@ -4,26 +4,19 @@ whole number in their own prompt."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import APPROVALS, SlackStandIn
-from tests.bot.approval_helpers import (
-    ask,
-    card_in,
-    confirm,
-    give_roles,
-    prompt_for,
-    shown,
-    use_approvals_channel,
-)
+from tests.bot.approval_helpers import ask, card_in, confirm, prompt_for, shown
 from tests.bot.test_call_actions_e2e import autocall_campaign
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_channel_cards_mask_numbers_once_the_workspace_asks(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     reply = await ask(slack, "settings mask-phones on")
     assert "mask" in shown(reply).lower()
     target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
