@@ -50,22 +50,15 @@ from bot.settings import Settings
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.feed_helpers import make_record
 
 
 def record(channel_index: int, campaigns: list[str], k: int) -> dict[str, Any]:
-    return {
-        "id": str(uuid.uuid4()),
-        "direction": "outbound",
-        "status": "answered",
-        "cause": "NORMAL_CLEARING",
-        "duration": 40,
-        "billsec": 31,
-        "from_number": "02871234567",
-        "to_number": f"09{k:08d}",
-        "time_started": "2026-11-22 02:00:00",
-        "campaign_uuid": campaigns[channel_index],
-        "press_key": "1" if k % 2 else "",
-    }
+    return make_record(
+        to_number=f"09{k:08d}",
+        campaign_uuid=campaigns[channel_index],
+        press_key="1" if k % 2 else "",
+    )
 
 
 def _sender(url: str, bodies: list[dict[str, Any]], concurrency: int, out: Queue[Any]) -> None:

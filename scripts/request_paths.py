@@ -20,7 +20,6 @@ import os
 import sys
 import tempfile
 import threading
-import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -44,6 +43,7 @@ from bot.settings import Settings  # noqa: E402
 from emulators.pbx.testing import EmulatorServer  # noqa: E402
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, TEAM, SlackStandIn  # noqa: E402
 from storage import Role  # noqa: E402
+from tests.bot.feed_helpers import make_record  # noqa: E402
 
 PRODUCT = tuple(str(ROOT / part) + "/" for part in ("callcenter", "storage", "commands", "bot"))
 
@@ -195,21 +195,7 @@ async def walk(
     roads["digest"] = await rec.during(digest)
 
     token = await asyncio.to_thread(rt.storage.callback_tokens.get_or_create, TEAM)
-    record = {
-        "id": str(uuid.uuid4()),
-        "direction": "outbound",
-        "status": "answered",
-        "cause": "NORMAL_CLEARING",
-        "duration": 40,
-        "billsec": 31,
-        "from_number": "02871234567",
-        "to_number": "0912345678",
-        "time_started": "2026-11-22 02:00:00",
-        "time_ended": "2026-11-22 02:00:40",
-        "app": "",
-        "campaign_uuid": "",
-        "lead_uuid": "",
-    }
+    record = make_record()
 
     async def callback() -> None:
         before = len(slack.journal("chat.postMessage")) + len(slack.journal("chat.update"))
