@@ -13,9 +13,10 @@ from cryptography.fernet import Fernet
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
+from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
-from tests.bot.approval_helpers import give_roles, use_approvals_channel
+from tests.bot.approval_helpers import autocall_campaign, give_roles, use_approvals_channel
 
 MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
 
@@ -61,6 +62,18 @@ async def app(
         yield rt
     rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@pytest.fixture
+async def greeting(pbx: EmulatorServer) -> Campaign:
+    """A stopped autocall campaign greeting the customer by name (its one placeholder)."""
+    return await autocall_campaign(pbx, "Chào hỏi khách hàng")
+
+
+@pytest.fixture
+async def reminder(pbx: EmulatorServer) -> Campaign:
+    """A stopped autocall campaign reminding of a payment: name, amount and due date."""
+    return await autocall_campaign(pbx, "Nhắc thanh toán")
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from tests.bot.approval_helpers import (
     shown,
     use_approvals_channel,
 )
+from tests.bot.test_commands_e2e import expect_replies
 
 PASSWORD = "Tr0ub4dor&3-never-shown"
 
@@ -249,12 +250,12 @@ async def test_admins_change_the_policy_and_it_takes_effect(
     reply = await ask(slack, "policy channel <#C0002|approvals>")
     assert "<#C0002>" in shown(reply)
     assert app.storage.workspaces.require(TEAM).approvals_channel == APPROVALS
-    reply = await ask(slack, "policy set start self=yes expiry=2h")
-    assert "self-approval allowed" in shown(reply) and "2 h" in shown(reply)
-    reply = await ask(slack, "policy set pause mode=approval approvers=<@U0003|maria>")
-    assert "by <@U0003>" in shown(reply)
-    reply = await ask(slack, "policy set pause mode=sometimes")
-    assert "not a mode" in shown(reply)
+    await expect_replies(
+        slack,
+        ("policy set start self=yes expiry=2h", "self-approval allowed", "2 h"),
+        ("policy set pause mode=approval approvers=<@U0003|maria>", "by <@U0003>"),
+        ("policy set pause mode=sometimes", "not a mode"),
+    )
     target = next(c for c in await campaigns(pbx) if c.status == "start")
     prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
     assert "Ask for approval" in shown(prompt) and "<@U0003>" in shown(prompt)

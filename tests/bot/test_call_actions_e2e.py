@@ -14,7 +14,7 @@ import pytest
 
 from bot.runtime import Runtime
 from callcenter import CallCenter
-from callcenter.models import UserUpdate
+from callcenter.models import Campaign, UserUpdate
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
@@ -307,21 +307,12 @@ async def test_viewers_see_no_transfer_button_and_a_click_is_refused(
     assert slack.views(AGENT) == []
 
 
-async def autocall_campaign(pbx: EmulatorServer, template: str) -> Any:
-    return next(
-        c
-        for c in await campaigns(pbx)
-        if c.type == "autocall" and c.template_name == template and c.status != "start"
-    )
-
-
 @pytest.mark.usefixtures("approvals")
 async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
     pbx.set_call_mode("manual")
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=<!here>")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912 345 678 name=<!here>")
     assert "0912 345 678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912 345 678")
@@ -370,11 +361,12 @@ async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
 
 @pytest.mark.usefixtures("roles")
 async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     await slack.driver.slash_command(
-        user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678 name=An"
+        user=AGENT,
+        channel=CALL_CENTER,
+        text=f"autocall {reminder.campaign_uuid} 0912345678 name=An",
     )
     form = await latest_view(slack, AGENT, "autocall_form")
     blocks = {b.get("block_id"): b for b in form["blocks"]}
@@ -409,13 +401,12 @@ async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
 
 @pytest.mark.usefixtures("roles")
 async def test_a_blacklisted_number_is_refused_before_anything_is_asked(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         number = (await cc.blacklist.list()).data[0].phone_number
-    reply = await ask(slack, f"autocall {target.campaign_uuid} {number} name=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} {number} name=An", user=AGENT)
     assert "blacklist" in shown(reply)
     assert app.storage.approvals.list(TEAM) == []
-    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 nme=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 nme=An", user=AGENT)
     assert "has no placeholder nme" in shown(reply) and "name" in shown(reply)

@@ -15,7 +15,7 @@ from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, DIGESTS, TEAM, SlackStandIn
 from tests.bot.approval_helpers import button_ids, prompt_for, puts
-from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_commands_e2e import ask, expect_replies, shown
 
 JSON = dict[str, Any]
 
@@ -53,11 +53,15 @@ async def test_a_mistyped_command_gets_did_you_mean_not_the_whole_help(
     assert "I don't know `campain`. Did you mean `campaign` or `campaigns`?" in shown(reply)
     assert "`/callops help`" in shown(reply)
     assert len(text_lines(reply)) == 1, "one line, not 55 lines of help"
-    reply = await ask(slack, "digest ad #digests daily 08:00")
-    assert "I don't know `digest ad`. Did you mean `digest add`?" in shown(reply)
-    reply = await ask(slack, "cdr stauts=busy")
-    assert "'stauts=' is not a filter. Did you mean `status=`?" in shown(reply)
-    assert "/callops help writing" in shown(reply)
+    await expect_replies(
+        slack,
+        ("digest ad #digests daily 08:00", "I don't know `digest ad`. Did you mean `digest add`?"),
+        (
+            "cdr stauts=busy",
+            "'stauts=' is not a filter. Did you mean `status=`?",
+            "/callops help writing",
+        ),
+    )
 
 
 async def test_a_campaign_typed_without_diacritics_resolves(

@@ -16,7 +16,7 @@ from storage import Role, Workspace
 from tests.blocks import elements
 from tests.bot.approval_helpers import button_ids, card_in, confirm, prompt_for
 from tests.bot.test_approvals_e2e import stopped_campaign
-from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_commands_e2e import ask, expect_replies, shown
 from tests.bot.test_connect_e2e import top_view
 
 
@@ -87,17 +87,18 @@ async def test_a_language_callops_does_not_speak_changes_nothing(
 async def test_settings_are_for_admins_and_a_bad_value_changes_nothing(
     app: Runtime, slack: SlackStandIn
 ) -> None:
-    refused = await ask(slack, "settings language vi", user=AGENT)
-    assert "needs the admin role" in shown(refused)
-    bad_language = await ask(slack, "settings language fr")
-    assert "use `vi` or `en`" in shown(bad_language)
-    bad_zone = await ask(slack, "settings timezone Asia/Ho_Chi_Mnh")
-    assert "is not a time zone I know" in shown(bad_zone)
-    assert "Did you mean `Asia/Ho_Chi_Minh`?" in shown(bad_zone)
-    bad_key = await ask(slack, "settings colour blue")
-    assert "'colour' is not a setting" in shown(bad_key) and "`mask-phones`" in shown(bad_key)
-    bad_switch = await ask(slack, "settings mask-phones maybe")
-    assert "use `on` or `off`" in shown(bad_switch)
+    await expect_replies(slack, ("settings language vi", "needs the admin role"), user=AGENT)
+    await expect_replies(
+        slack,
+        ("settings language fr", "use `vi` or `en`"),
+        (
+            "settings timezone Asia/Ho_Chi_Mnh",
+            "is not a time zone I know",
+            "Did you mean `Asia/Ho_Chi_Minh`?",
+        ),
+        ("settings colour blue", "'colour' is not a setting", "`mask-phones`"),
+        ("settings mask-phones maybe", "use `on` or `off`"),
+    )
     unchanged = app.storage.workspaces.require(TEAM)
     assert unchanged.default_language is None and unchanged.timezone == "Asia/Ho_Chi_Minh"
     assert unchanged.timezone_source is None and unchanged.mask_phones is False

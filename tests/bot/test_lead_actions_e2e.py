@@ -17,7 +17,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ApprovalState
 from tests.bot.approval_helpers import (
-    approve,
+    approved,
     ask,
     audit_outcomes,
     card_in,
@@ -49,7 +49,7 @@ async def test_one_lead_is_inserted_after_approval(
     prompt = await prompt_for(slack, f'lead {list_uuid} 0912345678 lead_name="An <Nguyen>"')
     assert "An &lt;Nguyen&gt;" in shown(prompt)
     await confirm(slack, prompt)
-    done = await approve(slack, "0912 345 678")
+    done = await approved(slack, "0912 345 678")
     assert done["text"].endswith(": done")
     sent = pbx.journal(method="POST", path="/v3/lead")
     assert len(sent) == 1

@@ -12,7 +12,7 @@ from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, SlackStandIn
 from tests.bot.approval_helpers import (
-    approve,
+    approved,
     ask,
     button_ids,
     campaigns,
@@ -38,7 +38,7 @@ async def pushed_autocall(app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
     )
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An")
     await confirm(slack, prompt)
-    return await approve(slack, "0912 345 678")
+    return await approved(slack, "0912 345 678")
 
 
 async def new_reply(slack: SlackStandIn, user: str, seen: set[str]) -> JSON:
