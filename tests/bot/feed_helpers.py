@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -78,6 +79,20 @@ async def post(http: httpx.AsyncClient, url: str, body: Any) -> httpx.Response:
     if isinstance(body, bytes | str):
         return await http.post(url, content=body, headers={"Content-Type": "application/json"})
     return await http.post(url, json=body)
+
+
+def card_counts(slack: SlackStandIn, channels: list[str]) -> Counter[str]:
+    """How many times each record shows across ``channels``, as a card (in threads
+    included: the calls of one customer on one day are a thread under the first card) or
+    as a row of a folded message."""
+    seen: Counter[str] = Counter()
+    for channel in channels:
+        for top in slack.messages(channel):
+            thread = slack.thread(channel, top["ts"]) if top.get("reply_count") else [top]
+            for message in thread:
+                payload = read_payload(message)
+                seen.update(payload.shown() if payload else ())
+    return seen
 
 
 def posted_record_ids(slack: SlackStandIn, channel: str | None = None) -> list[str]:
