@@ -18,7 +18,7 @@ from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 
 
 @asynccontextmanager
@@ -38,6 +38,27 @@ async def feed_app(
     finally:
         rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@asynccontextmanager
+async def routed_feed(
+    settings: Settings,
+    slack: SlackStandIn,
+    pbx: EmulatorServer,
+    *,
+    paced: bool = False,
+    virtual: bool = False,
+) -> AsyncIterator[tuple[Runtime, str]]:
+    """``feed_app`` with every call's card routed to #call-center, as most feed tests
+    start. ``paced``: the stand-in holds the app to Slack's per-channel pace, updates
+    included; ``virtual``: the feed waits on the stand-in's clock (``virtual_pace``)."""
+    if paced:
+        slack.channel_pace(True, updates=True)
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        if virtual:
+            virtual_pace(rt, slack)
+        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        yield rt, base
 
 
 def virtual_pace(rt: Runtime, slack: SlackStandIn) -> None:
