@@ -41,16 +41,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiohttp
-from cryptography.fernet import Fernet
 
 from bot.feed_metadata import read_payload
 from bot.runtime import Runtime
 from bot.server import serving
-from bot.settings import Settings
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
-from tests.bot.feed_helpers import make_record
+from tests.bot.feed_helpers import make_record, stand_in_settings
 
 
 def record(channel_index: int, campaigns: list[str], k: int) -> dict[str, Any]:
@@ -127,15 +125,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             ]
             campaigns = [str(uuid.uuid4()) for _ in channels]
             slack.channel_pace(True)
-            settings = Settings(
-                _env_file=None,
-                slack_bot_token=slack.bot_token(),
-                slack_signing_secret=slack.signing_secret,
-                slack_api_url=slack.api_url,
-                callops_db=str(workdir / "callops.db"),
-                callops_secret_key=Fernet.generate_key().decode(),
-                callops_service_networks=LOOPBACK_NETWORKS,
-                callops_timezone="Asia/Ho_Chi_Minh",
+            settings = stand_in_settings(
+                slack, workdir / "callops.db", callops_service_networks=LOOPBACK_NETWORKS
             )
             rt: Runtime = Runtime.open(settings)
             rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
 from bot.server import serving
@@ -17,6 +16,7 @@ from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
 from tests.bot.approval_helpers import autocall_campaign, give_roles, use_approvals_channel
+from tests.bot.feed_helpers import stand_in_settings
 
 MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
 
@@ -31,15 +31,7 @@ async def slack() -> AsyncIterator[SlackStandIn]:
 
 @pytest.fixture
 def settings(tmp_path: Path, slack: SlackStandIn) -> Settings:
-    return Settings(
-        _env_file=None,
-        slack_bot_token=slack.bot_token(),
-        slack_signing_secret=slack.signing_secret,
-        slack_api_url=slack.api_url,
-        callops_db=str(tmp_path / "callops.db"),
-        callops_secret_key=Fernet.generate_key().decode(),
-        callops_timezone="Asia/Ho_Chi_Minh",
-    )
+    return stand_in_settings(slack, tmp_path / "callops.db")
 
 
 ALL_DAY = (0, 0)

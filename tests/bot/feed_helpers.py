@@ -9,9 +9,11 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.fernet import Fernet
 
 from bot.feed_metadata import FOLD_KIND, read_payload
 from bot.runtime import Runtime
@@ -19,6 +21,21 @@ from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+
+
+def stand_in_settings(slack: SlackStandIn, db: Path, **more: Any) -> Settings:
+    """Settings for an app that talks to the Slack stand-in with its bot token, keeps its
+    database at ``db`` under a fresh key, and reads times in Vietnam's zone."""
+    return Settings(
+        _env_file=None,
+        slack_bot_token=slack.bot_token(),
+        slack_signing_secret=slack.signing_secret,
+        slack_api_url=slack.api_url,
+        callops_db=str(db),
+        callops_secret_key=Fernet.generate_key().decode(),
+        callops_timezone="Asia/Ho_Chi_Minh",
+        **more,
+    )
 
 
 @asynccontextmanager
