@@ -14,42 +14,17 @@ from collections.abc import Awaitable, Callable
 from slack_sdk.models.views import View
 
 from callcenter import errors
-from commands.admin import connection
-from commands.admin import policy as admin
-from commands.admin import settings as workspace_settings
 from commands.admin.connection import not_connected
-from commands.approvals import interactions as approval_interactions
-from commands.calls import autocall, callback, listen, transfer
-from commands.calls import live as calls
-from commands.calls import records as call_records
-from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
-from commands.campaigns import control
-from commands.campaigns import steps as campaign_steps
-from commands.campaigns import switch as campaign_switch
-from commands.digests import alerts
-from commands.digests import content as digest_content
-from commands.digests import manage as digests
-from commands.directory import groups, users
-from commands.directory import listings as directory
-from commands.kernel import help, paging
+from commands.families import HANDLERS, INTERACTIONS
+from commands.kernel import help
 from commands.kernel.catalog import MAX_WORDS, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
-from commands.kernel.interactions import (
-    Click,
-    Interactions,
-    OnClick,
-    OnShortcut,
-    OnStep,
-    OnSubmit,
-    Shortcut,
-    StepRun,
-    Submission,
-)
+from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
 from commands.kernel.reply import (
     FieldErrors,
     OpenModal,
@@ -64,18 +39,6 @@ from commands.kernel.reply import (
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import escape, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
-from commands.leads import insert as lead_insert
-from commands.leads import lead_card
-from commands.leads import lists as leads
-from commands.leads import steps as lead_steps
-from commands.leads import upload as leads_upload
-from commands.notifications import notify
-from commands.reports import cdr, wallboard
-from commands.reports import stats as reports
-from commands.reports import steps as report_steps
-from commands.rules import card as rules_card
-from commands.rules import dnc
-from commands.rules import manage as calling_rules
 from storage import Outcome as AuditOutcome
 from storage import Role, off_loop
 from storage.errors import StorageBusyError
@@ -83,88 +46,10 @@ from storage.errors import StorageBusyError
 log = logging.getLogger(__name__)
 
 
-Handler = Callable[[CommandContext, list[str]], Awaitable[Outcome]]
-
-FAMILIES = (
-    help,
-    connection,
-    campaigns,
-    calls,
-    leads,
-    cdr,
-    reports,
-    directory,
-    notify,
-    digests,
-    alerts,
-    control,
-    transfer,
-    autocall,
-    lead_card,
-    leads_upload,
-    groups,
-    users,
-    admin,
-    calling_rules,
-    dnc,
-    listen,
-    workspace_settings,
-)
-"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
-``INTERACTIONS`` (its buttons and forms)."""
-
-HANDLERS: dict[str, Handler] = {
-    name: handler for family in FAMILIES for name, handler in family.HANDLERS.items()
-}
-"""Commands that work today; the rest of the catalog answers that it is coming."""
-
-INTERACTIVE = (
-    paging,
-    approval_interactions,
-    lead_insert,
-    call_records,
-    campaign_switch,
-    digest_content,
-    wallboard,
-    callback,
-    campaign_steps,
-    call_steps,
-    lead_steps,
-    report_steps,
-    rules_card,
-)
-"""Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
-
-INTERACTIONS: Interactions = (
-    sum(
-        (getattr(family, "INTERACTIONS", Interactions()) for family in (*FAMILIES, *INTERACTIVE)),
-        Interactions(),
-    )
-    + approval_interactions.form_interactions()
-)
-"""Every button, form, shortcut and workflow step the app answers, gathered from the
-families that own them."""
-
-_CLICKS = [(route.pattern(), route) for route in INTERACTIONS.clicks]
-_SUBMISSIONS = {route.callback_id: route for route in INTERACTIONS.submissions}
-_SHORTCUTS = {route.callback_id: route for route in INTERACTIONS.shortcuts}
-_STEPS = {route.callback_id: route for route in INTERACTIONS.steps}
-
-
-def click_route(action_id: str) -> OnClick | None:
-    return next((route for pattern, route in _CLICKS if pattern.match(action_id)), None)
-
-
-def submission_route(callback_id: str) -> OnSubmit | None:
-    return _SUBMISSIONS.get(callback_id)
-
-
-def shortcut_route(callback_id: str) -> OnShortcut | None:
-    return _SHORTCUTS.get(callback_id)
-
-
-def step_route(callback_id: str) -> OnStep | None:
-    return _STEPS.get(callback_id)
+click_route = INTERACTIONS.click
+submission_route = INTERACTIONS.submission
+shortcut_route = INTERACTIONS.shortcut
+step_route = INTERACTIONS.step
 
 
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status", "language", "settings"})

@@ -4,8 +4,8 @@ An approval stores only a kind and plain JSON parameters; after a restart, or in
 process, this registry is what reads them back into the kind's typed parameters
 (``ActionParams``, a model defined next to each executor) and turns those into words for
 the card (``describe``) and into the one service call that was approved (``execute``).
-Each family module registers its kinds when imported; ``ACTION_MODULES`` lists them so
-the registry is complete whoever asks first.
+Each family declares its ``ActionSpec``s in its ``FAMILY``; ``commands/families.py``
+puts them in ``ACTIONS``, the one table read here.
 
 An executor re-checks what may have changed since the request (the campaign still exists,
 the call is still live) and raises ``ActionRefused`` before sending anything when it no
@@ -15,7 +15,6 @@ and nothing here does either.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -24,23 +23,12 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import ButtonElement
 
 from callcenter import CallCenter
+from commands.approvals.observe import Observer
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
-from storage import ActionKind, Approval, ApprovalState, Storage
-
-ACTION_MODULES = (
-    "commands.campaigns.control",
-    "commands.calls.transfer",
-    "commands.calls.autocall",
-    "commands.leads.insert",
-    "commands.leads.upload",
-    "commands.directory.groups",
-    "commands.directory.users",
-    "commands.notifications.notify",
-)
-"""Modules whose import registers their kinds (another family may append its own)."""
+from storage import Approval, ApprovalState, Storage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,7 +88,8 @@ P = TypeVar("P", bound=ActionParams)
 
 @dataclass(frozen=True, kw_only=True)
 class ActionSpec(Generic[P]):
-    kind: ActionKind
+    kind: str
+    """One of ``ActionKind`` (``kinds.py``, where its default policy is)."""
     title: str
     """Card header: ``Start campaign`` (marked with ``N_``, shown with ``_``)."""
     confirm_label: str
@@ -118,6 +107,9 @@ class ActionSpec(Generic[P]):
     follow_ups: Callable[[Approval], list[ButtonElement]] | None = None
     """Buttons a done request's card offers to go on from what it made (open the lead,
     find the call's record), from its stored parameters and result."""
+    observe: Observer | None = None
+    """Reads the service to tell whether an interrupted run took effect (``observe.py``);
+    None when the effect cannot be looked up."""
 
     def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
         """The stored JSON (and, for the execution, the request's secret fields) as this
@@ -125,38 +117,27 @@ class ActionSpec(Generic[P]):
         return self.params.model_validate({**stored, **(secret or {})})
 
 
-_REGISTRY: dict[ActionKind, ActionSpec[Any]] = {}
+ACTIONS: dict[str, ActionSpec[Any]] = {}
+"""Every declared action by kind; filled once, from the families, by
+``commands/families.py`` (the approval workflow cannot import the families: they import
+it)."""
 
 
-def register(spec: ActionSpec[P]) -> ActionSpec[P]:
-    _REGISTRY[ActionKind(spec.kind)] = spec
-    return spec
-
-
-def load_all() -> None:
-    """Import every action module (which registers its kinds and forms)."""
-    for name in ACTION_MODULES:
-        importlib.import_module(name)
-
-
-def spec_for(kind: ActionKind | str) -> ActionSpec[Any]:
-    wanted = ActionKind(kind)
-    if wanted not in _REGISTRY:
-        load_all()
+def spec_for(kind: str) -> ActionSpec[Any]:
     try:
-        return _REGISTRY[wanted]
+        return ACTIONS[str(kind)]
     except KeyError:
-        raise LookupError(f"no action is registered for {wanted.value}") from None
+        raise LookupError(f"no family in commands.families declares {kind}") from None
 
 
-def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
+def describe(kind: str, params: Mapping[str, Any]) -> str:
     """What the stored ``params`` of ``kind`` will do, in words for the card."""
     spec = spec_for(kind)
     return spec.describe(spec.read(params))
 
 
 async def execute(
-    kind: ActionKind | str,
+    kind: str,
     params: Mapping[str, Any],
     env: ExecutionEnv,
     *,

@@ -3,8 +3,8 @@
 When the process running an approved action dies (``kill -9``, a crash, a lost host) the
 request stays ``executing`` and nobody knows whether the service got the call.  Recovery
 (``commands.approvals.recovery``) never runs it again: it asks the service.  Where the
-service can be read for the effect (a campaign's status, its callback URL) the family
-that owns the action registers an *observer* next to its executor; it reads the service,
+service can be read for the effect (a campaign's status, its callback URL) the action's
+``ActionSpec`` has an *observer* (``observe=``) next to its executor; it reads the service,
 and says whether the effect is in place.  Kinds without one (an autocall push, a
 transfer, a lead insert: nothing to look them up by) end as "unknown: check before
 retrying".
@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from callcenter import CallCenter
-from commands.approvals import actions
-from storage import ActionKind
 
 
 @dataclass(frozen=True)
@@ -35,16 +33,3 @@ class Observation:
 
 
 Observer = Callable[[Mapping[str, Any], CallCenter], Awaitable[Observation]]
-
-_OBSERVERS: dict[ActionKind, Observer] = {}
-
-
-def register_observer(kind: ActionKind, observer: Observer) -> Observer:
-    _OBSERVERS[ActionKind(kind)] = observer
-    return observer
-
-
-def observer_for(kind: ActionKind | str) -> Observer | None:
-    """The observer of ``kind``, or None when its effect cannot be read back."""
-    actions.spec_for(kind)  # loads every family, so their observers are registered
-    return _OBSERVERS.get(ActionKind(kind))

@@ -31,7 +31,7 @@ from callcenter import CallCenter
 from callcenter.errors import CallCenterError
 from commands.approvals import actions
 from commands.approvals.flow import ApprovalFlow, plain_message
-from commands.approvals.observe import Observation, observer_for
+from commands.approvals.observe import Observation
 from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage
@@ -57,7 +57,7 @@ NOT_RUN_TEXT = N_(
 
 async def observe(approval: Approval, cc: CallCenter | None) -> Observation | None:
     """What the service shows of ``approval``'s effect; None when it cannot say."""
-    observer = observer_for(approval.kind)
+    observer = actions.spec_for(approval.kind).observe
     if observer is None or cc is None:
         return None
     try:
@@ -139,7 +139,7 @@ async def recover(
         log.warning(
             "approval %s (%s) left by a stopped process settled as %s",
             done.id,
-            done.kind.value,
+            done.kind,
             "unknown" if (done.result or {}).get("unknown") else done.state.value,
         )
         if flow is not None:
@@ -183,7 +183,7 @@ def _audit(storage: Storage, approval: Approval, outcome: str, detail: str) -> N
     storage.audit.append(
         approval.team_id,
         None,
-        approval.kind.value,
+        approval.kind,
         approval.params,
         outcome=outcome,
         detail=f"{approval.id}: recovered: {detail}",

@@ -30,12 +30,13 @@ from typing import Any
 from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
+from commands.approvals.kinds import ActionKind, policy_for
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
-from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
+from storage import Approval, ApprovalState, Mode, Outcome, Role, Storage
 from storage.approvals import EXECUTION_LEASE
 from storage.errors import (
     ApprovalError,
@@ -132,7 +133,7 @@ def open_request(
             f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
         )
     params = proposal.params.to_json()
-    policy = storage.policies.get(team_id, kind)
+    policy = policy_for(storage.policies, team_id, kind)
     refusal: tuple[str, str] | None = None
     if role is Role.VIEWER:
         refusal = (
@@ -293,7 +294,7 @@ def _audit(
     storage.audit.append(
         approval.team_id,
         user,
-        approval.kind.value,
+        approval.kind,
         approval.params,
         outcome=outcome,
         detail=f"{approval.id}: {detail}" if detail else approval.id,
@@ -365,7 +366,7 @@ async def run_approved(
             storage.audit.append,
             team_id,
             claimed.decider or claimed.requester,
-            claimed.kind.value,
+            claimed.kind,
             claimed.params,
             outcome=outcome,
             detail=detail,
@@ -395,7 +396,7 @@ async def _perform(
         return ActionResult(ok=False, text=words.text)
     except Exception:
         ref = secrets.token_hex(4)
-        log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
+        log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind, ref)
         said = _("Something went wrong on our side (ref {ref}).")
         return ActionResult(ok=False, text=said.format(ref=ref))
 

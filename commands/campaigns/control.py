@@ -20,10 +20,10 @@ from commands.approvals.actions import (
     ActionResult,
     ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
-from commands.approvals.observe import Observation, register_observer
+from commands.approvals.kinds import ActionKind
+from commands.approvals.observe import Observation
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -41,7 +41,6 @@ from commands.rules.dialing_hours import (
     outside_warning,
 )
 from commands.rules.guard import is_advertising, window_words
-from storage import ActionKind
 from storage.offload import off_loop
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -373,49 +372,45 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
     return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
 
 
-for _kind, _title, _label, _unknown in (
-    (
-        ActionKind.CAMPAIGN_START,
-        N_("Start campaign"),
-        N_("Start"),
-        N_("the campaign may or may not have started"),
-    ),
-    (
-        ActionKind.CAMPAIGN_PAUSE,
-        N_("Pause campaign"),
-        N_("Pause"),
-        N_("the campaign may or may not be paused"),
-    ),
-    (
-        ActionKind.CAMPAIGN_STOP,
-        N_("Stop campaign"),
-        N_("Stop"),
-        N_("the campaign may or may not be stopped"),
-    ),
-):
-    register(
-        ActionSpec(
-            kind=_kind,
-            title=_title,
-            confirm_label=_label,
-            params=ControlParams,
-            describe=describe_control,
-            execute=execute_control,
-            unknown_outcome=_unknown,
-        )
-    )
-    register_observer(_kind, observe_control)
-register(
+CONTROL_ACTIONS = tuple(
     ActionSpec(
-        kind=ActionKind.CAMPAIGN_PAUSE_ALL,
-        title=N_("Pause all campaigns"),
-        confirm_label=N_("Pause all"),
-        params=PauseAllParams,
-        describe=describe_pause_all,
-        execute=execute_pause_all,
-        unknown_outcome=N_("some campaigns may or may not be paused"),
+        kind=kind,
+        title=title,
+        confirm_label=label,
+        params=ControlParams,
+        describe=describe_control,
+        execute=execute_control,
+        unknown_outcome=unknown,
+        observe=observe_control,
+    )
+    for kind, title, label, unknown in (
+        (
+            ActionKind.CAMPAIGN_START,
+            N_("Start campaign"),
+            N_("Start"),
+            N_("the campaign may or may not have started"),
+        ),
+        (
+            ActionKind.CAMPAIGN_PAUSE,
+            N_("Pause campaign"),
+            N_("Pause"),
+            N_("the campaign may or may not be paused"),
+        ),
+        (
+            ActionKind.CAMPAIGN_STOP,
+            N_("Stop campaign"),
+            N_("Stop"),
+            N_("the campaign may or may not be stopped"),
+        ),
     )
 )
-register_observer(ActionKind.CAMPAIGN_PAUSE_ALL, observe_pause_all)
-
-HANDLERS = {"start": start, "pause": pause, "stop": stop, "pause all": pause_all}
+PAUSE_ALL_ACTION = ActionSpec(
+    kind=ActionKind.CAMPAIGN_PAUSE_ALL,
+    title=N_("Pause all campaigns"),
+    confirm_label=N_("Pause all"),
+    params=PauseAllParams,
+    describe=describe_pause_all,
+    execute=execute_pause_all,
+    unknown_outcome=N_("some campaigns may or may not be paused"),
+    observe=observe_pause_all,
+)

@@ -38,7 +38,7 @@ from commands.digests.schedules import DigestPeriod
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Reply, notice
 from commands.kernel.resolve import all_campaigns
@@ -597,6 +597,3 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return Nothing()
     reply.ephemeral = True
     return reply
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(FULL_REPORT_ACTION, full_report_clicked),))

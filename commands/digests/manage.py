@@ -46,7 +46,7 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Reply, error, notice
 from commands.kernel.resolve import (
@@ -58,7 +58,7 @@ from commands.kernel.resolve import (
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.guard import refused_between
-from storage import DigestSchedule, Role, Storage
+from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
 
@@ -553,18 +553,3 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         note = _("Preview, only you can see it.")
     reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
     return reply
-
-
-INTERACTIONS = Interactions(
-    clicks=(OnClick(UP_TO_NOW_ACTION, up_to_now_clicked, role=Role.OPERATOR),)
-)
-
-HANDLERS = {
-    "digest add": add,
-    "digest list": list_digests,
-    "digest remove": remove,
-    "digest pause": pause,
-    "digest resume": resume,
-    "digest run": run,
-    "digest preview": preview,
-}

@@ -689,6 +689,3 @@ def with_note(reply: Reply, note: str) -> Reply:
         at -= 1
     reply.blocks.insert(at, ContextBlock(elements=[MarkdownTextObject(text=note)]))
     return reply
-
-
-HANDLERS = {"stats": stats, "monitor": monitor, "agents": agents, "extensions": extensions}

@@ -13,11 +13,12 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import UserUpdate
+from commands.approvals.kinds import ActionKind
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from storage import ActionKind, ApprovalState, Role
+from storage import ApprovalState, Role
 from tests.bot.approval_helpers import (
     ask,
     audit_outcomes,
