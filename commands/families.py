@@ -2,8 +2,10 @@
 
 A family (``commands/<package>/family.py``) declares its commands, actions, forms,
 buttons, shortcuts and steps in one ``FAMILY``; nothing else registers them.  The
-dispatcher reads ``HANDLERS`` and ``INTERACTIONS``, the approval workflow ``ACTIONS``,
-and the bot and the manifest ``INTERACTIONS``.
+catalog (parser and help) reads the commands, in the help's groups; the dispatcher reads
+``HANDLERS`` and ``INTERACTIONS``, the approval workflow ``ACTIONS``, and the bot and the
+manifest ``INTERACTIONS``.  The catalog and the approval workflow are imported by the
+families, so this module hands them their tables once, here.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from commands.calls.family import FAMILY as CALLS
 from commands.campaigns.family import FAMILY as CAMPAIGNS
 from commands.digests.family import FAMILY as DIGESTS
 from commands.directory.family import FAMILY as DIRECTORY
-from commands.kernel.family import Family, Handler
+from commands.kernel import catalog
+from commands.kernel.catalog import Handler
+from commands.kernel.family import Family
 from commands.kernel.help import FAMILY as HELP
+from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
 from commands.leads.family import FAMILY as LEADS
 from commands.notifications.family import FAMILY as NOTIFICATIONS
@@ -42,8 +47,14 @@ FAMILIES: tuple[Family, ...] = (
     RULES,
 )
 
+catalog.use(
+    sorted(
+        (spec for family in FAMILIES for spec in family.commands),
+        key=lambda spec: list(FAMILY_TITLES).index(spec.family),
+    )
+)
 HANDLERS: dict[str, Handler] = {
-    name: handler for family in FAMILIES for name, handler in family.commands.items()
+    spec.name: spec.handler for spec in catalog.COMMANDS if spec.handler is not None
 }
 """Commands that work today; the rest of the catalog answers that it is coming."""
 
@@ -63,4 +74,4 @@ INTERACTIONS = Interactions(
 )
 """Every button, form, shortcut and workflow step the app answers."""
 
-actions.ACTIONS.update(ACTIONS)  # the approval workflow's table (it cannot import this)
+actions.ACTIONS.update(ACTIONS)

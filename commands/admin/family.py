@@ -3,23 +3,108 @@
 from __future__ import annotations
 
 from commands.admin import connection, policy, settings
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnSubmit
 from storage import Role
 
 FAMILY = Family(
     "admin",
-    commands={
-        "connect": connection.connect,
-        "disconnect": connection.disconnect,
-        "status": connection.status,
-        "language": settings.language,
-        "settings": settings.settings,
-        "policy": policy.show_policy,
-        "policy set": policy.set_policy,
-        "policy channel": policy.policy_channel,
-        "role": policy.role,
-    },
+    commands=(
+        CommandSpec(
+            "connect",
+            "ket-noi",
+            "connect",
+            N_("Connect this workspace to the call-center service."),
+            Role.ADMIN,
+            "general",
+            handler=connection.connect,
+        ),
+        CommandSpec(
+            "disconnect",
+            "ngat-ket-noi",
+            "disconnect",
+            N_("Forget this workspace's API key and tokens."),
+            Role.ADMIN,
+            "general",
+            handler=connection.disconnect,
+        ),
+        CommandSpec(
+            "status",
+            "trang-thai",
+            "status",
+            N_("Show the connection: domain and user behind the key."),
+            Role.VIEWER,
+            "general",
+            handler=connection.status,
+        ),
+        CommandSpec(
+            "policy",
+            "chinh-sach",
+            "policy",
+            N_("Show or change who must approve what."),
+            Role.ADMIN,
+            "admin",
+            handler=policy.show_policy,
+        ),
+        CommandSpec(
+            "policy set",
+            "chinh-sach dat",
+            N_(
+                "policy set <kind> mode=approval|confirm|none approvers=admins|@a,@b self=yes|no "
+                "expiry=30m"
+            ),
+            N_("Change what one kind of action needs."),
+            Role.ADMIN,
+            "admin",
+            ("policy set campaign.start approvers=admins self=no expiry=30m",),
+            handler=policy.set_policy,
+        ),
+        CommandSpec(
+            "policy channel",
+            "chinh-sach kenh",
+            "policy channel #channel|none",
+            N_("Where approval cards are posted."),
+            Role.ADMIN,
+            "admin",
+            handler=policy.policy_channel,
+        ),
+        CommandSpec(
+            "role",
+            "vai-tro",
+            "role @user|workflows admin|operator|viewer",
+            N_("Give a Slack user, or workflows run without a person, a role."),
+            Role.ADMIN,
+            "admin",
+            handler=policy.role,
+        ),
+        CommandSpec(
+            "language",
+            "ngon-ngu",
+            "language vi|en|auto",
+            N_("The language callops answers you in (auto: your Slack language)."),
+            Role.VIEWER,
+            "general",
+            ("language vi", "language auto"),
+            handler=settings.language,
+        ),
+        CommandSpec(
+            "settings",
+            "cai-dat",
+            "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
+            "[mask-phones on|off]",
+            N_("Show or change the workspace's language, time zone, names and masked numbers."),
+            Role.ADMIN,
+            "admin",
+            (
+                "settings language vi",
+                "settings timezone Asia/Ho_Chi_Minh",
+                "settings mask-phones on",
+            ),
+            handler=settings.settings,
+        ),
+    ),
     clicks=(
         OnClick(
             connection.DISCONNECT_ACTION,

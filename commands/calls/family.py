@@ -3,18 +3,55 @@
 from __future__ import annotations
 
 from commands.calls import autocall, callback, listen, live, records, steps, transfer
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep
 from storage import Role
 
 FAMILY = Family(
     "calls",
-    commands={
-        "calls": live.live_calls,
-        "transfer": transfer.transfer,
-        "autocall": autocall.autocall,
-        "listen": listen.listen,
-    },
+    commands=(
+        CommandSpec(
+            "calls",
+            "cuoc-goi",
+            "calls",
+            N_("Live calls, with Transfer buttons."),
+            Role.VIEWER,
+            "calls",
+            handler=live.live_calls,
+        ),
+        CommandSpec(
+            "transfer",
+            "chuyen",
+            N_("transfer <call_id> <ext> [aleg|bleg]"),
+            N_("Transfer a live call to another extension."),
+            Role.OPERATOR,
+            "calls",
+            ("transfer 7f3c… 1002 bleg",),
+            handler=transfer.transfer,
+        ),
+        CommandSpec(
+            "autocall",
+            "goi-tu-dong",
+            N_("autocall <campaign> <phone> [key=value ...]"),
+            N_("Push one automated call (opens a form when values are missing)."),
+            Role.OPERATOR,
+            "calls",
+            ("autocall reminders 0912345678 name=An amount=150000",),
+            handler=autocall.autocall,
+        ),
+        CommandSpec(
+            "listen",
+            "nghe-thu",
+            N_("listen <campaign> [key=value ...]"),
+            N_("What a customer will hear from an autocall, without calling anyone."),
+            Role.VIEWER,
+            "calls",
+            ("listen reminders amount=1500000 due=31/12/2026",),
+            handler=listen.listen,
+        ),
+    ),
     actions=(transfer.TRANSFER_ACTION, autocall.AUTOCALL_ACTION),
     forms=(transfer.TRANSFER_FORM, autocall.AUTOCALL_FORM),
     clicks=(

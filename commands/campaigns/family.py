@@ -3,20 +3,72 @@
 from __future__ import annotations
 
 from commands.campaigns import cards, control, steps, switch
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnStep
 from storage import Role
 
 FAMILY = Family(
     "campaigns",
-    commands={
-        "campaigns": cards.list_campaigns,
-        "campaign": cards.show_campaign,
-        "start": control.start,
-        "pause": control.pause,
-        "stop": control.stop,
-        "pause all": control.pause_all,
-    },
+    commands=(
+        CommandSpec(
+            "campaigns",
+            "chien-dich",
+            "campaigns [autocall|autodialer|inbound|manual]",
+            N_("List campaigns, optionally of one type."),
+            Role.VIEWER,
+            "campaigns",
+            ("campaigns", "campaigns autocall"),
+            handler=cards.list_campaigns,
+        ),
+        CommandSpec(
+            "campaign",
+            "xem-chien-dich",
+            N_("campaign <name>"),
+            N_("A campaign's card: settings, schedule and live statistics."),
+            Role.VIEWER,
+            "campaigns",
+            ('campaign "Summer sale"', "campaign summ"),
+            handler=cards.show_campaign,
+        ),
+        CommandSpec(
+            "start",
+            "chay",
+            N_("start <campaign>"),
+            N_("Start a campaign (needs approval)."),
+            Role.OPERATOR,
+            "campaigns",
+            handler=control.start,
+        ),
+        CommandSpec(
+            "pause",
+            "tam-dung",
+            N_("pause <campaign>"),
+            N_("Pause a campaign."),
+            Role.OPERATOR,
+            "campaigns",
+            handler=control.pause,
+        ),
+        CommandSpec(
+            "pause all",
+            "tam-dung tat-ca",
+            "pause all",
+            N_("Emergency brake: pause every started campaign."),
+            Role.OPERATOR,
+            "campaigns",
+            handler=control.pause_all,
+        ),
+        CommandSpec(
+            "stop",
+            "dung",
+            N_("stop <campaign>"),
+            N_("Stop a campaign."),
+            Role.OPERATOR,
+            "campaigns",
+            handler=control.stop,
+        ),
+    ),
     actions=(*control.CONTROL_ACTIONS, control.PAUSE_ALL_ACTION),
     clicks=(
         OnClick(cards.OPEN_ACTION, cards.open_clicked, numbered=True),

@@ -330,7 +330,17 @@ def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
 
 FAMILY = Family(
     "help",
-    commands={"help": help_command},
+    commands=(
+        CommandSpec(
+            "help",
+            "tro-giup",
+            N_("help [command]"),
+            N_("List the commands, or explain one."),
+            Role.VIEWER,
+            "general",
+            handler=help_command,
+        ),
+    ),
     clicks=(OnClick(paging.PAGE_ACTION, paging.page_clicked, suffixes=("prev", "next")),),
 )
 """``help``, and the Previous / Next buttons of every paged reply."""

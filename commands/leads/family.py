@@ -2,18 +2,49 @@
 
 from __future__ import annotations
 
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnStep
 from commands.leads import insert, lead_card, lead_links, lists, steps, upload
 from storage import Role
 
 FAMILY = Family(
     "leads",
-    commands={
-        "list": lists.show_list,
-        "lead": lead_card.lead_command,
-        "leads upload": upload.upload,
-    },
+    commands=(
+        CommandSpec(
+            "lead",
+            "khach-hang",
+            N_("lead <lead_uuid> | lead <campaign|list_uuid> <phone> [key=value ...]"),
+            N_(
+                "Open a lead by its UUID, or insert one into a campaign's list (or a list by "
+                "UUID); no phone opens a form."
+            ),
+            Role.VIEWER,
+            "leads",
+            ('lead "Summer sale" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
+            handler=lead_card.lead_command,
+        ),
+        CommandSpec(
+            "leads upload",
+            "khach-hang tai-len",
+            N_("leads upload <campaign|list_uuid>"),
+            N_("Check the CSV you shared here and upload it to a campaign's list (or a list)."),
+            Role.OPERATOR,
+            "leads",
+            ('leads upload "Summer sale"',),
+            handler=upload.upload,
+        ),
+        CommandSpec(
+            "list",
+            "danh-sach-khach-hang",
+            N_("list <list_uuid>"),
+            N_("A lead list's totals."),
+            Role.VIEWER,
+            "leads",
+            handler=lists.show_list,
+        ),
+    ),
     actions=(insert.LEAD_ACTION, upload.UPLOAD_ACTION),
     forms=(insert.LEAD_FORM,),
     clicks=(

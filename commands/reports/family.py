@@ -2,20 +2,64 @@
 
 from __future__ import annotations
 
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep
 from commands.reports import cdr, stats, steps, wallboard
 from storage import Role
 
 FAMILY = Family(
     "reports",
-    commands={
-        "cdr": cdr.call_records,
-        "stats": stats.stats,
-        "monitor": stats.monitor,
-        "agents": stats.agents,
-        "extensions": stats.extensions,
-    },
+    commands=(
+        CommandSpec(
+            "cdr",
+            "ban-ghi",
+            "cdr [id=] [phone=] [ext=] [status=] [direction=] [campaign=] [from=] [to=]",
+            N_("Look up call records."),
+            Role.VIEWER,
+            "reports",
+            ("cdr phone=0912345678", "cdr status=busy from=2026-11-01 to=2026-11-07"),
+            handler=cdr.call_records,
+        ),
+        CommandSpec(
+            "stats",
+            "thong-ke",
+            "stats [today|yesterday|week|month] [interval=hour|day|week|month]",
+            N_("Call statistics for a period."),
+            Role.VIEWER,
+            "reports",
+            ("stats", "stats week interval=day"),
+            handler=stats.stats,
+        ),
+        CommandSpec(
+            "monitor",
+            "giam-sat",
+            N_("monitor [campaign ...]"),
+            N_("Autodialer statistics: leads, connection and dropped rates, agents."),
+            Role.VIEWER,
+            "reports",
+            handler=stats.monitor,
+        ),
+        CommandSpec(
+            "agents",
+            "dtv",
+            N_("agents [period]"),
+            N_("Agent time: talk, wait, pause."),
+            Role.VIEWER,
+            "reports",
+            handler=stats.agents,
+        ),
+        CommandSpec(
+            "extensions",
+            "may-le",
+            N_("extensions [period]"),
+            N_("Calls per extension."),
+            Role.VIEWER,
+            "reports",
+            handler=stats.extensions,
+        ),
+    ),
     clicks=(
         OnClick(wallboard.REFRESH_ACTION, wallboard.refresh_clicked),
         OnClick(wallboard.STATUS_REFRESH_ACTION, wallboard.status_refreshed),
