@@ -35,7 +35,6 @@ from callcenter.models import Campaign, Template
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
@@ -54,7 +53,7 @@ from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.formats import money
-from commands.kernel.forms import Form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
@@ -595,16 +594,3 @@ def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:
     if campaign and phone and pushed_at is not None:
         buttons.append(find_records_button(campaign, phone, pushed_at))
     return buttons
-
-
-AUTOCALL_ACTION = ActionSpec(
-    kind=ActionKind.AUTOCALL_PUSH,
-    title=N_("Push an automated call"),
-    confirm_label=N_("Push the call"),
-    params=AutocallParams,
-    describe=describe_autocall,
-    execute=execute_autocall,
-    unknown_outcome=N_("the call may or may not have been placed"),
-    follow_ups=autocall_follow_ups,
-)
-AUTOCALL_FORM = Form(AUTOCALL_CALLBACK, check_form, build_form)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
 from commands.calls import autocall, callback, listen, live, records, steps, transfer
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.forms import Form
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep
 from storage import Role
@@ -52,8 +55,36 @@ FAMILY = Family(
             handler=listen.listen,
         ),
     ),
-    actions=(transfer.TRANSFER_ACTION, autocall.AUTOCALL_ACTION),
-    forms=(transfer.TRANSFER_FORM, autocall.AUTOCALL_FORM),
+    actions=(
+        ActionSpec(
+            kind=ActionKind.CALL_TRANSFER,
+            title=N_("Transfer a live call"),
+            confirm_label=N_("Transfer"),
+            params=transfer.TransferParams,
+            describe=transfer.describe_transfer,
+            execute=transfer.execute_transfer,
+            unknown_outcome=N_("the call may or may not have been transferred"),
+        ),
+        ActionSpec(
+            kind=ActionKind.AUTOCALL_PUSH,
+            title=N_("Push an automated call"),
+            confirm_label=N_("Push the call"),
+            params=autocall.AutocallParams,
+            describe=autocall.describe_autocall,
+            execute=autocall.execute_autocall,
+            unknown_outcome=N_("the call may or may not have been placed"),
+            follow_ups=autocall.autocall_follow_ups,
+        ),
+    ),
+    forms=(
+        Form(
+            transfer.TRANSFER_CALLBACK,
+            transfer.check_form,
+            transfer.build_form,
+            verify=transfer.verify_form,
+        ),
+        Form(autocall.AUTOCALL_CALLBACK, autocall.check_form, autocall.build_form),
+    ),
     clicks=(
         OnClick(
             transfer.TRANSFER_BUTTON,

@@ -42,14 +42,12 @@ from callcenter.models import ActiveCall, User
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form as ModalForm
 from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
@@ -490,18 +488,6 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
         return _ended(call_id)
     leg = _leg(str(values.get(LEG_BLOCK) or "")) or "aleg"
     return Proposal(ActionKind.CALL_TRANSFER, _params(call, chosen_extension(values)[0], leg))
-
-
-TRANSFER_ACTION = ActionSpec(
-    kind=ActionKind.CALL_TRANSFER,
-    title=N_("Transfer a live call"),
-    confirm_label=N_("Transfer"),
-    params=TransferParams,
-    describe=describe_transfer,
-    execute=execute_transfer,
-    unknown_outcome=N_("the call may or may not have been transferred"),
-)
-TRANSFER_FORM = ModalForm(TRANSFER_CALLBACK, check_form, build_form, verify=verify_form)
 
 
 async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:

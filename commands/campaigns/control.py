@@ -18,7 +18,6 @@ from callcenter.models import Campaign
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
@@ -370,47 +369,3 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
         )
     )
     return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
-
-
-CONTROL_ACTIONS = tuple(
-    ActionSpec(
-        kind=kind,
-        title=title,
-        confirm_label=label,
-        params=ControlParams,
-        describe=describe_control,
-        execute=execute_control,
-        unknown_outcome=unknown,
-        observe=observe_control,
-    )
-    for kind, title, label, unknown in (
-        (
-            ActionKind.CAMPAIGN_START,
-            N_("Start campaign"),
-            N_("Start"),
-            N_("the campaign may or may not have started"),
-        ),
-        (
-            ActionKind.CAMPAIGN_PAUSE,
-            N_("Pause campaign"),
-            N_("Pause"),
-            N_("the campaign may or may not be paused"),
-        ),
-        (
-            ActionKind.CAMPAIGN_STOP,
-            N_("Stop campaign"),
-            N_("Stop"),
-            N_("the campaign may or may not be stopped"),
-        ),
-    )
-)
-PAUSE_ALL_ACTION = ActionSpec(
-    kind=ActionKind.CAMPAIGN_PAUSE_ALL,
-    title=N_("Pause all campaigns"),
-    confirm_label=N_("Pause all"),
-    params=PauseAllParams,
-    describe=describe_pause_all,
-    execute=execute_pause_all,
-    unknown_outcome=N_("some campaigns may or may not be paused"),
-    observe=observe_pause_all,
-)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
 from commands.campaigns import cards, control, steps, switch
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
@@ -69,7 +71,50 @@ FAMILY = Family(
             handler=control.stop,
         ),
     ),
-    actions=(*control.CONTROL_ACTIONS, control.PAUSE_ALL_ACTION),
+    actions=(
+        *tuple(
+            ActionSpec(
+                kind=kind,
+                title=title,
+                confirm_label=label,
+                params=control.ControlParams,
+                describe=control.describe_control,
+                execute=control.execute_control,
+                unknown_outcome=unknown,
+                observe=control.observe_control,
+            )
+            for kind, title, label, unknown in (
+                (
+                    ActionKind.CAMPAIGN_START,
+                    N_("Start campaign"),
+                    N_("Start"),
+                    N_("the campaign may or may not have started"),
+                ),
+                (
+                    ActionKind.CAMPAIGN_PAUSE,
+                    N_("Pause campaign"),
+                    N_("Pause"),
+                    N_("the campaign may or may not be paused"),
+                ),
+                (
+                    ActionKind.CAMPAIGN_STOP,
+                    N_("Stop campaign"),
+                    N_("Stop"),
+                    N_("the campaign may or may not be stopped"),
+                ),
+            )
+        ),
+        ActionSpec(
+            kind=ActionKind.CAMPAIGN_PAUSE_ALL,
+            title=N_("Pause all campaigns"),
+            confirm_label=N_("Pause all"),
+            params=control.PauseAllParams,
+            describe=control.describe_pause_all,
+            execute=control.execute_pause_all,
+            unknown_outcome=N_("some campaigns may or may not be paused"),
+            observe=control.observe_pause_all,
+        ),
+    ),
     clicks=(
         OnClick(cards.OPEN_ACTION, cards.open_clicked, numbered=True),
         OnClick(cards.REFRESH_ACTION, cards.refresh_clicked),

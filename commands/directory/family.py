@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
 from commands.directory import groups, listings, users
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.forms import Form
 from commands.kernel.i18n import N_
 from storage import Role
 
@@ -93,6 +96,37 @@ FAMILY = Family(
             handler=users.user_edit,
         ),
     ),
-    actions=(groups.GROUP_CREATE_ACTION, groups.GROUP_UPDATE_ACTION, users.USER_ACTION),
-    forms=(groups.GROUP_FORM, users.USER_FORM),
+    actions=(
+        ActionSpec(
+            kind=ActionKind.GROUP_CREATE,
+            title=N_("Create a group"),
+            confirm_label=N_("Create the group"),
+            params=groups.GroupCreateParams,
+            describe=groups.describe_group_create,
+            execute=groups.execute_group_create,
+            unknown_outcome=N_("the group may or may not have been created"),
+        ),
+        ActionSpec(
+            kind=ActionKind.GROUP_UPDATE,
+            title=N_("Change a group"),
+            confirm_label=N_("Save the group"),
+            params=groups.GroupUpdateParams,
+            describe=groups.describe_group_update,
+            execute=groups.execute_group_update,
+            unknown_outcome=N_("the group may or may not have been changed"),
+        ),
+        ActionSpec(
+            kind=ActionKind.USER_UPDATE,
+            title=N_("Change a user"),
+            confirm_label=N_("Save the user"),
+            params=users.UserUpdateParams,
+            describe=users.describe_user_update,
+            execute=users.execute_user_update,
+            unknown_outcome=N_("the user may or may not have been changed"),
+        ),
+    ),
+    forms=(
+        Form(groups.GROUP_CALLBACK, groups.check_group_form, groups.build_group_form),
+        Form(users.USER_CALLBACK, users.check_user_form, users.build_user_form, role=Role.ADMIN),
+    ),
 )

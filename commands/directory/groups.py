@@ -35,7 +35,6 @@ from callcenter.rules import check_group_name, check_name
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
@@ -43,7 +42,7 @@ from commands.approvals.kinds import ActionKind
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
@@ -497,24 +496,3 @@ async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> 
         ),
         data={"group_uuid": params.group_uuid},
     )
-
-
-GROUP_CREATE_ACTION = ActionSpec(
-    kind=ActionKind.GROUP_CREATE,
-    title=N_("Create a group"),
-    confirm_label=N_("Create the group"),
-    params=GroupCreateParams,
-    describe=describe_group_create,
-    execute=execute_group_create,
-    unknown_outcome=N_("the group may or may not have been created"),
-)
-GROUP_UPDATE_ACTION = ActionSpec(
-    kind=ActionKind.GROUP_UPDATE,
-    title=N_("Change a group"),
-    confirm_label=N_("Save the group"),
-    params=GroupUpdateParams,
-    describe=describe_group_update,
-    execute=execute_group_update,
-    unknown_outcome=N_("the group may or may not have been changed"),
-)
-GROUP_FORM = Form(GROUP_CALLBACK, check_group_form, build_group_form)

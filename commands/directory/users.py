@@ -31,23 +31,21 @@ from callcenter.models import User, UserUpdate
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.kinds import ActionKind
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
-from storage import Role
 
 USER_CALLBACK = "user_edit_form"
 LEVELS = ("admin", "agent")
@@ -363,15 +361,3 @@ async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> Ac
         ),
         data={"user_uuid": uuid},
     )
-
-
-USER_ACTION = ActionSpec(
-    kind=ActionKind.USER_UPDATE,
-    title=N_("Change a user"),
-    confirm_label=N_("Save the user"),
-    params=UserUpdateParams,
-    describe=describe_user_update,
-    execute=execute_user_update,
-    unknown_outcome=N_("the user may or may not have been changed"),
-)
-USER_FORM = Form(USER_CALLBACK, check_user_form, build_user_form, role=Role.ADMIN)

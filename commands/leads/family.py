@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.forms import Form
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnStep
 from commands.leads import insert, lead_card, lead_links, lists, steps, upload
@@ -45,8 +48,28 @@ FAMILY = Family(
             handler=lists.show_list,
         ),
     ),
-    actions=(insert.LEAD_ACTION, upload.UPLOAD_ACTION),
-    forms=(insert.LEAD_FORM,),
+    actions=(
+        ActionSpec(
+            kind=ActionKind.LEAD_INSERT,
+            title=N_("Add a lead"),
+            confirm_label=N_("Add the lead"),
+            params=insert.LeadParams,
+            describe=insert.describe_lead,
+            execute=insert.execute_lead,
+            unknown_outcome=N_("the lead may or may not have been added"),
+            follow_ups=insert.lead_follow_ups,
+        ),
+        ActionSpec(
+            kind=ActionKind.LEAD_UPLOAD,
+            title=N_("Upload leads"),
+            confirm_label=N_("Upload the leads"),
+            params=upload.UploadParams,
+            describe=upload.describe_upload,
+            execute=upload.execute_upload,
+            unknown_outcome=N_("the leads may or may not have been uploaded"),
+        ),
+    ),
+    forms=(Form(insert.LEAD_CALLBACK, insert.check_form, insert.build_form),),
     clicks=(
         OnClick(lists.OPEN_LIST_BUTTON, lists.open_list_clicked),
         OnClick(lead_links.OPEN_LEAD_BUTTON, lead_card.open_lead_clicked),

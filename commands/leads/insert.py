@@ -30,14 +30,13 @@ from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Meta
@@ -334,18 +333,6 @@ def lead_follow_ups(approval: Approval) -> list[ButtonElement]:
     lead = str(result.get("lead_uuid") or "")
     return [open_lead_button(lead)] if is_uuid(lead) else []
 
-
-LEAD_ACTION = ActionSpec(
-    kind=ActionKind.LEAD_INSERT,
-    title=N_("Add a lead"),
-    confirm_label=N_("Add the lead"),
-    params=LeadParams,
-    describe=describe_lead,
-    execute=execute_lead,
-    unknown_outcome=N_("the lead may or may not have been added"),
-    follow_ups=lead_follow_ups,
-)
-LEAD_FORM = Form(LEAD_CALLBACK, check_form, build_form)
 
 # ``lead`` is answered by ``commands.leads.lead_card``: it opens a lead by its UUID and
 # hands everything else to ``insert_lead``.

@@ -28,7 +28,6 @@ from callcenter import errors
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
@@ -36,7 +35,7 @@ from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
@@ -360,17 +359,6 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
             "total_fail": totals.total_fail,
         },
     )
-
-
-UPLOAD_ACTION = ActionSpec(
-    kind=ActionKind.LEAD_UPLOAD,
-    title=N_("Upload leads"),
-    confirm_label=N_("Upload the leads"),
-    params=UploadParams,
-    describe=describe_upload,
-    execute=execute_upload,
-    unknown_outcome=N_("the leads may or may not have been uploaded"),
-)
 
 
 async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:

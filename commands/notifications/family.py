@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -21,5 +23,25 @@ FAMILY = Family(
             handler=notify.notify_command,
         ),
     ),
-    actions=(notify.ROTATE_ACTION, notify.ATTACH_ACTION),
+    actions=(
+        ActionSpec(
+            kind=ActionKind.NOTIFY_ROTATE,
+            title=N_("New callback URL"),
+            confirm_label=N_("Rotate the URL"),
+            params=notify.RotateParams,
+            describe=notify.describe_rotate,
+            execute=notify.execute_rotate,
+            unknown_outcome=N_("some campaigns may or may not point at the new URL"),
+        ),
+        ActionSpec(
+            kind=ActionKind.NOTIFY_ATTACH,
+            title=N_("Campaign call-record callbacks"),
+            confirm_label=N_("Apply"),
+            params=notify.AttachParams,
+            describe=notify.describe_attach,
+            execute=notify.execute_attach,
+            unknown_outcome=N_("the campaign's callback may or may not have changed"),
+            observe=notify.observe_attach,
+        ),
+    ),
 )

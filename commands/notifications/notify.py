@@ -40,7 +40,6 @@ from callcenter.models import Campaign, Cdr
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
 )
 from commands.approvals.cards import propose
@@ -53,7 +52,7 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, notice
@@ -694,27 +693,6 @@ async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observati
             name=name
         ),
     )
-
-
-ROTATE_ACTION = ActionSpec(
-    kind=ActionKind.NOTIFY_ROTATE,
-    title=N_("New callback URL"),
-    confirm_label=N_("Rotate the URL"),
-    params=RotateParams,
-    describe=describe_rotate,
-    execute=execute_rotate,
-    unknown_outcome=N_("some campaigns may or may not point at the new URL"),
-)
-ATTACH_ACTION = ActionSpec(
-    kind=ActionKind.NOTIFY_ATTACH,
-    title=N_("Campaign call-record callbacks"),
-    confirm_label=N_("Apply"),
-    params=AttachParams,
-    describe=describe_attach,
-    execute=execute_attach,
-    unknown_outcome=N_("the campaign's callback may or may not have changed"),
-    observe=observe_attach,
-)
 
 
 def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:
