@@ -16,7 +16,7 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from commands.admin.connection import not_connected
 from commands.campaigns import cards as campaigns
-from commands.families import HANDLERS, INTERACTIONS
+from commands.families import INTERACTIONS
 from commands.kernel import help
 from commands.kernel.catalog import MAX_WORDS, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
@@ -37,7 +37,7 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import escape, mention, number, truncate
+from commands.kernel.text import mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from storage import Outcome as AuditOutcome
 from storage import Role, off_loop
@@ -76,18 +76,10 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
     spec, args = found
     if not role_allows(ctx.role, spec.role):
         return refused(f"'/callops {spec.name}'", spec.role, ctx.role, ctx.user_id)
-    handler = HANDLERS.get(spec.name)
-    if handler is None:
-        return notice(
-            _("{command} is not available in this version yet.").format(
-                command=f"`/callops {escape(spec.name)}`"
-            ),
-            emoji=":construction:",
-        )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
     typed = [*spec.words, *args]
-    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage, typed=typed)
+    return await _guarded(spec.name, spec.handler(ctx, args), ctx, usage=spec.usage, typed=typed)
 
 
 async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:

@@ -2,14 +2,15 @@
 
 A family (``commands/<package>/family.py``) declares its commands, actions, forms,
 buttons, shortcuts and steps in one ``FAMILY``; nothing else registers them.  The
-catalog (parser and help) reads the commands, in the help's groups; the dispatcher reads
-``HANDLERS`` and ``INTERACTIONS``, the approval workflow ``ACTIONS``, and the bot and the
-manifest ``INTERACTIONS``.  The catalog and the approval workflow are imported by the
+catalog (parser, help, dispatcher) reads the commands, in the help's groups; the
+approval workflow reads ``ACTIONS``; the dispatcher, the bot and the manifest read
+``INTERACTIONS``.  The catalog and the approval workflow are imported by the
 families, so this module hands them their tables once, here.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from commands.admin.family import FAMILY as ADMIN
@@ -23,7 +24,6 @@ from commands.campaigns.family import FAMILY as CAMPAIGNS
 from commands.digests.family import FAMILY as DIGESTS
 from commands.directory.family import FAMILY as DIRECTORY
 from commands.kernel import catalog
-from commands.kernel.catalog import Handler
 from commands.kernel.family import Family
 from commands.kernel.help import FAMILY as HELP
 from commands.kernel.help import FAMILY_TITLES
@@ -49,14 +49,14 @@ FAMILIES: tuple[Family, ...] = (
 
 catalog.use(
     sorted(
-        (spec for family in FAMILIES for spec in family.commands),
+        (
+            replace(spec, family=spec.family or family.name)
+            for family in FAMILIES
+            for spec in family.commands
+        ),
         key=lambda spec: list(FAMILY_TITLES).index(spec.family),
     )
 )
-HANDLERS: dict[str, Handler] = {
-    spec.name: spec.handler for spec in catalog.COMMANDS if spec.handler is not None
-}
-"""Commands that work today; the rest of the catalog answers that it is coming."""
 
 ACTIONS: dict[str, ActionSpec[Any]] = {
     ActionKind(spec.kind): spec for family in FAMILIES for spec in family.actions

@@ -18,7 +18,7 @@ FAMILY = Family(
             "connect",
             N_("Connect this workspace to the call-center service."),
             Role.ADMIN,
-            "general",
+            family="general",
             handler=connection.connect,
         ),
         CommandSpec(
@@ -27,7 +27,7 @@ FAMILY = Family(
             "disconnect",
             N_("Forget this workspace's API key and tokens."),
             Role.ADMIN,
-            "general",
+            family="general",
             handler=connection.disconnect,
         ),
         CommandSpec(
@@ -36,7 +36,7 @@ FAMILY = Family(
             "status",
             N_("Show the connection: domain and user behind the key."),
             Role.VIEWER,
-            "general",
+            family="general",
             handler=connection.status,
         ),
         CommandSpec(
@@ -45,7 +45,6 @@ FAMILY = Family(
             "policy",
             N_("Show or change who must approve what."),
             Role.ADMIN,
-            "admin",
             handler=policy.show_policy,
         ),
         CommandSpec(
@@ -57,7 +56,6 @@ FAMILY = Family(
             ),
             N_("Change what one kind of action needs."),
             Role.ADMIN,
-            "admin",
             ("policy set campaign.start approvers=admins self=no expiry=30m",),
             handler=policy.set_policy,
         ),
@@ -67,7 +65,6 @@ FAMILY = Family(
             "policy channel #channel|none",
             N_("Where approval cards are posted."),
             Role.ADMIN,
-            "admin",
             handler=policy.policy_channel,
         ),
         CommandSpec(
@@ -76,7 +73,6 @@ FAMILY = Family(
             "role @user|workflows admin|operator|viewer",
             N_("Give a Slack user, or workflows run without a person, a role."),
             Role.ADMIN,
-            "admin",
             handler=policy.role,
         ),
         CommandSpec(
@@ -85,8 +81,8 @@ FAMILY = Family(
             "language vi|en|auto",
             N_("The language callops answers you in (auto: your Slack language)."),
             Role.VIEWER,
-            "general",
             ("language vi", "language auto"),
+            family="general",
             handler=settings.language,
         ),
         CommandSpec(
@@ -96,7 +92,6 @@ FAMILY = Family(
             "[mask-phones on|off]",
             N_("Show or change the workspace's language, time zone, names and masked numbers."),
             Role.ADMIN,
-            "admin",
             (
                 "settings language vi",
                 "settings timezone Asia/Ho_Chi_Minh",

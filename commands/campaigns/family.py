@@ -20,7 +20,6 @@ FAMILY = Family(
             "campaigns [autocall|autodialer|inbound|manual]",
             N_("List campaigns, optionally of one type."),
             Role.VIEWER,
-            "campaigns",
             ("campaigns", "campaigns autocall"),
             handler=cards.list_campaigns,
         ),
@@ -30,7 +29,6 @@ FAMILY = Family(
             N_("campaign <name>"),
             N_("A campaign's card: settings, schedule and live statistics."),
             Role.VIEWER,
-            "campaigns",
             ('campaign "Summer sale"', "campaign summ"),
             handler=cards.show_campaign,
         ),
@@ -40,7 +38,6 @@ FAMILY = Family(
             N_("start <campaign>"),
             N_("Start a campaign (needs approval)."),
             Role.OPERATOR,
-            "campaigns",
             handler=control.start,
         ),
         CommandSpec(
@@ -49,7 +46,6 @@ FAMILY = Family(
             N_("pause <campaign>"),
             N_("Pause a campaign."),
             Role.OPERATOR,
-            "campaigns",
             handler=control.pause,
         ),
         CommandSpec(
@@ -58,7 +54,6 @@ FAMILY = Family(
             "pause all",
             N_("Emergency brake: pause every started campaign."),
             Role.OPERATOR,
-            "campaigns",
             handler=control.pause_all,
         ),
         CommandSpec(
@@ -67,7 +62,6 @@ FAMILY = Family(
             N_("stop <campaign>"),
             N_("Stop a campaign."),
             Role.OPERATOR,
-            "campaigns",
             handler=control.stop,
         ),
     ),

@@ -21,7 +21,6 @@ FAMILY = Family(
             ),
             N_("Schedule a statistics digest."),
             Role.OPERATOR,
-            "digests",
             ("digest add #digests daily 08:00", 'digest add #digests "0 8 * * 1-5" Summer'),
             handler=manage.add,
         ),
@@ -31,7 +30,6 @@ FAMILY = Family(
             "digest list",
             N_("Scheduled digests."),
             Role.VIEWER,
-            "digests",
             handler=manage.list_digests,
         ),
         CommandSpec(
@@ -40,7 +38,6 @@ FAMILY = Family(
             "digest remove <id>",
             N_("Delete a digest."),
             Role.OPERATOR,
-            "digests",
             handler=manage.remove,
         ),
         CommandSpec(
@@ -49,7 +46,6 @@ FAMILY = Family(
             "digest pause <id>",
             N_("Pause a digest."),
             Role.OPERATOR,
-            "digests",
             handler=manage.pause,
         ),
         CommandSpec(
@@ -58,7 +54,6 @@ FAMILY = Family(
             "digest resume <id>",
             N_("Resume a digest."),
             Role.OPERATOR,
-            "digests",
             handler=manage.resume,
         ),
         CommandSpec(
@@ -67,7 +62,6 @@ FAMILY = Family(
             "digest run <id>",
             N_("Post a digest now."),
             Role.OPERATOR,
-            "digests",
             handler=manage.run,
         ),
         CommandSpec(
@@ -76,7 +70,6 @@ FAMILY = Family(
             "digest preview [id]",
             N_("Show a digest to you only."),
             Role.VIEWER,
-            "digests",
             handler=manage.preview,
         ),
         CommandSpec(
@@ -85,7 +78,6 @@ FAMILY = Family(
             N_("alert add #channel <metric> <op> <value> [campaign] [window] [lang=vi|en]"),
             N_("Alert a channel when a statistic crosses a threshold."),
             Role.OPERATOR,
-            "digests",
             ("alert add #call-center dropped_rate > 5",),
             handler=alerts.add,
         ),
@@ -95,7 +87,6 @@ FAMILY = Family(
             "alert list",
             N_("Threshold alerts."),
             Role.VIEWER,
-            "digests",
             handler=alerts.list_alerts,
         ),
         CommandSpec(
@@ -104,7 +95,6 @@ FAMILY = Family(
             "alert remove <id>",
             N_("Delete an alert."),
             Role.OPERATOR,
-            "digests",
             handler=alerts.remove,
         ),
     ),

@@ -20,7 +20,6 @@ FAMILY = Family(
             "users",
             N_("Users of the call center."),
             Role.VIEWER,
-            "directory",
             handler=listings.users,
         ),
         CommandSpec(
@@ -29,7 +28,6 @@ FAMILY = Family(
             "groups",
             N_("Groups of users."),
             Role.VIEWER,
-            "directory",
             handler=listings.groups,
         ),
         CommandSpec(
@@ -38,7 +36,6 @@ FAMILY = Family(
             "templates",
             N_("Call templates and their placeholders."),
             Role.VIEWER,
-            "directory",
             handler=listings.templates,
         ),
         CommandSpec(
@@ -47,7 +44,6 @@ FAMILY = Family(
             "carriers",
             N_("Carriers and their free capacity."),
             Role.VIEWER,
-            "directory",
             handler=listings.carriers,
         ),
         CommandSpec(
@@ -56,7 +52,6 @@ FAMILY = Family(
             "gateways",
             N_("SIP gateways."),
             Role.VIEWER,
-            "directory",
             handler=listings.gateways,
         ),
         CommandSpec(
@@ -65,7 +60,6 @@ FAMILY = Family(
             "blacklist",
             N_("Blocked numbers."),
             Role.VIEWER,
-            "directory",
             handler=listings.blacklist,
         ),
         CommandSpec(
@@ -74,7 +68,6 @@ FAMILY = Family(
             N_("group add <name> [-- <description>]"),
             N_("Create a group."),
             Role.OPERATOR,
-            "directory",
             handler=groups.group_add,
         ),
         CommandSpec(
@@ -83,7 +76,6 @@ FAMILY = Family(
             N_("group edit <name>"),
             N_("Edit a group (opens a form)."),
             Role.OPERATOR,
-            "directory",
             handler=groups.group_edit,
         ),
         CommandSpec(
@@ -92,7 +84,6 @@ FAMILY = Family(
             N_("user edit <username>"),
             N_("Edit a user (opens a form)."),
             Role.ADMIN,
-            "directory",
             handler=users.user_edit,
         ),
     ),

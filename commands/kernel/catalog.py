@@ -42,12 +42,12 @@ class CommandSpec:
     summary: str
     """Marked for the catalog; shown with ``_(spec.summary)``."""
     role: Role
-    family: str
-    """The help's group (``campaigns``, ``general``...)."""
     examples: tuple[str, ...] = ()
     _: KW_ONLY
-    handler: Handler | None = field(default=None, compare=False, repr=False)
+    handler: Handler = field(compare=False, repr=False)
     """What runs it: ``(ctx, the words after the command's) -> Outcome``."""
+    family: str = ""
+    """The help's group (``campaigns``, ``general``...): its family's name unless given."""
 
     @functools.cached_property
     def words(self) -> tuple[str, ...]:

@@ -337,7 +337,7 @@ FAMILY = Family(
             N_("help [command]"),
             N_("List the commands, or explain one."),
             Role.VIEWER,
-            "general",
+            family="general",
             handler=help_command,
         ),
     ),

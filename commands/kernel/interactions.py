@@ -225,10 +225,6 @@ class OnClick:
             return re.compile("^(" + "|".join(re.escape(i) for i in self.ids()) + ")$")
         return self.action_id
 
-    def suffix(self, action_id: str) -> str:
-        """The part after ``action_id_`` (``start`` of ``campaign_control_start``)."""
-        return action_id[len(self.action_id) + 1 :]
-
 
 @dataclass(frozen=True)
 class OnSubmit:
@@ -321,7 +317,8 @@ class OnStep:
 @dataclass(frozen=True)
 class Interactions:
     """Every button, form, shortcut and step of the app, gathered from the families and
-    looked up by the id Slack sends (exactly, except the number of a numbered button)."""
+    looked up by the id Slack sends (exactly; a numbered button by what precedes its
+    number)."""
 
     clicks: tuple[OnClick, ...] = ()
     submissions: tuple[OnSubmit, ...] = ()
@@ -329,36 +326,22 @@ class Interactions:
     steps: tuple[OnStep, ...] = ()
 
     @functools.cached_property
-    def _by_id(self) -> dict[str, Any]:
-        table: dict[str, Any] = {}
-        for route in self.clicks:
-            for action_id in route.ids() or (f"{route.action_id}_#",):
-                table["click " + action_id] = route
-        for kind, routes in (
-            ("submission", self.submissions),
-            ("shortcut", self.shortcuts),
-            ("step", self.steps),
-        ):
-            table.update({f"{kind} {route.callback_id}": route for route in routes})
-        return table
+    def _clicks(self) -> dict[str, OnClick]:
+        return {i: route for route in self.clicks for i in route.ids() or (route.action_id + "_#",)}
 
     def click(self, action_id: str) -> OnClick | None:
         head, _, number = action_id.rpartition("_")
-        numbered = f"click {head}_#" if number.isdigit() else ""
-        found = self._by_id.get("click " + action_id) or self._by_id.get(numbered)
-        return found if isinstance(found, OnClick) else None
+        found = self._clicks.get(action_id)
+        return found or (self._clicks.get(head + "_#") if number.isdigit() else None)
 
     def submission(self, callback_id: str) -> OnSubmit | None:
-        found = self._by_id.get("submission " + callback_id)
-        return found if isinstance(found, OnSubmit) else None
+        return next((r for r in self.submissions if r.callback_id == callback_id), None)
 
     def shortcut(self, callback_id: str) -> OnShortcut | None:
-        found = self._by_id.get("shortcut " + callback_id)
-        return found if isinstance(found, OnShortcut) else None
+        return next((r for r in self.shortcuts if r.callback_id == callback_id), None)
 
     def step(self, callback_id: str) -> OnStep | None:
-        found = self._by_id.get("step " + callback_id)
-        return found if isinstance(found, OnStep) else None
+        return next((r for r in self.steps if r.callback_id == callback_id), None)
 
 
 def read_state(view: Mapping[str, Any]) -> FormValues:

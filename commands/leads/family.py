@@ -24,7 +24,6 @@ FAMILY = Family(
                 "UUID); no phone opens a form."
             ),
             Role.VIEWER,
-            "leads",
             ('lead "Summer sale" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
             handler=lead_card.lead_command,
         ),
@@ -34,7 +33,6 @@ FAMILY = Family(
             N_("leads upload <campaign|list_uuid>"),
             N_("Check the CSV you shared here and upload it to a campaign's list (or a list)."),
             Role.OPERATOR,
-            "leads",
             ('leads upload "Summer sale"',),
             handler=upload.upload,
         ),
@@ -44,7 +42,6 @@ FAMILY = Family(
             N_("list <list_uuid>"),
             N_("A lead list's totals."),
             Role.VIEWER,
-            "leads",
             handler=lists.show_list,
         ),
     ),

@@ -19,7 +19,6 @@ FAMILY = Family(
             "notify [add|list|remove|attach|detach|rotate]",
             N_("Post call records from the service's callbacks to channels."),
             Role.ADMIN,
-            "notifications",
             handler=notify.notify_command,
         ),
     ),

@@ -18,7 +18,6 @@ FAMILY = Family(
             "rules",
             N_("The calling rules: hours, calls per number, do-not-call list (Decree 91)."),
             Role.VIEWER,
-            "rules",
             handler=manage.show,
         ),
         CommandSpec(
@@ -27,7 +26,6 @@ FAMILY = Family(
             N_("rules hours HH:MM-HH:MM [campaign]"),
             N_("When advertising calls may be made, for all or one campaign."),
             Role.ADMIN,
-            "rules",
             ("rules hours 08:00-17:00",),
             handler=manage.hours,
         ),
@@ -37,7 +35,6 @@ FAMILY = Family(
             N_("rules advertising <campaign> on|off"),
             N_("Whether the calling rules apply to a campaign."),
             Role.ADMIN,
-            "rules",
             handler=manage.advertising,
         ),
         CommandSpec(
@@ -46,7 +43,6 @@ FAMILY = Family(
             "rules frequency <N>",
             N_("Advertising calls one number may get in 24 hours."),
             Role.ADMIN,
-            "rules",
             handler=manage.frequency,
         ),
         CommandSpec(
@@ -55,7 +51,6 @@ FAMILY = Family(
             N_("dnc add <phone> ..."),
             N_("Put numbers on the do-not-call list."),
             Role.OPERATOR,
-            "rules",
             ("dnc add 0912 345 678",),
             handler=dnc.add,
         ),
@@ -65,7 +60,6 @@ FAMILY = Family(
             N_("dnc remove <phone> ..."),
             N_("Take numbers off the do-not-call list."),
             Role.ADMIN,
-            "rules",
             handler=dnc.remove,
         ),
         CommandSpec(
@@ -74,7 +68,6 @@ FAMILY = Family(
             N_("dnc check <phone> ..."),
             N_("Whether numbers may be called."),
             Role.VIEWER,
-            "rules",
             handler=dnc.check,
         ),
         CommandSpec(
@@ -83,7 +76,6 @@ FAMILY = Family(
             "dnc upload",
             N_("Add every number of the CSV you shared here to the do-not-call list."),
             Role.OPERATOR,
-            "rules",
             handler=dnc.upload,
         ),
     ),
