@@ -54,7 +54,7 @@ catalog.use(
             for family in FAMILIES
             for spec in family.commands
         ),
-        key=lambda spec: list(FAMILY_TITLES).index(spec.family),
+        key=lambda spec: [*FAMILY_TITLES, spec.family].index(spec.family),
     )
 )
 

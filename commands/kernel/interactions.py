@@ -218,12 +218,11 @@ class OnClick:
         return tuple(f"{self.action_id}_{s}" for s in self.suffixes) or (self.action_id,)
 
     def matcher(self) -> str | re.Pattern[str]:
-        """What Bolt routes on: one exact id, or a pattern for a numbered or suffixed one."""
-        if self.numbered:
-            return re.compile(rf"^{re.escape(self.action_id)}_\d+$")
-        if self.suffixes:
-            return re.compile("^(" + "|".join(re.escape(i) for i in self.ids()) + ")$")
-        return self.action_id
+        """What Bolt routes on: the exact id, or a pattern for a numbered or suffixed one."""
+        if not (self.numbered or self.suffixes):
+            return self.action_id
+        tail = r"\d+" if self.numbered else "(" + "|".join(map(re.escape, self.suffixes)) + ")"
+        return re.compile(f"^{re.escape(self.action_id)}_{tail}$")
 
 
 @dataclass(frozen=True)
