@@ -1,7 +1,7 @@
 """The actions that change the phone system, one entry per ``ActionKind``.
 
 An approval stores only a kind and plain JSON parameters; after a restart, or in another
-process, this registry is what reads them back into the kind's typed parameters
+process, this table is what reads them back into the kind's typed parameters
 (``ActionParams``, a model defined next to each executor) and turns those into words for
 the card (``describe``) and into the one service call that was approved (``execute``).
 Each family declares its ``ActionSpec``s in its ``FAMILY``; ``commands/families.py``

@@ -6,13 +6,7 @@ Approvers need no fixed role here: the policy says who may decide each request, 
 from __future__ import annotations
 
 from commands.approvals import interactions as approval
-from commands.approvals.workflow import (
-    APPROVE_ACTION,
-    CANCEL_ACTION,
-    CONFIRM_ACTION,
-    DENY_ACTION,
-    DENY_CALLBACK,
-)
+from commands.approvals import workflow
 from commands.kernel.family import Family
 from commands.kernel.interactions import OnClick, OnSubmit
 from storage import Role
@@ -20,14 +14,17 @@ from storage import Role
 FAMILY = Family(
     "approvals",
     clicks=(
-        OnClick(CONFIRM_ACTION, approval.confirm, role=Role.VIEWER),
-        OnClick(CANCEL_ACTION, approval.withdraw, role=Role.VIEWER),
-        OnClick(APPROVE_ACTION, approval.approve, role=Role.VIEWER),
-        OnClick(DENY_ACTION, approval.deny, role=Role.VIEWER),
+        OnClick(workflow.CONFIRM_ACTION, approval.confirm, role=Role.VIEWER),
+        OnClick(workflow.CANCEL_ACTION, approval.withdraw, role=Role.VIEWER),
+        OnClick(workflow.APPROVE_ACTION, approval.approve, role=Role.VIEWER),
+        OnClick(workflow.DENY_ACTION, approval.deny, role=Role.VIEWER),
     ),
     submissions=(
         OnSubmit(
-            DENY_CALLBACK, approval.deny_submitted, role=Role.VIEWER, validate=approval.deny_reason
+            workflow.DENY_CALLBACK,
+            approval.deny_submitted,
+            role=Role.VIEWER,
+            validate=approval.deny_reason,
         ),
     ),
 )

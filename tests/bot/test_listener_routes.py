@@ -9,13 +9,8 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import create_app
 from bot.runtime import Runtime
-from commands.dispatch import (
-    INTERACTIONS,
-    click_route,
-    shortcut_route,
-    step_route,
-    submission_route,
-)
+from commands.dispatch import click_route, shortcut_route, step_route, submission_route
+from commands.families import INTERACTIONS
 from commands.kernel.interactions import OnClick
 from emulators.slack import TEAM
 
