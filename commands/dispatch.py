@@ -46,12 +46,6 @@ from storage.errors import StorageBusyError
 log = logging.getLogger(__name__)
 
 
-click_route = INTERACTIONS.click
-submission_route = INTERACTIONS.submission
-shortcut_route = INTERACTIONS.shortcut
-step_route = INTERACTIONS.step
-
-
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status", "language", "settings"})
 
 MAX_COMMAND_CHARS = 1000
@@ -85,7 +79,7 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
 async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     """Run the handler that owns a clicked button, after the same role check as a typed
     command; a ``Rerun`` is answered as the typed command it stands for."""
-    route = click_route(click.action_id)
+    route = INTERACTIONS.click(click.action_id)
     if route is None:
         return error(_("This button is no longer in use; run the command again."))
     if not role_allows(ctx.role, route.role):
@@ -107,7 +101,7 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
 async def validate_submission(ctx: CommandContext, submission: Submission) -> FieldErrors | None:
     """The fast first answer to a submitted form: messages on its fields, or None to
     accept it.  A person without the form's role is refused here, on its first field."""
-    route = submission_route(submission.callback_id)
+    route = INTERACTIONS.submission(submission.callback_id)
     if route is None:
         return FieldErrors({"": _("This form is no longer in use.")})
     if not role_allows(ctx.role, route.role):
@@ -137,7 +131,7 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
 
 async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Outcome:
     """Run an accepted form's handler (after ``validate_submission`` let it through)."""
-    route = submission_route(submission.callback_id)
+    route = INTERACTIONS.submission(submission.callback_id)
     if route is None or not role_allows(ctx.role, route.role):
         return error(_("This form can no longer be submitted."))
     return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
@@ -145,7 +139,7 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
 
 async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     """Run the handler of a shortcut, after the same role check as a typed command."""
-    route = shortcut_route(shortcut.callback_id)
+    route = INTERACTIONS.shortcut(shortcut.callback_id)
     if route is None:
         return error(_("This shortcut is no longer offered by callops."))
     if not role_allows(ctx.role, route.role):
@@ -164,7 +158,7 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     until then), through the same checks and policy.  A step's failure is words, not a
     message: every ``Reply`` a handler or the checks come back with becomes
     ``StepFailed`` with the same words, in plain text."""
-    route = step_route(run.callback_id)
+    route = INTERACTIONS.step(run.callback_id)
     if route is None:
         return StepFailed(
             _("callops has no step '{step}'; remove it from the workflow.").format(

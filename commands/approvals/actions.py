@@ -11,6 +11,15 @@ An executor re-checks what may have changed since the request (the campaign stil
 the call is still live) and raises ``ActionRefused`` before sending anything when it no
 longer makes sense.  It makes its effectful call once: the client never retries those,
 and nothing here does either.
+
+When the process running an approved action dies (``kill -9``, a crash, a lost host) the
+request stays ``executing`` and nobody knows whether the service got the call.  Recovery
+(``commands.approvals.recovery``) never runs it again: it asks the service.  Where the
+service can be read for the effect (a campaign's status, its callback URL) the action's
+``ActionSpec`` has an *observer* (``observe=``); it only reads the service, never sends
+anything that changes it, and says whether the effect is in place.  Kinds without one
+(an autocall push, a transfer, a lead insert: nothing to look them up by) end as
+"unknown: check before retrying".
 """
 
 from __future__ import annotations
@@ -23,12 +32,25 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import ButtonElement
 
 from callcenter import CallCenter
-from commands.approvals.observe import Observer
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
 from storage import Approval, ApprovalState, Storage
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the service shows now about one request's effect."""
+
+    done: bool
+    """True: the effect is in place; False: it is not (asking again is safe)."""
+    text: str
+    """One or two lines of escaped mrkdwn for the card."""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Observer = Callable[[Mapping[str, Any], CallCenter], Awaitable[Observation]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,8 +130,8 @@ class ActionSpec(Generic[P]):
     """Buttons a done request's card offers to go on from what it made (open the lead,
     find the call's record), from its stored parameters and result."""
     observe: Observer | None = None
-    """Reads the service to tell whether an interrupted run took effect (``observe.py``);
-    None when the effect cannot be looked up."""
+    """Reads the service to tell whether an interrupted run took effect; None when the
+    effect cannot be looked up."""
 
     def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
         """The stored JSON (and, for the execution, the request's secret fields) as this

@@ -15,14 +15,9 @@ from typing import Any, Literal
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign
-from commands.approvals.actions import (
-    ActionRefused,
-    ActionResult,
-    ExecutionEnv,
-)
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
-from commands.approvals.observe import Observation
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure

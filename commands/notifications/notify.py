@@ -37,14 +37,9 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
-from commands.approvals.actions import (
-    ActionRefused,
-    ActionResult,
-    ExecutionEnv,
-)
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
-from commands.approvals.observe import Observation
 from commands.campaigns.control import CampaignRef
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
