@@ -12,25 +12,26 @@ request is identified by method and path only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
+
+
+class Where(TypedDict, total=False):
+    """Which request failed: its method and path, and the status it got, if any."""
+
+    status_code: int | None
+    method: str | None
+    path: str | None
 
 
 class CallCenterError(Exception):
     """Base of every error raised by the client."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        status_code: int | None = None,
-        method: str | None = None,
-        path: str | None = None,
-    ) -> None:
+    def __init__(self, message: str, **where: Unpack[Where]) -> None:
         super().__init__(message)
         self.message = message
-        self.status_code = status_code
-        self.method = method
-        self.path = path
+        self.status_code = where.get("status_code")
+        self.method = where.get("method")
+        self.path = where.get("path")
 
     def __str__(self) -> str:
         where = f" ({self.method} {self.path})" if self.method and self.path else ""
@@ -62,16 +63,8 @@ class APITimeoutError(APIConnectionError):
 class APIStatusError(CallCenterError):
     """A response arrived and it is a failure.  ``body`` is the parsed JSON, if any."""
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        status_code: int | None = None,
-        method: str | None = None,
-        path: str | None = None,
-        body: Any = None,
-    ) -> None:
-        super().__init__(message, status_code=status_code, method=method, path=path)
+    def __init__(self, message: str, *, body: Any = None, **where: Unpack[Where]) -> None:
+        super().__init__(message, **where)
         self.body = body
 
 
@@ -85,13 +78,7 @@ class FieldValidationError(APIStatusError):
     """
 
     def __init__(
-        self,
-        items: Sequence[Mapping[str, str]],
-        *,
-        status_code: int | None = None,
-        method: str | None = None,
-        path: str | None = None,
-        body: Any = None,
+        self, items: Sequence[Mapping[str, str]], *, body: Any = None, **where: Unpack[Where]
     ) -> None:
         self.items: list[dict[str, str]] = [dict(item) for item in items]
         self.fields: dict[str, list[str]] = {}
@@ -101,10 +88,8 @@ class FieldValidationError(APIStatusError):
         summary = "; ".join(f"{field}: {', '.join(msgs)}" for field, msgs in self.fields.items())
         super().__init__(
             f"invalid fields: {summary}" if summary else "invalid fields",
-            status_code=status_code,
-            method=method,
-            path=path,
             body=body if body is not None else {"error": self.items},
+            **where,
         )
 
 
@@ -124,22 +109,8 @@ class TransferFailedError(APIStatusError):
     """``{"status": "fail", "error": "<CODE>"}``: a call transfer failed; ``code`` says
     why (e.g. ``USER_NOT_REGISTERED``)."""
 
-    def __init__(
-        self,
-        code: str,
-        *,
-        status_code: int | None = None,
-        method: str | None = None,
-        path: str | None = None,
-        body: Any = None,
-    ) -> None:
-        super().__init__(
-            f"transfer failed: {code}",
-            status_code=status_code,
-            method=method,
-            path=path,
-            body=body,
-        )
+    def __init__(self, code: str, *, body: Any = None, **where: Unpack[Where]) -> None:
+        super().__init__(f"transfer failed: {code}", body=body, **where)
         self.code = code
 
 
@@ -154,13 +125,11 @@ class RateLimitError(APIStatusError):
         self,
         message: str,
         *,
-        status_code: int | None = None,
-        method: str | None = None,
-        path: str | None = None,
         body: Any = None,
         retry_after: float | None = None,
+        **where: Unpack[Where],
     ) -> None:
-        super().__init__(message, status_code=status_code, method=method, path=path, body=body)
+        super().__init__(message, body=body, **where)
         self.retry_after = retry_after
 
 

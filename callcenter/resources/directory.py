@@ -3,44 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any, ClassVar, Generic, TypeVar
 
 from callcenter.models import BlacklistEntry, Carrier, Gateway, Page
 from callcenter.paging import walk
 from callcenter.resources._base import Resource, paging
 
+T = TypeVar("T")
 
-class Carriers(Resource):
-    async def list(self, limit: int = 50, offset: int = 0) -> Page[Carrier]:
-        """GET /v3/carrier."""
+
+class _Listing(Resource, Generic[T]):
+    """A listing the service pages with ``limit`` and ``offset``, and nothing else."""
+
+    _path: ClassVar[str]
+    _page: ClassVar[type[Page[Any]]]
+
+    async def list(self, limit: int = 50, offset: int = 0) -> Page[T]:
         return await self._request(
-            "GET", "/v3/carrier", Page[Carrier], idempotent=True, params=paging(limit, offset)
+            "GET", self._path, self._page, idempotent=True, params=paging(limit, offset)
         )
 
-    def iterate(self, page_size: int = 50) -> AsyncIterator[Carrier]:
+    def iterate(self, page_size: int = 50) -> AsyncIterator[T]:
         return walk(lambda limit, offset: self.list(limit, offset), page_size)
 
 
-class Gateways(Resource):
-    async def list(self, limit: int = 50, offset: int = 0) -> Page[Gateway]:
-        """GET /v3/gateway."""
-        return await self._request(
-            "GET", "/v3/gateway", Page[Gateway], idempotent=True, params=paging(limit, offset)
-        )
+class Carriers(_Listing[Carrier]):
+    """GET /v3/carrier."""
 
-    def iterate(self, page_size: int = 50) -> AsyncIterator[Gateway]:
-        return walk(lambda limit, offset: self.list(limit, offset), page_size)
+    _path, _page = "/v3/carrier", Page[Carrier]
 
 
-class Blacklist(Resource):
-    async def list(self, limit: int = 50, offset: int = 0) -> Page[BlacklistEntry]:
-        """GET /v1/blacklist (the example path; the request line in the spec differs)."""
-        return await self._request(
-            "GET",
-            "/v1/blacklist",
-            Page[BlacklistEntry],
-            idempotent=True,
-            params=paging(limit, offset),
-        )
+class Gateways(_Listing[Gateway]):
+    """GET /v3/gateway."""
 
-    def iterate(self, page_size: int = 50) -> AsyncIterator[BlacklistEntry]:
-        return walk(lambda limit, offset: self.list(limit, offset), page_size)
+    _path, _page = "/v3/gateway", Page[Gateway]
+
+
+class Blacklist(_Listing[BlacklistEntry]):
+    """GET /v1/blacklist (the example path; the request line in the spec differs)."""
+
+    _path, _page = "/v1/blacklist", Page[BlacklistEntry]

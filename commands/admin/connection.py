@@ -20,7 +20,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
     ConfirmObject,
-    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -39,7 +38,8 @@ from commands.kernel.forms import text
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Submission
-from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, notice
+from commands.kernel.modals import modal
+from commands.kernel.reply import OpenModal, Outcome, PublishHome, Reply, context_line, notice
 from commands.kernel.text import escape
 from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
@@ -67,13 +67,10 @@ def connect_modal(current_base_url: str | None = None) -> View:
     key_input = PlainTextInputElement(
         action_id=API_KEY_BLOCK, placeholder=_("API key from your call-center operator")
     )
-    return View(
-        type="modal",
-        callback_id=CONNECT_CALLBACK,
-        title=_("Connect call center"),
-        submit=_("Connect"),
-        close=_("Cancel"),
-        blocks=[
+    return modal(
+        CONNECT_CALLBACK,
+        _("Connect call center"),
+        [
             SectionBlock(
                 text=MarkdownTextObject(
                     text=_(
@@ -90,6 +87,7 @@ def connect_modal(current_base_url: str | None = None) -> View:
             ),
             InputBlock(block_id=API_KEY_BLOCK, label=_("API key"), element=key_input),
         ],
+        submit=_("Connect"),
     )
 
 
@@ -199,7 +197,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
         text=_("Connected"),
         blocks=[
             SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
-            ContextBlock(elements=[MarkdownTextObject(text=" ".join(notes))]),
+            context_line(" ".join(notes)),
         ],
     )
 
@@ -207,15 +205,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
 async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
     storage = _storage(ctx)
     removed = await off_loop(storage.workspaces.disconnect, ctx.team_id)
-    await off_loop(
-        storage.audit.append,
-        team_id=ctx.team_id,
-        user_id=ctx.user_id,
-        action="workspace.disconnect",
-        params={},
-        outcome=AuditOutcome.OK,
-        detail=None if removed else "already disconnected",
-    )
+    await ctx.audit("workspace.disconnect", {}, detail=None if removed else "already disconnected")
     text = (
         _("{person} disconnected this workspace from the call-center service.").format(
             person=f"<@{escape(ctx.user_id)}>"
@@ -320,10 +310,7 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
         except InvalidValueError as exc:
             problems = {BASE_URL_BLOCK: exc.words(_)}
     if problems is not None:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
+        await ctx.audit(
             "workspace.connect",
             {"base_url": base_url},
             outcome=AuditOutcome.REFUSED,
@@ -340,13 +327,7 @@ class ConnectMeta(Metadata):
 
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
-    await off_loop(
-        _storage(ctx).audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "workspace.connect",
-        {"base_url": base_url},
-    )
+    await ctx.audit("workspace.connect", {"base_url": base_url})
     channel = read_metadata(ConnectMeta, submission.metadata).channel
     if channel and ctx.messenger is not None:
         reply = notice(

@@ -18,7 +18,6 @@ from functools import reduce
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -33,15 +32,14 @@ from commands.kernel.grammar import UsageError, parse_channel, parse_user, split
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Reply, error, notice
-from commands.kernel.text import code, escape, mention, truncate
+from commands.kernel.reply import Reply, context_line, error, notice, section
+from commands.kernel.text import code, escape, mention
 from storage import (
     ADMINS,
     DEFAULT_ROLE,
     WORKFLOWS,
     KindPolicy,
     Mode,
-    Outcome,
     Role,
     Storage,
 )
@@ -125,21 +123,13 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
         SectionBlock(text=MarkdownTextObject(text=posted)),
     ]
     for kind, policy in all_policies(storage.policies, team_id).items():
-        blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=truncate(policy_line(kind, policy), 3000)))
-        )
+        blocks.append(section(policy_line(kind, policy)))
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Change one kind: {set_usage}. Change where cards go: {channel_usage}."
-                    ).format(
-                        set_usage=f"`/callops {escape(SET_USAGE)}`",
-                        channel_usage="`/callops policy channel #channel`",
-                    )
-                )
-            ]
+        context_line(
+            _("Change one kind: {set_usage}. Change where cards go: {channel_usage}.").format(
+                set_usage=f"`/callops {escape(SET_USAGE)}`",
+                channel_usage="`/callops policy channel #channel`",
+            )
         )
     )
     return Reply(text=_("Approval policy"), blocks=blocks)
@@ -227,10 +217,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     except InvalidValueError as exc:
         raise UsageError(exc.words(_), SET_USAGE) from None
     await off_loop(storage.policies.set, ctx.team_id, kind, updated, updated_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "policy.set",
         {
             "kind": kind.value,
@@ -259,9 +246,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
-        await off_loop(
-            storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": None}
-        )
+        await ctx.audit("policy.channel", {"channel": None})
         return notice(_("Approval cards will be posted where each request is made."))
     ref = parse_channel(args[0])
     if ref is None:
@@ -283,9 +268,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         )
     await off_loop(storage.workspaces.ensure, ctx.team_id)
     await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=channel_id)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "policy.channel", {"channel": channel_id}
-    )
+    await ctx.audit("policy.channel", {"channel": channel_id})
     return notice(
         _("Approval cards will be posted in {channel}.").format(channel=f"<#{channel_id}>"),
         emoji=":white_check_mark:",
@@ -325,14 +308,7 @@ async def role(ctx: CommandContext, args: list[str]) -> Reply:
             usage,
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, ref.id, new_role, granted_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "role.set",
-        {"user": ref.id, "role": new_role.value},
-        outcome=Outcome.OK,
-    )
+    await ctx.audit("role.set", {"user": ref.id, "role": new_role.value})
     if ctx.messenger is not None and ref.id != ctx.user_id:
         await ctx.messenger.tell(ref.id, None, role_told(ctx.user_id, new_role))
     if new_role is Role.ADMIN:
@@ -381,14 +357,7 @@ async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usag
             _("'{text}' is not a role: admin, operator or viewer.").format(text=word), usage
         ) from None
     await off_loop(storage.roles.set_role, ctx.team_id, WORKFLOWS, new_role, granted_by=ctx.user_id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "role.set",
-        {"user": WORKFLOWS, "role": new_role.value},
-        outcome=Outcome.OK,
-    )
+    await ctx.audit("role.set", {"user": WORKFLOWS, "role": new_role.value})
     return notice(
         _(
             "Workflow steps run without a person (scheduled or by an event) now act as "

@@ -83,9 +83,7 @@ async def language(ctx: CommandContext, args: list[str]) -> Reply:
     chosen = _choice(args[0], (*LANGUAGES, AUTO), usage, _(NOT_A_LANGUAGE))
     language: Language | None = None if chosen == AUTO else _language(chosen)
     await off_loop(storage.people.choose_language, ctx.team_id, ctx.user_id, language)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "person.language", {"language": chosen}
-    )
+    await ctx.audit("person.language", {"language": chosen})
     now = person_language(Person(language, ctx.slack_locale), ctx.workspace)
     with use_language(now):  # said in the language they read from now on
         if language is None:
@@ -271,7 +269,7 @@ async def _save(
     """Change one setting of the workspace (made if missing) and audit it."""
     await off_loop(storage.workspaces.ensure, ctx.team_id)
     await off_loop(setter, ctx.team_id, value)
-    await off_loop(storage.audit.append, ctx.team_id, ctx.user_id, action, params)
+    await ctx.audit(action, params)
 
 
 def _changed(text: str) -> Reply:

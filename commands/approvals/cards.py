@@ -18,7 +18,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     InputBlock,
     MarkdownTextObject,
@@ -47,8 +46,9 @@ from commands.approvals.workflow import (
 )
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
+from commands.kernel.modals import modal
 from commands.kernel.proposal import Proposal
-from commands.kernel.reply import Reply, error
+from commands.kernel.reply import Reply, context_line, error, section
 from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode, Storage
 from storage.offload import off_loop
@@ -125,11 +125,7 @@ def approvers_text(approval: Approval) -> str:
 def _header(approval: Approval) -> list[Block]:
     return [
         HeaderBlock(text=truncate(title_of(approval), 150)),
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(actions.describe(approval.kind, approval.params), 3000)
-            )
-        ),
+        section(actions.describe(approval.kind, approval.params)),
     ]
 
 
@@ -160,7 +156,7 @@ def prompt(approval: Approval, tz: ZoneInfo, *, note: str | None = None) -> Repl
     blocks = _header(approval)
     if note:
         when = f"{when}\n{note}"
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=truncate(when, 3000))]))
+    blocks.append(context_line(truncate(when, 3000)))
     blocks.append(
         ActionsBlock(
             block_id=_hash_block(approval),
@@ -212,9 +208,7 @@ def concluded(approval: Approval, tz: ZoneInfo, *, lead: str | None = None) -> R
         lines.append(
             _("The card in {channel} has the details.").format(channel=f"<#{approval.channel}>")
         )
-    blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000)))
-    ]
+    blocks: list[Block] = [section("\n".join(lines))]
     follow_ups = actions.follow_up_buttons(approval)
     if follow_ups:
         blocks.append(ActionsBlock(elements=follow_ups))
@@ -287,19 +281,13 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
     Deny while it waits, no buttons once it is decided."""
     blocks = _header(approval)
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Requested by {who} at {time}").format(
-                        who=mention(approval.requester), time=_clock(approval.created_at, tz)
-                    )
-                )
-            ]
+        context_line(
+            _("Requested by {who} at {time}").format(
+                who=mention(approval.requester), time=_clock(approval.created_at, tz)
+            )
         )
     )
-    blocks.append(
-        SectionBlock(text=MarkdownTextObject(text=truncate(status_line(approval, tz), 3000)))
-    )
+    blocks.append(section(status_line(approval, tz)))
     follow_ups = actions.follow_up_buttons(approval)
     if follow_ups:
         blocks.append(ActionsBlock(elements=follow_ups))
@@ -364,22 +352,11 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
     asked_by = _("*{action}*, asked by {requester}").format(
         action=escape(title_of(approval)), requester=mention(approval.requester)
     )
-    return View(
-        type="modal",
-        callback_id=DENY_CALLBACK,
-        title=_("Deny request"),
-        submit=_("Deny"),
-        close=_("Back"),
-        private_metadata=private_metadata,
-        blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(
-                        asked_by + "\n" + actions.describe(approval.kind, approval.params),
-                        3000,
-                    )
-                )
-            ),
+    return modal(
+        DENY_CALLBACK,
+        _("Deny request"),
+        [
+            section(asked_by + "\n" + actions.describe(approval.kind, approval.params)),
             InputBlock(
                 block_id=REASON_BLOCK,
                 label=_("Why not?"),
@@ -391,4 +368,7 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
                 ),
             ),
         ],
+        submit=_("Deny"),
+        close=_("Back"),
+        meta=private_metadata,
     )

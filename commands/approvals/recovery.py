@@ -76,46 +76,25 @@ async def settle(storage: Storage, approval: Approval, cc: CallCenter | None) ->
     if approval.channel and approval.message_ts:
         data.update(channel=approval.channel, ts=approval.message_ts)
     try:
+        finish = storage.approvals.finish_abandoned
         if approval.state is ApprovalState.APPROVED:
             await off_loop(storage.approvals.claim_for_execution, team, approval.id)
+            finish = storage.approvals.finish
+            ok, outcome = False, Outcome.FAILED
+            detail = "not run: the app stopped before running it"
             data.update(ok=False, not_run=True, text=_(NOT_RUN_TEXT))
-            settled = await off_loop(
-                storage.approvals.finish, team, approval.id, ok=False, result=data
-            )
-            await off_loop(
-                _audit,
-                storage,
-                settled,
-                Outcome.FAILED,
-                "not run: the app stopped before running it",
-            )
-            return settled
-        found = await observe(approval, cc)
-        if found is None:
+        elif (found := await observe(approval, cc)) is None:
+            ok, outcome = False, Outcome.UNKNOWN
+            detail = "the app stopped while running it; outcome unknown, check before retrying"
             data.update(ok=False, unknown=True, text=_(UNKNOWN_TEXT))
-            settled = await off_loop(
-                storage.approvals.finish_abandoned, team, approval.id, ok=False, result=data
-            )
-            await off_loop(
-                _audit,
-                storage,
-                settled,
-                Outcome.UNKNOWN,
-                "the app stopped while running it; outcome unknown, check before retrying",
-            )
-            return settled
-        data.update(found.data)
-        data.update(ok=found.done, text=found.text)
-        settled = await off_loop(
-            storage.approvals.finish_abandoned, team, approval.id, ok=found.done, result=data
-        )
-        await off_loop(
-            _audit,
-            storage,
-            settled,
-            Outcome.OK if found.done else Outcome.FAILED,
-            f"the app stopped while running it; the service shows: {truncate(found.text, 400)}",
-        )
+        else:
+            ok, outcome = found.done, Outcome.OK if found.done else Outcome.FAILED
+            shown = truncate(found.text, 400)
+            detail = f"the app stopped while running it; the service shows: {shown}"
+            data.update(found.data)
+            data.update(ok=found.done, text=found.text)
+        settled = await off_loop(finish, team, approval.id, ok=ok, result=data)
+        await off_loop(_audit, storage, settled, outcome, detail)
         return settled
     except ApprovalStateError as exc:
         log.info("approval %s: settled elsewhere (%s)", approval.id, exc)

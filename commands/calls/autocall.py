@@ -12,7 +12,6 @@ approval card say so plainly, with how to start the campaign.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -22,7 +21,6 @@ from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
-    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -58,12 +56,13 @@ from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, suggest
+from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
-from commands.kernel.values import Metadata, Token, read_metadata
+from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
 from storage import Approval, Storage
@@ -148,15 +147,11 @@ def _fitting(meta: dict[str, Any], names: list[str]) -> list[str]:
         if len(PARAM_BLOCK + name) > MAX_BLOCK_ID:
             continue
         meta["names"] = [*kept, name]
-        if len(_metadata(meta)) > MAX_METADATA:
+        if len(compact_json(meta)) > MAX_METADATA:
             break
         kept.append(name)
     meta["names"] = kept
     return kept
-
-
-def _metadata(meta: Mapping[str, Any]) -> str:
-    return json.dumps(meta, separators=(",", ":"), ensure_ascii=False)
 
 
 def missing_values(names: list[str], given: Mapping[str, str]) -> list[str]:
@@ -206,12 +201,12 @@ def autocall_modal(
     ]
     warning = not_running_warning(campaign.campaign_name, campaign.status)
     if warning:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=warning)]))
+        blocks.append(context_line(warning))
     missing = missing_values(names, given)
     if names and missing and len(missing) < len(names):
         named = ", ".join(f"*{escape(field_label(n))}*" for n in missing[:20])
         still = _("Still needed: {fields}").format(fields=named)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=still)]))
+        blocks.append(context_line(still))
     for name in names[:MAX_FIELDS]:
         blocks.append(
             InputBlock(
@@ -225,35 +220,23 @@ def autocall_modal(
         )
     if left_out:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(
-                            "The template has {n} more placeholders than this form "
-                            "can hold; they are sent empty."
-                        ).format(n=left_out)
-                    )
-                ]
+            context_line(
+                _(
+                    "The template has {n} more placeholders than this form "
+                    "can hold; they are sent empty."
+                ).format(n=left_out)
             )
         )
     if not names:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_("This campaign plays a recorded message: it needs no values.")
-                    )
-                ]
-            )
+            context_line(_("This campaign plays a recorded message: it needs no values."))
         )
-    return View(
-        type="modal",
-        callback_id=AUTOCALL_CALLBACK,
-        title=_("Push an autocall"),
+    return modal(
+        AUTOCALL_CALLBACK,
+        _("Push an autocall"),
+        blocks,
         submit=_("Push the call"),
-        close=_("Cancel"),
-        private_metadata=_metadata(meta),
-        blocks=blocks,
+        meta=meta,
     )
 
 
@@ -481,6 +464,22 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
         )
 
 
+async def autocall_target(
+    cc: CallCenter, campaigns: list[Campaign], query: str, given: Mapping[str, str]
+) -> tuple[Campaign, Template | None, list[str]] | Reply:
+    """The autocall campaign ``query`` names, its template and the values the template
+    takes, the ``given`` ones checked against them; the refusal when the campaign does
+    not place automated calls."""
+    campaign = pick_campaign(campaigns, query)
+    wrong_kind = not_autocall(campaign)
+    if wrong_kind:
+        return wrong_kind
+    template = await template_of(cc, campaign)
+    names = fields_of(template)
+    check_values(campaign, names, given)
+    return campaign, template, names
+
+
 def value_needed(name: str) -> str:
     """A missing value, said where the field is not on screen (a workflow step)."""
     return _("The template needs a value for {label} ({name}=).").format(
@@ -499,13 +498,10 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     cc = ctx.client()
     campaigns = await all_campaigns(cc)
     name, number_words = leading_campaign(positional, campaigns, ends_at=is_phone_like)
-    campaign = pick_campaign(campaigns, name)
-    wrong_kind = not_autocall(campaign)
-    if wrong_kind:
-        return wrong_kind
-    template = await template_of(cc, campaign)
-    names = fields_of(template)
-    check_values(campaign, names, given)
+    target = await autocall_target(cc, campaigns, name, given)
+    if isinstance(target, Reply):
+        return target
+    campaign, template, names = target
     try:
         read_values({n: v for n, v in given.items() if str(v).strip()})
     except ValueRefused as exc:

@@ -20,7 +20,6 @@ from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
-    ContextBlock,
     MarkdownTextObject,
     Option,
     OptionGroup,
@@ -35,8 +34,9 @@ from commands.calls.autocall import autocall_modal, fields_of, template_of
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Shortcut
+from commands.kernel.modals import modal
 from commands.kernel.phones import find_phones, rule_words, show_phone
-from commands.kernel.reply import OpenModal, Outcome, UpdateModal, error
+from commands.kernel.reply import OpenModal, Outcome, UpdateModal, context_line, error, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
 from commands.kernel.values import Token, Value, read
@@ -49,12 +49,11 @@ MAX_OPTIONS = 100
 
 
 def _modal(text: str) -> View:
-    return View(
-        type="modal",
-        callback_id=PICK_CALLBACK,
-        title=_("Call back"),
+    return modal(
+        PICK_CALLBACK,
+        _("Call back"),
+        [section(text)],
         close=_("Close"),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
     )
 
 
@@ -94,25 +93,14 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
             )
         ),
         ActionsBlock(block_id="call_back_choice", elements=[element]),
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Next comes the autocall form, with the number filled in; nothing "
-                        "is called before you submit it."
-                    )
-                )
-            ]
+        context_line(
+            _(
+                "Next comes the autocall form, with the number filled in; nothing "
+                "is called before you submit it."
+            )
         ),
     ]
-    return View(
-        type="modal",
-        callback_id=PICK_CALLBACK,
-        title=_("Call back"),
-        close=_("Cancel"),
-        private_metadata=json.dumps({"channel": channel or ""}),
-        blocks=blocks,
-    )
+    return modal(PICK_CALLBACK, _("Call back"), blocks, meta={"channel": channel or ""})
 
 
 async def form_for(cc: CallCenter, campaign: Campaign, phone: str, channel: str | None) -> View:

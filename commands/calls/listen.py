@@ -15,7 +15,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -23,15 +22,15 @@ from slack_sdk.models.blocks import (
 
 from callcenter import errors
 from commands.calls.audio import speak, speaker
-from commands.calls.autocall import check_values, field_label, fields_of, not_autocall, template_of
+from commands.calls.autocall import autocall_target, field_label, template_of
 from commands.calls.preview import ValueRefused, preview, preview_mrkdwn
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Reply, error, notice
-from commands.kernel.resolve import all_campaigns, pick_campaign
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice
+from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import campaign_label, clip
 from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
 
@@ -65,13 +64,10 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
             _("Give the autocall campaign, then its values as name=value."), usage_of("listen")
         )
     cc = ctx.client()
-    campaign = pick_campaign(await all_campaigns(cc), " ".join(positional))
-    wrong_kind = not_autocall(campaign)
-    if wrong_kind:
-        return wrong_kind
-    template = await template_of(cc, campaign)
-    names = fields_of(template)
-    check_values(campaign, names, given)
+    target = await autocall_target(cc, await all_campaigns(cc), " ".join(positional), given)
+    if isinstance(target, Reply):
+        return target
+    campaign, template, names = target
     values = {name: str(given.get(name) or "") for name in names}
     filled = {name: value for name, value in values.items() if value.strip()}
     try:
@@ -104,7 +100,7 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
                 names=", ".join(clip(name, 60) + "=" for name in missing)
             )
         )
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" ".join(notes))]))
+    blocks.append(context_line(" ".join(notes)))
     return Reply(text=said.text or _("What the customer will hear"), blocks=blocks)
 
 

@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -36,7 +35,7 @@ from commands.kernel.i18n import N_, _
 from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import Reply, notice
+from commands.kernel.reply import Reply, context_line, notice
 from commands.kernel.text import (
     clip,
     code,
@@ -172,32 +171,20 @@ def calls_reply(
     )
     blocks: list[Block] = [
         HeaderBlock(text=_("Live calls: {n}").format(n=number(total))),
-        ContextBlock(elements=[MarkdownTextObject(text=summary or "–")]),
+        context_line(summary or "–"),
     ]
     blocks.extend(_call_row(c, ctx, moment, i, users or ()) for i, c in enumerate(page))
     if users is None:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(
-                            ":warning: Agents are unknown: the user directory could not be read."
-                        )
-                    )
-                ]
-            )
+            context_line(_(":warning: Agents are unknown: the user directory could not be read."))
         )
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "A live call names no campaign; its call record does once it ends "
-                        "(`/callops cdr`). The agent is whoever has the extension on the line. "
-                        "`/callops transfer &lt;call id&gt; &lt;ext&gt;` moves a call."
-                    )
-                )
-            ]
+        context_line(
+            _(
+                "A live call names no campaign; its call record does once it ends "
+                "(`/callops cdr`). The agent is whoever has the extension on the line. "
+                "`/callops transfer &lt;call id&gt; &lt;ext&gt;` moves a call."
+            )
         )
     )
     blocks.append(showing(ctx.offset, len(page), total, one=N_("live call"), many=N_("live calls")))

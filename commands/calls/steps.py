@@ -11,14 +11,11 @@ from typing import Any
 
 from commands.approvals.steps import request_from_step
 from commands.calls.autocall import (
-    check_values,
+    autocall_target,
     field_label,
-    fields_of,
     missing_values,
-    not_autocall,
     push_proposal,
     refusal,
-    template_of,
     value_needed,
 )
 from commands.calls.preview import value_problems
@@ -27,8 +24,8 @@ from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
 from commands.kernel.interactions import StepParam, StepRun
 from commands.kernel.phones import normalize_phone
-from commands.kernel.reply import Outcome, StepFailed
-from commands.kernel.resolve import all_campaigns, pick_campaign
+from commands.kernel.reply import Outcome, Reply, StepFailed
+from commands.kernel.resolve import all_campaigns
 
 AUTOCALL_STEP = "autocall_push"
 
@@ -84,13 +81,10 @@ async def push(ctx: CommandContext, run: StepRun) -> Outcome:
         return StepFailed(_("Which campaign? Give the autocall campaign's name or UUID."))
     given = _given(run)
     cc = ctx.client()
-    campaign = pick_campaign(await all_campaigns(cc), query)
-    wrong_kind = not_autocall(campaign)
-    if wrong_kind:
-        return wrong_kind
-    template = await template_of(cc, campaign)
-    names = fields_of(template)
-    check_values(campaign, names, given)
+    target = await autocall_target(cc, await all_campaigns(cc), query, given)
+    if isinstance(target, Reply):
+        return target
+    campaign, template, names = target
     missing = missing_values(names, given)
     if missing:
         return StepFailed(" ".join(value_needed(name) for name in missing))

@@ -28,11 +28,9 @@ from slack_sdk.models.blocks import (
     Block,
     CheckboxesElement,
     InputBlock,
-    MarkdownTextObject,
     Option,
     PlainTextInputElement,
     RadioButtonsElement,
-    SectionBlock,
     StaticSelectElement,
 )
 from slack_sdk.models.views import View
@@ -52,10 +50,11 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, notice
+from commands.kernel.reply import OpenModal, Outcome, Reply, notice, section
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import Role
@@ -220,15 +219,8 @@ def transfer_modal(
     meta["channel"] = channel or ""
     words = _call_words(call.get("source", ""), call.get("destination", ""))
     blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(
-                    _("Transfer {call}\nCall {id}").format(
-                        call=words, id=code(call.get("call_id", ""))
-                    ),
-                    3000,
-                )
-            )
+        section(
+            _("Transfer {call}\nCall {id}").format(call=words, id=code(call.get("call_id", "")))
         )
     ]
     if owners:
@@ -292,15 +284,7 @@ def transfer_modal(
             ),
         )
     )
-    return View(
-        type="modal",
-        callback_id=TRANSFER_CALLBACK,
-        title=_("Transfer call"),
-        submit=_("Transfer"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":")),
-        blocks=blocks,
-    )
+    return modal(TRANSFER_CALLBACK, _("Transfer call"), blocks, submit=_("Transfer"), meta=meta)
 
 
 class TransferParams(ActionParams):

@@ -33,7 +33,7 @@ from commands.kernel.interactions import Click
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
-from commands.kernel.reply import Outcome, Reply, Rerun
+from commands.kernel.reply import Outcome, Reply, Rerun, context_line, section
 from commands.kernel.resolve import (
     AmbiguousCampaign,
     CampaignMatch,
@@ -151,7 +151,7 @@ def campaigns_reply(
     summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=summary)]))
+        blocks.append(context_line(summary))
     blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
     blocks.append(showing(offset, len(page), total, one=N_("campaign"), many=N_("campaigns")))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
@@ -314,9 +314,7 @@ def campaign_card(
     ]
     blocks: list[Block] = [HeaderBlock(text=truncate(c.campaign_name, 150))]
     if c.description:
-        blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=truncate(escape(c.description), 3000)))
-        )
+        blocks.append(section(escape(c.description)))
     blocks.append(
         SectionBlock(
             fields=[MarkdownTextObject(text=f"*{k}*\n{truncate(v, 1900)}") for k, v in fields]
@@ -339,16 +337,12 @@ def campaign_card(
         )
         blocks.append(DividerBlock())
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=ngettext(
-                            "Live statistics, last {n} minute",
-                            "Live statistics, last {n} minutes",
-                            window_minutes,
-                        ).format(n=number(window_minutes))
-                    )
-                ]
+            context_line(
+                ngettext(
+                    "Live statistics, last {n} minute",
+                    "Live statistics, last {n} minutes",
+                    window_minutes,
+                ).format(n=number(window_minutes))
             )
         )
         blocks.append(SectionBlock(fields=fields_stats))
@@ -357,14 +351,10 @@ def campaign_card(
     blocks.append(DividerBlock())
     blocks.append(control_buttons(c, ctx.role))
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Campaign last changed {time} · `{uuid}`").format(
-                        time=day_time(c.updated_at, ctx.tz), uuid=escape(c.campaign_uuid)
-                    )
-                )
-            ]
+        context_line(
+            _("Campaign last changed {time} · `{uuid}`").format(
+                time=day_time(c.updated_at, ctx.tz), uuid=escape(c.campaign_uuid)
+            )
         )
     )
     return Reply(
@@ -459,10 +449,8 @@ def ambiguous_reply(exc: AmbiguousCampaign, typed: Sequence[str]) -> Reply:
             "with the whole name (or the UUID)."
         )
         text = f"{headline}\n{names}\n{cannot}"
-        return Reply(
-            text=headline, blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
-        )
-    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000)))]
+        return Reply(text=headline, blocks=[section(text)])
+    blocks: list[Block] = [section(headline)]
     for start in range(0, len(shown), 5):
         blocks.append(
             ActionsBlock(
@@ -503,7 +491,7 @@ def guess_note(matches: Sequence[CampaignMatch]) -> ContextBlock | None:
         )
         for m in guessed
     )
-    return ContextBlock(elements=[MarkdownTextObject(text=truncate(f":mag: {said}", 3000))])
+    return context_line(truncate(f":mag: {said}", 3000))
 
 
 AUTODIALER_WINDOW_MINUTES = 60

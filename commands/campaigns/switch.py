@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 
 from pydantic import BaseModel, Field, ValidationError
-from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject
 
 from callcenter import errors
 from callcenter.models import Campaign
@@ -27,7 +26,7 @@ from commands.campaigns.control import ALREADY, Status, proposal_for
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice
 from commands.kernel.text import code, escape, truncate
 from storage import ApprovalState
 from storage.offload import off_loop
@@ -46,7 +45,7 @@ async def redrawn(ctx: CommandContext, campaign: Campaign, note: str) -> Reply:
     """The campaign's card as it is now, with ``note`` (escaped mrkdwn) on top, in place
     of the card that was clicked."""
     card = await show_campaign(ctx, [campaign.campaign_uuid])
-    card.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=truncate(note, 3000))]))
+    card.blocks.insert(1, context_line(truncate(note, 3000)))
     card.replace_original = True
     return card
 

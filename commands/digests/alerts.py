@@ -30,7 +30,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -51,7 +50,7 @@ from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Nothing, Outcome, Reply, error, notice
+from commands.kernel.reply import Nothing, Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
@@ -72,7 +71,6 @@ from commands.kernel.values import token
 from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Storage
-from storage import Outcome as Audit
 from storage.offload import off_loop
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
@@ -280,9 +278,9 @@ def fired_message(
         alert=escape(describe(alert)),
     )
     blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=truncate(headline, 3000))),
-        ContextBlock(elements=[MarkdownTextObject(text=truncate(dialer_line(stats, tz), 3000))]),
-        ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {stats.caption()}")]),
+        section(headline),
+        context_line(truncate(dialer_line(stats, tz), 3000)),
+        context_line(f":calendar: {stats.caption()}"),
         ActionsBlock(
             elements=[
                 ButtonElement(text=_("Snooze 1 h"), action_id=SNOOZE_HOUR_ACTION, value=alert.id),
@@ -298,14 +296,10 @@ def fired_message(
                 ),
             ]
         ),
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Alert {id} · told once until it recovers · {time}").format(
-                        id=code(alert.id), time=f"{clock(now, tz)} {zone_name(now.astimezone(tz))}"
-                    )
-                )
-            ]
+        context_line(
+            _("Alert {id} · told once until it recovers · {time}").format(
+                id=code(alert.id), time=f"{clock(now, tz)} {zone_name(now.astimezone(tz))}"
+            )
         ),
     ]
     text = _("{metric} {value} on {campaign}").format(
@@ -333,7 +327,7 @@ def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply
         text=escape(
             _("{metric} back to normal on {campaign}").format(metric=label, campaign=stats.name)
         ),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+        blocks=[section(text)],
         ephemeral=False,
     )
 
@@ -390,10 +384,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign_name=campaign_name,
         language=language,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.add",
         {
             "alert": alert.id,
@@ -405,7 +396,6 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "window_minutes": minutes,
             "language": language,
         },
-        outcome=Audit.OK,
     )
     scope = f"*{clip(campaign_name, 100)}*" if campaign_name else _("every running campaign")
     return notice(
@@ -442,7 +432,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
         window=escape(recent_words(alert.window_minutes * 60)),
         channel=f"<#{alert.channel}>",
     ) + post_language_note(alert.language)
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -460,15 +450,7 @@ async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks.extend(
         await off_loop(lambda: [_alert_row(a, storage, ctx.tz, now) for a in alerts[:45]])
     )
-    blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("{remove} deletes one").format(remove=code("alert remove <id>"))
-                )
-            ]
-        )
-    )
+    blocks.append(context_line(_("{remove} deletes one").format(remove=code("alert remove <id>"))))
     count = ngettext("{n} alert", "{n} alerts", len(alerts)).format(n=number(len(alerts)))
     return Reply(text=count, blocks=blocks)
 
@@ -484,13 +466,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
             _("There is no alert '{id}' in this workspace.").format(id=args[0]), "alert list"
         )
     await off_loop(storage.alerts.remove, ctx.team_id, alert.id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.remove",
         {"alert": alert.id, "metric": alert.metric, "channel": alert.channel},
-        outcome=Audit.OK,
     )
     return notice(_("Alert {id} removed.").format(id=code(alert.id)), emoji=":wastebasket:")
 
@@ -504,13 +482,9 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
     until = snooze_until(kind, datetime.now(UTC), ctx.tz)
     await off_loop(storage.alerts.snooze, ctx.team_id, alert.id, until.timestamp())
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "alert.snooze",
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
-        outcome=Audit.OK,
     )
     with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
         text = _(

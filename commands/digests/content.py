@@ -40,7 +40,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click
 from commands.kernel.periods import Window
-from commands.kernel.reply import Nothing, Outcome, Reply, notice
+from commands.kernel.reply import Nothing, Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import (
     campaign_label,
@@ -252,7 +252,7 @@ async def build_digest(
     context += " · " + _("compared with {period}").format(period=escape(period.previous_label()))
     blocks: list[Block] = [
         HeaderBlock(text=truncate(request.title, 150)),
-        ContextBlock(elements=[MarkdownTextObject(text=truncate(context, 3000))]),
+        context_line(truncate(context, 3000)),
     ]
     if "totals" in sections:
         blocks.extend(_totals_blocks(current, previous))
@@ -262,14 +262,10 @@ async def build_digest(
         blocks.extend(_agent_blocks(agents or [], period, scope))
     if request.refused_calls:
         blocks.append(
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(":scales: Calls refused by the calling rules: {n}").format(
-                            n=number(request.refused_calls)
-                        )
-                    )
-                ]
+            context_line(
+                _(":scales: Calls refused by the calling rules: {n}").format(
+                    n=number(request.refused_calls)
+                )
             )
         )
     blocks.append(_buttons(shown, period, request.digest_id))
@@ -283,7 +279,7 @@ async def build_digest(
     if "chart" in sections and request.chart_follows:
         footer.append(_("chart below"))
     if footer:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(footer))]))
+        blocks.append(context_line(" · ".join(footer)))
     t = current.totals
     text = ngettext(
         "{title}: {n} call, {answered} answered ({rate}) · {scope}",
@@ -335,7 +331,7 @@ def _totals_blocks(current: CallFigures, previous: CallFigures) -> list[Block]:
     t, p = current.totals, previous.totals
     source = SOURCE_WORDS.get(current.source)
     counted = _(source) if source else escape(current.source)
-    where = ContextBlock(elements=[MarkdownTextObject(text=f"{current.caption()} · {counted}")])
+    where = context_line(f"{current.caption()} · {counted}")
     if t.calls == 0 and p.calls == 0:
         none = MarkdownTextObject(text=_(":zzz: No calls in this period."))
         return [SectionBlock(text=none), where]
@@ -390,15 +386,11 @@ def _campaign_blocks(
     and what exists only now (agents, leads in progress), said to be now."""
     title = _("*Autodialer campaigns*")
     scope = _("Chosen campaigns") if chosen else _(ALL_DIALER)
-    where = ContextBlock(
-        elements=[
-            MarkdownTextObject(
-                text=_("{scope} · agents and leads in progress: now, {now}").format(
-                    scope=caption(scope, period.window().label()),
-                    now=escape(at.strftime("%H:%M")),
-                )
-            )
-        ]
+    where = context_line(
+        _("{scope} · agents and leads in progress: now, {now}").format(
+            scope=caption(scope, period.window().label()),
+            now=escape(at.strftime("%H:%M")),
+        )
     )
     if not shown:
         if chosen:
@@ -413,7 +405,7 @@ def _campaign_blocks(
     )
     return [
         DividerBlock(),
-        SectionBlock(text=MarkdownTextObject(text=truncate(f"{title}\n{body}", 3000))),
+        section(f"{title}\n{body}"),
         where,
     ]
 
@@ -452,7 +444,7 @@ def _agents_caption(period: DigestPeriod, scope: Scope) -> ContextBlock:
     text = caption(_(WHOLE), period.window().label())
     if not scope.whole:
         text += " · " + _("agent time is kept per agent, not per campaign")
-    return ContextBlock(elements=[MarkdownTextObject(text=text)])
+    return context_line(text)
 
 
 def _agent_blocks(agents: Sequence[AgentTime], period: DigestPeriod, scope: Scope) -> list[Block]:
@@ -480,7 +472,7 @@ def _agent_blocks(agents: Sequence[AgentTime], period: DigestPeriod, scope: Scop
             + "\n"
             + "\n".join(_agent_line(start + i, a) for i, a in enumerate(bottom))
         )
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(least, 3000))))
+        blocks.append(section(least))
     blocks.append(where)
     return blocks
 

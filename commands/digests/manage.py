@@ -22,9 +22,7 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -48,14 +46,14 @@ from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, day_time, escape, number, truncate
+from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.guard import refused_between
 from storage import DigestSchedule, Storage
@@ -230,10 +228,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         sections=sections,
         language=language,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "digest.add",
         {
             "digest": digest.id,
@@ -244,7 +239,6 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "sections": list(sections),
             "language": language,
         },
-        outcome=Audit.OK,
     )
     _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
@@ -299,7 +293,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
     text = f"{where}\n{campaigns} · {escape(sections)}"
     if upcoming:
         text += " · " + _("next {when}").format(when=day_time(upcoming))
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -318,14 +312,10 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     blocks: list[Block] = [HeaderBlock(text=_("Digests ({n})").format(n=len(digests)))]
     blocks.extend(_row(d, names, now) for d in digests[:45])
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("{run} posts one now · {others}").format(
-                        run=code("digest run <id>"), others=code("digest pause|resume|remove <id>")
-                    )
-                )
-            ]
+        context_line(
+            _("{run} posts one now · {others}").format(
+                run=code("digest run <id>"), others=code("digest pause|resume|remove <id>")
+            )
         )
     )
     count = ngettext("{n} digest", "{n} digests", len(digests)).format(n=number(len(digests)))
@@ -337,14 +327,7 @@ async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> 
     digest = await _require(ctx, args, name)
     storage = _storage(ctx)
     await off_loop(storage.digests.set_paused, ctx.team_id, digest.id, paused=paused)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        name.replace(" ", "."),
-        {"digest": digest.id},
-        outcome=Audit.OK,
-    )
+    await ctx.audit(name.replace(" ", "."), {"digest": digest.id})
     _changed(ctx)
     if paused:
         return notice(
@@ -375,13 +358,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest remove")
     storage = _storage(ctx)
     await off_loop(storage.digests.remove, ctx.team_id, digest.id)
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "digest.remove",
         {"digest": digest.id, "channel": digest.channel, "schedule": digest.schedule},
-        outcome=Audit.OK,
     )
     _changed(ctx)
     return notice(_("Digest {id} removed.").format(id=code(digest.id)), emoji=":wastebasket:")
@@ -395,30 +374,14 @@ def _digests(ctx: CommandContext) -> DigestActions:
 
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest run")
-    storage = _storage(ctx)
     poster = _digests(ctx)
     now = datetime.now(UTC)
     try:
         channel = await poster.post_now(ctx.team_id, digest.id, at=now)
     except DigestPostError as exc:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
-            "digest.run",
-            {"digest": digest.id},
-            outcome=Audit.FAILED,
-            detail=str(exc),
-        )
+        await ctx.audit("digest.run", {"digest": digest.id}, outcome=Audit.FAILED, detail=str(exc))
         raise UsageError(str(exc)) from exc
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "digest.run",
-        {"digest": digest.id},
-        outcome=Audit.OK,
-    )
+    await ctx.audit("digest.run", {"digest": digest.id})
     period = run_request(digest, now).period
     since = period.end.astimezone(ZoneInfo(digest.timezone))
     text = _(":mailbox: Digest {id} posted in {channel} for *{period}*: {why}.").format(
@@ -430,7 +393,7 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(
         text=_("Digest {id} posted in {channel}").format(id=digest.id, channel=f"<#{channel}>"),
         blocks=[
-            SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))),
+            section(text),
             ActionsBlock(
                 elements=[
                     ButtonElement(
@@ -440,15 +403,10 @@ async def run(ctx: CommandContext, args: list[str]) -> Outcome:
                     )
                 ]
             ),
-            ContextBlock(
-                elements=[
-                    MarkdownTextObject(
-                        text=_(
-                            "*Up to now* posts the same digest from {since} until the moment "
-                            "you click."
-                        ).format(since=escape(day_time(since)))
-                    )
-                ]
+            context_line(
+                _(
+                    "*Up to now* posts the same digest from {since} until the moment you click."
+                ).format(since=escape(day_time(since)))
             ),
         ],
     )
@@ -485,24 +443,14 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
             ctx.team_id, digest.id, at=now, up_to_now=True, asked_by=ctx.user_id
         )
     except DigestPostError as exc:
-        await off_loop(
-            storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
+        await ctx.audit(
             "digest.run",
             {"digest": digest.id, "up_to_now": True},
             outcome=Audit.FAILED,
             detail=str(exc),
         )
         return error(str(exc))
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "digest.run",
-        {"digest": digest.id, "up_to_now": True},
-        outcome=Audit.OK,
-    )
+    await ctx.audit("digest.run", {"digest": digest.id, "up_to_now": True})
     period = run_request(digest, now, up_to_now=True).period
     return notice(
         _("Digest {id} posted in {channel} for *{period}*: up to now.").format(
@@ -551,5 +499,5 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         note = _("Preview, only you can see it; when posted, the digest is followed by its chart.")
     else:
         note = _("Preview, only you can see it.")
-    reply.blocks.insert(1, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    reply.blocks.insert(1, context_line(note))
     return reply

@@ -11,7 +11,6 @@ field starts empty and, left empty, is not sent (they stay as they are).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,9 +19,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     InputBlock,
-    MarkdownTextObject,
     NumberInputElement,
     PlainTextInputElement,
     StaticMultiSelectElement,
@@ -46,9 +43,10 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
@@ -251,16 +249,8 @@ def group_modal(
     ]
     if len(people) > MAX_OPTIONS or len(campaigns) > MAX_OPTIONS:
         only = _("Only the first {count} are offered.").format(count=MAX_OPTIONS)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=only)]))
-    return View(
-        type="modal",
-        callback_id=GROUP_CALLBACK,
-        title=_("Edit group"),
-        submit=_("Save"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
-        blocks=blocks,
-    )
+        blocks.append(context_line(only))
+    return modal(GROUP_CALLBACK, _("Edit group"), blocks, submit=_("Save"), meta=meta)
 
 
 async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:

@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -40,7 +38,7 @@ from commands.kernel.i18n import N_, _, current_language, ngettext
 from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Reply, context_line, section
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, number, truncate
 
@@ -82,33 +80,45 @@ def _no_args(name: str, args: list[str]) -> None:
         )
 
 
-def _section(text: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+@dataclass(frozen=True)
+class Listed:
+    """What a listing lists: the command that pages it, its title and its item's name,
+    one and many; the words are English, marked for the catalog (``N_``), and shown
+    translated."""
+
+    command: str
+    title: str
+    one: str
+    many: str
+
+
+USERS = Listed("users", N_("Users"), N_("user"), N_("users"))
+GROUPS = Listed("groups", N_("Groups"), N_("group"), N_("groups"))
+TEMPLATES = Listed("templates", N_("Templates"), N_("template"), N_("templates"))
+CARRIERS = Listed("carriers", N_("Carriers"), N_("carrier"), N_("carriers"))
+GATEWAYS = Listed("gateways", N_("Gateways"), N_("gateway"), N_("gateways"))
+BLACKLIST = Listed("blacklist", N_("Blocked numbers"), N_("blocked number"), N_("blocked numbers"))
 
 
 def listing(
-    title: str,
+    what: Listed,
     rows: Sequence[Block],
     *,
     total: int,
     offset: int,
-    command: str,
-    one: str,
-    many: str | None = None,
     note: str | None = None,
     shown: int | None = None,
 ) -> Reply:
-    """Header with the count first, the rows, the "showing" line and the pager.
-
-    ``title``, ``one`` and ``many`` are English, marked for the catalog (``N_``), and
-    shown translated; ``shown`` counts items when several share one block (one line each)."""
-    title = _(title)
+    """Header with the count first, the rows, the "showing" line and the pager;
+    ``shown`` counts items when several share one block (one line each)."""
+    title = _(what.title)
     blocks: list[Block] = [HeaderBlock(text=truncate(f"{title}: {number(total)}", 150))]
     if note:
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=note)]))
+        blocks.append(context_line(note))
     blocks.extend(rows)
-    blocks.append(showing(offset, len(rows) if shown is None else shown, total, one=one, many=many))
-    blocks.extend(pager(command, offset, PAGE_SIZE, total))
+    count = len(rows) if shown is None else shown
+    blocks.append(showing(offset, count, total, one=what.one, many=what.many))
+    blocks.extend(pager(what.command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
 
 
@@ -152,7 +162,7 @@ def _user_row(user: User) -> SectionBlock:
         parts.append(":busts_in_silhouette: " + ", ".join(clip(g, 60) for g in groups[:10]))
     unnamed = _("Unnamed")
     text = f"*{clip(name, 100) or unnamed}* `{clip(user.username, 60)}`\n" + " · ".join(parts)
-    return _section(text)
+    return section(text)
 
 
 USER_COLUMNS = (
@@ -194,19 +204,8 @@ def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
     grid = table(user_columns(), [_user_cells(u) for u in users])
     if grid is None:
         rows: list[Block] = [_user_row(u) for u in users]
-        return listing(
-            N_("Users"), rows, total=total, offset=offset, command="users", one=N_("user")
-        )
-    return listing(
-        N_("Users"),
-        [grid],
-        total=total,
-        offset=offset,
-        command="users",
-        one=N_("user"),
-        many=N_("users"),
-        shown=len(users),
-    )
+        return listing(USERS, rows, total=total, offset=offset)
+    return listing(USERS, [grid], total=total, offset=offset, shown=len(users))
 
 
 async def users(ctx: CommandContext, args: list[str]) -> Reply:
@@ -251,19 +250,16 @@ def _group_row(entry: GroupMembers) -> SectionBlock:
         text += f" · {clip(group.group_description, LINE_DESCRIPTION_LIMIT)}"
     count = ngettext("{n} member", "{n} members", len(members)).format(n=number(len(members)))
     text += f"\n:busts_in_silhouette: {count}: {shown}"
-    return _section(text)
+    return section(text)
 
 
 def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
     page = entries[offset : offset + PAGE_SIZE]
     return listing(
-        N_("Groups"),
+        GROUPS,
         [_group_row(e) for e in page],
         total=len(entries),
         offset=offset,
-        command="groups",
-        one=N_("group"),
-        many=N_("groups"),
         note=_("Groups as seen through their members; a group with no members is not listed."),
     )
 
@@ -317,20 +313,12 @@ def _template_row(t: Template) -> SectionBlock:
     text += _("Placeholders: {placeholders} · :1234: {keys}").format(placeholders=fill, keys=keys)
     if t.description:
         text += f"\n_{clip(t.description, LINE_DESCRIPTION_LIMIT)}_"
-    return _section(text)
+    return section(text)
 
 
 def templates_reply(templates_: Sequence[Template], *, total: int, offset: int) -> Reply:
     rows = [_template_row(t) for t in templates_]
-    return listing(
-        N_("Templates"),
-        rows,
-        total=total,
-        offset=offset,
-        command="templates",
-        one=N_("template"),
-        many=N_("templates"),
-    )
+    return listing(TEMPLATES, rows, total=total, offset=offset)
 
 
 async def templates(ctx: CommandContext, args: list[str]) -> Reply:
@@ -369,20 +357,12 @@ def _carrier_row(c: Carrier) -> SectionBlock:
     caller_id = c.caller_id or (c.data.caller_id if c.data else "")
     if caller_id:
         text += " · " + _("caller ID {caller_id}").format(caller_id=code(truncate(caller_id, 40)))
-    return _section(text)
+    return section(text)
 
 
 def carriers_reply(carriers_: Sequence[Carrier], *, total: int, offset: int) -> Reply:
     rows = [_carrier_row(c) for c in carriers_]
-    return listing(
-        N_("Carriers"),
-        rows,
-        total=total,
-        offset=offset,
-        command="carriers",
-        one=N_("carrier"),
-        many=N_("carriers"),
-    )
+    return listing(CARRIERS, rows, total=total, offset=offset)
 
 
 async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
@@ -395,7 +375,7 @@ async def carriers(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 def _lines_block(lines: Sequence[str]) -> list[Block]:
-    return [_section("\n".join(lines))] if lines else []
+    return [section("\n".join(lines))] if lines else []
 
 
 def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> Reply:
@@ -405,16 +385,7 @@ def gateways_reply(gateways_: Sequence[Gateway], *, total: int, offset: int) -> 
         + (f" · {clip(g.description, LINE_DESCRIPTION_LIMIT)}" if g.description else "")
         for g in gateways_
     ]
-    return listing(
-        N_("Gateways"),
-        _lines_block(lines),
-        total=total,
-        offset=offset,
-        command="gateways",
-        one=N_("gateway"),
-        many=N_("gateways"),
-        shown=len(lines),
-    )
+    return listing(GATEWAYS, _lines_block(lines), total=total, offset=offset, shown=len(lines))
 
 
 def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: int) -> Reply:
@@ -423,16 +394,7 @@ def blacklist_reply(entries: Sequence[BlacklistEntry], *, total: int, offset: in
         + (f" · {clip(e.description, LINE_DESCRIPTION_LIMIT)}" if e.description else "")
         for e in entries
     ]
-    return listing(
-        N_("Blocked numbers"),
-        _lines_block(lines),
-        total=total,
-        offset=offset,
-        command="blacklist",
-        one=N_("blocked number"),
-        many=N_("blocked numbers"),
-        shown=len(lines),
-    )
+    return listing(BLACKLIST, _lines_block(lines), total=total, offset=offset, shown=len(lines))
 
 
 async def gateways(ctx: CommandContext, args: list[str]) -> Reply:

@@ -10,7 +10,6 @@ then, or as soon as the request is denied, cancelled or expires.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated
@@ -41,6 +40,7 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
 from commands.kernel.interactions import FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
@@ -73,14 +73,10 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
     level_initial = next((o for o in level_options if o.value == user.level), None)
     role_initial = next((o for o in role_options if o.value == user.role_uuid), None)
     name = name_of(user)
-    return View(
-        type="modal",
-        callback_id=USER_CALLBACK,
-        title=_("Edit user"),
-        submit=_("Save"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
-        blocks=[
+    return modal(
+        USER_CALLBACK,
+        _("Edit user"),
+        [
             SectionBlock(
                 text=MarkdownTextObject(
                     text=f"*{clip(user.username, 80)}*" + (f" ({clip(name, 80)})" if name else "")
@@ -132,6 +128,8 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
                 element=PlainTextInputElement(action_id="confirm_password", max_length=128),
             ),
         ],
+        submit=_("Save"),
+        meta=meta,
     )
 
 
@@ -199,7 +197,7 @@ def settings_of(user: User) -> UserSettings:
     )
 
 
-class UserUpdateParams(ActionParams):
+class UserUpdateParams(UserSettings):
     """A user's settings as the form left them, and as the form found them (``before``,
     for the card's before → after).  The service wants the password with every change:
     it is a secret field, kept out of the stored parameters and handed to the execution
@@ -210,25 +208,12 @@ class UserUpdateParams(ActionParams):
 
     user_uuid: str
     username: str
-    level: str
-    role_uuid: str
-    role_name: str = ""
-    extension: str = ""
-    is_active: bool = False
-    enable_webrtc: bool = False
     before: UserSettings | None = None
     password: str = Field(default="", repr=False)
     confirm_password: str = Field(default="", repr=False)
 
     def after(self) -> UserSettings:
-        return UserSettings(
-            level=self.level,
-            role_uuid=self.role_uuid,
-            role_name=self.role_name,
-            extension=self.extension,
-            is_active=self.is_active,
-            enable_webrtc=self.enable_webrtc,
-        )
+        return UserSettings(**{name: getattr(self, name) for name in UserSettings.model_fields})
 
 
 class UserFormMeta(Metadata):

@@ -6,6 +6,7 @@ database themselves, which keeps them testable against the emulator alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -18,7 +19,8 @@ from callcenter.addresses import ServiceAddresses
 from commands.kernel.i18n import Audience
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
-from storage import Role, Storage, Workspace
+from storage import Outcome, Role, Storage, Workspace
+from storage.offload import off_loop
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,6 +186,28 @@ class CommandContext:
         if self.cc is None:
             raise NotConnectedError
         return self.cc
+
+    async def audit(
+        self,
+        action: str,
+        params: Mapping[str, Any],
+        *,
+        outcome: str = Outcome.OK,
+        detail: str | None = None,
+    ) -> None:
+        """Record in the audit log what the person asking did; only handlers that were
+        given the app's database call it."""
+        if self.storage is None:
+            raise RuntimeError("the audit log needs the app's database")
+        await off_loop(
+            self.storage.audit.append,
+            self.team_id,
+            self.user_id,
+            action,
+            params,
+            outcome=outcome,
+            detail=detail,
+        )
 
 
 class NotConnectedError(Exception):

@@ -28,7 +28,7 @@ from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
 from commands.kernel.interactions import OnClick
 from commands.kernel.matching import alternatives, fold, scored_choices
-from commands.kernel.reply import WRITING_TOPIC, Reply
+from commands.kernel.reply import WRITING_TOPIC, Reply, context_line, section
 from commands.kernel.text import code, escape, truncate
 from storage import Role
 
@@ -122,7 +122,7 @@ def _overview(role: Role, language: Language) -> tuple[Block, ...]:
     for family, specs in _families().items():
         title = _(FAMILY_TITLES[family]) if family in FAMILY_TITLES else escape(family.capitalize())
         body = f"*{title}*\n" + "\n".join(_line(s, role) for s in specs)
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(body, 3000))))
+        blocks.append(section(body))
     blocks.append(writing_section())
     footer = _(
         "{help_command} explains one command. :lock: marks commands your role cannot run."
@@ -172,28 +172,20 @@ def command_help(spec: CommandSpec, role: Role) -> Reply:
     usage = _("Usage: {usage}").format(usage=written)
     blocks: list[Block] = [
         HeaderBlock(text=truncate(title, 150)),
-        SectionBlock(text=MarkdownTextObject(text=truncate(f"{escape(summary)}\n\n{usage}", 3000))),
+        section(f"{escape(summary)}\n\n{usage}"),
     ]
     if spec.examples:
         examples = "\n".join(code("/callops " + e) for e in spec.examples)
         heading = _("Examples")
-        blocks.append(
-            SectionBlock(text=MarkdownTextObject(text=truncate(f"*{heading}*\n{examples}", 3000)))
-        )
-    blocks.append(ContextBlock(elements=[MarkdownTextObject(text=access)]))
+        blocks.append(section(f"*{heading}*\n{examples}"))
+    blocks.append(context_line(access))
     return Reply(text=f"/callops {_(spec.usage)}: {summary}", blocks=blocks)
 
 
 def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
     body = "\n".join(_line(s, role) for s in specs)
     heading = _("Commands starting with {word}")
-    blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=truncate(f"*{heading.format(word=code(word))}*\n{body}", 3000)
-            )
-        )
-    ]
+    blocks: list[Block] = [section(f"*{heading.format(word=code(word))}*\n{body}")]
     return Reply(text=heading.format(word=word), blocks=blocks)
 
 
@@ -225,7 +217,7 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     )
     return Reply(
         text=_("There is no command {typed}.").format(typed=escape(wanted)),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))],
+        blocks=[section(text)],
     )
 
 

@@ -7,18 +7,17 @@ kept between pages, and a stale page stays consistent with itself.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from pydantic import Field
-from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock, MarkdownTextObject
+from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock
 
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Rerun
+from commands.kernel.reply import Outcome, Rerun, context_line
 from commands.kernel.text import number
-from commands.kernel.values import Text, Value, read
+from commands.kernel.values import Text, Value, compact_json, read
 
 PAGE_ACTION = "callops_page"
 
@@ -28,9 +27,7 @@ BUTTON_VALUE_LIMIT = 2000
 
 
 def page_value(command: str, offset: int) -> str:
-    return json.dumps(
-        {"command": command, "offset": max(0, offset)}, separators=(",", ":"), ensure_ascii=False
-    )
+    return compact_json({"command": command, "offset": max(0, offset)})
 
 
 MAX_OFFSET = 1_000_000
@@ -69,7 +66,7 @@ def showing(
             total=number(total),
             items=several,
         )
-    return ContextBlock(elements=[MarkdownTextObject(text=text)])
+    return context_line(text)
 
 
 def pager(
@@ -99,7 +96,7 @@ def pager(
             "More results follow, but this command is too long to page with a button: "
             "narrow it to see them."
         )
-        return [ContextBlock(elements=[MarkdownTextObject(text=note)])]
+        return [context_line(note)]
     return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
 
 

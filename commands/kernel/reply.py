@@ -7,7 +7,7 @@ Commands know nothing of Bolt or HTTP; ``bot/`` decides whether a reply goes thr
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +21,7 @@ from commands.kernel.text import escape, truncate
 MAX_MESSAGE_BLOCKS = 50
 """Slack's limit for one message; ``fit`` keeps replies under it."""
 SECTION_TEXT_LIMIT = 3000
+FIELD_TEXT_LIMIT = 2000
 
 
 ReplyKind = Literal["ok", "error", "service_error", "failed"]
@@ -153,8 +154,24 @@ def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
     kept = blocks[: limit - 1]
     left = len(blocks) - len(kept)
     more = ngettext("_{n} more block not shown._", "_{n} more blocks not shown._", left)
-    kept.append(ContextBlock(elements=[MarkdownTextObject(text=more.format(n=left))]))
+    kept.append(context_line(more.format(n=left)))
     return kept
+
+
+def section(text: str) -> SectionBlock:
+    """A section of mrkdwn, cut to what Slack takes in one."""
+    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
+
+
+def labelled(pairs: Iterable[tuple[str, str]]) -> list[MarkdownTextObject]:
+    """A section's fields: each label in bold above its value, cut to what Slack takes
+    in one field (at most ten fields fit a section: the caller chooses which)."""
+    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
+
+
+def context_line(text: str) -> ContextBlock:
+    """A line of mrkdwn in small print (a context block)."""
+    return ContextBlock(elements=[MarkdownTextObject(text=text)])
 
 
 def _one_section(body: str) -> Reply:

@@ -115,10 +115,6 @@ async def all_campaigns(cc: CallCenter) -> list[Campaign]:
     return [c async for c in cc.campaigns.iterate(page_size=100)]
 
 
-async def resolve_campaign(cc: CallCenter, query: str) -> Campaign:
-    return pick_campaign(await all_campaigns(cc), query)
-
-
 # --- where a campaign name ends among typed words ----------------------------------------
 
 

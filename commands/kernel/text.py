@@ -164,8 +164,6 @@ _LIGHT = {
     "paused": ":large_yellow_circle:",
     "stopped": ":red_circle:",
 }
-STATUS_LABEL = {status: f"{_LIGHT[word]} {word}" for status, word in STATUS_WORD.items()}
-"""A campaign's status as the service spells it, in words with its traffic light."""
 MODE_LABEL = {"direct": N_("direct"), "serial": N_("serial"), "parralel": N_("parallel")}
 """A campaign's calling mode (the service spells one of them ``parralel``)."""
 UNNAMED_CAMPAIGN = N_("Unnamed campaign")
@@ -173,8 +171,6 @@ UNKNOWN = N_("unknown")
 DAY = "%a %d %b"
 """``Mon 03 Nov``: a whole day, in English (``formats.write_day`` writes it for the
 reader's language)."""
-DAY_AND_TIME = DAY + " %H:%M"
-"""``Mon 03 Nov 08:00``: a moment within a week or so of now, in English."""
 
 
 def status_label(status: str) -> str:

@@ -10,7 +10,6 @@ opens with the list already chosen.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Annotated
 
@@ -18,9 +17,7 @@ from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     ButtonElement,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
 )
 from slack_sdk.models.views import View
 
@@ -40,6 +37,7 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, FormValues, Meta
+from commands.kernel.modals import modal
 from commands.kernel.phones import (
     blocked_numbers,
     normalize_phone,
@@ -48,10 +46,10 @@ from commands.kernel.phones import (
     show_phone,
 )
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice, section
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
-from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
+from commands.kernel.values import Metadata, Token, Value, compact_json, read, read_metadata, token
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
@@ -98,10 +96,8 @@ def list_uuid_problem(list_uuid: str) -> str | None:
 
 def list_button_value(lead_list: LeadList) -> str:
     """What Add lead carries: enough to show the form without asking the service first."""
-    return json.dumps(
-        {"list_uuid": lead_list.list_uuid, "list_name": truncate(lead_list.list_name, 150)},
-        separators=(",", ":"),
-        ensure_ascii=False,
+    return compact_json(
+        {"list_uuid": lead_list.list_uuid, "list_name": truncate(lead_list.list_name, 150)}
     )
 
 
@@ -149,27 +145,20 @@ def lead_modal(list_uuid: str, list_name: str, channel: str | None, **given: str
                 ),
             )
         )
-    return View(
-        type="modal",
-        callback_id=LEAD_CALLBACK,
-        title=_("Add a lead"),
-        submit=_("Add the lead"),
-        close=_("Cancel"),
-        private_metadata=json.dumps(meta, separators=(",", ":"), ensure_ascii=False),
-        blocks=[
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=truncate(
-                        _(
-                            "Add one customer to the lead list *{name}*; the dialer will call "
-                            "them.\nList {uuid}"
-                        ).format(name=name, uuid=code(list_uuid)),
-                        3000,
-                    )
-                )
+    return modal(
+        LEAD_CALLBACK,
+        _("Add a lead"),
+        [
+            section(
+                _(
+                    "Add one customer to the lead list *{name}*; the dialer will call "
+                    "them.\nList {uuid}"
+                ).format(name=name, uuid=code(list_uuid))
             ),
             *inputs,
         ],
+        submit=_("Add the lead"),
+        meta=meta,
     )
 
 

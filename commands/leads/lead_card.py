@@ -17,9 +17,7 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -30,7 +28,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import Outcome, Reply, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, labelled, notice
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import LeadRef, is_uuid
@@ -55,9 +53,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     ]
     blocks: list[Block] = [
         HeaderBlock(text=truncate(_("Lead {name}").format(name=name), 150)),
-        SectionBlock(
-            fields=[MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in fields]
-        ),
+        SectionBlock(fields=labelled(fields)),
     ]
     buttons: list[ButtonElement] = []
     if lead.list_uuid:
@@ -74,15 +70,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
         blocks.append(ActionsBlock(elements=buttons))
     added = day_time(lead.created_at, ctx.tz) if lead.created_at.strip() else "–"
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Added {created} · {uuid}").format(
-                        created=added, uuid=code(lead.lead_uuid)
-                    )
-                )
-            ]
-        )
+        context_line(_("Added {created} · {uuid}").format(created=added, uuid=code(lead.lead_uuid)))
     )
     return Reply(text=_("Lead {name}").format(name=truncate(name, 150)), blocks=blocks)
 

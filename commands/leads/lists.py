@@ -12,9 +12,7 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -28,7 +26,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.names import person_name
-from commands.kernel.reply import Outcome, Reply, Rerun, notice
+from commands.kernel.reply import Outcome, Reply, Rerun, context_line, labelled, notice, section
 from commands.kernel.text import (
     clip,
     code,
@@ -84,27 +82,15 @@ def list_card(lead_list: LeadList, ctx: CommandContext) -> Reply:
         fields.append((_("Redial on"), redial))
     blocks: list[Block] = [HeaderBlock(text=truncate(name, 150))]
     if lead_list.description:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(text=truncate(escape(lead_list.description), 3000))
+        blocks.append(section(escape(lead_list.description)))
+    blocks.append(SectionBlock(fields=labelled(fields[:10])))
+    blocks.append(
+        context_line(
+            _("Created {created} · updated {updated} · {uuid}").format(
+                created=day_time(lead_list.created_at, ctx.tz),
+                updated=day_time(lead_list.updated_at, ctx.tz),
+                uuid=code(lead_list.list_uuid),
             )
-        )
-    blocks.append(
-        SectionBlock(
-            fields=[MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in fields[:10]]
-        )
-    )
-    blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Created {created} · updated {updated} · {uuid}").format(
-                        created=day_time(lead_list.created_at, ctx.tz),
-                        updated=day_time(lead_list.updated_at, ctx.tz),
-                        uuid=code(lead_list.list_uuid),
-                    )
-                )
-            ]
         )
     )
     title = ngettext("List {name}: {n} lead", "List {name}: {n} leads", lead_list.total_leads)
@@ -168,7 +154,7 @@ def campaign_list_blocks(
     if lead_list is None:
         title, nothing = _("Lead list"), _("None.")
         text = f":card_index_dividers: *{title}*\n{missing or nothing}"
-        return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))]
+        return [section(text)]
     name = clip(lead_list.list_name, 150) or _("Unnamed list")
     heading = _(":card_index_dividers: *Lead list: {name}*").format(name=name)
     text = f"{heading}\n{totals_line(lead_list)}\n{code(lead_list.list_uuid)}"
@@ -191,7 +177,7 @@ def campaign_list_blocks(
     actions = ActionsBlock(
         block_id=f"lead_list:{truncate(lead_list.list_uuid, 200)}", elements=buttons
     )
-    return [SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000))), actions]
+    return [section(text), actions]
 
 
 async def open_list_clicked(ctx: CommandContext, click: Click) -> Outcome:

@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 
 from pydantic import Field
-from slack_sdk.models.blocks import ContextBlock, MarkdownTextObject
 
 from callcenter import errors
 from commands.approvals.actions import (
@@ -39,7 +38,7 @@ from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import Outcome, Reply, Rerun, error, notice
+from commands.kernel.reply import Outcome, Reply, Rerun, context_line, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, ratio_percent
 from commands.kernel.values import token
@@ -297,7 +296,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     params = _summary_params(list_uuid, lead_list.list_name, shared, sha256, report)
     outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
     if where and isinstance(outcome, Reply):
-        outcome.blocks.append(ContextBlock(elements=[MarkdownTextObject(text=where)]))
+        outcome.blocks.append(context_line(where))
     return outcome
 
 

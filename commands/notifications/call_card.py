@@ -19,7 +19,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     MarkdownTextObject,
     SectionBlock,
 )
@@ -38,6 +37,7 @@ from commands.kernel.i18n import _
 from commands.kernel.names import written_name
 from commands.kernel.periods import SERVICE_TZ
 from commands.kernel.phones import show_phone
+from commands.kernel.reply import context_line, section
 from commands.kernel.text import (
     clip,
     code,
@@ -170,7 +170,7 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
     )
     blocks: list[Block] = [
         SectionBlock(text=MarkdownTextObject(text=body)),
-        ContextBlock(elements=[MarkdownTextObject(text=_when(cdr, tz))]),
+        context_line(_when(cdr, tz)),
     ]
     opens = _opens(cdr)
     if opens:
@@ -208,5 +208,5 @@ def outcome_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) ->
     )
     return CallCard(
         text=truncate(_("Outcome of the autocall: {outcome}").format(outcome=outcome), 300),
-        blocks=[SectionBlock(text=MarkdownTextObject(text=truncate(intro, 3000))), *card.blocks],
+        blocks=[section(intro), *card.blocks],
     )

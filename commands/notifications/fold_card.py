@@ -19,11 +19,12 @@ import json
 from collections.abc import Mapping, Sequence
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import Block, MarkdownTextObject, SectionBlock
 
 from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.reply import context_line
 from commands.kernel.tables import MAX_ROWS, Align, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
 from commands.notifications.call_card import CallCard, customer_number, started_at
@@ -95,7 +96,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
         span = _("{start}–{end} {zone}").format(
             start=clock(first, tz), end=clock(last, tz), zone=zone_name(last.astimezone(tz))
         )
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=span)]))
+        blocks.append(context_line(span))
     blocks.append(grid)
     text = ngettext("{n} call record", "{n} call records", count).format(n=number(count))
     return CallCard(text=truncate(text, 300), blocks=blocks)

@@ -29,7 +29,6 @@ from urllib.parse import urlsplit
 from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -50,7 +49,7 @@ from commands.kernel.grammar import UsageError, check_keys, parse_direction, spl
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
     all_campaigns,
@@ -223,7 +222,7 @@ async def show(ctx: CommandContext) -> Reply:
     ]
     blocks: list[Block] = [
         HeaderBlock(text=_("Call notifications")),
-        SectionBlock(text=MarkdownTextObject(text=truncate("\n".join(lines), 3000))),
+        section("\n".join(lines)),
         SectionBlock(text=MarkdownTextObject(text=_help_lines())),
     ]
     return Reply(text=_("Call notifications: the callback URL and routes"), blocks=blocks)
@@ -331,10 +330,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         fold=fold,
         notable=notable_statuses,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "notify.route.add",
         {
             "route": route.id,
@@ -411,16 +407,10 @@ async def list_routes(ctx: CommandContext) -> Reply:
     blocks: list[Block] = [HeaderBlock(text=title)]
     for start in range(0, len(lines), 20):
         chunk = "\n".join(lines[start : start + 20])
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=truncate(chunk, 3000))))
+        blocks.append(section(chunk))
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_("Remove one with {command}.").format(
-                        command=code("/callops notify remove <id>")
-                    )
-                )
-            ]
+        context_line(
+            _("Remove one with {command}.").format(command=code("/callops notify remove <id>"))
         )
     )
     return Reply(text=title, blocks=blocks)

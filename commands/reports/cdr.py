@@ -27,13 +27,13 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
 )
 
 from callcenter.models import Campaign, Cdr
+from callcenter.resources.cdrs import CdrFilters
 from commands.calls.live import direction_label
 from commands.campaigns.cards import guess_note
 from commands.kernel.call_words import (
@@ -64,7 +64,7 @@ from commands.kernel.periods import (
     to_service,
 )
 from commands.kernel.phones import normalize_phone, phone_problem, record_number, show_phone
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Reply, context_line, section
 from commands.kernel.resolve import (
     CampaignMatch,
     CampaignNotFound,
@@ -115,6 +115,18 @@ class CdrQuery:
     record_id: str | None = None
     bare_uuid: bool = False
     """The campaign was a bare UUID: if no campaign has it, it is taken as ``id=``."""
+
+    def filters(self) -> CdrFilters:
+        """What the service is asked for (``id=`` it cannot filter by)."""
+        return CdrFilters(
+            start_date=to_service(self.start) if self.start else None,
+            end_date=to_service(self.end) if self.end else None,
+            extension=self.extension,
+            status=self.status,
+            phone=self.phone,
+            direction=self.direction,
+            campaign_uuid=self.campaign.campaign_uuid if self.campaign else None,
+        )
 
     def command(self, tz: ZoneInfo) -> str:
         """The command text that shows exactly these records again (for buttons)."""
@@ -274,7 +286,7 @@ def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> Sectio
     text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
         [*details, code(short_id(cdr.id))]
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 RECORD_COLUMNS = (
@@ -335,9 +347,7 @@ def records_reply(
     campaign_names: Mapping[str, str] | None = None,
 ) -> Reply:
     names = campaign_names or {}
-    filters = ContextBlock(
-        elements=[MarkdownTextObject(text=truncate(query.describe(ctx.tz), 3000))]
-    )
+    filters = context_line(truncate(query.describe(ctx.tz), 3000))
     if not records:
         return Reply(
             text=_("No call records match."),
@@ -385,17 +395,7 @@ async def call_records(ctx: CommandContext, args: list[str]) -> Reply:
     names = {c.campaign_uuid: c.campaign_name for c in campaigns}
     if query.record_id is not None:
         return await _one_record(ctx, query, names)
-    page = await cc.cdrs.list(
-        start_date=to_service(query.start) if query.start else None,
-        end_date=to_service(query.end) if query.end else None,
-        extension=query.extension,
-        status=query.status,
-        phone=query.phone,
-        direction=query.direction,
-        campaign_uuid=query.campaign.campaign_uuid if query.campaign else None,
-        limit=PAGE_SIZE,
-        offset=ctx.offset,
-    )
+    page = await cc.cdrs.list(**query.filters(), limit=PAGE_SIZE, offset=ctx.offset)
     reply = records_reply(page.data, total=page.total, query=query, ctx=ctx, campaign_names=names)
     note = guess_note([found] if found else [])
     if note is not None:
@@ -408,15 +408,7 @@ async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, 
     starting with it) is found; the service cannot filter by id."""
     wanted = query.record_id or ""
     found: list[Cdr] = []
-    async for record in ctx.client().cdrs.iterate(
-        start_date=to_service(query.start) if query.start else None,
-        end_date=to_service(query.end) if query.end else None,
-        extension=query.extension,
-        status=query.status,
-        phone=query.phone,
-        direction=query.direction,
-        campaign_uuid=query.campaign.campaign_uuid if query.campaign else None,
-    ):
+    async for record in ctx.client().cdrs.iterate(**query.filters()):
         if record.id.lower() == wanted:
             found = [record]
             break

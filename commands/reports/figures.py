@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -159,22 +159,12 @@ class Counts:
 
     @classmethod
     def of_row(cls, row: StatsRow) -> Counts:
-        """One ``/v2/stats`` bucket."""
-        return cls(
-            calls=row.total,
-            answered=row.answered,
-            busy=row.busy,
-            line_busy=row.busy_line,
-            no_answer=row.no_answered,
-            not_available=row.not_available,
-            cancelled=row.cancel,
-            invalid=row.invalid,
+        """One ``/v2/stats`` bucket: an extension's counters and more."""
+        return replace(
+            cls.of_extension(row),
             congestion=row.congestion,
             blocked=row.phone_block,
             ivr=row.ivr,
-            inbound=row.inbound,
-            outbound=row.outbound,
-            local=row.local,
             talk_seconds=row.total_billsec,
             wait_seconds=row.total_waitsec,
         )
@@ -197,8 +187,9 @@ class Counts:
         return cls(**values)
 
     @classmethod
-    def of_extension(cls, row: ExtensionCounters) -> Counts:
-        """One ``/v2/report/extension`` row (it has no durations)."""
+    def of_extension(cls, row: ExtensionCounters | StatsRow) -> Counts:
+        """One ``/v2/report/extension`` row (it has no durations), or the counters a
+        ``/v2/stats`` bucket shares with it."""
         return cls(
             calls=row.total,
             answered=row.answered,

@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -36,7 +35,7 @@ from commands.kernel.matching import did_you_mean
 from commands.kernel.names import person_name
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import Period, PeriodError, Window, parse_period
-from commands.kernel.reply import Reply
+from commands.kernel.reply import Reply, context_line, labelled, section
 from commands.kernel.resolve import (
     CampaignMatch,
     CampaignNotFound,
@@ -107,10 +106,6 @@ def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
         return parse_period(word, ctx.tz)
     except PeriodError as exc:
         raise UsageError(str(exc), usage) from exc
-
-
-def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
-    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", 2000)) for k, v in pairs[:10]]
 
 
 def titled(columns: Sequence[Column]) -> tuple[Column, ...]:
@@ -203,7 +198,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
     by = _(BY_INTERVAL[interval]) if interval in BY_INTERVAL else escape(interval)
     blocks: list[Block] = [
         HeaderBlock(text=truncate(title or _("Call statistics"), 150)),
-        ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {figures.caption()} · {by}")]),
+        context_line(f":calendar: {figures.caption()} · {by}"),
     ]
     words = f"{figures.scope.plain()}, {window.label()}"
     if t.calls == 0:
@@ -215,7 +210,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
         t.calls,
     ).format(n=number(t.calls), answered=number(t.answered), rate=percent(t.answer_rate))
     blocks.append(
-        SectionBlock(text=MarkdownTextObject(text=headline), fields=_fields(call_pairs(t)))
+        SectionBlock(text=MarkdownTextObject(text=headline), fields=labelled(call_pairs(t)[:10]))
     )
     others = (
         (status_words("cancel").lower(), t.cancelled),
@@ -226,7 +221,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
     extra = " · ".join(f"{number(n)} {name}" for name, n in others if n)
     if extra:
         also = _("Also: {counts}").format(counts=extra)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=also)]))
+        blocks.append(context_line(also))
     last = window.end - timedelta(seconds=1)
     multi_day = window.start.date() != last.date()
     blocks.extend(stats_breakdown(figures.buckets(interval), interval, multi_day=multi_day))
@@ -300,7 +295,7 @@ def _monitor_row(s: DialerFigures, tz: ZoneInfo) -> SectionBlock:
         + "\n"
         + dialer_line(s, tz)
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 def monitor_reply(
@@ -313,7 +308,7 @@ def monitor_reply(
     title = _("Autodialer monitor: last {window}").format(
         window=recent_words(round(totals.window.seconds))
     )
-    scope_line = ContextBlock(elements=[MarkdownTextObject(text=f":calendar: {totals.caption()}")])
+    scope_line = context_line(f":calendar: {totals.caption()}")
     if not items:
         return Reply(
             text=_("No autodialer statistics."),
@@ -427,7 +422,7 @@ def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
             logged_in=login,
         )
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 def _period_listing(
@@ -449,9 +444,7 @@ def _period_listing(
     else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
-        ContextBlock(
-            elements=[MarkdownTextObject(text=f":calendar: {caption(_(WHOLE), window.label())}")]
-        ),
+        context_line(f":calendar: {caption(_(WHOLE), window.label())}"),
     ]
     if not rows:
         return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
@@ -587,7 +580,7 @@ def _extension_row(e: ExtensionCounters) -> SectionBlock:
             local=number(c.local),
         )
     )
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, 3000)))
+    return section(text)
 
 
 EXTENSION_COLUMNS = (
@@ -687,5 +680,5 @@ def with_note(reply: Reply, note: str) -> Reply:
     at = len(reply.blocks)
     while at and isinstance(reply.blocks[at - 1], ActionsBlock):
         at -= 1
-    reply.blocks.insert(at, ContextBlock(elements=[MarkdownTextObject(text=note)]))
+    reply.blocks.insert(at, context_line(note))
     return reply

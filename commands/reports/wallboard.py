@@ -42,9 +42,19 @@ from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Shortcut
+from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.phones import show_phone
-from commands.kernel.reply import OpenModal, Outcome, PublishHome, UpdateModal
+from commands.kernel.reply import (
+    SECTION_TEXT_LIMIT,
+    OpenModal,
+    Outcome,
+    PublishHome,
+    UpdateModal,
+    context_line,
+    labelled,
+    section,
+)
 from commands.kernel.text import (
     campaign_label,
     caption,
@@ -80,8 +90,6 @@ SECTION_TIMEOUT = 20.0
 """Seconds one section may take (the client's own retries included) before it is shown
 as unavailable, so one slow endpoint cannot hold back the whole wallboard."""
 MAX_VIEW_BLOCKS = 100
-SECTION_TEXT_LIMIT = 3000
-FIELD_TEXT_LIMIT = 2000
 
 _ACTIVE = (*RUNNING, "pause")
 _STATUS_ORDER = ("start", "pause", "stop")
@@ -177,21 +185,13 @@ async def snapshot(
 # --- rendering ----------------------------------------------------------------------------
 
 
-def _section(text: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
-
-
 def _context(text: str) -> ContextBlock:
-    return ContextBlock(elements=[MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT))])
-
-
-def _fields(pairs: Sequence[tuple[str, str]]) -> list[MarkdownTextObject]:
-    return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
+    return context_line(truncate(text, SECTION_TEXT_LIMIT))
 
 
 def _unavailable(message: str, failure: Unavailable) -> SectionBlock:
     """A section that could not be read: ``message`` (translated) has ``{reason}``."""
-    return _section(message.format(reason=failure.reason))
+    return section(message.format(reason=failure.reason))
 
 
 def shown_url(url: str) -> str:
@@ -221,7 +221,7 @@ def _connection(snap: Snapshot, base: str) -> SectionBlock:
         ).format(base=base)
     else:
         text = _(":large_green_circle: Connected to *{base}*").format(base=base)
-    return _section(text)
+    return section(text)
 
 
 def _dialer_by_campaign(dialer: list[DialerFigures] | Unavailable) -> dict[str, DialerFigures]:
@@ -248,14 +248,14 @@ def _campaign_row(
     else:
         mode = mode_label(c.mode_call)
         detail = _("{mode} · {n} concurrent").format(mode=mode, n=number(c.concurrent_call))
-    return _section(f"{head}\n{detail}")
+    return section(f"{head}\n{detail}")
 
 
 def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if isinstance(snap.campaigns, Unavailable):
         return [_unavailable(_(":warning: *Campaigns unavailable*: {reason}."), snap.campaigns)]
     campaigns = snap.campaigns
-    blocks: list[Block] = [_section(_("*Campaigns*") + f"\n{_status_counts(campaigns)}")]
+    blocks: list[Block] = [section(_("*Campaigns*") + f"\n{_status_counts(campaigns)}")]
     if isinstance(snap.dialer, Unavailable):
         blocks.append(
             _context(
@@ -312,17 +312,17 @@ def _call_blocks(snap: Snapshot) -> list[Block]:
     live = live_figures(snap.calls, snap.moment)
     where = _context(f":calendar: {live.caption()}")
     if live.calls == 0:
-        return [_section(_("*Live calls*\n:telephone_receiver: No live calls right now.")), where]
+        return [section(_("*Live calls*\n:telephone_receiver: No live calls right now.")), where]
     split = " · ".join(f"{direction_label(d)} {number(n)}" for d, n in live.by_direction)
     on_line = _("*Live calls* · *{n}* on the line").format(n=number(live.calls))
     blocks: list[Block] = [
-        _section(on_line + (f"\n{split}" if split else "")),
+        section(on_line + (f"\n{split}" if split else "")),
         where,
     ]
     calls = sorted(snap.calls.data, key=lambda c: c.created_time)
     shown = calls[:MAX_CALL_ROWS]
     if shown:
-        blocks.append(_section("\n".join(_call_line(c, snap.now) for c in shown)))
+        blocks.append(section("\n".join(_call_line(c, snap.now) for c in shown)))
     if len(shown) < live.calls:
         blocks.append(
             _context(
@@ -345,7 +345,7 @@ def _agent_blocks(snap: Snapshot) -> list[Block]:
     return [
         SectionBlock(
             text=MarkdownTextObject(text=_("*Agents*")),
-            fields=_fields(
+            fields=labelled(
                 [
                     (_(":large_green_circle: Logged in"), number(agents.logged_in)),
                     (_(":telephone_receiver: In call"), number(agents.in_call)),
@@ -370,7 +370,7 @@ def _today_blocks(snap: Snapshot) -> list[Block]:
     t = figures.totals
     where = _context(f":calendar: {figures.caption()}")
     if t.calls == 0:
-        return [_section(_("*Today*\n:zzz: No calls yet today.")), where]
+        return [section(_("*Today*\n:zzz: No calls yet today.")), where]
     pairs = [
         (_(":phone: Calls"), number(t.calls)),
         (_(":white_check_mark: Answered"), f"{number(t.answered)} ({percent(t.answer_rate)})"),
@@ -380,7 +380,7 @@ def _today_blocks(snap: Snapshot) -> list[Block]:
         (_(":speech_balloon: Talk time"), duration(t.talk_seconds)),
     ]
     today = MarkdownTextObject(text=_("*Today*"))
-    return [SectionBlock(text=today, fields=_fields(pairs)), where]
+    return [SectionBlock(text=today, fields=labelled(pairs)), where]
 
 
 def wallboard_view(snap: Snapshot, ctx: CommandContext) -> View:
@@ -424,7 +424,7 @@ def not_connected_home(role: Role) -> View:
     """What a workspace sees before an admin connects it to a call-center service."""
     blocks: list[Block] = [
         HeaderBlock(text=_(":wave: Welcome to callops")),
-        _section(
+        section(
             _(
                 "callops runs your call center from Slack:\n"
                 "• start, pause and stop campaigns, with approvals for the risky steps\n"
@@ -462,7 +462,7 @@ def not_connected_home(role: Role) -> View:
         )
     else:
         blocks.append(
-            _section(
+            section(
                 _(
                     ":electric_plug: This workspace is not connected to a call-center service "
                     "yet. Ask a callops admin to connect it (`/callops connect`)."
@@ -485,13 +485,7 @@ STATUS_REFRESH_ACTION = "status_refresh"
 
 
 def _status_modal(blocks: list[Block]) -> View:
-    return View(
-        type="modal",
-        callback_id=STATUS_CALLBACK,
-        title=_("Call-center status"),
-        close=_("Close"),
-        blocks=blocks,
-    )
+    return modal(STATUS_CALLBACK, _("Call-center status"), blocks, close=_("Close"))
 
 
 async def status_modal(ctx: CommandContext) -> View:
@@ -523,7 +517,7 @@ async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     async def fill() -> View:
         return await status_modal(ctx)
 
-    loading = _status_modal([_section(_(":hourglass_flowing_sand: Asking the call center…"))])
+    loading = _status_modal([section(_(":hourglass_flowing_sand: Asking the call center…"))])
     return OpenModal(loading, fill=fill)
 
 

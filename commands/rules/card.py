@@ -12,15 +12,13 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     ConfirmObject,
-    ContextBlock,
-    MarkdownTextObject,
 )
 
 from callcenter.models import Campaign
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Rerun, error
+from commands.kernel.reply import Outcome, Rerun, context_line, error
 from commands.kernel.text import number
 from commands.kernel.values import Token, Value, read
 from commands.rules.guard import OUTBOUND_TYPES, by_type, is_advertising, window_words
@@ -59,7 +57,7 @@ def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Bl
         text = _(":scales: The calling rules do not apply: an admin said it is not advertising.")
     else:
         text = _(":scales: The calling rules do not apply: OTP calls are not advertising.")
-    blocks: list[Block] = [ContextBlock(elements=[MarkdownTextObject(text=text)])]
+    blocks: list[Block] = [context_line(text)]
     if role.at_least(Role.ADMIN):
         value = SwitchValue(campaign_uuid=campaign.campaign_uuid, on=not applies)
         button = ButtonElement(
@@ -94,11 +92,7 @@ async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
         value.on,
         by=ctx.user_id,
     )
-    await off_loop(
-        ctx.storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "rules.advertising",
-        {"campaign_uuid": value.campaign_uuid, "advertising": value.on},
+    await ctx.audit(
+        "rules.advertising", {"campaign_uuid": value.campaign_uuid, "advertising": value.on}
     )
     return Rerun(f"campaign {value.campaign_uuid}")

@@ -74,9 +74,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc add")
     storage = _storage(ctx)
     added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "dnc.add", {"numbers": len(numbers)}
-    )
+    await ctx.audit("dnc.add", {"numbers": len(numbers)})
     already = len(numbers) - added
     text = ngettext(
         "Added {n} number to the do-not-call list.",
@@ -94,9 +92,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc remove")
     storage = _storage(ctx)
     removed = await off_loop(storage.calling_rules.remove_dnc, ctx.team_id, numbers)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "dnc.remove", {"numbers": len(numbers)}
-    )
+    await ctx.audit("dnc.remove", {"numbers": len(numbers)})
     text = ngettext(
         "Removed {n} number from the do-not-call list.",
         "Removed {n} numbers from the do-not-call list.",
@@ -200,13 +196,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
                 file=escape(shared.name)
             )
         )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "dnc.upload",
-        {"file": shared.name, "numbers": count.numbers, "added": added},
-    )
+    await ctx.audit("dnc.upload", {"file": shared.name, "numbers": count.numbers, "added": added})
     text = _(
         "Read {read} numbers from {file}: {added} new on the do-not-call list, {known} "
         "already there."

@@ -15,7 +15,6 @@ import re
 
 from slack_sdk.models.blocks import (
     Block,
-    ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
     SectionBlock,
@@ -25,11 +24,10 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
-from commands.kernel.reply import Outcome, Reply, notice
+from commands.kernel.reply import Outcome, Reply, context_line, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
-from storage import Outcome as AuditOutcome
 from storage import Storage
 from storage.offload import off_loop
 
@@ -117,16 +115,12 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
                 )
             )
     blocks.append(
-        ContextBlock(
-            elements=[
-                MarkdownTextObject(
-                    text=_(
-                        "Defaults follow Decree 91/2020/ND-CP (08:00–17:00, one advertising "
-                        "call a day, never to the do-not-call list); they are settings, not "
-                        "legal advice. callops guards only the calls placed through it."
-                    )
-                )
-            ]
+        context_line(
+            _(
+                "Defaults follow Decree 91/2020/ND-CP (08:00–17:00, one advertising "
+                "call a day, never to the do-not-call list); they are settings, not "
+                "legal advice. callops guards only the calls placed through it."
+            )
         )
     )
     return Reply(blocks=blocks, text=_("Calling rules"))
@@ -153,13 +147,9 @@ async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
         campaign_uuid=campaign_uuid,
         by=ctx.user_id,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
+    await ctx.audit(
         "rules.hours",
         {"hours": window_words(window), "campaign_uuid": campaign_uuid or None},
-        outcome=AuditOutcome.OK,
     )
     return notice(
         _("Advertising calls for {scope} are now allowed {window} ({zone}).").format(
@@ -182,12 +172,8 @@ async def advertising(ctx: CommandContext, args: list[str]) -> Outcome:
         on,
         by=ctx.user_id,
     )
-    await off_loop(
-        storage.audit.append,
-        ctx.team_id,
-        ctx.user_id,
-        "rules.advertising",
-        {"campaign_uuid": campaign.campaign_uuid, "advertising": on},
+    await ctx.audit(
+        "rules.advertising", {"campaign_uuid": campaign.campaign_uuid, "advertising": on}
     )
     name = campaign_label(campaign.campaign_name)
     text = (
@@ -209,9 +195,7 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
     count = int(args[0])
     storage = _storage(ctx)
     await off_loop(storage.calling_rules.set_frequency, ctx.team_id, count, by=ctx.user_id)
-    await off_loop(
-        storage.audit.append, ctx.team_id, ctx.user_id, "rules.frequency", {"frequency": count}
-    )
+    await ctx.audit("rules.frequency", {"frequency": count})
     return notice(
         _("One number may now get at most {n} advertising calls in 24 hours.").format(
             n=code(count)
