@@ -47,6 +47,7 @@ from storage import (
     Storage,
     Workspace,
 )
+from storage.errors import StorageBusyError
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -219,8 +220,10 @@ class Runtime:
     async def _store_seen(self, team_id: str, user_id: str, said: SlackPerson) -> None:
         try:
             await off_loop(self.storage.people.seen, team_id, user_id, said.locale, said.tz)
+        except StorageBusyError:
+            # The next request that asks Slack tries again; nothing is lost meanwhile.
+            log.warning("could not remember the Slack locale of %s: database busy", user_id)
         except Exception:
-            # A busy database: the next request that asks Slack tries again.
             log.warning("could not remember the Slack locale of %s", user_id, exc_info=True)
 
     async def workflow_context(

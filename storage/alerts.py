@@ -12,12 +12,11 @@ import builtins
 from dataclasses import dataclass
 
 from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
-from storage._rows import short_id
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import Store, from_row, short_id
+from storage.database import InsertFactory, by_dialect
 from storage.errors import NotFoundError
 from storage.schema import alert_fired, alerts
 from storage.validation import check_id, check_language
@@ -98,40 +97,7 @@ class FiredAlert:
     message_ts: str | None
 
 
-def _alert(row: RowMapping) -> Alert:
-    return Alert(
-        id=row["id"],
-        team_id=row["team_id"],
-        channel=row["channel"],
-        metric=row["metric"],
-        op=row["op"],
-        threshold=float(row["threshold"]),
-        campaign_uuid=row["campaign_uuid"],
-        campaign_name=row["campaign_name"],
-        window_minutes=int(row["window_minutes"]),
-        snoozed_until=row["snoozed_until"],
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        language=row["language"],
-    )
-
-
-def _fired(row: RowMapping) -> FiredAlert:
-    return FiredAlert(
-        alert_id=row["alert_id"],
-        subject=row["subject"],
-        value=float(row["value"]),
-        fired_at=row["fired_at"],
-        channel=row["channel"],
-        message_ts=row["message_ts"],
-    )
-
-
-class AlertStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class AlertStore(Store):
     def add(
         self,
         team_id: str,
@@ -168,7 +134,7 @@ class AlertStore:
 
     def get(self, team_id: str, alert_id: str) -> Alert | None:
         row = self._db.first(_GET, {"team": team_id, "alert": alert_id})
-        return _alert(row) if row else None
+        return from_row(Alert, row) if row else None
 
     def require(self, team_id: str, alert_id: str) -> Alert:
         found = self.get(team_id, alert_id)
@@ -177,11 +143,11 @@ class AlertStore:
         return found
 
     def list(self, team_id: str) -> builtins.list[Alert]:
-        return [_alert(row) for row in self._db.all(_LIST, {"team": team_id})]
+        return [from_row(Alert, row) for row in self._db.all(_LIST, {"team": team_id})]
 
     def all(self) -> builtins.list[Alert]:
         """Every workspace's alerts: the scheduler checks them all each minute."""
-        return [_alert(row) for row in self._db.all(_ALL)]
+        return [from_row(Alert, row) for row in self._db.all(_ALL)]
 
     def remove(self, team_id: str, alert_id: str) -> bool:
         params = {"team": team_id, "alert": alert_id}
@@ -207,7 +173,7 @@ class AlertStore:
 
     def fired(self, team_id: str, alert_id: str) -> builtins.list[FiredAlert]:
         rows = self._db.all(_FIRED, {"team": team_id, "alert": alert_id})
-        return [_fired(row) for row in rows]
+        return [from_row(FiredAlert, row) for row in rows]
 
     def mark_fired(self, team_id: str, alert_id: str, subject: str, value: float) -> bool:
         """True for exactly one caller while the alert is armed for ``subject``."""
@@ -235,4 +201,4 @@ class AlertStore:
         it on PostgreSQL, where readers do not wait for writers)."""
         params = {"team": team_id, "alert": alert_id, "of_subject": subject}
         row = self._db.write(lambda conn: conn.execute(_RECOVER, params).mappings().first())
-        return None if row is None else _fired(row)
+        return None if row is None else from_row(FiredAlert, row)

@@ -23,11 +23,10 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, exists, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql import Executable
 
 from storage.approvals import ApprovalState
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage.database import Database, upsert
 from storage.schema import approval_secrets, approvals
 from storage.secrets import SecretBox
 
@@ -38,17 +37,9 @@ _OPEN = sorted(state for state in ApprovalState if not state.is_final)
 """States of a request that is not settled yet."""
 
 
-def _upsert(insert: InsertFactory, *columns: str) -> Executable:
-    """One row per request: a second write replaces only ``columns``."""
-    statement = insert(approval_secrets)
-    return statement.on_conflict_do_update(
-        index_elements=[_S.team_id, _S.approval_id],
-        set_={name: statement.excluded[name] for name in columns},
-    )
-
-
-_KEEP_SECRET = by_dialect(lambda insert: _upsert(insert, "secret_enc"))
-_REMEMBER_PROMPT = by_dialect(lambda insert: _upsert(insert, "prompt_url_enc", "prompt_url_at"))
+# One row per request: a second write replaces only its own columns.
+_KEEP_SECRET = upsert(approval_secrets, "secret_enc")
+_REMEMBER_PROMPT = upsert(approval_secrets, "prompt_url_enc", "prompt_url_at")
 # FOR UPDATE holds the row from the read on PostgreSQL (SQLite's write transaction already
 # holds the database), so a second taker waits and then finds nothing.
 _SECRET = select(_S.secret_enc).where(*_THIS, _S.secret_enc.is_not(None)).with_for_update()

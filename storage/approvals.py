@@ -35,6 +35,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 
+from storage._rows import from_row
 from storage.clock import Clock, system_clock
 from storage.database import Database
 from storage.errors import (
@@ -523,28 +524,13 @@ class ApprovalStore:
         return ApprovalStateError(_state_message(current, "decide"), current)
 
     def _approval(self, row: RowMapping) -> Approval:
-        params: dict[str, Any] = json.loads(self._box.decrypt(row["params_enc"]))
-        return Approval(
-            id=row["id"],
-            team_id=row["team_id"],
-            kind=row["kind"],
-            params=params,
-            params_hash=row["params_hash"],
+        return from_row(
+            Approval,
+            row,
+            params=json.loads(self._box.decrypt(row["params_enc"])),
             approvers=approvers_from_json(row["approvers"]),
-            allow_self_approval=bool(row["allow_self_approval"]),
-            requester=row["requester"],
-            decider=row["decider"],
-            reason=row["reason"],
             state=ApprovalState(row["state"]),
-            created_at=row["created_at"],
-            decided_at=row["decided_at"],
-            executed_at=row["executed_at"],
-            finished_at=row["finished_at"],
-            expires_at=row["expires_at"],
-            channel=row["channel"],
-            message_ts=row["message_ts"],
             result=None if row["result"] is None else json.loads(row["result"]),
-            lease_until=row["lease_until"],
         )
 
 

@@ -16,8 +16,8 @@ from typing import Any, TextIO
 from sqlalchemy import ColumnElement, func, insert, select, true
 from sqlalchemy.engine import Connection
 
-from storage.clock import Clock, iso_utc, system_clock
-from storage.database import Database
+from storage._rows import Store
+from storage.clock import iso_utc
 from storage.schema import audit_log
 
 _A = audit_log.c
@@ -99,11 +99,7 @@ EXPORT_FIELDS: Sequence[str] = (
 )
 
 
-class AuditLog:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class AuditLog(Store):
     def append(
         self,
         team_id: str | None,

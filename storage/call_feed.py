@@ -20,10 +20,10 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
 
+from storage._rows import from_row
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage.database import Database, upsert
 from storage.notifications import DedupStore
 from storage.schema import (
     approvals,
@@ -96,20 +96,7 @@ _THREAD = (
     _T.day == bindparam("day"),
     _T.subject_hash == bindparam("subject_hash"),
 )
-_QUEUED_COLUMNS = (
-    _Q.seq,
-    _Q.team_id,
-    _Q.lane,
-    _Q.kind,
-    _Q.record_id,
-    _Q.payload_enc,
-    _Q.received_at,
-    _Q.not_before,
-    _Q.attempts,
-    _Q.lease_owner,
-    _Q.lease_until,
-    _Q.post_as,
-)
+_QUEUED_COLUMNS = tuple(c for c in callback_queue.c if c.name != "last_error")
 
 
 _FIRSTS = select(func.min(_Q.seq).label("seq")).group_by(_Q.team_id, _Q.lane).subquery()
@@ -208,31 +195,8 @@ def _containing(text: str) -> str:
     return f"%{escaped}%"
 
 
-def _set_thread_root(insert: InsertFactory) -> Executable:
-    statement = insert(call_threads)
-    return statement.on_conflict_do_update(
-        index_elements=[_T.team_id, _T.channel, _T.day, _T.subject_hash],
-        set_={"root_ts": statement.excluded.root_ts, "created_at": statement.excluded.created_at},
-    )
-
-
-_SET_THREAD_ROOT = by_dialect(_set_thread_root)
-
-
-def _open_fold(insert: InsertFactory) -> Executable:
-    statement = insert(call_folds)
-    return statement.on_conflict_do_update(
-        index_elements=[_F.team_id, _F.channel],
-        set_={
-            "root_ts": statement.excluded.root_ts,
-            "opened_at": statement.excluded.opened_at,
-            "held": statement.excluded.held,
-            "records_enc": statement.excluded.records_enc,
-        },
-    )
-
-
-_OPEN_FOLD = by_dialect(_open_fold)
+_SET_THREAD_ROOT = upsert(call_threads, "root_ts", "created_at")
+_OPEN_FOLD = upsert(call_folds, "root_ts", "opened_at", "held", "records_enc")
 
 
 class CallFeedStore:
@@ -467,20 +431,7 @@ class CallFeedStore:
         return payload
 
     def _queued(self, row: RowMapping) -> QueuedRecord:
-        return QueuedRecord(
-            seq=int(row["seq"]),
-            team_id=row["team_id"],
-            lane=row["lane"],
-            kind=row["kind"],
-            record_id=row["record_id"],
-            sealed=row["payload_enc"],
-            received_at=float(row["received_at"]),
-            not_before=float(row["not_before"]),
-            attempts=int(row["attempts"]),
-            lease_owner=row["lease_owner"],
-            lease_until=None if row["lease_until"] is None else float(row["lease_until"]),
-            post_as=row["post_as"],
-        )
+        return from_row(QueuedRecord, row, sealed=row["payload_enc"])
 
     def routes_version(self, team_id: str) -> tuple[int, float, int]:
         """Changes whenever the team's notification routes change (added or removed, by

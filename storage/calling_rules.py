@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.engine import Connection
 
-from storage.clock import Clock, system_clock
-from storage.database import Database, by_dialect
+from storage._rows import Store
+from storage.database import by_dialect
 from storage.schema import calling_rules, dnc_numbers, outbound_pushes
 from storage.validation import check_id
 
@@ -81,11 +81,7 @@ _RULES = select(calling_rules).where(_R.team_id == bindparam("team_id"))
 _ADD_DNC = by_dialect(lambda insert_: insert_(dnc_numbers).on_conflict_do_nothing())
 
 
-class CallingRuleStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class CallingRuleStore(Store):
     # --- the rules ------------------------------------------------------------------
 
     def rules(self, team_id: str) -> CallingRules:

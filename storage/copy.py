@@ -21,7 +21,7 @@ from sqlalchemy.schema import DropTable
 from storage.database import Database, begin_sqlite
 from storage.errors import DatabaseNotEmptyError, StorageError
 from storage.migrations import LATEST_VERSION, migrate_connection, read_schema_version
-from storage.schema import DATA_TABLES
+from storage.schema import DATA_TABLES, alembic_version
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,8 @@ def _check_version(db: Database, role: str) -> None:
 def _replace_schema(conn: Connection) -> None:
     """Drop every callops table of the target and create them again, empty (the audit
     log's append-only rule forbids deleting its rows one by one, and rightly so)."""
-    for table in reversed(DATA_TABLES):
+    for table in (*reversed(DATA_TABLES), alembic_version):
         conn.execute(DropTable(table))
-    conn.exec_driver_sql("DROP TABLE schema_version")
     migrate_connection(conn)
 
 

@@ -47,7 +47,7 @@ from sqlalchemy.sql import Executable
 from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
 from storage.offload import CONNECTIONS, check_not_on_loop
-from storage.schema import schema_version
+from storage.schema import alembic_version
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -63,6 +63,7 @@ __all__ = [
     "database_url",
     "open_database",
     "patience",
+    "upsert",
 ]
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,20 @@ def by_dialect(build: Callable[[InsertFactory], S]) -> dict[str, S]:
     SQLAlchemy: ``INSERT ... ON CONFLICT`` (upserts and claims). ``build`` receives the
     dialect's ``insert`` and is called for both; `Database.pick` chooses at run time."""
     return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
+
+
+def upsert(table: Table, *columns: str) -> dict[str, Executable]:
+    """``INSERT`` that, when a row with the same primary key is there, replaces only
+    ``columns`` of it (on both engines; see `by_dialect`)."""
+
+    def build(insert: InsertFactory) -> Executable:
+        statement = insert(table)
+        return statement.on_conflict_do_update(
+            index_elements=list(table.primary_key),
+            set_={name: statement.excluded[name] for name in columns},
+        )
+
+    return by_dialect(build)
 
 
 DEFAULT_LOCK_TIMEOUT = 2.0
@@ -386,7 +401,7 @@ def _driver_sql(conn: Connection, statement: str) -> None:
         cursor.close()
 
 
-_TOUCH_VERSION = update(schema_version).values(version=schema_version.c.version)
+_TOUCH_VERSION = update(alembic_version).values(version_num=alembic_version.c.version_num)
 
 _EXECUTION_OPTIONS = {"preserve_rowcount": True}
 """Claims are decided by how many rows an INSERT ... ON CONFLICT DO NOTHING changed; by

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
-from sqlalchemy.engine import Connection, RowMapping
+from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
-from storage._rows import dump_list, load_list, short_id
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import Store, from_row, short_id
+from storage.database import InsertFactory, by_dialect
 from storage.errors import NotFoundError
 from storage.schema import digest_runs, digests
 from storage.validation import check_id, check_language, check_timezone
@@ -113,29 +112,7 @@ class DigestRun:
     detail: str | None
 
 
-def _digest(row: RowMapping) -> DigestSchedule:
-    return DigestSchedule(
-        id=row["id"],
-        team_id=row["team_id"],
-        channel=row["channel"],
-        schedule=row["schedule"],
-        timezone=row["timezone"],
-        campaigns=load_list(row["campaigns"]),
-        sections=load_list(row["sections"]),
-        paused=bool(row["paused"]),
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        last_slot=row["last_slot"],
-        language=row["language"],
-    )
-
-
-class DigestStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class DigestStore(Store):
     def add(
         self,
         team_id: str,
@@ -158,8 +135,8 @@ class DigestStore:
                 "channel": check_id(channel, "channel id"),
                 "schedule": schedule.strip(),
                 "timezone": check_timezone(timezone),
-                "campaigns": dump_list(campaigns),
-                "sections": dump_list(sections),
+                "campaigns": tuple(campaigns),
+                "sections": tuple(sections),
                 "paused": 0,
                 "language": check_language(language),
                 "created_by": created_by,
@@ -171,7 +148,7 @@ class DigestStore:
 
     def get(self, team_id: str, digest_id: str) -> DigestSchedule | None:
         row = self._db.first(_GET, {"team": team_id, "digest": digest_id})
-        return _digest(row) if row else None
+        return from_row(DigestSchedule, row) if row else None
 
     def require(self, team_id: str, digest_id: str) -> DigestSchedule:
         found = self.get(team_id, digest_id)
@@ -180,11 +157,11 @@ class DigestStore:
         return found
 
     def list(self, team_id: str) -> list[DigestSchedule]:
-        return [_digest(row) for row in self._db.all(_LIST, {"team": team_id})]
+        return [from_row(DigestSchedule, row) for row in self._db.all(_LIST, {"team": team_id})]
 
     def active(self) -> builtins.list[DigestSchedule]:
         """Every workspace's digests that are not paused: what the scheduler looks at."""
-        return [_digest(row) for row in self._db.all(_ACTIVE)]
+        return [from_row(DigestSchedule, row) for row in self._db.all(_ACTIVE)]
 
     def team_ids(self) -> builtins.list[str]:
         """Teams that have digests (ids only): the scheduler loads each team's at start."""
@@ -210,9 +187,9 @@ class DigestStore:
         if timezone is not None:
             changes["timezone"] = check_timezone(timezone)
         if campaigns is not None:
-            changes["campaigns"] = dump_list(campaigns)
+            changes["campaigns"] = tuple(campaigns)
         if sections is not None:
-            changes["sections"] = dump_list(sections)
+            changes["sections"] = tuple(sections)
         self._set(team_id, digest_id, changes)
         return self.require(team_id, digest_id)
 

@@ -20,6 +20,7 @@ from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, up
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
+from storage._rows import Store, from_row
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect
 from storage.roles import RoleStore
@@ -256,8 +257,6 @@ class InstallationStore:
                 row[f"{f.name}_enc"] = None if value is None else self._box.encrypt(value)
             elif f.name == "custom_values":
                 row[f.name] = json.dumps(value, sort_keys=True)
-            elif f.name == "is_enterprise_install":
-                row[f.name] = int(value)
             else:
                 row[f.name] = value
         row["enterprise_id"] = record.enterprise_id or ""
@@ -428,30 +427,21 @@ class InstallationStore:
         self._db.change(_RELEASE_REFRESH, params)
 
     def _record(self, row: RowMapping) -> InstallationRecord:
-        values: dict[str, Any] = {}
-        for f in fields(InstallationRecord):
-            if f.name in _SECRET_FIELDS:
-                encrypted = row[f"{f.name}_enc"]
-                values[f.name] = None if encrypted is None else self._box.decrypt(encrypted)
-            elif f.name == "custom_values":
-                values[f.name] = json.loads(row[f.name])
-            elif f.name == "is_enterprise_install":
-                values[f.name] = bool(row[f.name])
-            elif f.name in ("enterprise_id", "team_id"):
-                values[f.name] = row[f.name] or None
-            elif f.name in ("bot_scopes", "user_scopes"):
-                values[f.name] = row[f.name] or ""
-            else:
-                values[f.name] = row[f.name]
-        return InstallationRecord(**values)
+        secrets = {name: row[f"{name}_enc"] for name in _SECRET_FIELDS}
+        return from_row(
+            InstallationRecord,
+            row,
+            **{name: sealed and self._box.decrypt(sealed) for name, sealed in secrets.items()},
+            custom_values=json.loads(row["custom_values"]),
+            enterprise_id=row["enterprise_id"] or None,
+            team_id=row["team_id"] or None,
+            bot_scopes=row["bot_scopes"] or "",
+            user_scopes=row["user_scopes"] or "",
+        )
 
 
-class OAuthStateStore:
+class OAuthStateStore(Store):
     """OAuth `state` values: issued once, consumed once, before they expire."""
-
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
 
     def issue(self, expires_in: float = 600.0) -> str:
         state = secrets.token_urlsafe(24)

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, select
-from sqlalchemy.engine import RowMapping
 
-from storage.clock import Clock, system_clock
-from storage.database import Database, by_dialect
+from storage._rows import Store, from_row
+from storage.database import by_dialect
 from storage.schema import workspace_notices
 from storage.validation import check_id
 
@@ -36,21 +35,7 @@ class Notice:
     opened_at: float
 
 
-def _notice(row: RowMapping) -> Notice:
-    return Notice(
-        team_id=row["team_id"],
-        kind=row["kind"],
-        detail=row["detail"],
-        channel=row["channel"],
-        opened_at=row["opened_at"],
-    )
-
-
-class NoticeStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class NoticeStore(Store):
     def open(
         self, team_id: str, kind: str, *, detail: str | None = None, channel: str | None = None
     ) -> bool:
@@ -70,7 +55,7 @@ class NoticeStore:
 
     def get(self, team_id: str, kind: str) -> Notice | None:
         row = self._db.first(_GET, {"team_id": team_id, "kind": kind})
-        return _notice(row) if row else None
+        return from_row(Notice, row) if row else None
 
     def list(self, team_id: str) -> list[Notice]:
-        return [_notice(row) for row in self._db.all(_LIST, {"team_id": team_id})]
+        return [from_row(Notice, row) for row in self._db.all(_LIST, {"team_id": team_id})]

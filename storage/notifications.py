@@ -10,12 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select
-from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
+from sqlalchemy.engine import Connection
 
-from storage._rows import dump_list, load_list, short_id
+from storage._rows import Store, from_row, short_id
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage.database import Database, by_dialect, upsert
 from storage.schema import (
     callback_tokens,
     notification_routes,
@@ -51,19 +50,7 @@ _PRUNE_EVENTS = delete(processed_events).where(
 )
 
 
-def _rotate(insert: InsertFactory) -> Executable:
-    statement = insert(callback_tokens)
-    return statement.on_conflict_do_update(
-        index_elements=[_C.team_id],
-        set_={
-            "token_hash": statement.excluded.token_hash,
-            "token_enc": statement.excluded.token_enc,
-            "created_at": statement.excluded.created_at,
-        },
-    )
-
-
-_ROTATE = by_dialect(_rotate)
+_ROTATE = upsert(callback_tokens, "token_hash", "token_enc", "created_at")
 # The first mark of an id inserts its row; every later one conflicts on the primary key.
 _MARK_CALLBACK = by_dialect(lambda insert: insert(processed_callbacks).on_conflict_do_nothing())
 _MARK_EVENT = by_dialect(lambda insert: insert(processed_events).on_conflict_do_nothing())
@@ -90,28 +77,7 @@ class NotificationRoute:
     """Statuses whose records count as notable, besides a key pressed or an agent's call."""
 
 
-def _route(row: RowMapping) -> NotificationRoute:
-    return NotificationRoute(
-        id=row["id"],
-        team_id=row["team_id"],
-        channel=row["channel"],
-        campaigns=load_list(row["campaigns"]),
-        statuses=load_list(row["statuses"]),
-        directions=load_list(row["directions"]),
-        presskey_only=bool(row["presskey_only"]),
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        language=row["language"],
-        fold=bool(row["fold"]),
-        notable=load_list(row["notable"]),
-    )
-
-
-class RouteStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class RouteStore(Store):
     def add(
         self,
         team_id: str,
@@ -133,15 +99,15 @@ class RouteStore:
                 "id": route_id,
                 "team_id": check_id(team_id, "team id"),
                 "channel": check_id(channel, "channel id"),
-                "campaigns": dump_list(campaigns),
-                "statuses": dump_list(statuses),
-                "directions": dump_list(directions),
+                "campaigns": tuple(campaigns),
+                "statuses": tuple(statuses),
+                "directions": tuple(directions),
                 "presskey_only": int(presskey_only),
                 "language": check_language(language),
                 "created_by": created_by,
                 "created_at": self._clock(),
                 "fold": int(fold),
-                "notable": dump_list(notable),
+                "notable": tuple(notable),
             },
         )
         found = self.get(team_id, route_id)
@@ -150,10 +116,13 @@ class RouteStore:
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
         row = self._db.first(_GET_ROUTE, {"team_id": team_id, "id": route_id})
-        return _route(row) if row else None
+        return from_row(NotificationRoute, row) if row else None
 
     def list(self, team_id: str) -> list[NotificationRoute]:
-        return [_route(row) for row in self._db.all(_LIST_ROUTES, {"team_id": team_id})]
+        return [
+            from_row(NotificationRoute, row)
+            for row in self._db.all(_LIST_ROUTES, {"team_id": team_id})
+        ]
 
     def remove(self, team_id: str, route_id: str) -> bool:
         return self._db.change(_REMOVE_ROUTE, {"team_id": team_id, "id": route_id}) == 1
@@ -209,16 +178,12 @@ class CallbackTokenStore:
         return conn.execute(_REVOKE, {"team_id": team_id}).rowcount == 1
 
 
-class DedupStore:
+class DedupStore(Store):
     """First-seen checks: True the first time an id is marked, False on every redelivery.
 
     Each mark is one ``INSERT ... ON CONFLICT DO NOTHING`` on the (team, id) primary key, so
     of two processes marking the same id at once exactly one inserts the row.
     """
-
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
 
     def mark_callback(self, team_id: str, callback_id: str) -> bool:
         return self._db.write(lambda conn: self.mark_callback_in(conn, team_id, callback_id))

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql import Executable
 
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import Store
+from storage.database import upsert
 from storage.roles import Role
 from storage.schema import people, roles
 from storage.validation import check_id, check_language
@@ -55,36 +54,11 @@ _ROLE_AND_PERSON = select(
 runs costs SQLAlchemy's own work, and every request reads both (by primary key)."""
 
 
-def _choose(insert: InsertFactory) -> Executable:
-    statement = insert(people)
-    return statement.on_conflict_do_update(
-        index_elements=[_P.team_id, _P.user_id],
-        set_={"language": statement.excluded.language, "updated_at": statement.excluded.updated_at},
-    )
+_CHOOSE = upsert(people, "language", "updated_at")
+_SEEN = upsert(people, "slack_locale", "slack_tz", "seen_at", "updated_at")
 
 
-def _seen(insert: InsertFactory) -> Executable:
-    statement = insert(people)
-    return statement.on_conflict_do_update(
-        index_elements=[_P.team_id, _P.user_id],
-        set_={
-            "slack_locale": statement.excluded.slack_locale,
-            "slack_tz": statement.excluded.slack_tz,
-            "seen_at": statement.excluded.seen_at,
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-
-
-_CHOOSE = by_dialect(_choose)
-_SEEN = by_dialect(_seen)
-
-
-class PeopleStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class PeopleStore(Store):
     def get(self, team_id: str, user_id: str) -> Person | None:
         return self._db.each(lambda conn: self.get_in(conn, team_id, user_id))
 

@@ -7,10 +7,9 @@ from enum import StrEnum
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.sql import Executable
 
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import Store
+from storage.database import upsert
 from storage.errors import N_, InvalidValueError
 from storage.schema import roles
 from storage.validation import check_id
@@ -73,26 +72,10 @@ _REMOVE = delete(roles).where(
 _LIST = select(_R.user_id, _R.role).where(_R.team_id == bindparam("team_id")).order_by(_R.user_id)
 
 
-def _set(insert: InsertFactory) -> Executable:
-    statement = insert(roles)
-    return statement.on_conflict_do_update(
-        index_elements=[_R.team_id, _R.user_id],
-        set_={
-            "role": statement.excluded.role,
-            "granted_by": statement.excluded.granted_by,
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
+_SET = upsert(roles, "role", "granted_by", "updated_at")
 
 
-_SET = by_dialect(_set)
-
-
-class RoleStore:
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
-
+class RoleStore(Store):
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
         return self._db.each(lambda conn: self.stored_role_in(conn, team_id, user_id))
 

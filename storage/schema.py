@@ -1,35 +1,124 @@
-"""The tables as the stores query them, declared once for both engines.
+"""The tables, declared once: the only description of callops' schema.
 
-The migrations (`storage.migrations`) create these tables; this module only describes the
-current schema to SQLAlchemy so every query is written once and compiled for SQLite or
-PostgreSQL. `tests/storage/test_migrations.py` checks that a migrated database has exactly
-these tables and columns, so the two cannot drift apart.
+Every store writes its queries against these declarations, and SQLAlchemy compiles them for
+SQLite or PostgreSQL. The Alembic revisions in ``storage/alembic`` create what is declared
+here (the baseline was generated from it; a change here is a new revision, generated with
+``python -m storage.alembic "what changed"``), and `tests/storage/test_upgrade.py` checks
+that a database at head has nothing the declarations lack, nor lacks anything they have.
 
-Column types follow what the migrations create: timestamps are Unix seconds in REAL
-(DOUBLE PRECISION on PostgreSQL), flags are 0/1 integers, lists are JSON text, and columns
-holding encrypted secrets end in ``_enc``.
+Types follow what callops has always stored: timestamps are Unix seconds in REAL (DOUBLE
+PRECISION on PostgreSQL), integers are 64-bit (SQLite's INTEGER, PostgreSQL's BIGINT), flags
+are 0/1 integers read as bools (`Flag`), lists are JSON text read as tuples (`StringList`),
+and columns holding encrypted secrets end in ``_enc`` (secret rotation finds them by that
+suffix).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Double, ForeignKey, Integer, MetaData, Table, Text
+import json
+from typing import Any
+
+from sqlalchemy import (
+    REAL,
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Double,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
 
 metadata = MetaData()
 
+INT = BigInteger().with_variant(Integer(), "sqlite")
+"""64-bit on both engines; on SQLite only INTEGER makes a key the rowid."""
 
-def _text(name: str, *, nullable: bool = True, primary_key: bool = False) -> Column[str]:
-    return Column(name, Text, nullable=nullable, primary_key=primary_key)
-
-
-def _real(name: str, *, nullable: bool = True) -> Column[float]:
-    return Column(name, Double, nullable=nullable)
+FLOAT: Double[float] = Double().with_variant(REAL(), "sqlite")
 
 
-def _int(name: str, *, nullable: bool = True) -> Column[int]:
-    return Column(name, Integer, nullable=nullable)
+class Flag(TypeDecorator[bool]):
+    """A yes/no stored as 0/1 in an `INT` column, read back as a bool."""
+
+    impl = BigInteger
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        return dialect.type_descriptor(Integer() if dialect.name == "sqlite" else BigInteger())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(bool(value))
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> bool | None:
+        return None if value is None else bool(value)
 
 
-schema_version = Table("schema_version", metadata, _int("version", nullable=False))
+class StringList(TypeDecorator[tuple[str, ...]]):
+    """A list of strings stored as JSON text, read back as a tuple."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else json.dumps([str(v) for v in value])
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> tuple[str, ...] | None:
+        return None if value is None else tuple(str(v) for v in json.loads(value))
+
+
+def _flag(name: str, *, default: int) -> Column[bool]:
+    return Column(name, Flag, nullable=False, server_default=text(str(default)))
+
+
+def _list(name: str) -> Column[tuple[str, ...]]:
+    return Column(name, StringList, nullable=False, server_default=text("'[]'"))
+
+
+def _text(
+    name: str, *, nullable: bool = True, primary_key: bool = False, default: str | None = None
+) -> Column[str]:
+    server_default = None if default is None else text(f"'{default}'")
+    return Column(
+        name,
+        Text,
+        nullable=nullable and not primary_key,
+        primary_key=primary_key,
+        server_default=server_default,
+    )
+
+
+def _real(name: str, *, nullable: bool = True, default: int | None = None) -> Column[float]:
+    server_default = None if default is None else text(str(default))
+    return Column(name, FLOAT, nullable=nullable, server_default=server_default)
+
+
+def _int(name: str, *, nullable: bool = True, default: int | None = None) -> Column[int]:
+    server_default = None if default is None else text(str(default))
+    return Column(name, INT, nullable=nullable, server_default=server_default)
+
+
+def _serial(name: str) -> Column[int]:
+    """A key the database numbers: AUTOINCREMENT on SQLite (never reused), an identity on
+    PostgreSQL (BY DEFAULT, so `callops db copy` can bring the ids it had)."""
+    return Column(name, INT, Identity(), primary_key=True)
+
+
+_AUTOINCREMENT: dict[str, Any] = {"sqlite_autoincrement": True}
+
+alembic_version = Table(
+    "alembic_version", MetaData(), Column("version_num", String(32), primary_key=True)
+)
+"""Alembic's own record of the revision a database is at (not callops data)."""
 
 workspaces = Table(
     "workspaces",
@@ -45,9 +134,11 @@ workspaces = Table(
     _real("updated_at", nullable=False),
     _real("connected_at"),
     _text("default_language"),
+    CheckConstraint("default_language IN ('vi', 'en')"),
     _text("admin_locale"),
-    _text("name_order", nullable=False),
-    _int("mask_phones", nullable=False),
+    _text("name_order", nullable=False, default="family-first"),
+    CheckConstraint("name_order IN ('family-first', 'given-first')"),
+    _flag("mask_phones", default=0),
     _text("timezone_source"),
 )
 
@@ -57,6 +148,7 @@ people = Table(
     _text("team_id", primary_key=True),
     _text("user_id", primary_key=True),
     _text("language"),
+    CheckConstraint("language IN ('vi', 'en')"),
     _text("slack_locale"),
     _text("slack_tz"),
     _real("seen_at"),
@@ -78,6 +170,7 @@ roles = Table(
     _text("team_id", primary_key=True),
     _text("user_id", primary_key=True),
     _text("role", nullable=False),
+    CheckConstraint("role IN ('admin', 'operator', 'viewer')"),
     _text("granted_by"),
     _real("updated_at", nullable=False),
 )
@@ -88,10 +181,13 @@ approval_policies = Table(
     _text("team_id", primary_key=True),
     _text("kind", primary_key=True),
     _text("mode", nullable=False),
+    CheckConstraint("mode IN ('approval', 'confirm', 'none')"),
     _text("approvers", nullable=False),
-    _int("allow_self_approval", nullable=False),
+    Column("allow_self_approval", Flag, nullable=False),
     _int("expiry_seconds", nullable=False),
+    CheckConstraint("expiry_seconds > 0"),
     _text("min_role", nullable=False),
+    CheckConstraint("min_role IN ('admin', 'operator', 'viewer')"),
     _text("updated_by"),
     _real("updated_at", nullable=False),
 )
@@ -105,11 +201,15 @@ approvals = Table(
     _text("params_enc", nullable=False),
     _text("params_hash", nullable=False),
     _text("approvers", nullable=False),
-    _int("allow_self_approval", nullable=False),
+    Column("allow_self_approval", Flag, nullable=False),
     _text("requester", nullable=False),
     _text("decider"),
     _text("reason"),
     _text("state", nullable=False),
+    CheckConstraint(
+        "state IN ('pending', 'approved', "
+        "'executing', 'done', 'failed', 'denied', 'expired', 'cancelled')"
+    ),
     _real("created_at", nullable=False),
     _real("decided_at"),
     _real("executed_at"),
@@ -119,30 +219,37 @@ approvals = Table(
     _text("message_ts"),
     _text("result"),
     _real("lease_until"),
+    Index("approvals_team_state", "team_id", "state", "created_at"),
+    Index("approvals_state_expiry", "state", "expires_at"),
 )
 
 audit_log = Table(
     "audit_log",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    _serial("id"),
     _real("at", nullable=False),
     _text("team_id"),
     _text("user_id"),
     _text("action", nullable=False),
-    _text("params", nullable=False),
+    _text("params", nullable=False, default="{}"),
     _text("outcome", nullable=False),
     _text("detail"),
+    Index("audit_log_team_at", "team_id", "at"),
+    Index("audit_log_at", "at"),
+    **_AUTOINCREMENT,
 )
+"""Append-only, enforced by the database: triggers refuse UPDATE and DELETE (and TRUNCATE
+on PostgreSQL); the baseline revision creates them."""
 
 slack_installations = Table(
     "slack_installations",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    _serial("id"),
     _text("app_id"),
-    _text("enterprise_id", nullable=False),
+    _text("enterprise_id", nullable=False, default=""),
     _text("enterprise_name"),
     _text("enterprise_url"),
-    _text("team_id", nullable=False),
+    _text("team_id", nullable=False, default=""),
     _text("team_name"),
     _text("bot_token_enc"),
     _text("bot_id"),
@@ -159,13 +266,18 @@ slack_installations = Table(
     _text("incoming_webhook_channel"),
     _text("incoming_webhook_channel_id"),
     _text("incoming_webhook_configuration_url"),
-    _int("is_enterprise_install", nullable=False),
+    _flag("is_enterprise_install", default=0),
     _text("token_type"),
     _real("installed_at", nullable=False),
-    _text("custom_values", nullable=False),
+    _text("custom_values", nullable=False, default="{}"),
     _text("bot_refresh_lease_owner"),
     _real("bot_refresh_lease_until"),
+    UniqueConstraint("enterprise_id", "team_id", "user_id"),
+    Index("slack_installations_latest", "enterprise_id", "team_id", "installed_at"),
+    **_AUTOINCREMENT,
 )
+"""Field names follow slack_sdk's Installation; enterprise_id/team_id use '' for "none" so
+the UNIQUE key treats them as values."""
 
 oauth_states = Table(
     "oauth_states",
@@ -182,14 +294,16 @@ digests = Table(
     _text("channel", nullable=False),
     _text("schedule", nullable=False),
     _text("timezone", nullable=False),
-    _text("campaigns", nullable=False),
-    _text("sections", nullable=False),
-    _int("paused", nullable=False),
+    _list("campaigns"),
+    _list("sections"),
+    _flag("paused", default=0),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _real("updated_at", nullable=False),
     _text("last_slot"),
     _text("language"),
+    CheckConstraint("language IN ('vi', 'en')"),
+    Index("digests_team", "team_id"),
 )
 
 digest_runs = Table(
@@ -209,22 +323,24 @@ notification_routes = Table(
     _text("id", primary_key=True),
     _text("team_id", nullable=False),
     _text("channel", nullable=False),
-    _text("campaigns", nullable=False),
-    _text("statuses", nullable=False),
-    _text("directions", nullable=False),
-    _int("presskey_only", nullable=False),
+    _list("campaigns"),
+    _list("statuses"),
+    _list("directions"),
+    _flag("presskey_only", default=0),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _text("language"),
-    _int("fold", nullable=False),
-    _text("notable", nullable=False),
+    CheckConstraint("language IN ('vi', 'en')"),
+    _flag("fold", default=1),
+    _list("notable"),
+    Index("notification_routes_team", "team_id"),
 )
 
 callback_tokens = Table(
     "callback_tokens",
     metadata,
     _text("team_id", primary_key=True),
-    _text("token_hash", nullable=False),
+    Column("token_hash", Text, nullable=False, unique=True),
     _text("token_enc", nullable=False),
     _real("created_at", nullable=False),
 )
@@ -235,6 +351,7 @@ processed_callbacks = Table(
     _text("team_id", primary_key=True),
     _text("callback_id", primary_key=True),
     _real("processed_at", nullable=False),
+    Index("processed_callbacks_at", "processed_at"),
 )
 
 processed_events = Table(
@@ -243,24 +360,28 @@ processed_events = Table(
     _text("team_id", primary_key=True),
     _text("event_id", primary_key=True),
     _real("processed_at", nullable=False),
+    Index("processed_events_at", "processed_at"),
 )
 
 callback_queue = Table(
     "callback_queue",
     metadata,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
+    _serial("seq"),
     _text("team_id", nullable=False),
     _text("lane", nullable=False),
     _text("kind", nullable=False),
+    CheckConstraint("kind IN ('card', 'outcome')"),
     _text("record_id", nullable=False),
     _text("payload_enc", nullable=False),
     _real("received_at", nullable=False),
-    _real("not_before", nullable=False),
-    _int("attempts", nullable=False),
+    _real("not_before", nullable=False, default=0),
+    _int("attempts", nullable=False, default=0),
     _text("last_error"),
     _text("lease_owner"),
     _real("lease_until"),
-    _text("post_as", nullable=False),
+    _text("post_as", nullable=False, default="card"),
+    Index("callback_queue_lane", "team_id", "lane", "seq"),
+    **_AUTOINCREMENT,
 )
 
 call_threads = Table(
@@ -272,6 +393,7 @@ call_threads = Table(
     _text("subject_hash", primary_key=True),
     _text("root_ts", nullable=False),
     _real("created_at", nullable=False),
+    Index("call_threads_created", "created_at"),
 )
 
 call_folds = Table(
@@ -297,10 +419,13 @@ alerts = Table(
     _text("campaign_uuid"),
     _text("campaign_name"),
     _int("window_minutes", nullable=False),
+    CheckConstraint("window_minutes > 0"),
     _real("snoozed_until"),
     _text("created_by", nullable=False),
     _real("created_at", nullable=False),
     _text("language"),
+    CheckConstraint("language IN ('vi', 'en')"),
+    Index("alerts_team", "team_id"),
 )
 
 alert_fired = Table(
@@ -335,6 +460,7 @@ step_runs = Table(
     _text("token_enc"),
     _real("created_at", nullable=False),
     _real("settled_at"),
+    Index("step_runs_execution", "function_execution_id", unique=True),
 )
 
 approval_secrets = Table(
@@ -351,12 +477,16 @@ approval_secrets = Table(
 calling_rules = Table(
     "calling_rules",
     metadata,
-    _text("team_id", nullable=False, primary_key=True),
-    _text("campaign_uuid", nullable=False, primary_key=True),
+    _text("team_id", primary_key=True),
+    _text("campaign_uuid", primary_key=True),
     _int("hours_start"),
+    CheckConstraint("hours_start BETWEEN 0 AND 1439"),
     _int("hours_end"),
+    CheckConstraint("hours_end BETWEEN 0 AND 1439"),
     _int("advertising"),
+    CheckConstraint("advertising IN (0, 1)"),
     _int("frequency"),
+    CheckConstraint("frequency >= 0"),
     _text("updated_by"),
     _real("updated_at", nullable=False),
 )
@@ -364,20 +494,22 @@ calling_rules = Table(
 dnc_numbers = Table(
     "dnc_numbers",
     metadata,
-    _text("team_id", nullable=False, primary_key=True),
-    _text("phone", nullable=False, primary_key=True),
+    _text("team_id", primary_key=True),
+    _text("phone", primary_key=True),
     _real("added_at", nullable=False),
 )
 
 outbound_pushes = Table(
     "outbound_pushes",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    _serial("id"),
     _text("team_id", nullable=False),
     _text("phone", nullable=False),
     _text("campaign_uuid", nullable=False),
     _real("at", nullable=False),
+    Index("outbound_pushes_by_phone", "team_id", "phone", "at"),
+    **_AUTOINCREMENT,
 )
 
-DATA_TABLES: tuple[Table, ...] = tuple(t for t in metadata.sorted_tables if t is not schema_version)
+DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
+from storage._rows import from_row
 from storage.clock import Clock, system_clock
 from storage.database import Database
 from storage.schema import step_runs
@@ -115,12 +116,9 @@ class StepRunStore:
 
     def _link(self, row: RowMapping) -> StepLink:
         outputs = json.loads(row["outputs"])
-        return StepLink(
-            team_id=row["team_id"],
-            approval_id=row["approval_id"],
-            function_execution_id=row["function_execution_id"],
-            callback_id=row["callback_id"],
+        return from_row(
+            StepLink,
+            row,
             outputs={str(k): str(v) for k, v in outputs.items()},
             token=None if row["token_enc"] is None else self._box.decrypt(row["token_enc"]),
-            settled_at=row["settled_at"],
         )

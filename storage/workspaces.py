@@ -12,14 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, type_coerce, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
+from storage._rows import from_row
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage.database import Database, InsertFactory, by_dialect, upsert
 from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
-from storage.schema import service_tokens, workspaces
+from storage.schema import Flag, service_tokens, workspaces
 from storage.secrets import SecretBox
 from storage.validation import (
     NAME_ORDERS,
@@ -82,7 +83,7 @@ _T = service_tokens.c
 _COLUMNS = (
     _W.team_id,
     _W.base_url,
-    _W.api_key_enc.is_not(None).label("has_api_key"),
+    type_coerce(_W.api_key_enc.is_not(None), Flag).label("has_api_key"),
     _W.timezone,
     _W.approvals_channel,
     _W.digests_channel,
@@ -131,41 +132,9 @@ def _connect(insert: InsertFactory) -> Executable:
     return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
 
 
-def _save_token(insert: InsertFactory) -> Executable:
-    statement = insert(service_tokens)
-    return statement.on_conflict_do_update(
-        index_elements=[_T.team_id],
-        set_={
-            "token_enc": statement.excluded.token_enc,
-            "expires_at": statement.excluded.expires_at,
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-
-
 _ENSURE = by_dialect(_ensure)
 _CONNECT = by_dialect(_connect)
-_SAVE_TOKEN = by_dialect(_save_token)
-
-
-def _workspace(row: RowMapping) -> Workspace:
-    return Workspace(
-        team_id=row["team_id"],
-        base_url=row["base_url"],
-        has_api_key=bool(row["has_api_key"]),
-        timezone=row["timezone"],
-        approvals_channel=row["approvals_channel"],
-        digests_channel=row["digests_channel"],
-        notifications_channel=row["notifications_channel"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        connected_at=row["connected_at"],
-        default_language=row["default_language"],
-        admin_locale=row["admin_locale"],
-        name_order=row["name_order"],
-        mask_phones=bool(row["mask_phones"]),
-        timezone_source=row["timezone_source"],
-    )
+_SAVE_TOKEN = upsert(service_tokens, "token_enc", "expires_at", "updated_at")
 
 
 class WorkspaceStore:
@@ -184,7 +153,7 @@ class WorkspaceStore:
 
     def get(self, team_id: str) -> Workspace | None:
         row = self._db.first(_GET, {"team": team_id})
-        return _workspace(row) if row else None
+        return from_row(Workspace, row) if row else None
 
     def get_with_key(self, team_id: str) -> tuple[Workspace | None, str | None]:
         """The workspace and its API key (decrypted; None without one) in one query: what
@@ -200,7 +169,7 @@ class WorkspaceStore:
         if row is None:
             return None, None
         sealed = row["api_key_enc"]
-        return _workspace(row), None if sealed is None else self._box.decrypt(sealed)
+        return from_row(Workspace, row), None if sealed is None else self._box.decrypt(sealed)
 
     def require(self, team_id: str) -> Workspace:
         found = self.get(team_id)
@@ -210,7 +179,7 @@ class WorkspaceStore:
 
     def list(self) -> list[Workspace]:
         """All workspaces (operator view for `callops workspace list`); carries no secrets."""
-        return [_workspace(r) for r in self._db.all(_LIST)]
+        return [from_row(Workspace, r) for r in self._db.all(_LIST)]
 
     def ensure(self, team_id: str, *, timezone: str | None = None) -> Workspace:
         """The workspace row, created without a binding if missing (single-workspace mode)."""

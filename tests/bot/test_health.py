@@ -17,7 +17,8 @@ from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import LATEST_VERSION, Database
-from storage.schema import schema_version
+from storage.migrations import revision_id
+from storage.schema import alembic_version
 from tests.bot.feed_helpers import callback_url, feed_app, make_record
 
 
@@ -45,7 +46,7 @@ def read_only(db: Database) -> Iterator[None]:
 
 
 def set_version(db: Database, version: int) -> None:
-    db.change(update(schema_version).values(version=version))
+    db.change(update(alembic_version).values(version_num=revision_id(version)))
 
 
 async def test_ready_names_every_check_of_a_full_process(

@@ -16,6 +16,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy import text
 
 from storage import LATEST_VERSION, Database, SecretBox, Storage, database_url, open_database
+from storage.migrations import revision_id
 from storage.schema import DATA_TABLES
 from tests.postgres import PostgresServer, postgres_server
 
@@ -90,7 +91,9 @@ def _empty_tables(url: str) -> None:
         with conn.transaction():
             conn.execute("SET LOCAL session_replication_role = replica")
             # A test may have moved the version (to check a newer one is refused).
-            conn.execute("UPDATE schema_version SET version = %s", [LATEST_VERSION])
+            conn.execute(
+                "UPDATE alembic_version SET version_num = %s", [revision_id(LATEST_VERSION)]
+            )
             for table in reversed(DATA_TABLES):
                 conn.execute(f'DELETE FROM "{table.name}"')
                 column = table.autoincrement_column

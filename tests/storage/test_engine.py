@@ -25,6 +25,7 @@ from storage import (
     SecretBox,
     Storage,
     database_url,
+    read_schema_version,
 )
 from storage.errors import InvalidValueError, StorageBusyError
 from tests.postgres import PostgresServer
@@ -370,13 +371,13 @@ def test_the_write_probe_passes_changes_nothing_and_gives_up_quickly_on_a_held_l
     store: Storage, db_url: str
 ) -> None:
     store.db.probe_write(lock_timeout=0.2)
-    assert raw(store.db, "SELECT version FROM schema_version") == [(LATEST_VERSION,)]
+    assert read_schema_version(store.db) == LATEST_VERSION
     if sqlite_path(db_url) is not None:
         holder: Any = sqlite3.connect(sqlite_path(db_url) or "", isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
     else:
         holder = psycopg.connect(db_url)
-        holder.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
+        holder.execute("LOCK TABLE alembic_version IN EXCLUSIVE MODE")
     try:
         started = time.monotonic()
         with pytest.raises(DBAPIError):

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from storage import LATEST_VERSION, Person, Role, SecretBox, Storage, open_database
+from storage import LATEST_VERSION, Person, Role, SecretBox, Storage, connect
 from storage.errors import InvalidValueError
 from storage.migrations import read_schema_version
 from tests.storage.conftest import FakeClock, raw
+from tests.storage.legacy import make_legacy_database
 
 
 def test_a_persons_choice_and_slack_locale_come_with_their_role(
@@ -109,10 +110,11 @@ def test_connecting_from_the_command_line_keeps_the_default_zone(store: Storage)
     assert (odd.timezone, odd.timezone_source) == ("UTC", None)
 
 
-def test_a_version_8_database_gains_the_settings_with_their_defaults(
+def test_rows_written_before_the_revisions_read_with_the_settings_defaults(
     empty_db_url: str, box: SecretBox
 ) -> None:
-    old = open_database(empty_db_url, target_version=8)
+    make_legacy_database(empty_db_url)
+    old = connect(empty_db_url)
     raw(
         old,
         "INSERT INTO workspaces (team_id, base_url, timezone, created_at, updated_at) "

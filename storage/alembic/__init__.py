@@ -1,0 +1,1 @@
+"""The schema's Alembic revisions; `storage.migrations` runs them (there is no alembic.ini)."""
