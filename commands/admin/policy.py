@@ -24,7 +24,8 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.approvals import actions
-from commands.approvals.kinds import ActionKind, all_policies, policy_for
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import all_policies, policy_for
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words

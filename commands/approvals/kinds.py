@@ -1,7 +1,7 @@
 """The kinds of risky action, and what each takes by default before it runs.
 
-The store keeps a kind as its plain string and only what an admin changed; the kinds,
-their defaults, and the merge of the two live here, with the actions.
+The store keeps a kind as its plain string and only what an admin changed; the kinds and
+their defaults live here, and the workflow merges the two (``workflow.policy_for``).
 
 Defaults follow DESIGN.md: changes that make calls or change who/what dials (start,
 autocall push, lead insert and upload, group and user changes, attaching callbacks) need
@@ -17,11 +17,9 @@ callbacks that were already attached, and it is the fix when the URL has leaked.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from enum import StrEnum
-from typing import Any
 
-from storage import KindPolicy, Mode, PolicyStore
+from storage import KindPolicy, Mode
 
 
 class ActionKind(StrEnum):
@@ -60,29 +58,3 @@ DEFAULT_POLICY: dict[ActionKind, KindPolicy] = {
     ActionKind.NOTIFY_ROTATE: _CONFIRM,
     ActionKind.NOTIFY_ROUTE: KindPolicy(Mode.NONE),
 }
-
-
-def policy_for(policies: PolicyStore, team_id: str, kind: str) -> KindPolicy:
-    """What ``kind`` takes in the workspace: what its admins set, else the default."""
-    kind = ActionKind(kind)
-    return policies.stored(team_id, kind) or DEFAULT_POLICY[kind]
-
-
-def all_policies(policies: PolicyStore, team_id: str) -> dict[ActionKind, KindPolicy]:
-    """Every kind's policy in the workspace (a stored kind no longer declared is left out)."""
-    stored = policies.overrides(team_id)
-    return {kind: stored.get(kind.value, default) for kind, default in DEFAULT_POLICY.items()}
-
-
-def update_policy(
-    policies: PolicyStore,
-    team_id: str,
-    kind: str,
-    *,
-    updated_by: str | None = None,
-    **changes: Any,
-) -> KindPolicy:
-    """Change some fields of a kind's policy (e.g. ``expiry_seconds=600``)."""
-    policy = replace(policy_for(policies, team_id, kind), **changes)
-    policies.set(team_id, kind, policy, updated_by=updated_by)
-    return policy

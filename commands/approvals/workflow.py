@@ -24,19 +24,19 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
-from commands.approvals.kinds import ActionKind, policy_for
+from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
-from storage import Approval, ApprovalState, Mode, Outcome, Role, Storage
+from storage import Approval, ApprovalState, KindPolicy, Mode, Outcome, PolicyStore, Role, Storage
 from storage.approvals import EXECUTION_LEASE
 from storage.errors import (
     ApprovalError,
@@ -56,6 +56,32 @@ APPROVE_ACTION = "approval_approve"
 DENY_ACTION = "approval_deny"
 DENY_CALLBACK = "approval_deny_reason"
 REASON_BLOCK = "reason"
+
+
+def policy_for(policies: PolicyStore, team_id: str, kind: str) -> KindPolicy:
+    """What ``kind`` takes in the workspace: what its admins set, else the default."""
+    kind = ActionKind(kind)
+    return policies.stored(team_id, kind) or DEFAULT_POLICY[kind]
+
+
+def all_policies(policies: PolicyStore, team_id: str) -> dict[ActionKind, KindPolicy]:
+    """Every kind's policy in the workspace (a stored kind no longer declared is left out)."""
+    stored = policies.overrides(team_id)
+    return {kind: stored.get(kind.value, default) for kind, default in DEFAULT_POLICY.items()}
+
+
+def update_policy(
+    policies: PolicyStore,
+    team_id: str,
+    kind: str,
+    *,
+    updated_by: str | None = None,
+    **changes: Any,
+) -> KindPolicy:
+    """Change some fields of a kind's policy (e.g. ``expiry_seconds=600``)."""
+    policy = replace(policy_for(policies, team_id, kind), **changes)
+    policies.set(team_id, kind, policy, updated_by=updated_by)
+    return policy
 
 
 class RequestRefused(Exception):

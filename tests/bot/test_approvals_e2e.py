@@ -12,7 +12,8 @@ from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind, update_policy
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import update_policy
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,

@@ -10,7 +10,8 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind, update_policy
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import update_policy
 from commands.directory.listings import placeholders
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn

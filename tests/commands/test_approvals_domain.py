@@ -14,7 +14,7 @@ from commands.admin.policy import parse_kind
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
 from commands.approvals.cards import card, deny_modal, propose
-from commands.approvals.kinds import ActionKind, update_policy
+from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
@@ -22,6 +22,7 @@ from commands.approvals.workflow import (
     decide,
     open_request,
     run_approved,
+    update_policy,
 )
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure

@@ -4,7 +4,8 @@ from collections.abc import Callable
 
 import pytest
 
-from commands.approvals.kinds import ActionKind, update_policy
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import update_policy
 from storage import (
     Approval,
     ApprovalState,

@@ -2,13 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from commands.approvals.kinds import (
-    DEFAULT_POLICY,
-    ActionKind,
-    all_policies,
-    policy_for,
-    update_policy,
-)
+from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
+from commands.approvals.workflow import all_policies, policy_for, update_policy
 from storage import ADMINS, KindPolicy, Mode, Role, Storage
 from storage.errors import InvalidValueError
 
