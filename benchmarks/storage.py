@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cryptography.fernet import Fernet
 
-from storage import ActionKind, Role, SecretBox, Storage
+from commands.approvals.kinds import ActionKind
+from storage import Role, SecretBox, Storage
 from storage.errors import ApprovalStateError
 
 TEAM = "T_BENCH"

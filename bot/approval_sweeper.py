@@ -25,6 +25,7 @@ from typing import Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+import commands.families  # noqa: F401  (the action table that recovery and expiry read)
 from bot.posting import BotClients
 from commands.approvals.flow import PROMPT_URL_LIFETIME, ApprovalFlow
 from commands.approvals.recovery import APPROVED_GRACE, recover

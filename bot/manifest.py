@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from commands.dispatch import INTERACTIONS
+from commands.families import INTERACTIONS
 
 
 def functions() -> dict[str, Any]:

@@ -23,13 +23,8 @@ from aiohttp import web
 
 from bot import logs
 from bot.metrics import Metrics, Stopwatch
-from commands.dispatch import (
-    MAX_COMMAND_CHARS,
-    click_route,
-    shortcut_route,
-    step_route,
-    submission_route,
-)
+from commands.dispatch import MAX_COMMAND_CHARS
+from commands.families import INTERACTIONS
 from commands.kernel.catalog import match
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.reply import Also, FieldErrors, Outcome, Reply, StepFailed
@@ -57,20 +52,20 @@ def command_name(text: str) -> str:
 
 
 def click_name(action_id: str) -> str:
-    route = click_route(action_id)
+    route = INTERACTIONS.click(action_id)
     return route.action_id if route else UNKNOWN
 
 
 def submission_name(callback_id: str) -> str:
-    return callback_id if submission_route(callback_id) else UNKNOWN
+    return callback_id if INTERACTIONS.submission(callback_id) else UNKNOWN
 
 
 def shortcut_name(callback_id: str) -> str:
-    return callback_id if shortcut_route(callback_id) else UNKNOWN
+    return callback_id if INTERACTIONS.shortcut(callback_id) else UNKNOWN
 
 
 def step_name(callback_id: str) -> str:
-    return callback_id if step_route(callback_id) else UNKNOWN
+    return callback_id if INTERACTIONS.step(callback_id) else UNKNOWN
 
 
 def work_name(body: Mapping[str, Any]) -> str | None:

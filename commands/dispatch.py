@@ -14,42 +14,17 @@ from collections.abc import Awaitable, Callable
 from slack_sdk.models.views import View
 
 from callcenter import errors
-from commands.admin import connection
-from commands.admin import policy as admin
-from commands.admin import settings as workspace_settings
 from commands.admin.connection import not_connected
-from commands.approvals import interactions as approval_interactions
-from commands.calls import autocall, callback, listen, transfer
-from commands.calls import live as calls
-from commands.calls import records as call_records
-from commands.calls import steps as call_steps
 from commands.campaigns import cards as campaigns
-from commands.campaigns import control
-from commands.campaigns import steps as campaign_steps
-from commands.campaigns import switch as campaign_switch
-from commands.digests import alerts
-from commands.digests import content as digest_content
-from commands.digests import manage as digests
-from commands.directory import groups, users
-from commands.directory import listings as directory
-from commands.kernel import help, paging
+from commands.families import INTERACTIONS
+from commands.kernel import help
 from commands.kernel.catalog import MAX_WORDS, match, role_allows
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
-from commands.kernel.interactions import (
-    Click,
-    Interactions,
-    OnClick,
-    OnShortcut,
-    OnStep,
-    OnSubmit,
-    Shortcut,
-    StepRun,
-    Submission,
-)
+from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
 from commands.kernel.reply import (
     FieldErrors,
     OpenModal,
@@ -62,109 +37,13 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import escape, mention, number, truncate
+from commands.kernel.text import mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
-from commands.leads import insert as lead_insert
-from commands.leads import lead_card
-from commands.leads import lists as leads
-from commands.leads import steps as lead_steps
-from commands.leads import upload as leads_upload
-from commands.notifications import notify
-from commands.reports import cdr, wallboard
-from commands.reports import stats as reports
-from commands.reports import steps as report_steps
-from commands.rules import card as rules_card
-from commands.rules import dnc
-from commands.rules import manage as calling_rules
 from storage import Outcome as AuditOutcome
 from storage import Role, off_loop
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
-
-
-Handler = Callable[[CommandContext, list[str]], Awaitable[Outcome]]
-
-FAMILIES = (
-    help,
-    connection,
-    campaigns,
-    calls,
-    leads,
-    cdr,
-    reports,
-    directory,
-    notify,
-    digests,
-    alerts,
-    control,
-    transfer,
-    autocall,
-    lead_card,
-    leads_upload,
-    groups,
-    users,
-    admin,
-    calling_rules,
-    dnc,
-    listen,
-    workspace_settings,
-)
-"""Command family modules; each exposes ``HANDLERS`` (catalog name -> handler) and
-``INTERACTIONS`` (its buttons and forms)."""
-
-HANDLERS: dict[str, Handler] = {
-    name: handler for family in FAMILIES for name, handler in family.HANDLERS.items()
-}
-"""Commands that work today; the rest of the catalog answers that it is coming."""
-
-INTERACTIVE = (
-    paging,
-    approval_interactions,
-    lead_insert,
-    call_records,
-    campaign_switch,
-    digest_content,
-    wallboard,
-    callback,
-    campaign_steps,
-    call_steps,
-    lead_steps,
-    report_steps,
-    rules_card,
-)
-"""Modules with buttons, forms, shortcuts or workflow steps but no typed command."""
-
-INTERACTIONS: Interactions = (
-    sum(
-        (getattr(family, "INTERACTIONS", Interactions()) for family in (*FAMILIES, *INTERACTIVE)),
-        Interactions(),
-    )
-    + approval_interactions.form_interactions()
-)
-"""Every button, form, shortcut and workflow step the app answers, gathered from the
-families that own them."""
-
-_CLICKS = [(route.pattern(), route) for route in INTERACTIONS.clicks]
-_SUBMISSIONS = {route.callback_id: route for route in INTERACTIONS.submissions}
-_SHORTCUTS = {route.callback_id: route for route in INTERACTIONS.shortcuts}
-_STEPS = {route.callback_id: route for route in INTERACTIONS.steps}
-
-
-def click_route(action_id: str) -> OnClick | None:
-    return next((route for pattern, route in _CLICKS if pattern.match(action_id)), None)
-
-
-def submission_route(callback_id: str) -> OnSubmit | None:
-    return _SUBMISSIONS.get(callback_id)
-
-
-def shortcut_route(callback_id: str) -> OnShortcut | None:
-    return _SHORTCUTS.get(callback_id)
-
-
-def step_route(callback_id: str) -> OnStep | None:
-    return _STEPS.get(callback_id)
 
 
 NEEDS_NO_CONNECTION = frozenset({"help", "connect", "disconnect", "status", "language", "settings"})
@@ -191,24 +70,16 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
     spec, args = found
     if not role_allows(ctx.role, spec.role):
         return refused(f"'/callops {spec.name}'", spec.role, ctx.role, ctx.user_id)
-    handler = HANDLERS.get(spec.name)
-    if handler is None:
-        return notice(
-            _("{command} is not available in this version yet.").format(
-                command=f"`/callops {escape(spec.name)}`"
-            ),
-            emoji=":construction:",
-        )
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
     typed = [*spec.words, *args]
-    return await _guarded(spec.name, handler(ctx, args), ctx, usage=spec.usage, typed=typed)
+    return await _guarded(spec.name, spec.handler(ctx, args), ctx, usage=spec.usage, typed=typed)
 
 
 async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     """Run the handler that owns a clicked button, after the same role check as a typed
     command; a ``Rerun`` is answered as the typed command it stands for."""
-    route = click_route(click.action_id)
+    route = INTERACTIONS.click(click.action_id)
     if route is None:
         return error(_("This button is no longer in use; run the command again."))
     if not role_allows(ctx.role, route.role):
@@ -230,7 +101,7 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
 async def validate_submission(ctx: CommandContext, submission: Submission) -> FieldErrors | None:
     """The fast first answer to a submitted form: messages on its fields, or None to
     accept it.  A person without the form's role is refused here, on its first field."""
-    route = submission_route(submission.callback_id)
+    route = INTERACTIONS.submission(submission.callback_id)
     if route is None:
         return FieldErrors({"": _("This form is no longer in use.")})
     if not role_allows(ctx.role, route.role):
@@ -260,7 +131,7 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
 
 async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Outcome:
     """Run an accepted form's handler (after ``validate_submission`` let it through)."""
-    route = submission_route(submission.callback_id)
+    route = INTERACTIONS.submission(submission.callback_id)
     if route is None or not role_allows(ctx.role, route.role):
         return error(_("This form can no longer be submitted."))
     return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
@@ -268,7 +139,7 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
 
 async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
     """Run the handler of a shortcut, after the same role check as a typed command."""
-    route = shortcut_route(shortcut.callback_id)
+    route = INTERACTIONS.shortcut(shortcut.callback_id)
     if route is None:
         return error(_("This shortcut is no longer offered by callops."))
     if not role_allows(ctx.role, route.role):
@@ -287,7 +158,7 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     until then), through the same checks and policy.  A step's failure is words, not a
     message: every ``Reply`` a handler or the checks come back with becomes
     ``StepFailed`` with the same words, in plain text."""
-    route = step_route(run.callback_id)
+    route = INTERACTIONS.step(run.callback_id)
     if route is None:
         return StepFailed(
             _("callops has no step '{step}'; remove it from the workflow.").format(

@@ -35,8 +35,6 @@ from storage.offload import BlockingOnLoopError, off_loop, off_loop_quick, set_l
 from storage.people import Person
 from storage.policy import (
     ADMINS,
-    DEFAULT_POLICY,
-    ActionKind,
     KindPolicy,
     Mode,
     PolicyStore,
@@ -48,13 +46,11 @@ from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStor
 
 __all__ = [
     "ADMINS",
-    "DEFAULT_POLICY",
     "DEFAULT_ROLE",
     "LATEST_VERSION",
     "OUTCOME_LANE",
     "UNCHANGED",
     "WORKFLOWS",
-    "ActionKind",
     "Alert",
     "AlertStore",
     "Approval",

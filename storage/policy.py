@@ -1,21 +1,13 @@
 """Approval policy per workspace: for each kind of risky action, what it takes to run it.
 
-Defaults follow DESIGN.md: changes that make calls or change who/what dials (start, autocall
-push, lead insert and upload, group and user changes, attaching callbacks) need one approval
-by an admin who is not the requester; pause, stop and transfer only stop dialing or are
-time-critical, so a confirm by the requester is enough; "pause all" is the emergency brake any
-operator can pull with one confirm. `lead.insert` needs approval like `lead.upload`: one lead
-is one real customer the dialer will call. `notify.route` only decides which Slack channel
-hears about calls (nothing changes on the phone system), so it needs no confirmation.
-`notify.rotate` (a new callback URL, and the campaigns that used the old one pointed at
-it again) needs the requesting admin's confirm: it restores callbacks that were already
-attached, and it is the fix when the URL has leaked.
+The store keeps what an admin set, by kind; the kinds themselves and their defaults are
+declared with the actions, in ``commands/approvals/kinds.py``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import KW_ONLY, dataclass, replace
+from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -46,26 +38,6 @@ def _set(insert: InsertFactory) -> Executable:
 
 
 _SET = by_dialect(_set)
-
-
-class ActionKind(StrEnum):
-    CAMPAIGN_START = "campaign.start"
-    CAMPAIGN_PAUSE = "campaign.pause"
-    CAMPAIGN_STOP = "campaign.stop"
-    CAMPAIGN_PAUSE_ALL = "campaign.pause_all"
-    CALL_TRANSFER = "call.transfer"
-    AUTOCALL_PUSH = "autocall.push"
-    LEAD_INSERT = "lead.insert"
-    LEAD_UPLOAD = "lead.upload"
-    GROUP_CREATE = "group.create"
-    GROUP_UPDATE = "group.update"
-    USER_UPDATE = "user.update"
-    NOTIFY_ATTACH = "notify.attach"
-    NOTIFY_ROTATE = "notify.rotate"
-    NOTIFY_ROUTE = "notify.route"
-
-
-_KIND_VALUES = frozenset(kind.value for kind in ActionKind)
 
 
 class Mode(StrEnum):
@@ -134,27 +106,6 @@ def may_decide(
     return None
 
 
-_APPROVAL = KindPolicy(Mode.APPROVAL)
-_CONFIRM = KindPolicy(Mode.CONFIRM)
-
-DEFAULT_POLICY: dict[ActionKind, KindPolicy] = {
-    ActionKind.CAMPAIGN_START: _APPROVAL,
-    ActionKind.CAMPAIGN_PAUSE: _CONFIRM,
-    ActionKind.CAMPAIGN_STOP: _CONFIRM,
-    ActionKind.CAMPAIGN_PAUSE_ALL: _CONFIRM,
-    ActionKind.CALL_TRANSFER: _CONFIRM,
-    ActionKind.AUTOCALL_PUSH: _APPROVAL,
-    ActionKind.LEAD_INSERT: _APPROVAL,
-    ActionKind.LEAD_UPLOAD: _APPROVAL,
-    ActionKind.GROUP_CREATE: _APPROVAL,
-    ActionKind.GROUP_UPDATE: _APPROVAL,
-    ActionKind.USER_UPDATE: _APPROVAL,
-    ActionKind.NOTIFY_ATTACH: _APPROVAL,
-    ActionKind.NOTIFY_ROTATE: _CONFIRM,
-    ActionKind.NOTIFY_ROUTE: KindPolicy(Mode.NONE),
-}
-
-
 def approvers_to_json(approvers: Approvers) -> str:
     return json.dumps(approvers if approvers == ADMINS else list(approvers))
 
@@ -167,28 +118,26 @@ def approvers_from_json(text: str) -> Approvers:
 
 
 class PolicyStore:
-    """Stored overrides on top of DEFAULT_POLICY; a kind never set uses its default."""
+    """The policies a workspace's admins set, by kind (a plain string: the kinds and
+    their defaults are the commands' business, not the store's)."""
 
     def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
         self._db = db
         self._clock = clock
 
-    def get(self, team_id: str, kind: ActionKind) -> KindPolicy:
-        kind = ActionKind(kind)
-        row = self._db.first(_GET, {"team_id": team_id, "kind": kind.value})
-        return _policy(row) if row else DEFAULT_POLICY[kind]
+    def stored(self, team_id: str, kind: str) -> KindPolicy | None:
+        """The policy an admin set for ``kind``, or None when it was never set."""
+        row = self._db.first(_GET, {"team_id": team_id, "kind": str(kind)})
+        return _policy(row) if row else None
 
-    def all(self, team_id: str) -> dict[ActionKind, KindPolicy]:
-        merged = dict(DEFAULT_POLICY)
-        for row in self._db.all(_ALL, {"team_id": team_id}):
-            if row["kind"] in _KIND_VALUES:
-                merged[ActionKind(row["kind"])] = _policy(row)
-        return merged
+    def overrides(self, team_id: str) -> dict[str, KindPolicy]:
+        """Every policy an admin set in the workspace, by kind."""
+        return {row["kind"]: _policy(row) for row in self._db.all(_ALL, {"team_id": team_id})}
 
     def set(
         self,
         team_id: str,
-        kind: ActionKind,
+        kind: str,
         policy: KindPolicy,
         *,
         updated_by: str | None = None,
@@ -197,7 +146,7 @@ class PolicyStore:
             self._db.pick(_SET),
             {
                 "team_id": team_id,
-                "kind": ActionKind(kind).value,
+                "kind": str(kind),
                 "mode": policy.mode.value,
                 "approvers": approvers_to_json(policy.approvers),
                 "allow_self_approval": int(policy.allow_self_approval),
@@ -208,16 +157,8 @@ class PolicyStore:
             },
         )
 
-    def update(
-        self, team_id: str, kind: ActionKind, *, updated_by: str | None = None, **changes: Any
-    ) -> KindPolicy:
-        """Change some fields of a kind's policy (e.g. ``expiry_seconds=600``)."""
-        policy = replace(self.get(team_id, kind), **changes)
-        self.set(team_id, kind, policy, updated_by=updated_by)
-        return policy
-
-    def reset(self, team_id: str, kind: ActionKind) -> None:
-        self._db.change(_RESET, {"team_id": team_id, "kind": ActionKind(kind).value})
+    def reset(self, team_id: str, kind: str) -> None:
+        self._db.change(_RESET, {"team_id": team_id, "kind": str(kind)})
 
 
 def _policy(row: RowMapping) -> KindPolicy:

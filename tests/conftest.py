@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+import commands.families  # noqa: F401  (as the app: the approval workflow reads its actions)
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT

@@ -2,7 +2,8 @@
 
 A listener acknowledges, builds the context, hands the click, submission, shortcut or
 step run to the dispatcher and delivers the outcome; the ids come from the families'
-``INTERACTIONS`` and no domain logic, role check or literal id lives here.
+``INTERACTIONS`` (``commands/families.py``) and no domain logic, role check or literal id
+lives here.
 
 A workflow step arrives as Slack's ``function_executed`` event; Bolt's ``app.function``
 acknowledges it at once, puts the run's just-in-time token on the client, and gives the
@@ -32,13 +33,13 @@ from bot.observe import click_name, counted, shortcut_name, step_name, submissio
 from bot.request_guard import SUBMISSION_LOCK_WAIT
 from bot.runtime import Runtime
 from commands.dispatch import (
-    INTERACTIONS,
     dispatch_click,
     dispatch_shortcut,
     dispatch_step,
     dispatch_submission,
     validate_submission,
 )
+from commands.families import INTERACTIONS
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import use_audience
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
@@ -175,7 +176,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 await deliver(outcome, surface, ctx)
 
     for click in INTERACTIONS.clicks:
-        app.action(click.pattern())(on_click)
+        app.action(click.matcher())(on_click)
     for submission in INTERACTIONS.submissions:
         app.view(submission.callback_id)(on_submission)
     for shortcut in INTERACTIONS.shortcuts:

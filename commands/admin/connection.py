@@ -37,7 +37,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.forms import text
 from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
-from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.interactions import Click, Submission
 from commands.kernel.modals import modal
 from commands.kernel.reply import (
     Also,
@@ -351,24 +351,3 @@ def _storage(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
         raise RuntimeError("connecting needs the app's database")
     return ctx.storage
-
-
-HANDLERS = {"connect": connect, "disconnect": disconnect, "status": status}
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(
-            DISCONNECT_ACTION, disconnect_clicked, role=Role.ADMIN, audit_as="workspace.disconnect"
-        ),
-        OnClick(HOME_CONNECT_ACTION, home_connect_clicked, role=Role.ADMIN),
-    ),
-    submissions=(
-        OnSubmit(
-            CONNECT_CALLBACK,
-            connected,
-            role=Role.ADMIN,
-            validate=accept_connection,
-            audit_as="workspace.connect",
-        ),
-    ),
-)

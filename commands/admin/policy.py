@@ -24,6 +24,8 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.approvals import actions
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import all_policies, policy_for
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
@@ -37,7 +39,6 @@ from storage import (
     ADMINS,
     DEFAULT_ROLE,
     WORKFLOWS,
-    ActionKind,
     KindPolicy,
     Mode,
     Role,
@@ -122,7 +123,7 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
         HeaderBlock(text=_("Approval policy")),
         SectionBlock(text=MarkdownTextObject(text=posted)),
     ]
-    for kind, policy in storage.policies.all(team_id).items():
+    for kind, policy in all_policies(storage.policies, team_id).items():
         blocks.append(section(policy_line(kind, policy)))
     blocks.append(
         context_line(
@@ -178,7 +179,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
     storage = _storage(ctx)
-    policy = await off_loop(storage.policies.get, ctx.team_id, kind)
+    policy = await off_loop(policy_for, storage.policies, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
         if key == "mode":
@@ -366,11 +367,3 @@ async def _workflows_role(ctx: CommandContext, storage: Storage, word: str, usag
         ).format(role=role_name(new_role)),
         emoji=":white_check_mark:",
     )
-
-
-HANDLERS = {
-    "policy": show_policy,
-    "policy set": set_policy,
-    "policy channel": policy_channel,
-    "role": role,
-}

@@ -307,6 +307,3 @@ def closest_zone(value: str) -> str | None:
     cities = {zone.rsplit("/", 1)[-1]: zone for zone in zones}
     city = suggest(value.rsplit("/", 1)[-1], tuple(cities), limit=1)
     return cities[city[0]] if city else None
-
-
-HANDLERS = {"language": language, "settings": settings}

@@ -1,21 +1,29 @@
 """The actions that change the phone system, one entry per ``ActionKind``.
 
 An approval stores only a kind and plain JSON parameters; after a restart, or in another
-process, this registry is what reads them back into the kind's typed parameters
+process, this table is what reads them back into the kind's typed parameters
 (``ActionParams``, a model defined next to each executor) and turns those into words for
 the card (``describe``) and into the one service call that was approved (``execute``).
-Each family module registers its kinds when imported; ``ACTION_MODULES`` lists them so
-the registry is complete whoever asks first.
+Each family declares its ``ActionSpec``s in its ``FAMILY``; ``commands/families.py``
+puts them in ``ACTIONS``, the one table read here.
 
 An executor re-checks what may have changed since the request (the campaign still exists,
 the call is still live) and raises ``ActionRefused`` before sending anything when it no
 longer makes sense.  It makes its effectful call once: the client never retries those,
 and nothing here does either.
+
+When the process running an approved action dies (``kill -9``, a crash, a lost host) the
+request stays ``executing`` and nobody knows whether the service got the call.  Recovery
+(``commands.approvals.recovery``) never runs it again: it asks the service.  Where the
+service can be read for the effect (a campaign's status, its callback URL) the action's
+``ActionSpec`` has an *observer* (``observe=``); it only reads the service, never sends
+anything that changes it, and says whether the effect is in place.  Kinds without one
+(an autocall push, a transfer, a lead insert: nothing to look them up by) end as
+"unknown: check before retrying".
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -28,19 +36,21 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_
 from commands.kernel.proposal import ActionParams
 from commands.kernel.slack_files import SlackFiles
-from storage import ActionKind, Approval, ApprovalState, Storage
+from storage import Approval, ApprovalState, Storage
 
-ACTION_MODULES = (
-    "commands.campaigns.control",
-    "commands.calls.transfer",
-    "commands.calls.autocall",
-    "commands.leads.insert",
-    "commands.leads.upload",
-    "commands.directory.groups",
-    "commands.directory.users",
-    "commands.notifications.notify",
-)
-"""Modules whose import registers their kinds (another family may append its own)."""
+
+@dataclass(frozen=True)
+class Observation:
+    """What the service shows now about one request's effect."""
+
+    done: bool
+    """True: the effect is in place; False: it is not (asking again is safe)."""
+    text: str
+    """One or two lines of escaped mrkdwn for the card."""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Observer = Callable[[Mapping[str, Any], CallCenter], Awaitable[Observation]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,7 +110,8 @@ P = TypeVar("P", bound=ActionParams)
 
 @dataclass(frozen=True, kw_only=True)
 class ActionSpec(Generic[P]):
-    kind: ActionKind
+    kind: str
+    """One of ``ActionKind`` (``kinds.py``, where its default policy is)."""
     title: str
     """Card header: ``Start campaign`` (marked with ``N_``, shown with ``_``)."""
     confirm_label: str
@@ -118,6 +129,9 @@ class ActionSpec(Generic[P]):
     follow_ups: Callable[[Approval], list[ButtonElement]] | None = None
     """Buttons a done request's card offers to go on from what it made (open the lead,
     find the call's record), from its stored parameters and result."""
+    observe: Observer | None = None
+    """Reads the service to tell whether an interrupted run took effect; None when the
+    effect cannot be looked up."""
 
     def read(self, stored: Mapping[str, Any], secret: Mapping[str, Any] | None = None) -> P:
         """The stored JSON (and, for the execution, the request's secret fields) as this
@@ -125,38 +139,27 @@ class ActionSpec(Generic[P]):
         return self.params.model_validate({**stored, **(secret or {})})
 
 
-_REGISTRY: dict[ActionKind, ActionSpec[Any]] = {}
+ACTIONS: dict[str, ActionSpec[Any]] = {}
+"""Every declared action by kind; filled once, from the families, by
+``commands/families.py`` (the approval workflow cannot import the families: they import
+it)."""
 
 
-def register(spec: ActionSpec[P]) -> ActionSpec[P]:
-    _REGISTRY[ActionKind(spec.kind)] = spec
-    return spec
-
-
-def load_all() -> None:
-    """Import every action module (which registers its kinds and forms)."""
-    for name in ACTION_MODULES:
-        importlib.import_module(name)
-
-
-def spec_for(kind: ActionKind | str) -> ActionSpec[Any]:
-    wanted = ActionKind(kind)
-    if wanted not in _REGISTRY:
-        load_all()
+def spec_for(kind: str) -> ActionSpec[Any]:
     try:
-        return _REGISTRY[wanted]
+        return ACTIONS[str(kind)]
     except KeyError:
-        raise LookupError(f"no action is registered for {wanted.value}") from None
+        raise LookupError(f"no family in commands.families declares {kind}") from None
 
 
-def describe(kind: ActionKind | str, params: Mapping[str, Any]) -> str:
+def describe(kind: str, params: Mapping[str, Any]) -> str:
     """What the stored ``params`` of ``kind`` will do, in words for the card."""
     spec = spec_for(kind)
     return spec.describe(spec.read(params))
 
 
 async def execute(
-    kind: ActionKind | str,
+    kind: str,
     params: Mapping[str, Any],
     env: ExecutionEnv,
     *,

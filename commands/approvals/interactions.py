@@ -16,11 +16,6 @@ from pydantic import StringConstraints
 from commands.approvals.cards import concluded, deny_modal, hash_from_block, open_for
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import (
-    APPROVE_ACTION,
-    CANCEL_ACTION,
-    CONFIRM_ACTION,
-    DENY_ACTION,
-    DENY_CALLBACK,
     REASON_BLOCK,
     RequestRefused,
     cancel,
@@ -29,9 +24,9 @@ from commands.approvals.workflow import (
     needs_second_person,
 )
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import FORMS, Form
+from commands.kernel.forms import Form
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick, OnSubmit, Submission
+from commands.kernel.interactions import Click, OnSubmit, Submission
 from commands.kernel.reply import (
     DeleteOriginal,
     Nothing,
@@ -173,7 +168,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
             flow.storage.audit.append,
             ctx.team_id,
             ctx.user_id,
-            approval.kind.value,
+            approval.kind,
             approval.params,
             outcome=AuditOutcome.REFUSED,
             detail=f"{approval.id}: deny: {refusal}",
@@ -194,7 +189,7 @@ class DenyMeta(Metadata):
     hash: Annotated[str, StringConstraints(max_length=200)] = ""
 
 
-async def _deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
+async def deny_reason(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
     if not str(submission.values.get(REASON_BLOCK) or "").strip():
         return {REASON_BLOCK: _("Say why, for the requester.")}
     return None
@@ -229,7 +224,10 @@ async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome
     return Nothing()
 
 
-def _form_handler(form: Form) -> OnSubmit:
+def form_route(form: Form) -> OnSubmit:
+    """The submission route of a form that ends in a request, for the family that owns
+    it (``Family.forms``): its checks first, then the request, confirmed."""
+
     async def validate(ctx: CommandContext, submission: Submission) -> dict[str, str] | None:
         problems = form.check(submission.values, submission.metadata)
         if not problems and form.verify is not None:
@@ -252,21 +250,3 @@ def _form_handler(form: Form) -> OnSubmit:
         return Nothing()
 
     return OnSubmit(form.callback_id, submitted, role=Role(form.role), validate=validate)
-
-
-def form_interactions() -> Interactions:
-    """A submission route for every registered form (call once every family is loaded)."""
-    return Interactions(submissions=tuple(_form_handler(form) for form in FORMS.values()))
-
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(CONFIRM_ACTION, confirm, role=Role.VIEWER),
-        OnClick(CANCEL_ACTION, withdraw, role=Role.VIEWER),
-        OnClick(APPROVE_ACTION, approve, role=Role.VIEWER),
-        OnClick(DENY_ACTION, deny, role=Role.VIEWER),
-    ),
-    submissions=(OnSubmit(DENY_CALLBACK, deny_submitted, role=Role.VIEWER, validate=_deny_reason),),
-)
-"""Approvers need no fixed role here: the policy says who may decide each request, and
-``decide``/``may_decide`` check it (with an audited refusal)."""

@@ -11,7 +11,7 @@ out (the process that held it stopped renewing) and approvals never claimed with
 
 - ``approved``, never claimed: nothing was sent.  It ends ``failed`` with "not run"; the
   decision was made long ago, and running it now, unattended, could surprise everyone.
-- ``executing``: the family's observer (``commands.approvals.observe``) reads the
+- ``executing``: the action's observer (``ActionSpec.observe``) reads the
   service; its answer is recorded as the outcome (done, or not done and safe to ask
   again).  Without an observer, or when the service cannot be read, the request ends as
   *unknown: check before retrying* (stored as ``failed`` with ``result.unknown``).
@@ -30,8 +30,8 @@ from typing import Any
 from callcenter import CallCenter
 from callcenter.errors import CallCenterError
 from commands.approvals import actions
+from commands.approvals.actions import Observation
 from commands.approvals.flow import ApprovalFlow, plain_message
-from commands.approvals.observe import Observation, observer_for
 from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage
@@ -57,7 +57,7 @@ NOT_RUN_TEXT = N_(
 
 async def observe(approval: Approval, cc: CallCenter | None) -> Observation | None:
     """What the service shows of ``approval``'s effect; None when it cannot say."""
-    observer = observer_for(approval.kind)
+    observer = actions.spec_for(approval.kind).observe
     if observer is None or cc is None:
         return None
     try:
@@ -118,7 +118,7 @@ async def recover(
         log.warning(
             "approval %s (%s) left by a stopped process settled as %s",
             done.id,
-            done.kind.value,
+            done.kind,
             "unknown" if (done.result or {}).get("unknown") else done.state.value,
         )
         if flow is not None:
@@ -162,7 +162,7 @@ def _audit(storage: Storage, approval: Approval, outcome: str, detail: str) -> N
     storage.audit.append(
         approval.team_id,
         None,
-        approval.kind.value,
+        approval.kind,
         approval.params,
         outcome=outcome,
         detail=f"{approval.id}: recovered: {detail}",

@@ -24,18 +24,19 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
+from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
-from storage import ActionKind, Approval, ApprovalState, Mode, Outcome, Role, Storage
+from storage import Approval, ApprovalState, KindPolicy, Mode, Outcome, PolicyStore, Role, Storage
 from storage.approvals import EXECUTION_LEASE
 from storage.errors import (
     ApprovalError,
@@ -55,6 +56,32 @@ APPROVE_ACTION = "approval_approve"
 DENY_ACTION = "approval_deny"
 DENY_CALLBACK = "approval_deny_reason"
 REASON_BLOCK = "reason"
+
+
+def policy_for(policies: PolicyStore, team_id: str, kind: str) -> KindPolicy:
+    """What ``kind`` takes in the workspace: what its admins set, else the default."""
+    kind = ActionKind(kind)
+    return policies.stored(team_id, kind) or DEFAULT_POLICY[kind]
+
+
+def all_policies(policies: PolicyStore, team_id: str) -> dict[ActionKind, KindPolicy]:
+    """Every kind's policy in the workspace (a stored kind no longer declared is left out)."""
+    stored = policies.overrides(team_id)
+    return {kind: stored.get(kind.value, default) for kind, default in DEFAULT_POLICY.items()}
+
+
+def update_policy(
+    policies: PolicyStore,
+    team_id: str,
+    kind: str,
+    *,
+    updated_by: str | None = None,
+    **changes: Any,
+) -> KindPolicy:
+    """Change some fields of a kind's policy (e.g. ``expiry_seconds=600``)."""
+    policy = replace(policy_for(policies, team_id, kind), **changes)
+    policies.set(team_id, kind, policy, updated_by=updated_by)
+    return policy
 
 
 class RequestRefused(Exception):
@@ -132,7 +159,7 @@ def open_request(
             f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
         )
     params = proposal.params.to_json()
-    policy = storage.policies.get(team_id, kind)
+    policy = policy_for(storage.policies, team_id, kind)
     refusal: tuple[str, str] | None = None
     if role is Role.VIEWER:
         refusal = (
@@ -293,7 +320,7 @@ def _audit(
     storage.audit.append(
         approval.team_id,
         user,
-        approval.kind.value,
+        approval.kind,
         approval.params,
         outcome=outcome,
         detail=f"{approval.id}: {detail}" if detail else approval.id,
@@ -365,7 +392,7 @@ async def run_approved(
             storage.audit.append,
             team_id,
             claimed.decider or claimed.requester,
-            claimed.kind.value,
+            claimed.kind,
             claimed.params,
             outcome=outcome,
             detail=detail,
@@ -395,7 +422,7 @@ async def _perform(
         return ActionResult(ok=False, text=words.text)
     except Exception:
         ref = secrets.token_hex(4)
-        log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind.value, ref)
+        log.exception("approval %s (%s) failed (ref %s)", approval.id, approval.kind, ref)
         said = _("Something went wrong on our side (ref {ref}).")
         return ActionResult(ok=False, text=said.format(ref=ref))
 

@@ -33,11 +33,10 @@ from callcenter.models import Campaign, Template
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.kinds import ActionKind
 from commands.calls.preview import (
     Preview,
     ValueRefused,
@@ -52,7 +51,7 @@ from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.formats import money
-from commands.kernel.forms import Form, register_form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
@@ -66,7 +65,7 @@ from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
-from storage import ActionKind, Approval, Storage
+from storage import Approval, Storage
 from storage.offload import off_loop
 
 AUTOCALL_CALLBACK = "autocall_form"
@@ -591,20 +590,3 @@ def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:
     if campaign and phone and pushed_at is not None:
         buttons.append(find_records_button(campaign, phone, pushed_at))
     return buttons
-
-
-register(
-    ActionSpec(
-        kind=ActionKind.AUTOCALL_PUSH,
-        title=N_("Push an automated call"),
-        confirm_label=N_("Push the call"),
-        params=AutocallParams,
-        describe=describe_autocall,
-        execute=execute_autocall,
-        unknown_outcome=N_("the call may or may not have been placed"),
-        follow_ups=autocall_follow_ups,
-    )
-)
-register_form(Form(AUTOCALL_CALLBACK, check_form, build_form))
-
-HANDLERS = {"autocall": autocall}

@@ -33,14 +33,13 @@ from callcenter.models import Campaign
 from commands.calls.autocall import autocall_modal, fields_of, template_of
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.interactions import Click, Shortcut
 from commands.kernel.modals import modal
 from commands.kernel.phones import find_phones, rule_words, show_phone
 from commands.kernel.reply import OpenModal, Outcome, UpdateModal, context_line, error, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
 from commands.kernel.values import Token, Value, read
-from storage import Role
 
 CALL_BACK_SHORTCUT = "call_back"
 PICK_CALLBACK = "call_back_pick"
@@ -164,18 +163,3 @@ async def picked(ctx: CommandContext, click: Click) -> Outcome:
     if campaign is None:
         return UpdateModal(_modal(_(":warning: That campaign no longer exists.")))
     return UpdateModal(await form_for(cc, campaign, phone, ctx.channel_id))
-
-
-INTERACTIONS = Interactions(
-    shortcuts=(
-        OnShortcut(
-            CALL_BACK_SHORTCUT,
-            call_back,
-            "message",
-            "Call back with callops",
-            "Push an autocall to the phone number in this message.",
-            role=Role.OPERATOR,
-        ),
-    ),
-    clicks=(OnClick(PICK_ACTION, picked, role=Role.OPERATOR),),
-)

@@ -28,12 +28,11 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Reply, context_line, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import campaign_label, clip
 from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
-from storage import Role
 
 LISTEN_BUTTON = "autocall_listen"
 """Sends the requester the preview spoken, as an audio file in a direct message."""
@@ -136,7 +135,3 @@ async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
     if not sent:
         return error(_("I could not send you the audio in a direct message."))
     return notice(_("I sent you the audio in a direct message."), emoji=":speaker:")
-
-
-HANDLERS = {"listen": listen}
-INTERACTIONS = Interactions(clicks=(OnClick(LISTEN_BUTTON, listen_clicked, role=Role.VIEWER),))

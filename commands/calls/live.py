@@ -207,6 +207,3 @@ async def _directory(ctx: CommandContext) -> list[User] | None:
         return [u async for u in ctx.client().users.iterate(page_size=100)]
     except errors.CallCenterError:
         return None
-
-
-HANDLERS = {"calls": live_calls}

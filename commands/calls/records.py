@@ -18,7 +18,7 @@ from slack_sdk.models.blocks import ButtonElement
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import quote_word
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.periods import format_moment
 from commands.kernel.reply import Outcome, Rerun, notice
 
@@ -57,6 +57,3 @@ async def find_records_clicked(ctx: CommandContext, click: Click) -> Outcome:
     except ValidationError:
         return notice(_("This button is out of date; run the command again."), emoji=":warning:")
     return Rerun(records_command(ref, ctx), replace_original=False)
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(FIND_RECORDS_BUTTON, find_records_clicked),))

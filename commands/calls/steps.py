@@ -22,11 +22,10 @@ from commands.calls.preview import value_problems
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
+from commands.kernel.interactions import StepParam, StepRun
 from commands.kernel.phones import normalize_phone
 from commands.kernel.reply import Outcome, Reply, StepFailed
 from commands.kernel.resolve import all_campaigns
-from storage import Role
 
 AUTOCALL_STEP = "autocall_push"
 
@@ -101,18 +100,3 @@ async def push(ctx: CommandContext, run: StepRun) -> Outcome:
     values = {n: given[n] for n in names}
     proposal = push_proposal(campaign, template, phone, values)
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)
-
-
-INTERACTIONS = Interactions(
-    steps=(
-        OnStep(
-            AUTOCALL_STEP,
-            push,
-            "Push an autocall",
-            "Call a customer now from a callops autocall campaign, with the template's values.",
-            INPUTS,
-            OUTPUTS,
-            role=Role.OPERATOR,
-        ),
-    )
-)

@@ -40,18 +40,16 @@ from callcenter.models import ActiveCall, User
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form as ModalForm
-from commands.kernel.forms import register_form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
-from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.interactions import Click, FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
@@ -59,7 +57,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice, section
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
-from storage import ActionKind, Role
+from storage import Role
 
 TRANSFER_BUTTON = "call_transfer"
 """Each live call's button is ``call_transfer_<row>``; its value names the call."""
@@ -476,29 +474,8 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     return Proposal(ActionKind.CALL_TRANSFER, _params(call, chosen_extension(values)[0], leg))
 
 
-register(
-    ActionSpec(
-        kind=ActionKind.CALL_TRANSFER,
-        title=N_("Transfer a live call"),
-        confirm_label=N_("Transfer"),
-        params=TransferParams,
-        describe=describe_transfer,
-        execute=execute_transfer,
-        unknown_outcome=N_("the call may or may not have been transferred"),
-    )
-)
-register_form(ModalForm(TRANSFER_CALLBACK, check_form, build_form, verify=verify_form))
-
-HANDLERS = {"transfer": transfer}
-
-
 async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """A live call's Transfer button opens its form: the trigger id lives 3 seconds, so
     the only thing asked of the service first is the directory, within a deadline."""
     owners = await read_directory(ctx.client())
     return OpenModal(transfer_modal(read_button_value(click.value), ctx.channel_id, owners))
-
-
-INTERACTIONS = Interactions(
-    clicks=(OnClick(TRANSFER_BUTTON, transfer_clicked, role=TRANSFER_ROLE, numbered=True),)
-)

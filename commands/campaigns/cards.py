@@ -29,7 +29,7 @@ from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
@@ -554,9 +554,6 @@ async def _lead_list(cc: CallCenter, campaign: Campaign) -> tuple[LeadList | Non
         )
 
 
-HANDLERS = {"campaigns": list_campaigns, "campaign": show_campaign}
-
-
 async def open_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Open (a listing, a digest, an alert): the campaign's card, as a new message."""
     return Rerun(f"campaign {token(click.value)}", replace_original=False)
@@ -569,12 +566,3 @@ async def refresh_clicked(ctx: CommandContext, click: Click) -> Outcome:
 async def choose_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """One of "Which one?"'s buttons: the command it carries, now with one campaign."""
     return Rerun(command_text(click.value))
-
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(OPEN_ACTION, open_clicked, numbered=True),
-        OnClick(REFRESH_ACTION, refresh_clicked),
-        OnClick(CHOOSE_ACTION, choose_clicked, numbered=True),
-    )
-)

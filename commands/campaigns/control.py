@@ -15,15 +15,9 @@ from typing import Any, Literal
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign
-from commands.approvals.actions import (
-    ActionRefused,
-    ActionResult,
-    ActionSpec,
-    ExecutionEnv,
-    register,
-)
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
-from commands.approvals.observe import Observation, register_observer
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -41,7 +35,6 @@ from commands.rules.dialing_hours import (
     outside_warning,
 )
 from commands.rules.guard import is_advertising, window_words
-from storage import ActionKind
 from storage.offload import off_loop
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -371,51 +364,3 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
         )
     )
     return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
-
-
-for _kind, _title, _label, _unknown in (
-    (
-        ActionKind.CAMPAIGN_START,
-        N_("Start campaign"),
-        N_("Start"),
-        N_("the campaign may or may not have started"),
-    ),
-    (
-        ActionKind.CAMPAIGN_PAUSE,
-        N_("Pause campaign"),
-        N_("Pause"),
-        N_("the campaign may or may not be paused"),
-    ),
-    (
-        ActionKind.CAMPAIGN_STOP,
-        N_("Stop campaign"),
-        N_("Stop"),
-        N_("the campaign may or may not be stopped"),
-    ),
-):
-    register(
-        ActionSpec(
-            kind=_kind,
-            title=_title,
-            confirm_label=_label,
-            params=ControlParams,
-            describe=describe_control,
-            execute=execute_control,
-            unknown_outcome=_unknown,
-        )
-    )
-    register_observer(_kind, observe_control)
-register(
-    ActionSpec(
-        kind=ActionKind.CAMPAIGN_PAUSE_ALL,
-        title=N_("Pause all campaigns"),
-        confirm_label=N_("Pause all"),
-        params=PauseAllParams,
-        describe=describe_pause_all,
-        execute=execute_pause_all,
-        unknown_outcome=N_("some campaigns may or may not be paused"),
-    )
-)
-register_observer(ActionKind.CAMPAIGN_PAUSE_ALL, observe_pause_all)
-
-HANDLERS = {"start": start, "pause": pause, "stop": stop, "pause all": pause_all}

@@ -12,10 +12,9 @@ from commands.approvals.steps import request_from_step
 from commands.campaigns.control import Status, proposal_for
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
+from commands.kernel.interactions import StepParam, StepRun
 from commands.kernel.reply import Outcome, StepCompleted, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
-from storage import Role
 
 START_STEP = "campaign_start"
 PAUSE_STEP = "campaign_pause"
@@ -63,36 +62,3 @@ async def pause(ctx: CommandContext, run: StepRun) -> Outcome:
 
 async def stop(ctx: CommandContext, run: StepRun) -> Outcome:
     return await _control(ctx, run, "stop")
-
-
-INTERACTIONS = Interactions(
-    steps=(
-        OnStep(
-            START_STEP,
-            start,
-            "Start a campaign",
-            "Start a callops campaign dialing (with the approval your workspace asks for).",
-            (CAMPAIGN,),
-            OUTPUTS,
-            role=Role.OPERATOR,
-        ),
-        OnStep(
-            PAUSE_STEP,
-            pause,
-            "Pause a campaign",
-            "Pause a callops campaign: no new calls; calls in progress finish.",
-            (CAMPAIGN,),
-            OUTPUTS,
-            role=Role.OPERATOR,
-        ),
-        OnStep(
-            STOP_STEP,
-            stop,
-            "Stop a campaign",
-            "Stop a callops campaign; starting it again begins a new run.",
-            (CAMPAIGN,),
-            OUTPUTS,
-            role=Role.OPERATOR,
-        ),
-    )
-)

@@ -21,11 +21,11 @@ from callcenter.models import Campaign
 from commands.approvals.cards import open_for, status_line
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import RequestRefused, needs_second_person
-from commands.campaigns.cards import CONTROL_ACTION, CONTROL_ROLE, show_campaign
+from commands.campaigns.cards import show_campaign
 from commands.campaigns.control import ALREADY, Status, proposal_for
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Reply, context_line, error, notice
 from commands.kernel.text import code, escape, truncate
 from storage import ApprovalState
@@ -83,12 +83,3 @@ async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
     if needs_second_person(current) or current.state is ApprovalState.PENDING or progress.late:
         return progress.reply
     return await redrawn(ctx, campaign, status_line(current, ctx.tz))
-
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(
-            CONTROL_ACTION, switch_clicked, role=CONTROL_ROLE, suffixes=("start", "pause", "stop")
-        ),
-    )
-)

@@ -48,7 +48,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext, use_audience
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Post, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
@@ -70,7 +70,7 @@ from commands.kernel.text import (
 from commands.kernel.values import token
 from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
-from storage import Alert, Role, Storage
+from storage import Alert, Storage
 from storage.offload import off_loop
 
 SNOOZE_HOUR_ACTION = "alert_snooze_1h"
@@ -473,9 +473,6 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     return notice(_("Alert {id} removed.").format(id=code(alert.id)), emoji=":wastebasket:")
 
 
-HANDLERS = {"alert add": add, "alert list": list_alerts, "alert remove": remove}
-
-
 async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Snooze on an alert: silent until then, and said in the alert's thread."""
     storage = _store(ctx)
@@ -508,11 +505,3 @@ def _store(ctx: CommandContext) -> Storage:
     if ctx.storage is None:
         raise RuntimeError("alerts need the app's database")
     return ctx.storage
-
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(SNOOZE_HOUR_ACTION, snooze_clicked, role=Role.OPERATOR),
-        OnClick(SNOOZE_TOMORROW_ACTION, snooze_clicked, role=Role.OPERATOR),
-    )
-)

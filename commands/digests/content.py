@@ -38,7 +38,7 @@ from commands.digests.schedules import DigestPeriod
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.periods import Window
 from commands.kernel.reply import Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
@@ -584,6 +584,3 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return Post(channel, reply, thread_ts=ts, otherwise=replace(reply, ephemeral=True))
     reply.ephemeral = True
     return reply
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(FULL_REPORT_ACTION, full_report_clicked),))

@@ -44,7 +44,7 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext, DigestActions, DigestPostError
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
@@ -56,7 +56,7 @@ from commands.kernel.resolve import (
 from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.guard import refused_between
-from storage import DigestSchedule, Role, Storage
+from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
 
@@ -501,18 +501,3 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         note = _("Preview, only you can see it.")
     reply.blocks.insert(1, context_line(note))
     return reply
-
-
-INTERACTIONS = Interactions(
-    clicks=(OnClick(UP_TO_NOW_ACTION, up_to_now_clicked, role=Role.OPERATOR),)
-)
-
-HANDLERS = {
-    "digest add": add,
-    "digest list": list_digests,
-    "digest remove": remove,
-    "digest pause": pause,
-    "digest resume": resume,
-    "digest run": run,
-    "digest preview": preview,
-}

@@ -32,15 +32,14 @@ from callcenter.rules import check_group_name, check_name
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.kinds import ActionKind
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, register_form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
@@ -51,7 +50,6 @@ from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
-from storage import ActionKind
 
 GROUP_CALLBACK = "group_edit_form"
 NAME_RULE = N_("letters, digits, spaces, dots, hyphens and underscores")
@@ -488,30 +486,3 @@ async def execute_group_update(params: GroupUpdateParams, env: ExecutionEnv) -> 
         ),
         data={"group_uuid": params.group_uuid},
     )
-
-
-register(
-    ActionSpec(
-        kind=ActionKind.GROUP_CREATE,
-        title=N_("Create a group"),
-        confirm_label=N_("Create the group"),
-        params=GroupCreateParams,
-        describe=describe_group_create,
-        execute=execute_group_create,
-        unknown_outcome=N_("the group may or may not have been created"),
-    )
-)
-register(
-    ActionSpec(
-        kind=ActionKind.GROUP_UPDATE,
-        title=N_("Change a group"),
-        confirm_label=N_("Save the group"),
-        params=GroupUpdateParams,
-        describe=describe_group_update,
-        execute=execute_group_update,
-        unknown_outcome=N_("the group may or may not have been changed"),
-    )
-)
-register_form(Form(GROUP_CALLBACK, check_group_form, build_group_form))
-
-HANDLERS = {"group add": group_add, "group edit": group_edit}

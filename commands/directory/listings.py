@@ -407,13 +407,3 @@ async def blacklist(ctx: CommandContext, args: list[str]) -> Reply:
     _no_args("blacklist", args)
     page = await ctx.client().blacklist.list(limit=PAGE_SIZE, offset=ctx.offset)
     return blacklist_reply(page.data, total=page.total, offset=ctx.offset)
-
-
-HANDLERS = {
-    "users": users,
-    "groups": groups,
-    "templates": templates,
-    "carriers": carriers,
-    "gateways": gateways,
-    "blacklist": blacklist,
-}

@@ -30,16 +30,15 @@ from callcenter.models import User, UserUpdate
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
+from commands.approvals.kinds import ActionKind
 from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, register_form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
@@ -47,7 +46,6 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error
 from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
-from storage import ActionKind, Role
 
 USER_CALLBACK = "user_edit_form"
 LEVELS = ("admin", "agent")
@@ -348,19 +346,3 @@ async def execute_user_update(params: UserUpdateParams, env: ExecutionEnv) -> Ac
         ),
         data={"user_uuid": uuid},
     )
-
-
-register(
-    ActionSpec(
-        kind=ActionKind.USER_UPDATE,
-        title=N_("Change a user"),
-        confirm_label=N_("Save the user"),
-        params=UserUpdateParams,
-        describe=describe_user_update,
-        execute=execute_user_update,
-        unknown_outcome=N_("the user may or may not have been changed"),
-    )
-)
-register_form(Form(USER_CALLBACK, check_user_form, build_user_form, role=Role.ADMIN))
-
-HANDLERS = {"user edit": user_edit}

@@ -37,14 +37,6 @@ class Form:
     """Run after ``check`` passed and before the ack; must answer within ~2 seconds."""
 
 
-FORMS: dict[str, Form] = {}
-
-
-def register_form(form: Form) -> Form:
-    FORMS[form.callback_id] = form
-    return form
-
-
 def text(values: FormValues, block: str) -> str:
     value = values.get(block)
     return str(value).strip() if isinstance(value, str) else ""

@@ -21,9 +21,12 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from commands.kernel import paging
 from commands.kernel.catalog import COMMANDS, CommandSpec, heads, match, role_allows
 from commands.kernel.context import CommandContext
+from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
+from commands.kernel.interactions import OnClick
 from commands.kernel.matching import alternatives, fold, scored_choices
 from commands.kernel.reply import WRITING_TOPIC, Reply, context_line, section
 from commands.kernel.text import code, escape, truncate
@@ -317,4 +320,19 @@ def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
     )
 
 
-HANDLERS = {"help": help_command}
+FAMILY = Family(
+    "help",
+    commands=(
+        CommandSpec(
+            "help",
+            "tro-giup",
+            N_("help [command]"),
+            N_("List the commands, or explain one."),
+            Role.VIEWER,
+            family="general",
+            handler=help_command,
+        ),
+    ),
+    clicks=(OnClick(paging.PAGE_ACTION, paging.page_clicked, suffixes=("prev", "next")),),
+)
+"""``help``, and the Previous / Next buttons of every paged reply."""

@@ -1,11 +1,11 @@
 """Clicks, form submissions, shortcuts and workflow steps, declared by their family.
 
 A typed command is found in the catalog; everything else a person can do is found here.
-Each family module lists what it answers in ``INTERACTIONS``: the action ids of its
-buttons, the callback ids of its modals, its shortcuts (message or global) and its
-Workflow Builder steps, each with its handler and the least role that may use it.  The
-ids are defined in the family module next to the handler, and ``bot/`` registers every
-declared id generically: it never names one itself.
+Each family's ``FAMILY`` (``commands/<package>/family.py``) lists what it answers: the
+action ids of its buttons, the callback ids of its modals, its shortcuts (message or
+global) and its Workflow Builder steps, each with its handler and the least role that may
+use it.  The ids are defined in the module next to the handler, and ``bot/`` registers
+every declared id generically: it never names one itself.
 
 Handlers have the shape of a typed command's: ``(ctx, click) -> Outcome``,
 ``(ctx, submission) -> Outcome``, ``(ctx, shortcut) -> Outcome`` and
@@ -15,6 +15,7 @@ its failures the same way for every surface.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -210,17 +211,18 @@ class OnClick:
     audit_as: str | None = None
     """The audit log's name for a refused click (default: the action id)."""
 
-    def pattern(self) -> re.Pattern[str]:
-        tail = ""
-        if self.suffixes:
-            tail = "_(" + "|".join(re.escape(s) for s in self.suffixes) + ")"
-        elif self.numbered:
-            tail = r"_\d+"
-        return re.compile(f"^{re.escape(self.action_id)}{tail}$")
+    def ids(self) -> tuple[str, ...]:
+        """The exact action ids it answers (a numbered one has no fixed id)."""
+        if self.numbered:
+            return ()
+        return tuple(f"{self.action_id}_{s}" for s in self.suffixes) or (self.action_id,)
 
-    def suffix(self, action_id: str) -> str:
-        """The part after ``action_id_`` (``start`` of ``campaign_control_start``)."""
-        return action_id[len(self.action_id) + 1 :]
+    def matcher(self) -> str | re.Pattern[str]:
+        """What Bolt routes on: the exact id, or a pattern for a numbered or suffixed one."""
+        if not (self.numbered or self.suffixes):
+            return self.action_id
+        tail = r"\d+" if self.numbered else "(" + "|".join(map(re.escape, self.suffixes)) + ")"
+        return re.compile(f"^{re.escape(self.action_id)}_{tail}$")
 
 
 @dataclass(frozen=True)
@@ -313,18 +315,32 @@ class OnStep:
 
 @dataclass(frozen=True)
 class Interactions:
+    """Every button, form, shortcut and step of the app, gathered from the families and
+    looked up by the id Slack sends (exactly; a numbered button by what precedes its
+    number)."""
+
     clicks: tuple[OnClick, ...] = ()
     submissions: tuple[OnSubmit, ...] = ()
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
 
-    def __add__(self, other: Interactions) -> Interactions:
-        return Interactions(
-            clicks=self.clicks + other.clicks,
-            submissions=self.submissions + other.submissions,
-            shortcuts=self.shortcuts + other.shortcuts,
-            steps=self.steps + other.steps,
-        )
+    @functools.cached_property
+    def _clicks(self) -> dict[str, OnClick]:
+        return {i: route for route in self.clicks for i in route.ids() or (route.action_id + "_#",)}
+
+    def click(self, action_id: str) -> OnClick | None:
+        head, _, number = action_id.rpartition("_")
+        found = self._clicks.get(action_id)
+        return found or (self._clicks.get(head + "_#") if number.isdigit() else None)
+
+    def submission(self, callback_id: str) -> OnSubmit | None:
+        return next((r for r in self.submissions if r.callback_id == callback_id), None)
+
+    def shortcut(self, callback_id: str) -> OnShortcut | None:
+        return next((r for r in self.shortcuts if r.callback_id == callback_id), None)
+
+    def step(self, callback_id: str) -> OnStep | None:
+        return next((r for r in self.steps if r.callback_id == callback_id), None)
 
 
 def read_state(view: Mapping[str, Any]) -> FormValues:

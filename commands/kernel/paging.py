@@ -14,7 +14,7 @@ from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock
 
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Rerun, context_line
 from commands.kernel.text import number
 from commands.kernel.values import Text, Value, compact_json, read
@@ -104,6 +104,3 @@ async def page_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Previous/Next: the same command again, from the offset the button carries."""
     command, offset = read_page_value(click.value)
     return Rerun(command, offset=offset)
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(PAGE_ACTION, page_clicked, suffixes=("prev", "next")),))

@@ -3,7 +3,7 @@
 It lives in the kernel because forms (kernel) and every family that changes the phone
 system produce one, and the approvals package turns it into a request.  Each kind of
 action has its own parameters model (a subclass of ``ActionParams``), defined next to its
-executor and registered with it in ``commands.approvals.actions``.
+executor and declared with it in its family's ``ActionSpec``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from storage import ActionKind
+from commands.approvals.kinds import ActionKind
 
 
 class ActionParams(BaseModel):

@@ -27,17 +27,16 @@ from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.forms import Form, register_form, text
+from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _
-from commands.kernel.interactions import Click, FormValues, Interactions, Meta, OnClick
+from commands.kernel.interactions import Click, FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.phones import (
     blocked_numbers,
@@ -54,7 +53,7 @@ from commands.kernel.values import Metadata, Token, Value, compact_json, read, r
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
-from storage import ActionKind, Approval, Role
+from storage import Approval, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
@@ -324,20 +323,6 @@ def lead_follow_ups(approval: Approval) -> list[ButtonElement]:
     return [open_lead_button(lead)] if is_uuid(lead) else []
 
 
-register(
-    ActionSpec(
-        kind=ActionKind.LEAD_INSERT,
-        title=N_("Add a lead"),
-        confirm_label=N_("Add the lead"),
-        params=LeadParams,
-        describe=describe_lead,
-        execute=execute_lead,
-        unknown_outcome=N_("the lead may or may not have been added"),
-        follow_ups=lead_follow_ups,
-    )
-)
-register_form(Form(LEAD_CALLBACK, check_form, build_form))
-
 # ``lead`` is answered by ``commands.leads.lead_card``: it opens a lead by its UUID and
 # hands everything else to ``insert_lead``.
 
@@ -346,8 +331,3 @@ async def add_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Add lead on a campaign card: the form at once (the trigger id lives 3 seconds)."""
     chosen = read_list_button(click.value)
     return OpenModal(lead_modal(chosen["list_uuid"], chosen["list_name"], ctx.channel_id))
-
-
-INTERACTIONS = Interactions(
-    clicks=(OnClick(ADD_LEAD_BUTTON, add_lead_clicked, role=ADD_LEAD_ROLE),)
-)

@@ -26,12 +26,12 @@ from callcenter.models import Lead
 from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Outcome, Reply, context_line, error, labelled, notice
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
-from commands.leads.lead_links import OPEN_LEAD_BUTTON, LeadRef, is_uuid
+from commands.leads.lead_links import LeadRef, is_uuid
 from commands.leads.lists import OPEN_LIST_BUTTON
 
 
@@ -115,7 +115,3 @@ async def open_lead_clicked(ctx: CommandContext, click: Click) -> Outcome:
             emoji=":mag:",
         )
     return lead_card(lead, ctx)
-
-
-HANDLERS = {"lead": lead_command}
-INTERACTIONS = Interactions(clicks=(OnClick(OPEN_LEAD_BUTTON, open_lead_clicked),))

@@ -24,7 +24,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.names import person_name
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, labelled, notice, section
 from commands.kernel.text import (
@@ -122,9 +122,6 @@ async def show_list(ctx: CommandContext, args: list[str]) -> Reply:
     return list_card(lead_list, ctx)
 
 
-HANDLERS = {"list": show_list}
-
-
 def totals_line(lead_list: LeadList) -> str:
     """The list's counts in one line, in the words and order of its card; counts of an
     upload that has not happened read as words, not as zeros and dashes."""
@@ -186,6 +183,3 @@ def campaign_list_blocks(
 async def open_list_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Open list on a campaign card: the list's own card, as a new message."""
     return Rerun(f"list {token(click.value)}", replace_original=False)
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(OPEN_LIST_BUTTON, open_list_clicked),))

@@ -11,12 +11,11 @@ from commands.approvals.steps import request_from_step
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
+from commands.kernel.interactions import StepParam, StepRun
 from commands.kernel.phones import normalize_phone, phone_problem
 from commands.kernel.reply import Outcome, Reply, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.leads.insert import fields_problem, lead_proposal, list_uuid_problem
-from storage import Role
 
 LEAD_STEP = "lead_add"
 
@@ -73,18 +72,3 @@ async def add_lead(ctx: CommandContext, run: StepRun) -> Outcome:
     if isinstance(proposal, Reply):
         return proposal
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)
-
-
-INTERACTIONS = Interactions(
-    steps=(
-        OnStep(
-            LEAD_STEP,
-            add_lead,
-            "Add a lead",
-            "Add one customer to a callops lead list, for the dialer to call.",
-            INPUTS,
-            OUTPUTS,
-            role=Role.OPERATOR,
-        ),
-    )
-)

@@ -27,16 +27,15 @@ from callcenter import errors
 from commands.approvals.actions import (
     ActionRefused,
     ActionResult,
-    ActionSpec,
     ExecutionEnv,
-    register,
 )
 from commands.approvals.cards import propose
+from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.i18n import _, ngettext
+from commands.kernel.interactions import Click
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, error, notice
@@ -53,7 +52,7 @@ from commands.leads.csv_check import (
 )
 from commands.leads.target import ListTarget, find_list
 from commands.rules.guard import DncLookup, dnc_for_list
-from storage import ActionKind, Role
+from storage import Role
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
 """A lead list's Upload leads button (on the campaign card); its value names the campaign."""
@@ -361,27 +360,7 @@ async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResul
     )
 
 
-register(
-    ActionSpec(
-        kind=ActionKind.LEAD_UPLOAD,
-        title=N_("Upload leads"),
-        confirm_label=N_("Upload the leads"),
-        params=UploadParams,
-        describe=describe_upload,
-        execute=execute_upload,
-        unknown_outcome=N_("the leads may or may not have been uploaded"),
-    )
-)
-
-HANDLERS = {"leads upload": upload}
-
-
 async def upload_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Upload leads on a campaign card: the command itself, so a CSV already shared here
     is checked at once, and otherwise the answer says how to share one."""
     return Rerun(f"leads upload {token(click.value)}", replace_original=False)
-
-
-INTERACTIONS = Interactions(
-    clicks=(OnClick(UPLOAD_LEADS_BUTTON, upload_clicked, role=UPLOAD_LEADS_ROLE),)
-)

@@ -36,15 +36,9 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
-from commands.approvals.actions import (
-    ActionRefused,
-    ActionResult,
-    ActionSpec,
-    ExecutionEnv,
-    register,
-)
+from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
-from commands.approvals.observe import Observation, register_observer
+from commands.approvals.kinds import ActionKind
 from commands.campaigns.control import CampaignRef
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
@@ -52,7 +46,7 @@ from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.matching import alternatives, suggest
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
@@ -63,7 +57,7 @@ from commands.kernel.resolve import (
     pick_campaign,
 )
 from commands.kernel.text import clip, code, escape, number, truncate
-from storage import ActionKind, NotificationRoute, Storage
+from storage import NotificationRoute, Storage
 from storage.offload import off_loop
 
 CALLBACK_PREFIX = "/callbacks/"
@@ -686,33 +680,5 @@ async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observati
     )
 
 
-register(
-    ActionSpec(
-        kind=ActionKind.NOTIFY_ROTATE,
-        title=N_("New callback URL"),
-        confirm_label=N_("Rotate the URL"),
-        params=RotateParams,
-        describe=describe_rotate,
-        execute=execute_rotate,
-        unknown_outcome=N_("some campaigns may or may not point at the new URL"),
-    )
-)
-register(
-    ActionSpec(
-        kind=ActionKind.NOTIFY_ATTACH,
-        title=N_("Campaign call-record callbacks"),
-        confirm_label=N_("Apply"),
-        params=AttachParams,
-        describe=describe_attach,
-        execute=execute_attach,
-        unknown_outcome=N_("the campaign's callback may or may not have changed"),
-    )
-)
-register_observer(ActionKind.NOTIFY_ATTACH, observe_attach)
-
-
 def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:
     return {c.campaign_uuid: c.campaign_name for c in campaigns}
-
-
-HANDLERS = {"notify": notify_command}

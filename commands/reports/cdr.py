@@ -432,6 +432,3 @@ async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, 
             ],
         )
     return records_reply(found, total=len(found), query=query, ctx=ctx, campaign_names=names)
-
-
-HANDLERS = {"cdr": call_records}

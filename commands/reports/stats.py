@@ -682,6 +682,3 @@ def with_note(reply: Reply, note: str) -> Reply:
         at -= 1
     reply.blocks.insert(at, context_line(note))
     return reply
-
-
-HANDLERS = {"stats": stats, "monitor": monitor, "agents": agents, "extensions": extensions}

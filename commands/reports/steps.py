@@ -11,7 +11,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Interactions, OnStep, StepParam, StepRun
+from commands.kernel.interactions import StepParam, StepRun
 from commands.kernel.periods import parse_period
 from commands.kernel.phones import normalize_phone, show_phone
 from commands.kernel.reply import Outcome, StepCompleted, StepFailed
@@ -19,7 +19,6 @@ from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import parse_service_time
 from commands.reports.cdr import parse_query
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
-from storage import Role
 
 FIGURES_STEP = "campaign_figures"
 CALL_LOOKUP_STEP = "call_lookup"
@@ -183,27 +182,3 @@ async def call_lookup(ctx: CommandContext, run: StepRun) -> Outcome:
             else "",
         }
     )
-
-
-INTERACTIONS = Interactions(
-    steps=(
-        OnStep(
-            FIGURES_STEP,
-            figures,
-            "Campaign figures",
-            "A callops autodialer campaign's calls, answers, rates and ready agents.",
-            FIGURE_INPUTS,
-            FIGURE_OUTPUTS,
-            role=Role.VIEWER,
-        ),
-        OnStep(
-            CALL_LOOKUP_STEP,
-            call_lookup,
-            "Latest call with a number",
-            "The latest callops call record for a phone number: status, duration, time.",
-            LOOKUP_INPUTS,
-            LOOKUP_OUTPUTS,
-            role=Role.VIEWER,
-        ),
-    )
-)

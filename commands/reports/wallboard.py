@@ -41,7 +41,7 @@ from commands.kernel.catalog import role_allows
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _
-from commands.kernel.interactions import Click, Interactions, OnClick, OnShortcut, Shortcut
+from commands.kernel.interactions import Click, Shortcut
 from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.phones import show_phone
@@ -523,20 +523,3 @@ async def status_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
 
 async def status_refreshed(ctx: CommandContext, click: Click) -> Outcome:
     return UpdateModal(await status_modal(ctx))
-
-
-INTERACTIONS = Interactions(
-    clicks=(
-        OnClick(REFRESH_ACTION, refresh_clicked),
-        OnClick(STATUS_REFRESH_ACTION, status_refreshed),
-    ),
-    shortcuts=(
-        OnShortcut(
-            STATUS_SHORTCUT,
-            status_shortcut,
-            "global",
-            "Call-center status",
-            "The callops wallboard: campaigns, live calls, agents and today's totals.",
-        ),
-    ),
-)

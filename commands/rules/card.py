@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import (
 from callcenter.models import Campaign
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.interactions import Click, Interactions, OnClick
+from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Rerun, context_line, error
 from commands.kernel.text import number
 from commands.kernel.values import Token, Value, read
@@ -96,6 +96,3 @@ async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
         "rules.advertising", {"campaign_uuid": value.campaign_uuid, "advertising": value.on}
     )
     return Rerun(f"campaign {value.campaign_uuid}")
-
-
-INTERACTIONS = Interactions(clicks=(OnClick(SWITCH, switch_clicked, role=Role.ADMIN),))

@@ -211,11 +211,3 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             "{n} row had no number.", "{n} rows had no number.", count.skipped
         ).format(n=number(count.skipped))
     return notice(text, emoji=":no_entry_sign:")
-
-
-HANDLERS = {
-    "dnc add": add,
-    "dnc remove": remove,
-    "dnc check": check,
-    "dnc upload": upload,
-}

@@ -202,11 +202,3 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
         ),
         emoji=":scales:",
     )
-
-
-HANDLERS = {
-    "rules": show,
-    "rules hours": hours,
-    "rules advertising": advertising,
-    "rules frequency": frequency,
-}

@@ -14,6 +14,8 @@ from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import update_policy
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
     AGENT,
@@ -25,7 +27,7 @@ from emulators.slack import (
     TEAM,
     SlackStandIn,
 )
-from storage import ActionKind, ApprovalState
+from storage import ApprovalState
 from tests.bot.approval_helpers import (
     SteppedClock,
     ask,
@@ -326,7 +328,7 @@ async def test_a_prompt_too_old_to_rewrite_is_corrected_when_withdraw_is_clicked
     """Slack lets a prompt be rewritten for 30 minutes; a request decided later (a long
     expiry) leaves the button, and its click shows how the request ended."""
     rt, clock = clocked
-    rt.storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
+    update_policy(rt.storage.policies, TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
     target, card = await requested_start(rt, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     clock.advance(40 * 60)

@@ -15,11 +15,12 @@ import pytest
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign, UserUpdate
+from commands.approvals.kinds import ActionKind
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from storage import ActionKind, ApprovalState, Role
+from storage import ApprovalState, Role
 from tests.bot.approval_helpers import (
     ask,
     audit_outcomes,
@@ -327,7 +328,7 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     assert len(pushes) == 1
     assert pushes[0]["body"]["param"] == {"name": "<!here>"}
     approval = app.storage.approvals.list(TEAM)[0]
-    assert approval.kind is ActionKind.AUTOCALL_PUSH and approval.state is ApprovalState.DONE
+    assert approval.kind == ActionKind.AUTOCALL_PUSH and approval.state is ApprovalState.DONE
     result = approval.result
     assert result["call_id"] in shown(done) and result["lead_uuid"] in shown(done)
     assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])

@@ -15,6 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from commands.approvals.kinds import ActionKind
 from commands.kernel.resolve import all_campaigns
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
@@ -26,7 +27,7 @@ from emulators.slack import (
     TEAM,
     SlackStandIn,
 )
-from storage import ActionKind, KindPolicy, Mode, Role
+from storage import KindPolicy, Mode, Role
 from tests.bot.feed_helpers import callback_url, feed_app, posted_record_ids, virtual_pace
 from tests.bot.test_commands_e2e import ask, expect_replies, mrkdwn, shown
 

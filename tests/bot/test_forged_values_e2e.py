@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runtime import Runtime
-from commands.dispatch import INTERACTIONS
+from commands.families import INTERACTIONS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
 from tests import strategies

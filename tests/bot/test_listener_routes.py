@@ -9,13 +9,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import create_app
 from bot.runtime import Runtime
-from commands.dispatch import (
-    INTERACTIONS,
-    click_route,
-    shortcut_route,
-    step_route,
-    submission_route,
-)
+from commands.families import INTERACTIONS
 from commands.kernel.interactions import OnClick
 from emulators.slack import TEAM
 
@@ -61,7 +55,7 @@ async def test_every_declared_click_is_registered_and_routed(app: Runtime) -> No
     assert INTERACTIONS.clicks, "the families declare buttons"
     for route in INTERACTIONS.clicks:
         action_id = concrete(route)
-        assert click_route(action_id) is route
+        assert INTERACTIONS.click(action_id) is route
         response = await bolt.async_dispatch(
             AsyncBoltRequest(body=click_body(action_id), mode="socket_mode")
         )
@@ -72,7 +66,7 @@ async def test_every_declared_form_is_registered_and_routed(app: Runtime) -> Non
     bolt = create_app(app)
     assert INTERACTIONS.submissions, "the families declare forms"
     for route in INTERACTIONS.submissions:
-        assert submission_route(route.callback_id) is route
+        assert INTERACTIONS.submission(route.callback_id) is route
         response = await bolt.async_dispatch(
             AsyncBoltRequest(body=submission_body(route.callback_id), mode="socket_mode")
         )
@@ -114,7 +108,7 @@ async def test_every_declared_shortcut_is_registered_and_routed(app: Runtime) ->
     bolt = create_app(app)
     assert {s.kind for s in INTERACTIONS.shortcuts} == {"message", "global"}
     for route in INTERACTIONS.shortcuts:
-        assert shortcut_route(route.callback_id) is route
+        assert INTERACTIONS.shortcut(route.callback_id) is route
         response = await bolt.async_dispatch(
             AsyncBoltRequest(body=shortcut_body(route.callback_id, route.kind), mode="socket_mode")
         )
@@ -125,7 +119,7 @@ async def test_every_declared_step_is_registered_and_routed(app: Runtime) -> Non
     bolt = create_app(app)
     assert len(INTERACTIONS.steps) == 7
     for route in INTERACTIONS.steps:
-        assert step_route(route.callback_id) is route
+        assert INTERACTIONS.step(route.callback_id) is route
         response = await bolt.async_dispatch(
             AsyncBoltRequest(body=step_body(route.callback_id), mode="socket_mode")
         )
@@ -138,7 +132,7 @@ async def test_every_declared_step_is_registered_and_routed(app: Runtime) -> Non
 
 async def test_an_undeclared_id_reaches_no_listener(app: Runtime) -> None:
     bolt = create_app(app)
-    assert click_route("nobody_declared_this") is None
+    assert INTERACTIONS.click("nobody_declared_this") is None
     response = await bolt.async_dispatch(
         AsyncBoltRequest(body=click_body("nobody_declared_this"), mode="socket_mode")
     )

@@ -10,11 +10,13 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from commands.approvals.kinds import ActionKind
+from commands.approvals.workflow import update_policy
 from commands.directory.listings import placeholders
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.workflows import StepRun
-from storage import WORKFLOWS, ActionKind, ApprovalState, Mode, Role
+from storage import WORKFLOWS, ApprovalState, Mode, Role
 from tests.bot.approval_helpers import (
     SteppedClock,
     button_ids,
@@ -371,7 +373,7 @@ async def test_the_approval_card_needs_an_approvals_channel(
 
 def no_approvals(rt: Runtime) -> None:
     for kind in (ActionKind.AUTOCALL_PUSH, ActionKind.LEAD_INSERT):
-        rt.storage.policies.update(TEAM, kind, mode=Mode.NONE)
+        update_policy(rt.storage.policies, TEAM, kind, mode=Mode.NONE)
 
 
 async def first_autocall(pbx: EmulatorServer) -> tuple[Campaign, list[str]]:

@@ -10,11 +10,12 @@ import pytest
 
 from commands.approvals import actions
 from commands.approvals.cards import card
+from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import open_request
 from commands.calls.transfer import TransferParams
 from commands.campaigns.control import ControlParams
 from commands.kernel.proposal import Proposal
-from storage import ActionKind, Approval, Mode, Role, Storage, params_hash
+from storage import Approval, Mode, Role, Storage, params_hash
 from tests.commands.helpers import visible
 
 STORED: list[tuple[ActionKind, dict[str, Any]]] = [

@@ -14,12 +14,14 @@ from commands.admin.policy import parse_kind
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv
 from commands.approvals.cards import card, deny_modal, propose
+from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     DENY_ACTION,
     RequestRefused,
     open_request,
     run_approved,
+    update_policy,
 )
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
@@ -29,7 +31,7 @@ from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
 from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
-from storage import ActionKind, Approval, ApprovalState, Mode, Role, Storage
+from storage import Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError
 from tests.commands.helpers import decide_as, dumps
 
@@ -62,7 +64,7 @@ def ask(storage: Storage, proposal: Proposal, role: Role = Role.OPERATOR) -> tup
 def test_viewers_and_roles_below_the_policy_cannot_ask(storage: Storage) -> None:
     with pytest.raises(RequestRefused, match="Viewers can look but not act"):
         ask(storage, start_of("x"), role=Role.VIEWER)
-    storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, min_role=Role.ADMIN)
+    update_policy(storage.policies, TEAM, ActionKind.CAMPAIGN_START, min_role=Role.ADMIN)
     with pytest.raises(RequestRefused, match="only admins"):
         ask(storage, start_of("x"))
     assert [e.outcome for e in storage.audit.entries(TEAM)] == ["refused", "refused"]
@@ -105,7 +107,7 @@ async def test_a_write_whose_answer_was_lost_is_not_retried_and_says_so(
 async def test_a_policy_of_none_runs_at_once_and_shows_the_result(
     storage: Storage, cc: CallCenter, pbx: EmulatorServer
 ) -> None:
-    storage.policies.update(TEAM, ActionKind.CAMPAIGN_START, mode=Mode.NONE)
+    update_policy(storage.policies, TEAM, ActionKind.CAMPAIGN_START, mode=Mode.NONE)
     ctx = CommandContext(
         team_id=TEAM,
         user_id=ASKER,
@@ -141,11 +143,13 @@ def test_each_state_reads_plainly_and_only_a_pending_approval_has_buttons(
     assert modal["callback_id"] == "approval_deny_reason"
 
 
-def test_every_action_kind_of_this_family_is_registered() -> None:
+def test_every_action_kind_of_this_family_is_declared() -> None:
     for kind in ActionKind:
         if kind.value.startswith("notify."):
             continue
         assert actions.spec_for(kind).kind is kind
+    with pytest.raises(LookupError):
+        actions.spec_for("campaign.explode")
 
 
 def test_policy_words_are_read_forgivingly() -> None:

@@ -10,11 +10,12 @@ from sqlalchemy import update
 from callcenter import CallCenter
 from callcenter.models import User
 from commands.approvals.actions import ExecutionEnv
+from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import cancel, expire_due, open_request, run_approved
 from commands.directory.users import UserUpdateParams, settings_of
 from commands.kernel.proposal import Proposal
 from emulators.pbx.testing import EmulatorServer
-from storage import ActionKind, Approval, ApprovalState, Role, Storage
+from storage import Approval, ApprovalState, Role, Storage
 from storage.schema import approvals
 from tests.commands.helpers import decide_as
 

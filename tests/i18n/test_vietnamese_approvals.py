@@ -19,6 +19,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from commands.approvals.cards import asked, card, concluded, deny_modal, outcome_note, prompt
+from commands.approvals.kinds import ActionKind
 from commands.approvals.recovery import recovered_note
 from commands.approvals.workflow import (
     RequestRefused,
@@ -34,7 +35,7 @@ from commands.campaigns.control import ControlParams
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import StepFailed
-from storage import ActionKind, Approval, Role, SecretBox, Storage
+from storage import Approval, Role, SecretBox, Storage
 from tests.i18n.shown import data_words, english_left, shown
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import multiprocessing
 from typing import Any
 
-from storage import ActionKind, ApprovalState, Role, SecretBox, Storage
+from commands.approvals.kinds import ActionKind
+from storage import ApprovalState, Role, SecretBox, Storage
 from tests.storage import race_worker
 
 ROUNDS = 150

@@ -3,7 +3,8 @@ address of the requester's prompt, used once and only while Slack still honours 
 
 from __future__ import annotations
 
-from storage import ActionKind, Approval, Role, Storage
+from commands.approvals.kinds import ActionKind
+from storage import Approval, Role, Storage
 from tests.storage.conftest import FakeClock, raw
 
 T = "T1"

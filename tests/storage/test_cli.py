@@ -14,9 +14,9 @@ import pytest
 from cryptography.fernet import Fernet
 
 from callcenter import CallCenter, errors
+from commands.approvals.kinds import ActionKind
 from storage import (
     LATEST_VERSION,
-    ActionKind,
     ApprovalState,
     Database,
     InstallationRecord,

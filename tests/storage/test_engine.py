@@ -16,9 +16,9 @@ import psycopg
 import pytest
 from sqlalchemy.exc import DBAPIError
 
+from commands.approvals.kinds import ActionKind
 from storage import (
     LATEST_VERSION,
-    ActionKind,
     InstallationRecord,
     PushedMessage,
     Role,

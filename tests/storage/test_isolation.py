@@ -9,7 +9,8 @@ import pytest
 
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter
-from storage import ActionKind, Role, Storage
+from commands.approvals.kinds import ActionKind
+from storage import Role, Storage
 from storage.errors import NotFoundError
 
 A, B = "T_ALPHA", "T_BETA"

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from storage import ActionKind, InstallationRecord, Role, SecretBox, Storage
+from commands.approvals.kinds import ActionKind
+from storage import InstallationRecord, Role, SecretBox, Storage
 from tests.postgres import PostgresServer
 from tests.storage.conftest import Cli, sqlite_path
 

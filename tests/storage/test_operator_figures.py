@@ -3,7 +3,8 @@ oldest post, and approval requests by state, over every workspace, on both engin
 
 from __future__ import annotations
 
-from storage import ActionKind, ApprovalState, Role, Storage
+from commands.approvals.kinds import ActionKind
+from storage import ApprovalState, Role, Storage
 from tests.storage.conftest import FakeClock
 
 

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from storage import ADMINS, DEFAULT_POLICY, ActionKind, KindPolicy, Mode, Role, Storage
+from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
+from commands.approvals.workflow import all_policies, policy_for, update_policy
+from storage import ADMINS, KindPolicy, Mode, Role, Storage
 from storage.errors import InvalidValueError
 
 
@@ -84,19 +86,21 @@ def test_a_team_can_override_one_kind_without_touching_others(store: Storage) ->
     named = KindPolicy(Mode.APPROVAL, approvers=("U7", "U8"), allow_self_approval=True)
     store.policies.set("T1", ActionKind.LEAD_UPLOAD, named, updated_by="U0")
 
-    assert store.policies.get("T1", ActionKind.LEAD_UPLOAD) == named
+    assert policy_for(store.policies, "T1", ActionKind.LEAD_UPLOAD) == named
     assert (
-        store.policies.get("T2", ActionKind.LEAD_UPLOAD) == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
+        policy_for(store.policies, "T2", ActionKind.LEAD_UPLOAD)
+        == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
     )
-    merged = store.policies.all("T1")
+    merged = all_policies(store.policies, "T1")
     assert merged[ActionKind.LEAD_UPLOAD] == named
     assert merged[ActionKind.CAMPAIGN_START] == DEFAULT_POLICY[ActionKind.CAMPAIGN_START]
 
-    updated = store.policies.update("T1", ActionKind.LEAD_UPLOAD, expiry_seconds=600)
+    updated = update_policy(store.policies, "T1", ActionKind.LEAD_UPLOAD, expiry_seconds=600)
     assert updated.expiry_seconds == 600 and updated.approvers == ("U7", "U8")
     store.policies.reset("T1", ActionKind.LEAD_UPLOAD)
     assert (
-        store.policies.get("T1", ActionKind.LEAD_UPLOAD) == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
+        policy_for(store.policies, "T1", ActionKind.LEAD_UPLOAD)
+        == DEFAULT_POLICY[ActionKind.LEAD_UPLOAD]
     )
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from cryptography.fernet import Fernet
 
-from storage import ActionKind, InstallationRecord, SecretBox, Storage, rotate_secrets
+from commands.approvals.kinds import ActionKind
+from storage import InstallationRecord, SecretBox, Storage, rotate_secrets
 from storage.errors import InvalidSecretKeyError, MissingSecretKeyError, SecretDecryptError
 from storage.secrets import secret_columns
 from tests.storage.conftest import raw

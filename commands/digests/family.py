@@ -1,0 +1,107 @@
+"""The digests family: scheduled digests, alerts, and the buttons on what they post."""
+
+from __future__ import annotations
+
+from commands.digests import alerts, content, manage
+from commands.kernel.catalog import CommandSpec
+from commands.kernel.family import Family
+from commands.kernel.i18n import N_
+from commands.kernel.interactions import OnClick
+from storage import Role
+
+FAMILY = Family(
+    "digests",
+    commands=(
+        CommandSpec(
+            "digest add",
+            "ban-tin them",
+            N_(
+                "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
+                " [campaign ...] [sections=totals,campaigns,agents,chart] [lang=vi|en]"
+            ),
+            N_("Schedule a statistics digest."),
+            Role.OPERATOR,
+            ("digest add #digests daily 08:00", 'digest add #digests "0 8 * * 1-5" Summer'),
+            handler=manage.add,
+        ),
+        CommandSpec(
+            "digest list",
+            "ban-tin danh-sach",
+            "digest list",
+            N_("Scheduled digests."),
+            Role.VIEWER,
+            handler=manage.list_digests,
+        ),
+        CommandSpec(
+            "digest remove",
+            "ban-tin xoa",
+            "digest remove <id>",
+            N_("Delete a digest."),
+            Role.OPERATOR,
+            handler=manage.remove,
+        ),
+        CommandSpec(
+            "digest pause",
+            "ban-tin tam-dung",
+            "digest pause <id>",
+            N_("Pause a digest."),
+            Role.OPERATOR,
+            handler=manage.pause,
+        ),
+        CommandSpec(
+            "digest resume",
+            "ban-tin tiep-tuc",
+            "digest resume <id>",
+            N_("Resume a digest."),
+            Role.OPERATOR,
+            handler=manage.resume,
+        ),
+        CommandSpec(
+            "digest run",
+            "ban-tin gui",
+            "digest run <id>",
+            N_("Post a digest now."),
+            Role.OPERATOR,
+            handler=manage.run,
+        ),
+        CommandSpec(
+            "digest preview",
+            "ban-tin xem-truoc",
+            "digest preview [id]",
+            N_("Show a digest to you only."),
+            Role.VIEWER,
+            handler=manage.preview,
+        ),
+        CommandSpec(
+            "alert add",
+            "canh-bao them",
+            N_("alert add #channel <metric> <op> <value> [campaign] [window] [lang=vi|en]"),
+            N_("Alert a channel when a statistic crosses a threshold."),
+            Role.OPERATOR,
+            ("alert add #call-center dropped_rate > 5",),
+            handler=alerts.add,
+        ),
+        CommandSpec(
+            "alert list",
+            "canh-bao danh-sach",
+            "alert list",
+            N_("Threshold alerts."),
+            Role.VIEWER,
+            handler=alerts.list_alerts,
+        ),
+        CommandSpec(
+            "alert remove",
+            "canh-bao xoa",
+            "alert remove <id>",
+            N_("Delete an alert."),
+            Role.OPERATOR,
+            handler=alerts.remove,
+        ),
+    ),
+    clicks=(
+        OnClick(manage.UP_TO_NOW_ACTION, manage.up_to_now_clicked, role=Role.OPERATOR),
+        OnClick(alerts.SNOOZE_HOUR_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
+        OnClick(alerts.SNOOZE_TOMORROW_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
+        OnClick(content.FULL_REPORT_ACTION, content.full_report_clicked),
+    ),
+)

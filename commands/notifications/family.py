@@ -1,0 +1,46 @@
+"""The notifications family: where call events are told, and the callback URL."""
+
+from __future__ import annotations
+
+from commands.approvals.actions import ActionSpec
+from commands.approvals.kinds import ActionKind
+from commands.kernel.catalog import CommandSpec
+from commands.kernel.family import Family
+from commands.kernel.i18n import N_
+from commands.notifications import notify
+from storage import Role
+
+FAMILY = Family(
+    "notifications",
+    commands=(
+        CommandSpec(
+            "notify",
+            "thong-bao",
+            "notify [add|list|remove|attach|detach|rotate]",
+            N_("Post call records from the service's callbacks to channels."),
+            Role.ADMIN,
+            handler=notify.notify_command,
+        ),
+    ),
+    actions=(
+        ActionSpec(
+            kind=ActionKind.NOTIFY_ROTATE,
+            title=N_("New callback URL"),
+            confirm_label=N_("Rotate the URL"),
+            params=notify.RotateParams,
+            describe=notify.describe_rotate,
+            execute=notify.execute_rotate,
+            unknown_outcome=N_("some campaigns may or may not point at the new URL"),
+        ),
+        ActionSpec(
+            kind=ActionKind.NOTIFY_ATTACH,
+            title=N_("Campaign call-record callbacks"),
+            confirm_label=N_("Apply"),
+            params=notify.AttachParams,
+            describe=notify.describe_attach,
+            execute=notify.execute_attach,
+            unknown_outcome=N_("the campaign's callback may or may not have changed"),
+            observe=notify.observe_attach,
+        ),
+    ),
+)
