@@ -41,31 +41,22 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiohttp
-from cryptography.fernet import Fernet
 
 from bot.feed_metadata import read_payload
 from bot.runtime import Runtime
 from bot.server import serving
-from bot.settings import Settings
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.feed_helpers import make_record, stand_in_settings
 
 
 def record(channel_index: int, campaigns: list[str], k: int) -> dict[str, Any]:
-    return {
-        "id": str(uuid.uuid4()),
-        "direction": "outbound",
-        "status": "answered",
-        "cause": "NORMAL_CLEARING",
-        "duration": 40,
-        "billsec": 31,
-        "from_number": "02871234567",
-        "to_number": f"09{k:08d}",
-        "time_started": "2026-11-22 02:00:00",
-        "campaign_uuid": campaigns[channel_index],
-        "press_key": "1" if k % 2 else "",
-    }
+    return make_record(
+        to_number=f"09{k:08d}",
+        campaign_uuid=campaigns[channel_index],
+        press_key="1" if k % 2 else "",
+    )
 
 
 def _sender(url: str, bodies: list[dict[str, Any]], concurrency: int, out: Queue[Any]) -> None:
@@ -134,15 +125,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             ]
             campaigns = [str(uuid.uuid4()) for _ in channels]
             slack.channel_pace(True)
-            settings = Settings(
-                _env_file=None,
-                slack_bot_token=slack.bot_token(),
-                slack_signing_secret=slack.signing_secret,
-                slack_api_url=slack.api_url,
-                callops_db=str(workdir / "callops.db"),
-                callops_secret_key=Fernet.generate_key().decode(),
-                callops_service_networks=LOOPBACK_NETWORKS,
-                callops_timezone="Asia/Ho_Chi_Minh",
+            settings = stand_in_settings(
+                slack, workdir / "callops.db", callops_service_networks=LOOPBACK_NETWORKS
             )
             rt: Runtime = Runtime.open(settings)
             rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)

@@ -58,6 +58,7 @@ from cryptography.fernet import Fernet
 
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.feed_helpers import make_record
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = {"one": (20.0, 1), "many": (200.0, 50)}
@@ -81,18 +82,11 @@ with Storage.open(spec["db"], box) as storage:
 
 def record(k: int, campaign: str) -> dict[str, Any]:
     """An ordinary call record (no key pressed, no agent): what a busy campaign ends."""
-    return {
-        "id": str(uuid.uuid4()),
-        "direction": "outbound",
-        "status": ("answered", "busy", "no-answered")[k % 3],
-        "cause": "NORMAL_CLEARING",
-        "duration": 40,
-        "billsec": 31,
-        "from_number": "02871234567",
-        "to_number": f"09{k:08d}",
-        "time_started": "2026-11-22 02:00:00",
-        "campaign_uuid": campaign,
-    }
+    return make_record(
+        status=("answered", "busy", "no-answered")[k % 3],
+        to_number=f"09{k:08d}",
+        campaign_uuid=campaign,
+    )
 
 
 def _sender(url: str, bodies: list[dict[str, Any]], rate: float, out: Queue[Any]) -> None:

@@ -20,7 +20,6 @@ import os
 import sys
 import tempfile
 import threading
-import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,7 +28,6 @@ from typing import Any
 
 import httpx
 import yaml
-from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,10 +38,10 @@ os.environ["CALLOPS_SERVICE_NETWORKS"] = LOOPBACK_NETWORKS  # the emulator is on
 
 from bot.runtime import Runtime  # noqa: E402
 from bot.server import serving  # noqa: E402
-from bot.settings import Settings  # noqa: E402
 from emulators.pbx.testing import EmulatorServer  # noqa: E402
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, TEAM, SlackStandIn  # noqa: E402
 from storage import Role  # noqa: E402
+from tests.bot.feed_helpers import make_record, stand_in_settings  # noqa: E402
 
 PRODUCT = tuple(str(ROOT / part) + "/" for part in ("callcenter", "storage", "commands", "bot"))
 
@@ -92,15 +90,7 @@ async def main() -> None:
         EmulatorServer(seed=1) as pbx,
     ):
         async with SlackStandIn(manifest=manifest) as slack:
-            settings = Settings(
-                _env_file=None,
-                slack_bot_token=slack.bot_token(),
-                slack_signing_secret=slack.signing_secret,
-                slack_api_url=slack.api_url,
-                callops_db=str(Path(tmp) / "callops.db"),
-                callops_secret_key=Fernet.generate_key().decode(),
-                callops_timezone="Asia/Ho_Chi_Minh",
-            )
+            settings = stand_in_settings(slack, Path(tmp) / "callops.db")
             rt = Runtime.open(settings)
             await asyncio.to_thread(prepare, rt, pbx)
             async with serving(rt, port=0) as base:
@@ -195,21 +185,7 @@ async def walk(
     roads["digest"] = await rec.during(digest)
 
     token = await asyncio.to_thread(rt.storage.callback_tokens.get_or_create, TEAM)
-    record = {
-        "id": str(uuid.uuid4()),
-        "direction": "outbound",
-        "status": "answered",
-        "cause": "NORMAL_CLEARING",
-        "duration": 40,
-        "billsec": 31,
-        "from_number": "02871234567",
-        "to_number": "0912345678",
-        "time_started": "2026-11-22 02:00:00",
-        "time_ended": "2026-11-22 02:00:40",
-        "app": "",
-        "campaign_uuid": "",
-        "lead_uuid": "",
-    }
+    record = make_record()
 
     async def callback() -> None:
         before = len(slack.journal("chat.postMessage")) + len(slack.journal("chat.update"))

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
 from playwright.async_api import Locator, Page, ViewportSize, async_playwright, expect
 
 from callcenter import CallCenter
+from callcenter.models import Campaign
 from commands.kernel.i18n import in_language
 from demo.offline import Demo, running_demo
 from demo.sample_leads import SAMPLE_NAME, upload_target
@@ -48,6 +49,22 @@ async def paused_campaigns(demo: Demo, count: int) -> list[str]:
     return names[:count]
 
 
+async def open_console(page: Page, demo: Demo, user: str, view: str) -> None:
+    """The console as ``user`` sees it, on ``view``, once its live updates are on."""
+    query = urlencode({"user": user, "view": view})
+    await page.goto(f"{demo.console_url}?{query}")
+    await expect(page.locator("#live.on")).to_have_count(1)
+
+
+async def sample_target(demo: Demo) -> Campaign:
+    """The campaign the sample leads CSV is meant for."""
+    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
+        target = upload_target([c async for c in cc.campaigns.iterate()])
+    if target is None:
+        raise RuntimeError("the demo has no campaign with a lead list")
+    return target
+
+
 async def command(page: Page, text: str) -> None:
     composer = page.locator("#composer")
     await composer.fill(text)
@@ -58,9 +75,7 @@ async def scene(page: Page, demo: Demo) -> None:
     """Alex (an operator) asks to start two paused campaigns; Sofia (an admin) approves
     the first in #approvals and opens its thread; the second still waits."""
     first, second = await paused_campaigns(demo, 2)
-    query = urlencode({"user": AGENT, "view": CALL_CENTER})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    await open_console(page, demo, AGENT, CALL_CENTER)
     for name in (first, second):
         await command(page, f'/callops start "{name}"')
         prompt = page.locator("#messages .message.ephemeral", has_text=name).last
@@ -84,13 +99,8 @@ async def scene(page: Page, demo: Demo) -> None:
 async def campaign_card_scene(page: Page, demo: Demo) -> None:
     """Sofia shares the sample leads CSV from the 📎 menu, then opens the campaign it is
     meant for: its card ends with the lead list (name, totals, UUID) and its buttons."""
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        target = upload_target([c async for c in cc.campaigns.iterate()])
-    if target is None:
-        raise RuntimeError("the demo has no campaign with a lead list")
-    query = urlencode({"user": SUPERVISOR, "view": CALL_CENTER})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    target = await sample_target(demo)
+    await open_console(page, demo, SUPERVISOR, CALL_CENTER)
     await page.locator("#attach").click()
     await page.locator(".attach-item", has_text=SAMPLE_NAME).click()
     await expect(page.locator(".file-chip", has_text=SAMPLE_NAME)).to_have_count(1)
@@ -105,9 +115,7 @@ async def calls_scene(page: Page, demo: Demo) -> None:
     Transfer form (the directory's extensions by name); listed again, each call shows its
     id, its agent where an extension is on the line (else "unknown"), and that its
     campaign is unknown while it is live."""
-    query = urlencode({"user": SUPERVISOR, "view": CALL_CENTER})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    await open_console(page, demo, SUPERVISOR, CALL_CENTER)
     await command(page, "/callops calls")
     listing = page.locator("#messages .message.ephemeral", has_text="Live calls").last
     await listing.locator("button", has_text="Transfer").last.click()
@@ -125,9 +133,7 @@ async def digest_scene(page: Page, demo: Demo) -> None:
     """Maria (an admin) posts the sample digest in #digests, reads which period it covers
     and why, and asks for it up to now; the digests and their charts stay on screen."""
     digest = demo.rt.storage.digests.list(TEAM)[0]
-    query = urlencode({"user": MANAGER, "view": DIGESTS})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    await open_console(page, demo, MANAGER, DIGESTS)
     await command(page, f"/callops digest run {digest.id}")
     answer = page.locator("#messages .message.ephemeral", has_text="last complete period").last
     await answer.locator("button", has_text="Up to now").click()
@@ -141,13 +147,8 @@ async def vietnamese_scene(page: Page, demo: Demo) -> None:
     """Sofia, who uses Slack in Vietnamese, types the Vietnamese command words: the help,
     a campaign's card, then the sample digest up to now, with its chart."""
     digest = demo.rt.storage.digests.list(TEAM)[0]
-    async with CallCenter(demo.pbx.base_url, demo.pbx.api_key) as cc:
-        target = upload_target([c async for c in cc.campaigns.iterate()])
-    if target is None:
-        raise RuntimeError("the demo has no campaign with a lead list")
-    query = urlencode({"user": SUPERVISOR, "view": DIGESTS})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    target = await sample_target(demo)
+    await open_console(page, demo, SUPERVISOR, DIGESTS)
     await command(page, "/callops tro-giup tam-dung")
     help_reply = page.locator("#messages .message.ephemeral", has_text="tam-dung").last
     await expect(help_reply).to_be_visible()
@@ -180,9 +181,7 @@ async def wallboard_scene(page: Page, demo: Demo) -> None:
     """The supervisor opens the Home tab: the wallboard, every section saying what it covers
     (once agents have taken some of the dialers' calls, so there is someone in call)."""
     await agents_on_calls(demo, 2)
-    query = urlencode({"user": SUPERVISOR, "view": "home"})
-    await page.goto(f"{demo.console_url}?{query}")
-    await expect(page.locator("#live.on")).to_have_count(1)
+    await open_console(page, demo, SUPERVISOR, "home")
     await page.locator("#nav-home").click()
     await expect(page.locator("#home", has_text="Whole call center · today")).to_have_count(1)
     await fit(page, "home")

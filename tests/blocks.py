@@ -1,5 +1,6 @@
-"""Reading Block Kit as Slack sends it back: the tests look for elements by type (the
-buttons of a card, the mrkdwn objects of a reply) wherever in the blocks they sit."""
+"""Block Kit in the tests: reading it as Slack sends it back (the tests look for elements
+by type, the buttons of a card, the mrkdwn objects of a reply, wherever in the blocks they
+sit), and writing modals as raw JSON, the way a third-party app hands them to Slack."""
 
 from __future__ import annotations
 
@@ -18,3 +19,31 @@ def elements(node: Any, kind: str) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for item in node:
             yield from elements(item, kind)
+
+
+def plain(text: str) -> dict[str, Any]:
+    return {"type": "plain_text", "text": text}
+
+
+def text_input(block_id: str, label: str) -> dict[str, Any]:
+    """An input block holding one plain-text field, whose action id is ``value``."""
+    return {
+        "type": "input",
+        "block_id": block_id,
+        "label": plain(label),
+        "element": {"type": "plain_text_input", "action_id": "value"},
+    }
+
+
+def modal(
+    callback_id: str, title: str, submit: str, *blocks: dict[str, Any], **fields: Any
+) -> dict[str, Any]:
+    """A modal view as raw JSON; ``fields`` adds top-level keys (private_metadata...)."""
+    return {
+        "type": "modal",
+        "callback_id": callback_id,
+        **fields,
+        "title": plain(title),
+        "submit": plain(submit),
+        "blocks": list(blocks),
+    }

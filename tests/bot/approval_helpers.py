@@ -111,6 +111,14 @@ async def click_card(slack: SlackStandIn, card: JSON, action: str, user: str, ch
     )
 
 
+async def approved(slack: SlackStandIn, needle: str, user: str = SUPERVISOR) -> JSON:
+    """Approve the card in the approvals channel that mentions ``needle``; the card once
+    it has settled (done, failed...), for the test to say which it expected."""
+    card = await card_in(slack, APPROVALS, needle)
+    await click_card(slack, card, "approval_approve", user, APPROVALS)
+    return await card_now(slack, APPROVALS, card["ts"], settled)
+
+
 async def ephemeral_with(slack: SlackStandIn, user: str, needle: str) -> JSON:
     """What the app told ``user`` alone: an ephemeral message, or a DM where it could not
     post one (the person is not in the channel)."""
@@ -132,6 +140,15 @@ async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
 
 async def campaign(pbx: EmulatorServer, uuid: str) -> Campaign:
     return next(c for c in await campaigns(pbx) if c.campaign_uuid == uuid)
+
+
+async def autocall_campaign(pbx: EmulatorServer, template: str) -> Campaign:
+    """A stopped autocall campaign whose voice template is ``template``."""
+    return next(
+        c
+        for c in await campaigns(pbx)
+        if c.type == "autocall" and c.template_name == template and c.status != "start"
+    )
 
 
 def audit_outcomes(rt: Runtime, action: str) -> list[str]:

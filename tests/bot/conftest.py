@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cryptography.fernet import Fernet
 
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
+from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import TEAM, SlackStandIn
+from tests.bot.approval_helpers import autocall_campaign, give_roles, use_approvals_channel
+from tests.bot.feed_helpers import stand_in_settings
 
 MANIFEST = Path(__file__).resolve().parents[2] / "app-manifest.yml"
 
@@ -29,15 +31,7 @@ async def slack() -> AsyncIterator[SlackStandIn]:
 
 @pytest.fixture
 def settings(tmp_path: Path, slack: SlackStandIn) -> Settings:
-    return Settings(
-        _env_file=None,
-        slack_bot_token=slack.bot_token(),
-        slack_signing_secret=slack.signing_secret,
-        slack_api_url=slack.api_url,
-        callops_db=str(tmp_path / "callops.db"),
-        callops_secret_key=Fernet.generate_key().decode(),
-        callops_timezone="Asia/Ho_Chi_Minh",
-    )
+    return stand_in_settings(slack, tmp_path / "callops.db")
 
 
 ALL_DAY = (0, 0)
@@ -60,3 +54,30 @@ async def app(
         yield rt
     rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@pytest.fixture
+async def greeting(pbx: EmulatorServer) -> Campaign:
+    """A stopped autocall campaign greeting the customer by name (its one placeholder)."""
+    return await autocall_campaign(pbx, "Chào hỏi khách hàng")
+
+
+@pytest.fixture
+async def reminder(pbx: EmulatorServer) -> Campaign:
+    """A stopped autocall campaign reminding of a payment: name, amount and due date."""
+    return await autocall_campaign(pbx, "Nhắc thanh toán")
+
+
+@pytest.fixture
+def roles(app: Runtime) -> Runtime:
+    """The app with its people's roles given, as most approval tests start: AGENT asks
+    (operator), SUPERVISOR (a Slack admin) and MANAGER (admin) approve."""
+    give_roles(app)
+    return app
+
+
+@pytest.fixture
+def approvals(roles: Runtime) -> Runtime:
+    """The app with roles given and approval cards posted to the approvals channel."""
+    use_approvals_channel(roles)
+    return roles

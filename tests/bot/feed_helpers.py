@@ -6,18 +6,36 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.fernet import Fernet
 
 from bot.feed_metadata import FOLD_KIND, read_payload
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+
+
+def stand_in_settings(slack: SlackStandIn, db: Path, **more: Any) -> Settings:
+    """Settings for an app that talks to the Slack stand-in with its bot token, keeps its
+    database at ``db`` under a fresh key, and reads times in Vietnam's zone."""
+    return Settings(
+        _env_file=None,
+        slack_bot_token=slack.bot_token(),
+        slack_signing_secret=slack.signing_secret,
+        slack_api_url=slack.api_url,
+        callops_db=str(db),
+        callops_secret_key=Fernet.generate_key().decode(),
+        callops_timezone="Asia/Ho_Chi_Minh",
+        **more,
+    )
 
 
 @asynccontextmanager
@@ -37,6 +55,27 @@ async def feed_app(
     finally:
         rt.storage.close()
     assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+@asynccontextmanager
+async def routed_feed(
+    settings: Settings,
+    slack: SlackStandIn,
+    pbx: EmulatorServer,
+    *,
+    paced: bool = False,
+    virtual: bool = False,
+) -> AsyncIterator[tuple[Runtime, str]]:
+    """``feed_app`` with every call's card routed to #call-center, as most feed tests
+    start. ``paced``: the stand-in holds the app to Slack's per-channel pace, updates
+    included; ``virtual``: the feed waits on the stand-in's clock (``virtual_pace``)."""
+    if paced:
+        slack.channel_pace(True, updates=True)
+    async with feed_app(settings, slack, pbx) as (rt, base):
+        if virtual:
+            virtual_pace(rt, slack)
+        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+        yield rt, base
 
 
 def virtual_pace(rt: Runtime, slack: SlackStandIn) -> None:
@@ -78,6 +117,20 @@ async def post(http: httpx.AsyncClient, url: str, body: Any) -> httpx.Response:
     if isinstance(body, bytes | str):
         return await http.post(url, content=body, headers={"Content-Type": "application/json"})
     return await http.post(url, json=body)
+
+
+def card_counts(slack: SlackStandIn, channels: list[str]) -> Counter[str]:
+    """How many times each record shows across ``channels``, as a card (in threads
+    included: the calls of one customer on one day are a thread under the first card) or
+    as a row of a folded message."""
+    seen: Counter[str] = Counter()
+    for channel in channels:
+        for top in slack.messages(channel):
+            thread = slack.thread(channel, top["ts"]) if top.get("reply_count") else [top]
+            for message in thread:
+                payload = read_payload(message)
+                seen.update(payload.shown() if payload else ())
+    return seen
 
 
 def posted_record_ids(slack: SlackStandIn, channel: str | None = None) -> list[str]:

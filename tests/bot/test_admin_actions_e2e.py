@@ -15,15 +15,7 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import (
-    AGENT,
-    APPROVALS,
-    CALL_CENTER,
-    MANAGER,
-    SUPERVISOR,
-    TEAM,
-    SlackStandIn,
-)
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
 from tests.bot.approval_helpers import (
     ask,
@@ -40,6 +32,7 @@ from tests.bot.approval_helpers import (
     shown,
     use_approvals_channel,
 )
+from tests.bot.test_commands_e2e import expect_replies
 
 PASSWORD = "Tr0ub4dor&3-never-shown"
 
@@ -68,11 +61,10 @@ async def approve(slack: SlackStandIn, card: dict[str, Any], user: str = MANAGER
     )
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_group_add_is_approved_then_created_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     prompt = await prompt_for(slack, "group add Night shift -- Calls after 18h")
     assert "Night shift" in shown(prompt) and "Calls after 18h" in shown(prompt)
     await confirm(slack, prompt)
@@ -87,11 +79,10 @@ async def test_group_add_is_approved_then_created_once(
     assert any(g["group_name"] == "Night shift" for g in pbx.state("groups"))
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_group_name_of_several_words_needs_no_quotes(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     prompt = await prompt_for(slack, "group add Nhom Telesale HCM")
     assert "Create the group *Nhom Telesale HCM*." in shown(prompt)
     await confirm(slack, prompt)
@@ -102,11 +93,10 @@ async def test_a_group_name_of_several_words_needs_no_quotes(
     assert "*Ca đêm*: Gọi sau 18 giờ" in shown(prompt)
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_duplicate_group_name_is_refused_before_any_approval_exists(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     reply = await ask(slack, "group add Night/shift", user=AGENT)
     assert "letters, digits, spaces" in shown(reply)
     existing = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
@@ -121,11 +111,10 @@ async def test_a_duplicate_group_name_is_refused_before_any_approval_exists(
     assert audit_outcomes(app, "group.create") == []
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_group_edit_form_sets_members_and_keeps_campaigns(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     group = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
     keep = group["members"][:2]
     await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text="group edit telesale")
@@ -158,11 +147,10 @@ async def test_group_edit_form_sets_members_and_keeps_campaigns(
     assert after["campaigns"] == group["campaigns"]
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_group_edit_is_refused_at_once_for_a_taken_name_or_no_change(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     group = next(g for g in pbx.state("groups") if g["group_name"] == "Telesale")
     await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text="group edit telesale")
     form = await latest_view(slack, AGENT, "group_edit_form")
@@ -250,10 +238,10 @@ async def test_user_edit_sends_the_password_once_and_never_shows_it(
     assert all(PASSWORD not in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.usefixtures("roles")
 async def test_admins_change_the_policy_and_it_takes_effect(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     reply = await ask(slack, "policy", user=AGENT)
     assert "needs the admin role" in shown(reply)
     reply = await ask(slack, "policy")
@@ -262,12 +250,12 @@ async def test_admins_change_the_policy_and_it_takes_effect(
     reply = await ask(slack, "policy channel <#C0002|approvals>")
     assert "<#C0002>" in shown(reply)
     assert app.storage.workspaces.require(TEAM).approvals_channel == APPROVALS
-    reply = await ask(slack, "policy set start self=yes expiry=2h")
-    assert "self-approval allowed" in shown(reply) and "2 h" in shown(reply)
-    reply = await ask(slack, "policy set pause mode=approval approvers=<@U0003|maria>")
-    assert "by <@U0003>" in shown(reply)
-    reply = await ask(slack, "policy set pause mode=sometimes")
-    assert "not a mode" in shown(reply)
+    await expect_replies(
+        slack,
+        ("policy set start self=yes expiry=2h", "self-approval allowed", "2 h"),
+        ("policy set pause mode=approval approvers=<@U0003|maria>", "by <@U0003>"),
+        ("policy set pause mode=sometimes", "not a mode"),
+    )
     target = next(c for c in await campaigns(pbx) if c.status == "start")
     prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
     assert "Ask for approval" in shown(prompt) and "<@U0003>" in shown(prompt)

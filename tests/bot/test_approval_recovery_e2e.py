@@ -14,6 +14,7 @@ from typing import Any
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from callcenter import CallCenter
+from callcenter.models import Campaign
 from commands.approvals.recovery import APPROVED_GRACE
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, SlackStandIn
@@ -34,7 +35,6 @@ from tests.bot.approval_helpers import (
     use_approvals_channel,
 )
 from tests.bot.test_approvals_e2e import path_of, requested_start
-from tests.bot.test_call_actions_e2e import autocall_campaign
 
 __all__ = ["clocked"]
 
@@ -114,13 +114,15 @@ async def test_a_start_cut_off_before_the_service_saw_it_is_recorded_not_done(
 
 
 async def test_an_autocall_cut_off_ends_unknown_and_is_never_pushed_again(
-    clocked: tuple[Runtime, SteppedClock], slack: SlackStandIn, pbx: EmulatorServer
+    clocked: tuple[Runtime, SteppedClock],
+    slack: SlackStandIn,
+    pbx: EmulatorServer,
+    greeting: Campaign,
 ) -> None:
     rt, clock = clocked
     give_roles(rt)
     use_approvals_channel(rt)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912")
     await slack.wait_for(lambda: only_request(rt).message_ts)  # the card is recorded

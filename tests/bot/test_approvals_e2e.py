@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
@@ -38,7 +40,6 @@ from tests.bot.approval_helpers import (
     clocked,
     confirm,
     ephemeral_with,
-    give_roles,
     prompt_for,
     puts,
     second_app,
@@ -76,10 +77,10 @@ def path_of(target: Campaign) -> str:
     return f"/v3/campaign/{target.campaign_uuid}"
 
 
+@pytest.mark.usefixtures("roles")
 async def test_start_is_approved_runs_once_and_keeps_every_other_field(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     assert "<@U0002>" in shown(card) and "expires at" in shown(card)
     assert puts(pbx, path_of(target)) == []
@@ -107,10 +108,10 @@ async def test_start_is_approved_runs_once_and_keeps_every_other_field(
     assert audit_outcomes(app, "campaign.start") == ["requested", "approved", "ok"]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_deny_asks_why_and_nothing_reaches_the_service(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     await slack.driver.block_action(
         user=MANAGER, action_id="approval_deny", channel=APPROVALS, ts=card["ts"]
@@ -128,10 +129,10 @@ async def test_deny_asks_why_and_nothing_reaches_the_service(
     assert audit_outcomes(app, "campaign.start") == ["requested", "denied"]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_requester_cannot_approve_their_own_start(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx, requester=SUPERVISOR)
     await slack.driver.block_action(
         user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
@@ -143,10 +144,10 @@ async def test_the_requester_cannot_approve_their_own_start(
     assert "refused" in audit_outcomes(app, "campaign.start")
 
 
+@pytest.mark.usefixtures("roles")
 async def test_operators_and_viewers_cannot_approve_and_viewers_cannot_ask(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     viewer = slack.add_user(TEAM, "vera", id="U0009").id
     target, card = await requested_start(app, slack, pbx, requester=MANAGER)
     for user in (AGENT, viewer):
@@ -160,10 +161,10 @@ async def test_operators_and_viewers_cannot_approve_and_viewers_cannot_ask(
     assert app.storage.approvals.list(TEAM)[0].state is ApprovalState.PENDING
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_double_click_and_two_approvers_at_once_start_it_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     clicks = [
         slack.driver.block_action(
@@ -189,10 +190,10 @@ async def test_a_double_click_and_two_approvers_at_once_start_it_once(
     assert audit_outcomes(app, "campaign.start").count("ok") == 1
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_click_after_a_restart_runs_it_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     async for restarted in second_app(settings, slack):
         click = await slack.driver.block_action(
@@ -249,10 +250,10 @@ async def requested_start_in(
     return target, card
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_requester_can_withdraw_and_a_late_approve_does_nothing(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     await slack.driver.block_action(
@@ -273,10 +274,10 @@ def prompt_now(slack: SlackStandIn, asked: dict[str, Any], until: str) -> Any:
     )
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_prompt_loses_its_withdraw_button_once_the_request_is_approved(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     assert "approval_cancel" in button_ids(asked)
@@ -290,10 +291,10 @@ async def test_the_prompt_loses_its_withdraw_button_once_the_request_is_approved
     assert len(puts(pbx, path_of(target))) == 1
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_prompt_says_denied_and_why_instead_of_offering_withdraw(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     _, card = await requested_start(app, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     await slack.driver.block_action(
@@ -367,10 +368,10 @@ async def test_the_background_sweep_updates_overdue_cards_by_itself(
     assert audit_outcomes(rt, "campaign.start") == ["requested", "expired"]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_card_goes_to_the_requesting_channel_when_the_bot_is_not_in_the_approvals_one(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     app.storage.workspaces.set_channels(TEAM, approvals=DIGESTS)
     target = await stopped_campaign(pbx)
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}")

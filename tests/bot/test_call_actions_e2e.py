@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter import CallCenter
-from callcenter.models import UserUpdate
+from callcenter.models import Campaign, UserUpdate
 from commands.approvals.kinds import ActionKind
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
@@ -32,7 +34,6 @@ from tests.bot.approval_helpers import (
     prompt_for,
     settled,
     shown,
-    use_approvals_channel,
 )
 
 JSON = dict[str, Any]
@@ -68,10 +69,10 @@ async def result_card(slack: SlackStandIn, needle: str) -> JSON:
     return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     assert "call_transfer_0" in button_ids(listing)
@@ -91,10 +92,10 @@ async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     assert audit_outcomes(app, "call.transfer") == ["requested", "approved", "ok"]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_bad_extension_is_caught_on_the_form(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     await slack.driver.block_action(
@@ -173,10 +174,10 @@ async def test_signed_in_people_come_first_and_a_logged_out_one_is_asked_about(
     assert [t["body"]["ext"] for t in transfers(pbx, call_id)] == [away.extension]
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_typed_transfer_to_a_logged_out_extension_asks_first(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         users = [u async for u in cc.users.iterate(page_size=100) if u.extension]
@@ -212,10 +213,10 @@ async def test_a_typed_extension_nobody_has_is_caught_on_the_form(
     assert not any("/transfer" in e["path"] for e in pbx.journal(method="POST"))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_form_still_opens_when_the_directory_cannot_be_read(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     listing = await ask(slack, "calls", user=AGENT)
     pbx.fail_next("GET", "/v3/user", 500, {"error": "boom"}, times=10)
@@ -228,10 +229,10 @@ async def test_the_form_still_opens_when_the_directory_cannot_be_read(
     assert not typed.get("optional")
 
 
+@pytest.mark.usefixtures("roles")
 async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     reply = await ask(slack, f"transfer {call['call_id']} 1999", user=AGENT)
     assert "Extension *1999* is not registered" in shown(reply)
@@ -241,12 +242,12 @@ async def test_transfer_to_an_unregistered_extension_is_refused_before_anything_
     assert transfers(pbx, call["call_id"]) == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_an_extension_signed_out_after_the_request_fails_plainly(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     """Checked before asking, and again by the service when it runs: the agent on 1002 is
     disabled between the prompt and the confirm."""
-    give_roles(app)
     call = live_call(pbx)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002")
     assert "the caller (A leg)" in shown(prompt)
@@ -273,10 +274,10 @@ async def test_an_extension_signed_out_after_the_request_fails_plainly(
     assert audit_outcomes(app, "call.transfer")[-1] == "failed"
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_call_that_ended_is_explained_and_not_sent(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     call = live_call(pbx)
     prompt = await prompt_for(slack, f"transfer {call['call_id']} 1002 aleg")
     pbx.hangup(call["call_id"])
@@ -307,22 +308,12 @@ async def test_viewers_see_no_transfer_button_and_a_click_is_refused(
     assert slack.views(AGENT) == []
 
 
-async def autocall_campaign(pbx: EmulatorServer, template: str) -> Any:
-    return next(
-        c
-        for c in await campaigns(pbx)
-        if c.type == "autocall" and c.template_name == template and c.status != "start"
-    )
-
-
+@pytest.mark.usefixtures("approvals")
 async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     pbx.set_call_mode("manual")
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=<!here>")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912 345 678 name=<!here>")
     assert "0912 345 678" in shown(prompt) and "&lt;!here&gt;" in shown(prompt)
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912 345 678")
@@ -343,10 +334,10 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])
 
 
+@pytest.mark.usefixtures("roles")
 async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     autocalls = [c for c in await campaigns(pbx) if c.type == "autocall"]
     paused = next(c for c in autocalls if c.status == "pause")
     prompt = await prompt_for(slack, f"autocall {paused.campaign_uuid} 0912345678 name=An")
@@ -369,13 +360,14 @@ async def test_autocall_into_a_paused_campaign_says_so_before_anything_is_asked(
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     await slack.driver.slash_command(
-        user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678 name=An"
+        user=AGENT,
+        channel=CALL_CENTER,
+        text=f"autocall {reminder.campaign_uuid} 0912345678 name=An",
     )
     form = await latest_view(slack, AGENT, "autocall_form")
     blocks = {b.get("block_id"): b for b in form["blocks"]}
@@ -408,15 +400,14 @@ async def test_autocall_with_a_missing_placeholder_opens_the_template_form(
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_blacklisted_number_is_refused_before_anything_is_asked(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         number = (await cc.blacklist.list()).data[0].phone_number
-    reply = await ask(slack, f"autocall {target.campaign_uuid} {number} name=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} {number} name=An", user=AGENT)
     assert "blacklist" in shown(reply)
     assert app.storage.approvals.list(TEAM) == []
-    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 nme=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 nme=An", user=AGENT)
     assert "has no placeholder nme" in shown(reply) and "name" in shown(reply)

@@ -17,7 +17,12 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from tests.bot.feed_helpers import callback_url, feed_app, make_record, post, virtual_pace
+from tests.bot.feed_helpers import (
+    callback_url,
+    make_record,
+    post,
+    routed_feed,
+)
 
 
 def shown(messages: list[dict[str, Any]]) -> list[str]:
@@ -67,10 +72,7 @@ async def queue_then_post(
 async def test_a_burst_of_100_records_becomes_a_few_messages_each_record_once(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    slack.channel_pace(True, updates=True)
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        virtual_pace(rt, slack)
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, paced=True, virtual=True) as (rt, base):
         records = [make_record(to_number=f"0912{k:06d}") for k in range(100)]
         await queue_then_post(rt, slack, base, records)
 
@@ -86,10 +88,7 @@ async def test_a_burst_of_100_records_becomes_a_few_messages_each_record_once(
 async def test_records_arriving_later_are_added_to_the_open_fold(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    slack.channel_pace(True, updates=True)
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        virtual_pace(rt, slack)
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, paced=True, virtual=True) as (rt, base):
         first = [make_record() for _ in range(5)]
         await queue_then_post(rt, slack, base, first)
         second = [make_record() for _ in range(5)]
@@ -105,9 +104,7 @@ async def test_records_arriving_later_are_added_to_the_open_fold(
 async def test_a_quiet_channel_still_gets_one_card_per_record(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    slack.channel_pace(True, updates=True)
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, paced=True) as (rt, base):
         records = [make_record(to_number=f"09870000{k:02d}") for k in range(3)]
         async with httpx.AsyncClient(trust_env=False) as http:
             for record in records:
@@ -123,9 +120,7 @@ async def test_a_quiet_channel_still_gets_one_card_per_record(
 async def test_a_fold_older_than_a_minute_is_left_alone(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        virtual_pace(rt, slack)
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, virtual=True) as (rt, base):
         await queue_then_post(rt, slack, base, [make_record() for _ in range(3)])
         slack.clock.advance(61)
         await queue_then_post(rt, slack, base, [make_record() for _ in range(3)])
@@ -138,9 +133,7 @@ async def test_notable_records_are_replies_on_the_fold_or_cards_as_the_route_say
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     feed = slack.add_channel(TEAM, "feed-own-cards", members=(SUPERVISOR,)).id
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        virtual_pace(rt, slack)
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, virtual=True) as (rt, base):
         rt.storage.routes.add(TEAM, channel=feed, created_by=SUPERVISOR, fold=False)
         records = [make_record(to_number=f"09123000{k:02d}") for k in range(4)]
         records.insert(2, make_record(to_number="0912300010", press_key="1"))
@@ -169,9 +162,7 @@ async def test_notable_records_are_replies_on_the_fold_or_cards_as_the_route_say
 async def test_a_429_on_a_folded_message_is_waited_out_and_nothing_lost_or_reordered(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        virtual_pace(rt, slack)
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx, virtual=True) as (rt, base):
         first = [make_record() for _ in range(3)]
         await queue_then_post(rt, slack, base, first)
         # the Slack client's own three retries are refused too: the poster waits out

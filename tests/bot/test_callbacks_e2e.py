@@ -29,7 +29,7 @@ from emulators.slack import (
 )
 from storage import KindPolicy, Mode, Role
 from tests.bot.feed_helpers import callback_url, feed_app, posted_record_ids, virtual_pace
-from tests.bot.test_commands_e2e import ask, mrkdwn, shown
+from tests.bot.test_commands_e2e import ask, expect_replies, mrkdwn, shown
 
 CAMPAIGN = "Nhắc thanh toán HN"
 """A paused autocall campaign of the seed (its template asks for ``{{name}}``)."""
@@ -66,17 +66,21 @@ async def test_routes_are_added_listed_and_removed_with_clear_refusals(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     async with feed_app(settings, slack, pbx) as (rt, _):
-        not_in = await ask(slack, "notify add <#C0003|digests>")
-        assert "I am not in #digests" in shown(not_in) and "/invite" in shown(not_in)
-        unknown = await ask(slack, "notify add #no-such-channel")
-        assert "cannot see the channel #no-such-channel" in shown(unknown)
-        bad_status = await ask(slack, "notify add <#C0001|call-center> status=ans!wered")
-        assert "is not a call status" in shown(bad_status)
-        assert "Usage: `/callops notify add #channel" in shown(bad_status)
-        bad_key = await ask(slack, "notify add <#C0001|call-center> colour=red")
-        assert "'colour=' is not a route filter" in shown(bad_key)
-        no_campaign = await ask(slack, "notify add <#C0001|call-center> zzz-nothing")
-        assert "No campaign is called or starts with 'zzz-nothing'" in shown(no_campaign)
+        await expect_replies(
+            slack,
+            ("notify add <#C0003|digests>", "I am not in #digests", "/invite"),
+            ("notify add #no-such-channel", "cannot see the channel #no-such-channel"),
+            (
+                "notify add <#C0001|call-center> status=ans!wered",
+                "is not a call status",
+                "Usage: `/callops notify add #channel",
+            ),
+            ("notify add <#C0001|call-center> colour=red", "'colour=' is not a route filter"),
+            (
+                "notify add <#C0001|call-center> zzz-nothing",
+                "No campaign is called or starts with 'zzz-nothing'",
+            ),
+        )
         assert rt.storage.routes.list(TEAM) == []
 
         added = await ask(

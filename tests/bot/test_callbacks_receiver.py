@@ -22,6 +22,7 @@ from tests.bot.feed_helpers import (
     make_record,
     post,
     posted_record_ids,
+    routed_feed,
     virtual_pace,
 )
 
@@ -46,8 +47,7 @@ def stored_rows(settings: Settings) -> tuple[int, int]:
 async def test_a_record_delivered_twice_is_posted_once(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, http: httpx.AsyncClient
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         url = callback_url(rt, base)
         body = make_record()
         first = await post(http, url, body)
@@ -62,8 +62,7 @@ async def test_a_record_delivered_twice_is_posted_once(
 async def test_an_unknown_token_is_404_and_nothing_is_stored(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, http: httpx.AsyncClient
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         callback_url(rt, base)  # the workspace has a token; these are not it
         for token in ("x" * 32, "short", "a" * 300, "..%2f..%2fhealthz"):
             answer = await post(http, f"{base}/callbacks/{token}", make_record())
@@ -85,8 +84,7 @@ async def test_a_rotated_token_stops_working_at_once(
 async def test_a_body_over_64_kb_is_413_however_it_is_sent(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, http: httpx.AsyncClient
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         url = callback_url(rt, base)
 
         def padded(size: int) -> bytes:
@@ -139,8 +137,7 @@ async def test_what_is_not_a_call_record_is_400_and_logged_without_personal_data
     http: httpx.AsyncClient,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         url = callback_url(rt, base)
         with caplog.at_level(logging.DEBUG):
             answer = await post(http, url, raw)
@@ -163,8 +160,7 @@ async def test_accepted_records_survive_a_restart_before_they_are_posted(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, http: httpx.AsyncClient
 ) -> None:
     bodies = [make_record(to_number=f"09123456{i:02d}") for i in range(3)]
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         await rt.call_feed.stop()  # the process "dies" before posting anything
         url = callback_url(rt, base)
         for body in bodies:
@@ -186,8 +182,7 @@ async def test_accepted_records_survive_a_restart_before_they_are_posted(
 async def test_a_slack_429_is_waited_out_and_the_card_posted_once(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, http: httpx.AsyncClient
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         slack.ratelimit("chat.postMessage", times=1, retry_after=1)
         body = make_record()
         assert (await post(http, callback_url(rt, base), body)).status_code == 200

@@ -12,24 +12,27 @@ import io
 import wave
 from datetime import datetime, timedelta
 
+import pytest
+
 from bot.runtime import Runtime
+from callcenter.models import Campaign
 from commands.rules.guard import refused_between
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
+    approved,
     ask,
     button_ids,
     campaigns,
     card_in,
-    card_now,
     confirm,
-    give_roles,
     prompt_for,
-    settled,
     shown,
-    use_approvals_channel,
 )
-from tests.bot.test_call_actions_e2e import autocall_campaign, latest_view
+from tests.bot.test_call_actions_e2e import latest_view
+from tests.bot.test_commands_e2e import expect_replies
+
+pytestmark = pytest.mark.usefixtures("roles")
 
 PUSHES = "/v3/autocall/import"
 
@@ -38,15 +41,13 @@ def hhmm(moment: datetime) -> str:
     return moment.strftime("%H:%M")
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     prompt = await prompt_for(
         slack,
-        f"autocall {target.campaign_uuid} 0912345678 name=An amount=1500000 due_date=31/12/2026",
+        f"autocall {reminder.campaign_uuid} 0912345678 name=An amount=1500000 due_date=31/12/2026",
     )
     heard = shown(prompt)
     assert "What the customer will hear" in heard
@@ -60,42 +61,38 @@ async def test_the_prompt_and_the_card_say_what_the_customer_will_hear(
 
 
 async def test_listen_reads_every_form_of_value_and_pushes_nothing(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
-        slack, f"listen {target.campaign_uuid} name=0 9 1 2 amount=#15 due_date=2026-04-01"
+        slack, f"listen {reminder.campaign_uuid} name=0 9 1 2 amount=#15 due_date=2026-04-01"
     )
     heard = shown(reply)
     assert "không chín một hai" in heard and "read digit by digit" in heard
     assert "mười lăm" in heard and "read as a number" in heard
     assert "ngày một tháng tư năm hai nghìn không trăm hai mươi sáu" in heard
     assert "Nothing was sent" in heard
-    reply = await ask(slack, f"listen {target.campaign_uuid} name=Bình amount=9:30")
+    reply = await ask(slack, f"listen {reminder.campaign_uuid} name=Bình amount=9:30")
     assert "read as written" in shown(reply) and "due_date=" in shown(reply)
     assert pbx.journal(method="POST", path=PUSHES) == []
 
 
 async def test_a_date_that_does_not_exist_is_refused_with_its_field(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
         slack,
-        f"autocall {target.campaign_uuid} 0912345678 name=An amount=150000 due_date=31/02/2026",
+        f"autocall {reminder.campaign_uuid} 0912345678 name=An amount=150000 due_date=31/02/2026",
         user=AGENT,
     )
     assert "Due date (due_date=)" in shown(reply) and "not a date" in shown(reply)
     reply = await ask(
         slack,
-        f"autocall {target.campaign_uuid} 0912345678 name=An amount=1.500.000 due_date=1/1/2027",
+        f"autocall {reminder.campaign_uuid} 0912345678 name=An amount=1.500.000 due_date=1/1/2027",
         user=AGENT,
     )
     assert "1500000" in shown(reply) and "Amount (amount=)" in shown(reply)
     await slack.driver.slash_command(
-        user=AGENT, channel=CALL_CENTER, text=f"autocall {target.campaign_uuid} 0912345678"
+        user=AGENT, channel=CALL_CENTER, text=f"autocall {reminder.campaign_uuid} 0912345678"
     )
     form = await latest_view(slack, AGENT, "autocall_form")
     await slack.driver.view_submission(
@@ -113,15 +110,13 @@ async def test_a_date_that_does_not_exist_is_refused_with_its_field(
 
 
 async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     now = datetime.now(app.zones(TEAM))  # the workspace's zone, as the rules read it
     later, after = now + timedelta(hours=2), now + timedelta(hours=3)
     reply = await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
     assert "now allowed" in shown(reply)
-    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 name=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
     assert "allowed only" in shown(reply) and f"next allowed at {hhmm(later)}" in shown(reply)
     assert app.storage.approvals.list(TEAM) == []
     outcomes = [e.outcome for e in app.storage.audit.entries(TEAM) if "refused" in e.action]
@@ -130,72 +125,62 @@ async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
     assert await refused_between(app.storage, TEAM, now - hour, now + hour) == 1  # digests
     before, since = now - timedelta(hours=1), now + timedelta(hours=1)
     await ask(slack, f"rules hours {hhmm(before)}-{hhmm(since)}")
-    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
     shown_rules = shown(await ask(slack, "rules", user=AGENT))
     assert f"{hhmm(before)}–{hhmm(since)}" in shown_rules
 
 
 async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
     reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
     assert "Added 1 number" in shown(reply)
     reply = await ask(slack, "dnc check 0912345678 0987654321")
     assert "0912 345 678: on the do-not-call list" in shown(reply)
     assert "0987 654 321: not on either list" in shown(reply)
-    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912345678 name=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
     assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
     reply = await ask(slack, "dnc remove 0912345678", user=AGENT)
     assert "needs the admin role" in shown(reply)
     await ask(slack, "dnc remove 0912345678")
-    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_second_advertising_call_within_a_day_is_refused(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     pbx.set_call_mode("manual")
     await ask(slack, "rules frequency 1")
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912 345 678")
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    done = await approved(slack, "0912 345 678")
     assert done["text"].endswith(": done"), shown(done)
     assert len(pbx.journal(method="POST", path=PUSHES)) == 1
-    reply = await ask(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An", user=AGENT)
+    reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912 345 678 name=An", user=AGENT)
     assert "already had 1 advertising call in the last 24 hours" in shown(reply)
     assert len(pbx.journal(method="POST", path=PUSHES)) == 1
     # Other numbers are still called.
-    await prompt_for(slack, f"autocall {target.campaign_uuid} 0987654321 name=An")
+    await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0987654321 name=An")
 
 
 async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    reply = await ask(slack, "rules hours 08:00-17:00", user=AGENT)
-    assert "needs the admin role" in shown(reply)
-    reply = await ask(slack, "rules hours 8 until 5")
-    assert "HH:MM-HH:MM" in shown(reply)
-    reply = await ask(slack, "rules hours 08:00 - 17:30")
-    assert "allowed 08:00–17:30" in shown(reply)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
+    await expect_replies(slack, ("rules hours 08:00-17:00", "needs the admin role"), user=AGENT)
+    await expect_replies(
+        slack,
+        ("rules hours 8 until 5", "HH:MM-HH:MM"),
+        ("rules hours 08:00 - 17:30", "allowed 08:00–17:30"),
+    )
     now = datetime.now(app.zones(TEAM))
     await ask(
         slack,
         f"rules hours {hhmm(now + timedelta(hours=2))}-{hhmm(now + timedelta(hours=3))}",
     )
-    reply = await ask(slack, f"rules advertising {target.campaign_uuid} off")
+    reply = await ask(slack, f"rules advertising {greeting.campaign_uuid} off")
     assert "no longer apply" in shown(reply)
-    await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
     actions = [e.action for e in app.storage.audit.entries(TEAM)]
     assert "rules.hours" in actions and "rules.advertising" in actions
 
@@ -203,7 +188,6 @@ async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
 async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     list_uuid = str(pbx.state("lists")[0]["list_uuid"])
     await ask(slack, "dnc add +84 987 654 321", user=AGENT)
     rows = ["phone_number,lead_name", "0912345678,An", "0987654321,Binh", "0356789012,Chi"]
@@ -222,7 +206,6 @@ async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
 async def test_a_do_not_call_file_is_added_whole(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
     await slack.driver.file_share(
         user=AGENT, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
@@ -230,18 +213,21 @@ async def test_a_do_not_call_file_is_added_whole(
     reply = await ask(slack, "dnc upload", user=AGENT)
     assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
     assert "1 row had no number" in shown(reply)
-    reply = await ask(slack, "dnc check 0987654321 0356789012")
-    assert "0987 654 321: on the do-not-call list" in shown(reply)
-    assert "0356 789 012: on the do-not-call list" in shown(reply)
-    reply = await ask(slack, "rules")
-    assert "3 numbers" in shown(reply)
+    await expect_replies(
+        slack,
+        (
+            "dnc check 0987654321 0356789012",
+            "0987 654 321: on the do-not-call list",
+            "0356 789 012: on the do-not-call list",
+        ),
+        ("rules", "3 numbers"),
+    )
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     await ask(slack, "rules hours 08:00-17:00")
     target = next(
         c
@@ -254,11 +240,7 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
     assert "reach outside the calling hours (08:00–17:00)" in shown(prompt), shown(prompt)
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, target.campaign_uuid)
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    done = await approved(slack, target.campaign_uuid)
     assert done["text"].endswith(": done"), shown(done)
     puts = pbx.journal(method="PUT", path=f"/v3/campaign/{target.campaign_uuid}")
     assert len(puts) == 1
@@ -276,14 +258,12 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
 
 
 async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_them(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    card = await ask(slack, f"campaign {target.campaign_uuid}")
+    card = await ask(slack, f"campaign {greeting.campaign_uuid}")
     assert "Calling rules apply" in shown(card)
     assert "rules_advertising_switch" in button_ids(card)
-    seen = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    seen = await ask(slack, f"campaign {greeting.campaign_uuid}", user=AGENT)
     assert "Calling rules apply" in shown(seen)
     assert "rules_advertising_switch" not in button_ids(seen)  # only admins switch
     await slack.driver.block_action(
@@ -294,17 +274,15 @@ async def test_the_campaign_card_says_whether_the_rules_apply_and_admins_switch_
     )
     assert "an admin said it is not advertising" in shown(after)
     rules = app.storage.calling_rules.rules(TEAM)
-    assert rules.of(target.campaign_uuid).advertising is False
+    assert rules.of(greeting.campaign_uuid).advertising is False
     assert "rules.advertising" in [e.action for e in app.storage.audit.entries(TEAM)]
 
 
 async def test_listen_sends_the_preview_spoken_to_the_asker_alone(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, reminder: Campaign
 ) -> None:
-    give_roles(app)
-    target = await autocall_campaign(pbx, "Nhắc thanh toán")
     reply = await ask(
-        slack, f"listen {target.campaign_uuid} name=An amount=1500000 due_date=31/12/2026"
+        slack, f"listen {reminder.campaign_uuid} name=An amount=1500000 due_date=31/12/2026"
     )
     assert "autocall_listen" in button_ids(reply)
     await slack.driver.block_action(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
@@ -24,14 +26,28 @@ from tests.bot.approval_helpers import (
     puts,
     settled,
     shown,
-    use_approvals_channel,
 )
 
 VOLATILE = {"status", "run_id", "updated_at"}
 
 
+JSON = dict[str, Any]
+
+
 async def running(pbx: EmulatorServer, kind: str = "manual") -> Campaign:
     return next(c for c in await campaigns(pbx) if c.status == "start" and c.type == kind)
+
+
+async def asked_to_pause(slack: SlackStandIn, pbx: EmulatorServer) -> tuple[Campaign, JSON]:
+    """A running manual campaign and AGENT's prompt to pause it, not yet confirmed."""
+    target = await running(pbx)
+    return target, await prompt_for(slack, f"pause {target.campaign_uuid}")
+
+
+async def autodialer_card(slack: SlackStandIn, pbx: EmulatorServer) -> tuple[Campaign, JSON]:
+    """A running autodialer campaign and its card as AGENT sees it."""
+    target = await running(pbx, "autodialer")
+    return target, await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
 
 
 async def result_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
@@ -39,12 +55,11 @@ async def result_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
     return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
+@pytest.mark.usefixtures("roles")
 async def test_pause_is_confirmed_by_the_requester_and_sent_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    target = await running(pbx)
-    prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
+    target, prompt = await asked_to_pause(slack, pbx)
     assert "Pause campaign" in shown(prompt) and "Ask for approval" not in shown(prompt)
     first = await slack.driver.block_action(
         user=AGENT, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
@@ -69,12 +84,11 @@ async def card_now(slack: SlackStandIn, user: str, ts: str, needle: str) -> dict
     )
 
 
+@pytest.mark.usefixtures("roles")
 async def test_stop_from_the_card_button_keeps_the_other_fields(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    target = await running(pbx, "autodialer")
-    card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    target, card = await autodialer_card(slack, pbx)
     assert {"campaign_control_pause", "campaign_control_stop"} <= set(button_ids(card))
     assert "campaign_control_start" not in button_ids(card)
     stop = next(
@@ -98,12 +112,11 @@ async def test_stop_from_the_card_button_keeps_the_other_fields(
     assert len(puts(pbx, f"/v3/campaign/{target.campaign_uuid}")) == 1
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_paused_campaigns_card_is_redrawn_in_place_without_pause(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    target = await running(pbx, "autodialer")
-    card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    target, card = await autodialer_card(slack, pbx)
     older = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
     assert "campaign_control_pause" in button_ids(card)
     assert "Campaign last changed" in shown(card)
@@ -128,8 +141,7 @@ async def test_a_paused_campaigns_card_is_redrawn_in_place_without_pause(
 async def test_a_viewers_card_has_no_switches_and_an_old_one_is_refused(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    target = await running(pbx, "autodialer")
-    viewer_card = await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
+    target, viewer_card = await autodialer_card(slack, pbx)
     assert target.campaign_name in shown(viewer_card)
     assert not [b for b in button_ids(viewer_card) if b.startswith("campaign_control")]
     assert "campaign_refresh" in button_ids(viewer_card)
@@ -146,22 +158,21 @@ async def test_a_viewers_card_has_no_switches_and_an_old_one_is_refused(
     assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_campaign_already_in_that_state_is_left_alone(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await running(pbx)
     reply = await ask(slack, f"start {target.campaign_uuid}", user=AGENT)
     assert "already running" in shown(reply)
     assert app.storage.approvals.list("T0001") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_the_campaign_vanishing_before_the_confirm_is_explained(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    target = await running(pbx)
-    prompt = await prompt_for(slack, f"pause {target.campaign_uuid}")
+    target, prompt = await asked_to_pause(slack, pbx)
     pbx.fail_next("GET", "/v3/campaign", 200, {"data": [], "limit": 100, "offset": 0, "total": 0})
     await confirm(slack, prompt)
     card = await result_card(slack, target.campaign_uuid)
@@ -169,11 +180,10 @@ async def test_the_campaign_vanishing_before_the_confirm_is_explained(
     assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_pause_all_pauses_every_running_campaign_and_nothing_else(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     before = {c.campaign_uuid: c for c in await campaigns(pbx)}
     started = {u for u, c in before.items() if c.status == "start"}
     assert len(started) >= 2

@@ -37,6 +37,17 @@ async def ask(slack: SlackStandIn, text: str, user: str = SUPERVISOR) -> dict[st
     )
 
 
+async def expect_replies(
+    slack: SlackStandIn, *exchanges: tuple[str, ...], user: str = SUPERVISOR
+) -> None:
+    """Type each command in turn, as ``user``; each reply must say every one of the words
+    that follow its command (a table of refusals reads better than pairs of lines)."""
+    for text, *words in exchanges:
+        reply = await ask(slack, text, user=user)
+        for word in words:
+            assert word in shown(reply), (text, word, shown(reply))
+
+
 async def campaigns_of(pbx: EmulatorServer, api_key: str | None = None) -> list[Any]:
     async with CallCenter(pbx.base_url, api_key or pbx.api_key) as cc:
         return [c async for c in cc.campaigns.iterate()]

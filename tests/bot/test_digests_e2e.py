@@ -26,13 +26,7 @@ from commands.kernel.text import duration, number
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, TEAM, SlackStandIn
 from storage import InstallationRecord
-from tests.bot.digest_helpers import (
-    FakeClock,
-    app_with_clock,
-    digests_in,
-    runtime_on,
-    shown,
-)
+from tests.bot.digest_helpers import FakeClock, app_with_clock, digests_in, runtime_on, shown
 from tests.bot.test_commands_e2e import ask
 
 HCM = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -184,12 +178,21 @@ async def dies_after_claiming(
         dead.storage.close()
 
 
+async def claimed_by_the_dead(
+    slack: SlackStandIn, settings: Settings, clock: FakeClock, *, posted: bool
+) -> tuple[str, datetime]:
+    """A daily 08:00 digest whose slot two days on a process claimed and then died, having
+    posted it or not; the digest's id and that slot."""
+    digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
+    eight = eight_in_two_days()
+    await dies_after_claiming(settings, clock, digest_id, eight, posted=posted)
+    return digest_id, eight
+
+
 async def test_a_slot_posted_by_a_process_that_died_is_not_posted_again(
     app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
 ) -> None:
-    digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = eight_in_two_days()
-    await dies_after_claiming(settings, clock, digest_id, eight, posted=True)
+    digest_id, eight = await claimed_by_the_dead(slack, settings, clock, posted=True)
     assert len(digests_in(slack, CALL_CENTER)) == 1
     clock.now += 60  # the claim may still be a live process's: left alone
     assert (await app.scheduler.run_due(eight + timedelta(minutes=1))).recovered == 0
@@ -206,9 +209,7 @@ async def test_a_slot_posted_by_a_process_that_died_is_not_posted_again(
 async def test_a_slot_claimed_by_a_process_that_died_before_posting_is_posted_once(
     app: Runtime, slack: SlackStandIn, settings: Settings, clock: FakeClock
 ) -> None:
-    digest_id = await add_digest(slack, "#call-center daily 08:00 sections=totals")
-    eight = eight_in_two_days()
-    await dies_after_claiming(settings, clock, digest_id, eight, posted=False)
+    digest_id, eight = await claimed_by_the_dead(slack, settings, clock, posted=False)
     clock.now += 200
     first = await app.scheduler.run_due(eight + timedelta(minutes=5))
     again = await app.scheduler.run_due(eight + timedelta(minutes=6))

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, DIGESTS, TEAM, SlackStandIn
-from tests.bot.approval_helpers import button_ids, give_roles, prompt_for, puts
-from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.approval_helpers import button_ids, prompt_for, puts
+from tests.bot.test_commands_e2e import ask, expect_replies, shown
 
 JSON = dict[str, Any]
 
@@ -51,11 +53,15 @@ async def test_a_mistyped_command_gets_did_you_mean_not_the_whole_help(
     assert "I don't know `campain`. Did you mean `campaign` or `campaigns`?" in shown(reply)
     assert "`/callops help`" in shown(reply)
     assert len(text_lines(reply)) == 1, "one line, not 55 lines of help"
-    reply = await ask(slack, "digest ad #digests daily 08:00")
-    assert "I don't know `digest ad`. Did you mean `digest add`?" in shown(reply)
-    reply = await ask(slack, "cdr stauts=busy")
-    assert "'stauts=' is not a filter. Did you mean `status=`?" in shown(reply)
-    assert "/callops help writing" in shown(reply)
+    await expect_replies(
+        slack,
+        ("digest ad #digests daily 08:00", "I don't know `digest ad`. Did you mean `digest add`?"),
+        (
+            "cdr stauts=busy",
+            "'stauts=' is not a filter. Did you mean `status=`?",
+            "/callops help writing",
+        ),
+    )
 
 
 async def test_a_campaign_typed_without_diacritics_resolves(
@@ -79,10 +85,10 @@ async def test_a_campaign_with_one_typo_resolves_when_only_reading(
     assert "matched “Gọi lại khách hàng CT”" in shown(records)
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_typo_in_an_action_is_offered_and_the_choice_asks_to_confirm(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await campaign_named(pbx, "Gọi lại khách hàng CT")
     assert target.status == "start"
     offer = await ask(slack, "stop goi lai khach hagn ct", user=AGENT)
@@ -109,10 +115,10 @@ async def test_a_typo_in_an_action_is_offered_and_the_choice_asks_to_confirm(
     assert puts(pbx, f"/v3/campaign/{target.campaign_uuid}") == []
 
 
+@pytest.mark.usefixtures("roles")
 async def test_autocall_takes_an_unquoted_campaign_and_an_unquoted_value(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await campaign_named(pbx, "Nhắc thanh toán HN")
     prompt = await prompt_for(slack, "autocall Nhắc thanh toán HN 0912 345 678 name=Nguyễn Văn An")
     assert "0912 345 678" in shown(prompt) and "Nguyễn Văn An" in shown(prompt)
@@ -120,10 +126,10 @@ async def test_autocall_takes_an_unquoted_campaign_and_an_unquoted_value(
     assert app.storage.approvals.list(TEAM)[0].params["param"] == {"name": "Nguyễn Văn An"}
 
 
+@pytest.mark.usefixtures("roles")
 async def test_which_one_keeps_the_phone_and_the_values(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = await campaign_named(pbx, "Nhắc thanh toán HN")
     offer = await ask(slack, "autocall nhac thanh toan 0912345678 name=Nguyễn Văn An", user=AGENT)
     assert "Which one?" in shown(offer)
@@ -167,10 +173,10 @@ async def test_digest_and_monitor_take_unquoted_names(
     )
 
 
+@pytest.mark.usefixtures("roles")
 async def test_lead_name_with_spaces_needs_no_quotes(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     list_uuid = str(pbx.state("lists")[0]["list_uuid"])
     prompt = await prompt_for(
         slack, f"lead {list_uuid} 0912345678 lead_name=Nguyễn Văn An address=12 Lê Lợi, Q1"

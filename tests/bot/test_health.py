@@ -15,11 +15,11 @@ from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import SlackStandIn
 from storage import LATEST_VERSION, Database
 from storage.migrations import revision_id
 from storage.schema import alembic_version
-from tests.bot.feed_helpers import callback_url, feed_app, make_record
+from tests.bot.feed_helpers import callback_url, feed_app, make_record, routed_feed
 
 
 async def probe(base: str) -> tuple[httpx.Response, httpx.Response]:
@@ -71,8 +71,7 @@ async def test_ready_names_every_check_of_a_full_process(
 async def test_a_read_only_database_is_not_ready_and_callbacks_get_503(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
+    async with routed_feed(settings, slack, pbx) as (rt, base):
         url = callback_url(rt, base)
         with read_only(rt.storage.db):  # every write now fails
             alive, ready = await probe(base)

@@ -7,21 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, Workspace
 from tests.blocks import elements
-from tests.bot.approval_helpers import (
-    button_ids,
-    card_in,
-    confirm,
-    give_roles,
-    prompt_for,
-    use_approvals_channel,
-)
+from tests.bot.approval_helpers import button_ids, card_in, confirm, prompt_for
 from tests.bot.test_approvals_e2e import stopped_campaign
-from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_commands_e2e import ask, expect_replies, shown
 from tests.bot.test_connect_e2e import top_view
 
 
@@ -92,17 +87,18 @@ async def test_a_language_callops_does_not_speak_changes_nothing(
 async def test_settings_are_for_admins_and_a_bad_value_changes_nothing(
     app: Runtime, slack: SlackStandIn
 ) -> None:
-    refused = await ask(slack, "settings language vi", user=AGENT)
-    assert "needs the admin role" in shown(refused)
-    bad_language = await ask(slack, "settings language fr")
-    assert "use `vi` or `en`" in shown(bad_language)
-    bad_zone = await ask(slack, "settings timezone Asia/Ho_Chi_Mnh")
-    assert "is not a time zone I know" in shown(bad_zone)
-    assert "Did you mean `Asia/Ho_Chi_Minh`?" in shown(bad_zone)
-    bad_key = await ask(slack, "settings colour blue")
-    assert "'colour' is not a setting" in shown(bad_key) and "`mask-phones`" in shown(bad_key)
-    bad_switch = await ask(slack, "settings mask-phones maybe")
-    assert "use `on` or `off`" in shown(bad_switch)
+    await expect_replies(slack, ("settings language vi", "needs the admin role"), user=AGENT)
+    await expect_replies(
+        slack,
+        ("settings language fr", "use `vi` or `en`"),
+        (
+            "settings timezone Asia/Ho_Chi_Mnh",
+            "is not a time zone I know",
+            "Did you mean `Asia/Ho_Chi_Minh`?",
+        ),
+        ("settings colour blue", "'colour' is not a setting", "`mask-phones`"),
+        ("settings mask-phones maybe", "use `on` or `off`"),
+    )
     unchanged = app.storage.workspaces.require(TEAM)
     assert unchanged.default_language is None and unchanged.timezone == "Asia/Ho_Chi_Minh"
     assert unchanged.timezone_source is None and unchanged.mask_phones is False
@@ -139,11 +135,10 @@ async def test_an_admin_changes_settings_and_sees_where_each_comes_from(
     assert "Language: *Vietnamese* (chosen by an admin)" in shown_now
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_channel_posts_use_the_workspace_language_and_replies_the_persons(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     await ask(slack, "settings language vi")
     target = await stopped_campaign(pbx)
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}", user=AGENT)

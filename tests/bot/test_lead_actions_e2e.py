@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 
+import pytest
+
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
@@ -15,18 +17,19 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ApprovalState
 from tests.bot.approval_helpers import (
+    approved,
     ask,
     audit_outcomes,
     card_in,
     card_now,
     confirm,
-    give_roles,
     prompt_for,
     second_app,
     settled,
     shown,
-    use_approvals_channel,
 )
+
+pytestmark = pytest.mark.usefixtures("roles")
 
 
 def a_list(pbx: EmulatorServer) -> str:
@@ -38,20 +41,15 @@ async def blacklisted(pbx: EmulatorServer) -> str:
         return (await cc.blacklist.list()).data[0].phone_number
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_one_lead_is_inserted_after_approval(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     list_uuid = a_list(pbx)
     prompt = await prompt_for(slack, f'lead {list_uuid} 0912345678 lead_name="An <Nguyen>"')
     assert "An &lt;Nguyen&gt;" in shown(prompt)
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912 345 678")
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    done = await approved(slack, "0912 345 678")
     assert done["text"].endswith(": done")
     sent = pbx.journal(method="POST", path="/v3/lead")
     assert len(sent) == 1
@@ -65,7 +63,6 @@ async def test_one_lead_is_inserted_after_approval(
 async def test_bad_lead_input_is_refused_before_any_request(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     list_uuid = a_list(pbx)
     reply = await ask(slack, f"lead {list_uuid} 12345", user=AGENT)
     assert "not a phone number the service accepts" in shown(reply)
@@ -96,11 +93,10 @@ def lead_file(blocked: str) -> bytes:
     return ("\n".join(rows) + "\n").encode()
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     list_uuid = a_list(pbx)
     blocked = await blacklisted(pbx)
     await slack.driver.file_share(
@@ -160,7 +156,6 @@ async def test_a_csv_with_bad_rows_is_checked_and_its_good_rows_uploaded_once(
 async def test_upload_without_a_shared_csv_says_how_to_share_one(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     reply = await ask(slack, f"leads upload {a_list(pbx)}", user=AGENT)
     assert "Share the file here first" in shown(reply) and "phone_number" in shown(reply)
     await slack.driver.file_share(
@@ -174,7 +169,6 @@ async def test_upload_without_a_shared_csv_says_how_to_share_one(
 async def test_a_file_changed_after_the_check_is_not_uploaded(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     list_uuid = a_list(pbx)
     await slack.driver.file_share(
         user=AGENT, channel=CALL_CENTER, name="june.csv", content=b"phone_number\n0912345678\n"

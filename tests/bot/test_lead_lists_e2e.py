@@ -8,25 +8,25 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign, LeadList
 from commands.kernel.text import number
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import AGENT, CALL_CENTER, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
+    approved,
     ask,
     button_ids,
     campaigns,
-    card_in,
-    card_now,
     confirm,
-    give_roles,
     prompt_for,
-    settled,
     shown,
-    use_approvals_channel,
 )
+
+pytestmark = pytest.mark.usefixtures("roles")
 
 JSON = dict[str, object]
 
@@ -46,19 +46,10 @@ def quoted(name: str) -> str:
     return f'"{name}"'
 
 
-async def approve(slack: SlackStandIn, needle: str) -> dict[str, object]:
-    card = await card_in(slack, APPROVALS, needle)
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    return await card_now(slack, APPROVALS, card["ts"], settled)
-
-
+@pytest.mark.usefixtures("approvals")
 async def test_lead_for_a_campaign_goes_into_its_default_list(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     campaign, before = await with_its_list(pbx)
     prompt = await prompt_for(slack, f"lead {quoted(campaign.campaign_name)} 0912 345 678")
     assert before.list_name in shown(prompt) and campaign.default_list_uuid in shown(prompt)
@@ -67,7 +58,7 @@ async def test_lead_for_a_campaign_goes_into_its_default_list(
     unquoted = await prompt_for(slack, f"lead {campaign.campaign_name} 0987654321")
     assert campaign.default_list_uuid in shown(unquoted) and "0987 654 321" in shown(unquoted)
     await confirm(slack, prompt)
-    done = await approve(slack, "0912 345 678")
+    done = await approved(slack, "0912 345 678")
     assert str(done["text"]).endswith(": done"), shown(done)
     [sent] = pbx.journal(method="POST", path="/v3/lead")
     assert sent["body"]["list_uuid"] == campaign.default_list_uuid
@@ -83,7 +74,6 @@ async def test_lead_for_a_campaign_goes_into_its_default_list(
 async def test_a_list_uuid_still_works_and_wrong_targets_are_explained(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     campaign = await with_list(pbx, "manual")
     prompt = await prompt_for(slack, f"lead {campaign.default_list_uuid} 0987654321")
     assert campaign.default_list_uuid in shown(prompt)
@@ -107,7 +97,6 @@ async def with_list_less(pbx: EmulatorServer) -> Campaign:
 async def test_an_ambiguous_campaign_offers_choices_that_keep_the_number(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     first = await with_list(pbx)
     prefix = first.campaign_name.split()[0]
     matching = [c for c in await campaigns(pbx) if c.campaign_name.startswith(prefix)]
@@ -124,11 +113,10 @@ async def test_an_ambiguous_campaign_offers_choices_that_keep_the_number(
     assert "0912 345 678" in shown(prompt) and "An Nguyen" in shown(prompt)
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     campaign, lead_list = await with_its_list(pbx)
     card = await ask(slack, f"campaign {campaign.campaign_uuid}", user=AGENT)
     text = shown(card)
@@ -153,7 +141,7 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     await slack.driver.view_submission(form["id"], {"phone": "12345"})
     assert "not a phone number" in slack.view_errors(form["id"])["phone"]
     await slack.driver.view_submission(form["id"], {"phone": "0356 789 012", "lead_name": "Chi"})
-    done = await approve(slack, "0356 789 012")
+    done = await approved(slack, "0356 789 012")
     assert str(done["text"]).endswith(": done"), shown(done)
     [sent] = pbx.journal(method="POST", path="/v3/lead")
     assert sent["body"]["list_uuid"] == lead_list.list_uuid
@@ -189,11 +177,10 @@ async def test_the_campaign_card_shows_its_list_and_its_buttons_lead_to_it(
     assert lead_list.list_uuid in shown(prompt)
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_leads_upload_by_campaign_name_uploads_into_its_list(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     campaign = await with_list(pbx, "manual")
     await slack.driver.file_share(
         user=AGENT,
@@ -204,7 +191,7 @@ async def test_leads_upload_by_campaign_name_uploads_into_its_list(
     prompt = await prompt_for(slack, f"leads upload {campaign.campaign_name}")
     assert "Upload *3 leads* from *july.csv*" in shown(prompt)
     await confirm(slack, prompt)
-    done = await approve(slack, "july.csv")
+    done = await approved(slack, "july.csv")
     assert str(done["text"]).endswith(": done"), shown(done)
     [upload] = pbx.journal(method="POST", path="/v3/lead/file")
     assert upload["body"]["list_uuid"] == campaign.default_list_uuid
@@ -213,7 +200,6 @@ async def test_leads_upload_by_campaign_name_uploads_into_its_list(
 async def test_lead_without_a_number_opens_the_form_for_the_campaigns_list(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     campaign = await with_list(pbx)
     delivery = await slack.driver.slash_command(
         user=AGENT, channel=CALL_CENTER, text=f"lead {quoted(campaign.campaign_name)} lead_name=An"

@@ -4,30 +4,22 @@ whole number in their own prompt."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.runtime import Runtime
+from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import APPROVALS, SlackStandIn
-from tests.bot.approval_helpers import (
-    ask,
-    card_in,
-    confirm,
-    give_roles,
-    prompt_for,
-    shown,
-    use_approvals_channel,
-)
-from tests.bot.test_call_actions_e2e import autocall_campaign
+from tests.bot.approval_helpers import ask, card_in, confirm, prompt_for, shown
 
 
+@pytest.mark.usefixtures("approvals")
 async def test_channel_cards_mask_numbers_once_the_workspace_asks(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    give_roles(app)
-    use_approvals_channel(app)
     reply = await ask(slack, "settings mask-phones on")
     assert "mask" in shown(reply).lower()
-    target = await autocall_campaign(pbx, "Chào hỏi khách hàng")
-    prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912345678 name=An")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
     assert "0912 345 678" in shown(prompt)  # the asker reads the whole number
     await confirm(slack, prompt)
     card = await card_in(slack, APPROVALS, "0912 *** 678")

@@ -4,12 +4,14 @@ emulator's seeded people (each with a last, middle and first name)."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import User
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, SlackStandIn
-from tests.bot.approval_helpers import ask, give_roles, shown
+from tests.bot.approval_helpers import ask, shown
 from tests.bot.test_call_actions_e2e import latest_view, options_of
 
 EXTENSION = "1001"
@@ -23,10 +25,10 @@ async def owner_of(pbx: EmulatorServer, extension: str) -> User:
     return owner
 
 
+@pytest.mark.usefixtures("roles")
 async def test_a_person_is_written_family_first_on_every_surface(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     person = await owner_of(pbx, EXTENSION)
     family_first = f"{person.last_name} {person.middle_name} {person.first_name}"
     given_first = f"{person.first_name} {person.middle_name} {person.last_name}"

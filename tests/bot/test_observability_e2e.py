@@ -28,13 +28,7 @@ from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import ApprovalState, off_loop
 from tests.bot.approval_helpers import give_roles, use_approvals_channel
 from tests.bot.digest_helpers import FakeClock, app_with_clock
-from tests.bot.feed_helpers import (
-    callback_url,
-    feed_app,
-    make_record,
-    post,
-    posted_record_ids,
-)
+from tests.bot.feed_helpers import callback_url, feed_app, make_record, post, posted_record_ids
 from tests.bot.test_approvals_e2e import requested_start
 from tests.bot.test_commands_e2e import ask, shown
 

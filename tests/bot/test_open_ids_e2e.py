@@ -12,15 +12,13 @@ from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, SlackStandIn
 from tests.bot.approval_helpers import (
+    approved,
     ask,
     button_ids,
     campaigns,
-    card_in,
-    card_now,
     confirm,
     give_roles,
     prompt_for,
-    settled,
     shown,
     use_approvals_channel,
 )
@@ -40,11 +38,7 @@ async def pushed_autocall(app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
     )
     prompt = await prompt_for(slack, f"autocall {target.campaign_uuid} 0912 345 678 name=An")
     await confirm(slack, prompt)
-    card = await card_in(slack, APPROVALS, "0912 345 678")
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
-    )
-    return await card_now(slack, APPROVALS, card["ts"], settled)
+    return await approved(slack, "0912 345 678")
 
 
 async def new_reply(slack: SlackStandIn, user: str, seen: set[str]) -> JSON:

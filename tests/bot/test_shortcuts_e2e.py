@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
@@ -71,22 +73,28 @@ async def test_call_back_opens_the_autocall_form_with_the_number_from_the_messag
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
 
 
-async def test_call_back_on_a_message_without_a_number_says_so(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+@pytest.mark.parametrize(
+    ("role", "message", "said", "also"),
+    [
+        (Role.OPERATOR, "Khách hàng gọi lại nhé, số 12345", "no phone number", "10 digits"),
+        (None, "Gọi lại 0912345678", "needs the operator role", "Call back with callops"),
+    ],
+    ids=["a message without a number", "a viewer"],
+)
+async def test_call_back_that_cannot_go_ahead_says_why_and_opens_nothing(
+    app: Runtime,
+    slack: SlackStandIn,
+    pbx: EmulatorServer,
+    role: Role | None,
+    message: str,
+    said: str,
+    also: str,
 ) -> None:
-    app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-    await call_back(slack, "Khách hàng gọi lại nhé, số 12345")
-    reply = await slack.wait_for_ephemeral(AGENT, lambda m: "no phone number" in shown(m))
-    assert "10 digits" in shown(reply)
-    assert slack.views(AGENT) == []
-
-
-async def test_a_viewer_cannot_call_back(
-    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
-) -> None:
-    await call_back(slack, "Gọi lại 0912345678")
-    reply = await slack.wait_for_ephemeral(AGENT, lambda m: "needs the operator role" in shown(m))
-    assert "Call back with callops" in shown(reply)
+    if role is not None:
+        app.storage.roles.set_role(TEAM, AGENT, role)
+    await call_back(slack, message)
+    reply = await slack.wait_for_ephemeral(AGENT, lambda m: said in shown(m))
+    assert also in shown(reply)
     assert slack.views(AGENT) == []
 
 

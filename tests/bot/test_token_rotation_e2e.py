@@ -12,8 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import text
 
 from bot.posting import ChannelPace
@@ -25,6 +23,7 @@ from emulators.slack.journal import JournalEntry
 from storage import InstallationRecord
 from tests.bot.test_commands_e2e import ask, shown
 from tests.bot.test_oauth_e2e import free_port, install, installable, raw_database
+from tests.slack_standin.test_token_rotation import auth_test_error
 
 LIFETIME = 43200
 """Seconds a rotated Slack token lives (12 hours)."""
@@ -86,14 +85,6 @@ def token_exchanges(rt: Runtime) -> float:
     return counted or 0.0
 
 
-async def auth_error(slack: SlackStandIn, token: str) -> str | None:
-    try:
-        await AsyncWebClient(token=token, base_url=slack.api_url).auth_test()
-    except SlackApiError as exc:
-        return str(exc.response["error"])
-    return None
-
-
 async def test_a_digest_outside_any_request_posts_with_a_refreshed_token(
     rotating: Runtime, slack: SlackStandIn
 ) -> None:
@@ -128,7 +119,7 @@ async def test_a_digest_outside_any_request_posts_with_a_refreshed_token(
     # Two minutes later the old token is dead at Slack; the next digest and a command
     # still work, with the new token and no second refresh.
     slack.clock.advance(120)
-    assert await auth_error(slack, first.bot_token) == "token_expired"
+    assert await auth_test_error(slack, first.bot_token) == "token_expired"
     await rt.digests.post_now(TEAM, digest_id, at=datetime.now(UTC))
     assert slack.journal("chat.postMessage")[-1].ok
     assert "Campaigns" in shown(await ask(slack, "campaigns"))

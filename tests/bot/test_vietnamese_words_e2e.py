@@ -6,10 +6,12 @@ What is asserted holds in either language the reply is written in."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.runtime import Runtime
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SlackStandIn
-from tests.bot.approval_helpers import button_ids, campaigns, give_roles, prompt_for
+from tests.bot.approval_helpers import button_ids, campaigns, prompt_for
 from tests.bot.test_commands_e2e import ask, shown
 
 
@@ -33,10 +35,10 @@ async def test_a_typo_in_a_vietnamese_word_is_answered_with_the_word(
     assert "/callops help" in shown(reply)
 
 
+@pytest.mark.usefixtures("roles")
 async def test_tam_dung_asks_to_pause_the_campaign(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    give_roles(app)
     target = next(c for c in await campaigns(pbx) if c.status == "start" and c.type == "manual")
     english = await prompt_for(slack, f"pause {target.campaign_uuid}")
     prompt = await prompt_for(slack, f"tam-dung {target.campaign_uuid}")

@@ -16,20 +16,14 @@ import httpx
 
 from bot.feed_metadata import FOLD_KIND, read_payload
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
-from tests.bot.feed_helpers import make_record
+from tests.bot.feed_helpers import card_counts, make_record
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
 
 
 def shown(slack: SlackStandIn) -> Counter[str]:
     """How often each record shows in the channel (cards, their threads, folded rows)."""
-    seen: Counter[str] = Counter()
-    for top in slack.messages(CALL_CENTER):
-        thread = slack.thread(CALL_CENTER, top["ts"]) if top.get("reply_count") else [top]
-        for message in thread:
-            payload = read_payload(message)
-            seen.update(payload.shown() if payload else ())
-    return seen
+    return card_counts(slack, [CALL_CENTER])
 
 
 def folds(slack: SlackStandIn) -> list[dict[str, Any]]:

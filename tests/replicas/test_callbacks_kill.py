@@ -19,9 +19,8 @@ from collections import Counter
 
 import httpx
 
-from bot.feed_metadata import read_payload
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
-from tests.bot.feed_helpers import make_record
+from tests.bot.feed_helpers import card_counts, make_record
 from tests.faults.processes import AppProcess, Deployment
 from tests.faults.waiting import until
 from tests.replicas.balancer import RoundRobin
@@ -33,20 +32,6 @@ CUSTOMERS = 60
 """Numbers called: a customer's calls of the day are threaded under the first card."""
 KILLED = 1
 """The replica killed once half of the records were accepted."""
-
-
-def card_counts(slack: SlackStandIn, channels: list[str]) -> Counter[str]:
-    """How many times each record shows across ``channels``, as a card (in threads
-    included: the calls of one customer on one day are a thread under the first card) or
-    as a row of a folded message."""
-    seen: Counter[str] = Counter()
-    for channel in channels:
-        for top in slack.messages(channel):
-            thread = slack.thread(channel, top["ts"]) if top.get("reply_count") else [top]
-            for message in thread:
-                payload = read_payload(message)
-                seen.update(payload.shown() if payload else ())
-    return seen
 
 
 async def test_a_thousand_callbacks_with_a_replica_killed_midway_post_each_card_once(

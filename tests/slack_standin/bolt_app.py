@@ -10,22 +10,11 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import SlackStandIn
+from tests.blocks import modal, text_input
 
-CONNECT_MODAL: dict[str, Any] = {
-    "type": "modal",
-    "callback_id": "connect",
-    "notify_on_close": True,
-    "title": {"type": "plain_text", "text": "Connect"},
-    "submit": {"type": "plain_text", "text": "Connect"},
-    "blocks": [
-        {
-            "type": "input",
-            "block_id": "base_url",
-            "label": {"type": "plain_text", "text": "Base URL"},
-            "element": {"type": "plain_text_input", "action_id": "value"},
-        }
-    ],
-}
+CONNECT_MODAL = modal(
+    "connect", "Connect", "Connect", text_input("base_url", "Base URL"), notify_on_close=True
+)
 
 CARD: list[dict[str, Any]] = [
     {"type": "section", "text": {"type": "mrkdwn", "text": "*Spring* is running"}},

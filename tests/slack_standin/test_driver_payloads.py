@@ -9,43 +9,36 @@ from aiohttp import web
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, SlackStandIn
+from tests.blocks import modal, plain, text_input
 from tests.slack_standin.loopback import Receiver
 
-MODAL: dict[str, Any] = {
-    "type": "modal",
-    "callback_id": "autocall",
-    "private_metadata": "spring",
-    "title": {"type": "plain_text", "text": "Autocall"},
-    "submit": {"type": "plain_text", "text": "Call"},
-    "blocks": [
-        {
-            "type": "input",
-            "block_id": "phone",
-            "label": {"type": "plain_text", "text": "Phone"},
-            "element": {"type": "plain_text_input", "action_id": "value"},
+MODAL = modal(
+    "autocall",
+    "Autocall",
+    "Call",
+    text_input("phone", "Phone"),
+    {
+        "type": "input",
+        "block_id": "leg",
+        "label": plain("Leg"),
+        "element": {
+            "type": "static_select",
+            "action_id": "choice",
+            "options": [
+                {"text": plain("A-leg"), "value": "aleg"},
+                {"text": plain("B-leg"), "value": "bleg"},
+            ],
         },
-        {
-            "type": "input",
-            "block_id": "leg",
-            "label": {"type": "plain_text", "text": "Leg"},
-            "element": {
-                "type": "static_select",
-                "action_id": "choice",
-                "options": [
-                    {"text": {"type": "plain_text", "text": "A-leg"}, "value": "aleg"},
-                    {"text": {"type": "plain_text", "text": "B-leg"}, "value": "bleg"},
-                ],
-            },
-        },
-        {
-            "type": "input",
-            "block_id": "when",
-            "optional": True,
-            "label": {"type": "plain_text", "text": "When"},
-            "element": {"type": "datepicker", "action_id": "day"},
-        },
-    ],
-}
+    },
+    {
+        "type": "input",
+        "block_id": "when",
+        "optional": True,
+        "label": plain("When"),
+        "element": {"type": "datepicker", "action_id": "day"},
+    },
+    private_metadata="spring",
+)
 
 
 async def test_slash_command_is_signed_and_shaped_like_slacks(

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import AGENT, SUPERVISOR, SlackStandIn
+from tests.blocks import modal, text_input
 
 
-def modal(title: str = "Connect") -> dict[str, object]:
-    return {
-        "type": "modal",
-        "callback_id": "connect",
-        "title": {"type": "plain_text", "text": title},
-        "submit": {"type": "plain_text", "text": "Save"},
-        "blocks": [
-            {
-                "type": "input",
-                "block_id": "base_url",
-                "label": {"type": "plain_text", "text": "Base URL"},
-                "element": {"type": "plain_text_input", "action_id": "value"},
-            }
-        ],
-    }
+def form(title: str = "Connect") -> dict[str, Any]:
+    return modal("connect", title, "Save", text_input("base_url", "Base URL"))
 
 
 HOME = {
@@ -40,16 +30,16 @@ async def error_of(call: object) -> str:
 
 async def test_views_open_uses_a_trigger_once(slack: SlackStandIn, client: AsyncWebClient) -> None:
     trigger = slack.core.state.issue_trigger("T0001", SUPERVISOR)
-    opened = await client.views_open(trigger_id=trigger, view=modal())
+    opened = await client.views_open(trigger_id=trigger, view=form())
     view = opened["view"]
     assert view["id"].startswith("V") and view["hash"] and view["root_view_id"] == view["id"]
     assert view["state"] == {"values": {}}
     assert [v["id"] for v in slack.views(SUPERVISOR)] == [view["id"]]
     assert slack.views(AGENT) == []
-    assert await error_of(client.views_open(trigger_id=trigger, view=modal())) == (
+    assert await error_of(client.views_open(trigger_id=trigger, view=form())) == (
         "expired_trigger_id"
     )
-    assert await error_of(client.views_open(trigger_id="1.2.nope", view=modal())) == (
+    assert await error_of(client.views_open(trigger_id="1.2.nope", view=form())) == (
         "invalid_trigger_id"
     )
 
@@ -59,32 +49,32 @@ async def test_trigger_expires_after_three_seconds_of_the_stand_in_clock(
 ) -> None:
     trigger = slack.core.state.issue_trigger("T0001", SUPERVISOR)
     slack.clock.advance(3.5)
-    assert await error_of(client.views_open(trigger_id=trigger, view=modal())) == (
+    assert await error_of(client.views_open(trigger_id=trigger, view=form())) == (
         "expired_trigger_id"
     )
 
 
 async def test_push_update_and_hash_conflict(slack: SlackStandIn, client: AsyncWebClient) -> None:
     state = slack.core.state
-    first = await client.views_open(trigger_id=state.issue_trigger("T0001", AGENT), view=modal())
+    first = await client.views_open(trigger_id=state.issue_trigger("T0001", AGENT), view=form())
     pushed = await client.views_push(
-        trigger_id=state.issue_trigger("T0001", AGENT), view=modal("Step 2")
+        trigger_id=state.issue_trigger("T0001", AGENT), view=form("Step 2")
     )
     assert pushed["view"]["previous_view_id"] == first["view"]["id"]
-    await client.views_push(trigger_id=state.issue_trigger("T0001", AGENT), view=modal("Step 3"))
-    fourth = client.views_push(trigger_id=state.issue_trigger("T0001", AGENT), view=modal("4"))
+    await client.views_push(trigger_id=state.issue_trigger("T0001", AGENT), view=form("Step 3"))
+    fourth = client.views_push(trigger_id=state.issue_trigger("T0001", AGENT), view=form("4"))
     assert await error_of(fourth) == "push_limit_reached"
     assert len(slack.views(AGENT)) == 3
 
     old_hash = first["view"]["hash"]
     updated = await client.views_update(
-        view_id=first["view"]["id"], hash=old_hash, view=modal("Renamed")
+        view_id=first["view"]["id"], hash=old_hash, view=form("Renamed")
     )
     assert updated["view"]["title"]["text"] == "Renamed"
     assert updated["view"]["hash"] != old_hash
-    stale = client.views_update(view_id=first["view"]["id"], hash=old_hash, view=modal())
+    stale = client.views_update(view_id=first["view"]["id"], hash=old_hash, view=form())
     assert await error_of(stale) == "hash_conflict"
-    assert await error_of(client.views_update(view_id="V404", view=modal())) == "not_found"
+    assert await error_of(client.views_update(view_id="V404", view=form())) == "not_found"
 
 
 async def test_home_tab_is_per_user(slack: SlackStandIn, client: AsyncWebClient) -> None:
@@ -96,5 +86,5 @@ async def test_home_tab_is_per_user(slack: SlackStandIn, client: AsyncWebClient)
     stale = client.views_publish(user_id=SUPERVISOR, view=HOME, hash="stale.hash")
     assert await error_of(stale) == "hash_conflict"
     assert await error_of(client.views_publish(user_id="U404", view=HOME)) == "user_not_found"
-    as_modal = client.views_publish(user_id=SUPERVISOR, view=modal())
+    as_modal = client.views_publish(user_id=SUPERVISOR, view=form())
     assert await error_of(as_modal) == "invalid_blocks"
