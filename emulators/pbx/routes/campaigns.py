@@ -20,8 +20,9 @@ from callcenter.rules import min_length_message
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
 from emulators.pbx.bodies import check, one_of, read_object
-from emulators.pbx.errors import field_errors, not_found, string_error
-from emulators.pbx.openapi import json_body, responses
+from emulators.pbx.errors import field_errors, string_error
+from emulators.pbx.openapi import json_route, responses
+from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response, page_response, paging
 from emulators.pbx.state import emulator
 from emulators.pbx.timeutil import fmt_iso
@@ -56,11 +57,7 @@ async def list_campaigns(
     return page_response(bodies, size, skip, total)
 
 
-@router.put(
-    "/v3/campaign/{campaign_uuid}",
-    responses=responses(CampaignUpdated, 400, 401, 404, 409),
-    openapi_extra=json_body(CampaignUpdate),
-)
+@router.put("/v3/campaign/{campaign_uuid}", **json_route(CampaignUpdate, CampaignUpdated, 404, 409))
 async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
@@ -84,12 +81,7 @@ async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid
     if errors:
         raise field_errors(errors)
     update = CampaignUpdate.model_validate(body)
-    row = conn.execute(
-        "SELECT body, status FROM campaigns WHERE domain_uuid = ? AND campaign_uuid = ?",
-        (domain.domain_uuid, campaign_uuid),
-    ).fetchone()
-    if row is None:
-        raise not_found("campaign")
+    row = owned(conn, "campaigns", domain.domain_uuid, campaign_uuid, "body, status")
     current = Campaign.model_validate_json(row[0])
     if conn.execute(
         "SELECT 1 FROM campaigns WHERE domain_uuid = ? AND campaign_name = ? "
@@ -99,21 +91,13 @@ async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid
         raise string_error(f"campaign name {update.campaign_name} is already taken", 409)
     carrier_name = template_name = ""
     if update.carrier_uuid:
-        found = conn.execute(
-            "SELECT carrier_name FROM carriers WHERE domain_uuid = ? AND carrier_uuid = ?",
-            (domain.domain_uuid, update.carrier_uuid),
-        ).fetchone()
-        if found is None:
-            raise not_found("carrier")
-        carrier_name = found[0]
+        carrier = owned(conn, "carriers", domain.domain_uuid, update.carrier_uuid, "carrier_name")
+        carrier_name = carrier[0]
     if update.template_uuid:
-        found = conn.execute(
-            "SELECT template_name FROM templates WHERE domain_uuid = ? AND template_uuid = ?",
-            (domain.domain_uuid, update.template_uuid),
-        ).fetchone()
-        if found is None:
-            raise not_found("template")
-        template_name = found[0]
+        template = owned(
+            conn, "templates", domain.domain_uuid, update.template_uuid, "template_name"
+        )
+        template_name = template[0]
     run_id = current.run_id
     if update.status == "start" and (row[1] != "start" or not run_id):
         run_id = fd.new_uuid(emu.sim.rng)
