@@ -131,6 +131,12 @@ async def reset(request: Request) -> Response:
     return json_response({"reset": True, **_clock(emu)})
 
 
+def _ticked(emu: Emulator) -> Response:
+    """The clock after the simulation has caught up with it."""
+    emu.tick()
+    return json_response(_clock(emu))
+
+
 @router.get("/clock")
 async def get_clock(request: Request) -> Response:
     return json_response(_clock(emulator(request)))
@@ -142,8 +148,7 @@ async def advance(request: Request) -> Response:
     emu = emulator(request)
     body: AdvanceBody = await _body(request, AdvanceBody)
     emu.clock.advance(body.seconds)
-    emu.tick()
-    return json_response(_clock(emu))
+    return _ticked(emu)
 
 
 @router.post("/clock/freeze")
@@ -152,8 +157,7 @@ async def freeze(request: Request) -> Response:
     body: FreezeBody = await _body(request, FreezeBody, empty_ok=True)
     emu.tick()
     emu.clock.freeze(body.at)
-    emu.tick()
-    return json_response(_clock(emu))
+    return _ticked(emu)
 
 
 @router.post("/clock/unfreeze")
