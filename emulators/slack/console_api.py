@@ -35,7 +35,7 @@ import json
 import mimetypes
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from aiohttp import BodyPartReader, web
@@ -94,7 +94,7 @@ class Completion:
     summary: str = ""
 
     def json(self) -> JSON:
-        return {"name": self.name, "usage": self.usage, "summary": self.summary}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
