@@ -93,9 +93,6 @@ class Completion:
     usage: str
     summary: str = ""
 
-    def json(self) -> JSON:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class SampleFile:
@@ -296,7 +293,7 @@ async def _workspace(request: web.Request) -> JSON:
         },
         "channels": channels,
         "command": config.command,
-        "completions": [c.json() for c in config.completions],
+        "completions": [asdict(c) for c in config.completions],
         "samples": [sample.json() for sample in config.samples],
         "max_upload": MAX_UPLOAD_BYTES,
         "title": config.title,
