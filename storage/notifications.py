@@ -115,8 +115,7 @@ class RouteStore(Store):
         return found
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
-        row = self._db.first(_GET_ROUTE, {"team_id": team_id, "id": route_id})
-        return from_row(NotificationRoute, row) if row else None
+        return self._one(NotificationRoute, _GET_ROUTE, {"team_id": team_id, "id": route_id})
 
     def list(self, team_id: str) -> list[NotificationRoute]:
         return [
