@@ -7,7 +7,7 @@ from fastapi.responses import Response
 
 from callcenter.models import ApiKeyBody, TokenV1, TokenV1Data, TokenV3
 from emulators.pbx.auth import issue_token
-from emulators.pbx.bodies import check, read_object
+from emulators.pbx.bodies import read_checked
 from emulators.pbx.errors import field_errors, string_error
 from emulators.pbx.openapi import json_route
 from emulators.pbx.paging import json_response
@@ -17,8 +17,7 @@ router = APIRouter(tags=["authentication"])
 
 
 async def _domain_for_key(request: Request) -> Domain:
-    body = await read_object(request)
-    checked = check(ApiKeyBody, body)
+    body, checked = await read_checked(request, ApiKeyBody)
     if checked.errors:
         raise field_errors(checked.errors)
     domain = emulator(request).domain_by_api_key(body["api_key"])

@@ -23,7 +23,7 @@ from callcenter.models import (
 )
 from callcenter.rules import check_autocall, check_phone, required_message
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, read_object
+from emulators.pbx.bodies import read_checked
 from emulators.pbx.errors import field_errors, string_error
 from emulators.pbx.fakedata import placeholders_of
 from emulators.pbx.openapi import json_route, responses
@@ -39,8 +39,7 @@ router = APIRouter(tags=["calls"])
 async def autocall_import(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(AutocallImport, body)
+    body, checked = await read_checked(request, AutocallImport)
     errors = check_autocall(body) + [e for e in checked.errors if "(root)" not in e]
     if "phone_number" not in checked.bad:
         errors += check_phone(body["phone_number"])
@@ -118,8 +117,7 @@ async def list_calls(request: Request, domain: CurrentDomain) -> Response:
 )
 async def transfer_call(request: Request, domain: CurrentDomain, call_id: str) -> Response:
     emu = emulator(request)
-    body = await read_object(request)
-    checked = check(TransferRequest, body)
+    body, checked = await read_checked(request, TransferRequest)
     if checked.errors:
         raise field_errors(checked.errors)
     transfer = TransferRequest.model_validate(body)

@@ -19,11 +19,11 @@ from callcenter.models import Campaign, CampaignUpdate, CampaignUpdated, Page
 from callcenter.rules import min_length_message
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, one_of, read_object
+from emulators.pbx.bodies import one_of, read_checked
 from emulators.pbx.errors import field_errors, string_error
 from emulators.pbx.openapi import json_route, responses
 from emulators.pbx.owned import owned
-from emulators.pbx.paging import json_response, page_response, paging
+from emulators.pbx.paging import Limit, Offset, json_response, table_page
 from emulators.pbx.state import emulator
 from emulators.pbx.timeutil import fmt_iso
 
@@ -38,31 +38,20 @@ async def list_campaigns(
     request: Request,
     domain: CurrentDomain,
     type: Annotated[CampaignTypeParam | None, Query()] = None,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
-    conn = emulator(request).conn
-    size, skip = paging(limit, offset)
     where, params = "domain_uuid = ?", [domain.domain_uuid]
     if type is not None:
         where, params = where + " AND type = ?", [*params, type]
-    total = conn.execute(f"SELECT COUNT(*) FROM campaigns WHERE {where}", params).fetchone()[0]
-    bodies = [
-        r[0]
-        for r in conn.execute(
-            f"SELECT body FROM campaigns WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-            [*params, size, skip],
-        )
-    ]
-    return page_response(bodies, size, skip, total)
+    return table_page(emulator(request).conn, "campaigns", where, params, limit, offset)
 
 
 @router.put("/v3/campaign/{campaign_uuid}", **json_route(CampaignUpdate, CampaignUpdated, 404, 409))
 async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(CampaignUpdate, body)
+    body, checked = await read_checked(request, CampaignUpdate)
     errors = list(checked.errors)
     errors += one_of(body, "type", ("autocall", "autodialer", "inbound", "manual"))
     errors += one_of(body, "status", ("stop", "start", "pause"))

@@ -34,7 +34,7 @@ from callcenter.models import (
 from callcenter.rules import check_lead_multi, check_list_uuid, check_phone
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, read_json, read_object
+from emulators.pbx.bodies import check, read_checked, read_json
 from emulators.pbx.errors import field_errors, invalid_type, not_found, string_error
 from emulators.pbx.openapi import json_route, multipart_body, responses
 from emulators.pbx.owned import owned
@@ -126,8 +126,7 @@ def _require_list(conn: sqlite3.Connection, domain_uuid: str, list_uuid: str) ->
 @router.post("/v3/lead", **json_route(LeadCreate, LeadCreated, 404))
 async def create_lead(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
-    body = await read_object(request)
-    checked = check(LeadCreate, body)
+    body, checked = await read_checked(request, LeadCreate)
     errors = list(checked.errors)
     if "list_uuid" not in checked.bad:
         errors += check_list_uuid(body["list_uuid"])

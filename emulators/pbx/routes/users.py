@@ -8,20 +8,20 @@ and refuses a username or extension another user of the domain already has (409)
 from __future__ import annotations
 
 import sqlite3
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from callcenter.models import Group, Page, User, UserUpdate, UserUpdated
 from callcenter.rules import FieldErrors, check_name, check_password
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, one_of, read_object
+from emulators.pbx.bodies import one_of, read_checked
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.openapi import json_route, responses
 from emulators.pbx.owned import owned
-from emulators.pbx.paging import json_response, page_response, paging
+from emulators.pbx.paging import Limit, Offset, json_response, page_response, paging
 from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.seed import password_hash
 from emulators.pbx.state import emulator
@@ -92,8 +92,8 @@ def _select(where: str) -> str:
 async def list_users(
     request: Request,
     domain: CurrentDomain,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
     conn = emulator(request).conn
     size, skip = paging(limit, offset)
@@ -122,8 +122,7 @@ async def get_user(request: Request, domain: CurrentDomain, user_uuid: str) -> R
 async def update_user(request: Request, domain: CurrentDomain, user_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(UserUpdate, body)
+    body, checked = await read_checked(request, UserUpdate)
     errors: FieldErrors = list(checked.errors)
     if "username" not in checked.bad:
         errors += check_name(body["username"], "username")
