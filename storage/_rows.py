@@ -11,6 +11,7 @@ from sqlalchemy.sql.expression import Executable
 from storage.clock import Clock, system_clock
 from storage.database import Database, Params
 from storage.errors import NotFoundError
+from storage.secrets import SecretBox
 
 T = TypeVar("T")
 
@@ -53,3 +54,11 @@ class Store:
         """The first row of ``query`` as a ``cls`` record, or None."""
         row = self._db.first(query, params)
         return from_row(cls, row) if row else None
+
+
+class SealedStore(Store):
+    """A store that also keeps secrets, sealed at rest by the process's one `SecretBox`."""
+
+    def __init__(self, db: Database, box: SecretBox, *, clock: Clock = system_clock) -> None:
+        super().__init__(db, clock=clock)
+        self._box = box

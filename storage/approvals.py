@@ -35,7 +35,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 
-from storage._rows import from_row, not_in_workspace, required
+from storage._rows import SealedStore, from_row, not_in_workspace, required
 from storage.clock import Clock, system_clock
 from storage.database import Database
 from storage.errors import (
@@ -217,19 +217,12 @@ class Approval:
     """While executing: until when the running process holds it (it renews the lease)."""
 
 
-class ApprovalStore:
+class ApprovalStore(SealedStore):
     def __init__(
-        self,
-        db: Database,
-        box: SecretBox,
-        policies: PolicyStore,
-        *,
-        clock: Clock = system_clock,
+        self, db: Database, box: SecretBox, policies: PolicyStore, *, clock: Clock = system_clock
     ) -> None:
-        self._db = db
-        self._box = box
+        super().__init__(db, box, clock=clock)
         self._policies = policies
-        self._clock = clock
 
     # -- reading -----------------------------------------------------------------------
 
