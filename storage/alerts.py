@@ -15,9 +15,8 @@ from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
-from storage._rows import Store, from_row, short_id
+from storage._rows import Store, from_row, not_in_workspace, required, short_id
 from storage.database import InsertFactory, by_dialect
-from storage.errors import NotFoundError
 from storage.schema import alert_fired, alerts
 from storage.validation import check_id, check_language
 
@@ -133,14 +132,10 @@ class AlertStore(Store):
         return self.require(team_id, alert_id)
 
     def get(self, team_id: str, alert_id: str) -> Alert | None:
-        row = self._db.first(_GET, {"team": team_id, "alert": alert_id})
-        return from_row(Alert, row) if row else None
+        return self._one(Alert, _GET, {"team": team_id, "alert": alert_id})
 
     def require(self, team_id: str, alert_id: str) -> Alert:
-        found = self.get(team_id, alert_id)
-        if found is None:
-            raise NotFoundError(f"no alert {alert_id!r} in this workspace")
-        return found
+        return required(self.get(team_id, alert_id), "alert", alert_id)
 
     def list(self, team_id: str) -> builtins.list[Alert]:
         return [from_row(Alert, row) for row in self._db.all(_LIST, {"team": team_id})]
@@ -165,7 +160,7 @@ class AlertStore(Store):
 
         def work(conn: Connection) -> None:
             if conn.execute(_SNOOZE, params).rowcount != 1:
-                raise NotFoundError(f"no alert {alert_id!r} in this workspace")
+                raise not_in_workspace("alert", alert_id)
             conn.execute(_REMOVE_FIRED, params)
 
         self._db.write(work)

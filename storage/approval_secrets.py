@@ -24,11 +24,10 @@ from typing import Any
 from sqlalchemy import bindparam, delete, exists, select, update
 from sqlalchemy.engine import Connection
 
+from storage._rows import SealedStore
 from storage.approvals import ApprovalState
-from storage.clock import Clock, system_clock
-from storage.database import Database, upsert
+from storage.database import upsert
 from storage.schema import approval_secrets, approvals
-from storage.secrets import SecretBox
 
 _S = approval_secrets.c
 _A = approvals.c
@@ -69,12 +68,7 @@ _DELETE_EMPTY = delete(approval_secrets).where(
 )
 
 
-class ApprovalSecretStore:
-    def __init__(self, db: Database, box: SecretBox, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._box = box
-        self._clock = clock
-
+class ApprovalSecretStore(SealedStore):
     def keep_secret(self, team_id: str, approval_id: str, secret: Mapping[str, Any]) -> None:
         """Hold ``secret`` (plain JSON) for the request until it runs or is settled."""
         text = json.dumps(dict(secret), sort_keys=True, separators=(",", ":"))

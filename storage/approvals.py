@@ -35,7 +35,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 
-from storage._rows import from_row
+from storage._rows import SealedStore, from_row, not_in_workspace, required
 from storage.clock import Clock, system_clock
 from storage.database import Database
 from storage.errors import (
@@ -45,7 +45,6 @@ from storage.errors import (
     ApprovalParamsMismatchError,
     ApprovalStateError,
     InvalidValueError,
-    NotFoundError,
 )
 from storage.policy import (
     Approvers,
@@ -218,19 +217,12 @@ class Approval:
     """While executing: until when the running process holds it (it renews the lease)."""
 
 
-class ApprovalStore:
+class ApprovalStore(SealedStore):
     def __init__(
-        self,
-        db: Database,
-        box: SecretBox,
-        policies: PolicyStore,
-        *,
-        clock: Clock = system_clock,
+        self, db: Database, box: SecretBox, policies: PolicyStore, *, clock: Clock = system_clock
     ) -> None:
-        self._db = db
-        self._box = box
+        super().__init__(db, box, clock=clock)
         self._policies = policies
-        self._clock = clock
 
     # -- reading -----------------------------------------------------------------------
 
@@ -239,10 +231,7 @@ class ApprovalStore:
         return self._approval(row) if row else None
 
     def require(self, team_id: str, approval_id: str) -> Approval:
-        found = self.get(team_id, approval_id)
-        if found is None:
-            raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
-        return found
+        return required(self.get(team_id, approval_id), "approval request", approval_id)
 
     def list(
         self,
@@ -324,7 +313,7 @@ class ApprovalStore:
             {"team": team_id, "approval": approval_id, "in_channel": channel, "at_ts": message_ts},
         )
         if changed != 1:
-            raise NotFoundError(f"no approval request {approval_id!r} in this workspace")
+            raise not_in_workspace("approval request", approval_id)
         return self.require(team_id, approval_id)
 
     def decide(

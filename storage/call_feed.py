@@ -16,14 +16,14 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
-from storage._rows import from_row
-from storage.clock import Clock, system_clock
-from storage.database import Database, upsert
+from storage._rows import SealedStore, from_row
+from storage.database import upsert
 from storage.notifications import DedupStore
 from storage.schema import (
     approvals,
@@ -32,7 +32,6 @@ from storage.schema import (
     callback_queue,
     notification_routes,
 )
-from storage.secrets import SecretBox
 from storage.validation import check_id
 
 log = logging.getLogger(__name__)
@@ -199,14 +198,11 @@ _SET_THREAD_ROOT = upsert(call_threads, "root_ts", "created_at")
 _OPEN_FOLD = upsert(call_folds, "root_ts", "opened_at", "held", "records_enc")
 
 
-class CallFeedStore:
-    def __init__(
-        self, db: Database, box: SecretBox, dedup: DedupStore, *, clock: Clock = system_clock
-    ) -> None:
-        self._db = db
-        self._box = box
-        self._dedup = dedup
-        self._clock = clock
+class CallFeedStore(SealedStore):
+    @cached_property
+    def _dedup(self) -> DedupStore:
+        """Callback deliveries are deduplicated in the shared dedupe table."""
+        return DedupStore(self._db, clock=self._clock)
 
     # -- the queue -------------------------------------------------------------------------
 

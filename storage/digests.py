@@ -16,9 +16,8 @@ from sqlalchemy import Double, Text, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
-from storage._rows import Store, from_row, short_id
+from storage._rows import Store, from_row, not_in_workspace, required, short_id
 from storage.database import InsertFactory, by_dialect
-from storage.errors import NotFoundError
 from storage.schema import digest_runs, digests
 from storage.validation import check_id, check_language, check_timezone
 
@@ -147,14 +146,10 @@ class DigestStore(Store):
         return self.require(team_id, digest_id)
 
     def get(self, team_id: str, digest_id: str) -> DigestSchedule | None:
-        row = self._db.first(_GET, {"team": team_id, "digest": digest_id})
-        return from_row(DigestSchedule, row) if row else None
+        return self._one(DigestSchedule, _GET, {"team": team_id, "digest": digest_id})
 
     def require(self, team_id: str, digest_id: str) -> DigestSchedule:
-        found = self.get(team_id, digest_id)
-        if found is None:
-            raise NotFoundError(f"no digest {digest_id!r} in this workspace")
-        return found
+        return required(self.get(team_id, digest_id), "digest", digest_id)
 
     def list(self, team_id: str) -> list[DigestSchedule]:
         return [from_row(DigestSchedule, row) for row in self._db.all(_LIST, {"team": team_id})]
@@ -265,4 +260,4 @@ class DigestStore(Store):
             .values(**changes, updated_at=self._clock())
         )
         if changed != 1:
-            raise NotFoundError(f"no digest {digest_id!r} in this workspace")
+            raise not_in_workspace("digest", digest_id)

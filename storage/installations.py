@@ -14,18 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
-from storage._rows import Store, from_row
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import SealedStore, Store, from_row
+from storage.database import InsertFactory, by_dialect
 from storage.roles import RoleStore
 from storage.schema import oauth_states, slack_installations
-from storage.secrets import SecretBox
 
 log = logging.getLogger(__name__)
 
@@ -233,19 +232,11 @@ def _params(
     return {"enterprise": enterprise_id or "", "team": team_id or "", "user": user_id}
 
 
-class InstallationStore:
-    def __init__(
-        self,
-        db: Database,
-        box: SecretBox,
-        roles: RoleStore,
-        *,
-        clock: Clock = system_clock,
-    ) -> None:
-        self._db = db
-        self._box = box
-        self._roles = roles
-        self._clock = clock
+class InstallationStore(SealedStore):
+    @cached_property
+    def _roles(self) -> RoleStore:
+        """The installing user becomes an admin of the workspace."""
+        return RoleStore(self._db, clock=self._clock)
 
     def save(self, record: InstallationRecord) -> None:
         """Store (or replace) the installation of this user in this team/enterprise and

@@ -54,8 +54,7 @@ class NoticeStore(Store):
         return self._db.change(_CLOSE, {"team_id": team_id, "kind": kind}) == 1
 
     def get(self, team_id: str, kind: str) -> Notice | None:
-        row = self._db.first(_GET, {"team_id": team_id, "kind": kind})
-        return from_row(Notice, row) if row else None
+        return self._one(Notice, _GET, {"team_id": team_id, "kind": kind})
 
     def list(self, team_id: str) -> list[Notice]:
         return [from_row(Notice, row) for row in self._db.all(_LIST, {"team_id": team_id})]

@@ -12,16 +12,14 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.engine import Connection
 
-from storage._rows import Store, from_row, short_id
-from storage.clock import Clock, system_clock
-from storage.database import Database, by_dialect, upsert
+from storage._rows import SealedStore, Store, from_row, short_id
+from storage.database import by_dialect, upsert
 from storage.schema import (
     callback_tokens,
     notification_routes,
     processed_callbacks,
     processed_events,
 )
-from storage.secrets import SecretBox
 from storage.validation import check_id, check_language
 
 _R = notification_routes.c
@@ -115,8 +113,7 @@ class RouteStore(Store):
         return found
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
-        row = self._db.first(_GET_ROUTE, {"team_id": team_id, "id": route_id})
-        return from_row(NotificationRoute, row) if row else None
+        return self._one(NotificationRoute, _GET_ROUTE, {"team_id": team_id, "id": route_id})
 
     def list(self, team_id: str) -> list[NotificationRoute]:
         return [
@@ -132,17 +129,12 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class CallbackTokenStore:
+class CallbackTokenStore(SealedStore):
     """The secret in each workspace's callback URL (`POST /callbacks/{token}`).
 
     The receiver knows only the token, so it is found by its SHA-256; the token is also kept
     encrypted so the admin can be shown the URL again when attaching another campaign.
     """
-
-    def __init__(self, db: Database, box: SecretBox, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._box = box
-        self._clock = clock
 
     def rotate(self, team_id: str) -> str:
         """A new token for the team (the old URL stops working at once)."""

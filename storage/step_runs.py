@@ -17,11 +17,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
-from storage._rows import from_row
-from storage.clock import Clock, system_clock
-from storage.database import Database
+from storage._rows import SealedStore, from_row
 from storage.schema import step_runs
-from storage.secrets import SecretBox
 from storage.validation import check_id
 
 _S = step_runs.c
@@ -54,12 +51,7 @@ class StepLink:
     settled_at: float | None
 
 
-class StepRunStore:
-    def __init__(self, db: Database, box: SecretBox, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._box = box
-        self._clock = clock
-
+class StepRunStore(SealedStore):
     def link(
         self,
         team_id: str,

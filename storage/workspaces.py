@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, delete, select, type_coerce, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
-from storage._rows import from_row
+from storage._rows import SealedStore, from_row
 from storage.clock import Clock, system_clock
 from storage.database import Database, InsertFactory, by_dialect, upsert
 from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
@@ -137,18 +137,11 @@ _CONNECT = by_dialect(_connect)
 _SAVE_TOKEN = upsert(service_tokens, "token_enc", "expires_at", "updated_at")
 
 
-class WorkspaceStore:
+class WorkspaceStore(SealedStore):
     def __init__(
-        self,
-        db: Database,
-        box: SecretBox,
-        *,
-        clock: Clock = system_clock,
-        default_timezone: str = "UTC",
+        self, db: Database, box: SecretBox, *, clock: Clock = system_clock, default_timezone: str
     ) -> None:
-        self._db = db
-        self._box = box
-        self._clock = clock
+        super().__init__(db, box, clock=clock)
         self._default_timezone = check_timezone(default_timezone)
 
     def get(self, team_id: str) -> Workspace | None:

@@ -116,6 +116,13 @@ def check(model: type[M], body: dict[str, Any]) -> Checked[M]:
         return Checked(None, missing + typed, bad)
 
 
+async def read_checked(request: Request, model: type[M]) -> tuple[dict[str, Any], Checked[M]]:
+    """The body as a JSON object and its strict check against ``model``, for a handler
+    that adds its own rules to the errors the model finds."""
+    body = await read_object(request)
+    return body, check(model, body)
+
+
 def one_of(body: dict[str, Any], name: str, allowed: tuple[str, ...]) -> FieldErrors:
     """An enumerated string member, checked only when present and a string."""
     value = body.get(name)

@@ -76,16 +76,20 @@ FIRST_NAMES = (
     "Vy",
     "Yến",
 )
-PROVINCES = (
-    ("Hà Nội", "Cầu Giấy", "Dịch Vọng"),
-    ("TP Hồ Chí Minh", "Quận 1", "Bến Nghé"),
-    ("TP Hồ Chí Minh", "Bình Thạnh", "Phường 25"),
-    ("Đà Nẵng", "Hải Châu", "Thạch Thang"),
-    ("Hải Phòng", "Lê Chân", "An Biên"),
-    ("Cần Thơ", "Ninh Kiều", "Tân An"),
-    ("Bình Dương", "Thủ Dầu Một", "Phú Cường"),
-    ("Khánh Hòa", "Nha Trang", "Lộc Thọ"),
+PROVINCES = tuple(
+    tuple(place.split(" / "))
+    for place in """
+Hà Nội / Cầu Giấy / Dịch Vọng
+TP Hồ Chí Minh / Quận 1 / Bến Nghé
+TP Hồ Chí Minh / Bình Thạnh / Phường 25
+Đà Nẵng / Hải Châu / Thạch Thang
+Hải Phòng / Lê Chân / An Biên
+Cần Thơ / Ninh Kiều / Tân An
+Bình Dương / Thủ Dầu Một / Phú Cường
+Khánh Hòa / Nha Trang / Lộc Thọ
+""".strip().splitlines()
 )
+"""Province / district / ward of the seeded leads' addresses."""
 STREETS = (
     "Lê Lợi",
     "Trần Hưng Đạo",

@@ -48,6 +48,19 @@ def json_body(model: type[BaseModel]) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
 
 
+def json_route(
+    body: type[BaseModel], result: Any, *codes: int, transfer: bool = False
+) -> dict[str, Any]:
+    """Route keywords of an endpoint that reads a JSON ``body``: every such body can be
+    refused (400) and every such call needs a token or key (401), so ``codes`` names only
+    the further errors."""
+    always = (401,) if transfer else (400, 401)  # a transfer's 400 is its own shape
+    return {
+        "responses": responses(result, *always, *codes, transfer=transfer),
+        "openapi_extra": json_body(body),
+    }
+
+
 def multipart_body(fields: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
     schema = {"type": "object", "properties": fields, "required": required}
     return {

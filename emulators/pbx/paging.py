@@ -8,9 +8,11 @@ page is assembled by joining them; no per-request model round trip on the hot pa
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
+from fastapi import Query
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -20,6 +22,9 @@ from emulators.pbx.errors import field_errors
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
 """Larger page requests are served 1,000 items (and say so in ``limit``)."""
+
+Limit = Annotated[int | None, Query()]
+Offset = Annotated[int | None, Query()]
 
 
 def json_response(content: Any, status_code: int = 200) -> Response:
@@ -47,3 +52,25 @@ def paging(
     if errors:
         raise field_errors(errors)
     return min(default_limit if limit is None else limit, MAX_LIMIT), offset or 0
+
+
+def table_page(
+    conn: sqlite3.Connection,
+    table: str,
+    where: str,
+    args: Sequence[Any],
+    limit: int | None,
+    offset: int | None,
+) -> Response:
+    """A page of the stored bodies of ``table``'s rows matching ``where``, in the order
+    they were made, as every plain listing of the service pages them."""
+    size, skip = paging(limit, offset)
+    total = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}", args).fetchone()[0]
+    bodies = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT body FROM {table} WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
+            (*args, size, skip),
+        )
+    ]
+    return page_response(bodies, size, skip, total)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -192,36 +192,10 @@ class Tally:
     last: int | None = None
 
     def add(self, values: list[Any]) -> None:
-        (
-            total,
-            answered,
-            busy,
-            busy_line,
-            cancel,
-            invalid,
-            no_answered,
-            not_available,
-            inbound,
-            outbound,
-            local,
-            duration,
-            billsec,
-            first,
-            last,
-        ) = values
-        self.total += int(total)
-        self.answered += int(answered or 0)
-        self.busy += int(busy or 0)
-        self.busy_line += int(busy_line or 0)
-        self.cancel += int(cancel or 0)
-        self.invalid += int(invalid or 0)
-        self.no_answered += int(no_answered or 0)
-        self.not_available += int(not_available or 0)
-        self.inbound += int(inbound or 0)
-        self.outbound += int(outbound or 0)
-        self.local += int(local or 0)
-        self.duration += int(duration or 0)
-        self.billsec += int(billsec or 0)
+        """Add one row of ``_EXT_SUMS``: the counts in field order, then first and last."""
+        *counts, first, last = values
+        for name, value in zip(_TALLY_COUNTS, counts, strict=True):
+            setattr(self, name, getattr(self, name) + int(value or 0))
         if first is not None:
             self.first = first if self.first is None else min(self.first, first)
         if last is not None:
@@ -243,6 +217,10 @@ class Tally:
             total_outbound=self.outbound,
             total_local=self.local,
         )
+
+
+_TALLY_COUNTS = [f.name for f in fields(Tally)][:-2]
+"""The fields ``Tally.add`` sums, in the order of ``_EXT_SUMS``."""
 
 
 @dataclass
@@ -383,20 +361,18 @@ def agent_time(t: ExtensionTallies, domain_uuid: str, tz: tzinfo) -> list[AgentT
     return rows
 
 
+_REPORTED_PERSON = (
+    "user_uuid extension_uuid domain_uuid extension username first_name middle_name last_name "
+    "level email"
+)
+"""The ``Person`` fields a report row of a user repeats as they are."""
+
+
 def call_users(t: ExtensionTallies, tz: tzinfo) -> list[ReportUser]:
     """Users who made or took at least one call in the window."""
     return [
         ReportUser(
-            user_uuid=p.user_uuid,
-            extension_uuid=p.extension_uuid,
-            domain_uuid=p.domain_uuid,
-            extension=ext,
-            username=p.username,
-            first_name=p.first_name,
-            middle_name=p.middle_name,
-            last_name=p.last_name,
-            level=p.level,
-            email=p.email,
+            **{name: getattr(p, name) for name in _REPORTED_PERSON.split()},
             groups=[g.model_dump(mode="json") for g in p.groups] or None,
             departments=[],
             add_date=fmt_service(p.created_at, tz),

@@ -35,7 +35,7 @@ import json
 import mimetypes
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from aiohttp import BodyPartReader, web
@@ -92,9 +92,6 @@ class Completion:
     name: str
     usage: str
     summary: str = ""
-
-    def json(self) -> JSON:
-        return {"name": self.name, "usage": self.usage, "summary": self.summary}
 
 
 @dataclass(frozen=True)
@@ -296,7 +293,7 @@ async def _workspace(request: web.Request) -> JSON:
         },
         "channels": channels,
         "command": config.command,
-        "completions": [c.json() for c in config.completions],
+        "completions": [asdict(c) for c in config.completions],
         "samples": [sample.json() for sample in config.samples],
         "max_upload": MAX_UPLOAD_BYTES,
         "title": config.title,

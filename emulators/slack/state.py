@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from emulators.slack.bus import EventBus
 from emulators.slack.clock import Clock
@@ -34,6 +34,8 @@ TRIGGER_TTL = 3.0
 RESPONSE_URL_TTL = 30 * 60.0
 RESPONSE_URL_USES = 5
 MODAL_STACK_LIMIT = 3
+
+_Ref = TypeVar("_Ref")
 
 
 class State:
@@ -252,19 +254,28 @@ class State:
             except KeyError:
                 raise LookupError(f"no team {team_id!r}") from None
 
-    def find_user(self, ref: str, team_id: str | None = None) -> User | None:
-        """A user by id, ``<@U123|name>``, ``@name`` or name (names within ``team_id``)."""
+    def _find(
+        self, ref: str, sigil: str, table: dict[str, _Ref], named: Callable[[_Ref, str], bool]
+    ) -> _Ref | None:
+        """An entry of ``table`` by id, ``<{sigil}ID|name>``, ``{sigil}name`` or a name that
+        ``named`` accepts: Slack escapes references one way and people type them another."""
         ref = ref.strip()
-        if ref.startswith("<@") and ref.endswith(">"):
+        if ref.startswith("<" + sigil) and ref.endswith(">"):
             ref = ref[2:-1].split("|", 1)[0]
         with self._lock:
-            if ref in self.users:
-                return self.users[ref]
-            name = ref.lstrip("@")
-            for user in self.users.values():
-                if user.name == name and (team_id is None or user.team_id == team_id):
-                    return user
-        return None
+            if ref in table:
+                return table[ref]
+            name = ref.lstrip(sigil)
+            return next((entry for entry in table.values() if named(entry, name)), None)
+
+    def find_user(self, ref: str, team_id: str | None = None) -> User | None:
+        """A user by id, ``<@U123|name>``, ``@name`` or name (names within ``team_id``)."""
+        return self._find(
+            ref,
+            "@",
+            self.users,
+            lambda user, name: user.name == name and team_id in (None, user.team_id),
+        )
 
     def user(self, ref: str, team_id: str | None = None) -> User:
         user = self.find_user(ref, team_id)
@@ -274,21 +285,14 @@ class State:
 
     def find_channel(self, ref: str, team_id: str | None = None) -> Channel | None:
         """A channel by id, ``<#C123|name>``, ``#name`` or name (names within ``team_id``)."""
-        ref = ref.strip()
-        if ref.startswith("<#") and ref.endswith(">"):
-            ref = ref[2:-1].split("|", 1)[0]
-        with self._lock:
-            if ref in self.channels:
-                return self.channels[ref]
-            name = ref.lstrip("#")
-            for channel in self.channels.values():
-                if (
-                    not channel.is_im
-                    and channel.name == name
-                    and (team_id is None or channel.team_id == team_id)
-                ):
-                    return channel
-        return None
+        return self._find(
+            ref,
+            "#",
+            self.channels,
+            lambda channel, name: (
+                not channel.is_im and channel.name == name and team_id in (None, channel.team_id)
+            ),
+        )
 
     def channel(self, ref: str, team_id: str | None = None) -> Channel:
         channel = self.find_channel(ref, team_id)

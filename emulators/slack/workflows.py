@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from emulators.slack.bus import EventBus
@@ -75,12 +75,7 @@ class AppShortcut:
     description: str
 
     def json(self) -> JSON:
-        return {
-            "callback_id": self.callback_id,
-            "name": self.name,
-            "type": self.type,
-            "description": self.description,
-        }
+        return asdict(self)
 
 
 @dataclass

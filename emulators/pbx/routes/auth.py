@@ -7,9 +7,9 @@ from fastapi.responses import Response
 
 from callcenter.models import ApiKeyBody, TokenV1, TokenV1Data, TokenV3
 from emulators.pbx.auth import issue_token
-from emulators.pbx.bodies import check, read_object
+from emulators.pbx.bodies import read_checked
 from emulators.pbx.errors import field_errors, string_error
-from emulators.pbx.openapi import json_body, responses
+from emulators.pbx.openapi import json_route
 from emulators.pbx.paging import json_response
 from emulators.pbx.state import Domain, emulator
 
@@ -17,8 +17,7 @@ router = APIRouter(tags=["authentication"])
 
 
 async def _domain_for_key(request: Request) -> Domain:
-    body = await read_object(request)
-    checked = check(ApiKeyBody, body)
+    body, checked = await read_checked(request, ApiKeyBody)
     if checked.errors:
         raise field_errors(checked.errors)
     domain = emulator(request).domain_by_api_key(body["api_key"])
@@ -28,9 +27,7 @@ async def _domain_for_key(request: Request) -> Domain:
     return domain
 
 
-@router.post(
-    "/v3/auth/token", responses=responses(TokenV3, 400, 401), openapi_extra=json_body(ApiKeyBody)
-)
+@router.post("/v3/auth/token", **json_route(ApiKeyBody, TokenV3))
 async def token_v3(request: Request) -> Response:
     emu = emulator(request)
     domain = await _domain_for_key(request)
@@ -48,9 +45,7 @@ async def token_v3(request: Request) -> Response:
     )
 
 
-@router.post(
-    "/v1/auth/token", responses=responses(TokenV1, 400, 401), openapi_extra=json_body(ApiKeyBody)
-)
+@router.post("/v1/auth/token", **json_route(ApiKeyBody, TokenV1))
 async def token_v1(request: Request) -> Response:
     emu = emulator(request)
     domain = await _domain_for_key(request)

@@ -23,10 +23,11 @@ from callcenter.models import (
 )
 from callcenter.rules import check_autocall, check_phone, required_message
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, read_object
-from emulators.pbx.errors import field_errors, not_found, string_error
+from emulators.pbx.bodies import read_checked
+from emulators.pbx.errors import field_errors, string_error
 from emulators.pbx.fakedata import placeholders_of
-from emulators.pbx.openapi import json_body, responses
+from emulators.pbx.openapi import json_route, responses
+from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response
 from emulators.pbx.routes.leads import insert_leads
 from emulators.pbx.state import emulator
@@ -34,28 +35,18 @@ from emulators.pbx.state import emulator
 router = APIRouter(tags=["calls"])
 
 
-@router.post(
-    "/v3/autocall/import",
-    responses=responses(AutocallResult, 400, 401, 404),
-    openapi_extra=json_body(AutocallImport),
-)
+@router.post("/v3/autocall/import", **json_route(AutocallImport, AutocallResult, 404))
 async def autocall_import(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(AutocallImport, body)
+    body, checked = await read_checked(request, AutocallImport)
     errors = check_autocall(body) + [e for e in checked.errors if "(root)" not in e]
     if "phone_number" not in checked.bad:
         errors += check_phone(body["phone_number"])
     if errors:
         raise field_errors(errors)
     request_ = AutocallImport.model_validate(body)
-    row = conn.execute(
-        "SELECT body FROM campaigns WHERE domain_uuid = ? AND campaign_uuid = ?",
-        (domain.domain_uuid, request_.campaign_uuid),
-    ).fetchone()
-    if row is None:
-        raise not_found("campaign")
+    row = owned(conn, "campaigns", domain.domain_uuid, request_.campaign_uuid, "body")
     campaign = json.loads(row[0])
     if campaign["type"] != "autocall":
         raise string_error("campaign is not an autocall campaign")
@@ -122,14 +113,11 @@ async def list_calls(request: Request, domain: CurrentDomain) -> Response:
 
 
 @router.post(
-    "/v1/call/{call_id}/transfer",
-    responses=responses(TransferResult, 401, transfer=True),
-    openapi_extra=json_body(TransferRequest),
+    "/v1/call/{call_id}/transfer", **json_route(TransferRequest, TransferResult, transfer=True)
 )
 async def transfer_call(request: Request, domain: CurrentDomain, call_id: str) -> Response:
     emu = emulator(request)
-    body = await read_object(request)
-    checked = check(TransferRequest, body)
+    body, checked = await read_checked(request, TransferRequest)
     if checked.errors:
         raise field_errors(checked.errors)
     transfer = TransferRequest.model_validate(body)

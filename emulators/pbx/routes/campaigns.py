@@ -19,10 +19,11 @@ from callcenter.models import Campaign, CampaignUpdate, CampaignUpdated, Page
 from callcenter.rules import min_length_message
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, one_of, read_object
-from emulators.pbx.errors import field_errors, not_found, string_error
-from emulators.pbx.openapi import json_body, responses
-from emulators.pbx.paging import json_response, page_response, paging
+from emulators.pbx.bodies import one_of, read_checked
+from emulators.pbx.errors import field_errors, string_error
+from emulators.pbx.openapi import json_route, responses
+from emulators.pbx.owned import owned
+from emulators.pbx.paging import Limit, Offset, json_response, table_page
 from emulators.pbx.state import emulator
 from emulators.pbx.timeutil import fmt_iso
 
@@ -37,35 +38,20 @@ async def list_campaigns(
     request: Request,
     domain: CurrentDomain,
     type: Annotated[CampaignTypeParam | None, Query()] = None,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
-    conn = emulator(request).conn
-    size, skip = paging(limit, offset)
     where, params = "domain_uuid = ?", [domain.domain_uuid]
     if type is not None:
         where, params = where + " AND type = ?", [*params, type]
-    total = conn.execute(f"SELECT COUNT(*) FROM campaigns WHERE {where}", params).fetchone()[0]
-    bodies = [
-        r[0]
-        for r in conn.execute(
-            f"SELECT body FROM campaigns WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-            [*params, size, skip],
-        )
-    ]
-    return page_response(bodies, size, skip, total)
+    return table_page(emulator(request).conn, "campaigns", where, params, limit, offset)
 
 
-@router.put(
-    "/v3/campaign/{campaign_uuid}",
-    responses=responses(CampaignUpdated, 400, 401, 404, 409),
-    openapi_extra=json_body(CampaignUpdate),
-)
+@router.put("/v3/campaign/{campaign_uuid}", **json_route(CampaignUpdate, CampaignUpdated, 404, 409))
 async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(CampaignUpdate, body)
+    body, checked = await read_checked(request, CampaignUpdate)
     errors = list(checked.errors)
     errors += one_of(body, "type", ("autocall", "autodialer", "inbound", "manual"))
     errors += one_of(body, "status", ("stop", "start", "pause"))
@@ -84,12 +70,7 @@ async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid
     if errors:
         raise field_errors(errors)
     update = CampaignUpdate.model_validate(body)
-    row = conn.execute(
-        "SELECT body, status FROM campaigns WHERE domain_uuid = ? AND campaign_uuid = ?",
-        (domain.domain_uuid, campaign_uuid),
-    ).fetchone()
-    if row is None:
-        raise not_found("campaign")
+    row = owned(conn, "campaigns", domain.domain_uuid, campaign_uuid, "body, status")
     current = Campaign.model_validate_json(row[0])
     if conn.execute(
         "SELECT 1 FROM campaigns WHERE domain_uuid = ? AND campaign_name = ? "
@@ -99,21 +80,13 @@ async def update_campaign(request: Request, domain: CurrentDomain, campaign_uuid
         raise string_error(f"campaign name {update.campaign_name} is already taken", 409)
     carrier_name = template_name = ""
     if update.carrier_uuid:
-        found = conn.execute(
-            "SELECT carrier_name FROM carriers WHERE domain_uuid = ? AND carrier_uuid = ?",
-            (domain.domain_uuid, update.carrier_uuid),
-        ).fetchone()
-        if found is None:
-            raise not_found("carrier")
-        carrier_name = found[0]
+        carrier = owned(conn, "carriers", domain.domain_uuid, update.carrier_uuid, "carrier_name")
+        carrier_name = carrier[0]
     if update.template_uuid:
-        found = conn.execute(
-            "SELECT template_name FROM templates WHERE domain_uuid = ? AND template_uuid = ?",
-            (domain.domain_uuid, update.template_uuid),
-        ).fetchone()
-        if found is None:
-            raise not_found("template")
-        template_name = found[0]
+        template = owned(
+            conn, "templates", domain.domain_uuid, update.template_uuid, "template_name"
+        )
+        template_name = template[0]
     run_id = current.run_id
     if update.status == "start" and (row[1] != "start" or not run_id):
         run_id = fd.new_uuid(emu.sim.rng)

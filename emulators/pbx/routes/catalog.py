@@ -9,37 +9,18 @@ from fastapi.responses import Response
 
 from callcenter.models import BlacklistEntry, Carrier, Gateway, Page, Template
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.paging import page_response, paging
+from emulators.pbx.paging import Limit, Offset, page_response, paging, table_page
 from emulators.pbx.state import emulator
 
 router = APIRouter(tags=["catalogue"])
 
-Limit = Annotated[int | None, Query()]
-Offset = Annotated[int | None, Query()]
-
 
 def _page(
-    request: Request,
-    table: str,
-    domain_uuid: str,
-    limit: int | None,
-    offset: int | None,
-    extra: str = "",
-    params: tuple[str, ...] = (),
+    request: Request, table: str, domain_uuid: str, limit: int | None, offset: int | None
 ) -> Response:
-    conn = emulator(request).conn
-    size, skip = paging(limit, offset)
-    where = f"domain_uuid = ?{extra}"
-    args = (domain_uuid, *params)
-    total = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}", args).fetchone()[0]
-    bodies = [
-        r[0]
-        for r in conn.execute(
-            f"SELECT body FROM {table} WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-            (*args, size, skip),
-        )
-    ]
-    return page_response(bodies, size, skip, total)
+    return table_page(
+        emulator(request).conn, table, "domain_uuid = ?", (domain_uuid,), limit, offset
+    )
 
 
 @router.get("/v3/template", responses={200: {"model": Page[Template]}})

@@ -21,6 +21,7 @@ from emulators.pbx.bodies import read_json
 from emulators.pbx.config import CALL_MODES
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.faults import ScriptedFault
+from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response
 from emulators.pbx.presence import on_calls
 from emulators.pbx.schema import CDR_INSERT
@@ -130,6 +131,12 @@ async def reset(request: Request) -> Response:
     return json_response({"reset": True, **_clock(emu)})
 
 
+def _ticked(emu: Emulator) -> Response:
+    """The clock after the simulation has caught up with it."""
+    emu.tick()
+    return json_response(_clock(emu))
+
+
 @router.get("/clock")
 async def get_clock(request: Request) -> Response:
     return json_response(_clock(emulator(request)))
@@ -141,8 +148,7 @@ async def advance(request: Request) -> Response:
     emu = emulator(request)
     body: AdvanceBody = await _body(request, AdvanceBody)
     emu.clock.advance(body.seconds)
-    emu.tick()
-    return json_response(_clock(emu))
+    return _ticked(emu)
 
 
 @router.post("/clock/freeze")
@@ -151,8 +157,7 @@ async def freeze(request: Request) -> Response:
     body: FreezeBody = await _body(request, FreezeBody, empty_ok=True)
     emu.tick()
     emu.clock.freeze(body.at)
-    emu.tick()
-    return json_response(_clock(emu))
+    return _ticked(emu)
 
 
 @router.post("/clock/unfreeze")
@@ -296,12 +301,7 @@ async def originate(request: Request) -> Response:
     free = [a for a in agents if a not in busy]
     campaign: dict[str, Any] | None = None
     if body.campaign_uuid:
-        row = conn.execute(
-            "SELECT body FROM campaigns WHERE domain_uuid = ? AND campaign_uuid = ?",
-            (domain.domain_uuid, body.campaign_uuid),
-        ).fetchone()
-        if row is None:
-            raise not_found("campaign")
+        row = owned(conn, "campaigns", domain.domain_uuid, body.campaign_uuid, "body")
         campaign = json.loads(row[0])
     rng = emu.sim.stream("control")
     hotline = domain.hotlines[0] if domain.hotlines else ""

@@ -18,8 +18,9 @@ from callcenter.rules import FieldErrors, check_group_name
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
 from emulators.pbx.bodies import M, check, read_object
-from emulators.pbx.errors import field_errors, not_found, string_error
-from emulators.pbx.openapi import json_body, responses
+from emulators.pbx.errors import field_errors, string_error
+from emulators.pbx.openapi import json_route
+from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response
 from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.state import emulator
@@ -59,11 +60,7 @@ def group_wire(conn: sqlite3.Connection, group_uuid: str) -> Group:
     return group_of(conn.execute(sql, (group_uuid,)).fetchone())
 
 
-@router.post(
-    "/v3/group",
-    responses=responses(GroupCreated, 400, 401, 409),
-    openapi_extra=json_body(GroupCreate),
-)
+@router.post("/v3/group", **json_route(GroupCreate, GroupCreated, 409))
 async def create_group(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
     create = _checked(GroupCreate, await read_object(request))
@@ -87,32 +84,17 @@ async def create_group(request: Request, domain: CurrentDomain) -> Response:
     return json_response(GroupCreated(created=True, group_uuid=group_uuid))
 
 
-@router.put(
-    "/v3/group/{group_uuid}",
-    responses=responses(GroupUpdated, 400, 401, 404, 409),
-    openapi_extra=json_body(GroupUpdate),
-)
+@router.put("/v3/group/{group_uuid}", **json_route(GroupUpdate, GroupUpdated, 404, 409))
 async def update_group(request: Request, domain: CurrentDomain, group_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
     update = _checked(GroupUpdate, await read_object(request))
-    if not conn.execute(
-        "SELECT 1 FROM groups WHERE domain_uuid = ? AND group_uuid = ?",
-        (domain.domain_uuid, group_uuid),
-    ).fetchone():
-        raise not_found("group")
+    owned(conn, "groups", domain.domain_uuid, group_uuid)
     if _taken(conn, domain.domain_uuid, update.group_name, other_than=group_uuid):
         raise string_error(f"group {update.group_name} already exists", 409)
-    for table, key, wanted in (
-        ("users", "user_uuid", update.user_assigns),
-        ("campaigns", "campaign_uuid", update.campaign_assigns),
-    ):
+    for table, wanted in (("users", update.user_assigns), ("campaigns", update.campaign_assigns)):
         for value in wanted or []:
-            if not conn.execute(
-                f"SELECT 1 FROM {table} WHERE domain_uuid = ? AND {key} = ?",
-                (domain.domain_uuid, value),
-            ).fetchone():
-                raise not_found(f"{table[:-1]} {value}")
+            owned(conn, table, domain.domain_uuid, value, what=f"{table[:-1]} {value}")
     with emu.store.tx():
         conn.execute(
             "UPDATE groups SET group_name = ?, group_description = COALESCE(?, group_description), "

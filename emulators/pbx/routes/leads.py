@@ -34,9 +34,10 @@ from callcenter.models import (
 from callcenter.rules import check_lead_multi, check_list_uuid, check_phone
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, read_json, read_object
+from emulators.pbx.bodies import check, read_checked, read_json
 from emulators.pbx.errors import field_errors, invalid_type, not_found, string_error
-from emulators.pbx.openapi import json_body, multipart_body, responses
+from emulators.pbx.openapi import json_route, multipart_body, responses
+from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response
 from emulators.pbx.state import Emulator, emulator
 from emulators.pbx.timeutil import fmt_iso, fmt_service
@@ -119,19 +120,13 @@ def insert_leads(
 
 
 def _require_list(conn: sqlite3.Connection, domain_uuid: str, list_uuid: str) -> None:
-    if not conn.execute(
-        "SELECT 1 FROM lists WHERE domain_uuid = ? AND list_uuid = ?", (domain_uuid, list_uuid)
-    ).fetchone():
-        raise not_found("list")
+    owned(conn, "lists", domain_uuid, list_uuid)
 
 
-@router.post(
-    "/v3/lead", responses=responses(LeadCreated, 400, 401, 404), openapi_extra=json_body(LeadCreate)
-)
+@router.post("/v3/lead", **json_route(LeadCreate, LeadCreated, 404))
 async def create_lead(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
-    body = await read_object(request)
-    checked = check(LeadCreate, body)
+    body, checked = await read_checked(request, LeadCreate)
     errors = list(checked.errors)
     if "list_uuid" not in checked.bad:
         errors += check_list_uuid(body["list_uuid"])
@@ -147,11 +142,7 @@ async def create_lead(request: Request, domain: CurrentDomain) -> Response:
     return json_response(LeadCreated(created=True, lead_uuid=lead_uuid))
 
 
-@router.post(
-    "/v3/lead/multi",
-    responses=responses(LeadMultiResult, 400, 401, 404),
-    openapi_extra=json_body(LeadMultiCreate),
-)
+@router.post("/v3/lead/multi", **json_route(LeadMultiCreate, LeadMultiResult, 404))
 async def create_leads(request: Request, domain: CurrentDomain) -> Response:
     emu = emulator(request)
     body = await read_json(request)

@@ -19,7 +19,7 @@ from callcenter.rules import FieldErrors
 from emulators.pbx import records
 from emulators.pbx.auth import CurrentDomain
 from emulators.pbx.errors import field_errors
-from emulators.pbx.paging import MAX_LIMIT, page_response
+from emulators.pbx.paging import MAX_LIMIT, Limit, Offset, page_response
 from emulators.pbx.state import emulator
 from emulators.pbx.timeutil import parse_bound
 
@@ -62,8 +62,8 @@ async def list_cdrs(
     phone: Text = None,
     direction: Annotated[Literal["inbound", "outbound", "local"] | None, Query()] = None,
     campaign_uuid: Text = None,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
     emu = emulator(request)
     times = parse_times(

@@ -25,7 +25,7 @@ from callcenter.models import (
 from emulators.pbx import reports
 from emulators.pbx.auth import CurrentDomain
 from emulators.pbx.errors import field_errors
-from emulators.pbx.paging import json_response, paging
+from emulators.pbx.paging import Limit, Offset, json_response, paging
 from emulators.pbx.routes.records import parse_times
 from emulators.pbx.state import Emulator, emulator
 from emulators.pbx.timeutil import day_start
@@ -120,8 +120,8 @@ async def autodialer_stats(
     interval: Annotated[int | None, Query()] = None,
     campaign_uuid: Annotated[list[str] | None, Query()] = None,
     status: Annotated[list[str] | None, Query()] = None,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
     """``campaign_uuid`` and ``status`` repeat to filter by several values (spec 4.3)."""
     if interval is None:

@@ -8,19 +8,20 @@ and refuses a username or extension another user of the domain already has (409)
 from __future__ import annotations
 
 import sqlite3
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from callcenter.models import Group, Page, User, UserUpdate, UserUpdated
 from callcenter.rules import FieldErrors, check_name, check_password
 from emulators.pbx import fakedata as fd
 from emulators.pbx.auth import CurrentDomain
-from emulators.pbx.bodies import check, one_of, read_object
+from emulators.pbx.bodies import one_of, read_checked
 from emulators.pbx.errors import field_errors, not_found, string_error
-from emulators.pbx.openapi import json_body, responses
-from emulators.pbx.paging import json_response, page_response, paging
+from emulators.pbx.openapi import json_route, responses
+from emulators.pbx.owned import owned
+from emulators.pbx.paging import Limit, Offset, json_response, page_response, paging
 from emulators.pbx.reports import GROUP_COLUMNS, group_of
 from emulators.pbx.seed import password_hash
 from emulators.pbx.state import emulator
@@ -91,8 +92,8 @@ def _select(where: str) -> str:
 async def list_users(
     request: Request,
     domain: CurrentDomain,
-    limit: Annotated[int | None, Query()] = None,
-    offset: Annotated[int | None, Query()] = None,
+    limit: Limit = None,
+    offset: Offset = None,
 ) -> Response:
     conn = emulator(request).conn
     size, skip = paging(limit, offset)
@@ -117,16 +118,11 @@ async def get_user(request: Request, domain: CurrentDomain, user_uuid: str) -> R
     return json_response(_user(conn, row))
 
 
-@router.put(
-    "/v3/user/{user_uuid}",
-    responses=responses(UserUpdated, 400, 401, 404, 409),
-    openapi_extra=json_body(UserUpdate),
-)
+@router.put("/v3/user/{user_uuid}", **json_route(UserUpdate, UserUpdated, 404, 409))
 async def update_user(request: Request, domain: CurrentDomain, user_uuid: str) -> Response:
     emu = emulator(request)
     conn = emu.conn
-    body = await read_object(request)
-    checked = check(UserUpdate, body)
+    body, checked = await read_checked(request, UserUpdate)
     errors: FieldErrors = list(checked.errors)
     if "username" not in checked.bad:
         errors += check_name(body["username"], "username")
@@ -140,17 +136,8 @@ async def update_user(request: Request, domain: CurrentDomain, user_uuid: str) -
     if errors:
         raise field_errors(errors)
     update = UserUpdate.model_validate(body)
-    current = conn.execute(
-        "SELECT extension, extension_uuid FROM users WHERE domain_uuid = ? AND user_uuid = ?",
-        (domain.domain_uuid, user_uuid),
-    ).fetchone()
-    if current is None:
-        raise not_found("user")
-    if not conn.execute(
-        "SELECT 1 FROM roles WHERE domain_uuid = ? AND role_uuid = ?",
-        (domain.domain_uuid, update.role_uuid),
-    ).fetchone():
-        raise not_found("role")
+    current = owned(conn, "users", domain.domain_uuid, user_uuid, "extension, extension_uuid")
+    owned(conn, "roles", domain.domain_uuid, update.role_uuid)
     if conn.execute(
         "SELECT 1 FROM users WHERE domain_uuid = ? AND username = ? AND user_uuid != ?",
         (domain.domain_uuid, update.username, user_uuid),

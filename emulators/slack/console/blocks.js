@@ -230,18 +230,12 @@ export function renderElement(element, block, ctx, inInput = false) {
       node = overflowMenu(element, block, ctx);
       break;
     }
-    case "datepicker": {
-      node = el("input", "datepicker");
-      node.type = "date";
-      if (element.initial_date) node.value = element.initial_date;
-      read = () => node.value || null;
-      node.addEventListener("change", () => node.value && fire(node.value));
-      break;
-    }
+    case "datepicker":
     case "timepicker": {
-      node = el("input", "timepicker");
-      node.type = "time";
-      if (element.initial_time) node.value = element.initial_time;
+      const unit = kind === "datepicker" ? "date" : "time";
+      node = el("input", kind);
+      node.type = unit;
+      if (element[`initial_${unit}`]) node.value = element[`initial_${unit}`];
       read = () => node.value || null;
       node.addEventListener("change", () => node.value && fire(node.value));
       break;

@@ -7,7 +7,7 @@
 // as in Slack. The live feed (/console/api/events) says when
 // something changed; the page then re-reads what it shows.
 
-import { $, el } from "./dom.js";
+import { $, el, getJSON } from "./dom.js";
 import { renderBlocks, renderFiles } from "./blocks.js";
 import { mrkdwn } from "./mrkdwn.js";
 import { installWorkflows } from "./workflows.js";
@@ -25,13 +25,6 @@ const app = {
 };
 
 // ---------------------------------------------------------------- talking to the stand-in
-
-async function getJSON(path) {
-  const response = await fetch(path, { cache: "no-store" });
-  const body = await response.json();
-  if (!body.ok) throw new Error(body.error || `HTTP ${response.status}`);
-  return body;
-}
 
 // The stand-in's JSON answer; one that is not JSON reads as a refusal with its HTTP status,
 // and a refusal is shown in the status line.

@@ -1,5 +1,5 @@
-// The two DOM helpers every part of the console uses. Nothing the app sends is parsed as
-// HTML: elements are made with createElement and filled with textContent.
+// The helpers every part of the console uses. Nothing the app sends is parsed as HTML:
+// elements are made with createElement and filled with textContent.
 
 export const $ = (id) => document.getElementById(id);
 
@@ -8,4 +8,12 @@ export function el(tag, className, text) {
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+// A read from the stand-in's console API; a refusal becomes an error the caller shows.
+export async function getJSON(path) {
+  const response = await fetch(path, { cache: "no-store" });
+  const body = await response.json();
+  if (!body.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
 }

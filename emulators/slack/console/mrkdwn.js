@@ -49,20 +49,15 @@ function tokenNode(raw, ctx) {
   const users = (ctx && ctx.users) || {};
   const channels = (ctx && ctx.channels) || {};
   const [target, label] = splitOnce(raw, "|");
-  if (target.startsWith("@")) {
+  const sigil = target.charAt(0);
+  if (sigil === "@" || sigil === "#") {
+    const [key, className, directory] =
+      sigil === "@" ? ["user", "mention", users] : ["channel", "mention channel", channels];
     const id = target.slice(1);
-    const known = users[id];
+    const known = directory[id];
     const name = label || (known ? known.name : id);
-    const node = el("span", "mention", "@" + decodeEntities(name));
-    node.dataset.user = id;
-    return node;
-  }
-  if (target.startsWith("#")) {
-    const id = target.slice(1);
-    const known = channels[id];
-    const name = label || (known ? known.name : id);
-    const node = el("span", "mention channel", "#" + decodeEntities(name));
-    node.dataset.channel = id;
+    const node = el("span", className, sigil + decodeEntities(name));
+    node.dataset[key] = id;
     return node;
   }
   if (target.startsWith("!")) {

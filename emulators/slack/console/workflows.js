@@ -10,7 +10,7 @@
 // Shortcuts: the app's global shortcuts under ⚡ in the sidebar; its message shortcuts in
 // each message's ⋯ menu. Everything goes through /console/api (console_workflows.py).
 
-import { $, el } from "./dom.js";
+import { $, el, getJSON } from "./dom.js";
 
 const state = {
   api: null,
@@ -21,13 +21,6 @@ const state = {
   workspace: null,
   unattended: false,
 };
-
-async function getJSON(path) {
-  const response = await fetch(path, { cache: "no-store" });
-  const body = await response.json();
-  if (!body.ok) throw new Error(body.error || `HTTP ${response.status}`);
-  return body;
-}
 
 // ---------------------------------------------------------------- the step panel
 
