@@ -19,8 +19,6 @@ from functools import reduce
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from commands.approvals import actions
@@ -121,7 +119,7 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
     posted = _("Approval cards are posted in {where}.").format(where=where)
     blocks: list[Block] = [
         HeaderBlock(text=_("Approval policy")),
-        SectionBlock(text=MarkdownTextObject(text=posted)),
+        section(posted),
     ]
     for kind, policy in all_policies(storage.policies, team_id).items():
         blocks.append(section(policy_line(kind, policy)))

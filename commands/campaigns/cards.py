@@ -322,13 +322,7 @@ def campaign_card(
     )
     hours = dialing_hours(c)
     if hours:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text="*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)
-                )
-            )
-        )
+        blocks.append(section("*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)))
     blocks.extend(calling_rules or [])
     if stats is not None:
         fields_stats = _stats_fields(stats)

@@ -111,13 +111,9 @@ def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> Diges
         campaigns=digest.campaigns,
         sections=digest.sections or SECTIONS,
         digest_id=digest.id,
-        schedule=_schedule_words(digest),
+        schedule=f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})",
         why=why,
     )
-
-
-def _schedule_words(digest: DigestSchedule) -> str:
-    return f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})"
 
 
 def last_complete_words(digest: DigestSchedule) -> str:

@@ -28,7 +28,6 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -352,7 +351,7 @@ def records_reply(
         return Reply(
             text=_("No call records match."),
             blocks=[
-                SectionBlock(text=MarkdownTextObject(text=_(":mag: No call records match."))),
+                section(_(":mag: No call records match.")),
                 filters,
                 *pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total),
             ],
@@ -428,7 +427,7 @@ async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, 
         return Reply(
             text=text,
             blocks=[
-                SectionBlock(text=MarkdownTextObject(text=f":mag: {text}")),
+                section(f":mag: {text}"),
             ],
         )
     return records_reply(found, total=len(found), query=query, ctx=ctx, campaign_names=names)

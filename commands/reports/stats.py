@@ -134,14 +134,12 @@ def _table_blocks(lines: list[str]) -> list[SectionBlock]:
     size = 0
     for line in lines:
         if chunk and size + len(line) + 1 > TABLE_CHUNK:
-            blocks.append(
-                SectionBlock(text=MarkdownTextObject(text="```" + "\n".join(chunk) + "```"))
-            )
+            blocks.append(section("```" + "\n".join(chunk) + "```"))
             chunk, size = [], 0
         chunk.append(line)
         size += len(line) + 1
     if chunk:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text="```" + "\n".join(chunk) + "```")))
+        blocks.append(section("```" + "\n".join(chunk) + "```"))
     return blocks
 
 
@@ -202,7 +200,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
     ]
     words = f"{figures.scope.plain()}, {window.label()}"
     if t.calls == 0:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=_(":zzz: No calls."))))
+        blocks.append(section(_(":zzz: No calls.")))
         return Reply(text=escape(_("No calls: {what}.").format(what=words)), blocks=blocks)
     headline = ngettext(
         "*{n} call* · :white_check_mark: *{answered} answered ({rate})*",
@@ -315,9 +313,7 @@ def monitor_reply(
             blocks=[
                 HeaderBlock(text=title),
                 scope_line,
-                SectionBlock(
-                    text=MarkdownTextObject(text=_(":zzz: No autodialer campaigns to show."))
-                ),
+                section(_(":zzz: No autodialer campaigns to show.")),
             ],
         )
     ordered = sorted(items, key=lambda s: (not s.running, -s.calls, s.name))
@@ -338,7 +334,7 @@ def monitor_reply(
     blocks: list[Block] = [
         HeaderBlock(text=title),
         scope_line,
-        SectionBlock(text=MarkdownTextObject(text=headline)),
+        section(headline),
     ]
     blocks.extend(_monitor_row(s, ctx.tz) for s in page)
     blocks.append(
@@ -447,9 +443,9 @@ def _period_listing(
         context_line(f":calendar: {caption(_(WHOLE), window.label())}"),
     ]
     if not rows:
-        return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
+        return [*blocks, section(f":zzz: {escape(empty)}.")]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
-    blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
+    blocks.append(section(headline))
     drawn = grid(page) if grid is not None else None
     if drawn is not None:
         blocks.append(drawn)

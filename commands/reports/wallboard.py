@@ -437,13 +437,11 @@ def not_connected_home(role: Role) -> View:
     ]
     if role_allows(role, Role.ADMIN):
         blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=_(
-                        ":electric_plug: This workspace is not connected to a call-center "
-                        "service yet. Connect it with the service's URL and an API key; the key "
-                        "is checked before it is saved, stored encrypted and never shown again."
-                    )
+            section(
+                _(
+                    ":electric_plug: This workspace is not connected to a call-center "
+                    "service yet. Connect it with the service's URL and an API key; the key "
+                    "is checked before it is saved, stored encrypted and never shown again."
                 )
             )
         )

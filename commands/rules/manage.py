@@ -24,7 +24,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
-from commands.kernel.reply import Outcome, Reply, context_line, notice
+from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
@@ -107,13 +107,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             )
             lines.append(f"• *{campaign_label(campaign.campaign_name)}*: {state}{hours}")
         if lines:
-            blocks.append(
-                SectionBlock(
-                    text=MarkdownTextObject(
-                        text=_("*Outbound campaigns*\n") + "\n".join(lines[:40])
-                    )
-                )
-            )
+            blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(lines[:40])))
     blocks.append(
         context_line(
             _(
