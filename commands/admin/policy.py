@@ -61,12 +61,6 @@ SET_USAGE = (
 )
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
-
-
 def parse_kind(text: str) -> ActionKind:
     """A kind by its name (``campaign.start``) or the part after the dot (``start``)."""
     wanted = text.strip().lower().replace("-", "_")
@@ -139,7 +133,7 @@ async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("To change the policy use `policy set` or `policy channel`."), usage_of("policy")
         )
-    return await off_loop(policy_reply, _storage(ctx), ctx.team_id)
+    return await off_loop(policy_reply, ctx.db(), ctx.team_id)
 
 
 UNKNOWN_PERSON = N_(
@@ -176,7 +170,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if len(positional) != 1 or not options:
         raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
-    storage = _storage(ctx)
+    storage = ctx.db()
     policy = await off_loop(policy_for, storage.policies, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
@@ -241,7 +235,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError(_("Name one channel, or none."), usage)
-    storage = _storage(ctx)
+    storage = ctx.db()
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
@@ -276,7 +270,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply | Also:
     usage = usage_of("role")
-    storage = _storage(ctx)
+    storage = ctx.db()
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)

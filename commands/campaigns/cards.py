@@ -81,22 +81,6 @@ Listed = Campaign | CampaignSummary
 """A campaign in a listing: whole, or read only as far as the listing shows it."""
 
 
-def _campaign_row(c: Listed, index: int) -> SectionBlock:
-    mode = mode_label(c.mode_call)
-    concurrent = _("{n} concurrent").format(n=number(c.concurrent_call))
-    text = (
-        f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
-        f"{status_label(c.status)} · {mode} · {concurrent}"
-    )
-    return SectionBlock(
-        text=MarkdownTextObject(text=truncate(text, 3000)),
-        # Slack wants action ids unique within a message, hence the row number.
-        accessory=ButtonElement(
-            text=_("Open"), action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
-        ),
-    )
-
-
 TABLE_COLUMNS = (
     Column(N_("Campaign")),
     Column(N_("Type")),
@@ -107,7 +91,7 @@ TABLE_COLUMNS = (
 """The listing's columns; their titles are translated when a table is made."""
 
 
-def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
+def campaign_table(page: Sequence[Listed]) -> list[Block]:
     """The page as a table, with its Open buttons under it (a cell holds no button)."""
     rows = [
         [
@@ -120,8 +104,8 @@ def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
         for c in page
     ]
     block = table([Column(_(c.title), c.align) for c in TABLE_COLUMNS], rows)
-    if block is None:
-        return None
+    if block is None:  # an empty page (a page always fits one table)
+        return []
     opens: list[Block] = [
         row_buttons(
             f"open:{start}",
@@ -152,7 +136,7 @@ def campaigns_reply(
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
         blocks.append(context_line(summary))
-    blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
+    blocks.extend(campaign_table(page))
     blocks.append(showing(offset, len(page), total, one=N_("campaign"), many=N_("campaigns")))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)

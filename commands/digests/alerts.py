@@ -159,9 +159,7 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Alerts are not available here (no database)."))
-    return ctx.storage
+    return ctx.db(_("Alerts are not available here (no database)."))
 
 
 @dataclass(frozen=True)

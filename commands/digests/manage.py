@@ -72,9 +72,7 @@ _CALL_DIGEST = N_("Call digest: {period}")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Digests are not available here (no database)."))
-    return ctx.storage
+    return ctx.db(_("Digests are not available here (no database)."))
 
 
 def parse_sections(text: str, usage: str) -> tuple[str, ...]:

@@ -131,9 +131,7 @@ def callback_url(public_url: str | None, token: str) -> str:
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Call notifications are not available here (no database)."))
-    return ctx.storage
+    return ctx.db(_("Call notifications are not available here (no database)."))
 
 
 async def _workspace_url(ctx: CommandContext, storage: Storage) -> str:

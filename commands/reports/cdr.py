@@ -28,7 +28,6 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    SectionBlock,
 )
 
 from callcenter.models import Campaign, Cdr
@@ -39,7 +38,6 @@ from commands.kernel.call_words import (
     STATUS_WORDS,
     fold_status,
     outcome_words,
-    status_icon,
     status_words,
 )
 from commands.kernel.catalog import usage_of
@@ -77,7 +75,6 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    link,
     number,
     parse_service_time,
     truncate,
@@ -260,34 +257,6 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     return query
 
 
-def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> SectionBlock:
-    when = day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True)
-    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
-    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
-    status = clip(outcome_words(cdr.status, cdr.cause), 100)
-    length = f":stopwatch: {duration(cdr.duration)}"
-    if cdr.billsec:
-        length += " " + _("(talk {talk})").format(talk=duration(cdr.billsec))
-    details = [f"{status_icon(cdr.status)} {status}", length]
-    if cdr.extension:
-        agent = written_name(cdr.fullname) or cdr.username
-        extension = _("ext {extension}").format(extension=clip(cdr.extension, 30))
-        details.append(extension + (f" ({clip(agent, 80)})" if agent else ""))
-    pressed = cdr.press_key or cdr.digits
-    if pressed:
-        details.append(_("pressed {keys}").format(keys=code(truncate(pressed, 20))))
-    name = campaign_names.get(cdr.campaign_uuid)
-    if name:
-        details.append(f":mega: {clip(name, 100)}")
-    recording = cdr.recording_url or cdr.autocall_recording_url
-    if recording.strip().lower().startswith(("http://", "https://")):
-        details.append(link(recording, _(":studio_microphone: recording")))
-    text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
-        [*details, code(short_id(cdr.id))]
-    )
-    return section(text)
-
-
 RECORD_COLUMNS = (
     Column(N_("Record")),
     Column(N_("Time")),
@@ -360,10 +329,8 @@ def records_reply(
     title = _("Call records: {n}").format(n=number(total))
     blocks: list[Block] = [HeaderBlock(text=title), filters]
     grid = table(titled(RECORD_COLUMNS), [_record_cells(c, ctx.tz, names) for c in page])
-    if grid is not None:
+    if grid is not None:  # a page always fits one table
         blocks.append(grid)
-    else:
-        blocks.extend(_record(c, ctx.tz, names) for c in page)
     blocks.append(
         showing(ctx.offset, len(page), total, one=_("call record"), many=_("call records"))
     )

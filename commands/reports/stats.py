@@ -398,29 +398,6 @@ def _monitor_command(words: Sequence[str], minutes: int) -> str:
 # --- agents ---------------------------------------------------------------------------
 
 
-def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
-    told = day_time if multi_day else clock
-    login = f"{told(a.earliest_time, tz)}–{told(a.latest_time, tz)}"
-    text = (
-        f"*{clip(agent_name(a), 100)}*"
-        + (f" `{clip(a.username, 60)}`" if a.username else "")
-        + "\n"
-        + _(
-            ":speech_balloon: talk *{talk}* · :hourglass: wait {wait} · "
-            ":double_vertical_bar: pause {pause} · :memo: wrap-up {wrap_up} · "
-            "occupancy {occupancy} · {logged_in}"
-        ).format(
-            talk=duration(a.total_talk_sec),
-            wait=duration(a.total_wait_sec),
-            pause=duration(a.total_pause_sec),
-            wrap_up=duration(a.total_dispo_sec),
-            occupancy=percent(occupancy(a), 0),
-            logged_in=login,
-        )
-    )
-    return section(text)
-
-
 def _period_listing(
     title: str,
     window: Window,
@@ -429,15 +406,14 @@ def _period_listing(
     empty: str,
     headline: str,
     rows: Sequence[Row],
-    row: Callable[[Row], SectionBlock],
+    columns: Sequence[Column],
+    cells: Callable[[Row], list[Cell]],
     one: str,
     many: str,
     command: str,
-    grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
     """A paged listing over a window: title, what it covers, a headline, then this page of
-    ``rows`` (all of them, in order) as a table (``grid``) where it fits Slack's limits,
-    else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
+    ``rows`` (all of them, in order) as a table; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
         context_line(f":calendar: {caption(_(WHOLE), window.label())}"),
@@ -446,11 +422,9 @@ def _period_listing(
         return [*blocks, section(f":zzz: {escape(empty)}.")]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     blocks.append(section(headline))
-    drawn = grid(page) if grid is not None else None
-    if drawn is not None:
-        blocks.append(drawn)
-    else:
-        blocks.extend(row(item) for item in page)
+    grid = table(titled(columns), [cells(item) for item in page])
+    if grid is not None:  # a page of a listing always fits one table
+        blocks.append(grid)
     blocks.append(showing(ctx.offset, len(page), len(rows), one=one, many=many))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
@@ -507,13 +481,11 @@ def agents_reply(
             n=number(len(ordered)), talk=duration(talk), wait=duration(wait), pause=duration(pause)
         ),
         rows=ordered,
-        row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
+        columns=AGENT_COLUMNS,
+        cells=lambda a: _agent_cells(a, ctx.tz, multi_day=multi_day),
         one=_("agent"),
         many=_("agents"),
         command=command,
-        grid=lambda page: table(
-            titled(AGENT_COLUMNS), [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
-        ),
     )
     if not ordered:
         text = _("No agent time: {window}.").format(window=window.label())
@@ -544,39 +516,6 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 # --- extensions -----------------------------------------------------------------------
-
-
-def _extension_row(e: ExtensionCounters) -> SectionBlock:
-    name = person_name(e.lastname, e.middlename, e.firstname) or e.username
-    c = Counts.of_extension(e)
-    text = (
-        f"*{clip(e.extension, 30) or '–'}*"
-        + (f" {clip(name, 100)}" if name else "")
-        + "\n"
-        + ngettext(
-            ":phone: *{n} call* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
-            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
-            ":no_mobile_phones: {unavailable} unavailable · "
-            "in {inbound} / out {outbound} / local {local}",
-            ":phone: *{n} calls* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
-            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
-            ":no_mobile_phones: {unavailable} unavailable · "
-            "in {inbound} / out {outbound} / local {local}",
-            c.calls,
-        ).format(
-            n=number(c.calls),
-            answered=number(c.answered),
-            rate=percent(c.answer_rate),
-            busy=number(c.busy),
-            line_busy=number(c.line_busy),
-            no_answer=number(c.no_answer),
-            unavailable=number(c.not_available),
-            inbound=number(c.inbound),
-            outbound=number(c.outbound),
-            local=number(c.local),
-        )
-    )
-    return section(text)
 
 
 EXTENSION_COLUMNS = (
@@ -629,11 +568,11 @@ def extensions_reply(
         empty=_("No extension calls"),
         headline=_extensions_headline(total, len(ordered)),
         rows=ordered,
-        row=_extension_row,
+        columns=EXTENSION_COLUMNS,
+        cells=_extension_cells,
         one=_("extension"),
         many=_("extensions"),
         command=command,
-        grid=lambda page: table(titled(EXTENSION_COLUMNS), [_extension_cells(e) for e in page]),
     )
     if not ordered:
         text = _("No extension calls: {window}.").format(window=window.label())

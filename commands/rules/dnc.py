@@ -36,12 +36,6 @@ MAX_TYPED = 100
 _SPLIT = str.maketrans({",": " ", ";": " "})
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
-
-
 def typed_numbers(args: list[str], command: str) -> list[str]:
     """Numbers as people type them, several to a line: ``0912 345 678, +84 987 654 321``.
     Words are joined until they make a number the service accepts."""
@@ -72,7 +66,7 @@ def typed_numbers(args: list[str], command: str) -> list[str]:
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc add")
-    storage = _storage(ctx)
+    storage = ctx.db()
     added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
     await ctx.audit("dnc.add", {"numbers": len(numbers)})
     already = len(numbers) - added
@@ -90,7 +84,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc remove")
-    storage = _storage(ctx)
+    storage = ctx.db()
     removed = await off_loop(storage.calling_rules.remove_dnc, ctx.team_id, numbers)
     await ctx.audit("dnc.remove", {"numbers": len(numbers)})
     text = ngettext(
@@ -105,7 +99,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def check(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc check")
-    storage = _storage(ctx)
+    storage = ctx.db()
     listed = await off_loop(storage.calling_rules.on_dnc, ctx.team_id, numbers)
     blocked = await blocked_numbers(ctx.cc) if ctx.cc is not None else set()
     lines = []
@@ -180,7 +174,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             ),
             emoji=":page_facing_up:",
         )
-    storage = _storage(ctx)
+    storage = ctx.db()
     with tempfile.TemporaryDirectory(prefix="callops-dnc-") as folder:
         path = Path(folder) / "dnc.csv"
         try:
