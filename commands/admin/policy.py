@@ -78,13 +78,6 @@ def parse_kind(text: str) -> ActionKind:
     )
 
 
-def _title(kind: ActionKind) -> str:
-    try:
-        return _(actions.spec_for(kind).title)
-    except LookupError:
-        return kind.value
-
-
 def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
     parts = [_(MODE_WORDS[policy.mode])]
     if policy.mode is Mode.APPROVAL:
@@ -103,7 +96,11 @@ def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
     if policy.mode is not Mode.NONE:
         parts.append(_("expires after {span}").format(span=span_words(policy.expiry_seconds)))
     parts.append(_(MAY_ASK[policy.min_role]))
-    return f"*{escape(_title(kind))}* {code(kind.value)}\n" + " · ".join(parts)
+    try:
+        title = _(actions.spec_for(kind).title)
+    except LookupError:
+        title = kind.value
+    return f"*{escape(title)}* {code(kind.value)}\n" + " · ".join(parts)
 
 
 def policy_reply(storage: Storage, team_id: str) -> Reply:

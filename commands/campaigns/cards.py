@@ -103,7 +103,7 @@ def campaign_table(page: Sequence[Listed]) -> list[Block]:
         ]
         for c in page
     ]
-    block = table([Column(_(c.title), c.align) for c in TABLE_COLUMNS], rows)
+    block = table(TABLE_COLUMNS, rows)
     if block is None:  # an empty page (a page always fits one table)
         return []
     opens: list[Block] = [

@@ -24,7 +24,7 @@ from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.reply import context_line, section
-from commands.kernel.tables import MAX_ROWS, Align, Column, table
+from commands.kernel.tables import MAX_ROWS, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
 from commands.notifications.call_card import CallCard, customer_number, started_at
 
@@ -34,13 +34,13 @@ METADATA_BUDGET = 8000
 """Characters of record ids a folded message's metadata carries at most; Slack documents
 no figure for metadata, so this stays far below what a message may hold."""
 
-_COLUMNS: tuple[tuple[str, Align], ...] = (
-    (N_("Time"), "left"),
-    (N_("Number"), "left"),
-    (N_("Campaign"), "left"),
-    (N_("Outcome"), "left"),
-    (N_("Agent"), "left"),
-    (N_("Duration"), "right"),
+_COLUMNS = (
+    Column(N_("Time")),
+    Column(N_("Number")),
+    Column(N_("Campaign")),
+    Column(N_("Outcome")),
+    Column(N_("Agent")),
+    Column(N_("Duration"), "right"),
 )
 
 
@@ -72,8 +72,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
         ]
         for cdr in records
     ]
-    columns = [Column(_(title), align) for title, align in _COLUMNS]
-    grid = table(columns, rows)
+    grid = table(_COLUMNS, rows)
     if grid is None:
         raise ValueError(f"a folded message lists 1 to {FOLD_ROWS} records, not {count}")
     moments = [m for m in (started_at(cdr) for cdr in records) if m is not None]

@@ -80,7 +80,6 @@ from commands.kernel.text import (
     truncate,
     zone_name,
 )
-from commands.reports.stats import titled
 
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
@@ -271,7 +270,6 @@ RECORD_COLUMNS = (
     Column(N_("Campaign")),
     Column(N_("Recording")),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 # Translators: a call's direction in a narrow table column (inbound, outbound, local).
 DIRECTION_WORD = {"inbound": N_("in"), "outbound": N_("out"), "local": N_("local")}
 
@@ -328,7 +326,7 @@ def records_reply(
     page = list(records[:PAGE_SIZE])
     title = _("Call records: {n}").format(n=number(total))
     blocks: list[Block] = [HeaderBlock(text=title), filters]
-    grid = table(titled(RECORD_COLUMNS), [_record_cells(c, ctx.tz, names) for c in page])
+    grid = table(RECORD_COLUMNS, [_record_cells(c, ctx.tz, names) for c in page])
     if grid is not None:  # a page always fits one table
         blocks.append(grid)
     blocks.append(

@@ -9,7 +9,6 @@ paged here; the autodialer statistics are walked with the client's iterator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 from zoneinfo import ZoneInfo
@@ -106,12 +105,6 @@ def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
         return parse_period(word, ctx.tz)
     except PeriodError as exc:
         raise UsageError(str(exc), usage) from exc
-
-
-def titled(columns: Sequence[Column]) -> tuple[Column, ...]:
-    """A table's columns with their titles in the reader's language (the constants hold
-    the English, marked with ``N_``)."""
-    return tuple(replace(c, title=_(c.title)) for c in columns)
 
 
 # --- stats ----------------------------------------------------------------------------
@@ -422,7 +415,7 @@ def _period_listing(
         return [*blocks, section(f":zzz: {escape(empty)}.")]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
     blocks.append(section(headline))
-    grid = table(titled(columns), [cells(item) for item in page])
+    grid = table(columns, [cells(item) for item in page])
     if grid is not None:  # a page of a listing always fits one table
         blocks.append(grid)
     blocks.append(showing(ctx.offset, len(page), len(rows), one=one, many=many))
@@ -440,7 +433,6 @@ AGENT_COLUMNS = (
     Column(N_("Occupancy"), "right"),
     Column(N_("Logged in")),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
@@ -532,7 +524,6 @@ EXTENSION_COLUMNS = (
     Column(N_("Out"), "right"),
     Column(N_("Local"), "right"),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _extension_cells(e: ExtensionCounters) -> list[Cell]:
@@ -561,12 +552,17 @@ def extensions_reply(
     )
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
+    on = ngettext("{n} extension", "{n} extensions", len(ordered)).format(n=number(len(ordered)))
+    calls = ngettext("*{n} call* on {extensions}", "*{n} calls* on {extensions}", total.calls)
+    answered = _(":white_check_mark: *{answered} answered ({rate})*").format(
+        answered=number(total.answered), rate=percent(total.answer_rate)
+    )
     blocks = _period_listing(
         title,
         window,
         ctx,
         empty=_("No extension calls"),
-        headline=_extensions_headline(total, len(ordered)),
+        headline=f"{calls.format(n=number(total.calls), extensions=on)} · {answered}",
         rows=ordered,
         columns=EXTENSION_COLUMNS,
         cells=_extension_cells,
@@ -579,15 +575,6 @@ def extensions_reply(
         return Reply(text=escape(text), blocks=blocks)
     text = ngettext("{title}: {n} call", "{title}: {n} calls", total.calls)
     return Reply(text=text.format(title=title, n=number(total.calls)), blocks=blocks)
-
-
-def _extensions_headline(total: Counts, extensions: int) -> str:
-    on = ngettext("{n} extension", "{n} extensions", extensions).format(n=number(extensions))
-    calls = ngettext("*{n} call* on {extensions}", "*{n} calls* on {extensions}", total.calls)
-    answered = _(":white_check_mark: *{answered} answered ({rate})*").format(
-        answered=number(total.answered), rate=percent(total.answer_rate)
-    )
-    return f"{calls.format(n=number(total.calls), extensions=on)} · {answered}"
 
 
 async def extensions(ctx: CommandContext, args: list[str]) -> Reply:
