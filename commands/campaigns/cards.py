@@ -8,6 +8,7 @@ for them.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 
 from slack_sdk.models.blocks import (
@@ -129,9 +130,7 @@ def campaigns_reply(
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])
     title = _(LIST_TITLES.get(kind) or LIST_TITLES[None])
-    counts: dict[str, int] = {}
-    for c in campaigns:
-        counts[c.status] = counts.get(c.status, 0) + 1
+    counts = Counter(c.status for c in campaigns)
     summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
