@@ -21,9 +21,7 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     ConfirmObject,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
     UrlInputElement,
 )
 from slack_sdk.models.views import View
@@ -48,6 +46,7 @@ from commands.kernel.reply import (
     Tell,
     context_line,
     notice,
+    section,
 )
 from commands.kernel.text import escape
 from commands.kernel.values import Metadata, read_metadata
@@ -80,12 +79,10 @@ def connect_modal(current_base_url: str | None = None) -> View:
         CONNECT_CALLBACK,
         _("Connect call center"),
         [
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=_(
-                        "callops checks the key with the service before saving it. The key is "
-                        "stored encrypted and is never shown again, to anyone."
-                    )
+            section(
+                _(
+                    "callops checks the key with the service before saving it. The key is "
+                    "stored encrypted and is never shown again, to anyone."
                 )
             ),
             InputBlock(
@@ -141,7 +138,7 @@ async def disconnect(ctx: CommandContext, args: list[str]) -> Reply:
     return Reply(
         text=_("Disconnect this workspace?"),
         blocks=[
-            SectionBlock(text=MarkdownTextObject(text=text)),
+            section(text),
             ActionsBlock(
                 elements=[
                     ButtonElement(
@@ -205,7 +202,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
     return Reply(
         text=_("Connected"),
         blocks=[
-            SectionBlock(text=MarkdownTextObject(text="\n".join(lines))),
+            section("\n".join(lines)),
             context_line(" ".join(notes)),
         ],
     )

@@ -19,8 +19,6 @@ from functools import reduce
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from commands.approvals import actions
@@ -63,12 +61,6 @@ SET_USAGE = (
 )
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
-
-
 def parse_kind(text: str) -> ActionKind:
     """A kind by its name (``campaign.start``) or the part after the dot (``start``)."""
     wanted = text.strip().lower().replace("-", "_")
@@ -84,13 +76,6 @@ def parse_kind(text: str) -> ActionKind:
         ),
         SET_USAGE,
     )
-
-
-def _title(kind: ActionKind) -> str:
-    try:
-        return _(actions.spec_for(kind).title)
-    except LookupError:
-        return kind.value
 
 
 def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
@@ -111,7 +96,11 @@ def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
     if policy.mode is not Mode.NONE:
         parts.append(_("expires after {span}").format(span=span_words(policy.expiry_seconds)))
     parts.append(_(MAY_ASK[policy.min_role]))
-    return f"*{escape(_title(kind))}* {code(kind.value)}\n" + " · ".join(parts)
+    try:
+        title = _(actions.spec_for(kind).title)
+    except LookupError:
+        title = kind.value
+    return f"*{escape(title)}* {code(kind.value)}\n" + " · ".join(parts)
 
 
 def policy_reply(storage: Storage, team_id: str) -> Reply:
@@ -121,7 +110,7 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
     posted = _("Approval cards are posted in {where}.").format(where=where)
     blocks: list[Block] = [
         HeaderBlock(text=_("Approval policy")),
-        SectionBlock(text=MarkdownTextObject(text=posted)),
+        section(posted),
     ]
     for kind, policy in all_policies(storage.policies, team_id).items():
         blocks.append(section(policy_line(kind, policy)))
@@ -141,7 +130,7 @@ async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("To change the policy use `policy set` or `policy channel`."), usage_of("policy")
         )
-    return await off_loop(policy_reply, _storage(ctx), ctx.team_id)
+    return await off_loop(policy_reply, ctx.db(), ctx.team_id)
 
 
 UNKNOWN_PERSON = N_(
@@ -178,7 +167,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if len(positional) != 1 or not options:
         raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
-    storage = _storage(ctx)
+    storage = ctx.db()
     policy = await off_loop(policy_for, storage.policies, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
@@ -243,7 +232,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError(_("Name one channel, or none."), usage)
-    storage = _storage(ctx)
+    storage = ctx.db()
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
@@ -278,7 +267,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply | Also:
     usage = usage_of("role")
-    storage = _storage(ctx)
+    storage = ctx.db()
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)

@@ -48,12 +48,6 @@ NAME_ORDER_WORDS = {
 }
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
-
-
 def _choice(word: str, choices: tuple[str, ...], usage: str, refusal: str) -> str:
     """``word`` as one of ``choices`` (compared folded), else ``refusal`` (a sentence
     with ``{value}`` and ``{choices}``) naming them, and the nearest when a slip is
@@ -74,7 +68,7 @@ def _choice(word: str, choices: tuple[str, ...], usage: str, refusal: str) -> st
 
 async def language(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("language")
-    storage = _storage(ctx)
+    storage = ctx.db()
     if not args:
         person = await off_loop(storage.people.get, ctx.team_id, ctx.user_id)
         return _your_language(ctx, person, usage)
@@ -125,7 +119,7 @@ def _your_language(ctx: CommandContext, person: Person | None, usage: str) -> Re
 
 async def settings(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("settings")
-    storage = _storage(ctx)
+    storage = ctx.db()
     if not args:
         workspace = await off_loop(storage.workspaces.get, ctx.team_id)
         return settings_reply(workspace, str(ctx.tz))

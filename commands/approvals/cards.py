@@ -20,9 +20,7 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     HeaderBlock,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
 )
 from slack_sdk.models.views import View
 
@@ -184,7 +182,7 @@ def asked(approval: Approval) -> Reply:
     return Reply(
         text=_("Approval requested"),
         blocks=[
-            SectionBlock(text=MarkdownTextObject(text=f":hourglass_flowing_sand: {said}")),
+            section(f":hourglass_flowing_sand: {said}"),
             ActionsBlock(
                 block_id=_hash_block(approval),
                 elements=[

@@ -22,9 +22,7 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
 )
 from slack_sdk.models.views import View
 
@@ -59,7 +57,7 @@ from commands.kernel.matching import alternatives, suggest
 from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, section
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
@@ -187,7 +185,7 @@ def autocall_modal(
         )
     )
     blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=heading)),
+        section(heading),
         InputBlock(
             block_id=PHONE_BLOCK,
             label=_("Customer's phone number"),

@@ -20,10 +20,8 @@ from pydantic import StringConstraints
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
-    MarkdownTextObject,
     Option,
     OptionGroup,
-    SectionBlock,
     StaticSelectElement,
 )
 from slack_sdk.models.views import View
@@ -87,11 +85,7 @@ def pick_view(phones: list[str], campaigns: list[Campaign], channel: str | None)
         )
     numbers = ", ".join(f"*{clip(show_phone(p), 40)}*" for p in phones)
     blocks: list[Block] = [
-        SectionBlock(
-            text=MarkdownTextObject(
-                text=_("Call back {numbers} from which campaign?").format(numbers=numbers)
-            )
-        ),
+        section(_("Call back {numbers} from which campaign?").format(numbers=numbers)),
         ActionsBlock(block_id="call_back_choice", elements=[element]),
         context_line(
             _(

@@ -16,8 +16,6 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     HeaderBlock,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from callcenter import errors
@@ -29,7 +27,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Reply, context_line, error, notice
+from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import campaign_label, clip
 from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
@@ -82,7 +80,7 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
     missing = [name for name in names if name not in filled]
     blocks: list[Block] = [
         HeaderBlock(text=_("What the customer will hear")),
-        SectionBlock(text=MarkdownTextObject(text=preview_mrkdwn(said))),
+        section(preview_mrkdwn(said)),
     ]
     if said.text is not None:
         button = listen_button(campaign.campaign_uuid, filled)

@@ -195,11 +195,6 @@ def _owner_words(ext: str, user: User) -> str:
     return truncate(f"{words} · {note}" if note else words, 75)
 
 
-def offered_first(owners: Mapping[str, User]) -> list[tuple[str, User]]:
-    """Signed-in people first, then the others, each in extension order."""
-    return sorted(owners.items(), key=lambda item: not signed_in(item[1]))
-
-
 def logged_out_question(ext: str, user: User) -> str:
     return _("{name} is logged out (extension {ext}); transfer anyway?").format(
         name=clip(person_name(user) or ext, 80), ext=clip(ext, 32)
@@ -224,7 +219,8 @@ def transfer_modal(
         )
     ]
     if owners:
-        shown = offered_first(owners)[:MAX_OPTIONS]
+        # Signed-in people first, then the others, each in extension order.
+        shown = sorted(owners.items(), key=lambda item: not signed_in(item[1]))[:MAX_OPTIONS]
         more = len(owners) - len(shown)
         blocks.append(
             InputBlock(

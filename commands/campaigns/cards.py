@@ -8,6 +8,7 @@ for them.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 
 from slack_sdk.models.blocks import (
@@ -81,22 +82,6 @@ Listed = Campaign | CampaignSummary
 """A campaign in a listing: whole, or read only as far as the listing shows it."""
 
 
-def _campaign_row(c: Listed, index: int) -> SectionBlock:
-    mode = mode_label(c.mode_call)
-    concurrent = _("{n} concurrent").format(n=number(c.concurrent_call))
-    text = (
-        f"*{escape(c.campaign_name)}*  `{escape(c.type)}`\n"
-        f"{status_label(c.status)} · {mode} · {concurrent}"
-    )
-    return SectionBlock(
-        text=MarkdownTextObject(text=truncate(text, 3000)),
-        # Slack wants action ids unique within a message, hence the row number.
-        accessory=ButtonElement(
-            text=_("Open"), action_id=f"{OPEN_ACTION}_{index}", value=c.campaign_uuid
-        ),
-    )
-
-
 TABLE_COLUMNS = (
     Column(N_("Campaign")),
     Column(N_("Type")),
@@ -107,7 +92,7 @@ TABLE_COLUMNS = (
 """The listing's columns; their titles are translated when a table is made."""
 
 
-def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
+def campaign_table(page: Sequence[Listed]) -> list[Block]:
     """The page as a table, with its Open buttons under it (a cell holds no button)."""
     rows = [
         [
@@ -119,9 +104,9 @@ def campaign_table(page: Sequence[Listed]) -> list[Block] | None:
         ]
         for c in page
     ]
-    block = table([Column(_(c.title), c.align) for c in TABLE_COLUMNS], rows)
-    if block is None:
-        return None
+    block = table(TABLE_COLUMNS, rows)
+    if block is None:  # an empty page (a page always fits one table)
+        return []
     opens: list[Block] = [
         row_buttons(
             f"open:{start}",
@@ -145,14 +130,12 @@ def campaigns_reply(
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])
     title = _(LIST_TITLES.get(kind) or LIST_TITLES[None])
-    counts: dict[str, int] = {}
-    for c in campaigns:
-        counts[c.status] = counts.get(c.status, 0) + 1
+    counts = Counter(c.status for c in campaigns)
     summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
     blocks: list[Block] = [HeaderBlock(text=title)]
     if summary:
         blocks.append(context_line(summary))
-    blocks.extend(campaign_table(page) or [_campaign_row(c, i) for i, c in enumerate(page)])
+    blocks.extend(campaign_table(page))
     blocks.append(showing(offset, len(page), total, one=N_("campaign"), many=N_("campaigns")))
     blocks.extend(pager(command, offset, PAGE_SIZE, total))
     return Reply(text=f"{title}: {total}", blocks=blocks)
@@ -322,13 +305,7 @@ def campaign_card(
     )
     hours = dialing_hours(c)
     if hours:
-        blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text="*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)
-                )
-            )
-        )
+        blocks.append(section("*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)))
     blocks.extend(calling_rules or [])
     if stats is not None:
         fields_stats = _stats_fields(stats)

@@ -31,7 +31,6 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     HeaderBlock,
-    MarkdownTextObject,
     SectionBlock,
 )
 
@@ -46,7 +45,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
-from commands.kernel.grammar import UsageError, check_keys, split_options
+from commands.kernel.grammar import UsageError, check_keys, split_options, unescape_slack
 from commands.kernel.i18n import N_, _, ngettext, use_audience
 from commands.kernel.interactions import Click
 from commands.kernel.matching import did_you_mean
@@ -160,13 +159,7 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Alerts are not available here (no database)."))
-    return ctx.storage
-
-
-def _unescape(token: str) -> str:
-    return token.replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&")
+    return ctx.db(_("Alerts are not available here (no database)."))
 
 
 @dataclass(frozen=True)
@@ -189,7 +182,7 @@ def parse_condition(tokens: list[str], usage: str) -> tuple[Condition, list[str]
             + did_you_mean(tokens[0], METRICS),
             usage,
         )
-    rest = [_unescape(t) for t in tokens[1:]]
+    rest = [unescape_slack(t) for t in tokens[1:]]
     if not rest:
         raise UsageError(_("Give an operator and a value, e.g. > 5."), usage)
     word = rest[0].lower()
@@ -495,7 +488,7 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
             id=code(alert.id),
             when=f"{day_time(until, ctx.tz)} {zone_name(until.astimezone(ctx.tz))}",
         )
-    note = Reply(text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text))])
+    note = Reply(text=text, blocks=[section(text)])
     channel = ctx.channel_id or alert.channel
     note.ephemeral = True
     return Post(channel, replace(note, ephemeral=False), thread_ts=click.message_ts, otherwise=note)

@@ -208,7 +208,7 @@ async def digest_scope(cc: CallCenter, campaigns: Sequence[str]) -> Scope:
 async def _dialer(
     cc: CallCenter, period: DigestPeriod, campaigns: Sequence[str], at: datetime
 ) -> list[DialerFigures]:
-    minutes = autodialer_minutes(period)
+    minutes = max(1, min(MAX_WINDOW_MINUTES, round(period.seconds / 60)))
     return await dialer_figures(cc, minutes, at=at, tz=period.tz, campaigns=campaigns)
 
 
@@ -233,7 +233,7 @@ async def build_digest(
     scope, current, previous, dialer, agents, charted = await asyncio.gather(
         digest_scope(cc, request.campaigns),
         call_figures(cc, bare, period.window()),
-        call_figures(cc, bare, period.previous_window()),
+        call_figures(cc, bare, Window(period.previous_start, period.previous_until)),
         _dialer(cc, period, request.campaigns, at) if "campaigns" in sections else _nothing(),
         _agents(cc, period.window()) if "agents" in sections else _nothing(),
         call_figures(cc, bare, chart_window) if separate_chart else _nothing(),
@@ -370,10 +370,6 @@ _TOTAL_FIELDS: tuple[tuple[str, str], ...] = (
 the labels are English, translated where they are shown."""
 
 
-def autodialer_minutes(period: DigestPeriod) -> int:
-    return max(1, min(MAX_WINDOW_MINUTES, round(period.seconds / 60)))
-
-
 def _campaign_blocks(
     shown: Sequence[DialerFigures],
     counts: dict[str, Counts],
@@ -397,7 +393,7 @@ def _campaign_blocks(
             empty = _("*Autodialer campaigns*: none of the chosen campaigns has statistics.")
         else:
             empty = _("*Autodialer campaigns*: no activity.")
-        return [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=empty)), where]
+        return [DividerBlock(), section(empty), where]
     body = "\n\n".join(
         f"*{campaign_label(s.name, 100)}* {status_label(s.status)}\n"
         + period_line(counts.get(s.campaign_uuid, Counts()), s)
@@ -453,7 +449,7 @@ def _agent_blocks(agents: Sequence[AgentTime], period: DigestPeriod, scope: Scop
     if not active:
         return [
             DividerBlock(),
-            SectionBlock(text=MarkdownTextObject(text=_("*Agents*: nobody logged time."))),
+            section(_("*Agents*: nobody logged time.")),
             where,
         ]
     ranked = sorted(active, key=lambda a: (-a.total_talk_sec, a.username))
@@ -463,7 +459,7 @@ def _agent_blocks(agents: Sequence[AgentTime], period: DigestPeriod, scope: Scop
         + "\n"
         + "\n".join(_agent_line(i + 1, a) for i, a in enumerate(top))
     )
-    blocks: list[Block] = [DividerBlock(), SectionBlock(text=MarkdownTextObject(text=text))]
+    blocks: list[Block] = [DividerBlock(), section(text)]
     if len(ranked) > TOP_AGENTS:
         bottom = ranked[-min(TOP_AGENTS, len(ranked) - TOP_AGENTS) :]
         start = len(ranked) - len(bottom) + 1
@@ -545,10 +541,10 @@ async def full_report(cc: CallCenter, period: DigestPeriod, campaigns: Sequence[
         chunk: list[str] = [_("*All agents* (talk time)")]
         for line in lines:
             if sum(len(x) + 1 for x in chunk) + len(line) > 2900:
-                reply.blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
+                reply.blocks.append(section("\n".join(chunk)))
                 chunk = []
             chunk.append(line)
-        reply.blocks.append(SectionBlock(text=MarkdownTextObject(text="\n".join(chunk))))
+        reply.blocks.append(section("\n".join(chunk)))
         reply.blocks.append(_agents_caption(period, scope))
     reply.ephemeral = False
     return reply

@@ -72,9 +72,7 @@ _CALL_DIGEST = N_("Call digest: {period}")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Digests are not available here (no database)."))
-    return ctx.storage
+    return ctx.db(_("Digests are not available here (no database)."))
 
 
 def parse_sections(text: str, usage: str) -> tuple[str, ...]:
@@ -111,13 +109,9 @@ def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> Diges
         campaigns=digest.campaigns,
         sections=digest.sections or SECTIONS,
         digest_id=digest.id,
-        schedule=_schedule_words(digest),
+        schedule=f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})",
         why=why,
     )
-
-
-def _schedule_words(digest: DigestSchedule) -> str:
-    return f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})"
 
 
 def last_complete_words(digest: DigestSchedule) -> str:

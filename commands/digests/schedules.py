@@ -361,9 +361,6 @@ class DigestPeriod:
     def window(self) -> Window:
         return Window(self.start, self.end)
 
-    def previous_window(self) -> Window:
-        return Window(self.previous_start, self.previous_until)
-
     def label(self) -> str:
         return span_words(self.start, self.end)
 

@@ -173,11 +173,6 @@ USER_COLUMNS = (
     Column(N_("Role")),
     Column(N_("Groups")),
 )
-"""Titles marked for the catalog; ``user_columns`` translates them."""
-
-
-def user_columns() -> tuple[Column, ...]:
-    return tuple(Column(_(c.title), c.align) for c in USER_COLUMNS)
 
 
 def _user_cells(user: User) -> list[Cell]:
@@ -201,7 +196,7 @@ def _user_cells(user: User) -> list[Cell]:
 
 
 def users_reply(users: Sequence[User], *, total: int, offset: int) -> Reply:
-    grid = table(user_columns(), [_user_cells(u) for u in users])
+    grid = table(USER_COLUMNS, [_user_cells(u) for u in users])
     if grid is None:
         rows: list[Block] = [_user_row(u) for u in users]
         return listing(USERS, rows, total=total, offset=offset)

@@ -18,9 +18,7 @@ from pydantic import Field, StringConstraints
 from slack_sdk.models.blocks import (
     CheckboxesElement,
     InputBlock,
-    MarkdownTextObject,
     PlainTextInputElement,
-    SectionBlock,
     StaticSelectElement,
 )
 from slack_sdk.models.views import View
@@ -43,7 +41,7 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.proposal import ActionParams, Proposal
-from commands.kernel.reply import OpenModal, Outcome, Reply, error
+from commands.kernel.reply import OpenModal, Outcome, Reply, error, section
 from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
 
@@ -77,11 +75,7 @@ def user_modal(user: User, roles: Mapping[str, str], channel: str | None) -> Vie
         USER_CALLBACK,
         _("Edit user"),
         [
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=f"*{clip(user.username, 80)}*" + (f" ({clip(name, 80)})" if name else "")
-                )
-            ),
+            section(f"*{clip(user.username, 80)}*" + (f" ({clip(name, 80)})" if name else "")),
             InputBlock(
                 block_id="level",
                 label=_("Level"),

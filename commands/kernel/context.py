@@ -16,7 +16,8 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter
 from callcenter.addresses import ServiceAddresses
-from commands.kernel.i18n import Audience
+from commands.kernel.grammar import UsageError
+from commands.kernel.i18n import Audience, _
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
 from storage import Outcome, Role, Storage, Workspace
@@ -187,6 +188,12 @@ class CommandContext:
         if self.cc is None:
             raise NotConnectedError
         return self.cc
+
+    def db(self, refusal: str | None = None) -> Storage:
+        """The app's database, or a refusal (``refusal``, else the general one) without it."""
+        if self.storage is None:
+            raise UsageError(refusal or _("The app's database is not available here."))
+        return self.storage
 
     async def audit(
         self,

@@ -5,10 +5,7 @@ Vietnamese groups thousands with a dot and writes decimals with a comma
 ``Thứ Năm, 26/11``; English keeps ``1,234,567``, ``12.5%``, ``2h 07m`` and
 ``Thu 26 Nov``.  The separators, the day names and the currency come from Babel's
 locale data (CLDR), read once per language; the digits themselves are laid out by
-Python's own formatting, since these run for every cell of a table and Babel's
-general-purpose ``format_*`` functions parse their pattern and locale on every call.
-English, the language of the command line and of every reader who has not chosen,
-takes the shortest path and writes exactly what callops always wrote.
+Python's own formatting, the same for both languages, with the separators swapped.
 """
 
 from __future__ import annotations
@@ -82,14 +79,6 @@ def duration(seconds: float | int | None) -> str:
     days, rem = divmod(total, 86400)
     hours, rem = divmod(rem, 3600)
     minutes, secs = divmod(rem, 60)
-    if current_language() == "en":
-        if days:
-            return f"{days}d {hours}h"
-        if hours:
-            return f"{hours}h {minutes:02d}m"
-        if minutes:
-            return f"{minutes}m {secs:02d}s"
-        return f"{secs}s"
     if days:
         return _(DAYS_HOURS).format(days=days, hours=hours)
     if hours:
@@ -102,14 +91,14 @@ def duration(seconds: float | int | None) -> str:
 # --- days: a strftime pattern per language, day names from Babel ------------------------
 
 _DAY_PATTERN: dict[Language, str] = {"en": "%a %d %b", "vi": "%A, %d/%m"}
+"""``Thu 26 Nov`` / ``Thứ Năm, 26/11``; ``%A`` stands for the weekday's name in the
+language (strftime's own names are the C locale's English)."""
 _DATE_PATTERN: dict[Language, str] = {"en": "%d %b", "vi": "%d/%m"}
 """``26 Nov`` / ``26/11``: a date without its weekday."""
 _MONTH_PATTERN: dict[Language, str] = {"en": "%b %Y", "vi": "%m/%Y"}
 """``Nov 2026`` / ``11/2026``."""
 WEEK_OF = N_("wk {date}")
 """A week's bucket in a table, by its first day: ``wk 23 Nov``."""
-"""``Thu 26 Nov`` / ``Thứ Năm, 26/11``; ``%A`` stands for the weekday's name in the
-language (strftime's own names are the C locale's English)."""
 CLOCK = "%H:%M"
 """``14:27``, the same in both languages."""
 

@@ -108,10 +108,8 @@ def _line(spec: CommandSpec, role: Role) -> str:
 
 
 def overview(role: Role) -> list[Block]:
-    """Every command by family, those ``role`` cannot run marked.  Built once per role:
-    it depends on the catalog and the role alone, and ``help`` is the command people
-    type most (its lines were a fifth of the CPU of answering it, ``benchmarks/ack.py``).
-    Each call gets its own list; the blocks in it are not changed after they are built."""
+    """Every command by family, those ``role`` cannot run marked; built once per role and
+    language (``help`` is the command people type most), never changed after."""
     return list(_overview(role, current_language()))
 
 
@@ -142,13 +140,7 @@ VIETNAMESE_NOTE = (
 
 
 def writing_section() -> SectionBlock:
-    return SectionBlock(
-        text=MarkdownTextObject(text=f"*:pencil2: {_(WRITING_TITLE)}*\n{_(WRITING)}")
-    )
-
-
-def writing_help() -> Reply:
-    return Reply(text=_(WRITING_TITLE), blocks=[writing_section()])
+    return section(f"*:pencil2: {_(WRITING_TITLE)}*\n{_(WRITING)}")
 
 
 def command_help(spec: CommandSpec, role: Role) -> Reply:
@@ -198,7 +190,7 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
         return Reply(text=_("/callops commands"), blocks=overview(ctx.role))
     wanted = " ".join(args)
     if fold(wanted) in WRITING_WORDS:
-        return writing_help()
+        return Reply(text=_(WRITING_TITLE), blocks=[writing_section()])
     found = match(args)
     if found is not None and not found[1]:
         return command_help(found[0], ctx.role)

@@ -29,8 +29,8 @@ from commands.kernel.i18n import N_, _, audience
 
 _SEPARATORS = re.compile(r"[\s\-.()]")
 _MOBILE = re.compile(r"(?:\+84|0084|84|0)([35789]\d{8})")
-"""A Vietnamese mobile number written the common ways, read without the library: it
-reads these the same, and a registry file has millions of them (benchmarks/dnc.py)."""
+"""A Vietnamese mobile number written the common ways, read without the library (which
+reads these the same): a registry file has millions of them."""
 REGION = "VN"
 RULE_WORDS = N_("10 digits starting 03, 05, 07, 08 or 09, or 84 followed by 8 digits or more")
 """The service's phone rule (spec 7.2) in words; shown with ``rule_words()``."""

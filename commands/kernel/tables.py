@@ -26,6 +26,7 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.kernel.block_dicts import block_dict
+from commands.kernel.i18n import _
 from commands.kernel.text import truncate, unbidi
 
 MAX_ROWS = 100
@@ -87,14 +88,15 @@ def _cell(value: Cell) -> dict[str, Any]:
 
 
 def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> Prebuilt | None:
-    """The rows under a header row of the column titles, as ``TableBlock(rows=...,
-    column_settings=...)`` becomes, or None when Slack would refuse the table (no rows,
-    more than 99 rows, more than 20 columns)."""
+    """The rows under a header row of the column titles (English, marked ``N_``: shown in
+    the reader's language), as ``TableBlock(rows=..., column_settings=...)`` becomes, or
+    None when Slack would refuse the table (no rows, more than 99 rows, more than 20
+    columns)."""
     if not fits(len(columns), len(rows)):
         return None
     if any(len(row) != len(columns) for row in rows):
         raise ValueError("every row needs one cell per column")
-    header = [_text(c.title) for c in columns]
+    header = [_text(_(c.title)) for c in columns]
     # The usual cell, a short text, is written in place; anything else goes to ``_cell``.
     body = [
         [

@@ -35,22 +35,16 @@ _NO_BIDI = dict.fromkeys(map(ord, BIDI_CONTROLS))
 
 
 def unbidi(text: str) -> str:
-    """``text`` without bidirectional controls.  An ASCII text (most of what is shown)
-    holds none, and ``str.isascii`` answers that without looking characters up, so the
-    usual case costs almost nothing; only a text that has one is translated."""
+    """``text`` without bidirectional controls (an ASCII text, the usual case, has none)."""
     if text.isascii() or _BIDI.search(text) is None:
         return text
     return text.translate(_NO_BIDI)
 
 
 def escape(value: object) -> str:
-    """Escape any value for mrkdwn (Slack's three control characters only).
-
-    Three ``str.replace`` calls, each only when its character is there: ``str.translate``
-    with a mapping looks every character up in a dict, about nine times slower on the
-    lines of a help overview or a table of campaigns, which run it hundreds of times per
-    reply (``benchmarks/ack.py``).  ``&`` goes first, so the entities made for ``<`` and
-    ``>`` are not escaped again.  Bidirectional controls are dropped first (``unbidi``)."""
+    """Escape any value for mrkdwn (Slack's three control characters only), after dropping
+    bidirectional controls.  ``&`` goes first, so the entities made for ``<`` and ``>``
+    are not escaped again."""
     text = unbidi(str(value))
     if "&" in text:
         text = text.replace("&", "&amp;")
@@ -67,9 +61,8 @@ def code(value: object) -> str:
 
 
 def truncate(text: str, limit: int, ellipsis: str = "…") -> str:
-    """Cut ``text`` to ``limit`` characters, marking the cut, for Block Kit's length limits.
-    Plain text built from outside values (a header, a button) passes here, so it drops
-    bidirectional controls too (``unbidi``)."""
+    """Cut ``text`` to ``limit`` characters, marking the cut, for Block Kit's length limits
+    (and without bidirectional controls: outside values in plain text pass here)."""
     text = unbidi(text)
     if len(text) <= limit:
         return text
@@ -99,9 +92,8 @@ def signed_change(current: float, previous: float) -> str:
 
 
 def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) -> datetime | None:
-    """A service timestamp as an aware datetime, for display: the client's parser
-    (``callcenter.timefmt.parse_time``) with zone-less times taken as ``service_tz`` (UTC
-    by default).  An unreadable value shows as absent rather than failing a whole reply."""
+    """A service timestamp as an aware datetime (zone-less times in ``service_tz``, else
+    UTC).  An unreadable value shows as absent rather than failing a whole reply."""
     try:
         parsed = parse_time(value)
     except ValueError:
@@ -112,11 +104,8 @@ def parse_service_time(value: str | None, service_tz: ZoneInfo | None = None) ->
 
 
 def link(url: str | None, label: str) -> str:
-    """A mrkdwn link only for an http(s) URL; anything else shows as escaped text.
-
-    ``|`` would end the URL part of ``<url|label>``, so it is percent-encoded; a value
-    with whitespace is no usable URL and stays text.  ``label`` must already be escaped.
-    """
+    """A mrkdwn link only for an http(s) URL without whitespace, else escaped text; ``|``
+    would end the URL part, so it is percent-encoded.  ``label`` must be escaped."""
     value = (url or "").strip()
     if not value.lower().startswith(("http://", "https://")) or any(c.isspace() for c in value):
         return escape(value)
@@ -124,8 +113,7 @@ def link(url: str | None, label: str) -> str:
 
 
 def full_name(*parts: str | None) -> str:
-    """Parts joined in the order given, skipping the empty ones (not escaped).  A person's
-    name is written by ``commands.kernel.names``, in the reader's order."""
+    """Parts joined in the order given, skipping the empty ones (not escaped)."""
     return " ".join(p.strip() for p in parts if p and p.strip())
 
 
@@ -200,10 +188,7 @@ def campaign_label(name: str | None, limit: int = 150) -> str:
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 call``, ``2 calls``, ``1,204 calls``; ``many`` for an irregular plural.
-
-    English words only: a sentence shown in the reader's language counts with
-    ``ngettext("{n} call", "{n} calls", count).format(n=number(count))``."""
+    """``1 call``, ``2 calls``; English words only (the reader's language uses ``ngettext``)."""
     return f"{number(count)} {word if count == 1 else many or word + 's'}"
 
 
@@ -215,8 +200,7 @@ Moment = datetime | float | str | None
 
 
 def aware(value: Moment) -> datetime | None:
-    """Any ``Moment`` as an aware datetime (a naive one is taken as UTC); None when absent
-    or unreadable."""
+    """Any ``Moment`` as an aware datetime (naive is UTC); None when absent or unreadable."""
     if value is None or isinstance(value, str):
         return parse_service_time(value) if value else None
     if isinstance(value, datetime):
@@ -232,9 +216,8 @@ def _local(value: Moment, tz: ZoneInfo | None) -> datetime | None:
 
 
 def day_time(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -> str:
-    """``Sun 22 Nov 14:27`` (``Chủ Nhật, 22/11 14:27``) in ``tz`` (else the moment's own
-    zone); ``–`` when absent.  ``seconds`` adds them (``14:27:05``) where records a few
-    seconds apart are told apart."""
+    """``Sun 22 Nov 14:27`` in ``tz`` (else the moment's own zone); ``–`` when absent.
+    ``seconds`` tells apart records a few seconds apart."""
     moment = _local(value, tz)
     if moment is None:
         return "–"

@@ -44,9 +44,6 @@ class RowProblem:
     phone: str
     reason: str
 
-    def as_json(self) -> dict[str, object]:
-        return {"line": self.line, "phone": self.phone, "reason": self.reason}
-
 
 @dataclass
 class CsvReport:

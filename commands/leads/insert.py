@@ -81,11 +81,6 @@ FIELD_LABELS = {
 """Each field of ``POST /v3/lead`` as a person names it (the form's labels, the card)."""
 
 
-def field_words(key: str) -> str:
-    """A lead field's label, or the key itself (escaped) when the service's list grew."""
-    return _(FIELD_LABELS[key]) if key in FIELD_LABELS else code(key)
-
-
 def list_uuid_problem(list_uuid: str) -> str | None:
     if check_list_uuid(list_uuid):
         return _("A list UUID has {length} characters; '{uuid}' has {typed}.").format(
@@ -179,7 +174,9 @@ def describe_lead(params: LeadParams) -> str:
         )
     ]
     for key, value in list(params.fields.items())[:20]:
-        lines.append(f"• {field_words(key)}: {clip(value, 200)}")
+        # The key itself stands for a field the service added since.
+        label = _(FIELD_LABELS[key]) if key in FIELD_LABELS else code(key)
+        lines.append(f"• {label}: {clip(value, 200)}")
     lines.append(_("List {uuid}").format(uuid=code(params.list_uuid)))
     return "\n".join(lines)
 

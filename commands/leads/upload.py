@@ -172,23 +172,6 @@ def describe_upload(params: UploadParams) -> str:
     return "\n".join(lines)
 
 
-def _summary_params(
-    list_uuid: str, list_name: str, shared: SharedFile, sha256: str, report: CsvReport
-) -> UploadParams:
-    return UploadParams(
-        list_uuid=list_uuid,
-        list_name=list_name,
-        file_id=shared.id,
-        file_name=shared.name,
-        sha256=sha256,
-        rows=report.rows,
-        valid=report.valid,
-        invalid=report.invalid,
-        reasons=dict(report.reasons),
-        problems=tuple(report.problems),
-    )
-
-
 async def download_and_check(
     files: SlackFiles,
     shared: SharedFile,
@@ -293,7 +276,18 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             + " "
             + where
         )
-    params = _summary_params(list_uuid, lead_list.list_name, shared, sha256, report)
+    params = UploadParams(
+        list_uuid=list_uuid,
+        list_name=lead_list.list_name,
+        file_id=shared.id,
+        file_name=shared.name,
+        sha256=sha256,
+        rows=report.rows,
+        valid=report.valid,
+        invalid=report.invalid,
+        reasons=dict(report.reasons),
+        problems=tuple(report.problems),
+    )
     outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
     if where and isinstance(outcome, Reply):
         outcome.blocks.append(context_line(where))

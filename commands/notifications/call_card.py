@@ -19,8 +19,6 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from callcenter.models import Cdr
@@ -169,7 +167,7 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
         f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )
     blocks: list[Block] = [
-        SectionBlock(text=MarkdownTextObject(text=body)),
+        section(body),
         context_line(_when(cdr, tz)),
     ]
     opens = _opens(cdr)

@@ -15,17 +15,16 @@ kept within ``METADATA_BUDGET``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import Block
 
 from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.reply import context_line
-from commands.kernel.tables import MAX_ROWS, Align, Column, table
+from commands.kernel.reply import context_line, section
+from commands.kernel.tables import MAX_ROWS, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
 from commands.notifications.call_card import CallCard, customer_number, started_at
 
@@ -35,21 +34,14 @@ METADATA_BUDGET = 8000
 """Characters of record ids a folded message's metadata carries at most; Slack documents
 no figure for metadata, so this stays far below what a message may hold."""
 
-_COLUMNS: tuple[tuple[str, Align], ...] = (
-    (N_("Time"), "left"),
-    (N_("Number"), "left"),
-    (N_("Campaign"), "left"),
-    (N_("Outcome"), "left"),
-    (N_("Agent"), "left"),
-    (N_("Duration"), "right"),
+_COLUMNS = (
+    Column(N_("Time")),
+    Column(N_("Number")),
+    Column(N_("Campaign")),
+    Column(N_("Outcome")),
+    Column(N_("Agent")),
+    Column(N_("Duration"), "right"),
 )
-
-
-def fits_in_fold(record_ids: Sequence[str]) -> bool:
-    """Whether one folded message can name all of these records."""
-    return 0 < len(record_ids) <= FOLD_ROWS and len(json.dumps(list(record_ids))) <= (
-        METADATA_BUDGET
-    )
 
 
 def _agent(cdr: Cdr) -> str:
@@ -80,8 +72,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
         ]
         for cdr in records
     ]
-    columns = [Column(_(title), align) for title, align in _COLUMNS]
-    grid = table(columns, rows)
+    grid = table(_COLUMNS, rows)
     if grid is None:
         raise ValueError(f"a folded message lists 1 to {FOLD_ROWS} records, not {count}")
     moments = [m for m in (started_at(cdr) for cdr in records) if m is not None]
@@ -90,7 +81,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
         ":telephone_receiver: *{n} calls*, listed together while calls come in fast",
         count,
     ).format(n=number(count))
-    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=headline))]
+    blocks: list[Block] = [section(headline)]
     if moments:
         first, last = min(moments), max(moments)
         span = _("{start}–{end} {zone}").format(

@@ -30,8 +30,6 @@ from pydantic import Field
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from callcenter import CallCenter, errors
@@ -81,10 +79,6 @@ _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
 # --- matching a record to routes --------------------------------------------------------
 
 
-normalize_status = fold_status
-"""``ANSWERED``, ``no_answered`` and ``no-answered`` name the same status."""
-
-
 def pressed(cdr: Cdr) -> bool:
     return bool(cdr.press_key.strip() or cdr.digits.strip())
 
@@ -93,7 +87,7 @@ def route_matches(route: NotificationRoute, cdr: Cdr) -> bool:
     """Every filter the route sets must hold; a filter left empty lets everything through."""
     if route.campaigns and cdr.campaign_uuid.lower() not in {c.lower() for c in route.campaigns}:
         return False
-    if route.statuses and normalize_status(cdr.status) not in route.statuses:
+    if route.statuses and fold_status(cdr.status) not in route.statuses:
         return False
     if route.directions and cdr.direction.strip().lower() not in route.directions:
         return False
@@ -109,7 +103,7 @@ def notable(route: NotificationRoute, cdr: Cdr) -> bool:
     """A record worth a card even in a busy channel: a key pressed, an agent's call, or
     a status the route names."""
     agent = bool(cdr.extension.strip() or cdr.username.strip())
-    return pressed(cdr) or agent or normalize_status(cdr.status) in route.notable
+    return pressed(cdr) or agent or fold_status(cdr.status) in route.notable
 
 
 def feed_kinds(routes: Iterable[NotificationRoute], cdr: Cdr) -> dict[str, str]:
@@ -128,26 +122,21 @@ def feed_kinds(routes: Iterable[NotificationRoute], cdr: Cdr) -> dict[str, str]:
     return kinds
 
 
-def callback_url(public_url: str, token: str) -> str:
-    return public_url.rstrip("/") + CALLBACK_PREFIX + token
+def callback_url(public_url: str | None, token: str) -> str:
+    """The workspace's callback URL on the app's public address."""
+    return (public_url or "http://localhost:3000").rstrip("/") + CALLBACK_PREFIX + token
 
 
 # --- the command ------------------------------------------------------------------------
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("Call notifications are not available here (no database)."))
-    return ctx.storage
+    return ctx.db(_("Call notifications are not available here (no database)."))
 
 
-def _public_url(ctx: CommandContext) -> str:
-    return public_base(ctx.public_url)
-
-
-def public_base(public_url: str | None) -> str:
-    """The app's public address, as the service must call it back."""
-    return public_url or "http://localhost:3000"
+async def _workspace_url(ctx: CommandContext, storage: Storage) -> str:
+    token = await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
+    return callback_url(ctx.public_url, token)
 
 
 async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -158,7 +147,10 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
     if sub == "add":
         return await add_route(ctx, rest)
     if sub == "list":
-        _no_more(rest, "list")
+        if rest:
+            raise UsageError(
+                _("'notify {sub}' takes nothing after it.").format(sub=sub), USAGE[sub]
+            )
         return await list_routes(ctx)
     if sub == "remove":
         return await off_loop(remove_route, ctx, rest)
@@ -190,20 +182,9 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
     )
 
 
-def _no_more(rest: list[str], sub: str) -> None:
-    if rest:
-        raise UsageError(_("'notify {sub}' takes nothing after it.").format(sub=sub), USAGE[sub])
-
-
-def _help_lines() -> str:
-    return "\n".join(f"• {code('/callops ' + u)}" for k, u in USAGE.items() if k)
-
-
 async def show(ctx: CommandContext) -> Reply:
     storage = _storage(ctx)
-    url = callback_url(
-        _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
-    )
+    url = await _workspace_url(ctx, storage)
     campaigns = await all_campaigns(ctx.client())
     attached = [c for c in campaigns if c.callback_url == url]
     routes = await off_loop(storage.routes.list, ctx.team_id)
@@ -223,7 +204,7 @@ async def show(ctx: CommandContext) -> Reply:
     blocks: list[Block] = [
         HeaderBlock(text=_("Call notifications")),
         section("\n".join(lines)),
-        SectionBlock(text=MarkdownTextObject(text=_help_lines())),
+        section("\n".join(f"• {code('/callops ' + u)}" for k, u in USAGE.items() if k)),
     ]
     return Reply(text=_("Call notifications: the callback URL and routes"), blocks=blocks)
 
@@ -257,7 +238,7 @@ def _fold(raw: str) -> bool:
 def _statuses(raw: str, key: str = "status") -> list[str]:
     found = []
     for value in _split_values(raw, key):
-        status = normalize_status(value)
+        status = fold_status(value)
         if not _STATUS.match(status):
             raise UsageError(
                 _(
@@ -345,11 +326,10 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         },
     )
     text = _("Route {id} added: {route}.").format(
-        id=code(route.id), route=describe_route(route, campaign_names(campaigns))
+        id=code(route.id),
+        route=describe_route(route, {c.campaign_uuid: c.campaign_name for c in campaigns}),
     )
-    url = callback_url(
-        _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
-    )
+    url = await _workspace_url(ctx, storage)
     detached = [c for c in campaigns if c.callback_url != url]
     if detached:
         listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
@@ -493,13 +473,14 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     storage = env.storage
     if storage is None or not env.team_id:
         raise ActionRefused(_("the app's database is not available here"))
-    public = public_base(env.public_url)
     old_token = await off_loop(storage.callback_tokens.get, env.team_id)
-    old_url = callback_url(public, old_token) if old_token else None
+    old_url = callback_url(env.public_url, old_token) if old_token else None
     stale: list[Campaign] = []
     if old_url is not None:
         stale = [c for c in await all_campaigns(env.cc) if c.callback_url == old_url]
-    new_url = callback_url(public, await off_loop(storage.callback_tokens.rotate, env.team_id))
+    new_url = callback_url(
+        env.public_url, await off_loop(storage.callback_tokens.rotate, env.team_id)
+    )
     text = _("New callback URL in use; the old one stopped working. `/callops notify` shows it.")
     moved: list[Campaign] = []
     failed: list[tuple[Campaign, str]] = []
@@ -550,7 +531,7 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     old = await off_loop(storage.callback_tokens.get, ctx.team_id)
     stale: list[Campaign] = []
     if old:
-        old_url = callback_url(_public_url(ctx), old)
+        old_url = callback_url(ctx.public_url, old)
         stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
     params = RotateParams(
         reattach=reattach,
@@ -578,13 +559,7 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
     if not args:
         raise UsageError(_("Name the campaign."), USAGE[sub])
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args))
-    url = (
-        callback_url(
-            _public_url(ctx), await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
-        )
-        if attach
-        else ""
-    )
+    url = await _workspace_url(ctx, storage) if attach else ""
     name = clip(campaign.campaign_name, 100)
     if campaign.callback_url == url:
         if attach:
@@ -678,7 +653,3 @@ async def observe_attach(params: Mapping[str, Any], cc: CallCenter) -> Observati
             name=name
         ),
     )
-
-
-def campaign_names(campaigns: Sequence[Campaign]) -> dict[str, str]:
-    return {c.campaign_uuid: c.campaign_name for c in campaigns}

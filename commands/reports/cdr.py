@@ -28,8 +28,6 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import (
     Block,
     HeaderBlock,
-    MarkdownTextObject,
-    SectionBlock,
 )
 
 from callcenter.models import Campaign, Cdr
@@ -40,7 +38,6 @@ from commands.kernel.call_words import (
     STATUS_WORDS,
     fold_status,
     outcome_words,
-    status_icon,
     status_words,
 )
 from commands.kernel.catalog import usage_of
@@ -78,13 +75,11 @@ from commands.kernel.text import (
     day_time,
     duration,
     escape,
-    link,
     number,
     parse_service_time,
     truncate,
     zone_name,
 )
-from commands.reports.stats import titled
 
 PAGE_SIZE = 10
 DEFAULT_WINDOW = timedelta(hours=24)
@@ -261,34 +256,6 @@ def parse_query(args: list[str], tz: ZoneInfo, *, now: datetime | None = None) -
     return query
 
 
-def _record(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> SectionBlock:
-    when = day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True)
-    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
-    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
-    status = clip(outcome_words(cdr.status, cdr.cause), 100)
-    length = f":stopwatch: {duration(cdr.duration)}"
-    if cdr.billsec:
-        length += " " + _("(talk {talk})").format(talk=duration(cdr.billsec))
-    details = [f"{status_icon(cdr.status)} {status}", length]
-    if cdr.extension:
-        agent = written_name(cdr.fullname) or cdr.username
-        extension = _("ext {extension}").format(extension=clip(cdr.extension, 30))
-        details.append(extension + (f" ({clip(agent, 80)})" if agent else ""))
-    pressed = cdr.press_key or cdr.digits
-    if pressed:
-        details.append(_("pressed {keys}").format(keys=code(truncate(pressed, 20))))
-    name = campaign_names.get(cdr.campaign_uuid)
-    if name:
-        details.append(f":mega: {clip(name, 100)}")
-    recording = cdr.recording_url or cdr.autocall_recording_url
-    if recording.strip().lower().startswith(("http://", "https://")):
-        details.append(link(recording, _(":studio_microphone: recording")))
-    text = f"`{when}` {direction_label(cdr.direction)} *{source}* → *{destination}*\n" + " · ".join(
-        [*details, code(short_id(cdr.id))]
-    )
-    return section(text)
-
-
 RECORD_COLUMNS = (
     Column(N_("Record")),
     Column(N_("Time")),
@@ -303,7 +270,6 @@ RECORD_COLUMNS = (
     Column(N_("Campaign")),
     Column(N_("Recording")),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 # Translators: a call's direction in a narrow table column (inbound, outbound, local).
 DIRECTION_WORD = {"inbound": N_("in"), "outbound": N_("out"), "local": N_("local")}
 
@@ -352,7 +318,7 @@ def records_reply(
         return Reply(
             text=_("No call records match."),
             blocks=[
-                SectionBlock(text=MarkdownTextObject(text=_(":mag: No call records match."))),
+                section(_(":mag: No call records match.")),
                 filters,
                 *pager(query.command(ctx.tz), ctx.offset, PAGE_SIZE, total),
             ],
@@ -360,11 +326,9 @@ def records_reply(
     page = list(records[:PAGE_SIZE])
     title = _("Call records: {n}").format(n=number(total))
     blocks: list[Block] = [HeaderBlock(text=title), filters]
-    grid = table(titled(RECORD_COLUMNS), [_record_cells(c, ctx.tz, names) for c in page])
-    if grid is not None:
+    grid = table(RECORD_COLUMNS, [_record_cells(c, ctx.tz, names) for c in page])
+    if grid is not None:  # a page always fits one table
         blocks.append(grid)
-    else:
-        blocks.extend(_record(c, ctx.tz, names) for c in page)
     blocks.append(
         showing(ctx.offset, len(page), total, one=_("call record"), many=_("call records"))
     )
@@ -428,7 +392,7 @@ async def _one_record(ctx: CommandContext, query: CdrQuery, names: Mapping[str, 
         return Reply(
             text=text,
             blocks=[
-                SectionBlock(text=MarkdownTextObject(text=f":mag: {text}")),
+                section(f":mag: {text}"),
             ],
         )
     return records_reply(found, total=len(found), query=query, ctx=ctx, campaign_names=names)

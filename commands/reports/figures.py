@@ -27,6 +27,7 @@ The rules, decided once:
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, time, timedelta
@@ -485,10 +486,7 @@ class LiveFigures:
 
 
 def live_figures(calls: ActiveCallList, window: Window) -> LiveFigures:
-    directions: dict[str, int] = {}
-    for call in calls.data:
-        key = call.direction.strip().lower() or "unknown"
-        directions[key] = directions.get(key, 0) + 1
+    directions = Counter(call.direction.strip().lower() or "unknown" for call in calls.data)
     return LiveFigures(
         window=window,
         calls=max(calls.total, len(calls.data)),

@@ -9,7 +9,6 @@ paged here; the autodialer statistics are walked with the client's iterator.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 from zoneinfo import ZoneInfo
@@ -108,12 +107,6 @@ def _period(word: str | None, ctx: CommandContext, usage: str) -> Period:
         raise UsageError(str(exc), usage) from exc
 
 
-def titled(columns: Sequence[Column]) -> tuple[Column, ...]:
-    """A table's columns with their titles in the reader's language (the constants hold
-    the English, marked with ``N_``)."""
-    return tuple(replace(c, title=_(c.title)) for c in columns)
-
-
 # --- stats ----------------------------------------------------------------------------
 
 
@@ -134,14 +127,12 @@ def _table_blocks(lines: list[str]) -> list[SectionBlock]:
     size = 0
     for line in lines:
         if chunk and size + len(line) + 1 > TABLE_CHUNK:
-            blocks.append(
-                SectionBlock(text=MarkdownTextObject(text="```" + "\n".join(chunk) + "```"))
-            )
+            blocks.append(section("```" + "\n".join(chunk) + "```"))
             chunk, size = [], 0
         chunk.append(line)
         size += len(line) + 1
     if chunk:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text="```" + "\n".join(chunk) + "```")))
+        blocks.append(section("```" + "\n".join(chunk) + "```"))
     return blocks
 
 
@@ -202,7 +193,7 @@ def stats_reply(figures: CallFigures, interval: str, *, title: str | None = None
     ]
     words = f"{figures.scope.plain()}, {window.label()}"
     if t.calls == 0:
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=_(":zzz: No calls."))))
+        blocks.append(section(_(":zzz: No calls.")))
         return Reply(text=escape(_("No calls: {what}.").format(what=words)), blocks=blocks)
     headline = ngettext(
         "*{n} call* · :white_check_mark: *{answered} answered ({rate})*",
@@ -315,9 +306,7 @@ def monitor_reply(
             blocks=[
                 HeaderBlock(text=title),
                 scope_line,
-                SectionBlock(
-                    text=MarkdownTextObject(text=_(":zzz: No autodialer campaigns to show."))
-                ),
+                section(_(":zzz: No autodialer campaigns to show.")),
             ],
         )
     ordered = sorted(items, key=lambda s: (not s.running, -s.calls, s.name))
@@ -338,7 +327,7 @@ def monitor_reply(
     blocks: list[Block] = [
         HeaderBlock(text=title),
         scope_line,
-        SectionBlock(text=MarkdownTextObject(text=headline)),
+        section(headline),
     ]
     blocks.extend(_monitor_row(s, ctx.tz) for s in page)
     blocks.append(
@@ -402,29 +391,6 @@ def _monitor_command(words: Sequence[str], minutes: int) -> str:
 # --- agents ---------------------------------------------------------------------------
 
 
-def _agent_row(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> SectionBlock:
-    told = day_time if multi_day else clock
-    login = f"{told(a.earliest_time, tz)}–{told(a.latest_time, tz)}"
-    text = (
-        f"*{clip(agent_name(a), 100)}*"
-        + (f" `{clip(a.username, 60)}`" if a.username else "")
-        + "\n"
-        + _(
-            ":speech_balloon: talk *{talk}* · :hourglass: wait {wait} · "
-            ":double_vertical_bar: pause {pause} · :memo: wrap-up {wrap_up} · "
-            "occupancy {occupancy} · {logged_in}"
-        ).format(
-            talk=duration(a.total_talk_sec),
-            wait=duration(a.total_wait_sec),
-            pause=duration(a.total_pause_sec),
-            wrap_up=duration(a.total_dispo_sec),
-            occupancy=percent(occupancy(a), 0),
-            logged_in=login,
-        )
-    )
-    return section(text)
-
-
 def _period_listing(
     title: str,
     window: Window,
@@ -433,28 +399,25 @@ def _period_listing(
     empty: str,
     headline: str,
     rows: Sequence[Row],
-    row: Callable[[Row], SectionBlock],
+    columns: Sequence[Column],
+    cells: Callable[[Row], list[Cell]],
     one: str,
     many: str,
     command: str,
-    grid: Callable[[Sequence[Row]], Block | None] | None = None,
 ) -> list[Block]:
     """A paged listing over a window: title, what it covers, a headline, then this page of
-    ``rows`` (all of them, in order) as a table (``grid``) where it fits Slack's limits,
-    else drawn row by row by ``row``; ``empty`` (plain text) when there is none."""
+    ``rows`` (all of them, in order) as a table; ``empty`` (plain text) when there is none."""
     blocks: list[Block] = [
         HeaderBlock(text=title),
         context_line(f":calendar: {caption(_(WHOLE), window.label())}"),
     ]
     if not rows:
-        return [*blocks, SectionBlock(text=MarkdownTextObject(text=f":zzz: {escape(empty)}."))]
+        return [*blocks, section(f":zzz: {escape(empty)}.")]
     page = rows[ctx.offset : ctx.offset + ROWS_PAGE_SIZE]
-    blocks.append(SectionBlock(text=MarkdownTextObject(text=headline)))
-    drawn = grid(page) if grid is not None else None
-    if drawn is not None:
-        blocks.append(drawn)
-    else:
-        blocks.extend(row(item) for item in page)
+    blocks.append(section(headline))
+    grid = table(columns, [cells(item) for item in page])
+    if grid is not None:  # a page of a listing always fits one table
+        blocks.append(grid)
     blocks.append(showing(ctx.offset, len(page), len(rows), one=one, many=many))
     blocks.extend(pager(command, ctx.offset, ROWS_PAGE_SIZE, len(rows)))
     return blocks
@@ -470,7 +433,6 @@ AGENT_COLUMNS = (
     Column(N_("Occupancy"), "right"),
     Column(N_("Logged in")),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
@@ -511,13 +473,11 @@ def agents_reply(
             n=number(len(ordered)), talk=duration(talk), wait=duration(wait), pause=duration(pause)
         ),
         rows=ordered,
-        row=lambda a: _agent_row(a, ctx.tz, multi_day=multi_day),
+        columns=AGENT_COLUMNS,
+        cells=lambda a: _agent_cells(a, ctx.tz, multi_day=multi_day),
         one=_("agent"),
         many=_("agents"),
         command=command,
-        grid=lambda page: table(
-            titled(AGENT_COLUMNS), [_agent_cells(a, ctx.tz, multi_day=multi_day) for a in page]
-        ),
     )
     if not ordered:
         text = _("No agent time: {window}.").format(window=window.label())
@@ -550,39 +510,6 @@ async def agents(ctx: CommandContext, args: list[str]) -> Reply:
 # --- extensions -----------------------------------------------------------------------
 
 
-def _extension_row(e: ExtensionCounters) -> SectionBlock:
-    name = person_name(e.lastname, e.middlename, e.firstname) or e.username
-    c = Counts.of_extension(e)
-    text = (
-        f"*{clip(e.extension, 30) or '–'}*"
-        + (f" {clip(name, 100)}" if name else "")
-        + "\n"
-        + ngettext(
-            ":phone: *{n} call* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
-            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
-            ":no_mobile_phones: {unavailable} unavailable · "
-            "in {inbound} / out {outbound} / local {local}",
-            ":phone: *{n} calls* · :white_check_mark: {answered} ({rate}) · :no_entry: {busy} busy"
-            " · {line_busy} line busy · :hourglass: {no_answer} no answer · "
-            ":no_mobile_phones: {unavailable} unavailable · "
-            "in {inbound} / out {outbound} / local {local}",
-            c.calls,
-        ).format(
-            n=number(c.calls),
-            answered=number(c.answered),
-            rate=percent(c.answer_rate),
-            busy=number(c.busy),
-            line_busy=number(c.line_busy),
-            no_answer=number(c.no_answer),
-            unavailable=number(c.not_available),
-            inbound=number(c.inbound),
-            outbound=number(c.outbound),
-            local=number(c.local),
-        )
-    )
-    return section(text)
-
-
 EXTENSION_COLUMNS = (
     Column(N_("Extension")),
     Column(N_("Name")),
@@ -597,7 +524,6 @@ EXTENSION_COLUMNS = (
     Column(N_("Out"), "right"),
     Column(N_("Local"), "right"),
 )
-"""Titles in English: ``titled`` translates them for the reader."""
 
 
 def _extension_cells(e: ExtensionCounters) -> list[Cell]:
@@ -626,33 +552,29 @@ def extensions_reply(
     )
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
+    on = ngettext("{n} extension", "{n} extensions", len(ordered)).format(n=number(len(ordered)))
+    calls = ngettext("*{n} call* on {extensions}", "*{n} calls* on {extensions}", total.calls)
+    answered = _(":white_check_mark: *{answered} answered ({rate})*").format(
+        answered=number(total.answered), rate=percent(total.answer_rate)
+    )
     blocks = _period_listing(
         title,
         window,
         ctx,
         empty=_("No extension calls"),
-        headline=_extensions_headline(total, len(ordered)),
+        headline=f"{calls.format(n=number(total.calls), extensions=on)} · {answered}",
         rows=ordered,
-        row=_extension_row,
+        columns=EXTENSION_COLUMNS,
+        cells=_extension_cells,
         one=_("extension"),
         many=_("extensions"),
         command=command,
-        grid=lambda page: table(titled(EXTENSION_COLUMNS), [_extension_cells(e) for e in page]),
     )
     if not ordered:
         text = _("No extension calls: {window}.").format(window=window.label())
         return Reply(text=escape(text), blocks=blocks)
     text = ngettext("{title}: {n} call", "{title}: {n} calls", total.calls)
     return Reply(text=text.format(title=title, n=number(total.calls)), blocks=blocks)
-
-
-def _extensions_headline(total: Counts, extensions: int) -> str:
-    on = ngettext("{n} extension", "{n} extensions", extensions).format(n=number(extensions))
-    calls = ngettext("*{n} call* on {extensions}", "*{n} calls* on {extensions}", total.calls)
-    answered = _(":white_check_mark: *{answered} answered ({rate})*").format(
-        answered=number(total.answered), rate=percent(total.answer_rate)
-    )
-    return f"{calls.format(n=number(total.calls), extensions=on)} · {answered}"
 
 
 async def extensions(ctx: CommandContext, args: list[str]) -> Reply:

@@ -224,12 +224,6 @@ def _connection(snap: Snapshot, base: str) -> SectionBlock:
     return section(text)
 
 
-def _dialer_by_campaign(dialer: list[DialerFigures] | Unavailable) -> dict[str, DialerFigures]:
-    if isinstance(dialer, Unavailable):
-        return {}
-    return {s.campaign_uuid: s for s in dialer if s.campaign_uuid}
-
-
 def _status_counts(campaigns: Sequence[Campaign]) -> str:
     counts = Counter(c.status for c in campaigns)
     order = [*_STATUS_ORDER, *sorted(s for s in counts if s not in _STATUS_ORDER)]
@@ -279,8 +273,9 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
     if not active:
         blocks.append(_context(_(":zzz: No campaign is running or paused.")))
         return blocks
-    stats = _dialer_by_campaign(snap.dialer)
     down = isinstance(snap.dialer, Unavailable)
+    dialer = [] if isinstance(snap.dialer, Unavailable) else snap.dialer
+    stats = {s.campaign_uuid: s for s in dialer if s.campaign_uuid}
     shown = active[:MAX_CAMPAIGN_ROWS]
     blocks.extend(_campaign_row(c, stats.get(c.campaign_uuid), tz, dialer_down=down) for c in shown)
     if len(shown) < len(active):
@@ -437,13 +432,11 @@ def not_connected_home(role: Role) -> View:
     ]
     if role_allows(role, Role.ADMIN):
         blocks.append(
-            SectionBlock(
-                text=MarkdownTextObject(
-                    text=_(
-                        ":electric_plug: This workspace is not connected to a call-center "
-                        "service yet. Connect it with the service's URL and an API key; the key "
-                        "is checked before it is saved, stored encrypted and never shown again."
-                    )
+            section(
+                _(
+                    ":electric_plug: This workspace is not connected to a call-center "
+                    "service yet. Connect it with the service's URL and an API key; the key "
+                    "is checked before it is saved, stored encrypted and never shown again."
                 )
             )
         )

@@ -14,7 +14,6 @@ are checked.
 from __future__ import annotations
 
 import csv
-import io
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,12 +33,6 @@ from storage.offload import off_loop
 MAX_TYPED = 100
 """Numbers one typed command may name."""
 _SPLIT = str.maketrans({",": " ", ";": " "})
-
-
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
 
 
 def typed_numbers(args: list[str], command: str) -> list[str]:
@@ -72,7 +65,7 @@ def typed_numbers(args: list[str], command: str) -> list[str]:
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc add")
-    storage = _storage(ctx)
+    storage = ctx.db()
     added = await off_loop(storage.calling_rules.add_dnc, ctx.team_id, numbers)
     await ctx.audit("dnc.add", {"numbers": len(numbers)})
     already = len(numbers) - added
@@ -90,7 +83,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc remove")
-    storage = _storage(ctx)
+    storage = ctx.db()
     removed = await off_loop(storage.calling_rules.remove_dnc, ctx.team_id, numbers)
     await ctx.audit("dnc.remove", {"numbers": len(numbers)})
     text = ngettext(
@@ -105,7 +98,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def check(ctx: CommandContext, args: list[str]) -> Outcome:
     numbers = typed_numbers(args, "dnc check")
-    storage = _storage(ctx)
+    storage = ctx.db()
     listed = await off_loop(storage.calling_rules.on_dnc, ctx.team_id, numbers)
     blocked = await blocked_numbers(ctx.cc) if ctx.cc is not None else set()
     lines = []
@@ -119,21 +112,6 @@ async def check(ctx: CommandContext, args: list[str]) -> Outcome:
     return notice("\n".join(lines), emoji=":mag:")
 
 
-def numbers_in_csv(source: io.TextIOBase) -> Iterator[tuple[int, str | None]]:
-    """Each row's number (its first cell that reads as one) with its line; None for a
-    row with none (a header, a blank line)."""
-    for line, row in enumerate(csv.reader(source), start=1):
-        if not any(cell.strip() for cell in row):
-            continue
-        found = None
-        for cell in row[:4]:
-            phone = normalize_phone(cell)
-            if phone and not phone_problem(phone):
-                found = phone
-                break
-        yield line, found
-
-
 @dataclass
 class FileCount:
     """What reading a do-not-call file found, counted as it streams by."""
@@ -143,11 +121,15 @@ class FileCount:
 
 
 def dnc_file_numbers(path: Path, count: FileCount) -> Iterator[str]:
-    """The numbers of a do-not-call file, one at a time (a registry file has millions:
-    none is kept), counting them and the rows without one (a first row without one is
-    its header, and blank rows are nothing)."""
+    """The numbers of a do-not-call file (each row's first cell that reads as one), one
+    at a time (a registry file has millions: none is kept), counting them and the rows
+    without one (a first row without one is its header, and blank rows are nothing)."""
     with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as source:
-        for line, phone in numbers_in_csv(source):
+        for line, row in enumerate(csv.reader(source), start=1):
+            if not any(cell.strip() for cell in row):
+                continue
+            phones = (normalize_phone(cell) for cell in row[:4])
+            phone = next((p for p in phones if p and not phone_problem(p)), None)
             if phone is not None:
                 count.numbers += 1
                 yield phone
@@ -180,7 +162,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             ),
             emoji=":page_facing_up:",
         )
-    storage = _storage(ctx)
+    storage = ctx.db()
     with tempfile.TemporaryDirectory(prefix="callops-dnc-") as folder:
         path = Path(folder) / "dnc.csv"
         try:

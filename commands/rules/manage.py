@@ -24,23 +24,16 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _
-from commands.kernel.reply import Outcome, Reply, context_line, notice
+from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
-from storage import Storage
 from storage.offload import off_loop
 
 _WINDOW = re.compile(r"(\d{1,2})[:h.]?(\d{2})?\s*[-–]\s*(\d{1,2})[:h.]?(\d{2})?")
 MAX_FREQUENCY = 100
 _BETWEEN = frozenset({"-", "–", "to", "den", "đến"})
 """Words people put between a window's two times."""
-
-
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise UsageError(_("The app's database is not available here."))
-    return ctx.storage
 
 
 def parse_window(text: str) -> tuple[int, int]:
@@ -69,7 +62,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             ),
             usage_of("rules"),
         )
-    storage = _storage(ctx)
+    storage = ctx.db()
     rules = await off_loop(storage.calling_rules.rules, ctx.team_id)
     dnc = await off_loop(storage.calling_rules.dnc_size, ctx.team_id)
     blocks: list[Block] = [
@@ -107,13 +100,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             )
             lines.append(f"• *{campaign_label(campaign.campaign_name)}*: {state}{hours}")
         if lines:
-            blocks.append(
-                SectionBlock(
-                    text=MarkdownTextObject(
-                        text=_("*Outbound campaigns*\n") + "\n".join(lines[:40])
-                    )
-                )
-            )
+            blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(lines[:40])))
     blocks.append(
         context_line(
             _(
@@ -133,7 +120,7 @@ async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
         # ``08:00 - 17:00``, ``8h to 17h``: the window written in three words.
         args = [f"{args[0]}-{args[2]}", *args[3:]]
     window = parse_window(args[0])
-    storage = _storage(ctx)
+    storage = ctx.db()
     campaign_uuid = ""
     scope = _("every advertising campaign")
     if len(args) > 1:
@@ -164,7 +151,7 @@ async def advertising(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(_("Give the campaign, then on or off."), usage_of("rules advertising"))
     on = args[-1].lower() == "on"
     campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args[:-1]))
-    storage = _storage(ctx)
+    storage = ctx.db()
     await off_loop(
         storage.calling_rules.set_advertising,
         ctx.team_id,
@@ -193,7 +180,7 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
             usage_of("rules frequency"),
         )
     count = int(args[0])
-    storage = _storage(ctx)
+    storage = ctx.db()
     await off_loop(storage.calling_rules.set_frequency, ctx.team_id, count, by=ctx.user_id)
     await ctx.audit("rules.frequency", {"frequency": count})
     return notice(
