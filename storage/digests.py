@@ -29,7 +29,6 @@ _ADD = insert(digests)
 _GET = select(digests).where(*_THIS)
 _LIST = select(digests).where(_D.team_id == bindparam("team")).order_by(_D.created_at, _D.id)
 _ACTIVE = select(digests).where(_D.paused == 0).order_by(_D.team_id, _D.created_at, _D.id)
-_TEAM_IDS = select(_D.team_id).distinct().order_by(_D.team_id)
 _REMOVE = delete(digests).where(*_THIS)
 _REMEMBER_SLOT = update(digests).where(*_THIS).values(last_slot=bindparam("at_slot"))
 _TEAMS_DIGEST = _R.digest_id.in_(select(_D.id).where(_D.team_id == bindparam("team")))
@@ -157,10 +156,6 @@ class DigestStore(Store):
     def active(self) -> builtins.list[DigestSchedule]:
         """Every workspace's digests that are not paused: what the scheduler looks at."""
         return [from_row(DigestSchedule, row) for row in self._db.all(_ACTIVE)]
-
-    def team_ids(self) -> builtins.list[str]:
-        """Teams that have digests (ids only): the scheduler loads each team's at start."""
-        return [r["team_id"] for r in self._db.all(_TEAM_IDS)]
 
     def update(
         self,

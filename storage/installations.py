@@ -23,7 +23,7 @@ from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, Store, from_row
 from storage.database import InsertFactory, by_dialect
-from storage.roles import RoleStore
+from storage.roles import Role, RoleStore
 from storage.schema import oauth_states, slack_installations
 
 log = logging.getLogger(__name__)
@@ -257,7 +257,9 @@ class InstallationStore(SealedStore):
         def work(conn: Connection) -> None:
             conn.execute(self._db.pick(_SAVE), row)
             if record.team_id and record.user_id:
-                self._roles.record_installer_in(conn, record.team_id, record.user_id)
+                self._roles.set_role_in(
+                    conn, record.team_id, record.user_id, Role.ADMIN, granted_by="install"
+                )
 
         self._db.write(work)
         log.info(

@@ -145,14 +145,11 @@ class WorkspaceStore(SealedStore):
         self._default_timezone = check_timezone(default_timezone)
 
     def get(self, team_id: str) -> Workspace | None:
-        row = self._db.first(_GET, {"team": team_id})
-        return from_row(Workspace, row) if row else None
+        return self._one(Workspace, _GET, {"team": team_id})
 
     def get_with_key(self, team_id: str) -> tuple[Workspace | None, str | None]:
         """The workspace and its API key (decrypted; None without one) in one query: what
-        every request's context needs.  Each store call costs SQLAlchemy's own work
-        (about 0.2 ms), so reading the row once instead of once per question (binding,
-        key, time zone, settings) is most of what building a context costs."""
+        every request's context needs, read once instead of once per question."""
         return self._db.each(lambda conn: self.get_with_key_in(conn, team_id))
 
     def get_with_key_in(
@@ -275,11 +272,6 @@ class WorkspaceStore(SealedStore):
     def set_language(self, team_id: str, language: str | None) -> Workspace:
         """The workspace's default language (None: back to the connecting admin's)."""
         self._update(team_id, {"default_language": check_language(language)})
-        return self.require(team_id)
-
-    def set_admin_locale(self, team_id: str, locale: str | None) -> Workspace:
-        """The Slack locale of the admin who set the workspace up."""
-        self._update(team_id, {"admin_locale": locale})
         return self.require(team_id)
 
     def set_name_order(self, team_id: str, order: str) -> Workspace:

@@ -541,7 +541,7 @@ def test_db_copy_moves_every_row_and_secret_to_the_other_engine(
             assert max(q.seq for q in copied.call_feed.heads()) > head.seq
             copied.installations.save(InstallationRecord(user_id="U_NEW", team_id="T1"))
             # Claims work on the copy as they did on the source.
-            assert copied.dedup.mark_callback("T1", "cdr-1") is False
+            assert copied.call_feed.accept("T1", "cdr-1", {}, []) is None
     finally:
         postgres_server.drop_database(pg_db)
 
