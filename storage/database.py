@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, create_engine, event, inspect, select, update
+from sqlalchemy import Table, create_engine, event, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, Engine, RowMapping, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -48,23 +48,6 @@ from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
 from storage.offload import CONNECTIONS, check_not_on_loop
 from storage.schema import alembic_version
-
-__all__ = [
-    "DEFAULT_BUSY_TIMEOUT",
-    "DEFAULT_LOCK_TIMEOUT",
-    "DEFAULT_STATEMENT_TIMEOUT",
-    "DEFAULT_TRIES",
-    "Database",
-    "InsertFactory",
-    "Params",
-    "begin_sqlite",
-    "by_dialect",
-    "connect",
-    "database_url",
-    "open_database",
-    "patience",
-    "upsert",
-]
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +103,7 @@ _SQLITE_BEGIN = {"write": "BEGIN IMMEDIATE", "read": "BEGIN"}
 SQLite runs atomically on its own, so no BEGIN and COMMIT around it.  Emitted by
 `begin_sqlite` inside SQLAlchemy's transaction, not by a ``begin`` event listener: any
 listener of the engine's connection events makes SQLAlchemy dispatch events around every
-statement, about a third of the cost of a small query."""
+statement."""
 
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
 _PG_BUSY_STATES = frozenset(
@@ -277,7 +260,7 @@ class Database:
                         tries,
                     )
                     continue
-                if not self.is_busy(exc):
+                if not _driver_busy(exc.orig):
                     raise
                 if last:
                     log.warning("database busy after %d tries; failing this request", tries)
@@ -286,10 +269,6 @@ class Database:
                 time.sleep(delay * (1 + random.random()))
                 delay *= 2
         raise AssertionError("unreachable: the loop returns or raises")
-
-    def is_busy(self, exc: DBAPIError) -> bool:
-        """Whether the error means "another writer holds the lock" (worth a retry)."""
-        return _driver_busy(exc.orig)
 
     # -- one-statement shorthands ------------------------------------------------------------
     #
@@ -317,9 +296,6 @@ class Database:
         """This engine's variant of a statement built with `by_dialect`."""
         return statements[self.dialect]
 
-    def table_names(self) -> list[str]:
-        return self.read(lambda conn: sorted(inspect(conn).get_table_names()))
-
     def sqlite_pragma(self, statement: str) -> Sequence[Any]:
         """Run a PRAGMA outside any transaction (some, like ``journal_mode`` or
         ``wal_checkpoint``, refuse to run inside one); returns its rows."""
@@ -335,10 +311,6 @@ class Database:
                 cursor.close()
         finally:
             raw.close()
-
-    def ping(self) -> None:
-        """Raises if the database cannot answer a trivial query (for health checks)."""
-        self.scalar(select(1))
 
     def probe_write(self, *, lock_timeout: float) -> None:
         """Raises unless a write goes through now: an UPDATE in a transaction that is
@@ -416,8 +388,7 @@ busy.  A server's connection slots are shared by every replica, so idle ones go 
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
     # Every connection stays open (one per database thread, `CONNECTIONS`): a SQLite
     # connection is a file handle, and one opened again starts with an empty page cache,
-    # reads the schema anew and runs the PRAGMAs below.  With only five kept, ten commands
-    # in flight opened a connection every fifth command (``benchmarks/ack.py``).
+    # reads the schema anew and runs the PRAGMAs below.
     engine = create_engine(
         url,
         connect_args={"timeout": lock_timeout},

@@ -135,8 +135,7 @@ class Storage:
     def requester(self, team_id: str, user_id: str) -> Requester:
         """What every request's context reads: the person's stored role and language
         settings, the workspace (with its settings) and its API key (decrypted), in one
-        trip to the database (each trip costs a connection checkout and SQLAlchemy's own
-        work, ``benchmarks/ack.py``)."""
+        trip to the database (each trip costs a connection checkout)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
 
     def mark_event_reading_requester(
@@ -157,10 +156,6 @@ class Storage:
         role, person = self.people.role_and_person_in(conn, team_id, user_id)
         workspace, api_key = self.workspaces.get_with_key_in(conn, team_id)
         return Requester(role, workspace, api_key, person)
-
-    def ping(self) -> None:
-        """Raises if the database does not answer (the health check's question)."""
-        self.db.ping()
 
     def wipe_workspace_secrets(self, team_id: str) -> WipeResult:
         """Delete every secret of a workspace whose app was uninstalled or whose tokens were
