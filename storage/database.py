@@ -67,15 +67,18 @@ def by_dialect(build: Callable[[InsertFactory], S]) -> dict[str, S]:
     return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
 
 
-def upsert(table: Table, *columns: str) -> dict[str, Executable]:
-    """``INSERT`` that, when a row with the same primary key is there, replaces only
-    ``columns`` of it (on both engines; see `by_dialect`)."""
+def upsert(table: Table, *columns: str, keys: Sequence[str] = ()) -> dict[str, Executable]:
+    """``INSERT`` that, when a row with the same ``keys`` (default: the primary key) is
+    there, replaces only ``columns`` of it (default: all but the keys and the primary key),
+    on both engines (see `by_dialect`)."""
+    primary = [c.name for c in table.primary_key]
+    index = list(keys) or primary
+    names = columns or [c.name for c in table.c if c.name not in (*index, *primary)]
 
     def build(insert: InsertFactory) -> Executable:
         statement = insert(table)
         return statement.on_conflict_do_update(
-            index_elements=list(table.primary_key),
-            set_={name: statement.excluded[name] for name in columns},
+            index_elements=index, set_={name: statement.excluded[name] for name in names}
         )
 
     return by_dialect(build)

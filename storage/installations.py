@@ -19,10 +19,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, Store, from_row
-from storage.database import InsertFactory, by_dialect
+from storage.database import upsert
 from storage.roles import Role, RoleStore
 from storage.schema import oauth_states, slack_installations
 
@@ -212,16 +211,7 @@ _CONSUME_STATE = delete(oauth_states).where(
 )
 
 
-def _save(insert: InsertFactory) -> Executable:
-    statement = insert(slack_installations)
-    kept = ("id", *_KEYS)
-    return statement.on_conflict_do_update(
-        index_elements=list(_KEYS),
-        set_={c.name: c for c in statement.excluded if c.name not in kept},
-    )
-
-
-_SAVE = by_dialect(_save)
+_SAVE = upsert(slack_installations, keys=_KEYS)
 
 
 def _params(

@@ -13,10 +13,9 @@ from typing import Any, Literal
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.sql import Executable
 
 from storage._rows import Store
-from storage.database import InsertFactory, by_dialect
+from storage.database import upsert
 from storage.errors import N_, InvalidValueError
 from storage.roles import Role
 from storage.schema import approval_policies
@@ -26,18 +25,7 @@ _TEAM = _P.team_id == bindparam("team_id")
 _GET = select(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
 _ALL = select(approval_policies).where(_TEAM)
 _RESET = delete(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
-
-
-def _set(insert: InsertFactory) -> Executable:
-    statement = insert(approval_policies)
-    kept = ("team_id", "kind")
-    return statement.on_conflict_do_update(
-        index_elements=[_P.team_id, _P.kind],
-        set_={c.name: c for c in statement.excluded if c.name not in kept},
-    )
-
-
-_SET = by_dialect(_set)
+_SET = upsert(approval_policies)
 
 
 class Mode(StrEnum):

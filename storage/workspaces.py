@@ -14,11 +14,10 @@ from typing import Any, Final
 
 from sqlalchemy import bindparam, delete, select, type_coerce, update
 from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, from_row
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect, upsert
+from storage.database import Database, by_dialect, upsert
 from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
 from storage.schema import Flag, service_tokens, workspaces
 from storage.secrets import SecretBox
@@ -111,29 +110,19 @@ _DISCONNECT = (
 )
 
 
-def _ensure(insert: InsertFactory) -> Executable:
-    return insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
-
-
-def _connect(insert: InsertFactory) -> Executable:
-    statement = insert(workspaces)
-    changes: dict[str, Any] = {
-        name: getattr(statement.excluded, name)
-        for name in (
-            "base_url",
-            "api_key_enc",
-            "updated_at",
-            "connected_at",
-            "timezone",
-            "timezone_source",
-            "admin_locale",
-        )
-    }
-    return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
-
-
-_ENSURE = by_dialect(_ensure)
-_CONNECT = by_dialect(_connect)
+_ENSURE = by_dialect(
+    lambda insert: insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
+)
+_CONNECT = upsert(
+    workspaces,
+    "base_url",
+    "api_key_enc",
+    "updated_at",
+    "connected_at",
+    "timezone",
+    "timezone_source",
+    "admin_locale",
+)
 _SAVE_TOKEN = upsert(service_tokens, "token_enc", "expires_at", "updated_at")
 
 
