@@ -80,11 +80,6 @@ class PushedMessage:
     ts: str
 
 
-def subject_hash(team_id: str, subject: str) -> str:
-    """What identifies a thread's subject (a lead or a phone number) without storing it."""
-    return hashlib.sha256(f"{team_id}\x00{subject}".encode()).hexdigest()
-
-
 _Q = callback_queue.c
 _T = call_threads.c
 _SEQ = _Q.seq == bindparam("row")
@@ -442,12 +437,9 @@ class CallFeedStore(SealedStore):
 
     @staticmethod
     def _thread(team_id: str, channel: str, day: str, subject: str) -> dict[str, str]:
-        return {
-            "team_id": team_id,
-            "channel": channel,
-            "day": day,
-            "subject_hash": subject_hash(team_id, subject),
-        }
+        # The subject (a lead or a phone number) is identified without being stored.
+        hashed = hashlib.sha256(f"{team_id}\x00{subject}".encode()).hexdigest()
+        return {"team_id": team_id, "channel": channel, "day": day, "subject_hash": hashed}
 
     def thread_root(self, team_id: str, channel: str, day: str, subject: str) -> str | None:
         root = self._db.scalar(_THREAD_ROOT, self._thread(team_id, channel, day, subject))
