@@ -164,18 +164,7 @@ class ApprovalState(StrEnum):
 
     @property
     def is_final(self) -> bool:
-        return self in _FINAL
-
-
-_FINAL = frozenset(
-    {
-        ApprovalState.DONE,
-        ApprovalState.FAILED,
-        ApprovalState.DENIED,
-        ApprovalState.EXPIRED,
-        ApprovalState.CANCELLED,
-    }
-)
+        return self not in (ApprovalState.PENDING, ApprovalState.APPROVED, ApprovalState.EXECUTING)
 
 
 def canonical_json(params: Mapping[str, Any]) -> str:

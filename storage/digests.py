@@ -180,12 +180,10 @@ class DigestStore(Store):
             changes["campaigns"] = tuple(campaigns)
         if sections is not None:
             changes["sections"] = tuple(sections)
-        self._set(team_id, digest_id, changes)
-        return self.require(team_id, digest_id)
+        return self._set(team_id, digest_id, changes)
 
     def set_paused(self, team_id: str, digest_id: str, *, paused: bool) -> DigestSchedule:
-        self._set(team_id, digest_id, {"paused": int(paused)})
-        return self.require(team_id, digest_id)
+        return self._set(team_id, digest_id, {"paused": int(paused)})
 
     def remove(self, team_id: str, digest_id: str) -> bool:
         return self._db.change(_REMOVE, {"team": team_id, "digest": digest_id}) == 1
@@ -248,7 +246,7 @@ class DigestStore(Store):
         rows = self._db.all(_RUNS, {"team": team_id, "digest": digest_id, "limit": limit})
         return [DigestRun(**row) for row in rows]
 
-    def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> None:
+    def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> DigestSchedule:
         changed = self._db.change(
             update(digests)
             .where(_D.team_id == team_id, _D.id == digest_id)
@@ -256,3 +254,4 @@ class DigestStore(Store):
         )
         if changed != 1:
             raise not_in_workspace("digest", digest_id)
+        return self.require(team_id, digest_id)

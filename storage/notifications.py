@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection
 
-from storage._rows import SealedStore, Store, from_row, short_id
+from storage._rows import SealedStore, Store, from_row, required, short_id
 from storage.database import by_dialect, upsert
 from storage.schema import (
     callback_tokens,
@@ -104,9 +104,7 @@ class RouteStore(Store):
                 "notable": tuple(notable),
             },
         )
-        found = self.get(team_id, route_id)
-        assert found is not None
-        return found
+        return required(self.get(team_id, route_id), "route", route_id)
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
         return self._one(NotificationRoute, _GET_ROUTE, {"team_id": team_id, "id": route_id})

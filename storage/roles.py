@@ -22,12 +22,8 @@ class Role(StrEnum):
     OPERATOR = "operator"
     VIEWER = "viewer"
 
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
     def at_least(self, other: Role) -> bool:
-        return self.rank >= other.rank
+        return _RANK[self] >= _RANK[other]
 
     @classmethod
     def parse(cls, text: str) -> Role:

@@ -255,23 +255,21 @@ class WorkspaceStore(SealedStore):
 
     def set_timezone(self, team_id: str, timezone: str) -> Workspace:
         """An admin's choice of zone, kept over any the workspace is connected with later."""
-        self._update(team_id, {"timezone": check_timezone(timezone), "timezone_source": "admin"})
-        return self.require(team_id)
+        return self._update(
+            team_id, {"timezone": check_timezone(timezone), "timezone_source": "admin"}
+        )
 
     def set_language(self, team_id: str, language: str | None) -> Workspace:
         """The workspace's default language (None: back to the connecting admin's)."""
-        self._update(team_id, {"default_language": check_language(language)})
-        return self.require(team_id)
+        return self._update(team_id, {"default_language": check_language(language)})
 
     def set_name_order(self, team_id: str, order: str) -> Workspace:
         if order not in NAME_ORDERS:
             raise InvalidValueError(f"unknown name order {order!r}")
-        self._update(team_id, {"name_order": order})
-        return self.require(team_id)
+        return self._update(team_id, {"name_order": order})
 
     def set_mask_phones(self, team_id: str, mask: bool) -> Workspace:
-        self._update(team_id, {"mask_phones": int(mask)})
-        return self.require(team_id)
+        return self._update(team_id, {"mask_phones": int(mask)})
 
     def set_channels(
         self,
@@ -289,9 +287,7 @@ class WorkspaceStore(SealedStore):
         ):
             if not isinstance(value, _Unchanged):
                 changes[column] = None if value is None else check_id(value, "channel id")
-        if changes:
-            self._update(team_id, changes)
-        return self.require(team_id)
+        return self._update(team_id, changes) if changes else self.require(team_id)
 
     # -- the service-token cache ---------------------------------------------------------
 
@@ -323,7 +319,7 @@ class WorkspaceStore(SealedStore):
     def clear_cached_token(self, team_id: str) -> None:
         self._db.change(_FORGET_TOKENS, {"team": team_id})
 
-    def _update(self, team_id: str, changes: Mapping[str, str | int | None]) -> None:
+    def _update(self, team_id: str, changes: Mapping[str, str | int | None]) -> Workspace:
         changed = self._db.change(
             update(workspaces)
             .where(_W.team_id == team_id)
@@ -331,3 +327,4 @@ class WorkspaceStore(SealedStore):
         )
         if changed != 1:
             raise NotFoundError(f"no workspace {team_id!r}; connect it first")
+        return self.require(team_id)
