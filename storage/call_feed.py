@@ -151,8 +151,7 @@ _LANE_ROWS = (
     .order_by(_Q.seq)
     .limit(bindparam("limit"))
 )
-_PENDING_ALL = select(func.count()).select_from(callback_queue)
-_PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
+_PENDING = select(func.count()).select_from(callback_queue)
 _QUEUE_STATS = select(func.count().label("depth"), func.min(_Q.received_at).label("oldest"))
 _CLEAR = delete(callback_queue)
 _R = notification_routes.c
@@ -399,10 +398,9 @@ class CallFeedStore(SealedStore):
         """Try this row again at ``not_before`` (its lane waits behind it)."""
         self._db.change(_POSTPONE, {"row": seq, "retry_at": not_before, "error": error})
 
-    def pending(self, team_id: str | None = None) -> int:
-        if team_id is None:
-            return int(self._db.scalar(_PENDING_ALL))
-        return int(self._db.scalar(_PENDING_TEAM, {"team_id": team_id}))
+    def pending(self) -> int:
+        """Posts waiting in the queue, of every workspace."""
+        return int(self._db.scalar(_PENDING))
 
     def depth_and_oldest(self) -> tuple[int, float | None]:
         """Posts waiting in the queue (every workspace) and when the oldest of them was

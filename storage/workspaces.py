@@ -80,21 +80,8 @@ class ServiceToken:
 _W = workspaces.c
 _T = service_tokens.c
 _COLUMNS = (
-    _W.team_id,
-    _W.base_url,
+    *(column for column in workspaces.c if column.name != "api_key_enc"),
     type_coerce(_W.api_key_enc.is_not(None), Flag).label("has_api_key"),
-    _W.timezone,
-    _W.approvals_channel,
-    _W.digests_channel,
-    _W.notifications_channel,
-    _W.created_at,
-    _W.updated_at,
-    _W.connected_at,
-    _W.default_language,
-    _W.admin_locale,
-    _W.name_order,
-    _W.mask_phones,
-    _W.timezone_source,
 )
 
 _GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))

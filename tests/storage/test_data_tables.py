@@ -93,7 +93,7 @@ def test_a_fold_takes_the_ordinary_rows_behind_its_head_and_leaves_with_them(
     assert [(h.record_id, h.not_before) for h in feed.heads()] == [
         ("r2", 2e9)
     ]  # it waits for the pace
-    assert feed.pending("T1") == 3
+    assert feed.pending() == 3
     feed.close_fold("T1", "C1")
     assert feed.fold("T1", "C1") is None
 
