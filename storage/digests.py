@@ -224,10 +224,7 @@ class DigestStore(Store):
         """Slots claimed before ``claimed_before`` and never finished (their process died
         between the claim and the record of the post), with their team, oldest first."""
         rows = self._db.all(_UNFINISHED, {"before": claimed_before})
-        return [
-            (row["team_id"], DigestRun(**{k: v for k, v in row.items() if k != "team_id"}))
-            for row in rows
-        ]
+        return [(row["team_id"], from_row(DigestRun, row)) for row in rows]
 
     def reclaim_slot(self, team_id: str, digest_id: str, slot: str, claimed_before: float) -> bool:
         """Take over an unfinished claim made before ``claimed_before``: True for exactly
