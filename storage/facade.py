@@ -170,7 +170,7 @@ class Storage:
                 conn.exec_driver_sql("PRAGMA secure_delete = ON")
             return (
                 self.workspaces.disconnect_in(conn, team_id),
-                self.installations.delete_in(conn, enterprise_id=None, team_id=team_id),
+                self.installations.delete_team_in(conn, team_id),
                 self.callback_tokens.revoke_in(conn, team_id),
                 self.approval_secrets.forget_team_in(conn, team_id)
                 + self.step_runs.drop_tokens_in(conn, team_id),

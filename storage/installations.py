@@ -293,30 +293,12 @@ class InstallationStore(SealedStore):
         is_enterprise_install: bool = False,
     ) -> int:
         """Remove the team's installations (or one user's); returns how many."""
-        return self._db.write(
-            lambda conn: self.delete_in(
-                conn,
-                enterprise_id=enterprise_id,
-                team_id=team_id,
-                user_id=user_id,
-                is_enterprise_install=is_enterprise_install,
-            )
-        )
+        key = _params(enterprise_id, team_id, user_id)
+        return self._db.change(_DELETE[is_enterprise_install, user_id is not None], key)
 
-    def delete_in(
-        self,
-        conn: Connection,
-        *,
-        enterprise_id: str | None,
-        team_id: str | None,
-        user_id: str | None = None,
-        is_enterprise_install: bool = False,
-    ) -> int:
-        """`delete` inside the caller's transaction."""
-        return conn.execute(
-            _DELETE[is_enterprise_install, user_id is not None],
-            _params(enterprise_id, team_id, user_id),
-        ).rowcount
+    def delete_team_in(self, conn: Connection, team_id: str) -> int:
+        """Remove every installation of the team, inside the caller's transaction."""
+        return conn.execute(_DELETE[False, False], _params(None, team_id)).rowcount
 
     def delete_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool = False
