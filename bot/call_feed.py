@@ -56,7 +56,6 @@ from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
 from commands.kernel.audiences import for_channel
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.resolve import all_campaigns
 from commands.notifications.call_card import (
@@ -490,7 +489,7 @@ class CallFeed:
         content: dict[str, Any] = {
             "channel": channel,
             "text": card.text,
-            "blocks": [block_dict(block) for block in card.blocks],
+            "blocks": [block.to_dict() for block in card.blocks],
             "metadata": metadata,
         }
         try:
@@ -634,7 +633,7 @@ class CallFeed:
             response = await client.chat_postMessage(
                 channel=channel,
                 text=card.text,
-                blocks=[block_dict(block) for block in card.blocks],
+                blocks=[block.to_dict() for block in card.blocks],
                 thread_ts=thread_ts,
                 unfurl_links=False,
                 unfurl_media=False,
