@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from bot import event_loop, logs, metrics_http
+from bot import logs, metrics_http
 from bot.app import ConfigurationError
 from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
@@ -73,28 +72,13 @@ async def serve_forever(
             f"ready {url}/readyz, metrics {url}{METRICS_PATH}",
             flush=True,
         )
-        settle_heap()
         await asyncio.Event().wait()
-
-
-def settle_heap() -> None:
-    """Take what start-up built out of the garbage collector's sight (``gc.freeze``).
-
-    Bolt, SQLAlchemy, pydantic's validators, the stores and the clients live as long as
-    the process; a full collection walks every one of them, and on a loaded core that walk
-    took about a second, during which no request was acknowledged (``benchmarks/ack.py``:
-    ack p99 at 40 commands/s 185–445 ms before, about 30 ms after).  Frozen objects are
-    never collected (they are not garbage anyway); what requests allocate still is.
-    """
-    gc.collect()
-    gc.freeze()
 
 
 async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
     rt = await off_loop(Runtime.open, settings)
     async with socket_mode(rt, scheduler=scheduler):
         print("callops: connected to Slack over Socket Mode", flush=True)
-        settle_heap()
         await asyncio.Event().wait()
 
 
@@ -138,7 +122,7 @@ def _run(work: Coroutine[Any, Any, None], settings: Settings) -> int:
     logs.configure(settings.callops_log_format, settings.secret_values())
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            event_loop.run(work)
+            asyncio.run(work)
     except (ConfigurationError, StorageError) as exc:
         print(f"callops: {exc}")
         return 2
