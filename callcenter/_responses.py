@@ -14,7 +14,6 @@ import json
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
-from typing import cast as typed
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -172,7 +171,7 @@ def _read_fast(content: bytes, cast: type[M]) -> M | None:
         return None
     if keeps_unknown and _has_error_key(model):
         return None
-    return typed(M, model)
+    return model
 
 
 __all__ = ["classify", "parse_retry_after", "read_response"]
