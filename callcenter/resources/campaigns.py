@@ -9,6 +9,7 @@ from typing import Any, get_args
 from callcenter.errors import NotFoundError
 from callcenter.models import (
     Campaign,
+    CampaignRow,
     CampaignStatus,
     CampaignType,
     CampaignUpdate,
@@ -47,11 +48,16 @@ class Campaigns(Resource):
 
     async def list_all(
         self, type: str | None = None, page_size: int = 100
-    ) -> builtins.list[Campaign]:
-        """Every campaign (of ``type``) in one list, for a listing shown whole."""
-        return await collect(
-            lambda limit, offset: self.list(type=type, limit=limit, offset=offset), page_size
-        )
+    ) -> builtins.list[CampaignRow]:
+        """Every campaign (of ``type``) in one list, as a listing shows it."""
+
+        async def page(limit: int, offset: int) -> Page[CampaignRow]:
+            params = _list_params(type, limit, offset)
+            return await self._request(
+                "GET", "/v3/campaign", Page[CampaignRow], idempotent=True, params=params
+            )
+
+        return await collect(page, page_size)
 
     def iterate(self, type: str | None = None, page_size: int = 50) -> AsyncIterator[Campaign]:
         """Every campaign (of ``type``), one page in memory at a time."""

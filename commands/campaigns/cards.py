@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter, errors
-from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
+from callcenter.models import AutodialerStats, Campaign, CampaignRow, LeadList, Schedule
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
@@ -76,7 +76,7 @@ LIST_TITLES = {
 NANOS_PER_MINUTE = 60 * 1_000_000_000
 
 
-def _campaign_row(c: Campaign, index: int) -> SectionBlock:
+def _campaign_row(c: CampaignRow, index: int) -> SectionBlock:
     mode = mode_label(c.mode_call)
     concurrent = _("{n} concurrent").format(n=number(c.concurrent_call))
     text = (
@@ -102,7 +102,7 @@ TABLE_COLUMNS = (
 """The listing's columns; their titles are translated when a table is made."""
 
 
-def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
+def campaign_table(page: Sequence[CampaignRow]) -> list[Block] | None:
     """The page as a table, with its Open buttons under it (a cell holds no button)."""
     rows = [
         [
@@ -135,7 +135,7 @@ def campaign_table(page: Sequence[Campaign]) -> list[Block] | None:
 
 
 def campaigns_reply(
-    campaigns: Sequence[Campaign], *, kind: str | None, offset: int, command: str
+    campaigns: Sequence[CampaignRow], *, kind: str | None, offset: int, command: str
 ) -> Reply:
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])

@@ -6,23 +6,24 @@ and nothing in it can ping anyone) or ``rich_text`` (used here for links); a mes
 hold one table.  ``table`` returns None when the rows would not fit, and the caller
 keeps its rows of sections: the listing still shows, the old way.  ``slack_sdk``'s
 ``TableBlock`` builds the block but checks none of those limits, so they are checked here.
+Its cells and column settings are given as the JSON Slack reads, which ``TableBlock``
+takes as well as its objects: a table holds dozens of cells, and an object would be
+validated again each time a reply becomes JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
     ButtonElement,
-    RawTextObject,
     RichTextBlock,
     RichTextElementParts,
     RichTextSectionElement,
     TableBlock,
-    TableBlockColumnSettings,
 )
 
 from commands.kernel.text import truncate, unbidi
@@ -59,20 +60,20 @@ def fits(columns: int, rows: int) -> bool:
     return 0 < columns <= MAX_COLUMNS and rows > 0 and rows + 1 <= MAX_ROWS
 
 
-def _text(value: str | int | None) -> RawTextObject:
+def _text(value: str | int | None) -> dict[str, Any]:
     """A ``raw_text`` cell, never empty (Slack refuses an empty one)."""
     text = EMPTY if value is None or value == "" else unbidi(str(value))
     if len(text) > CELL_CHARS:
         text = text[: CELL_CHARS - 1] + "…"
-    return RawTextObject(text=text)
+    return {"type": "raw_text", "text": text}
 
 
-def _cell(value: Cell) -> RawTextObject | RichTextBlock:
+def _cell(value: Cell) -> dict[str, Any]:
     if isinstance(value, Link):
         if not value.url.lower().startswith(("http://", "https://")):
             return _text(None)
         link = RichTextElementParts.Link(url=value.url, text=value.label)
-        return RichTextBlock(elements=[RichTextSectionElement(elements=[link])])
+        return RichTextBlock(elements=[RichTextSectionElement(elements=[link])]).to_dict()
     return _text(value)
 
 
@@ -86,7 +87,7 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
     header = [_text(c.title) for c in columns]
     return TableBlock(
         rows=[header, *([_cell(value) for value in row] for row in rows)],
-        column_settings=[TableBlockColumnSettings(align=c.align) for c in columns],
+        column_settings=[{"align": c.align} for c in columns],
     )
 
 

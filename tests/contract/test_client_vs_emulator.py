@@ -158,12 +158,13 @@ async def test_campaigns_by_type_and_every_type_present(pbx: EmulatorServer) -> 
     assert autocall.data and all(c.type == "autocall" for c in autocall.data)
 
 
-async def test_the_whole_listing_is_every_page(pbx: EmulatorServer) -> None:
+async def test_the_listing_is_every_page_read_for_its_columns(pbx: EmulatorServer) -> None:
     async with _client(pbx) as cc:
         whole = [c async for c in cc.campaigns.iterate(type="autocall", page_size=3)]
         listed = await cc.campaigns.list_all(type="autocall", page_size=3)
     assert len(listed) == len(whole) > 3  # more than one page
-    assert [c.to_wire() for c in listed] == [c.to_wire() for c in whole]
+    for row, campaign in zip(listed, whole, strict=True):
+        assert row.model_dump() == campaign.model_dump(include=set(type(row).model_fields))
 
 
 async def test_set_status_keeps_every_other_field(pbx: EmulatorServer) -> None:
