@@ -37,7 +37,8 @@ offered at each of ``--rates`` (commands per second, sent on time whatever the a
 ``--rate-seconds``, up to the first rate whose ack p99 is not under 100 ms or whose replies
 do not all arrive within 2 s of the last command; the last rate that held is the figure.
 ``--compare DIR`` runs the app of another checkout (the code before a change) beside this
-tree's, in the same run.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
+tree's, in the same run; ``--bare`` offers the same rates to a Bolt app that only acks,
+the floor to read the ack p99 against.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
 (cProfile, every thread) say where the app's CPU goes.  Written under "## CPU per command
 and capacity of one process (benchmarks/ack.py)".  The pieces (``serving_app``,
 ``cpu_per_command``, ``offer_rate``, ``highest_rate``, ``ReplyCounter``) are importable
@@ -488,6 +489,8 @@ class RateStep:
     others_cpu_seconds: dict[str, float] = field(default_factory=dict)
     """The same window's CPU of the emulator and of the stand-in (this process), to see
     which of the three a missed rate ran out of."""
+    replies_expected: bool = True
+    """False for the Bolt app that only acks: it sends no reply."""
 
     @property
     def p99_ms(self) -> float:
@@ -497,7 +500,7 @@ class RateStep:
         return (
             self.p99_ms < P99_TARGET_MS
             and self.late == 0
-            and self.answered == self.sent
+            and (self.answered == self.sent or not self.replies_expected)
             and self.drain_seconds <= drain_limit
         )
 
@@ -513,6 +516,7 @@ async def offer_rate(
     drain_limit: float = 2.0,
     answer_wait: float = 60.0,
     others: dict[str, int] | None = None,
+    replies_expected: bool = True,
 ) -> RateStep:
     """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
     app's answers (an open loop: Slack does not wait for one user before sending the
@@ -538,7 +542,8 @@ async def offer_rate(
         )
     last_sent = loop.time()
     deliveries = await asyncio.gather(*sends)
-    await counter.reach(before + count, answer_wait)
+    if replies_expected:
+        await counter.reach(before + count, answer_wait)
     drained = loop.time() - last_sent
     return RateStep(
         rate=rate,
@@ -552,6 +557,7 @@ async def offer_rate(
             **{n: process_cpu_seconds(p) - others_before[n] for n, p in (others or {}).items()},
             "stand-in": time.process_time() - own_before,
         },
+        replies_expected=replies_expected,
     )
 
 
@@ -565,6 +571,7 @@ async def highest_rate(
     drain_limit: float = 2.0,
     report: Callable[[RateStep], None] | None = None,
     others: dict[str, int] | None = None,
+    replies_expected: bool = True,
 ) -> tuple[float, list[RateStep]]:
     """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
     none late, every reply delivered within ``drain_limit`` of the last command); returns
@@ -573,7 +580,14 @@ async def highest_rate(
     best = 0.0
     for rate in rates:
         step = await offer_rate(
-            slack, counter, pid, rate, seconds, drain_limit=drain_limit, others=others
+            slack,
+            counter,
+            pid,
+            rate,
+            seconds,
+            drain_limit=drain_limit,
+            others=others,
+            replies_expected=replies_expected,
         )
         steps.append(step)
         if report is not None:
@@ -698,7 +712,37 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                     report=print_step,
                     others={"emulator": emulator_process.pid},
                 )
+            if args.bare and rates:
+                results.append(await bare_rates(args, slack, counter, service_url, Path(tmp)))
     return results
+
+
+BARE_LABEL = "Bolt app that only acks"
+
+
+async def bare_rates(
+    args: Namespace, slack: SlackStandIn, counter: ReplyCounter, service_url: str, tmp: Path
+) -> Capacity:
+    """The same rates offered to a Bolt app that only acks: the floor that Bolt, this
+    machine and the sender set for the ack, to read callops' ack p99 against."""
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    async with serving_app("ack-only", slack, service_url, tmp) as app:
+        for _ in range(5):  # warm up, as the other apps were
+            await slack.driver.slash_command(
+                user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
+            )
+        idle = await idle_cpu_per_second(app.pid)
+        print(f"  {BARE_LABEL}: offered rates", flush=True)
+        best, steps = await highest_rate(
+            slack,
+            counter,
+            app.pid,
+            rates,
+            args.rate_seconds,
+            report=print_step,
+            replies_expected=False,
+        )
+    return Capacity(BARE_LABEL, [], idle, best, steps, drain_limit=2.0)
 
 
 def sample(pid: int, out: str, *, gil: bool = False) -> subprocess.Popen[bytes]:
@@ -882,9 +926,12 @@ def capacity_table(results: list[Capacity]) -> list[str]:
 
     def cpu(text: str) -> Callable[[Capacity], str]:
         return lambda r: next(
-            f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
-            for f in r.cpu
-            if f.text == text
+            (
+                f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
+                for f in r.cpu
+                if f.text == text
+            ),
+            "–",
         )
 
     def spread(text: str) -> Callable[[Capacity], str]:
@@ -910,6 +957,8 @@ def capacity_table(results: list[Capacity]) -> list[str]:
             share = {"app": found.cpu_seconds, **found.others_cpu_seconds}
             cores = ", ".join(f"{name} {cpu * 100 / window:.0f} %" for name, cpu in share.items())
             verdict = "held" if found.held(r.drain_limit) else "**missed**"
+            if not found.replies_expected:
+                return f"p99 {found.p99_ms:,.0f} ms, {found.late} late; CPU {cores}: {verdict}"
             return (
                 f"p99 {found.p99_ms:,.0f} ms, {found.late} late, {found.answered}/{found.sent} "
                 f"answered, last reply +{found.drain_seconds:.1f} s; CPU {cores}: {verdict}"
@@ -930,6 +979,23 @@ def capacity_table(results: list[Capacity]) -> list[str]:
     ]
     rates = sorted({s.rate for r in results for s in r.steps})
     lines.extend(row(f"{rate:g}/s offered", step(rate)) for rate in rates)
+    bare = next((r for r in results if r.label == BARE_LABEL), None)
+    if bare is not None:
+
+        def against_bare(rate: float) -> Callable[[Capacity], str]:
+            def cell(r: Capacity) -> str:
+                mine = next((s for s in r.steps if s.rate == rate), None)
+                floor = next((s for s in bare.steps if s.rate == rate), None)
+                if r is bare or mine is None or floor is None:
+                    return "–"
+                return f"{mine.p99_ms / floor.p99_ms:.2f}×"
+
+            return cell
+
+        lines.extend(
+            row(f"ack p99 at {rate:g}/s ÷ the bare Bolt app's", against_bare(rate))
+            for rate in rates
+        )
     return lines
 
 
@@ -1117,6 +1183,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--sample-gil", action="store_true", help="with --sample-app: only Python running"
+    )
+    parser.add_argument(
+        "--bare", action="store_true", help="also offer the rates to a Bolt app that only acks"
     )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)

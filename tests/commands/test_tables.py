@@ -14,7 +14,7 @@ from slack_sdk.models.blocks import (
     TableBlockColumnSettings,
 )
 
-from callcenter.models import Campaign
+from callcenter.models import CampaignRow
 from commands.campaigns.cards import campaigns_reply
 from commands.kernel.tables import (
     MAX_COLUMNS,
@@ -80,7 +80,7 @@ def test_cells_and_button_labels_drop_bidirectional_controls() -> None:
 
 def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
     campaigns = [
-        Campaign(
+        CampaignRow(
             campaign_uuid=f"{i:08d}-0000-0000-0000-000000000000",
             campaign_name=f"C {i}",
             type="manual",
