@@ -136,7 +136,7 @@ class Storage:
         """What every request's context reads: the person's stored role and language
         settings, the workspace (with its settings) and its API key (decrypted), in one
         trip to the database (each trip costs a connection checkout and SQLAlchemy's own
-        work, ``benchmarks/ack.py``)."""
+        work)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
 
     def mark_event_reading_requester(

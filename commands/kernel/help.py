@@ -107,7 +107,7 @@ def _line(spec: CommandSpec, role: Role) -> str:
 def overview(role: Role) -> list[Block]:
     """Every command by family, those ``role`` cannot run marked.  Built once per role:
     it depends on the catalog and the role alone, and ``help`` is the command people
-    type most (its lines were a fifth of the CPU of answering it, ``benchmarks/ack.py``).
+    type most, and building its lines was most of the work of answering it.
     Each call gets its own list; the blocks in it are not changed after they are built."""
     return list(_overview(role, current_language()))
 

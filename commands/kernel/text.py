@@ -47,9 +47,9 @@ def escape(value: object) -> str:
     """Escape any value for mrkdwn (Slack's three control characters only).
 
     Three ``str.replace`` calls, each only when its character is there: ``str.translate``
-    with a mapping looks every character up in a dict, about nine times slower on the
-    lines of a help overview or a table of campaigns, which run it hundreds of times per
-    reply (``benchmarks/ack.py``).  ``&`` goes first, so the entities made for ``<`` and
+    with a mapping looks every character up in a dict, slower on the lines of a help
+    overview or a table of campaigns, which run it hundreds of times per reply.  ``&``
+    goes first, so the entities made for ``<`` and
     ``>`` are not escaped again.  Bidirectional controls are dropped first (``unbidi``)."""
     text = unbidi(str(value))
     if "&" in text:
