@@ -1085,63 +1085,16 @@ def run_capacity(args: Namespace) -> bool:
 CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
 CAPACITY_NOTES: list[str] = [
     "",
-    "The `before` column is main just before this work was merged (c5db702: storage off "
-    "the event loop, token rotation, observability and the replicas in, none of the changes "
-    "below), a checkout beside this tree (`git worktree add /tmp/before c5db702`) run from "
-    "the same `.venv`: `sniffio` is installed there too, so that column does not show the "
-    "failed import below. The machine is shared with other work (load average 2–6 while "
-    "measuring); between runs a figure moves by up to a third, so read the two columns of "
-    "one run against each other, not against another run's: an earlier run of the same "
-    "comparison, busier, gave campaigns 11.9 ms against 20.5 ms, help 4.2 ms against 9.1 "
-    "ms, and 60/s held against 40/s. The issue's 9.9 ms and 3.4 ms were measured in a "
-    "quieter window on older code. The target of at most 5 ms per campaigns command is not "
-    "reached on this machine: the changes take about 44 % off campaigns and 55 % off help "
-    "(the floor every command pays), and a quarter to a half more commands a second hold.",
+    "A `--compare` column is another checkout run from this tree's `.venv` (so it needs "
+    "its dependencies installed there). The machine is shared with other work; between "
+    "runs a figure moves by up to a third, so read the columns of one run against each "
+    "other, not against another run's. The `Bolt app that only acks` column (`--bare`) "
+    "is the floor Bolt, this machine and the sender set for the ack at each rate.",
     "",
-    "What the CPU of `/callops campaigns` went to (py-spy samples of the app process, "
-    "`--sample-app STACKS`, and cProfile of every thread, `--profile-app PSTATS`), and what "
-    "changed:",
-    "",
-    "- Serializing the reply: slack_sdk's `to_dict` finds each object's validators by "
-    "listing `dir()` and reading every attribute, on every call, for every nested object; "
-    "a campaigns page (a table of 66 cells, buttons, texts) is about 150 objects, 4.7 ms. "
-    "`commands/kernel/block_dicts.py` finds them once per class and builds the same dict "
-    "(a test compares its JSON byte for byte with `to_dict`'s, and its refusals): 0.7 ms.",
-    "- Validating the listing: `GET /v3/campaign?limit=100` answers 60 campaigns in 118 KB; "
-    "reading whole `Campaign`s cost about 1.0 ms, the six columns the list shows "
-    "(`CampaignSummary`) 0.3 ms.",
-    "- Store calls: 8–9 per command (the workspace row read five times over, for the "
-    "binding, the API key twice, the time zone and the settings; the stored role twice), "
-    "each about 0.25 ms of SQLAlchemy's own work. Now three: the replay claim, and the role "
-    "and the workspace with its key in one query, in one trip off the event loop (each trip "
-    "to a database thread costs CPU too). Each query is also about 40 % cheaper: SQLite's "
-    "BEGIN is emitted by `Database` rather than by an engine `begin` listener, whose mere "
-    "presence made SQLAlchemy dispatch connection events around every statement "
-    "(`workspaces.get` 235 → 152 µs, `DedupStore.mark_event` 230 → 115 µs in a loop).",
-    "- Each answer through `response_url` opened an aiohttp session and a connection "
-    "(Bolt's `respond`); they now share one kept-alive session (`bot/response_urls.py`).",
-    "- httpcore imports `sniffio` on every request; without it installed each try was a "
-    "failed import searching `sys.path`, about 5 % of the process's CPU. Pinned.",
-    "- Not CPU per command but the ack's tail: a full garbage collection walked everything "
-    "start-up built (Bolt, SQLAlchemy, pydantic's validators, the app), about a second on "
-    "this loaded machine, and no ack went out meanwhile; at 40 commands/s p99 was 185–445 "
-    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`); in "
-    "the run that found it (`offer_rate`, 8 s at each rate) p99 fell to 31 ms at 40/s and "
-    "26 ms at 60/s.",
-    "",
-    "What is left: the GET to the emulator through httpx is about a third of the campaigns "
-    "command (httpcore checks every idle pooled connection with a socket poll on each "
-    "request and release; capping the kept connections would cut that on loopback, and cost "
-    "TLS handshakes against a real service, so the pool is left as it is); aiohttp and Bolt "
-    "receiving the request, the replay claim and the context's trip off the loop are most "
-    "of `help`, the floor every command pays; the reply's blocks and its POST to "
-    "`response_url` about 1.5 ms.",
-    "",
-    "Capacity: one process held the rate in the table with ack p99 under 100 ms and every "
-    "reply delivered. At the first rate missed, the CPU shares show why: the stand-in "
-    "(sending the commands, taking the replies) spends about as much CPU per command as the "
-    "app, and with the emulator and other work on the same two cores the machine runs out "
-    "before the app does; the app's CPU per command alone would allow about 1000 / (ms per "
+    "At the first rate missed, the CPU shares show why: the stand-in (sending the "
+    "commands, taking the replies) spends about as much CPU per command as the app, and "
+    "with the emulator and other work on the same two cores the machine runs out before "
+    "the app does; the app's CPU per command alone would allow about 1000 / (ms per "
     "command) commands a second on a core of its own.",
 ]
 """What the figures mean, kept with the script so a re-run writes them back."""
