@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import Coroutine
 from typing import Any
@@ -72,13 +73,28 @@ async def serve_forever(
             f"ready {url}/readyz, metrics {url}{METRICS_PATH}",
             flush=True,
         )
+        settle_heap()
         await asyncio.Event().wait()
+
+
+def settle_heap() -> None:
+    """Take what start-up built out of the garbage collector's sight (``gc.freeze``).
+
+    Bolt, SQLAlchemy, pydantic's validators, the stores and the clients live as long as
+    the process; a full collection walks every one of them, and no request is
+    acknowledged meanwhile (``benchmarks/README.md``, "What decided each library
+    choice").  Frozen objects are never collected (they are not garbage anyway); what
+    requests allocate still is.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
     rt = await off_loop(Runtime.open, settings)
     async with socket_mode(rt, scheduler=scheduler):
         print("callops: connected to Slack over Socket Mode", flush=True)
+        settle_heap()
         await asyncio.Event().wait()
 
 
