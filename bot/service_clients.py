@@ -17,6 +17,7 @@ import httpx
 from bot import logs
 from bot.metrics import Metrics
 from bot.metrics_hooks import CountingTransport
+from bot.service_transport import service_transport
 from bot.settings import Settings
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter, TokenCache
@@ -83,7 +84,7 @@ class ServiceClients:
             WorkspaceTokenCache(self._storage.workspaces, team_id) if binding.stored else None
         )
         logs.remember_secret(binding.api_key)
-        transport: httpx.AsyncBaseTransport = self._addresses.transport(tls_context())
+        transport: httpx.AsyncBaseTransport = service_transport(tls_context(), self._addresses)
         if self._metrics is not None:
             transport = CountingTransport(transport, self._metrics)
         client = CallCenter(

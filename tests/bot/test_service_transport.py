@@ -1,6 +1,6 @@
-"""The call-center client as the bot builds it (``ServiceAddresses.transport``), against
-the emulator on loopback: a failure says what happened and an effectful call is never
-sent twice."""
+"""The call-center client as the bot builds it (``bot.service_transport``), against the
+emulator on loopback: reads go through aiohttp's pool and writes through httpx's, and
+either way a failure says what happened and an effectful call is never sent twice."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from bot.service_transport import service_transport
 from callcenter import CallCenter, errors
 from callcenter.addresses import LOOPBACK_NETWORKS, ServiceAddresses, ServiceNetworks
 from callcenter.models import GroupCreate
@@ -36,7 +37,7 @@ def _client(
         base_url,
         api_key,
         timeout=timeout,
-        transport=addresses.transport(ssl.create_default_context()),
+        transport=service_transport(ssl.create_default_context(), addresses),
         sleep=no_wait,
     )
 
@@ -45,8 +46,8 @@ def _client(
 async def test_reads_and_writes_go_nowhere_the_service_may_not_be(
     pbx: EmulatorServer, host: str
 ) -> None:
-    """Without loopback allowed, neither a read nor a write connects to the emulator,
-    whether the URL names it by address or by a name."""
+    """Without loopback allowed, neither road (aiohttp's reads, httpx's writes) connects to
+    the emulator, whether the URL names it by address or by a name."""
     port = urlsplit(pbx.base_url).port
     before = len(pbx.journal())
     async with _client(f"http://{host}:{port}", pbx.api_key, addresses=ServiceAddresses()) as cc:
