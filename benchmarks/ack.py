@@ -702,14 +702,13 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                 if not rates:
                     break
                 slack.connect_app(app.url)
-                print(f"  {result.label}: offered rates", flush=True)
-                result.best_rate, result.steps = await highest_rate(
+                result.best_rate, result.steps = await ladder(
+                    result.label,
                     slack,
                     counter,
                     app.pid,
                     rates,
                     args.rate_seconds,
-                    report=print_step,
                     others={"emulator": emulator_process.pid},
                 )
             if args.bare and rates:
@@ -732,17 +731,35 @@ async def bare_rates(
                 user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
             )
         idle = await idle_cpu_per_second(app.pid)
-        print(f"  {BARE_LABEL}: offered rates", flush=True)
-        best, steps = await highest_rate(
-            slack,
-            counter,
-            app.pid,
-            rates,
-            args.rate_seconds,
-            report=print_step,
-            replies_expected=False,
+        best, steps = await ladder(
+            BARE_LABEL, slack, counter, app.pid, rates, args.rate_seconds, replies_expected=False
         )
     return Capacity(BARE_LABEL, [], idle, best, steps, drain_limit=2.0)
+
+
+async def ladder(
+    label: str,
+    slack: SlackStandIn,
+    counter: ReplyCounter,
+    pid: int,
+    rates: list[float],
+    seconds: float,
+    *,
+    others: dict[str, int] | None = None,
+    replies_expected: bool = True,
+) -> tuple[float, list[RateStep]]:
+    """``highest_rate`` of one app, each step printed as it is measured."""
+    print(f"  {label}: offered rates", flush=True)
+    return await highest_rate(
+        slack,
+        counter,
+        pid,
+        rates,
+        seconds,
+        report=print_step,
+        others=others,
+        replies_expected=replies_expected,
+    )
 
 
 def sample(pid: int, out: str, *, gil: bool = False) -> subprocess.Popen[bytes]:
