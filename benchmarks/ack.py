@@ -572,12 +572,15 @@ async def highest_rate(
     report: Callable[[RateStep], None] | None = None,
     others: dict[str, int] | None = None,
     replies_expected: bool = True,
+    every_rate: bool = False,
 ) -> tuple[float, list[RateStep]]:
     """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
-    none late, every reply delivered within ``drain_limit`` of the last command); returns
-    the last rate that held (0 if none) and every step measured."""
+    none late, every reply delivered within ``drain_limit`` of the last command), or every
+    rate with ``every_rate``; returns the last rate that held before the first miss (0 if
+    none) and every step measured."""
     steps: list[RateStep] = []
     best = 0.0
+    missed = False
     for rate in rates:
         step = await offer_rate(
             slack,
@@ -593,8 +596,11 @@ async def highest_rate(
         if report is not None:
             report(step)
         if not step.held(drain_limit):
-            break
-        best = rate
+            missed = True
+            if not every_rate:
+                break
+        elif not missed:
+            best = rate
         await asyncio.sleep(1.0)  # let the loop settle between steps
     return best, steps
 
@@ -710,6 +716,7 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                     rates,
                     args.rate_seconds,
                     others={"emulator": emulator_process.pid},
+                    every_rate=args.every_rate,
                 )
             if args.bare and rates:
                 results.append(await bare_rates(args, slack, counter, service_url, Path(tmp)))
@@ -732,7 +739,14 @@ async def bare_rates(
             )
         idle = await idle_cpu_per_second(app.pid)
         best, steps = await ladder(
-            BARE_LABEL, slack, counter, app.pid, rates, args.rate_seconds, replies_expected=False
+            BARE_LABEL,
+            slack,
+            counter,
+            app.pid,
+            rates,
+            args.rate_seconds,
+            replies_expected=False,
+            every_rate=args.every_rate,
         )
     return Capacity(BARE_LABEL, [], idle, best, steps, drain_limit=2.0)
 
@@ -747,6 +761,7 @@ async def ladder(
     *,
     others: dict[str, int] | None = None,
     replies_expected: bool = True,
+    every_rate: bool = False,
 ) -> tuple[float, list[RateStep]]:
     """``highest_rate`` of one app, each step printed as it is measured."""
     print(f"  {label}: offered rates", flush=True)
@@ -759,6 +774,7 @@ async def ladder(
         report=print_step,
         others=others,
         replies_expected=replies_expected,
+        every_rate=every_rate,
     )
 
 
@@ -1156,6 +1172,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--bare", action="store_true", help="also offer the rates to a Bolt app that only acks"
+    )
+    parser.add_argument(
+        "--every-rate", action="store_true", help="offer every rate, past the first missed"
     )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
