@@ -86,8 +86,8 @@ class SecretBox:
 
         The last `RECENT_SECRETS` answers are remembered: every request reads its
         workspace's API key (and, for an installable app, its bot token), and opening a
-        Fernet token (an HMAC check, then AES) cost about 1.5 % of a slash command's CPU
-        (``benchmarks/ack.py``).  A token opens to the same text for as long as this box
+        Fernet token (an HMAC check, then AES) on every request is work for nothing.  A
+        token opens to the same text for as long as this box
         has the same keys, so the answer cannot go stale; a failure is not remembered.
         The texts stay in this process's memory, where the clients built from them are."""
         return self._recent(ciphertext)

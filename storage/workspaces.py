@@ -150,9 +150,9 @@ class WorkspaceStore(SealedStore):
 
     def get_with_key(self, team_id: str) -> tuple[Workspace | None, str | None]:
         """The workspace and its API key (decrypted; None without one) in one query: what
-        every request's context needs.  Each store call costs SQLAlchemy's own work
-        (about 0.2 ms), so reading the row once instead of once per question (binding,
-        key, time zone, settings) is most of what building a context costs."""
+        every request's context needs.  Each store call costs SQLAlchemy's own work, so
+        the row is read once instead of once per question (binding, key, time zone,
+        settings)."""
         return self._db.each(lambda conn: self.get_with_key_in(conn, team_id))
 
     def get_with_key_in(
