@@ -37,7 +37,8 @@ offered at each of ``--rates`` (commands per second, sent on time whatever the a
 ``--rate-seconds``, up to the first rate whose ack p99 is not under 100 ms or whose replies
 do not all arrive within 2 s of the last command; the last rate that held is the figure.
 ``--compare DIR`` runs the app of another checkout (the code before a change) beside this
-tree's, in the same run.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
+tree's, in the same run; ``--bare`` offers the same rates to a Bolt app that only acks,
+the floor to read the ack p99 against.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
 (cProfile, every thread) say where the app's CPU goes.  Written under "## CPU per command
 and capacity of one process (benchmarks/ack.py)".  The pieces (``serving_app``,
 ``cpu_per_command``, ``offer_rate``, ``highest_rate``, ``ReplyCounter``) are importable
@@ -488,6 +489,8 @@ class RateStep:
     others_cpu_seconds: dict[str, float] = field(default_factory=dict)
     """The same window's CPU of the emulator and of the stand-in (this process), to see
     which of the three a missed rate ran out of."""
+    replies_expected: bool = True
+    """False for the Bolt app that only acks: it sends no reply."""
 
     @property
     def p99_ms(self) -> float:
@@ -497,7 +500,7 @@ class RateStep:
         return (
             self.p99_ms < P99_TARGET_MS
             and self.late == 0
-            and self.answered == self.sent
+            and (self.answered == self.sent or not self.replies_expected)
             and self.drain_seconds <= drain_limit
         )
 
@@ -513,6 +516,7 @@ async def offer_rate(
     drain_limit: float = 2.0,
     answer_wait: float = 60.0,
     others: dict[str, int] | None = None,
+    replies_expected: bool = True,
 ) -> RateStep:
     """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
     app's answers (an open loop: Slack does not wait for one user before sending the
@@ -538,7 +542,8 @@ async def offer_rate(
         )
     last_sent = loop.time()
     deliveries = await asyncio.gather(*sends)
-    await counter.reach(before + count, answer_wait)
+    if replies_expected:
+        await counter.reach(before + count, answer_wait)
     drained = loop.time() - last_sent
     return RateStep(
         rate=rate,
@@ -552,6 +557,7 @@ async def offer_rate(
             **{n: process_cpu_seconds(p) - others_before[n] for n, p in (others or {}).items()},
             "stand-in": time.process_time() - own_before,
         },
+        replies_expected=replies_expected,
     )
 
 
@@ -565,22 +571,36 @@ async def highest_rate(
     drain_limit: float = 2.0,
     report: Callable[[RateStep], None] | None = None,
     others: dict[str, int] | None = None,
+    replies_expected: bool = True,
+    every_rate: bool = False,
 ) -> tuple[float, list[RateStep]]:
     """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
-    none late, every reply delivered within ``drain_limit`` of the last command); returns
-    the last rate that held (0 if none) and every step measured."""
+    none late, every reply delivered within ``drain_limit`` of the last command), or every
+    rate with ``every_rate``; returns the last rate that held before the first miss (0 if
+    none) and every step measured."""
     steps: list[RateStep] = []
     best = 0.0
+    missed = False
     for rate in rates:
         step = await offer_rate(
-            slack, counter, pid, rate, seconds, drain_limit=drain_limit, others=others
+            slack,
+            counter,
+            pid,
+            rate,
+            seconds,
+            drain_limit=drain_limit,
+            others=others,
+            replies_expected=replies_expected,
         )
         steps.append(step)
         if report is not None:
             report(step)
         if not step.held(drain_limit):
-            break
-        best = rate
+            missed = True
+            if not every_rate:
+                break
+        elif not missed:
+            best = rate
         await asyncio.sleep(1.0)  # let the loop settle between steps
     return best, steps
 
@@ -688,17 +708,74 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                 if not rates:
                     break
                 slack.connect_app(app.url)
-                print(f"  {result.label}: offered rates", flush=True)
-                result.best_rate, result.steps = await highest_rate(
+                result.best_rate, result.steps = await ladder(
+                    result.label,
                     slack,
                     counter,
                     app.pid,
                     rates,
                     args.rate_seconds,
-                    report=print_step,
                     others={"emulator": emulator_process.pid},
+                    every_rate=args.every_rate,
                 )
+            if args.bare and rates:
+                results.append(await bare_rates(args, slack, counter, service_url, Path(tmp)))
     return results
+
+
+BARE_LABEL = "Bolt app that only acks"
+
+
+async def bare_rates(
+    args: Namespace, slack: SlackStandIn, counter: ReplyCounter, service_url: str, tmp: Path
+) -> Capacity:
+    """The same rates offered to a Bolt app that only acks: the floor that Bolt, this
+    machine and the sender set for the ack, to read callops' ack p99 against."""
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    async with serving_app("ack-only", slack, service_url, tmp) as app:
+        for _ in range(5):  # warm up, as the other apps were
+            await slack.driver.slash_command(
+                user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
+            )
+        idle = await idle_cpu_per_second(app.pid)
+        best, steps = await ladder(
+            BARE_LABEL,
+            slack,
+            counter,
+            app.pid,
+            rates,
+            args.rate_seconds,
+            replies_expected=False,
+            every_rate=args.every_rate,
+        )
+    return Capacity(BARE_LABEL, [], idle, best, steps, drain_limit=2.0)
+
+
+async def ladder(
+    label: str,
+    slack: SlackStandIn,
+    counter: ReplyCounter,
+    pid: int,
+    rates: list[float],
+    seconds: float,
+    *,
+    others: dict[str, int] | None = None,
+    replies_expected: bool = True,
+    every_rate: bool = False,
+) -> tuple[float, list[RateStep]]:
+    """``highest_rate`` of one app, each step printed as it is measured."""
+    print(f"  {label}: offered rates", flush=True)
+    return await highest_rate(
+        slack,
+        counter,
+        pid,
+        rates,
+        seconds,
+        report=print_step,
+        others=others,
+        replies_expected=replies_expected,
+        every_rate=every_rate,
+    )
 
 
 def sample(pid: int, out: str, *, gil: bool = False) -> subprocess.Popen[bytes]:
@@ -882,9 +959,12 @@ def capacity_table(results: list[Capacity]) -> list[str]:
 
     def cpu(text: str) -> Callable[[Capacity], str]:
         return lambda r: next(
-            f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
-            for f in r.cpu
-            if f.text == text
+            (
+                f"**{f.ms_per_command:.1f} ms**" + ("" if f.answered == f.commands else " (lost)")
+                for f in r.cpu
+                if f.text == text
+            ),
+            "–",
         )
 
     def spread(text: str) -> Callable[[Capacity], str]:
@@ -910,6 +990,8 @@ def capacity_table(results: list[Capacity]) -> list[str]:
             share = {"app": found.cpu_seconds, **found.others_cpu_seconds}
             cores = ", ".join(f"{name} {cpu * 100 / window:.0f} %" for name, cpu in share.items())
             verdict = "held" if found.held(r.drain_limit) else "**missed**"
+            if not found.replies_expected:
+                return f"p99 {found.p99_ms:,.0f} ms, {found.late} late; CPU {cores}: {verdict}"
             return (
                 f"p99 {found.p99_ms:,.0f} ms, {found.late} late, {found.answered}/{found.sent} "
                 f"answered, last reply +{found.drain_seconds:.1f} s; CPU {cores}: {verdict}"
@@ -930,6 +1012,23 @@ def capacity_table(results: list[Capacity]) -> list[str]:
     ]
     rates = sorted({s.rate for r in results for s in r.steps})
     lines.extend(row(f"{rate:g}/s offered", step(rate)) for rate in rates)
+    bare = next((r for r in results if r.label == BARE_LABEL), None)
+    if bare is not None:
+
+        def against_bare(rate: float) -> Callable[[Capacity], str]:
+            def cell(r: Capacity) -> str:
+                mine = next((s for s in r.steps if s.rate == rate), None)
+                floor = next((s for s in bare.steps if s.rate == rate), None)
+                if r is bare or mine is None or floor is None:
+                    return "–"
+                return f"{mine.p99_ms / floor.p99_ms:.2f}×"
+
+            return cell
+
+        lines.extend(
+            row(f"ack p99 at {rate:g}/s ÷ the bare Bolt app's", against_bare(rate))
+            for rate in rates
+        )
     return lines
 
 
@@ -1019,63 +1118,16 @@ def run_capacity(args: Namespace) -> bool:
 CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
 CAPACITY_NOTES: list[str] = [
     "",
-    "The `before` column is main just before this work was merged (c5db702: storage off "
-    "the event loop, token rotation, observability and the replicas in, none of the changes "
-    "below), a checkout beside this tree (`git worktree add /tmp/before c5db702`) run from "
-    "the same `.venv`: `sniffio` is installed there too, so that column does not show the "
-    "failed import below. The machine is shared with other work (load average 2–6 while "
-    "measuring); between runs a figure moves by up to a third, so read the two columns of "
-    "one run against each other, not against another run's: an earlier run of the same "
-    "comparison, busier, gave campaigns 11.9 ms against 20.5 ms, help 4.2 ms against 9.1 "
-    "ms, and 60/s held against 40/s. The issue's 9.9 ms and 3.4 ms were measured in a "
-    "quieter window on older code. The target of at most 5 ms per campaigns command is not "
-    "reached on this machine: the changes take about 44 % off campaigns and 55 % off help "
-    "(the floor every command pays), and a quarter to a half more commands a second hold.",
+    "A `--compare` column is another checkout run from this tree's `.venv` (so it needs "
+    "its dependencies installed there). The machine is shared with other work; between "
+    "runs a figure moves by up to a third, so read the columns of one run against each "
+    "other, not against another run's. The `Bolt app that only acks` column (`--bare`) "
+    "is the floor Bolt, this machine and the sender set for the ack at each rate.",
     "",
-    "What the CPU of `/callops campaigns` went to (py-spy samples of the app process, "
-    "`--sample-app STACKS`, and cProfile of every thread, `--profile-app PSTATS`), and what "
-    "changed:",
-    "",
-    "- Serializing the reply: slack_sdk's `to_dict` finds each object's validators by "
-    "listing `dir()` and reading every attribute, on every call, for every nested object; "
-    "a campaigns page (a table of 66 cells, buttons, texts) is about 150 objects, 4.7 ms. "
-    "`commands/kernel/block_dicts.py` finds them once per class and builds the same dict "
-    "(a test compares its JSON byte for byte with `to_dict`'s, and its refusals): 0.7 ms.",
-    "- Validating the listing: `GET /v3/campaign?limit=100` answers 60 campaigns in 118 KB; "
-    "reading whole `Campaign`s cost about 1.0 ms, the six columns the list shows "
-    "(`CampaignSummary`) 0.3 ms.",
-    "- Store calls: 8–9 per command (the workspace row read five times over, for the "
-    "binding, the API key twice, the time zone and the settings; the stored role twice), "
-    "each about 0.25 ms of SQLAlchemy's own work. Now three: the replay claim, and the role "
-    "and the workspace with its key in one query, in one trip off the event loop (each trip "
-    "to a database thread costs CPU too). Each query is also about 40 % cheaper: SQLite's "
-    "BEGIN is emitted by `Database` rather than by an engine `begin` listener, whose mere "
-    "presence made SQLAlchemy dispatch connection events around every statement "
-    "(`workspaces.get` 235 → 152 µs, `DedupStore.mark_event` 230 → 115 µs in a loop).",
-    "- Each answer through `response_url` opened an aiohttp session and a connection "
-    "(Bolt's `respond`); they now share one kept-alive session (`bot/response_urls.py`).",
-    "- httpcore imports `sniffio` on every request; without it installed each try was a "
-    "failed import searching `sys.path`, about 5 % of the process's CPU. Pinned.",
-    "- Not CPU per command but the ack's tail: a full garbage collection walked everything "
-    "start-up built (Bolt, SQLAlchemy, pydantic's validators, the app), about a second on "
-    "this loaded machine, and no ack went out meanwhile; at 40 commands/s p99 was 185–445 "
-    "ms. `callops serve` now freezes the start-up heap (`gc.freeze`, `bot/cli_app.py`); in "
-    "the run that found it (`offer_rate`, 8 s at each rate) p99 fell to 31 ms at 40/s and "
-    "26 ms at 60/s.",
-    "",
-    "What is left: the GET to the emulator through httpx is about a third of the campaigns "
-    "command (httpcore checks every idle pooled connection with a socket poll on each "
-    "request and release; capping the kept connections would cut that on loopback, and cost "
-    "TLS handshakes against a real service, so the pool is left as it is); aiohttp and Bolt "
-    "receiving the request, the replay claim and the context's trip off the loop are most "
-    "of `help`, the floor every command pays; the reply's blocks and its POST to "
-    "`response_url` about 1.5 ms.",
-    "",
-    "Capacity: one process held the rate in the table with ack p99 under 100 ms and every "
-    "reply delivered. At the first rate missed, the CPU shares show why: the stand-in "
-    "(sending the commands, taking the replies) spends about as much CPU per command as the "
-    "app, and with the emulator and other work on the same two cores the machine runs out "
-    "before the app does; the app's CPU per command alone would allow about 1000 / (ms per "
+    "At the first rate missed, the CPU shares show why: the stand-in (sending the "
+    "commands, taking the replies) spends about as much CPU per command as the app, and "
+    "with the emulator and other work on the same two cores the machine runs out before "
+    "the app does; the app's CPU per command alone would allow about 1000 / (ms per "
     "command) commands a second on a core of its own.",
 ]
 """What the figures mean, kept with the script so a re-run writes them back."""
@@ -1117,6 +1169,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--sample-gil", action="store_true", help="with --sample-app: only Python running"
+    )
+    parser.add_argument(
+        "--bare", action="store_true", help="also offer the rates to a Bolt app that only acks"
+    )
+    parser.add_argument(
+        "--every-rate", action="store_true", help="offer every rate, past the first missed"
     )
     parser.add_argument("--no-readme", action="store_true", help="print only")
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any
 
-from bot import event_loop, logs, metrics_http
+from bot import logs, metrics_http
 from bot.app import ConfigurationError
 from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
@@ -105,10 +105,10 @@ def settle_heap() -> None:
     """Take what start-up built out of the garbage collector's sight (``gc.freeze``).
 
     Bolt, SQLAlchemy, pydantic's validators, the stores and the clients live as long as
-    the process; a full collection walks every one of them, and on a loaded core that walk
-    took about a second, during which no request was acknowledged (``benchmarks/ack.py``:
-    ack p99 at 40 commands/s 185–445 ms before, about 30 ms after).  Frozen objects are
-    never collected (they are not garbage anyway); what requests allocate still is.
+    the process; a full collection walks every one of them, and no request is
+    acknowledged meanwhile (``benchmarks/README.md``, "What decided each library
+    choice").  Frozen objects are never collected (they are not garbage anyway); what
+    requests allocate still is.
     """
     gc.collect()
     gc.freeze()
@@ -162,7 +162,7 @@ def _run(work: Coroutine[Any, Any, None], settings: Settings) -> int:
     logs.configure(settings.callops_log_format, settings.secret_values())
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            event_loop.run(work)
+            asyncio.run(work)
     except (ConfigurationError, StorageError) as exc:
         print(f"callops: {exc}")
         return 2

@@ -51,6 +51,11 @@ class HeldClaims:
         found = self._held.get(signature)
         return found is not None and found.until > self.clock()
 
+    def pending(self, signature: str) -> bool:
+        """Whether ``signature`` was let through with its claim left to its work path."""
+        found = self._held.get(signature)
+        return found is not None and not found.given_up and found.until > self.clock()
+
     def claimed(self, signature: str) -> None:
         """Its work path claimed it in the database, which refuses its replays now."""
         self._held.pop(signature, None)

@@ -199,8 +199,8 @@ def configure(
     root.addHandler(out)
     root.setLevel(logging.INFO)
     # httpx logs every request it sends at INFO; for the call-center client that is a
-    # line per command (formatted, redacted, written: about 1 % of the app's CPU, py-spy
-    # in ``benchmarks/ack.py``) repeating what /metrics counts by endpoint and outcome.
+    # line per command (formatted, redacted, written) repeating what /metrics counts by
+    # endpoint and outcome.
     # Its warnings and errors still come through.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     # slack_sdk's clients decide whether to build their debug lines (the whole body of each

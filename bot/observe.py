@@ -139,8 +139,8 @@ def counted(metrics: Metrics, kind: str, name: str) -> Iterator[Tally]:
 
 def ack_kind(body: bytes) -> str:
     """What a request to ``/slack/events`` was, from its (already read) body.  Plain
-    substring tests: a regular expression with ``(?:^|&)`` tried at every offset of a
-    form cost about 1 % of a slash command's CPU (``benchmarks/ack.py``)."""
+    substring tests: a regular expression with ``(?:^|&)`` would be tried at every offset
+    of a form, on every request."""
     if body.startswith(b"{"):
         return "event" if b"event_callback" in body else "other"
     if _has_field(body, b"payload="):

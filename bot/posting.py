@@ -36,7 +36,6 @@ from bot.metrics import Metrics
 from bot.metrics_hooks import slack_retry_handlers
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.reply import Reply, fit
 from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
@@ -290,4 +289,4 @@ class SlackOutbox:
 
 
 def _content(message: Message) -> dict[str, Any]:
-    return {"text": message.text, "blocks": [block_dict(b) for b in fit(message.blocks)]}
+    return {"text": message.text, "blocks": [b.to_dict() for b in fit(message.blocks)]}

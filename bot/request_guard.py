@@ -32,9 +32,9 @@ the database is busy:
 - an Events API request (a JSON body: events, workflow steps) gets 503 with
   ``Retry-After``; Slack sends events again, signed anew, so nothing is lost;
 - a slash command or an interaction (a form body: Slack never resends those) goes on to
-  Bolt with its claim *pending* (`PENDING_CLAIM`, a context variable the context
-  middleware copies into the request's context).  It is acknowledged at once like any
-  other, and the work path claims the signature, with the usual retries, before it does
+  Bolt with its claim *pending*: its signature is held in ``bot.held_claims``, where the
+  context middleware finds it (``bot.listeners.context``).  It is acknowledged at once
+  like any other, and the work path claims the signature, with the usual retries, before it does
   anything else (``ContextBuilder.claimed`` in ``bot.listeners.context``): a replay found
   then does nothing; a claim that still cannot be made tells the person the database is
   busy and that nothing was done.  Such a signature is held in the process
@@ -46,13 +46,6 @@ the database is busy:
 
 So replay protection holds for every request, and no acknowledgement waits longer than
 `QUICK_LOCK_WAIT` for the database.
-
-A slash command's context starts with the person's role and the workspace
-(``Storage.requester``).  The guard reads them in the same trip to the database as the
-claim, on the same connection, just before it (`PREFETCHED`, another context variable),
-so a command costs one trip off the event loop before its work instead of two; a request
-whose claim is pending, and every other kind of request, reads them on the work path as
-before.
 """
 
 from __future__ import annotations
@@ -61,8 +54,6 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from aiohttp import web
@@ -70,7 +61,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
 from bot.held_claims import HeldClaims
-from storage import DedupStore, Requester, off_loop_quick, patience
+from storage import DedupStore, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -93,22 +84,6 @@ request is answered without it (see the module's docstring)."""
 SUBMISSION_LOCK_WAIT = 0.5
 """Seconds a form submission's pending claim may wait (one try): its answer is due in 3."""
 
-PENDING_CLAIM: ContextVar[str | None] = ContextVar("callops_pending_replay_claim", default=None)
-"""The signature of the request being handled whose replay claim is still to be made."""
-
-
-@dataclass(frozen=True)
-class Prefetched:
-    """What a slash command's work reads first, read with its replay claim."""
-
-    team_id: str
-    user_id: str
-    requester: Requester
-
-
-PREFETCHED: ContextVar[Prefetched | None] = ContextVar("callops_prefetched", default=None)
-"""The request being handled's ``Prefetched``, when the guard read it with the claim."""
-
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
 
@@ -122,17 +97,9 @@ class Refused(Exception):
         self.error = error
 
 
-@dataclass(frozen=True)
-class Checked:
-    """A body that may go on to Bolt: whether it is an Events API request (JSON), and for
-    a slash command, who sent it."""
-
-    is_event: bool
-    command_from: tuple[str, str] | None = None
-
-
-def _check_body(body: bytes, content_type: str) -> Checked:
-    """400 unless ``body`` is a JSON object, or a form whose ``payload`` (if any) is one."""
+def _check_body(body: bytes, content_type: str) -> bool:
+    """400 unless ``body`` is a JSON object, or a form whose ``payload`` (if any) is one;
+    True for an Events API request (JSON)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -141,7 +108,7 @@ def _check_body(body: bytes, content_type: str) -> Checked:
     is_json = content_type == "application/json" or text.startswith("{")
     if is_json:
         _json_object(text)
-        return Checked(is_event=True)
+        return True
     try:
         form = parse_qs(
             text, keep_blank_values=True, strict_parsing=False, max_num_fields=MAX_FORM_FIELDS
@@ -157,9 +124,7 @@ def _check_body(body: bytes, content_type: str) -> Checked:
         if len(payloads) != 1:
             raise Refused(400, "payload_not_a_json_object")
         _json_object(payloads[0])
-    if "command" in form and payloads is None:
-        return Checked(is_event=False, command_from=(form["team_id"][0], form["user_id"][0]))
-    return Checked(is_event=False)
+    return False
 
 
 def _json_object(text: str) -> None:
@@ -182,22 +147,18 @@ class SlackRequestGuard:
         *,
         path: str,
         clock: Callable[[], float] = time.time,
-        claim_reading: Callable[[str, str, tuple[str, str]], tuple[bool, Requester]] | None = None,
         held: HeldClaims | None = None,
     ) -> None:
         self._verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self._seen = seen
         self._path = path
         self._clock = clock
-        # `Storage.mark_event_reading_requester`: a slash command's claim and requester.
-        self._claim_reading = claim_reading
         # Signatures let through or refused while the database was busy (`HeldClaims`).
         self._held = held if held is not None else HeldClaims()
 
-    async def check(self, request: web.Request) -> tuple[str | None, Prefetched | None]:
-        """Raise ``Refused`` for a request Bolt must not see; returns the signature when
-        its replay claim is left pending (the database was busy), and what a slash
-        command's work reads first when it was read with the claim."""
+    async def check(self, request: web.Request) -> None:
+        """Raise ``Refused`` for a request Bolt must not see; a request whose replay claim
+        is left pending (the database was busy) has its signature held."""
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
         if not _TIMESTAMP.match(timestamp):
@@ -213,58 +174,41 @@ class SlackRequestGuard:
             raise Refused(401, "invalid_signature") from None  # Slack signs UTF-8 only
         if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
-        checked = _check_body(body, request.content_type)
+        is_event = _check_body(body, request.content_type)
         if self._held.holds(signature):
             raise Refused(401, "replayed_request")
-        who = checked.command_from if self._claim_reading is not None else None
         unwritten = self._held.to_write()
         try:
-            first, prefetched = await off_loop_quick(self._claim_quickly, signature, who, unwritten)
+            first = await off_loop_quick(self._claim_quickly, signature, unwritten)
         except StorageBusyError:
-            if checked.is_event:
+            if is_event:
                 log.info("slack request: database busy; event refused for Slack to resend")
                 raise Refused(503, "try_again_later") from None
             if not self._held.hold(signature):
                 raise Refused(401, "replayed_request") from None
             log.info("slack request: database busy; replay claim left to the work path")
-            return signature, None
+            return
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None
         self._held.written(unwritten)
         if not first:
             raise Refused(401, "replayed_request")
-        return None, prefetched
 
-    def _claim_quickly(
-        self, signature: str, who: tuple[str, str] | None, unwritten: list[str]
-    ) -> tuple[bool, Prefetched | None]:
-        """The claim and, for a slash command, its requester: one trip off the loop, on
-        one connection.  The requester is read first, so a read that fails has claimed
-        nothing: the claim is then made alone, and the work path reads the requester
-        again and says what went wrong (a stored key that no longer opens, say) as it
-        would for any command.  The signatures of requests refused while the database
-        was busy (``unwritten``) are claimed first: from now on every process knows them."""
+    def _claim_quickly(self, signature: str, unwritten: list[str]) -> bool:
+        """The claim, after those of requests refused while the database was busy
+        (``unwritten``): from now on every process knows them."""
         with patience(QUICK_LOCK_WAIT, tries=1):
             for held in unwritten:
                 claim(self._seen, held)
-            if who is None or self._claim_reading is None:
-                return claim(self._seen, signature), None
-            try:
-                first, requester = self._claim_reading(REPLAY_TEAM, _replay_key(signature), who)
-            except StorageBusyError:
-                raise
-            except Exception as exc:
-                log.info("slack request: requester unread (%s), claimed alone", type(exc).__name__)
-                return claim(self._seen, signature), None
-        return first, (Prefetched(*who, requester) if first else None)
+            return claim(self._seen, signature)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path != self._path or request.method != "POST":
             return await handler(request)
         try:
-            pending, prefetched = await self.check(request)
+            await self.check(request)
         except Refused as refused:
             log.info(
                 "refused %s %s from %s: %s",
@@ -277,13 +221,7 @@ class SlackRequestGuard:
             return web.json_response(
                 {"ok": False, "error": refused.error}, status=refused.status, headers=headers
             )
-        token = PENDING_CLAIM.set(pending)
-        fetched = PREFETCHED.set(prefetched)
-        try:
-            return await handler(request)
-        finally:
-            PREFETCHED.reset(fetched)
-            PENDING_CLAIM.reset(token)
+        return await handler(request)
 
 
 def claim(seen: DedupStore, signature: str) -> bool:

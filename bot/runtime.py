@@ -156,9 +156,8 @@ class Runtime:
     ) -> CommandContext:
         """The command context of one request: role from Slack and storage, the team's
         service client, its time zone.  No call-center request is made here; the database
-        is asked once (``Storage.requester``), off the event loop (each trip to a
-        database thread costs CPU of its own), unless ``requester`` was read already
-        (with a command's replay claim, ``bot.request_guard``)."""
+        is asked once (``Storage.requester``), off the event loop, unless ``requester``
+        was read already."""
         if requester is None:
             requester = await off_loop(self.storage.requester, team_id, user_id)
         stored_role, workspace, api_key, person = requester

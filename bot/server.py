@@ -47,7 +47,6 @@ def build_web_app(
         secret.get_secret_value() if secret else None,
         rt.storage.dedup,
         path=EVENTS_PATH,
-        claim_reading=rt.storage.mark_event_reading_requester,
         held=rt.held_claims,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))

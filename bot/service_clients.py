@@ -113,7 +113,7 @@ class ServiceClients:
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
-    """One TLS context for every workspace's client: building one loads the CA bundle
-    (about 30 ms of CPU), which the scheduler, waking hundreds of workspaces in the same
-    minute after a start, would otherwise pay once per workspace on the event loop."""
+    """One TLS context for every workspace's client: building one loads the CA bundle,
+    which the scheduler, waking hundreds of workspaces in the same minute after a start,
+    would otherwise do once per workspace on the event loop."""
     return httpx.create_ssl_context()

@@ -3,13 +3,14 @@ connection pool, everything else over httpx's own.
 
 Why two: httpcore's pool (httpx's default transport) looks at every connection it holds
 twice per request, polling each idle socket and rebuilding anyio's attribute map for it,
-and counts its idle connections once per idle connection.  With the ten or twenty
-kept-alive connections a busy workspace's client holds, that bookkeeping was about a
-third of the CPU of ``/callops campaigns`` (``benchmarks/ack.py``).  aiohttp (already
-here for Bolt and ``response_url``) hands out a kept-alive connection without that walk.
+and counts its idle connections once per idle connection.  With the kept-alive
+connections a busy workspace's client holds, that bookkeeping is a large part of the
+CPU of ``/callops campaigns``, enough to decide how many commands a second one process
+holds (``benchmarks/README.md``, "What decided each library choice").  aiohttp (already
+here for Bolt and slack_sdk) hands out a kept-alive connection without that walk.
 ``AiohttpReads`` is the small adapter between the two: it sends httpx's request through
 an aiohttp session and hands the answer back read whole (the client reads every answer
-whole anyway), where ``httpx-aiohttp``, tried first, streamed a 118 KB page back in 16 KB
+whole anyway), where ``httpx-aiohttp``, tried first, streamed a large page back in small
 chunks through httpx's stream layers.
 
 Only reads take that road.  aiohttp resends a PUT or DELETE once by itself when a

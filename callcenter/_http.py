@@ -81,10 +81,9 @@ class HttpCore:
     here and handed to the transport itself.  The client's own round around a transport
     (auth flow, redirect loop, cookie jar, stream wrapper) does nothing for this service:
     it sets no cookies and answers no call with a redirect (the spec documents neither),
-    and authentication is the bearer header set here.  That round was about a fifth of
-    the CPU of reading a page of campaigns (``benchmarks/ack.py``).  Without it (a client
-    handed in by the caller, whose hooks and settings must apply), requests go through
-    the client as usual.
+    and authentication is the bearer header set here, so it is skipped.  Without it (a
+    client handed in by the caller, whose hooks and settings must apply), requests go
+    through the client as usual.
     """
 
     def __init__(
@@ -242,9 +241,9 @@ def service_url(address: str, params: Query | None) -> httpx.URL:
     """The URL of a call, parsed once for each address and query.
 
     httpx validates and percent-encodes a URL given as text, and does it again to add
-    ``params``: about 0.1 ms of every request, the largest part of building one
-    (``benchmarks/ack.py``).  A parsed ``httpx.URL`` is taken as it is, and the same
-    few listings (a page of campaigns, the live calls) are asked for again and again.
+    ``params``, the largest part of building a request.  A parsed ``httpx.URL`` is taken
+    as it is, and the same few listings (a page of campaigns, the live calls) are asked
+    for again and again.
     The query is httpx's own encoding of ``params``, as ``request(params=...)`` makes it.
     """
     return httpx.URL(address, params=params)

@@ -13,20 +13,14 @@ from __future__ import annotations
 import json
 import time
 from email.utils import parsedate_to_datetime
-from functools import cache
 from typing import Any, TypeVar
-from typing import cast as typed
 
 import httpx
-import msgspec
 from pydantic import BaseModel, ValidationError
 
 from callcenter import errors
-from callcenter.summaries import Envelope
 
-M = TypeVar("M", bound=BaseModel | Envelope)
-"""What an answer is read into: a pydantic model, or a listing's struct
-(``callcenter.summaries``)."""
+M = TypeVar("M", bound=BaseModel)
 
 _NOT_FOUND_MARKERS = ("not found", "not exist", "does not exist")
 _CONFLICT_MARKERS = ("already", "duplicate", "exists")
@@ -152,32 +146,22 @@ def read_response(
     if not is_json:
         raise errors.UnexpectedResponseError("response is not JSON", body=None, **where)
     try:
-        if issubclass(cast, Envelope):
-            return typed(M, msgspec.convert(body, cast, strict=False))
-        return typed(M, cast.model_validate(body))
+        return cast.model_validate(body)
     except ValidationError as exc:
-        problems = f"{exc.error_count()} problem(s)"
-    except msgspec.ValidationError as exc:
-        problems = str(exc)
-    raise errors.UnexpectedResponseError(
-        f"response does not fit {cast.__name__}: {problems}", body=body, **where
-    ) from None
+        raise errors.UnexpectedResponseError(
+            f"response does not fit {cast.__name__}: {exc.error_count()} problem(s)",
+            body=body,
+            **where,
+        ) from None
 
 
 def _read_fast(content: bytes, cast: type[M]) -> M | None:
     """A 2xx body read straight into ``cast`` in one pass, or None when it may be an
     error body or does not fit (then it is decoded once and classified).
 
-    On a 2xx only a top-level "error" makes an error body (``classify``).  An
-    ``Envelope``, or a model that keeps unknown fields, shows whether it had one, which
-    is much cheaper than searching a large body for the word; any other model is not
-    read this way when the body holds the word at all."""
-    if issubclass(cast, Envelope):
-        try:
-            struct = _decoder(cast).decode(content)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None  # not JSON, or not this struct: classified by the caller
-        return None if struct.error is not msgspec.UNSET else typed(M, struct)
+    On a 2xx only a top-level "error" makes an error body (``classify``).  A model that
+    keeps unknown fields shows whether it had one; any other model is not read this way
+    when the body holds the word at all."""
     keeps_unknown = cast.model_config.get("extra") == "allow"
     if not keeps_unknown and (b'"error"' in content or b'"fail"' in content):
         return None
@@ -187,13 +171,7 @@ def _read_fast(content: bytes, cast: type[M]) -> M | None:
         return None
     if keeps_unknown and _has_error_key(model):
         return None
-    return typed(M, model)
-
-
-@cache
-def _decoder(struct: type[Envelope]) -> msgspec.json.Decoder[Any]:
-    """One decoder per struct, lax as pydantic is (a number may come as a string)."""
-    return msgspec.json.Decoder(struct, strict=False)
+    return model
 
 
 __all__ = ["classify", "parse_retry_after", "read_response"]

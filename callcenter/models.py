@@ -198,6 +198,22 @@ class Campaign(WireModel):
     updated_at: str = ""
 
 
+class CampaignRow(BaseModel):
+    """A campaign as a listing shows it: the fields of ``Campaign`` with the same names
+    and defaults, the rest of each campaign (schedules, recall rules, network split)
+    ignored rather than validated, since a listing reads every campaign on each command.
+    Nothing unknown is kept, so a row is never the body of a PUT."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    campaign_uuid: str
+    campaign_name: str
+    type: CampaignType | str
+    status: CampaignStatus | str = "stop"
+    mode_call: ModeCall | str = "direct"
+    concurrent_call: int = 0
+
+
 class CampaignUpdate(Campaign):
     """PUT /v3/campaign/{uuid} body: the campaign's fields, ``campaign_name`` and ``type``
     required.  The service resets what the body omits, so callers send a full body

@@ -14,8 +14,7 @@ T_co = TypeVar("T_co", covariant=True)
 
 
 class Paged(Protocol[T_co]):
-    """The paging envelope of list responses (spec section 2), as read: a
-    ``models.Page`` or a listing's struct (``summaries``)."""
+    """The paging envelope of list responses (spec section 2), as ``models.Page`` reads it."""
 
     @property
     def data(self) -> Sequence[T_co]: ...

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot import event_loop, manifest
+from bot import manifest
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
@@ -238,7 +238,7 @@ def run(port: int) -> int:
     """The ``callops demo`` command; returns the exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        event_loop.run(serve_demo(port, announce=lambda text: print(text, flush=True)))
+        asyncio.run(serve_demo(port, announce=lambda text: print(text, flush=True)))
     except KeyboardInterrupt:
         print("callops demo stopped.", flush=True)
     except OSError as exc:

@@ -106,7 +106,7 @@ _SQLITE_BEGIN = {"write": "BEGIN IMMEDIATE", "read": "BEGIN"}
 SQLite runs atomically on its own, so no BEGIN and COMMIT around it.  Emitted by
 `begin_sqlite` inside SQLAlchemy's transaction, not by a ``begin`` event listener: any
 listener of the engine's connection events makes SQLAlchemy dispatch events around every
-statement."""
+statement, a large part of the cost of a small query."""
 
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED (primary result codes)
 _PG_BUSY_STATES = frozenset(
@@ -391,7 +391,8 @@ busy.  A server's connection slots are shared by every replica, so idle ones go 
 def _sqlite_engine(url: URL, lock_timeout: float) -> Engine:
     # Every connection stays open (one per database thread, `CONNECTIONS`): a SQLite
     # connection is a file handle, and one opened again starts with an empty page cache,
-    # reads the schema anew and runs the PRAGMAs below.
+    # reads the schema anew and runs the PRAGMAs below; with fewer kept than threads,
+    # commands in flight would keep opening new ones.
     engine = create_engine(
         url,
         connect_args={"timeout": lock_timeout},

@@ -135,22 +135,9 @@ class Storage:
     def requester(self, team_id: str, user_id: str) -> Requester:
         """What every request's context reads: the person's stored role and language
         settings, the workspace (with its settings) and its API key (decrypted), in one
-        trip to the database (each trip costs a connection checkout)."""
+        trip to the database (each trip costs a connection checkout and SQLAlchemy's own
+        work)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
-
-    def mark_event_reading_requester(
-        self, team_id: str, event_id: str, who: tuple[str, str]
-    ) -> tuple[bool, Requester]:
-        """`DedupStore.mark_event` and `requester` of ``who`` (team, user) in one trip: a
-        slash command's replay claim and what its work reads first.  The reads come
-        first, so that a read that fails leaves nothing marked (the caller may then
-        mark the event later, as if this had not run); a replay's reads are wasted."""
-
-        def work(conn: Connection) -> tuple[bool, Requester]:
-            requester = self._requester_in(conn, *who)
-            return self.dedup.mark_event_in(conn, team_id, event_id), requester
-
-        return self.db.each(work)
 
     def _requester_in(self, conn: Connection, team_id: str, user_id: str) -> Requester:
         role, person = self.people.role_and_person_in(conn, team_id, user_id)

@@ -85,11 +85,11 @@ class SecretBox:
         """The plaintext of ``ciphertext``; raises `SecretDecryptError` when no key opens it.
 
         The last `RECENT_SECRETS` answers are remembered: every request reads its
-        workspace's API key (and, for an installable app, its bot token), so the same
-        token is opened (an HMAC check, then AES) again and again.  A token opens to the
-        same text for as long as this box has the same keys, so the answer cannot go
-        stale; a failure is not remembered.  The texts stay in this process's memory,
-        where the clients built from them are."""
+        workspace's API key (and, for an installable app, its bot token), and opening a
+        Fernet token (an HMAC check, then AES) on every request is work for nothing.  A
+        token opens to the same text for as long as this box
+        has the same keys, so the answer cannot go stale; a failure is not remembered.
+        The texts stay in this process's memory, where the clients built from them are."""
         return self._recent(ciphertext)
 
     def _decrypt(self, ciphertext: str) -> str:

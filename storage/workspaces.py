@@ -125,7 +125,9 @@ class WorkspaceStore(SealedStore):
 
     def get_with_key(self, team_id: str) -> tuple[Workspace | None, str | None]:
         """The workspace and its API key (decrypted; None without one) in one query: what
-        every request's context needs, read once instead of once per question."""
+        every request's context needs.  Each store call costs SQLAlchemy's own work, so
+        the row is read once instead of once per question (binding, key, time zone,
+        settings)."""
         return self._db.each(lambda conn: self.get_with_key_in(conn, team_id))
 
     def get_with_key_in(

@@ -4,8 +4,7 @@ Slack shows "operation timed out" unless the request is answered within 3 second
 supervisor types ``/callops`` precisely when the call center is busy, so the HTTP answer
 must not wait for anything.  Calling ``ack()`` inside a Bolt listener is not quite that:
 Bolt's listener runner notices the ack at its next 10 ms poll, after every other ready task
-has had its turn, so under a burst (``benchmarks/ack.py``: 200 commands at once) each ack
-waits behind the others' work for hundreds of milliseconds.  ``answer_first`` answers
+has had its turn, so under a burst each ack waits behind the others' work.  ``answer_first`` answers
 from the listener's middleware instead, before any work is started, and runs the command
 as a task of its own.
 """

@@ -4,14 +4,12 @@ enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
 
 Building the ``CommandContext`` asks Slack for the person's admin flag and the database
 for their role, so it is left to the listener, which does it after acknowledging:
-Slack's 3 seconds are never spent here.  The one exception is a slash command's role and
-workspace, which the request guard reads in the trip it makes for the replay claim anyway
-(``ContextBuilder.prefetched``): no second trip, and no wait the acknowledgement did not
-already have.
+Slack's 3 seconds are never spent here.
 
 A request whose replay claim the request guard could not make (the database was busy;
-``bot.request_guard`` says why it was let through) carries it here as
-``ContextBuilder.pending_claim``; the listener settles it with ``claimed`` before any
+``bot.request_guard`` says why it was let through) has its signature held in
+``Runtime.held_claims``; found there by the request's own signature, it is carried as
+``ContextBuilder.pending_claim``, and the listener settles it with ``claimed`` before any
 work, so a replay still acts never and a busy database is told, not waited on.
 """
 
@@ -23,12 +21,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import StringConstraints, ValidationError
-from slack_bolt.async_app import AsyncApp, AsyncBoltContext
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.observe import work_name
-from bot.request_guard import PENDING_CLAIM, PREFETCHED, Prefetched, claim
+from bot.request_guard import claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
@@ -52,22 +50,10 @@ class ContextBuilder:
     pending_claim: str | None = None
     """The signature whose replay claim is still to be made (the guard found the database
     busy), else None."""
-    prefetched: Prefetched | None = None
-    """The person's role and the workspace, read by the guard with the replay claim."""
 
     async def build(self) -> CommandContext:
-        known = self.prefetched
         return await self.rt.context(
-            self.client,
-            team_id=self.team_id,
-            user_id=self.user_id,
-            channel_id=self.channel_id,
-            requester=(
-                known.requester
-                if known is not None
-                and (known.team_id, known.user_id) == (self.team_id, self.user_id)
-                else None
-            ),
+            self.client, team_id=self.team_id, user_id=self.user_id, channel_id=self.channel_id
         )
 
     async def claimed(
@@ -151,6 +137,7 @@ async def name_the_work(
 def install(app: AsyncApp, rt: Runtime) -> None:
     @app.middleware
     async def callops_context(
+        req: AsyncBoltRequest,
         body: dict[str, Any],
         context: AsyncBoltContext,
         client: AsyncWebClient,
@@ -160,13 +147,9 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         team = context.team_id
         user = context.user_id
         if team and user:
+            signature = (req.headers.get("x-slack-signature") or [""])[0]
+            pending = signature if signature and rt.held_claims.pending(signature) else None
             context[CONTEXT_KEY] = ContextBuilder(
-                rt,
-                client,
-                team,
-                user,
-                _channel(body, context),
-                PENDING_CLAIM.get(),
-                PREFETCHED.get(),
+                rt, client, team, user, _channel(body, context), pending
             )
         await next()

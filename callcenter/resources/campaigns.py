@@ -9,6 +9,7 @@ from typing import Any, get_args
 from callcenter.errors import NotFoundError
 from callcenter.models import (
     Campaign,
+    CampaignRow,
     CampaignStatus,
     CampaignType,
     CampaignUpdate,
@@ -17,7 +18,6 @@ from callcenter.models import (
 )
 from callcenter.paging import collect, walk
 from callcenter.resources._base import Resource, paging, segment
-from callcenter.summaries import CampaignSummary, CampaignSummaryPage
 
 CAMPAIGN_TYPES: tuple[str, ...] = get_args(CampaignType)
 CAMPAIGN_STATUSES: tuple[str, ...] = get_args(CampaignStatus)
@@ -46,27 +46,18 @@ class Campaigns(Resource):
             "GET", "/v3/campaign", Page[Campaign], idempotent=True, params=params
         )
 
-    async def list_summaries(
-        self, type: str | None = None, limit: int = 50, offset: int = 0
-    ) -> CampaignSummaryPage:
-        """``list``, each campaign read only as far as a listing shows it
-        (``callcenter.summaries``)."""
-        return await self._request(
-            "GET",
-            "/v3/campaign",
-            CampaignSummaryPage,
-            idempotent=True,
-            params=_list_params(type, limit, offset),
-        )
-
-    async def all_summaries(
+    async def list_all(
         self, type: str | None = None, page_size: int = 100
-    ) -> builtins.list[CampaignSummary]:
-        """Every campaign (of ``type``) as a listing shows it, in one list."""
-        return await collect(
-            lambda limit, offset: self.list_summaries(type=type, limit=limit, offset=offset),
-            page_size,
-        )
+    ) -> builtins.list[CampaignRow]:
+        """Every campaign (of ``type``) in one list, as a listing shows it."""
+
+        async def page(limit: int, offset: int) -> Page[CampaignRow]:
+            params = _list_params(type, limit, offset)
+            return await self._request(
+                "GET", "/v3/campaign", Page[CampaignRow], idempotent=True, params=params
+            )
+
+        return await collect(page, page_size)
 
     def iterate(self, type: str | None = None, page_size: int = 50) -> AsyncIterator[Campaign]:
         """Every campaign (of ``type``), one page in memory at a time."""

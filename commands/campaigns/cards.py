@@ -24,8 +24,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter, errors
-from callcenter.models import AutodialerStats, Campaign, LeadList, Schedule
-from callcenter.summaries import CampaignSummary
+from callcenter.models import AutodialerStats, Campaign, CampaignRow, LeadList, Schedule
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
@@ -78,10 +77,6 @@ LIST_TITLES = {
 NANOS_PER_MINUTE = 60 * 1_000_000_000
 
 
-Listed = Campaign | CampaignSummary
-"""A campaign in a listing: whole, or read only as far as the listing shows it."""
-
-
 TABLE_COLUMNS = (
     Column(N_("Campaign")),
     Column(N_("Type")),
@@ -92,7 +87,7 @@ TABLE_COLUMNS = (
 """The listing's columns; their titles are translated when a table is made."""
 
 
-def campaign_table(page: Sequence[Listed]) -> list[Block]:
+def campaign_table(page: Sequence[CampaignRow]) -> list[Block]:
     """The page as a table, with its Open buttons under it (a cell holds no button)."""
     rows = [
         [
@@ -125,7 +120,7 @@ def campaign_table(page: Sequence[Listed]) -> list[Block]:
 
 
 def campaigns_reply(
-    campaigns: Sequence[Listed], *, kind: str | None, offset: int, command: str
+    campaigns: Sequence[CampaignRow], *, kind: str | None, offset: int, command: str
 ) -> Reply:
     total = len(campaigns)
     page = list(campaigns[offset : offset + PAGE_SIZE])
@@ -161,7 +156,7 @@ async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
             )
             raise UsageError(message, "campaigns [autocall|autodialer|inbound|manual]")
     cc = ctx.client()
-    campaigns = await cc.campaigns.all_summaries(type=kind)
+    campaigns = await cc.campaigns.list_all(type=kind)
     campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
     command = "campaigns" + (f" {kind}" if kind else "")
     return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)

@@ -16,7 +16,6 @@ from typing import Any, Literal
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.models.views import View
 
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.text import escape, truncate
 
@@ -43,11 +42,11 @@ class Reply:
     """What the reply says happened, for the operator's counts (never shown to Slack)."""
 
     def payload(self) -> dict[str, Any]:
-        """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated as
-        ``to_dict`` validates them: see ``block_dicts``)."""
+        """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by their
+        ``to_dict``)."""
         return {
             "text": self.text,
-            "blocks": [block_dict(b) for b in fit(self.blocks)],
+            "blocks": [b.to_dict() for b in fit(self.blocks)],
             "response_type": "ephemeral" if self.ephemeral else "in_channel",
             "replace_original": self.replace_original,
         }

@@ -5,10 +5,10 @@ cell ``raw_text`` (plain text, never read as mrkdwn, so nothing in it needs esca
 and nothing in it can ping anyone) or ``rich_text`` (used here for links); a message may
 hold one table.  ``table`` returns None when the rows would not fit, and the caller
 keeps its rows of sections: the listing still shows, the old way.  ``slack_sdk``'s
-``TableBlock`` builds the block but checks none of those limits, so they are checked here,
-and the block is built as the dict ``TableBlock`` becomes (``Prebuilt``): a page's table
-is some seventy cells, and the object, built and then converted on every reply, cost
-about 2 % of the CPU of ``/callops campaigns`` (``benchmarks/ack.py``).
+``TableBlock`` builds the block but checks none of those limits, so they are checked here.
+Its cells and column settings are given as the JSON Slack reads, which ``TableBlock``
+takes as well as its objects: a table holds dozens of cells, and an object would be
+validated again each time a reply becomes JSON.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
-    Block,
+    ActionsBlock,
     ButtonElement,
     RichTextBlock,
     RichTextElementParts,
     RichTextSectionElement,
+    TableBlock,
 )
 
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.i18n import _
 from commands.kernel.text import truncate, unbidi
 
@@ -62,53 +62,35 @@ def fits(columns: int, rows: int) -> bool:
 
 
 def _text(value: str | int | None) -> dict[str, Any]:
-    """A ``raw_text`` cell, never empty (Slack refuses an empty one).  As the dict
-    ``RawTextObject`` would become: a table holds dozens, and each object costs its
-    construction and its conversion on every reply (``benchmarks/ack.py``)."""
+    """A ``raw_text`` cell, never empty (Slack refuses an empty one)."""
     text = EMPTY if value is None or value == "" else unbidi(str(value))
     if len(text) > CELL_CHARS:
         text = text[: CELL_CHARS - 1] + "…"
-    return {"text": text, "type": "raw_text"}
+    return {"type": "raw_text", "text": text}
 
 
 def _cell(value: Cell) -> dict[str, Any]:
     if isinstance(value, Link):
         if not value.url.lower().startswith(("http://", "https://")):
             return _text(None)
-        return block_dict(
-            RichTextBlock(
-                elements=[
-                    RichTextSectionElement(
-                        elements=[RichTextElementParts.Link(url=value.url, text=value.label)]
-                    )
-                ]
-            )
-        )
+        link = RichTextElementParts.Link(url=value.url, text=value.label)
+        return RichTextBlock(elements=[RichTextSectionElement(elements=[link])]).to_dict()
     return _text(value)
 
 
-def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> Prebuilt | None:
+def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlock | None:
     """The rows under a header row of the column titles (English, marked ``N_``: shown in
-    the reader's language), as ``TableBlock(rows=..., column_settings=...)`` becomes, or
-    None when Slack would refuse the table (no rows, more than 99 rows, more than 20
-    columns)."""
+    the reader's language), or None when Slack would refuse the table (no rows, more than
+    99 rows, more than 20 columns)."""
     if not fits(len(columns), len(rows)):
         return None
     if any(len(row) != len(columns) for row in rows):
         raise ValueError("every row needs one cell per column")
     header = [_text(_(c.title)) for c in columns]
-    # The usual cell, a short text, is written in place; anything else goes to ``_cell``.
-    body = [
-        [
-            {"text": value, "type": "raw_text"}
-            if type(value) is str and 0 < len(value) <= CELL_CHARS and value.isascii()
-            else _cell(value)
-            for value in row
-        ]
-        for row in rows
-    ]
-    settings = [{"align": c.align} for c in columns]  # as TableBlockColumnSettings becomes
-    return Prebuilt({"column_settings": settings, "rows": [header, *body], "type": "table"})
+    return TableBlock(
+        rows=[header, *([_cell(value) for value in row] for row in rows)],
+        column_settings=[{"align": c.align} for c in columns],
+    )
 
 
 BUTTONS_PER_ROW = 5
@@ -124,26 +106,9 @@ class RowButton:
     value: str
 
 
-class Prebuilt(Block):
-    """A block handed over as the dict Slack receives, built by this module within
-    Slack's limits: a table, or a table's row buttons (ten ``ButtonElement`` objects per
-    page, each with its text object: building and converting them cost about 3 % of the
-    CPU of ``/callops campaigns``, ``benchmarks/ack.py``).  ``block_dict`` answers a
-    class with its own ``to_dict`` by calling it."""
-
-    def __init__(self, block: dict[str, Any]) -> None:
-        super().__init__(type=block["type"], block_id=block.get("block_id"))
-        self._block = block
-
-    def to_dict(self, *args: Any) -> dict[str, Any]:
-        return self._block
-
-
-def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
-    """An actions block of buttons, as ``ActionsBlock(block_id=..., elements=[
-    ButtonElement(text=..., action_id=..., value=...)])`` becomes, within the limits
-    ``ButtonElement`` checks, except that a text longer than Slack's 75 characters is cut
-    (``…``) instead of refused."""
+def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> ActionsBlock:
+    """An actions block of buttons, within the limits ``ButtonElement`` checks, except that
+    a text longer than Slack's 75 characters is cut (``…``) instead of refused."""
     if not 0 < len(buttons) <= BUTTONS_PER_ROW:
         raise ValueError(f"a row holds 1 to {BUTTONS_PER_ROW} buttons")
     elements = []
@@ -154,8 +119,5 @@ def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> Prebuilt:
         ):
             raise ValueError("a button's action id or value is longer than Slack allows")
         cut = truncate(unbidi(b.text), ButtonElement.text_max_length)
-        text = {"emoji": True, "text": cut, "type": "plain_text"}
-        elements.append(
-            {"action_id": b.action_id, "text": text, "type": "button", "value": b.value}
-        )
-    return Prebuilt({"block_id": block_id, "elements": elements, "type": "actions"})
+        elements.append(ButtonElement(text=cut, action_id=b.action_id, value=b.value))
+    return ActionsBlock(block_id=block_id, elements=elements)

@@ -20,9 +20,9 @@ def test_a_held_signature_refuses_its_replays_until_the_database_has_it() -> Non
     held = HeldClaims(clock=clock)
     assert held.hold("v0=a")
     assert not held.hold("v0=a") and held.holds("v0=a")  # an exact replay
-    assert held.to_write() == []  # its work path may still claim it itself
+    assert held.to_write() == [] and held.pending("v0=a")  # its work path claims it itself
     held.gave_up("v0=a")
-    assert held.to_write() == ["v0=a"] and held.holds("v0=a")
+    assert held.to_write() == ["v0=a"] and held.holds("v0=a") and not held.pending("v0=a")
     held.written(["v0=a"])
     assert not held.holds("v0=a") and held.to_write() == []
 

@@ -140,27 +140,26 @@ async def test_campaign_type_filter_is_sent() -> None:
     ]
 
 
-def summary_service(answer: httpx.Response) -> FakeService:
+def listing_service(answer: httpx.Response) -> FakeService:
     service = FakeService()
     service.route("GET", "/v3/campaign", lambda r: answer)
     return service
 
 
-async def test_summaries_read_a_number_sent_as_text_as_the_models_do() -> None:
+async def test_the_whole_listing_reads_a_number_sent_as_text() -> None:
     row = {**campaign(1), "concurrent_call": "12"}
-    service = summary_service(json_response(200, page([row], 100, 0, 1)))
+    service = listing_service(json_response(200, page([row], 100, 0, 1)))
     async with service.client() as cc:
-        [summary] = await cc.campaigns.all_summaries()
-        [model] = (await cc.campaigns.list()).data
-    assert summary.concurrent_call == model.concurrent_call == 12
+        [listed] = await cc.campaigns.list_all()
+    assert listed.concurrent_call == 12
 
 
 async def test_a_campaign_named_error_is_still_listed() -> None:
     row = {**campaign(1), "campaign_name": "error", "status": "fail"}
-    service = summary_service(json_response(200, page([row], 100, 0, 1)))
+    service = listing_service(json_response(200, page([row], 100, 0, 1)))
     async with service.client() as cc:
-        [summary] = await cc.campaigns.all_summaries()
-    assert (summary.campaign_name, summary.status) == ("error", "fail")
+        [listed] = await cc.campaigns.list_all()
+    assert (listed.campaign_name, listed.status) == ("error", "fail")
 
 
 @pytest.mark.parametrize(
@@ -175,7 +174,7 @@ async def test_a_campaign_named_error_is_still_listed() -> None:
 async def test_a_listing_answer_that_is_no_listing_is_an_error(
     body: dict[str, Any], raised: type[Exception]
 ) -> None:
-    service = summary_service(json_response(200, body))
+    service = listing_service(json_response(200, body))
     async with service.client(max_retries=0) as cc:
         with pytest.raises(raised):
-            await cc.campaigns.all_summaries()
+            await cc.campaigns.list_all()

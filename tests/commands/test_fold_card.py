@@ -7,7 +7,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from callcenter.models import Cdr
-from commands.kernel.block_dicts import block_dict
 from commands.notifications.fold_card import FOLD_ROWS, fold_card
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -31,7 +30,7 @@ def record(k: int, **fields: object) -> Cdr:
 def test_each_call_is_a_row_of_time_number_campaign_outcome_agent_duration() -> None:
     calls = [record(1), record(2, extension="101", fullname="Nguyễn Lan", status="answered")]
     card = fold_card(calls, tz=TZ, names={CAMPAIGN: "Telesale <HCM>"})
-    [table] = [b for b in (block_dict(b) for b in card.blocks) if b["type"] == "table"]
+    [table] = [b for b in (b.to_dict() for b in card.blocks) if b["type"] == "table"]
     rows = [[cell["text"] for cell in row] for row in table["rows"]]
     assert rows == [
         ["Time", "Number", "Campaign", "Outcome", "Agent", "Duration"],
@@ -39,7 +38,7 @@ def test_each_call_is_a_row_of_time_number_campaign_outcome_agent_duration() -> 
         ["06:30:05", "0912000002", "Telesale <HCM>", "Answered", "101 (Nguyễn Lan)", "1m 05s"],
     ]
     assert card.text == "2 call records"
-    assert "*2 calls*" in block_dict(card.blocks[0])["text"]["text"]
+    assert "*2 calls*" in card.blocks[0].to_dict()["text"]["text"]
 
 
 def test_a_folded_message_holds_one_table_of_at_most_99_calls() -> None:

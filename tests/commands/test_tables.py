@@ -14,9 +14,8 @@ from slack_sdk.models.blocks import (
     TableBlockColumnSettings,
 )
 
-from callcenter.models import Campaign
+from callcenter.models import CampaignRow
 from commands.campaigns.cards import campaigns_reply
-from commands.kernel.block_dicts import block_dict
 from commands.kernel.tables import (
     MAX_COLUMNS,
     Cell,
@@ -81,7 +80,7 @@ def test_cells_and_button_labels_drop_bidirectional_controls() -> None:
 
 def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
     campaigns = [
-        Campaign(
+        CampaignRow(
             campaign_uuid=f"{i:08d}-0000-0000-0000-000000000000",
             campaign_name=f"C {i}",
             type="manual",
@@ -107,12 +106,12 @@ def test_row_buttons_are_the_dicts_slack_sdks_objects_become() -> None:
         block_id="open:0",
         elements=[ButtonElement(text=b.text, action_id=b.action_id, value=b.value) for b in given],
     )
-    assert block_dict(row_buttons("open:0", given)) == built.to_dict()
+    assert row_buttons("open:0", given).to_dict() == built.to_dict()
 
 
 def test_row_buttons_cut_a_long_text_and_refuse_what_slack_would() -> None:
     long_name = RowButton("Open " + "x" * 100, "campaign_open_0", "u")
-    (element,) = block_dict(row_buttons("open:0", [long_name]))["elements"]
+    (element,) = row_buttons("open:0", [long_name]).to_dict()["elements"]
     assert len(element["text"]["text"]) == 75 and element["text"]["text"].endswith("…")
     with pytest.raises(ValueError, match="longer than Slack allows"):
         row_buttons("open:0", [RowButton("Open", "a" * 256, "u")])
@@ -144,8 +143,8 @@ def test_a_table_is_the_dict_slack_sdks_table_block_becomes() -> None:
         + [[sdk_cell(v) for v in row] for row in cells],
         column_settings=[TableBlockColumnSettings(align=c.align) for c in columns],
     )
-    assert block_dict(block) == built.to_dict()
+    assert block.to_dict() == built.to_dict()
     # Each table has its own settings: changing one reply's leaves the next one's alone.
-    block_dict(block)["column_settings"][0]["align"] = "center"
+    block.to_dict()["column_settings"][0]["align"] = "center"
     again = table(columns, cells)
-    assert again is not None and block_dict(again) == built.to_dict()
+    assert again is not None and again.to_dict() == built.to_dict()

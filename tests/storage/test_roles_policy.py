@@ -139,19 +139,3 @@ def test_a_requests_role_workspace_and_key_are_read_together(store: Storage) -> 
     assert store.requester("T1", "U2")[0] is None
     assert store.requester("T1", "U2")[1:] == (workspace, "key-of-team-one", None)
     assert store.requester("T2", "U1") == (None, None, None, None)
-
-
-def test_a_commands_claim_reads_its_requester_once(store: Storage) -> None:
-    store.workspaces.connect("T1", "https://pbx.example.test", "key-of-team-one")
-    store.roles.set_role("T1", "U1", Role.OPERATOR)
-    first, requester = store.mark_event_reading_requester("*", "sig:one", ("T1", "U1"))
-    assert first is True
-    assert requester == store.requester("T1", "U1")
-    assert requester[0] is Role.OPERATOR and requester[2] == "key-of-team-one"
-    # The same request again (a replay, or a retry to another replica): not first.
-    again, _ = store.mark_event_reading_requester("*", "sig:one", ("T1", "U1"))
-    assert again is False
-    assert store.dedup.mark_event("*", "sig:one") is False
-    # Another request of someone without a workspace: first, with nothing to read.
-    other, nothing = store.mark_event_reading_requester("*", "sig:two", ("T9", "U9"))
-    assert other is True and nothing == (None, None, None, None)
