@@ -10,6 +10,7 @@ to say something has already happened, and must not be undone or retried for it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 import aiohttp
@@ -41,12 +42,9 @@ class WebApiMessenger:
         return Posted(channel=str(response["channel"]), ts=str(response["ts"]))
 
     async def update(self, channel: str, ts: str, reply: Reply) -> bool:
-        try:
-            await self._outbox.update(self._client, channel, ts, reply)
-        except SlackApiError as exc:
-            log.info("update of %s in %s: %s", ts, channel, exc.response.get("error"))
-            return False
-        return True
+        return await _answered(
+            self._outbox.update(self._client, channel, ts, reply), f"update of {ts} in {channel}"
+        )
 
     async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
         if channel:
@@ -86,12 +84,9 @@ class WebApiMessenger:
         return str(opened["id"]) if isinstance(opened, dict) and opened.get("id") else ""
 
     async def update_view(self, view_id: str, view: View) -> bool:
-        try:
-            await self._client.views_update(view_id=view_id, view=view)
-        except SlackApiError as exc:
-            log.info("views.update of %s: %s", view_id, exc.response.get("error"))
-            return False
-        return True
+        return await _answered(
+            self._client.views_update(view_id=view_id, view=view), f"views.update of {view_id}"
+        )
 
     async def complete_step(
         self, execution: StepExecution, outputs: dict[str, Any] | None, *, error: str | None
@@ -103,28 +98,29 @@ class WebApiMessenger:
             base_url=self._client.base_url,
             retry_handlers=self._client.retry_handlers,
         )
-        try:
-            if error is None:
-                await client.functions_completeSuccess(
-                    function_execution_id=execution.function_execution_id, outputs=outputs or {}
-                )
-            else:
-                await client.functions_completeError(
-                    function_execution_id=execution.function_execution_id, error=error
-                )
-        except SlackApiError as exc:
-            log.warning(
-                "completing step run %s: %s",
-                execution.function_execution_id,
-                exc.response.get("error"),
-            )
-            return False
-        return True
+        run = execution.function_execution_id
+        return await _answered(
+            client.functions_completeSuccess(function_execution_id=run, outputs=outputs or {})
+            if error is None
+            else client.functions_completeError(function_execution_id=run, error=error),
+            f"completing step run {run}",
+            level=logging.WARNING,
+        )
 
     async def publish_home(self, user: str, view: View) -> bool:
-        try:
-            await self._client.views_publish(user_id=user, view=view)
-        except SlackApiError as exc:
-            log.warning("views.publish failed for %s: %s", user, exc.response.get("error"))
-            return False
-        return True
+        return await _answered(
+            self._client.views_publish(user_id=user, view=view),
+            f"views.publish failed for {user}",
+            level=logging.WARNING,
+        )
+
+
+async def _answered(call: Awaitable[Any], what: str, *, level: int = logging.INFO) -> bool:
+    """Whether Slack took the call; a refusal is logged with Slack's error and is not an
+    exception for the caller, who has an answer to give either way."""
+    try:
+        await call
+    except SlackApiError as exc:
+        log.log(level, "%s: %s", what, exc.response.get("error"))
+        return False
+    return True

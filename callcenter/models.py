@@ -653,10 +653,9 @@ class ExtensionTotals(WireModel):
     total_local: int = 0
 
 
-class ExtensionSummary(ExtensionTotals):
-    """Row of GET /v2/report/extension/summary."""
+class ExtensionPerson(ExtensionTotals):
+    """An extension's totals with the person it belongs to, common to both summaries."""
 
-    time: str = ""
     user_uuid: str = ""
     username: str = ""
     last_name: str = ""
@@ -665,10 +664,16 @@ class ExtensionSummary(ExtensionTotals):
     extension: str = ""
     extension_uuid: str = ""
     email: str = ""
-    groups: list[Any] | None = None
     departments: list[Any] | None = None
     leaders: list[Any] | None = None
     managers: list[Any] | None = None
+
+
+class ExtensionSummary(ExtensionPerson):
+    """Row of GET /v2/report/extension/summary."""
+
+    time: str = ""
+    groups: list[Any] | None = None
 
 
 class ExtensionSummaryList(WireModel):
@@ -683,22 +688,11 @@ class DayReport(WireModel):
     total_outbound: int = 0
 
 
-class ExtensionSummaryDay(ExtensionTotals):
+class ExtensionSummaryDay(ExtensionPerson):
     """Row of GET /v2/report/extension/summary/day."""
 
-    user_uuid: str = ""
-    username: str = ""
-    last_name: str = ""
-    middle_name: str = ""
-    first_name: str = ""
-    extension: str = ""
-    extension_uuid: str = ""
-    email: str = ""
     add_date: str = ""
     groups: list[Group] | None = None
-    departments: list[Any] | None = None
-    leaders: list[Any] | None = None
-    managers: list[Any] | None = None
     reports: list[DayReport] = Field(default_factory=list)
 
 

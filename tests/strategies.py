@@ -15,7 +15,7 @@ def json_values(
     scalars = (
         st.none()
         | st.booleans()
-        | (integers or st.integers())
+        | (st.integers() if integers is None else integers)
         | st.floats(allow_nan=False, allow_infinity=False)
         | st.text(max_size=text)
     )

@@ -68,16 +68,36 @@ async def on_click(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
+    click = Click.from_payload(body, action)
+    await _run(
+        context,
+        respond,
+        ("click", click_name(click.action_id)),
+        lambda ctx: dispatch_click(ctx, click),
+        click.trigger_id,
+        click.view_id,
+    )
+
+
+async def _run(
+    context: AsyncBoltContext,
+    respond: AsyncRespond | None,
+    named: tuple[str, str],
+    dispatch: Callable[[CommandContext], Awaitable[Outcome]],
+    trigger_id: str | None,
+    view_id: str | None = None,
+) -> None:
+    """A click's or shortcut's way, once acknowledged: claim it, build the context, let
+    the dispatcher answer and deliver that where it came from."""
     found = builder(context)
     if not await found.claimed(_teller(respond)):
         return
-    click = Click.from_payload(body, action)
-    with counted(found.rt.metrics, "click", click_name(click.action_id)) as tally:
+    with counted(found.rt.metrics, *named) as tally:
         ctx = await found.build()
         with use_audience(ctx.audience):
-            outcome = await dispatch_click(ctx, click)
+            outcome = await dispatch(ctx)
             tally.record(outcome)
-            await _answer(found, ctx, outcome, respond, click.trigger_id, view_id=click.view_id)
+            await _answer(found, ctx, outcome, respond, trigger_id, view_id=view_id)
 
 
 async def _answer(
@@ -137,16 +157,14 @@ async def on_shortcut(
     respond: AsyncRespond | None,
 ) -> None:
     await ack()
-    found = builder(context)
-    if not await found.claimed(_teller(respond)):
-        return
     shortcut = Shortcut.from_payload(body)
-    with counted(found.rt.metrics, "shortcut", shortcut_name(shortcut.callback_id)) as tally:
-        ctx = await found.build()
-        with use_audience(ctx.audience):
-            outcome = await dispatch_shortcut(ctx, shortcut)
-            tally.record(outcome)
-            await _answer(found, ctx, outcome, respond, shortcut.trigger_id)
+    await _run(
+        context,
+        respond,
+        ("shortcut", shortcut_name(shortcut.callback_id)),
+        lambda ctx: dispatch_shortcut(ctx, shortcut),
+        shortcut.trigger_id,
+    )
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:

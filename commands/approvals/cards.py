@@ -43,7 +43,7 @@ from commands.approvals.workflow import (
     title_of,
 )
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _
+from commands.kernel.i18n import N_, _
 from commands.kernel.modals import modal
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, context_line, error, section
@@ -221,6 +221,34 @@ def state_word(approval: Approval) -> str:
     return state_name("unknown" if outcome_unknown(approval) else approval.state)
 
 
+_RUNNING = (
+    ":gear:",
+    N_("Approved by {who} at {time}, running…"),
+    N_("Confirmed by {who} at {time}, running…"),
+)
+_DECIDED: dict[str, tuple[str, str, str]] = {
+    ApprovalState.APPROVED: _RUNNING,
+    ApprovalState.EXECUTING: _RUNNING,
+    ApprovalState.DONE: (
+        ":white_check_mark:",
+        N_("Approved by {who} at {time}. {result}"),
+        N_("Confirmed by {who} at {time}. {result}"),
+    ),
+    "unknown": (
+        ":grey_question:",
+        N_("Approved by {who} at {time}, but the app stopped while running it. {result}"),
+        N_("Confirmed by {who} at {time}, but the app stopped while running it. {result}"),
+    ),
+    ApprovalState.FAILED: (
+        ":x:",
+        N_("Approved by {who} at {time}, but it failed. {result}"),
+        N_("Confirmed by {who} at {time}, but it failed. {result}"),
+    ),
+}
+"""How a decided request stands: its emoji, said of an approver's decision and of the
+requester's own confirm (no second person needed)."""
+
+
 def status_line(approval: Approval, tz: ZoneInfo) -> str:
     who = mention(approval.decider)
     approved = needs_second_person(approval)
@@ -233,30 +261,12 @@ def status_line(approval: Approval, tz: ZoneInfo) -> str:
             approvers=approvers_text(approval), time=_clock(approval.expires_at, tz)
         )
         return f":hourglass_flowing_sand: {said}"
-    if state in (ApprovalState.APPROVED, ApprovalState.EXECUTING):
-        if approved:
-            said = _("Approved by {who} at {time}, running…")
-        else:
-            said = _("Confirmed by {who} at {time}, running…")
-        return f":gear: {said.format(who=who, time=decided)}"
-    if state is ApprovalState.DONE:
-        if approved:
-            said = _("Approved by {who} at {time}. {result}")
-        else:
-            said = _("Confirmed by {who} at {time}. {result}")
-        return f":white_check_mark: {said.format(who=who, time=decided, result=text)}"
-    if state is ApprovalState.FAILED and outcome_unknown(approval):
-        if approved:
-            said = _("Approved by {who} at {time}, but the app stopped while running it. {result}")
-        else:
-            said = _("Confirmed by {who} at {time}, but the app stopped while running it. {result}")
-        return f":grey_question: {said.format(who=who, time=decided, result=text)}"
-    if state is ApprovalState.FAILED:
-        if approved:
-            said = _("Approved by {who} at {time}, but it failed. {result}")
-        else:
-            said = _("Confirmed by {who} at {time}, but it failed. {result}")
-        return f":x: {said.format(who=who, time=decided, result=text)}"
+    failed_unknown = state is ApprovalState.FAILED and outcome_unknown(approval)
+    settled = _DECIDED.get("unknown" if failed_unknown else state)
+    if settled is not None:
+        emoji, by_approver, by_requester = settled
+        said = _(by_approver if approved else by_requester)
+        return f"{emoji} {said.format(who=who, time=decided, result=text)}"
     if state is ApprovalState.DENIED and approval.reason:
         said = _("Denied by {who} at {time}: _{reason}_").format(
             who=who, time=decided, reason=escape(truncate(approval.reason, 500))

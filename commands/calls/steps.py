@@ -22,7 +22,7 @@ from commands.calls.preview import value_problems
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
-from commands.kernel.interactions import StepParam, StepRun
+from commands.kernel.interactions import PHONE_INPUT, StepParam, StepRun
 from commands.kernel.phones import normalize_phone
 from commands.kernel.reply import Outcome, Reply, StepFailed
 from commands.kernel.resolve import all_campaigns
@@ -37,13 +37,7 @@ INPUTS = (
         "The autocall campaign: its name, the start of its name, or its UUID.",
         required=True,
     ),
-    StepParam(
-        "phone",
-        "string",
-        "Phone number",
-        "The customer's number: 10 digits starting 03, 05, 07, 08 or 09, or 84…",
-        required=True,
-    ),
+    PHONE_INPUT,
     StepParam(
         "values",
         "string",

@@ -277,6 +277,16 @@ class StepParam:
         return entry
 
 
+PHONE_INPUT = StepParam(
+    "phone",
+    "string",
+    "Phone number",
+    "The customer's number: 10 digits starting 03, 05, 07, 08 or 09, or 84…",
+    required=True,
+)
+"""The customer's number, as every step that calls or adds one asks for it."""
+
+
 WHO_RUNS_IT = StepParam(
     INTERACTIVITY_INPUT,
     "slack#/types/interactivity",

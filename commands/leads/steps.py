@@ -11,7 +11,7 @@ from commands.approvals.steps import request_from_step
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import key_values
 from commands.kernel.i18n import _
-from commands.kernel.interactions import StepParam, StepRun
+from commands.kernel.interactions import PHONE_INPUT, StepParam, StepRun
 from commands.kernel.phones import normalize_phone, phone_problem
 from commands.kernel.reply import Outcome, Reply, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
@@ -27,13 +27,7 @@ INPUTS = (
         "Add the lead to this campaign's list (its name or UUID); or give the list instead.",
     ),
     StepParam("list_id", "string", "Lead list ID", "The lead list's UUID (36 characters)."),
-    StepParam(
-        "phone",
-        "string",
-        "Phone number",
-        "The customer's number: 10 digits starting 03, 05, 07, 08 or 09, or 84…",
-        required=True,
-    ),
+    PHONE_INPUT,
     StepParam("name", "string", "Name", "The customer's name."),
     StepParam(
         "fields",

@@ -5,17 +5,28 @@ started for the session from Debian's package (tests/postgres.py)."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import text
 
-from storage import LATEST_VERSION, Database, SecretBox, Storage, database_url, open_database
+from storage import (
+    LATEST_VERSION,
+    Approval,
+    Database,
+    Role,
+    SecretBox,
+    Storage,
+    database_url,
+    open_database,
+)
 from storage.migrations import revision_id
 from storage.schema import DATA_TABLES
 from tests.postgres import PostgresServer, postgres_server
@@ -146,6 +157,42 @@ def raw(db: Database, sql: str, params: Mapping[str, Any] | None = None) -> list
     return db.write(work)
 
 
+def decide(
+    store: Storage,
+    team: str,
+    approval: Approval,
+    *,
+    decider: str = "U2",
+    role: Role = Role.ADMIN,
+    approve: bool = True,
+) -> Approval:
+    """DECIDER's click on APPROVAL's card, carrying the hash of the parameters it showed."""
+    return store.approvals.decide(
+        team,
+        approval.id,
+        decider=decider,
+        decider_role=role,
+        approve=approve,
+        params_hash=approval.params_hash,
+    )
+
+
+T = TypeVar("T")
+
+
+def at_once(count: int, work: Callable[[int], T], timeout: float = 120) -> list[T]:
+    """``work(0)`` .. ``work(count - 1)`` on as many threads, released together by a barrier
+    so that they really race; their results in order, or the first error they raised."""
+    barrier = threading.Barrier(count)
+
+    def start(i: int) -> T:
+        barrier.wait(timeout=30)
+        return work(i)
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(start, range(count), timeout=timeout))
+
+
 def sqlite_path(db: str) -> Path | None:
     """The file behind a SQLite ``CALLOPS_DB``; None for a server database."""
     url = database_url(db)
@@ -187,6 +234,14 @@ class Cli:
         code = int(args.func(args))
         out, err = self.capsys.readouterr()
         return code, out, err
+
+    def connect(
+        self, team: str, base_url: str, *options: str, stdin: str | None = None
+    ) -> tuple[int, str, str]:
+        """`callops workspace connect --team TEAM --base-url URL OPTIONS...`."""
+        return self(
+            "workspace", "connect", "--team", team, "--base-url", base_url, *options, stdin=stdin
+        )
 
     def set_keys(self, *keys: str) -> None:
         self.monkeypatch.setenv("CALLOPS_SECRET_KEY", ",".join(keys))

@@ -7,8 +7,9 @@ import multiprocessing
 from typing import Any
 
 from commands.approvals.kinds import ActionKind
-from storage import ApprovalState, Role, SecretBox, Storage
+from storage import ApprovalState, SecretBox, Storage
 from tests.storage import race_worker
+from tests.storage.conftest import decide
 
 ROUNDS = 150
 TEAM = "T_RACE"
@@ -54,14 +55,7 @@ def test_two_processes_racing_give_exactly_one_winner_every_time(db_url: str, ke
                     approval = store.approvals.create(
                         TEAM, ActionKind.CAMPAIGN_START, params, "U_REQ"
                     )
-                    store.approvals.decide(
-                        TEAM,
-                        approval.id,
-                        decider="U_ADMIN",
-                        decider_role=Role.ADMIN,
-                        approve=True,
-                        params_hash=approval.params_hash,
-                    )
+                    decide(store, TEAM, approval, decider="U_ADMIN")
                 for queue in jobs.values():
                     queue.put(("claim", approval.id, None))
                 outcomes = [results.get(timeout=30) for _ in workers]

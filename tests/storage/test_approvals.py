@@ -24,7 +24,7 @@ from storage.errors import (
     InvalidValueError,
     NotFoundError,
 )
-from tests.storage.conftest import FakeClock, raw
+from tests.storage.conftest import FakeClock, decide, raw
 
 T = "T1"
 REQUESTER, ADMIN = "U_REQ", "U_ADMIN"
@@ -36,15 +36,11 @@ def _new(store: Storage) -> Approval:
 
 
 def _approve(store: Storage, a: Approval) -> Approval:
-    return store.approvals.decide(
-        T, a.id, decider=ADMIN, decider_role=Role.ADMIN, approve=True, params_hash=a.params_hash
-    )
+    return decide(store, T, a, decider=ADMIN)
 
 
 def _deny(store: Storage, a: Approval) -> Approval:
-    return store.approvals.decide(
-        T, a.id, decider=ADMIN, decider_role=Role.ADMIN, approve=False, params_hash=a.params_hash
-    )
+    return decide(store, T, a, decider=ADMIN, approve=False)
 
 
 def _cancel(store: Storage, a: Approval) -> Approval:
@@ -154,14 +150,7 @@ def test_the_loser_of_a_decision_is_told_who_won(store: Storage) -> None:
     approval = _new(store)
     _approve(store, approval)
     with pytest.raises(ApprovalStateError, match=f"already approved by {ADMIN}"):
-        store.approvals.decide(
-            T,
-            approval.id,
-            decider="U_OTHER",
-            decider_role=Role.ADMIN,
-            approve=False,
-            params_hash=approval.params_hash,
-        )
+        decide(store, T, approval, decider="U_OTHER", approve=False)
 
 
 def test_claiming_returns_the_approved_parameters_exactly_once(store: Storage) -> None:
@@ -212,14 +201,7 @@ def test_deciders_the_policy_does_not_allow_are_refused(
 ) -> None:
     approval = _new(store)
     with pytest.raises(ApprovalForbiddenError, match=message):
-        store.approvals.decide(
-            T,
-            approval.id,
-            decider=decider,
-            decider_role=role,
-            approve=approve,
-            params_hash=approval.params_hash,
-        )
+        decide(store, T, approval, decider=decider, role=role, approve=approve)
     assert store.approvals.require(T, approval.id).state is ApprovalState.PENDING
 
 
@@ -229,14 +211,7 @@ def test_the_policy_is_snapshotted_when_the_request_is_made(store: Storage) -> N
     store.policies.reset(T, ActionKind.LEAD_UPLOAD)  # back to "any admin"
     with pytest.raises(ApprovalForbiddenError):
         _approve(store, approval)
-    decided = store.approvals.decide(
-        T,
-        approval.id,
-        decider="U_NAMED",
-        decider_role=Role.VIEWER,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    decided = decide(store, T, approval, decider="U_NAMED", role=Role.VIEWER)
     assert decided.state is ApprovalState.APPROVED
 
 
@@ -246,14 +221,7 @@ def test_a_confirm_request_is_confirmed_by_its_requester_alone(store: Storage) -
     )
     with pytest.raises(ApprovalForbiddenError):
         _approve(store, approval)  # an admin who did not ask
-    confirmed = store.approvals.decide(
-        T,
-        approval.id,
-        decider=REQUESTER,
-        decider_role=Role.OPERATOR,
-        approve=True,
-        params_hash=approval.params_hash,
-    )
+    confirmed = decide(store, T, approval, decider=REQUESTER, role=Role.OPERATOR)
     assert confirmed.state is ApprovalState.APPROVED
 
 

@@ -91,17 +91,9 @@ def test_exports_as_csv_and_json(store: Storage, clock: FakeClock) -> None:
 
     out = io.StringIO()
     write_csv(entries, out)
+    header, *_ = out.getvalue().splitlines()
+    assert header == "id,time,team_id,user_id,action,params,outcome,detail"
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
-    assert list(rows[0]) == [
-        "id",
-        "time",
-        "team_id",
-        "user_id",
-        "action",
-        "params",
-        "outcome",
-        "detail",
-    ]
     assert json.loads(rows[0]["params"])["phone"] == "0912345678"
     # A formula from Slack input must not run when the export is opened in a spreadsheet.
     assert rows[1]["action"].startswith("'=")

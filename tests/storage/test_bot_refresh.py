@@ -6,10 +6,8 @@ threads (each with its own engine, as processes have) want a fresh token at the 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -18,7 +16,7 @@ from slack_sdk import WebClient
 from bot.token_rotation import RETRY_PAUSE, TokenRefresher
 from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
 from storage import InstallationRecord, RefreshClaim, SecretBox, Storage
-from tests.storage.conftest import FakeClock, raw
+from tests.storage.conftest import FakeClock, at_once, raw
 
 pytestmark = pytest.mark.filterwarnings("ignore:BasicAuth is deprecated:DeprecationWarning")
 
@@ -43,6 +41,14 @@ def rotating_record(
     )
 
 
+@pytest.fixture
+def expiring(store: Storage, clock: FakeClock) -> InstallationRecord:
+    """A bot token with a refresh token, saved with a minute left: due for a refresh."""
+    record = rotating_record(expires_at=int(clock()) + 60)
+    store.installations.save(record)
+    return record
+
+
 def found(store: Storage) -> InstallationRecord:
     record = store.installations.find_bot(enterprise_id=None, team_id=TEAM)
     assert record is not None
@@ -53,23 +59,18 @@ def found(store: Storage) -> InstallationRecord:
 
 
 def test_one_of_many_claims_wins_and_a_late_one_finds_the_new_token(
-    db_url: str, box: SecretBox, clock: FakeClock
+    db_url: str, box: SecretBox, clock: FakeClock, expiring: InstallationRecord
 ) -> None:
-    with Storage.open(db_url, box, clock=clock) as store:
-        store.installations.save(rotating_record(expires_at=int(clock()) + 60))
-    record = rotating_record(expires_at=int(clock()) + 60)
+    record = expiring
     stores = [Storage.open(db_url, box, clock=clock) for _ in range(CONTENDERS)]
-    barrier = threading.Barrier(CONTENDERS)
 
     def claim(i: int) -> RefreshClaim:
-        barrier.wait(timeout=30)
         return stores[i].installations.claim_bot_refresh(
             record, expiring_before=clock() + 7200, owner=f"p{i}", lease=60
         )
 
     try:
-        with ThreadPoolExecutor(CONTENDERS) as pool:
-            won = list(pool.map(claim, range(CONTENDERS)))
+        won = at_once(CONTENDERS, claim)
         assert won.count(RefreshClaim.CLAIMED) == 1
         assert set(won) == {RefreshClaim.CLAIMED, RefreshClaim.BUSY}
         winner = won.index(RefreshClaim.CLAIMED)
@@ -104,63 +105,59 @@ def test_one_of_many_claims_wins_and_a_late_one_finds_the_new_token(
 
 
 def test_a_claim_held_by_a_dead_process_runs_out_and_a_failure_pauses_retries(
-    db_url: str, box: SecretBox, clock: FakeClock
+    store: Storage, clock: FakeClock, expiring: InstallationRecord
 ) -> None:
-    with Storage.open(db_url, box, clock=clock) as store:
-        record = rotating_record(expires_at=int(clock()) + 60)
-        store.installations.save(record)
-        due = clock() + 7200
+    record = expiring
+    due = clock() + 7200
 
-        def claim(owner: str) -> RefreshClaim:
-            return store.installations.claim_bot_refresh(
-                record, expiring_before=due, owner=owner, lease=60
-            )
+    def claim(owner: str) -> RefreshClaim:
+        return store.installations.claim_bot_refresh(
+            record, expiring_before=due, owner=owner, lease=60
+        )
 
-        assert claim("dead") is RefreshClaim.CLAIMED
-        assert claim("b") is RefreshClaim.BUSY
-        clock.advance(59)
-        assert claim("b") is RefreshClaim.BUSY
-        clock.advance(1)
-        assert claim("b") is RefreshClaim.CLAIMED
-        # Only the holder can give the claim up.
-        store.installations.release_bot_refresh(record, owner="dead")
-        assert claim("c") is RefreshClaim.BUSY
-        # A failed exchange pauses every process's retries for a while.
-        store.installations.release_bot_refresh(record, owner="b", pause=30)
-        assert claim("c") is RefreshClaim.PAUSED
-        clock.advance(30)
-        assert claim("c") is RefreshClaim.CLAIMED
-        store.installations.release_bot_refresh(record, owner="c")
-        assert claim("d") is RefreshClaim.CLAIMED
-        store.installations.delete(enterprise_id=None, team_id=TEAM)
-        assert claim("e") is RefreshClaim.GONE
+    assert claim("dead") is RefreshClaim.CLAIMED
+    assert claim("b") is RefreshClaim.BUSY
+    clock.advance(59)
+    assert claim("b") is RefreshClaim.BUSY
+    clock.advance(1)
+    assert claim("b") is RefreshClaim.CLAIMED
+    # Only the holder can give the claim up.
+    store.installations.release_bot_refresh(record, owner="dead")
+    assert claim("c") is RefreshClaim.BUSY
+    # A failed exchange pauses every process's retries for a while.
+    store.installations.release_bot_refresh(record, owner="b", pause=30)
+    assert claim("c") is RefreshClaim.PAUSED
+    clock.advance(30)
+    assert claim("c") is RefreshClaim.CLAIMED
+    store.installations.release_bot_refresh(record, owner="c")
+    assert claim("d") is RefreshClaim.CLAIMED
+    store.installations.delete(enterprise_id=None, team_id=TEAM)
+    assert claim("e") is RefreshClaim.GONE
 
 
 def test_tokens_of_a_reinstall_are_not_overwritten_by_a_late_refresh(
-    db_url: str, box: SecretBox, clock: FakeClock
+    store: Storage, clock: FakeClock, expiring: InstallationRecord
 ) -> None:
-    with Storage.open(db_url, box, clock=clock) as store:
-        record = rotating_record(expires_at=int(clock()) + 60)
-        store.installations.save(record)
-        claimed = store.installations.claim_bot_refresh(
-            record, expiring_before=clock() + 7200, owner="a", lease=60
-        )
-        assert claimed is RefreshClaim.CLAIMED
-        reinstall = rotating_record(
-            token="xoxe.xoxb-1-reinstall",
-            refresh="xoxe-1-reinstall",
-            expires_at=int(clock()) + 43200,
-        )
-        store.installations.save(reinstall)
-        assert not store.installations.finish_bot_refresh(
-            record,
-            owner="a",
-            spent_refresh_token="xoxe-1-old",
-            bot_token="xoxe.xoxb-1-late",
-            bot_refresh_token="xoxe-1-late",
-            expires_at=int(clock()) + 43200,
-        )
-        assert found(store).bot_token == "xoxe.xoxb-1-reinstall"
+    record = expiring
+    claimed = store.installations.claim_bot_refresh(
+        record, expiring_before=clock() + 7200, owner="a", lease=60
+    )
+    assert claimed is RefreshClaim.CLAIMED
+    reinstall = rotating_record(
+        token="xoxe.xoxb-1-reinstall",
+        refresh="xoxe-1-reinstall",
+        expires_at=int(clock()) + 43200,
+    )
+    store.installations.save(reinstall)
+    assert not store.installations.finish_bot_refresh(
+        record,
+        owner="a",
+        spent_refresh_token="xoxe-1-old",
+        bot_token="xoxe.xoxb-1-late",
+        bot_refresh_token="xoxe-1-late",
+        expires_at=int(clock()) + 43200,
+    )
+    assert found(store).bot_token == "xoxe.xoxb-1-reinstall"
 
 
 def test_a_lasting_token_is_never_claimed(db_url: str, box: SecretBox, clock: FakeClock) -> None:
@@ -221,11 +218,9 @@ def test_contenders_on_their_own_engines_spend_the_refresh_token_once(
     stores = [Storage.open(db_url, box) for _ in range(CONTENDERS)]
     try:
         old = install(slack, stores[0], left=60)
-        barrier = threading.Barrier(CONTENDERS)
 
         def contend(i: int) -> str | None:
             async def run() -> str | None:
-                barrier.wait(timeout=30)
                 record = await refresher(slack, stores[i]).bot_installation(
                     enterprise_id=None, team_id=TEAM
                 )
@@ -233,8 +228,7 @@ def test_contenders_on_their_own_engines_spend_the_refresh_token_once(
 
             return asyncio.run(run())
 
-        with ThreadPoolExecutor(CONTENDERS) as pool:
-            tokens = list(pool.map(contend, range(CONTENDERS)))
+        tokens = at_once(CONTENDERS, contend)
         assert refresh_exchanges(slack) == [None]
         assert len(set(tokens)) == 1 and tokens[0] != old.bot_token
         assert tokens[0] is not None and tokens[0].startswith("xoxe.xoxb-1-")

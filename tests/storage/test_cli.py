@@ -59,17 +59,8 @@ def _open(cli: Cli, *keys: str) -> Storage:
 
 
 def test_connect_verifies_stores_encrypted_and_caches_the_token(cli: Cli, emulator: Any) -> None:
-    code, out, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-        "--timezone",
-        "Asia/Ho_Chi_Minh",
+    code, out, err = cli.connect(
+        "T1", emulator.base_url, "--api-key", emulator.api_key, "--timezone", "Asia/Ho_Chi_Minh"
     )
     assert code == 0, err
     assert "workspace T1 connected" in out and emulator.api_key not in out + err
@@ -87,16 +78,7 @@ def test_a_wrong_key_is_refused_with_the_services_message_and_nothing_saved(
     cli: Cli, emulator: Any
 ) -> None:
     message = _service_refusal(emulator.base_url, "wrong-key")
-    code, out, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        "wrong-key",
-    )
+    code, out, err = cli.connect("T1", emulator.base_url, "--api-key", "wrong-key")
     assert code != 0
     assert message in err and "nothing was saved" in err
     assert "wrong-key" not in out + err
@@ -107,64 +89,29 @@ def test_a_wrong_key_is_refused_with_the_services_message_and_nothing_saved(
 
 
 def test_an_unreachable_service_is_reported_and_nothing_saved(cli: Cli) -> None:
-    code, _, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        "http://127.0.0.1:1",
-        "--api-key",
-        "k",
-    )
+    code, _, err = cli.connect("T1", "http://127.0.0.1:1", "--api-key", "k")
     assert code == 1 and "could not reach" in err
     with _open(cli) as store:
         assert store.workspaces.get("T1") is None
 
 
 def test_the_key_can_come_from_stdin_instead_of_the_command_line(cli: Cli, emulator: Any) -> None:
-    code, _, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        stdin=emulator.api_key + "\n",
-    )
+    code, _, err = cli.connect("T1", emulator.base_url, stdin=emulator.api_key + "\n")
     assert code == 0, err
     with _open(cli) as store:
         assert store.workspaces.api_key("T1") == emulator.api_key
 
 
 def test_bad_input_is_refused_before_calling_the_service(cli: Cli, emulator: Any) -> None:
-    code, _, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-        "--timezone",
-        "Mars/Base",
+    code, _, err = cli.connect(
+        "T1", emulator.base_url, "--api-key", emulator.api_key, "--timezone", "Mars/Base"
     )
     assert code == 2 and "unknown timezone" in err
 
 
 def test_without_a_secret_key_the_cli_refuses_and_explains(cli: Cli, emulator: Any) -> None:
     cli.monkeypatch.delenv("CALLOPS_SECRET_KEY")
-    code, _, err = cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
+    code, _, err = cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
     assert code == 2
     assert "CALLOPS_SECRET_KEY" in err and "Fernet.generate_key()" in err
     path = sqlite_path(cli.db)
@@ -182,26 +129,8 @@ def test_without_a_secret_key_the_cli_refuses_and_explains(cli: Cli, emulator: A
 def test_list_shows_workspaces_but_never_keys(cli: Cli, emulator: Any) -> None:
     code, out, _ = cli("workspace", "list")
     assert code == 0 and "no workspaces yet" in out
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T2",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key_2,
-    )
+    cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
+    cli.connect("T2", emulator.base_url, "--api-key", emulator.api_key_2)
 
     code, out, _ = cli("workspace", "list")
     assert code == 0
@@ -234,16 +163,7 @@ def test_connect_follows_the_one_rule_for_where_the_service_may_be(cli: Cli, emu
 
 
 def test_disconnect_removes_key_and_tokens(cli: Cli, emulator: Any) -> None:
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
+    cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
     code, out, _ = cli("workspace", "disconnect", "--team", "T1")
     assert code == 0 and "disconnected" in out
     with _open(cli) as store:
@@ -259,16 +179,7 @@ def test_disconnect_removes_key_and_tokens(cli: Cli, emulator: Any) -> None:
 
 
 def test_secrets_rotate_moves_everything_to_the_new_key(cli: Cli, emulator: Any, key: str) -> None:
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
+    cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
     new = Fernet.generate_key().decode()
     cli.set_keys(new, key)
     code, out, err = cli("secrets", "rotate")
@@ -288,26 +199,8 @@ def test_secrets_rotate_moves_everything_to_the_new_key(cli: Cli, emulator: Any,
 
 
 def test_audit_exports_csv_and_json_filtered_by_team_and_date(cli: Cli, emulator: Any) -> None:
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
-    cli(
-        "workspace",
-        "connect",
-        "--team",
-        "T2",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key_2,
-    )
+    cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
+    cli.connect("T2", emulator.base_url, "--api-key", emulator.api_key_2)
 
     code, out, _ = cli("audit", "--format", "json")
     assert code == 0
@@ -493,10 +386,7 @@ def test_db_copy_moves_every_row_and_secret_to_the_other_engine(
     monkeypatch.setenv("CALLOPS_SECRET_KEY", key)
     cli = Cli(capsys, monkeypatch, source)
     try:
-        code, _, err = cli(
-            "workspace", "connect", "--team", "T1", "--base-url", emulator.base_url,
-            "--api-key", emulator.api_key,
-        )  # fmt: skip
+        code, _, err = cli.connect("T1", emulator.base_url, "--api-key", emulator.api_key)
         assert code == 0, err
         with Storage.open(source, SecretBox([key])) as store:
             secrets = _fill_every_table(store)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +20,6 @@ from storage import (
     LATEST_VERSION,
     InstallationRecord,
     PushedMessage,
-    Role,
     SecretBox,
     Storage,
     database_url,
@@ -29,7 +27,7 @@ from storage import (
 )
 from storage.errors import InvalidValueError, StorageBusyError
 from tests.postgres import PostgresServer
-from tests.storage.conftest import raw, sqlite_path
+from tests.storage.conftest import at_once, decide, raw, sqlite_path
 
 BUSY = "the database is busy; try again in a moment"
 
@@ -135,28 +133,13 @@ def test_one_storage_serves_many_threads_and_each_claim_is_won_once(store: Stora
     )
     ids = [f"cdr-{n}" for n in range(40)]
     slots = [f"2024-05-01T{h:02d}:00" for h in range(10)]
-    threads, barrier = 6, threading.Barrier(6)
-    won: list[str] = []
-    failures: list[BaseException] = []
-    lock = threading.Lock()
 
-    def worker() -> None:
-        try:
-            barrier.wait(timeout=30)
-            accepted = [i for i in ids if store.call_feed.accept("T1", i, {}, []) is not None]
-            mine = [f"callback:{i}" for i in accepted]
-            mine += [f"slot:{s}" for s in slots if store.digests.claim_slot("T1", digest.id, s)]
-            with lock:
-                won.extend(mine)
-        except BaseException as exc:
-            failures.append(exc)
+    def worker(_: int) -> list[str]:
+        accepted = [i for i in ids if store.call_feed.accept("T1", i, {}, []) is not None]
+        mine = [f"callback:{i}" for i in accepted]
+        return mine + [f"slot:{s}" for s in slots if store.digests.claim_slot("T1", digest.id, s)]
 
-    running = [threading.Thread(target=worker) for _ in range(threads)]
-    for thread in running:
-        thread.start()
-    for thread in running:
-        thread.join(timeout=120)
-    assert failures == []
+    won = [claim for mine in at_once(6, worker) for claim in mine]
     assert sorted(won) == sorted([f"callback:{i}" for i in ids] + [f"slot:{s}" for s in slots])
     assert raw(store.db, "SELECT count(*) FROM processed_callbacks") == [(len(ids),)]
 
@@ -217,14 +200,7 @@ def test_on_postgresql_a_poster_skips_a_row_another_is_taking_without_waiting(
 def test_the_push_behind_a_call_record_is_found_by_its_exact_call_id(store: Storage) -> None:
     def pushed(call_id: str, ts: str) -> None:
         approval = store.approvals.create("T1", ActionKind.AUTOCALL_PUSH, {"n": ts}, "U1")
-        store.approvals.decide(
-            "T1",
-            approval.id,
-            decider="U2",
-            decider_role=Role.ADMIN,
-            approve=True,
-            params_hash=approval.params_hash,
-        )
+        decide(store, "T1", approval)
         store.approvals.claim_for_execution("T1", approval.id)
         store.approvals.finish(
             "T1", approval.id, ok=True, result={"call_id": call_id, "channel": "C1", "ts": ts}

@@ -12,6 +12,7 @@ from callcenter import CallCenter
 from commands.approvals.kinds import ActionKind
 from storage import Role, Storage
 from storage.errors import NotFoundError
+from tests.storage.conftest import decide
 
 A, B = "T_ALPHA", "T_BETA"
 
@@ -53,14 +54,7 @@ def test_no_store_returns_or_changes_another_workspaces_rows(store: Storage) -> 
     assert store.approvals.get(B, approval.id) is None
     assert store.approvals.list(B) == []
     with pytest.raises(NotFoundError):
-        store.approvals.decide(
-            B,
-            approval.id,
-            decider="U2",
-            decider_role=Role.ADMIN,
-            approve=True,
-            params_hash=approval.params_hash,
-        )
+        decide(store, B, approval)
     with pytest.raises(NotFoundError):
         store.approvals.cancel(B, approval.id, by="U2", by_role=Role.ADMIN)
     with pytest.raises(NotFoundError):

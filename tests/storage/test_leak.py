@@ -13,9 +13,9 @@ import pytest
 from cryptography.fernet import Fernet
 
 from commands.approvals.kinds import ActionKind
-from storage import InstallationRecord, Role, SecretBox, Storage
+from storage import InstallationRecord, SecretBox, Storage
 from tests.postgres import PostgresServer
-from tests.storage.conftest import Cli, sqlite_path
+from tests.storage.conftest import Cli, decide, sqlite_path
 
 
 def _database_bytes(cli: Cli, request: pytest.FixtureRequest) -> bytes:
@@ -44,26 +44,17 @@ def test_no_secret_reaches_the_database_files_or_the_logs(
         assert code == 0, err
         outputs.extend([out, err])
 
-    run(
-        "workspace",
-        "connect",
-        "--team",
-        "T1",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key,
-    )
-    run(
-        "workspace",
-        "connect",
-        "--team",
-        "T2",
-        "--base-url",
-        emulator.base_url,
-        "--api-key",
-        emulator.api_key_2,
-    )
+    for team, api_key in (("T1", emulator.api_key), ("T2", emulator.api_key_2)):
+        run(
+            "workspace",
+            "connect",
+            "--team",
+            team,
+            "--base-url",
+            emulator.base_url,
+            "--api-key",
+            api_key,
+        )
 
     bot_token, user_token = "xoxb-123-456-leakcheckbot", "xoxp-123-456-leakcheckuser"
     refresh, webhook = "xoxe-1-leakcheckrefresh", "https://hooks.slack.com/services/LEAKCHECK"
@@ -88,14 +79,7 @@ def test_no_secret_reaches_the_database_files_or_the_logs(
             {"username": "agent7", "password": password, "confirm_password": password},
             "U1",
         )
-        store.approvals.decide(
-            "T1",
-            approval.id,
-            decider="U2",
-            decider_role=Role.ADMIN,
-            approve=True,
-            params_hash=approval.params_hash,
-        )
+        decide(store, "T1", approval)
         claimed = store.approvals.claim_for_execution("T1", approval.id)
         assert claimed.params["password"] == password
         store.approvals.finish("T1", approval.id, ok=True, result={"updated": "agent7"})

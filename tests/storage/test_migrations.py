@@ -20,7 +20,7 @@ from storage import (
 )
 from storage.errors import SchemaTooNewError
 from storage.migrations import revision_id
-from tests.storage.conftest import raw, sqlite_path
+from tests.storage.conftest import at_once, raw, sqlite_path
 
 
 def _schema(db: Database) -> dict[str, list[str]]:
@@ -106,24 +106,13 @@ def test_replicas_starting_together_on_a_new_database_migrate_it_once(empty_db_u
     the one that migrates (SQLite's write lock, PostgreSQL's advisory lock) and then finds
     the schema in place, instead of creating the tables twice."""
     starters = 4
-    barrier = threading.Barrier(starters)
     opened: list[Database] = []
-    errors: list[BaseException] = []
 
-    def start() -> None:
-        barrier.wait(timeout=30)
-        try:
-            opened.append(open_database(empty_db_url, busy_timeout=10))
-        except BaseException as exc:
-            errors.append(exc)
+    def start(_: int) -> None:
+        opened.append(open_database(empty_db_url, busy_timeout=10))
 
-    threads = [threading.Thread(target=start) for _ in range(starters)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
     try:
-        assert errors == []
+        at_once(starters, start, timeout=60)
         assert len(opened) == starters
         assert raw(opened[0], "SELECT COUNT(*) FROM alembic_version") == [(1,)]
     finally:

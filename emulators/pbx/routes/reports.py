@@ -12,16 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
-from callcenter.models import (
-    AgentTimeList,
-    AutodialerStats,
-    ExtensionReport,
-    ExtensionSummaryDayList,
-    ExtensionSummaryList,
-    Page,
-    ReportUserList,
-    StatsList,
-)
+from callcenter import models as m
 from emulators.pbx import reports
 from emulators.pbx.auth import CurrentDomain
 from emulators.pbx.errors import field_errors
@@ -68,36 +59,40 @@ async def _tallied(
 Tallies = Annotated[Tallied, Depends(_tallied)]
 
 
-@router.get("/v3/report/call/user", responses={200: {"model": ReportUserList}})
+@router.get("/v3/report/call/user", responses={200: {"model": m.ReportUserList}})
 async def call_users(w: Tallies) -> Response:
-    return json_response(ReportUserList(data=reports.call_users(w.tallies, w.emu.tz)))
+    return json_response(m.ReportUserList(data=reports.call_users(w.tallies, w.emu.tz)))
 
 
-@router.get("/v2/report/extension", responses={200: {"model": ExtensionReport}})
+@router.get("/v2/report/extension", responses={200: {"model": m.ExtensionReport}})
 async def extension_report(w: Tallies) -> Response:
     return json_response(
-        ExtensionReport(code=200, content="success", data=reports.extension_counters(w.tallies))
+        m.ExtensionReport(code=200, content="success", data=reports.extension_counters(w.tallies))
     )
 
 
-@router.get("/v2/report/extension/summary", responses={200: {"model": ExtensionSummaryList}})
+@router.get("/v2/report/extension/summary", responses={200: {"model": m.ExtensionSummaryList}})
 async def extension_summary(w: Tallies) -> Response:
-    return json_response(ExtensionSummaryList(data=reports.extension_summary(w.tallies, w.lower)))
+    return json_response(m.ExtensionSummaryList(data=reports.extension_summary(w.tallies, w.lower)))
 
 
-@router.get("/v2/report/extension/summary/day", responses={200: {"model": ExtensionSummaryDayList}})
+@router.get(
+    "/v2/report/extension/summary/day", responses={200: {"model": m.ExtensionSummaryDayList}}
+)
 async def extension_summary_day(w: Tallies) -> Response:
     return json_response(
-        ExtensionSummaryDayList(data=reports.extension_summary_day(w.tallies, w.emu.tz))
+        m.ExtensionSummaryDayList(data=reports.extension_summary_day(w.tallies, w.emu.tz))
     )
 
 
-@router.get("/v2/report/agent/time", responses={200: {"model": AgentTimeList}})
+@router.get("/v2/report/agent/time", responses={200: {"model": m.AgentTimeList}})
 async def agent_time(w: Tallies) -> Response:
-    return json_response(AgentTimeList(data=reports.agent_time(w.tallies, w.domain_uuid, w.emu.tz)))
+    return json_response(
+        m.AgentTimeList(data=reports.agent_time(w.tallies, w.domain_uuid, w.emu.tz))
+    )
 
 
-@router.get("/v2/stats", responses={200: {"model": StatsList}})
+@router.get("/v2/stats", responses={200: {"model": m.StatsList}})
 async def stats(
     request: Request,
     domain: CurrentDomain,
@@ -108,11 +103,11 @@ async def stats(
     emu = emulator(request)
     lower, upper = _window(emu, "start_date", start_date, "end_date", end_date)
     rows = reports.stats(emu.conn, domain.domain_uuid, lower, upper, interval, emu.tz)
-    return json_response(StatsList(data=rows))
+    return json_response(m.StatsList(data=rows))
 
 
 @router.get(
-    "/v3/monitor-stats/campaign/autodialer", responses={200: {"model": Page[AutodialerStats]}}
+    "/v3/monitor-stats/campaign/autodialer", responses={200: {"model": m.Page[m.AutodialerStats]}}
 )
 async def autodialer_stats(
     request: Request,
@@ -134,7 +129,7 @@ async def autodialer_stats(
         emu.conn, domain.domain_uuid, emu.now(), interval, campaign_uuid or [], status or []
     )
     return json_response(
-        Page[AutodialerStats](
+        m.Page[m.AutodialerStats](
             data=rows[skip : skip + size], limit=size, offset=skip, total=len(rows)
         )
     )
