@@ -7,76 +7,41 @@ Every read and write of workspace data takes the Slack team id; nothing returns 
 workspace's rows. Imports only SQLAlchemy, cryptography and the stdlib: nothing of callops.
 """
 
-from storage.alerts import Alert, AlertStore, FiredAlert
-from storage.approval_secrets import ApprovalSecretStore
-from storage.approvals import Approval, ApprovalState, ApprovalStore, canonical_json, params_hash
-from storage.audit import AuditEntry, AuditLog, Outcome, redact, write_csv, write_json
-from storage.call_feed import (
-    OUTCOME_LANE,
-    CallFeedStore,
-    OpenFold,
-    PushedMessage,
-    QueuedRecord,
-)
-from storage.copy import CopyReport, copy_database
+from storage.alerts import Alert
+from storage.approvals import Approval, ApprovalState, params_hash
+from storage.audit import AuditLog, Outcome, redact, write_csv, write_json
+from storage.call_feed import OpenFold, PushedMessage, QueuedRecord
+from storage.copy import copy_database
 from storage.database import Database, connect, database_url, open_database, patience
-from storage.digests import DigestRun, DigestSchedule, DigestStore
-from storage.facade import Requester, Storage, WipeResult
-from storage.installations import (
-    InstallationRecord,
-    InstallationStore,
-    OAuthStateStore,
-    RefreshClaim,
-)
+from storage.digests import DigestSchedule
+from storage.facade import Requester, Storage
+from storage.installations import InstallationRecord, RefreshClaim
 from storage.migrations import LATEST_VERSION, migrate, read_schema_version
-from storage.notices import Notice, NoticeStore
-from storage.notifications import CallbackTokenStore, DedupStore, NotificationRoute, RouteStore
+from storage.notifications import DedupStore, NotificationRoute
 from storage.offload import BlockingOnLoopError, off_loop, off_loop_quick, set_loop_guard
 from storage.people import Person
-from storage.policy import (
-    ADMINS,
-    KindPolicy,
-    Mode,
-    PolicyStore,
-)
-from storage.roles import DEFAULT_ROLE, WORKFLOWS, Role, RoleStore, effective_role
+from storage.policy import ADMINS, KindPolicy, Mode, PolicyStore
+from storage.roles import DEFAULT_ROLE, WORKFLOWS, Role, effective_role
 from storage.secrets import SecretBox, rotate_secrets
-from storage.step_runs import StepLink, StepRunStore
-from storage.workspaces import UNCHANGED, ServiceToken, Workspace, WorkspaceStore
+from storage.workspaces import ServiceToken, Workspace, WorkspaceStore
 
 __all__ = [
     "ADMINS",
     "DEFAULT_ROLE",
     "LATEST_VERSION",
-    "OUTCOME_LANE",
-    "UNCHANGED",
     "WORKFLOWS",
     "Alert",
-    "AlertStore",
     "Approval",
-    "ApprovalSecretStore",
     "ApprovalState",
-    "ApprovalStore",
-    "AuditEntry",
     "AuditLog",
     "BlockingOnLoopError",
-    "CallFeedStore",
-    "CallbackTokenStore",
-    "CopyReport",
     "Database",
     "DedupStore",
-    "DigestRun",
     "DigestSchedule",
-    "DigestStore",
-    "FiredAlert",
     "InstallationRecord",
-    "InstallationStore",
     "KindPolicy",
     "Mode",
-    "Notice",
-    "NoticeStore",
     "NotificationRoute",
-    "OAuthStateStore",
     "OpenFold",
     "Outcome",
     "Person",
@@ -86,17 +51,11 @@ __all__ = [
     "RefreshClaim",
     "Requester",
     "Role",
-    "RoleStore",
-    "RouteStore",
     "SecretBox",
     "ServiceToken",
-    "StepLink",
-    "StepRunStore",
     "Storage",
-    "WipeResult",
     "Workspace",
     "WorkspaceStore",
-    "canonical_json",
     "connect",
     "copy_database",
     "database_url",

@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, from_row, not_in_workspace, required
 from storage.clock import Clock, system_clock
@@ -163,18 +164,7 @@ class ApprovalState(StrEnum):
 
     @property
     def is_final(self) -> bool:
-        return self in _FINAL
-
-
-_FINAL = frozenset(
-    {
-        ApprovalState.DONE,
-        ApprovalState.FAILED,
-        ApprovalState.DENIED,
-        ApprovalState.EXPIRED,
-        ApprovalState.CANCELLED,
-    }
-)
+        return self not in (ApprovalState.PENDING, ApprovalState.APPROVED, ApprovalState.EXECUTING)
 
 
 def canonical_json(params: Mapping[str, Any]) -> str:
@@ -426,21 +416,8 @@ class ApprovalStore(SealedStore):
 
     def finish(self, team_id: str, approval_id: str, *, ok: bool, result: Any = None) -> Approval:
         """executing -> done | failed, with the outcome the Slack card will show."""
-        target = ApprovalState.DONE if ok else ApprovalState.FAILED
-        changed = self._db.change(
-            _FINISH,
-            {
-                "team": team_id,
-                "approval": approval_id,
-                "new_state": target.value,
-                "now": self._clock(),
-                "outcome": json.dumps(result),
-            },
-        )
-        finished = self.require(team_id, approval_id)
-        if changed != 1:
-            raise ApprovalStateError(_state_message(finished, "finish"), finished)
-        log.info("team %s: approval %s %s", team_id, approval_id, target.value)
+        finished = self._settle(_FINISH, team_id, approval_id, ok, result, "finish")
+        log.info("team %s: approval %s %s", team_id, approval_id, finished.state.value)
         return finished
 
     def abandoned(self, *, approved_grace: float) -> builtins.list[Approval]:
@@ -457,22 +434,10 @@ class ApprovalStore(SealedStore):
         """executing -> done | failed for a request whose lease ran out (its process is
         gone): the outcome recovery found.  Raises ApprovalStateError when the request
         was settled meanwhile or its process renewed the lease after all."""
-        target = ApprovalState.DONE if ok else ApprovalState.FAILED
-        now = self._clock()
-        changed = self._db.change(
-            _FINISH_ABANDONED,
-            {
-                "team": team_id,
-                "approval": approval_id,
-                "new_state": target.value,
-                "now": now,
-                "outcome": json.dumps(result),
-            },
+        settled = self._settle(_FINISH_ABANDONED, team_id, approval_id, ok, result, "settle")
+        log.info(
+            "team %s: abandoned approval %s settled as %s", team_id, approval_id, settled.state
         )
-        settled = self.require(team_id, approval_id)
-        if changed != 1:
-            raise ApprovalStateError(_state_message(settled, "settle"), settled)
-        log.info("team %s: abandoned approval %s settled as %s", team_id, approval_id, target)
         return settled
 
     def expire_due(self, team_id: str, now: float | None = None) -> builtins.list[Approval]:
@@ -486,6 +451,26 @@ class ApprovalStore(SealedStore):
         return [self.require(team_id, i) for i in sorted(ids)]
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _settle(
+        self,
+        statement: Executable,
+        team_id: str,
+        approval_id: str,
+        ok: bool,
+        result: Any,
+        verb: str,
+    ) -> Approval:
+        """executing -> done | failed by ``statement``; raises if it was not executing."""
+        target = ApprovalState.DONE if ok else ApprovalState.FAILED
+        values = {"team": team_id, "approval": approval_id, "new_state": target.value}
+        changed = self._db.change(
+            statement, {**values, "now": self._clock(), "outcome": json.dumps(result)}
+        )
+        settled = self.require(team_id, approval_id)
+        if changed != 1:
+            raise ApprovalStateError(_state_message(settled, verb), settled)
+        return settled
 
     def _refusal(self, current: Approval, decider: str, role: Role, *, approve: bool) -> str | None:
         if not approve and decider == current.requester and not current.allow_self_approval:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import csv
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from sqlalchemy import ColumnElement, func, insert, select, true
 from sqlalchemy.engine import Connection
 
-from storage._rows import Store
+from storage._rows import Store, from_row
 from storage.clock import iso_utc
 from storage.schema import audit_log
 
@@ -87,16 +87,7 @@ class AuditEntry:
         }
 
 
-EXPORT_FIELDS: Sequence[str] = (
-    "id",
-    "time",
-    "team_id",
-    "user_id",
-    "action",
-    "params",
-    "outcome",
-    "detail",
-)
+EXPORT_FIELDS = ("id", "time", "team_id", "user_id", "action", "params", "outcome", "detail")
 
 
 class AuditLog(Store):
@@ -161,19 +152,8 @@ class AuditLog(Store):
         query = query.order_by(_A.at, _A.id)
         if limit is not None:
             query = query.limit(limit)
-        return [
-            AuditEntry(
-                id=row["id"],
-                at=row["at"],
-                team_id=row["team_id"],
-                user_id=row["user_id"],
-                action=row["action"],
-                params=json.loads(row["params"]),
-                outcome=row["outcome"],
-                detail=row["detail"],
-            )
-            for row in self._db.all(query)
-        ]
+        rows = self._db.all(query)
+        return [from_row(AuditEntry, row, params=json.loads(row["params"])) for row in rows]
 
 
 def write_json(entries: Iterable[AuditEntry], out: TextIO) -> None:

@@ -80,11 +80,6 @@ class PushedMessage:
     ts: str
 
 
-def subject_hash(team_id: str, subject: str) -> str:
-    """What identifies a thread's subject (a lead or a phone number) without storing it."""
-    return hashlib.sha256(f"{team_id}\x00{subject}".encode()).hexdigest()
-
-
 _Q = callback_queue.c
 _T = call_threads.c
 _SEQ = _Q.seq == bindparam("row")
@@ -156,8 +151,7 @@ _LANE_ROWS = (
     .order_by(_Q.seq)
     .limit(bindparam("limit"))
 )
-_PENDING_ALL = select(func.count()).select_from(callback_queue)
-_PENDING_TEAM = _PENDING_ALL.where(_Q.team_id == bindparam("team_id"))
+_PENDING = select(func.count()).select_from(callback_queue)
 _QUEUE_STATS = select(func.count().label("depth"), func.min(_Q.received_at).label("oldest"))
 _CLEAR = delete(callback_queue)
 _R = notification_routes.c
@@ -404,10 +398,9 @@ class CallFeedStore(SealedStore):
         """Try this row again at ``not_before`` (its lane waits behind it)."""
         self._db.change(_POSTPONE, {"row": seq, "retry_at": not_before, "error": error})
 
-    def pending(self, team_id: str | None = None) -> int:
-        if team_id is None:
-            return int(self._db.scalar(_PENDING_ALL))
-        return int(self._db.scalar(_PENDING_TEAM, {"team_id": team_id}))
+    def pending(self) -> int:
+        """Posts waiting in the queue, of every workspace."""
+        return int(self._db.scalar(_PENDING))
 
     def depth_and_oldest(self) -> tuple[int, float | None]:
         """Posts waiting in the queue (every workspace) and when the oldest of them was
@@ -442,12 +435,9 @@ class CallFeedStore(SealedStore):
 
     @staticmethod
     def _thread(team_id: str, channel: str, day: str, subject: str) -> dict[str, str]:
-        return {
-            "team_id": team_id,
-            "channel": channel,
-            "day": day,
-            "subject_hash": subject_hash(team_id, subject),
-        }
+        # The subject (a lead or a phone number) is identified without being stored.
+        hashed = hashlib.sha256(f"{team_id}\x00{subject}".encode()).hexdigest()
+        return {"team_id": team_id, "channel": channel, "day": day, "subject_hash": hashed}
 
     def thread_root(self, team_id: str, channel: str, day: str, subject: str) -> str | None:
         root = self._db.scalar(_THREAD_ROOT, self._thread(team_id, channel, day, subject))

@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.engine import Connection
 
 from storage._rows import Store
-from storage.database import by_dialect
+from storage.database import by_dialect, upsert
 from storage.schema import calling_rules, dnc_numbers, outbound_pushes
 from storage.validation import check_id
 
@@ -58,23 +58,6 @@ class CallingRules:
 
     def hours_of(self, campaign_uuid: str) -> tuple[int, int]:
         return self.of(campaign_uuid).hours or self.hours
-
-
-def _upsert(conn: Connection, values: dict[str, object]) -> None:
-    """Write the columns given, keep the others (the row is made when missing)."""
-    key = (values["team_id"], values["campaign_uuid"])
-    exists = conn.execute(
-        select(_R.team_id).where(_R.team_id == key[0], _R.campaign_uuid == key[1])
-    ).first()
-    if exists is None:
-        conn.execute(insert(calling_rules), values)
-    else:
-        changes = {k: v for k, v in values.items() if k not in ("team_id", "campaign_uuid")}
-        conn.execute(
-            calling_rules.update()
-            .where(_R.team_id == key[0], _R.campaign_uuid == key[1])
-            .values(**changes)
-        )
 
 
 _RULES = select(calling_rules).where(_R.team_id == bindparam("team_id"))
@@ -136,7 +119,9 @@ class CallingRuleStore(Store):
             "updated_at": self._clock(),
             **columns,
         }
-        self._db.write(lambda conn: _upsert(conn, values))
+        # Only the columns given change; a missing row is made.
+        statement = upsert(calling_rules, "updated_by", "updated_at", *columns)
+        self._db.change(self._db.pick(statement), values)
 
     # --- the do-not-call list -------------------------------------------------------
 

@@ -43,12 +43,9 @@ class CopyReport:
         return sum(self.rows.values())
 
 
-def _count(conn: Connection, table: Table) -> int:
-    return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
-
-
 def _counts(conn: Connection) -> dict[str, int]:
-    return {table.name: _count(conn, table) for table in DATA_TABLES}
+    count = select(func.count()).select_from
+    return {table.name: int(conn.execute(count(table)).scalar_one()) for table in DATA_TABLES}
 
 
 def _check_version(db: Database, role: str) -> None:

@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Table, create_engine, event, inspect, select, update
+from sqlalchemy import Table, create_engine, event, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, Engine, RowMapping, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -48,23 +48,6 @@ from storage.errors import InvalidValueError, StorageBusyError
 from storage.migrations import migrate, read_schema_version
 from storage.offload import CONNECTIONS, check_not_on_loop
 from storage.schema import alembic_version
-
-__all__ = [
-    "DEFAULT_BUSY_TIMEOUT",
-    "DEFAULT_LOCK_TIMEOUT",
-    "DEFAULT_STATEMENT_TIMEOUT",
-    "DEFAULT_TRIES",
-    "Database",
-    "InsertFactory",
-    "Params",
-    "begin_sqlite",
-    "by_dialect",
-    "connect",
-    "database_url",
-    "open_database",
-    "patience",
-    "upsert",
-]
 
 log = logging.getLogger(__name__)
 
@@ -84,15 +67,18 @@ def by_dialect(build: Callable[[InsertFactory], S]) -> dict[str, S]:
     return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
 
 
-def upsert(table: Table, *columns: str) -> dict[str, Executable]:
-    """``INSERT`` that, when a row with the same primary key is there, replaces only
-    ``columns`` of it (on both engines; see `by_dialect`)."""
+def upsert(table: Table, *columns: str, keys: Sequence[str] = ()) -> dict[str, Executable]:
+    """``INSERT`` that, when a row with the same ``keys`` (default: the primary key) is
+    there, replaces only ``columns`` of it (default: all but the keys and the primary key),
+    on both engines (see `by_dialect`)."""
+    primary = [c.name for c in table.primary_key]
+    index = list(keys) or primary
+    names = columns or [c.name for c in table.c if c.name not in (*index, *primary)]
 
     def build(insert: InsertFactory) -> Executable:
         statement = insert(table)
         return statement.on_conflict_do_update(
-            index_elements=list(table.primary_key),
-            set_={name: statement.excluded[name] for name in columns},
+            index_elements=index, set_={name: statement.excluded[name] for name in names}
         )
 
     return by_dialect(build)
@@ -277,7 +263,7 @@ class Database:
                         tries,
                     )
                     continue
-                if not self.is_busy(exc):
+                if not _driver_busy(exc.orig):
                     raise
                 if last:
                     log.warning("database busy after %d tries; failing this request", tries)
@@ -286,10 +272,6 @@ class Database:
                 time.sleep(delay * (1 + random.random()))
                 delay *= 2
         raise AssertionError("unreachable: the loop returns or raises")
-
-    def is_busy(self, exc: DBAPIError) -> bool:
-        """Whether the error means "another writer holds the lock" (worth a retry)."""
-        return _driver_busy(exc.orig)
 
     # -- one-statement shorthands ------------------------------------------------------------
     #
@@ -317,9 +299,6 @@ class Database:
         """This engine's variant of a statement built with `by_dialect`."""
         return statements[self.dialect]
 
-    def table_names(self) -> list[str]:
-        return self.read(lambda conn: sorted(inspect(conn).get_table_names()))
-
     def sqlite_pragma(self, statement: str) -> Sequence[Any]:
         """Run a PRAGMA outside any transaction (some, like ``journal_mode`` or
         ``wal_checkpoint``, refuse to run inside one); returns its rows."""
@@ -335,10 +314,6 @@ class Database:
                 cursor.close()
         finally:
             raw.close()
-
-    def ping(self) -> None:
-        """Raises if the database cannot answer a trivial query (for health checks)."""
-        self.scalar(select(1))
 
     def probe_write(self, *, lock_timeout: float) -> None:
         """Raises unless a write goes through now: an UPDATE in a transaction that is

@@ -29,7 +29,6 @@ _ADD = insert(digests)
 _GET = select(digests).where(*_THIS)
 _LIST = select(digests).where(_D.team_id == bindparam("team")).order_by(_D.created_at, _D.id)
 _ACTIVE = select(digests).where(_D.paused == 0).order_by(_D.team_id, _D.created_at, _D.id)
-_TEAM_IDS = select(_D.team_id).distinct().order_by(_D.team_id)
 _REMOVE = delete(digests).where(*_THIS)
 _REMEMBER_SLOT = update(digests).where(*_THIS).values(last_slot=bindparam("at_slot"))
 _TEAMS_DIGEST = _R.digest_id.in_(select(_D.id).where(_D.team_id == bindparam("team")))
@@ -158,10 +157,6 @@ class DigestStore(Store):
         """Every workspace's digests that are not paused: what the scheduler looks at."""
         return [from_row(DigestSchedule, row) for row in self._db.all(_ACTIVE)]
 
-    def team_ids(self) -> builtins.list[str]:
-        """Teams that have digests (ids only): the scheduler loads each team's at start."""
-        return [r["team_id"] for r in self._db.all(_TEAM_IDS)]
-
     def update(
         self,
         team_id: str,
@@ -185,12 +180,10 @@ class DigestStore(Store):
             changes["campaigns"] = tuple(campaigns)
         if sections is not None:
             changes["sections"] = tuple(sections)
-        self._set(team_id, digest_id, changes)
-        return self.require(team_id, digest_id)
+        return self._set(team_id, digest_id, changes)
 
     def set_paused(self, team_id: str, digest_id: str, *, paused: bool) -> DigestSchedule:
-        self._set(team_id, digest_id, {"paused": int(paused)})
-        return self.require(team_id, digest_id)
+        return self._set(team_id, digest_id, {"paused": int(paused)})
 
     def remove(self, team_id: str, digest_id: str) -> bool:
         return self._db.change(_REMOVE, {"team": team_id, "digest": digest_id}) == 1
@@ -231,10 +224,7 @@ class DigestStore(Store):
         """Slots claimed before ``claimed_before`` and never finished (their process died
         between the claim and the record of the post), with their team, oldest first."""
         rows = self._db.all(_UNFINISHED, {"before": claimed_before})
-        return [
-            (row["team_id"], DigestRun(**{k: v for k, v in row.items() if k != "team_id"}))
-            for row in rows
-        ]
+        return [(row["team_id"], from_row(DigestRun, row)) for row in rows]
 
     def reclaim_slot(self, team_id: str, digest_id: str, slot: str, claimed_before: float) -> bool:
         """Take over an unfinished claim made before ``claimed_before``: True for exactly
@@ -253,7 +243,7 @@ class DigestStore(Store):
         rows = self._db.all(_RUNS, {"team": team_id, "digest": digest_id, "limit": limit})
         return [DigestRun(**row) for row in rows]
 
-    def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> None:
+    def _set(self, team_id: str, digest_id: str, changes: dict[str, Any]) -> DigestSchedule:
         changed = self._db.change(
             update(digests)
             .where(_D.team_id == team_id, _D.id == digest_id)
@@ -261,3 +251,4 @@ class DigestStore(Store):
         )
         if changed != 1:
             raise not_in_workspace("digest", digest_id)
+        return self.require(team_id, digest_id)

@@ -144,10 +144,6 @@ class Storage:
         workspace, api_key = self.workspaces.get_with_key_in(conn, team_id)
         return Requester(role, workspace, api_key, person)
 
-    def ping(self) -> None:
-        """Raises if the database does not answer (the health check's question)."""
-        self.db.ping()
-
     def wipe_workspace_secrets(self, team_id: str) -> WipeResult:
         """Delete every secret of a workspace whose app was uninstalled or whose tokens were
         revoked: its API key and cached tokens, its Slack installations, its callback URL
@@ -161,7 +157,7 @@ class Storage:
                 conn.exec_driver_sql("PRAGMA secure_delete = ON")
             return (
                 self.workspaces.disconnect_in(conn, team_id),
-                self.installations.delete_in(conn, enterprise_id=None, team_id=team_id),
+                self.installations.delete_team_in(conn, team_id),
                 self.callback_tokens.revoke_in(conn, team_id),
                 self.approval_secrets.forget_team_in(conn, team_id)
                 + self.step_runs.drop_tokens_in(conn, team_id),

@@ -19,11 +19,10 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, Store, from_row
-from storage.database import InsertFactory, by_dialect
-from storage.roles import RoleStore
+from storage.database import upsert
+from storage.roles import Role, RoleStore
 from storage.schema import oauth_states, slack_installations
 
 log = logging.getLogger(__name__)
@@ -212,16 +211,7 @@ _CONSUME_STATE = delete(oauth_states).where(
 )
 
 
-def _save(insert: InsertFactory) -> Executable:
-    statement = insert(slack_installations)
-    kept = ("id", *_KEYS)
-    return statement.on_conflict_do_update(
-        index_elements=list(_KEYS),
-        set_={c.name: c for c in statement.excluded if c.name not in kept},
-    )
-
-
-_SAVE = by_dialect(_save)
+_SAVE = upsert(slack_installations, keys=_KEYS)
 
 
 def _params(
@@ -257,7 +247,9 @@ class InstallationStore(SealedStore):
         def work(conn: Connection) -> None:
             conn.execute(self._db.pick(_SAVE), row)
             if record.team_id and record.user_id:
-                self._roles.record_installer_in(conn, record.team_id, record.user_id)
+                self._roles.set_role_in(
+                    conn, record.team_id, record.user_id, Role.ADMIN, granted_by="install"
+                )
 
         self._db.write(work)
         log.info(
@@ -301,30 +293,12 @@ class InstallationStore(SealedStore):
         is_enterprise_install: bool = False,
     ) -> int:
         """Remove the team's installations (or one user's); returns how many."""
-        return self._db.write(
-            lambda conn: self.delete_in(
-                conn,
-                enterprise_id=enterprise_id,
-                team_id=team_id,
-                user_id=user_id,
-                is_enterprise_install=is_enterprise_install,
-            )
-        )
+        key = _params(enterprise_id, team_id, user_id)
+        return self._db.change(_DELETE[is_enterprise_install, user_id is not None], key)
 
-    def delete_in(
-        self,
-        conn: Connection,
-        *,
-        enterprise_id: str | None,
-        team_id: str | None,
-        user_id: str | None = None,
-        is_enterprise_install: bool = False,
-    ) -> int:
-        """`delete` inside the caller's transaction."""
-        return conn.execute(
-            _DELETE[is_enterprise_install, user_id is not None],
-            _params(enterprise_id, team_id, user_id),
-        ).rowcount
+    def delete_team_in(self, conn: Connection, team_id: str) -> int:
+        """Remove every installation of the team, inside the caller's transaction."""
+        return conn.execute(_DELETE[False, False], _params(None, team_id)).rowcount
 
     def delete_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool = False

@@ -9,10 +9,10 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection
 
-from storage._rows import SealedStore, Store, from_row, short_id
+from storage._rows import SealedStore, Store, from_row, required, short_id
 from storage.database import by_dialect, upsert
 from storage.schema import (
     callback_tokens,
@@ -36,10 +36,6 @@ _REMOVE_ROUTE = delete(notification_routes).where(*_ROUTE)
 _TOKEN = select(_C.token_enc).where(_C.team_id == bindparam("team_id"))
 _TEAM_FOR = select(_C.team_id).where(_C.token_hash == bindparam("token_hash"))
 _REVOKE = delete(callback_tokens).where(_C.team_id == bindparam("team_id"))
-_SEEN_CALLBACKS = select(func.count()).select_from(processed_callbacks)
-_SEEN_CALLBACKS_OF_TEAM = _SEEN_CALLBACKS.where(
-    processed_callbacks.c.team_id == bindparam("team_id")
-)
 _PRUNE_CALLBACKS = delete(processed_callbacks).where(
     processed_callbacks.c.processed_at < bindparam("older_than")
 )
@@ -108,9 +104,7 @@ class RouteStore(Store):
                 "notable": tuple(notable),
             },
         )
-        found = self.get(team_id, route_id)
-        assert found is not None
-        return found
+        return required(self.get(team_id, route_id), "route", route_id)
 
     def get(self, team_id: str, route_id: str) -> NotificationRoute | None:
         return self._one(NotificationRoute, _GET_ROUTE, {"team_id": team_id, "id": route_id})
@@ -162,11 +156,8 @@ class CallbackTokenStore(SealedStore):
         team = self._db.scalar(_TEAM_FOR, {"token_hash": _token_hash(token)})
         return None if team is None else str(team)
 
-    def revoke(self, team_id: str) -> bool:
-        return self._db.write(lambda conn: self.revoke_in(conn, team_id))
-
     def revoke_in(self, conn: Connection, team_id: str) -> bool:
-        """`revoke` inside the caller's transaction."""
+        """Revoke the team's token inside the caller's transaction (a workspace wipe)."""
         return conn.execute(_REVOKE, {"team_id": team_id}).rowcount == 1
 
 
@@ -177,27 +168,13 @@ class DedupStore(Store):
     of two processes marking the same id at once exactly one inserts the row.
     """
 
-    def mark_callback(self, team_id: str, callback_id: str) -> bool:
-        return self._db.write(lambda conn: self.mark_callback_in(conn, team_id, callback_id))
-
     def mark_callback_in(self, conn: Connection, team_id: str, callback_id: str) -> bool:
-        """`mark_callback` inside the caller's transaction."""
         values = {"team_id": team_id, "callback_id": callback_id, "processed_at": self._clock()}
         return conn.execute(self._db.pick(_MARK_CALLBACK), values).rowcount == 1
 
     def mark_event(self, team_id: str, event_id: str) -> bool:
-        return self._db.each(lambda conn: self.mark_event_in(conn, team_id, event_id))
-
-    def mark_event_in(self, conn: Connection, team_id: str, event_id: str) -> bool:
-        """`mark_event` on the caller's connection."""
         values = {"team_id": team_id, "event_id": event_id, "processed_at": self._clock()}
-        return conn.execute(self._db.pick(_MARK_EVENT), values).rowcount == 1
-
-    def seen_callbacks(self, team_id: str | None = None) -> int:
-        """How many callback ids are remembered (all teams, or one)."""
-        if team_id is None:
-            return int(self._db.scalar(_SEEN_CALLBACKS))
-        return int(self._db.scalar(_SEEN_CALLBACKS_OF_TEAM, {"team_id": team_id}))
+        return self._db.change(self._db.pick(_MARK_EVENT), values) == 1
 
     def prune(self, older_than: float) -> int:
         """Forget ids processed before `older_than` (Unix seconds); returns how many."""

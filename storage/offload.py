@@ -53,8 +53,6 @@ waits for a connection that another thread holds while it waits for a lock."""
 GuardMode = Literal["off", "warn", "strict"]
 _MODES: tuple[GuardMode, ...] = ("off", "warn", "strict")
 
-_executor: ThreadPoolExecutor | None = None
-_quick_executor: ThreadPoolExecutor | None = None
 _warned: set[tuple[str, int]] = set()
 _skip_prefixes = ("storage.", "sqlalchemy.", "contextlib", "functools")
 
@@ -63,15 +61,8 @@ class BlockingOnLoopError(RuntimeError):
     """A store was called on the event loop's thread (``CALLOPS_LOOP_GUARD=strict``)."""
 
 
-def _mode_from_env() -> GuardMode:
-    value = os.environ.get("CALLOPS_LOOP_GUARD", "warn").strip().lower()
-    for mode in _MODES:
-        if value == mode:
-            return mode
-    return "warn"
-
-
-_mode: GuardMode = _mode_from_env()
+_asked = os.environ.get("CALLOPS_LOOP_GUARD", "warn").strip().lower()
+_mode: GuardMode = next((mode for mode in _MODES if mode == _asked), "warn")
 
 
 def set_loop_guard(mode: GuardMode) -> GuardMode:
@@ -81,42 +72,24 @@ def set_loop_guard(mode: GuardMode) -> GuardMode:
     return previous
 
 
-def loop_guard() -> GuardMode:
-    return _mode
-
-
-def _executor_for_db() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=DB_THREADS, thread_name_prefix="callops-db")
-    return _executor
-
-
-def _executor_for_acks() -> ThreadPoolExecutor:
-    global _quick_executor
-    if _quick_executor is None:
-        _quick_executor = ThreadPoolExecutor(
-            max_workers=QUICK_THREADS, thread_name_prefix="callops-db-quick"
-        )
-    return _quick_executor
+@functools.cache
+def _pool(threads: int, name: str) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
 
 
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """``fn(*args, **kwargs)`` on a database thread, with this task's context variables
     (the log's correlation id goes along); the loop serves other requests meanwhile."""
-    loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    call = functools.partial(context.run, fn, *args, **kwargs)
-    return await loop.run_in_executor(_executor_for_db(), call)
+    call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(_pool(DB_THREADS, "callops-db"), call)
 
 
 async def off_loop_quick(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """`off_loop` on threads kept for what an acknowledgement waits on. ``fn`` must be
     quick whatever the database does: run it under a short ``storage.patience``."""
-    loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    call = functools.partial(context.run, fn, *args, **kwargs)
-    return await loop.run_in_executor(_executor_for_acks(), call)
+    call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+    pool = _pool(QUICK_THREADS, "callops-db-quick")
+    return await asyncio.get_running_loop().run_in_executor(pool, call)
 
 
 def _on_loop_thread() -> bool:

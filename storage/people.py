@@ -60,11 +60,7 @@ _SEEN = upsert(people, "slack_locale", "slack_tz", "seen_at", "updated_at")
 
 class PeopleStore(Store):
     def get(self, team_id: str, user_id: str) -> Person | None:
-        return self._db.each(lambda conn: self.get_in(conn, team_id, user_id))
-
-    def get_in(self, conn: Connection, team_id: str, user_id: str) -> Person | None:
-        row = conn.execute(_GET, {"team_id": team_id, "user_id": user_id}).first()
-        return None if row is None else Person(*row)
+        return self._one(Person, _GET, {"team_id": team_id, "user_id": user_id})
 
     def role_and_person_in(
         self, conn: Connection, team_id: str, user_id: str

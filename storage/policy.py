@@ -13,10 +13,9 @@ from typing import Any, Literal
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.sql import Executable
 
-from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect
+from storage._rows import Store
+from storage.database import upsert
 from storage.errors import N_, InvalidValueError
 from storage.roles import Role
 from storage.schema import approval_policies
@@ -26,18 +25,7 @@ _TEAM = _P.team_id == bindparam("team_id")
 _GET = select(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
 _ALL = select(approval_policies).where(_TEAM)
 _RESET = delete(approval_policies).where(_TEAM, _P.kind == bindparam("kind"))
-
-
-def _set(insert: InsertFactory) -> Executable:
-    statement = insert(approval_policies)
-    kept = ("team_id", "kind")
-    return statement.on_conflict_do_update(
-        index_elements=[_P.team_id, _P.kind],
-        set_={c.name: c for c in statement.excluded if c.name not in kept},
-    )
-
-
-_SET = by_dialect(_set)
+_SET = upsert(approval_policies)
 
 
 class Mode(StrEnum):
@@ -75,17 +63,6 @@ class KindPolicy:
                 N_("approvers must be 'admins' or a non-empty list of user ids")
             )
 
-    def may_approve(self, decider: str, decider_role: Role, requester: str) -> str | None:
-        """None if `decider` may decide; else the reason, phrased for the decider (in
-        English, marked for the catalog: shown translated, ``_(reason)``)."""
-        return may_decide(
-            self.approvers,
-            decider,
-            decider_role,
-            requester,
-            allow_self_approval=self.allow_self_approval,
-        )
-
 
 def may_decide(
     approvers: Approvers,
@@ -95,6 +72,8 @@ def may_decide(
     *,
     allow_self_approval: bool,
 ) -> str | None:
+    """None if ``decider`` may decide; else the reason, phrased for the decider (in
+    English, marked for the catalog: shown translated, ``_(reason)``)."""
     if decider == requester and not allow_self_approval:
         return N_("you asked for this action, so someone else has to approve it")
     if approvers == ADMINS:
@@ -117,13 +96,9 @@ def approvers_from_json(text: str) -> Approvers:
     return tuple(str(v) for v in value)
 
 
-class PolicyStore:
+class PolicyStore(Store):
     """The policies a workspace's admins set, by kind (a plain string: the kinds and
     their defaults are the commands' business, not the store's)."""
-
-    def __init__(self, db: Database, *, clock: Clock = system_clock) -> None:
-        self._db = db
-        self._clock = clock
 
     def stored(self, team_id: str, kind: str) -> KindPolicy | None:
         """The policy an admin set for ``kind``, or None when it was never set."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from enum import StrEnum
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
 from storage._rows import Store
@@ -22,12 +22,8 @@ class Role(StrEnum):
     OPERATOR = "operator"
     VIEWER = "viewer"
 
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
     def at_least(self, other: Role) -> bool:
-        return self.rank >= other.rank
+        return _RANK[self] >= _RANK[other]
 
     @classmethod
     def parse(cls, text: str) -> Role:
@@ -42,6 +38,7 @@ class Role(StrEnum):
 _RANK = {Role.VIEWER: 0, Role.OPERATOR: 1, Role.ADMIN: 2}
 
 DEFAULT_ROLE = Role.VIEWER
+"""Users nobody gave a role can look but not act (fail closed)."""
 
 WORKFLOWS = "workflows"
 """The reserved id under which the role of workflow steps run without a person
@@ -52,35 +49,23 @@ default (viewer) as for anyone."""
 
 def effective_role(stored: Role | None, *, is_workspace_admin: bool, is_env_admin: bool) -> Role:
     """The one rule for a person's role: Slack workspace admins/owners and CALLOPS_ADMINS
-    are admins whatever is stored; otherwise the stored role, else the default (viewer).
-    ``RoleStore.resolve_role`` and the bot's per-request ``RoleResolver`` both apply it."""
+    are admins whatever is stored; otherwise the stored role, else the default (viewer)."""
     if is_workspace_admin or is_env_admin:
         return Role.ADMIN
     return stored or DEFAULT_ROLE
-
-
-"""Users nobody gave a role can look but not act (fail closed)."""
 
 
 _R = roles.c
 _STORED = select(_R.role).where(
     _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
 )
-_REMOVE = delete(roles).where(
-    _R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id")
-)
 _LIST = select(_R.user_id, _R.role).where(_R.team_id == bindparam("team_id")).order_by(_R.user_id)
-
-
 _SET = upsert(roles, "role", "granted_by", "updated_at")
 
 
 class RoleStore(Store):
     def stored_role(self, team_id: str, user_id: str) -> Role | None:
-        return self._db.each(lambda conn: self.stored_role_in(conn, team_id, user_id))
-
-    def stored_role_in(self, conn: Connection, team_id: str, user_id: str) -> Role | None:
-        value = conn.execute(_STORED, {"team_id": team_id, "user_id": user_id}).scalar()
+        value = self._db.scalar(_STORED, {"team_id": team_id, "user_id": user_id})
         return Role(value) if value else None
 
     def set_role(
@@ -112,37 +97,6 @@ class RoleStore(Store):
             },
         )
 
-    def remove_role(self, team_id: str, user_id: str) -> bool:
-        """Back to the default role. True if the user had a stored role."""
-        return self._db.change(_REMOVE, {"team_id": team_id, "user_id": user_id}) == 1
-
     def list_roles(self, team_id: str) -> dict[str, Role]:
         rows = self._db.all(_LIST, {"team_id": team_id})
         return {row["user_id"]: Role(row["role"]) for row in rows}
-
-    def record_installer(self, team_id: str, user_id: str) -> None:
-        """The user who installed the app administers it from the start."""
-        self.set_role(team_id, user_id, Role.ADMIN, granted_by="install")
-
-    def record_installer_in(self, conn: Connection, team_id: str, user_id: str) -> None:
-        """`record_installer` inside the caller's transaction."""
-        self.set_role_in(conn, team_id, user_id, Role.ADMIN, granted_by="install")
-
-    def resolve_role(
-        self,
-        team_id: str,
-        user_id: str,
-        *,
-        is_workspace_admin: bool,
-        env_admins: frozenset[str],
-    ) -> Role:
-        """The effective role: Slack workspace admins/owners and CALLOPS_ADMINS are admins
-        whatever is stored; otherwise the stored role, else the default (viewer).
-
-        `is_workspace_admin` comes from the caller (Slack's users.info is the bot's business).
-        """
-        if is_workspace_admin or user_id in env_admins:
-            return Role.ADMIN  # without reading the stored role: it cannot change this
-        return effective_role(
-            self.stored_role(team_id, user_id), is_workspace_admin=False, is_env_admin=False
-        )

@@ -115,7 +115,9 @@ class SecretBox:
         return f"SecretBox(<{self._count} key(s)>)"
 
 
-def _secret_columns(conn: Connection) -> dict[str, list[str]]:
+def secret_columns(conn: Connection) -> dict[str, list[str]]:
+    """Every table's encrypted columns, found in the database itself by the ``_enc`` naming
+    rule of the schema (so a column added by a later migration is never missed)."""
     inspector = inspect(conn)
     found: dict[str, list[str]] = {}
     for name in sorted(inspector.get_table_names()):
@@ -129,16 +131,10 @@ def _secret_columns(conn: Connection) -> dict[str, list[str]]:
     return found
 
 
-def secret_columns(db: Database) -> dict[str, list[str]]:
-    """Every table's encrypted columns, found in the database itself by the ``_enc`` naming
-    rule of the schema (so a column added by a later migration is never missed)."""
-    return db.read(_secret_columns)
-
-
 def _rotate_all(conn: Connection, box: SecretBox) -> int:
     inspector = inspect(conn)
     rotated = 0
-    for name, columns in _secret_columns(conn).items():
+    for name, columns in secret_columns(conn).items():
         keys = [str(k) for k in inspector.get_pk_constraint(name)["constrained_columns"]]
         if not keys:
             raise StorageError(f"table {name} has secrets but no primary key to update them by")

@@ -46,28 +46,23 @@ def base_url_problem(url: str) -> UrlProblem | None:
     return None
 
 
+_URL_PROBLEMS: dict[UrlProblem, str] = {
+    "not_http": N_(
+        "the base URL {url} is not an http(s) URL; write it like https://pbx.example.com/api"
+    ),
+    "credentials": N_(
+        "the base URL {url} must not carry a user name or password; "
+        "callops signs in with the API key"
+    ),
+    "query": N_("the base URL {url} must not carry a query or fragment"),
+}
+
+
 def check_base_url(url: str) -> str:
     """An http(s) URL with a host, without the trailing slash (paths are appended to it)."""
     problem = base_url_problem(url)
-    if problem == "not_http":
-        raise InvalidValueError(
-            N_(
-                "the base URL {url} is not an http(s) URL; write it like https://pbx.example.com/api"
-            ),
-            url=repr(url),
-        )
-    if problem == "credentials":
-        raise InvalidValueError(
-            N_(
-                "the base URL {url} must not carry a user name or password; "
-                "callops signs in with the API key"
-            ),
-            url=repr(url),
-        )
-    if problem == "query":
-        raise InvalidValueError(
-            N_("the base URL {url} must not carry a query or fragment"), url=repr(url)
-        )
+    if problem is not None:
+        raise InvalidValueError(_URL_PROBLEMS[problem], url=repr(url))
     return url.strip().rstrip("/")
 
 

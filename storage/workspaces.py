@@ -14,11 +14,10 @@ from typing import Any, Final
 
 from sqlalchemy import bindparam, delete, select, type_coerce, update
 from sqlalchemy.engine import Connection, RowMapping
-from sqlalchemy.sql import Executable
 
 from storage._rows import SealedStore, from_row
 from storage.clock import Clock, system_clock
-from storage.database import Database, InsertFactory, by_dialect, upsert
+from storage.database import Database, by_dialect, upsert
 from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptError
 from storage.schema import Flag, service_tokens, workspaces
 from storage.secrets import SecretBox
@@ -81,21 +80,8 @@ class ServiceToken:
 _W = workspaces.c
 _T = service_tokens.c
 _COLUMNS = (
-    _W.team_id,
-    _W.base_url,
+    *(column for column in workspaces.c if column.name != "api_key_enc"),
     type_coerce(_W.api_key_enc.is_not(None), Flag).label("has_api_key"),
-    _W.timezone,
-    _W.approvals_channel,
-    _W.digests_channel,
-    _W.notifications_channel,
-    _W.created_at,
-    _W.updated_at,
-    _W.connected_at,
-    _W.default_language,
-    _W.admin_locale,
-    _W.name_order,
-    _W.mask_phones,
-    _W.timezone_source,
 )
 
 _GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))
@@ -111,29 +97,19 @@ _DISCONNECT = (
 )
 
 
-def _ensure(insert: InsertFactory) -> Executable:
-    return insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
-
-
-def _connect(insert: InsertFactory) -> Executable:
-    statement = insert(workspaces)
-    changes: dict[str, Any] = {
-        name: getattr(statement.excluded, name)
-        for name in (
-            "base_url",
-            "api_key_enc",
-            "updated_at",
-            "connected_at",
-            "timezone",
-            "timezone_source",
-            "admin_locale",
-        )
-    }
-    return statement.on_conflict_do_update(index_elements=[_W.team_id], set_=changes)
-
-
-_ENSURE = by_dialect(_ensure)
-_CONNECT = by_dialect(_connect)
+_ENSURE = by_dialect(
+    lambda insert: insert(workspaces).on_conflict_do_nothing(index_elements=[_W.team_id])
+)
+_CONNECT = upsert(
+    workspaces,
+    "base_url",
+    "api_key_enc",
+    "updated_at",
+    "connected_at",
+    "timezone",
+    "timezone_source",
+    "admin_locale",
+)
 _SAVE_TOKEN = upsert(service_tokens, "token_enc", "expires_at", "updated_at")
 
 
@@ -145,8 +121,7 @@ class WorkspaceStore(SealedStore):
         self._default_timezone = check_timezone(default_timezone)
 
     def get(self, team_id: str) -> Workspace | None:
-        row = self._db.first(_GET, {"team": team_id})
-        return from_row(Workspace, row) if row else None
+        return self._one(Workspace, _GET, {"team": team_id})
 
     def get_with_key(self, team_id: str) -> tuple[Workspace | None, str | None]:
         """The workspace and its API key (decrypted; None without one) in one query: what
@@ -269,28 +244,21 @@ class WorkspaceStore(SealedStore):
 
     def set_timezone(self, team_id: str, timezone: str) -> Workspace:
         """An admin's choice of zone, kept over any the workspace is connected with later."""
-        self._update(team_id, {"timezone": check_timezone(timezone), "timezone_source": "admin"})
-        return self.require(team_id)
+        return self._update(
+            team_id, {"timezone": check_timezone(timezone), "timezone_source": "admin"}
+        )
 
     def set_language(self, team_id: str, language: str | None) -> Workspace:
         """The workspace's default language (None: back to the connecting admin's)."""
-        self._update(team_id, {"default_language": check_language(language)})
-        return self.require(team_id)
-
-    def set_admin_locale(self, team_id: str, locale: str | None) -> Workspace:
-        """The Slack locale of the admin who set the workspace up."""
-        self._update(team_id, {"admin_locale": locale})
-        return self.require(team_id)
+        return self._update(team_id, {"default_language": check_language(language)})
 
     def set_name_order(self, team_id: str, order: str) -> Workspace:
         if order not in NAME_ORDERS:
             raise InvalidValueError(f"unknown name order {order!r}")
-        self._update(team_id, {"name_order": order})
-        return self.require(team_id)
+        return self._update(team_id, {"name_order": order})
 
     def set_mask_phones(self, team_id: str, mask: bool) -> Workspace:
-        self._update(team_id, {"mask_phones": int(mask)})
-        return self.require(team_id)
+        return self._update(team_id, {"mask_phones": int(mask)})
 
     def set_channels(
         self,
@@ -308,9 +276,7 @@ class WorkspaceStore(SealedStore):
         ):
             if not isinstance(value, _Unchanged):
                 changes[column] = None if value is None else check_id(value, "channel id")
-        if changes:
-            self._update(team_id, changes)
-        return self.require(team_id)
+        return self._update(team_id, changes) if changes else self.require(team_id)
 
     # -- the service-token cache ---------------------------------------------------------
 
@@ -342,7 +308,7 @@ class WorkspaceStore(SealedStore):
     def clear_cached_token(self, team_id: str) -> None:
         self._db.change(_FORGET_TOKENS, {"team": team_id})
 
-    def _update(self, team_id: str, changes: Mapping[str, str | int | None]) -> None:
+    def _update(self, team_id: str, changes: Mapping[str, str | int | None]) -> Workspace:
         changed = self._db.change(
             update(workspaces)
             .where(_W.team_id == team_id)
@@ -350,3 +316,4 @@ class WorkspaceStore(SealedStore):
         )
         if changed != 1:
             raise NotFoundError(f"no workspace {team_id!r}; connect it first")
+        return self.require(team_id)

@@ -10,12 +10,14 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage.schema import processed_callbacks
 from tests.bot.feed_helpers import (
     callback_url,
     feed_app,
@@ -39,7 +41,8 @@ def stored_rows(settings: Settings) -> tuple[int, int]:
     """(records marked seen, rows queued) in the app's database."""
     rt = Runtime.open(settings)
     try:
-        return rt.storage.dedup.seen_callbacks(), rt.storage.call_feed.pending()
+        seen = rt.storage.db.scalar(select(func.count()).select_from(processed_callbacks))
+        return seen, rt.storage.call_feed.pending()
     finally:
         rt.storage.close()
 

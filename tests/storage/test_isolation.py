@@ -62,9 +62,7 @@ def test_no_store_returns_or_changes_another_workspaces_rows(store: Storage) -> 
     assert store.approvals.expire_due(B, now=approval.expires_at + 1) == []
     assert store.approvals.require(A, approval.id).state.value == "pending"
 
-    assert store.roles.resolve_role(B, "U1", is_workspace_admin=False, env_admins=frozenset()) is (
-        Role.VIEWER
-    )
+    assert store.roles.stored_role(B, "U1") is None
     assert store.audit.entries(B) == []
     assert store.digests.get(B, digest.id) is None and store.digests.list(B) == []
     assert store.digests.claim_slot(B, digest.id, "slot-1") is False

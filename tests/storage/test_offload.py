@@ -30,7 +30,7 @@ from storage import (
     set_loop_guard,
 )
 from storage.errors import StorageBusyError
-from storage.offload import GuardMode, loop_guard
+from storage.offload import GuardMode
 from tests.storage.test_engine import _write_lock_held
 
 APP_CODE = """from storage import off_loop
@@ -76,7 +76,7 @@ def storage(tmp_path: Path, box: SecretBox) -> Iterator[Storage]:
 @pytest.fixture
 def guard() -> Iterator[Callable[[GuardMode], GuardMode]]:
     """Set the guard's mode for one test; the suite's mode (strict) comes back after."""
-    before = loop_guard()
+    before = set_loop_guard("strict")
     yield set_loop_guard
     set_loop_guard(before)
 

@@ -4,37 +4,30 @@ import pytest
 
 from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.approvals.workflow import all_policies, policy_for, update_policy
-from storage import ADMINS, KindPolicy, Mode, Role, Storage
+from storage import ADMINS, KindPolicy, Mode, Role, Storage, effective_role
 from storage.errors import InvalidValueError
+from storage.policy import may_decide
 
 
 def test_users_nobody_named_are_viewers(store: Storage) -> None:
-    assert store.roles.resolve_role(
-        "T1", "U1", is_workspace_admin=False, env_admins=frozenset()
-    ) == (Role.VIEWER)
+    stored = store.roles.stored_role("T1", "U1")
+    assert stored is None
+    assert effective_role(stored, is_workspace_admin=False, is_env_admin=False) is Role.VIEWER
 
 
 def test_stored_roles_apply_per_team(store: Storage) -> None:
     store.roles.set_role("T1", "U1", Role.OPERATOR, granted_by="U0")
-    none: frozenset[str] = frozenset()
-    assert store.roles.resolve_role("T1", "U1", is_workspace_admin=False, env_admins=none) is (
-        Role.OPERATOR
-    )
-    assert store.roles.resolve_role("T2", "U1", is_workspace_admin=False, env_admins=none) is (
-        Role.VIEWER
-    )
+    assert store.roles.stored_role("T1", "U1") is Role.OPERATOR
+    assert store.roles.stored_role("T2", "U1") is None
     assert store.roles.list_roles("T1") == {"U1": Role.OPERATOR}
-    assert store.roles.remove_role("T1", "U1")
-    assert store.roles.stored_role("T1", "U1") is None
 
 
 def test_slack_admins_and_env_admins_are_admins_whatever_is_stored(store: Storage) -> None:
     store.roles.set_role("T1", "U1", Role.VIEWER)
-    resolve = store.roles.resolve_role
-    assert resolve("T1", "U1", is_workspace_admin=True, env_admins=frozenset()) is Role.ADMIN
-    assert resolve("T1", "U1", is_workspace_admin=False, env_admins=frozenset({"U1"})) is (
-        Role.ADMIN
-    )
+    stored = store.roles.stored_role("T1", "U1")
+    assert effective_role(stored, is_workspace_admin=True, is_env_admin=False) is Role.ADMIN
+    assert effective_role(stored, is_workspace_admin=False, is_env_admin=True) is Role.ADMIN
+    assert effective_role(stored, is_workspace_admin=False, is_env_admin=False) is Role.VIEWER
 
 
 def test_the_installing_user_is_recorded_as_admin(store: Storage) -> None:
@@ -119,7 +112,10 @@ def test_who_may_approve(
     approvers: tuple[str, ...] | str, allow_self: bool, decider: str, role: Role, allowed: bool
 ) -> None:
     policy = KindPolicy(Mode.APPROVAL, approvers=approvers, allow_self_approval=allow_self)  # type: ignore[arg-type]
-    assert (policy.may_approve(decider, role, requester="U1") is None) is allowed
+    refusal = may_decide(
+        policy.approvers, decider, role, "U1", allow_self_approval=policy.allow_self_approval
+    )
+    assert (refusal is None) is allowed
 
 
 def test_nonsense_policies_are_refused() -> None:

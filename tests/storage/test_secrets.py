@@ -61,7 +61,7 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
     [(sealed,)] = raw(store.db, "SELECT api_key_enc FROM workspaces")
     assert sealed != "api-key-plain"
     assert store.box.decrypt(sealed) == "api-key-plain"
-    assert secret_columns(store.db) == {
+    assert store.db.read(secret_columns) == {
         "workspaces": ["api_key_enc"],
         "service_tokens": ["token_enc"],
         "approvals": ["params_enc"],

@@ -10,7 +10,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Table, insert, select
+from sqlalchemy import Table, insert, inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -118,7 +118,7 @@ def test_a_database_made_before_the_revisions_keeps_every_row_and_secret(
     with Storage.open(empty_db_url, box) as store:
         db = store.db
         assert read_schema_version(db) == LATEST_VERSION
-        assert "schema_version" not in db.table_names()
+        assert not inspect(db.engine).has_table("schema_version")
         assert raw(db, "SELECT version_num FROM alembic_version") == [(revision_id(BASELINE),)]
         after = db.read(_contents)
         assert after == before
@@ -166,6 +166,6 @@ def test_a_database_older_than_the_baseline_is_refused_and_left_untouched(
     check = connect(empty_db_url)
     try:
         assert raw(check, "SELECT version FROM schema_version") == [(BASELINE - 1,)]
-        assert "alembic_version" not in check.table_names()
+        assert not inspect(check.engine).has_table("alembic_version")
     finally:
         check.close()
