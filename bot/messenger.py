@@ -14,12 +14,11 @@ from collections.abc import Awaitable
 from typing import Any
 
 import aiohttp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.posting import SlackOutbox
+from bot.posting import SlackOutbox, answered
 from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
 
@@ -34,29 +33,31 @@ class WebApiMessenger:
     async def post(
         self, channel: str, reply: Reply, *, thread_ts: str | None = None
     ) -> Posted | None:
-        try:
-            response = await self._outbox.post(self._client, channel, reply, thread_ts=thread_ts)
-        except SlackApiError as exc:
-            log.info("post to %s: %s", channel, exc.response.get("error"))
+        response = await answered(
+            self._outbox.post(self._client, channel, reply, thread_ts=thread_ts),
+            f"post to {channel}",
+        )
+        if response is None:
             return None
         return Posted(channel=str(response["channel"]), ts=str(response["ts"]))
 
     async def update(self, channel: str, ts: str, reply: Reply) -> bool:
-        return await _answered(
-            self._outbox.update(self._client, channel, ts, reply), f"update of {ts} in {channel}"
+        return await _ok(
+            self._outbox.update(self._client, channel, ts, reply),
+            f"update of {ts} in {channel}",
         )
 
     async def tell(self, user: str, channel: str | None, reply: Reply) -> None:
-        if channel:
-            try:
-                await self._outbox.ephemeral(self._client, channel, user, reply)
-                return
-            except SlackApiError as exc:
-                log.info("ephemeral to %s in %s: %s", user, channel, exc.response.get("error"))
-        try:
-            await self._outbox.post(self._client, user, reply)
-        except SlackApiError as exc:
-            log.warning("could not tell %s: %s", user, exc.response.get("error"))
+        if channel and await _ok(
+            self._outbox.ephemeral(self._client, channel, user, reply),
+            f"ephemeral to {user} in {channel}",
+        ):
+            return
+        await _ok(
+            self._outbox.post(self._client, user, reply),
+            f"could not tell {user}",
+            level=logging.WARNING,
+        )
 
     async def rewrite(self, response_url: str, reply: Reply) -> bool:
         payload = reply.payload()
@@ -75,16 +76,16 @@ class WebApiMessenger:
         return True
 
     async def open_view(self, trigger_id: str, view: View) -> str | None:
-        try:
-            response = await self._client.views_open(trigger_id=trigger_id, view=view)
-        except SlackApiError as exc:
-            log.info("views.open: %s", exc.response.get("error"))
+        response = await answered(
+            self._client.views_open(trigger_id=trigger_id, view=view), "views.open"
+        )
+        if response is None:
             return None
         opened = response.get("view")
         return str(opened["id"]) if isinstance(opened, dict) and opened.get("id") else ""
 
     async def update_view(self, view_id: str, view: View) -> bool:
-        return await _answered(
+        return await _ok(
             self._client.views_update(view_id=view_id, view=view), f"views.update of {view_id}"
         )
 
@@ -99,7 +100,7 @@ class WebApiMessenger:
             retry_handlers=self._client.retry_handlers,
         )
         run = execution.function_execution_id
-        return await _answered(
+        return await _ok(
             client.functions_completeSuccess(function_execution_id=run, outputs=outputs or {})
             if error is None
             else client.functions_completeError(function_execution_id=run, error=error),
@@ -108,19 +109,12 @@ class WebApiMessenger:
         )
 
     async def publish_home(self, user: str, view: View) -> bool:
-        return await _answered(
+        return await _ok(
             self._client.views_publish(user_id=user, view=view),
             f"views.publish failed for {user}",
             level=logging.WARNING,
         )
 
 
-async def _answered(call: Awaitable[Any], what: str, *, level: int = logging.INFO) -> bool:
-    """Whether Slack took the call; a refusal is logged with Slack's error and is not an
-    exception for the caller, who has an answer to give either way."""
-    try:
-        await call
-    except SlackApiError as exc:
-        log.log(level, "%s: %s", what, exc.response.get("error"))
-        return False
-    return True
+async def _ok(call: Awaitable[Any], what: str, *, level: int = logging.INFO) -> bool:
+    return await answered(call, what, level=level) is not None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -39,6 +40,8 @@ from bot.token_rotation import TokenRefresher
 from commands.kernel.reply import Reply, fit
 from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SPACING = 1.0
 """Seconds between two posts to the same channel (Slack: about one message per second)."""
@@ -290,3 +293,16 @@ class SlackOutbox:
 
 def _content(message: Message) -> dict[str, Any]:
     return {"text": message.text, "blocks": [b.to_dict() for b in fit(message.blocks)]}
+
+
+async def answered(
+    call: Awaitable[AsyncSlackResponse], what: str, *, level: int = logging.INFO
+) -> AsyncSlackResponse | None:
+    """Slack's answer, or None when it refused the call: the refusal is logged with
+    Slack's error (``what`` says which call) and is not an exception for the caller, who
+    has an answer to give either way."""
+    try:
+        return await call
+    except SlackApiError as exc:
+        log.log(level, "%s: %s", what, exc.response.get("error"))
+        return None

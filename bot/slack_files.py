@@ -17,7 +17,7 @@ import httpx
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.posting import SlackOutbox
+from bot.posting import SlackOutbox, answered
 from commands.kernel.i18n import _
 from commands.kernel.slack_files import FileDownloadError, SharedFile
 
@@ -50,12 +50,11 @@ class WebApiFiles:
         self._outbox = outbox or SlackOutbox()
 
     async def latest_csv(self, channel: str, user: str) -> SharedFile | None:
-        try:
-            response = await self._client.conversations_history(
-                channel=channel, limit=HISTORY_LIMIT
-            )
-        except SlackApiError as exc:
-            log.info("conversations.history %s: %s", channel, exc.response.get("error"))
+        response = await answered(
+            self._client.conversations_history(channel=channel, limit=HISTORY_LIMIT),
+            f"conversations.history {channel}",
+        )
+        if response is None:
             return None
         for message in response.get("messages") or []:
             if not isinstance(message, dict) or message.get("user") != user:
@@ -66,12 +65,8 @@ class WebApiFiles:
         return None
 
     async def find(self, file_id: str) -> SharedFile | None:
-        try:
-            response = await self._client.files_info(file=file_id)
-        except SlackApiError as exc:
-            log.info("files.info %s: %s", file_id, exc.response.get("error"))
-            return None
-        body = response.get("file")
+        response = await answered(self._client.files_info(file=file_id), f"files.info {file_id}")
+        body = response.get("file") if response is not None else None
         return _shared(body) if isinstance(body, dict) else None
 
     async def download(self, file: SharedFile) -> AsyncIterator[bytes]:
@@ -111,10 +106,10 @@ class WebApiFiles:
 
     async def send_to(self, user: str, *, filename: str, path: str, comment: str) -> bool:
         # A file is shared into a conversation, so the direct messages are opened first.
-        try:
-            opened = await self._client.conversations_open(users=user)
-        except SlackApiError as exc:
-            log.info("conversations_open with %s: %s", user, exc.response.get("error"))
+        opened = await answered(
+            self._client.conversations_open(users=user), f"conversations_open with {user}"
+        )
+        if opened is None:
             return False
         channel = (opened.get("channel") or {}).get("id")
         if not isinstance(channel, str) or not channel:

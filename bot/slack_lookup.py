@@ -11,9 +11,9 @@ import logging
 import re
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.posting import answered
 from commands.kernel.context import SlackChannel
 
 log = logging.getLogger(__name__)
@@ -37,27 +37,26 @@ class WebApiLookup:
 
     async def channel(self, ref: str) -> SlackChannel | None:
         if _CHANNEL_ID.match(ref):
-            try:
-                response = await self._client.conversations_info(channel=ref)
-            except SlackApiError as exc:
-                log.info("conversations.info %s: %s", ref, exc.response.get("error"))
-                return None
-            body = response.get("channel")
+            response = await answered(
+                self._client.conversations_info(channel=ref), f"conversations.info {ref}"
+            )
+            body = response.get("channel") if response is not None else None
             return _channel(body) if isinstance(body, dict) else None
         return await self._by_name(ref.lstrip("#").lower())
 
     async def _by_name(self, name: str) -> SlackChannel | None:
         cursor: str | None = None
         for _ in range(_LIST_PAGES):
-            try:
-                response = await self._client.conversations_list(
+            response = await answered(
+                self._client.conversations_list(
                     types="public_channel,private_channel",
                     exclude_archived=True,
                     limit=200,
                     cursor=cursor,
-                )
-            except SlackApiError as exc:
-                log.info("conversations.list: %s", exc.response.get("error"))
+                ),
+                "conversations.list",
+            )
+            if response is None:
                 return None
             for body in response.get("channels") or []:
                 if isinstance(body, dict) and str(body.get("name", "")).lower() == name:
