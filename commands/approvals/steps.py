@@ -61,7 +61,9 @@ async def request_from_step(
     )
     await flow.confirmed(approval, params_hash=approval.params_hash)
     current = await off_loop(flow.storage.approvals.require, ctx.team_id, approval.id)
-    if current.state is ApprovalState.PENDING:
+    if not current.state.is_final:
+        # Waiting, or an approver's click got there first and is running it: whoever
+        # settles it answers the step (``ApprovalFlow.answer_step``).
         return StepPending(approval.id)
     # Settled already. A request that ran was answered by the flow; one that was called
     # off before anyone saw it (no card could be posted) is answered here.
