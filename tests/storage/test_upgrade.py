@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Table, insert, inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
@@ -144,6 +146,19 @@ def test_a_new_database_at_head_is_what_the_declarations_say(empty_db_url: str) 
         AuditLog(db).append("T1", "U1", "test.created")
         with pytest.raises(DBAPIError, match="append-only"):
             db.write(lambda conn: conn.exec_driver_sql("DELETE FROM audit_log"))
+    finally:
+        db.close()
+
+
+def test_undoing_the_baseline_is_refused_and_keeps_every_table(empty_db_url: str) -> None:
+    db = open_database(empty_db_url)
+    try:
+        AuditLog(db).append("T1", "U1", "test.kept")
+        with db.engine.begin() as conn, pytest.raises(CommandError, match="restore a backup"):
+            command.downgrade(alembic_config(conn), "base")
+        assert read_schema_version(db) == LATEST_VERSION
+        assert db.read(_differences) == []
+        assert [e.action for e in AuditLog(db).entries("T1")] == ["test.kept"]
     finally:
         db.close()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from alembic.util import CommandError
 
 INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 FLOAT: sa.Double[float] = sa.Double().with_variant(sa.REAL(), "sqlite")
@@ -419,4 +420,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    raise NotImplementedError("the baseline is not undone: restore a backup taken before it")
+    # Undoing the baseline would drop every table and its rows: refused, as Alembic
+    # refuses a command it cannot carry out.
+    raise CommandError("the baseline is not undone: restore a backup taken before it")
