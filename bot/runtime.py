@@ -41,7 +41,6 @@ from storage import (
     DEFAULT_ROLE,
     WORKFLOWS,
     Person,
-    Requester,
     Role,
     SecretBox,
     Storage,
@@ -152,15 +151,13 @@ class Runtime:
         user_id: str,
         channel_id: str | None,
         offset: int = 0,
-        requester: Requester | None = None,
     ) -> CommandContext:
         """The command context of one request: role from Slack and storage, the team's
         service client, its time zone.  No call-center request is made here; the database
-        is asked once (``Storage.requester``), off the event loop, unless ``requester``
-        was read already."""
-        if requester is None:
-            requester = await off_loop(self.storage.requester, team_id, user_id)
-        stored_role, workspace, api_key, person = requester
+        is asked once (``Storage.requester``), off the event loop."""
+        stored_role, workspace, api_key, person = await off_loop(
+            self.storage.requester, team_id, user_id
+        )
         role, said = await self.roles.role_given(client, team_id, user_id, stored_role)
         self._remember(client, team_id, user_id, person, said)
         locale = said.locale if said and said.locale else person.slack_locale if person else None
