@@ -11,6 +11,7 @@ built as Bolt builds it, sent by the library's client given the shared session.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import aiohttp
@@ -18,6 +19,8 @@ from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_bolt.context.respond.internals import _build_message
 from slack_sdk.webhook import WebhookResponse
 from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+log = logging.getLogger(__name__)
 
 ANSWER_TIMEOUT = aiohttp.ClientTimeout(total=30)
 """``AsyncWebhookClient``'s own limit, which it leaves to a session it is given."""
@@ -42,7 +45,11 @@ class SharedRespond(AsyncRespond):
         client = AsyncWebhookClient(
             self.response_url, session=self.session, proxy=self.proxy, ssl=self.ssl
         )
-        return await client.send_dict(message)
+        answer = await client.send_dict(message)
+        if not 200 <= answer.status_code < 300:
+            # The URL itself is a credential for answers: never logged.
+            log.warning("response_url refused an answer: HTTP %s", answer.status_code)
+        return answer
 
 
 class ResponseUrls:

@@ -1,4 +1,4 @@
-"""Answers through ``response_url`` go through Bolt's own ``respond``: the person sees the
+"""Answers through ``response_url`` go as Bolt's ``respond`` sends them: the person sees the
 answer, and an answer Slack refuses is logged without its URL (the URL itself is a
 credential for answers)."""
 
@@ -7,12 +7,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import Surface, deliver
 from bot.messenger import WebApiMessenger
+from bot.response_urls import SharedRespond
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import notice
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
@@ -32,14 +34,16 @@ async def test_a_refused_answer_is_logged_without_its_url(
     delivery = await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text="x")
     url = delivery.response_url
     assert url is not None
-    surface = Surface(
-        messenger=WebApiMessenger(AsyncWebClient()), respond=AsyncRespond(response_url=url)
-    )
-    ctx = CommandContext(team_id=TEAM, user_id=SUPERVISOR, channel_id=CALL_CENTER, role=Role.ADMIN)
-    for n in range(5):  # Slack takes five answers per response_url
-        await deliver(notice(f"answer {n}"), surface, ctx)
-    with caplog.at_level(logging.WARNING, logger="bot.delivery"):
-        await deliver(notice("one too many"), surface, ctx)
-    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.delivery"]
+    async with aiohttp.ClientSession() as session:
+        respond = SharedRespond(AsyncRespond(response_url=url), session)
+        surface = Surface(messenger=WebApiMessenger(AsyncWebClient()), respond=respond)
+        ctx = CommandContext(
+            team_id=TEAM, user_id=SUPERVISOR, channel_id=CALL_CENTER, role=Role.ADMIN
+        )
+        for n in range(5):  # Slack takes five answers per response_url
+            await deliver(notice(f"answer {n}"), surface, ctx)
+        with caplog.at_level(logging.WARNING, logger="bot.response_urls"):
+            await deliver(notice("one too many"), surface, ctx)
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.response_urls"]
     assert "404" in line and url not in line
     assert [e["text"] for e in slack.ephemerals(SUPERVISOR)][-1].endswith("answer 4")
