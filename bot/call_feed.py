@@ -54,7 +54,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.feed_metadata import FeedPayload, card_metadata, fold_metadata, read_payload
-from bot.posting import BotClients, ChannelPace, SlackOutbox, rate_limited, retry_after
+from bot.posting import BotClients, ChannelPace, SlackOutbox, rate_limited
 from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
@@ -691,9 +691,9 @@ class CallFeed:
         error = str(exc.response.get("error") or "")
         status = exc.response.status_code
         if rate_limited(exc):
-            # The outbox holds the channel as long (its later cards wait behind this one).
-            wait = retry_after(exc) or self._pace.spacing
-            raise _Retry(self._clock() + wait, "ratelimited") from None
+            # The outbox holds the channel for Slack's Retry-After (its later cards wait
+            # behind this one); the row is tried again when it is free.
+            raise _Retry(self._pace.free_at((head.team_id, channel)), "ratelimited") from None
         if error in PERMANENT_ERRORS:
             raise _Drop(f"Slack said {error} for channel {channel}") from None
         raise _Retry(self._later(head), error or f"HTTP {status}") from None

@@ -26,9 +26,9 @@ log = logging.getLogger(__name__)
 
 
 class WebApiMessenger:
-    def __init__(self, client: AsyncWebClient, outbox: SlackOutbox | None = None) -> None:
+    def __init__(self, client: AsyncWebClient) -> None:
         self._client = client
-        self._outbox = outbox or SlackOutbox()
+        self._outbox = SlackOutbox()
 
     async def post(
         self, channel: str, reply: Reply, *, thread_ts: str | None = None

@@ -45,9 +45,9 @@ def _shared(body: dict[str, Any]) -> SharedFile:
 
 
 class WebApiFiles:
-    def __init__(self, client: AsyncWebClient, outbox: SlackOutbox | None = None) -> None:
+    def __init__(self, client: AsyncWebClient) -> None:
         self._client = client
-        self._outbox = outbox or SlackOutbox()
+        self._outbox = SlackOutbox()
 
     async def latest_csv(self, channel: str, user: str) -> SharedFile | None:
         response = await answered(
