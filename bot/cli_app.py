@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 DEMO_MODULES = frozenset(
     {"demo", "emulators", "fastapi", "starlette", "uvicorn", "multipart", "python_multipart"}
 )
-"""Top-level modules that only the ``callops[demo]`` extra provides."""
+"""Top-level modules the demo needs that a plain ``pip install callops`` may lack: the
+extra's web stack (the demo and emulator packages ship in the wheel, but import it)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
