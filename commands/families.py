@@ -11,14 +11,11 @@ families, so this module hands them their tables once, here.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from commands.admin.family import FAMILY as ADMIN
 from commands.approvals import actions
-from commands.approvals.actions import ActionSpec
 from commands.approvals.family import FAMILY as APPROVALS
 from commands.approvals.interactions import form_route
-from commands.approvals.kinds import ActionKind
 from commands.calls.family import FAMILY as CALLS
 from commands.campaigns.family import FAMILY as CAMPAIGNS
 from commands.digests.family import FAMILY as DIGESTS
@@ -58,9 +55,7 @@ catalog.use(
     )
 )
 
-ACTIONS: dict[str, ActionSpec[Any]] = {
-    ActionKind(spec.kind): spec for family in FAMILIES for spec in family.actions
-}
+actions.use(spec for family in FAMILIES for spec in family.actions)
 
 INTERACTIONS = Interactions(
     clicks=tuple(route for family in FAMILIES for route in family.clicks),
@@ -73,5 +68,3 @@ INTERACTIONS = Interactions(
     steps=tuple(route for family in FAMILIES for route in family.steps),
 )
 """Every button, form, shortcut and workflow step the app answers."""
-
-actions.ACTIONS.update(ACTIONS)

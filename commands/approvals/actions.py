@@ -24,7 +24,7 @@ anything that changes it, and says whether the effect is in place.  Kinds withou
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
@@ -143,6 +143,18 @@ ACTIONS: dict[str, ActionSpec[Any]] = {}
 """Every declared action by kind; filled once, from the families, by
 ``commands/families.py`` (the approval workflow cannot import the families: they import
 it)."""
+
+
+def use(specs: Iterable[ActionSpec[Any]]) -> None:
+    """Make ``specs`` the action table; a kind declared twice is a mistake in a
+    declaration and stops the app at once (as ``catalog.use`` does for command words)."""
+    table: dict[str, ActionSpec[Any]] = {}
+    for spec in specs:
+        if str(spec.kind) in table:
+            raise ValueError(f"the action {spec.kind} is declared twice")
+        table[str(spec.kind)] = spec
+    ACTIONS.clear()
+    ACTIONS.update(table)
 
 
 def spec_for(kind: str) -> ActionSpec[Any]:
