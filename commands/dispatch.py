@@ -40,7 +40,7 @@ from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from storage import Outcome as AuditOutcome
-from storage import Role, off_loop
+from storage import Role
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -284,14 +284,8 @@ def _guarded_fill(
 
 async def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
     if ctx.storage is not None:
-        await off_loop(
-            ctx.storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
-            what,
-            {},
-            outcome=AuditOutcome.REFUSED,
-            detail=f"needs {needed}, is {ctx.role}",
+        await ctx.audit(
+            what, {}, outcome=AuditOutcome.REFUSED, detail=f"needs {needed}, is {ctx.role}"
         )
 
 

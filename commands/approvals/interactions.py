@@ -164,10 +164,7 @@ async def deny(ctx: CommandContext, click: Click) -> Outcome:
             allow_self_approval=approval.allow_self_approval,
         )
     if refusal:
-        await off_loop(
-            flow.storage.audit.append,
-            ctx.team_id,
-            ctx.user_id,
+        await ctx.audit(
             approval.kind,
             approval.params,
             outcome=AuditOutcome.REFUSED,
