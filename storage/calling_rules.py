@@ -8,11 +8,13 @@ may be made is decided in ``commands/rules``; this module only keeps the facts.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import Executable
 
 from storage._rows import Store
 from storage.database import by_dialect, upsert
@@ -34,6 +36,13 @@ _IN_LIMIT = 900
 _R = calling_rules.c
 _D = dnc_numbers.c
 _P = outbound_pushes.c
+
+
+@functools.cache
+def _upsert(columns: tuple[str, ...]) -> dict[str, Executable]:
+    """The write of these columns of a rule (a missing row is made), built once for each
+    set of columns a setter changes."""
+    return upsert(calling_rules, "updated_by", "updated_at", *columns)
 
 
 @dataclass(frozen=True)
@@ -119,9 +128,7 @@ class CallingRuleStore(Store):
             "updated_at": self._clock(),
             **columns,
         }
-        # Only the columns given change; a missing row is made.
-        statement = upsert(calling_rules, "updated_by", "updated_at", *columns)
-        self._db.change(self._db.pick(statement), values)
+        self._db.change(self._db.pick(_upsert(tuple(columns))), values)
 
     # --- the do-not-call list -------------------------------------------------------
 
