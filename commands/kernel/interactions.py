@@ -15,7 +15,6 @@ its failures the same way for every surface.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -211,18 +210,17 @@ class OnClick:
     audit_as: str | None = None
     """The audit log's name for a refused click (default: the action id)."""
 
-    def ids(self) -> tuple[str, ...]:
-        """The exact action ids it answers (a numbered one has no fixed id)."""
-        if self.numbered:
-            return ()
-        return tuple(f"{self.action_id}_{s}" for s in self.suffixes) or (self.action_id,)
-
     def matcher(self) -> str | re.Pattern[str]:
         """What Bolt routes on: the exact id, or a pattern for a numbered or suffixed one."""
         if not (self.numbered or self.suffixes):
             return self.action_id
         tail = r"\d+" if self.numbered else "(" + "|".join(map(re.escape, self.suffixes)) + ")"
         return re.compile(f"^{re.escape(self.action_id)}_{tail}$")
+
+    def answers(self, action_id: str) -> bool:
+        """Whether a click on ``action_id`` is this family's: by the rule Bolt routes on."""
+        found = self.matcher()
+        return found == action_id if isinstance(found, str) else bool(found.match(action_id))
 
 
 @dataclass(frozen=True)
@@ -326,22 +324,15 @@ class OnStep:
 @dataclass(frozen=True)
 class Interactions:
     """Every button, form, shortcut and step of the app, gathered from the families and
-    looked up by the id Slack sends (exactly; a numbered button by what precedes its
-    number)."""
+    looked up by the id Slack sends, by the same rule Bolt routes on."""
 
     clicks: tuple[OnClick, ...] = ()
     submissions: tuple[OnSubmit, ...] = ()
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
 
-    @functools.cached_property
-    def _clicks(self) -> dict[str, OnClick]:
-        return {i: route for route in self.clicks for i in route.ids() or (route.action_id + "_#",)}
-
     def click(self, action_id: str) -> OnClick | None:
-        head, _, number = action_id.rpartition("_")
-        found = self._clicks.get(action_id)
-        return found or (self._clicks.get(head + "_#") if number.isdigit() else None)
+        return next((r for r in self.clicks if r.answers(action_id)), None)
 
     def submission(self, callback_id: str) -> OnSubmit | None:
         return next((r for r in self.submissions if r.callback_id == callback_id), None)
