@@ -13,8 +13,6 @@ from __future__ import annotations
 import logging
 from dataclasses import KW_ONLY, dataclass
 
-from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
-
 from commands.approvals import actions
 from commands.approvals.actions import ExecutionEnv, execution_env
 from commands.approvals.cards import asked, card, concluded, outcome_note
@@ -29,7 +27,7 @@ from commands.approvals.workflow import (
 )
 from commands.kernel.context import CommandContext, Messenger, StepExecution
 from commands.kernel.i18n import _, use_audience
-from commands.kernel.reply import Reply, StepCompleted, notice
+from commands.kernel.reply import SECTION_TEXT_LIMIT, Reply, StepCompleted, notice, section
 from commands.kernel.text import mention, truncate
 from storage import Approval, ApprovalState, Storage
 from storage.errors import ApprovalStateError
@@ -264,7 +262,5 @@ class ApprovalFlow:
 
 def plain_message(text: str) -> Reply:
     """A one-section message of already-escaped mrkdwn (thread notes, announcements)."""
-    body = truncate(text, 3000)
-    return Reply(
-        text=body, blocks=[SectionBlock(text=MarkdownTextObject(text=body))], ephemeral=False
-    )
+    body = truncate(text, SECTION_TEXT_LIMIT)
+    return Reply(text=body, blocks=[section(body)], ephemeral=False)

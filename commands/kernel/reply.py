@@ -211,7 +211,7 @@ def context_line(text: str) -> ContextBlock:
 
 def _one_section(body: str) -> Reply:
     body = truncate(body, SECTION_TEXT_LIMIT)
-    return Reply(text=body, blocks=[SectionBlock(text=MarkdownTextObject(text=body))])
+    return Reply(text=body, blocks=[section(body)])
 
 
 def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
