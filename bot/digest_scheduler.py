@@ -50,6 +50,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
+from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
@@ -107,8 +108,11 @@ class DigestScheduler:
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
+        watch: RuleWatch | None = None,
     ) -> None:
         self._storage = storage
+        self.watch = watch
+        """The calling rules' watch, run after the alerts on every tick."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -184,6 +188,8 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
+            if self.watch is not None:
+                await self.watch.tick(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).

@@ -128,6 +128,9 @@ class DigestRequest:
     message only its reader sees and cannot carry a file)."""
     refused_calls: int = 0
     """Calls the calling rules stopped in the period (the audit log's count)."""
+    against_rules: int = 0
+    """Calls the service placed against the calling rules in the period (the rule
+    watch's count, ``commands/rules/watch.py``)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -265,6 +268,14 @@ async def build_digest(
             context_line(
                 _(":scales: Calls refused by the calling rules: {n}").format(
                     n=number(request.refused_calls)
+                )
+            )
+        )
+    if request.against_rules:
+        blocks.append(
+            context_line(
+                _(":rotating_light: Calls the service placed against the rules: {n}").format(
+                    n=number(request.against_rules)
                 )
             )
         )

@@ -11,6 +11,7 @@ opens with the list already chosen.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
@@ -53,6 +54,7 @@ from commands.kernel.values import Metadata, Token, Value, compact_json, read, r
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
+from commands.rules.watch import list_warning, with_warning
 from storage import Approval, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
@@ -298,7 +300,11 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     proposal = await lead_proposal(ctx, lead_list.list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
-    return await propose(ctx, proposal)
+    outcome = await propose(ctx, proposal)
+    warning = await list_warning(
+        cc, ctx.storage, ctx.team_id, lead_list.list_uuid, datetime.now(UTC)
+    )
+    return with_warning(outcome, warning)
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:

@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, dnc, manage
+from commands.rules import card, dnc, enforce, manage, watch
 from storage import Role
 
 FAMILY = Family(
@@ -46,6 +46,23 @@ FAMILY = Family(
             handler=manage.frequency,
         ),
         CommandSpec(
+            "rules channel",
+            "quy-dinh kenh",
+            N_("rules channel <#channel>|off"),
+            N_("Where rule events go: calls the service placed against the rules, pauses."),
+            Role.ADMIN,
+            ("rules channel #compliance",),
+            handler=watch.channel,
+        ),
+        CommandSpec(
+            "rules enforce",
+            "quy-dinh cuong-che",
+            N_("rules enforce on|off"),
+            N_("Pause advertising campaigns outside the calling hours, start them again after."),
+            Role.ADMIN,
+            handler=enforce.enforce,
+        ),
+        CommandSpec(
             "dnc add",
             "khong-goi them",
             N_("dnc add <phone> ..."),
@@ -79,5 +96,8 @@ FAMILY = Family(
             handler=dnc.upload,
         ),
     ),
-    clicks=(OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),),
+    clicks=(
+        OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
+        OnClick(watch.PAUSE_BUTTON, watch.pause_clicked, role=Role.OPERATOR),
+    ),
 )

@@ -1,0 +1,281 @@
+"""What the service dials on its own, watched: ``rules channel``, ``rules enforce``, calls
+the service placed against the calling rules, and the warning on leads going into an
+advertising campaign that dials outside the hours.
+
+Through the Slack stand-in against the emulator.  The rule watch runs on the scheduler's
+minute; the tests call that minute's work (``scheduler.watch.tick``) with the ``now``
+they choose, on one runtime or on two sharing one database, as two replicas would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.rule_watch import RuleWatch
+from bot.runtime import Runtime
+from bot.server import serving
+from bot.settings import Settings
+from callcenter import CallCenter
+from callcenter.models import Campaign
+from commands.kernel.resolve import all_campaigns
+from commands.rules.enforce import RULES_REQUESTER
+from commands.rules.watch import VIETNAM, placed_against_rules
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, CALL_CENTER, TEAM, SlackStandIn
+from tests.bot.approval_helpers import button_ids, give_roles
+from tests.bot.feed_helpers import callback_url
+from tests.bot.test_commands_e2e import ask, shown
+
+RULES_CHANNEL = "<#C0001|call-center>"
+TELESALE = "Telesale thẻ tín dụng HCM"
+"""A running autodialer campaign of the seed: advertising by its type."""
+REMINDERS = "Nhắc lịch hẹn HN"
+"""A running autocall campaign of the seed (not OTP): advertising by its type too."""
+
+
+def hhmm(moment: datetime) -> str:
+    return moment.strftime("%H:%M")
+
+
+def watch_of(rt: Runtime) -> RuleWatch:
+    watch = rt.scheduler.watch
+    assert watch is not None
+    return watch
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    async with CallCenter(pbx.base_url, pbx.api_key) as client:
+        yield client
+
+
+async def campaign_named(cc: CallCenter, name: str) -> Campaign:
+    return next(c for c in await all_campaigns(cc) if c.campaign_name == name)
+
+
+def campaign_puts(pbx: EmulatorServer) -> list[dict[str, Any]]:
+    return [e for e in pbx.journal(method="PUT") if e["path"].startswith("/v3/campaign/")]
+
+
+async def quiet(cc: CallCenter) -> None:
+    """Pause the seed's running campaigns, so the only records are the test's own."""
+    for campaign in await all_campaigns(cc):
+        if campaign.status == "start":
+            await cc.campaigns.set_status(campaign.campaign_uuid, "pause")
+
+
+@asynccontextmanager
+async def watch_app(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> AsyncIterator[tuple[Runtime, str]]:
+    """``feed_app`` (its callback URL reaches it) without the scheduler's own minute:
+    the tests run the watch's minute themselves, with the ``now`` they choose."""
+    rt = Runtime.open(settings)
+    rt.storage.workspaces.connect(TEAM, pbx.base_url, pbx.api_key)
+    rt.storage.calling_rules.set_hours(TEAM, (0, 0))  # see tests/bot/conftest.py
+    try:
+        async with serving(rt, port=0, scheduler=False) as url:
+            rt.settings.callops_public_url = url
+            slack.connect_app(url + "/slack/events")
+            yield rt, url
+    finally:
+        rt.storage.close()
+    assert slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"
+
+
+def posts_saying(slack: SlackStandIn, text: str) -> list[dict[str, Any]]:
+    return [m for m in slack.messages(CALL_CENTER) if text in shown(m)]
+
+
+async def test_rules_channel_is_set_by_admins_and_shown_by_rules(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    give_roles(app)
+    refused = await ask(slack, f"rules channel {RULES_CHANNEL}", user=AGENT)
+    assert "needs the admin role" in shown(refused)
+    reply = await ask(slack, "rules channel <#C0003|digests>")
+    assert "I am not in #digests" in shown(reply)
+    reply = await ask(slack, f"rules channel {RULES_CHANNEL}")
+    assert "Rule events now go to <#C0001>" in shown(reply)
+    rules = shown(await ask(slack, "rules", user=AGENT))
+    assert "<#C0001>" in rules and "campaigns are not paused" in rules
+    reply = await ask(slack, "rules enforce maybe")
+    assert "Say on or off" in shown(reply)
+    reply = await ask(slack, "rules enforce on")
+    assert "Each pause and start is announced in <#C0001>" in shown(reply)
+    assert "callops pauses advertising campaigns" in shown(await ask(slack, "rules"))
+    actions = [e.action for e in app.storage.audit.entries(TEAM)]
+    assert actions.count("rules.channel") == 1 and actions.count("rules.enforce") == 1
+    assert app.storage.rule_watch.settings(TEAM).channel == CALL_CENTER
+
+
+async def test_an_out_of_hours_call_reaches_the_rules_channel_once_and_the_digest(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, base):
+        now = datetime.now(VIETNAM)
+        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await ask(slack, f"rules channel {RULES_CHANNEL}")
+        await quiet(cc)
+        telesale = await campaign_named(cc, TELESALE)
+        pbx.set_call_mode("immediate")
+        placed = pbx.originate(
+            direction="outbound",
+            destination="0912345678",
+            campaign_uuid=telesale.campaign_uuid,
+            outcome="answered",
+        )
+        record = placed["cdr"]
+        async with httpx.AsyncClient() as http:
+            answer = await http.post(callback_url(rt, base), json=record)
+            assert answer.status_code == 200
+            # The same record again, by callback and then by the listing: still one post.
+            first = await watch_of(rt).tick(datetime.now(UTC))
+            again = await http.post(callback_url(rt, base), json=record)
+            assert again.status_code == 200 and again.json().get("duplicate")
+        second = await watch_of(rt).tick(datetime.now(UTC) + timedelta(minutes=1))
+        assert first.posted >= 1 and second.posted == 0
+        # The seed's campaigns dialed too before the test paused them (records of the
+        # last minutes, as out of hours as this one): each is posted once as well.
+        posts = posts_saying(slack, "The service placed a call against the calling rules")
+        assert len(posts) == first.posted
+        (post,) = [shown(p) for p in posts if record["id"] in shown(p)]
+        assert TELESALE in post and "outside" in post and "Decree 91/2020/ND-CP" in post
+        assert f"{hhmm(later)}–{hhmm(after)}" in post and "0912" in post
+        hour = timedelta(hours=1)
+        counted = await placed_against_rules(rt.storage, TEAM, now - hour, now + hour)
+        assert counted["total"] == len(posts) and counted["hours"] == len(posts)
+        # The digest of a period holding the call counts it on its rules line.
+        await ask(slack, "digest add <#C0001|call-center> daily 08:00")
+        (digest,) = rt.storage.digests.active()
+        await rt.digests.post_now(TEAM, digest.id, at=datetime.now(UTC) + timedelta(days=1))
+        digests = posts_saying(slack, f"Calls the service placed against the rules: {len(posts)}")
+        assert len(digests) == 1
+
+
+async def test_a_call_within_the_rules_posts_nothing_and_one_to_a_dnc_number_does(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, _):
+        await ask(slack, f"rules channel {RULES_CHANNEL}")
+        await ask(slack, "rules frequency 100")
+        await ask(slack, "dnc add 0987654321")
+        await quiet(cc)
+        telesale = await campaign_named(cc, TELESALE)
+        pbx.set_call_mode("immediate")
+        for phone in ("0912345678", "0987654321"):
+            pbx.originate(
+                direction="outbound",
+                destination=phone,
+                campaign_uuid=telesale.campaign_uuid,
+                outcome="busy",
+            )
+        report = await watch_of(rt).tick(datetime.now(UTC))
+        assert report.listed >= 2
+        posts = posts_saying(slack, "The service placed a call against the calling rules")
+        assert len(posts) == 1
+        assert "Do-not-call list" in shown(posts[0]) and "0987" in shown(posts[0])
+        assert "Calling hours" not in shown(posts[0])
+
+
+async def test_enforce_pauses_at_the_end_of_the_hours_and_starts_at_the_next_once(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, _):
+        replica = Runtime.open(settings)  # a second process on the same database
+        try:
+            now = datetime.now(VIETNAM).replace(second=0, microsecond=0)
+            start, end = now - timedelta(hours=1), now + timedelta(minutes=1)
+            await ask(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
+            await ask(slack, f"rules channel {RULES_CHANNEL}")
+            await ask(slack, "rules enforce on")
+            running = {
+                c.campaign_uuid
+                for c in await all_campaigns(cc)
+                if c.status == "start" and c.campaign_name in (TELESALE, REMINDERS)
+            }
+            assert len(running) == 2
+            inside = await watch_of(rt).tick(now)
+            assert inside.switched == []
+            closed = end + timedelta(minutes=1)
+            reports = await asyncio.gather(
+                watch_of(rt).tick(closed), watch_of(replica).tick(closed)
+            )
+            paused = [s for r in reports for s in r.switched]
+            assert sorted(paused) == sorted(f"pause {uuid}" for uuid in running)
+            statuses = {c.campaign_uuid: c.status for c in await all_campaigns(cc)}
+            assert all(statuses[uuid] == "pause" for uuid in running)
+            assert len(posts_saying(slack, "Paused *")) == 2
+            assert len(campaign_puts(pbx)) == 2
+            # Later in the same closed hours nothing is paused again.
+            assert (await watch_of(replica).tick(closed + timedelta(minutes=5))).switched == []
+            opened = start + timedelta(days=1, minutes=1)
+            reports = await asyncio.gather(
+                watch_of(rt).tick(opened), watch_of(replica).tick(opened)
+            )
+            started = [s for r in reports for s in r.switched]
+            assert sorted(started) == sorted(f"start {uuid}" for uuid in running)
+            statuses = {c.campaign_uuid: c.status for c in await all_campaigns(cc)}
+            assert all(statuses[uuid] == "start" for uuid in running)
+            assert len(posts_saying(slack, "Started *")) == 2
+            assert len(campaign_puts(pbx)) == 4
+            audited = [
+                (e.action, e.user_id)
+                for e in rt.storage.audit.entries(TEAM)
+                if e.action in ("campaign.pause", "campaign.start")
+            ]
+            by_rules = [("campaign.pause", RULES_REQUESTER), ("campaign.start", RULES_REQUESTER)]
+            assert sorted(audited) == sorted(by_rules * 2)
+        finally:
+            await replica.close()
+            replica.storage.close()
+
+
+async def test_enforce_leaves_alone_a_campaign_a_person_started_again(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, _):
+        now = datetime.now(VIETNAM).replace(second=0, microsecond=0)
+        start, end = now - timedelta(hours=1), now + timedelta(minutes=1)
+        await ask(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
+        await ask(slack, "rules enforce on")
+        telesale = await campaign_named(cc, TELESALE)
+        closed = end + timedelta(minutes=1)
+        assert f"pause {telesale.campaign_uuid}" in (await watch_of(rt).tick(closed)).switched
+        await cc.campaigns.set_status(telesale.campaign_uuid, "stop")  # a person's choice
+        opened = start + timedelta(days=1, minutes=1)
+        started = (await watch_of(rt).tick(opened)).switched
+        assert f"start {telesale.campaign_uuid}" not in started
+        assert len(started) == 1  # the other campaign it paused, left as it was
+        stopped = await campaign_named(cc, TELESALE)
+        assert stopped.status == "stop"
+        assert rt.storage.rule_watch.paused(TEAM) == {}
+
+
+async def test_a_lead_into_a_campaign_dialing_outside_the_hours_warns_with_the_fix(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    now = datetime.now(VIETNAM)
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    reply = await ask(slack, f"lead {TELESALE} 0912345678 lead_name=An", user=AGENT)
+    said = shown(reply)
+    assert "is dialing now" in said and "outside the calling hours" in said
+    assert f"Pause it until {hhmm(later)}" in said
+    assert "rules_watch_pause" in button_ids(reply)
+    # Not dialing now, its own hours (08:00–20:00) still reach outside 09:00–10:00.
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        await cc.campaigns.set_status((await campaign_named(cc, TELESALE)).campaign_uuid, "stop")
+    await ask(slack, "rules hours 09:00-10:00")
+    reply = await ask(slack, f"lead {TELESALE} 0912345679 lead_name=Binh", user=AGENT)
+    assert "hours of its own that reach outside" in shown(reply)
+    assert "the start brings them inside" in shown(reply)
