@@ -27,7 +27,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.periods import SERVICE_TZ, to_service
 from commands.kernel.phones import normalize_phone, show_phone
@@ -44,7 +44,7 @@ from storage.rule_watch import NotedRecord
 
 VIETNAM = ZoneInfo("Asia/Ho_Chi_Minh")
 """The decree's clock: the called person's, whatever a workspace displays."""
-DECREE = "Decree 91/2020/ND-CP"
+DECREE = N_("Decree 91/2020/ND-CP")
 HOURS, DNC, FREQUENCY = "hours", "dnc", "frequency"
 RULE_ORDER = (HOURS, DNC, FREQUENCY)
 """The rules a call the service placed can break, as the audit log and counts name them."""
