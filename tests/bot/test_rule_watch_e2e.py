@@ -279,3 +279,31 @@ async def test_a_lead_into_a_campaign_dialing_outside_the_hours_warns_with_the_f
     reply = await ask(slack, f"lead {TELESALE} 0912345679 lead_name=Binh", user=AGENT)
     assert "hours of its own that reach outside" in shown(reply)
     assert "the start brings them inside" in shown(reply)
+
+
+async def test_an_upload_into_a_campaign_dialing_outside_the_hours_warns_and_pauses_it(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    now = datetime.now(VIETNAM)
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    rows = ["phone_number,lead_name", "0912345678,An", "0356789012,Chi"]
+    await slack.driver.file_share(
+        user=AGENT, channel=CALL_CENTER, name="leads.csv", content="\n".join(rows).encode()
+    )
+    prompt = await ask(slack, f"leads upload {TELESALE}", user=AGENT)
+    said = shown(prompt)
+    assert "Upload *2 leads*" in said and "is dialing now" in said
+    assert "approval_confirm" in button_ids(prompt) and "rules_watch_pause" in button_ids(prompt)
+    # The fix is one click away: Pause the campaign is `pause` as typed, with its confirm.
+    before = len(slack.ephemerals(AGENT))
+    delivery = await slack.driver.block_action(
+        user=AGENT, action_id="rules_watch_pause", ephemeral_ts=prompt["ts"]
+    )
+    assert delivery.in_time
+    answer = await slack.wait_for(
+        lambda: slack.ephemerals(AGENT)[before] if len(slack.ephemerals(AGENT)) > before else None
+    )
+    assert "Pause campaign" in shown(answer) and TELESALE in shown(answer)
+    assert "approval_confirm" in button_ids(answer)
