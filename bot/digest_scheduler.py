@@ -1,5 +1,5 @@
-"""The digest and alert scheduler: every minute, post the digests that fell due and
-check the alerts.
+"""The digest and alert scheduler: every minute, post the digests that fell due, check
+the alerts and run the calling rules' watch (``bot/rule_watch.py``).
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
