@@ -95,7 +95,8 @@ class RuleWatchStore(Store):
 
     def watched(self) -> list[WatchSettings]:
         """Every workspace with a rules channel or enforcing the hours."""
-        query = select(rule_watch).where(or_(_W.channel.is_not(None), _W.enforce.is_(True)))
+        enforcing = _W.enforce == True  # noqa: E712 - a Flag: 0 or 1 on both engines
+        query = select(rule_watch).where(or_(_W.channel.is_not(None), enforcing))
         return [_settings(row) for row in self._db.all(query)]
 
     def set_channel(self, team_id: str, channel: str | None, *, by: str | None) -> None:
