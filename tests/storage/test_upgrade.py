@@ -168,7 +168,8 @@ def test_undoing_the_baseline_is_refused_and_keeps_every_table(empty_db_url: str
         with db.engine.begin() as conn, pytest.raises(CommandError, match="restore a backup"):
             command.downgrade(alembic_config(conn), "base")
         assert read_schema_version(db) == BASELINE
-        assert all(db.read(lambda c, t=t: inspect(c).has_table(t.name)) for t in BASELINE_TABLES)
+        tables = set(db.read(lambda conn: inspect(conn).get_table_names()))
+        assert {t.name for t in BASELINE_TABLES} <= tables
         assert [e.action for e in AuditLog(db).entries("T1")] == ["test.kept"]
     finally:
         db.close()
