@@ -47,6 +47,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
@@ -71,6 +72,9 @@ DEFAULT_DIGEST_TIMEOUT = 120.0
 CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
+JUDGE_JOB = "callops-rule-watch"
+JUDGE_SECONDS = 15
+"""How often the call records callbacks brought are judged against the calling rules."""
 
 
 @dataclass
@@ -144,6 +148,15 @@ class DigestScheduler:
             max_instances=1,
             next_run_time=self._clock(),
         )
+        if self.watch is not None:
+            scheduler.add_job(
+                self._judge_tick,
+                IntervalTrigger(seconds=JUDGE_SECONDS, timezone=UTC),
+                id=JUDGE_JOB,
+                coalesce=True,
+                misfire_grace_time=JUDGE_SECONDS,
+                max_instances=1,
+            )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -196,6 +209,24 @@ class DigestScheduler:
             log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    async def _judge_tick(self) -> None:
+        """The rule watch's quick pass: records callbacks noted, judged and posted."""
+        if self.watch is None:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            logs.begin(name="rule-watch")
+            await self.watch.judge_noted()
+        except StorageBusyError:
+            log.warning("rule watch: the database is busy; the next pass catches up")
+        except Exception:
+            log.exception("rule watch pass failed")
         finally:
             if task is not None:
                 self._ticks.discard(task)

@@ -81,14 +81,43 @@ class RuleWatch:
         await asyncio.gather(*(self._bounded(s, moment, report) for s in watched))
         return report
 
-    async def _bounded(self, settings: WatchSettings, now: datetime, report: WatchReport) -> None:
+    async def judge_noted(self) -> WatchReport:
+        """Judge the records callbacks noted since the last pass (run every few seconds,
+        so a callback's breach is posted well within the minute); the listing and the
+        enforcing stay with ``tick``."""
+        report = WatchReport()
+        watched = [s for s in await off_loop(self._storage.rule_watch.watched) if s.channel]
+        report.teams = len(watched)
+        await asyncio.gather(*(self._bounded(s, None, report) for s in watched))
+        return report
+
+    async def _bounded(
+        self, settings: WatchSettings, now: datetime | None, report: WatchReport
+    ) -> None:
+        """One team's work (its minute, or with no ``now`` only its noted records); a
+        team whose service fails holds up nobody else."""
         async with self._limit:
             try:
-                await self._team(settings, now, report)
+                if now is None:
+                    await self._judge_only(settings, report)
+                else:
+                    await self._team(settings, now, report)
             except (CallCenterError, NotConnectedError) as exc:
                 log.warning("rule watch of team %s: %s", settings.team_id, type(exc).__name__)
             except Exception:
                 log.exception("rule watch of team %s failed", settings.team_id)
+
+    async def _judge_only(self, settings: WatchSettings, report: WatchReport) -> None:
+        storage, team = self._storage, settings.team_id
+        if settings.channel is None or not await off_loop(storage.rule_watch.has_new, team):
+            return
+        cc = await self._poster.service(team)
+        rules = await off_loop(storage.calling_rules.rules, team)
+        workspace = await off_loop(storage.workspaces.get, team)
+        campaigns = await all_campaigns(cc)
+        await self._judge(
+            cc, settings.channel, team, rules, campaigns, for_channel(workspace), report
+        )
 
     async def _team(self, settings: WatchSettings, now: datetime, report: WatchReport) -> None:
         storage, team = self._storage, settings.team_id

@@ -150,6 +150,19 @@ class RuleWatchStore(Store):
 
         return self._db.write(work)
 
+    def has_new(self, team_id: str) -> bool:
+        """Whether a record waits to be judged (and no live claimer holds it)."""
+        query = (
+            select(_R.record_id)
+            .where(
+                _R.team_id == team_id,
+                _R.state == NEW,
+                or_(_R.claimed_at.is_(None), _R.claimed_at < self._clock() - LEASE),
+            )
+            .limit(1)
+        )
+        return self._db.first(query) is not None
+
     def claim_new(self, team_id: str, limit: int = 200) -> list[NotedRecord]:
         """Records noted and not judged yet, claimed for this process (one claimed by a
         process that did not finish within the lease is taken over)."""
