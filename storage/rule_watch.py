@@ -138,14 +138,12 @@ class RuleWatchStore(Store):
         ]
         if not rows:
             return 0
+        watched = select(_W.team_id).where(_W.team_id == team_id, _W.channel.is_not(None))
+        if self._db.first(watched) is None:
+            return 0  # read first: a workspace nobody watches never takes the write lock
         statement = self._db.pick(_NOTE)
 
         def work(conn: Connection) -> int:
-            watched = conn.execute(
-                select(_W.team_id).where(_W.team_id == team_id, _W.channel.is_not(None))
-            ).first()
-            if watched is None:
-                return 0
             return sum(max(conn.execute(statement, row).rowcount, 0) for row in rows)
 
         return self._db.write(work)
