@@ -288,12 +288,12 @@ async def against_rules_between(
 # --- leads into a campaign dialing outside the hours -------------------------------------
 
 
-async def list_warning(
+async def list_warnings(
     cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str, now: datetime
-) -> list[Block]:
-    """A warning, with its fix, for leads going into ``list_uuid`` when an advertising
-    campaign dialing it is dialing outside the calling hours now, or dials by hours of its
-    own that reach outside them; nothing otherwise."""
+) -> list[tuple[str, Campaign | None]]:
+    """Warnings for leads going into ``list_uuid``: an advertising campaign dialing it is
+    dialing outside the calling hours now, or dials by hours of its own that reach outside
+    them.  Each comes with the campaign to offer pausing (None when it is not running)."""
     if storage is None:
         return []
     rules = await off_loop(storage.calling_rules.rules, team_id)
@@ -303,45 +303,57 @@ async def list_warning(
         if c.default_list_uuid == list_uuid and is_advertising(c, rules)
     ]
     here = now.astimezone(VIETNAM)
-    blocks: list[Block] = []
+    found: list[tuple[str, Campaign | None]] = []
     for campaign in dialers[:5]:
         window = rules.hours_of(campaign.campaign_uuid)
-        name = campaign_label(campaign.campaign_name)
+        words = {"campaign": campaign_label(campaign.campaign_name), "decree": _(DECREE)}
+        words["window"] = window_words(window)
         running = campaign.status == "start"
         if running and not within(window, minutes_of(here)):
             text = _(
                 ":warning: *{campaign}* is dialing now, at {time} Vietnam time, outside the "
                 "calling hours {window} ({decree}): these leads would be called at once. "
                 "Pause it until {start}, when the hours open."
-            ).format(
-                campaign=name,
-                time=here.strftime("%H:%M"),
-                window=window_words(window),
-                decree=_(DECREE),
-                start=clock(window[0]),
-            )
-        elif hours_fix(campaign, window) is not None:
+            ).format(time=here.strftime("%H:%M"), start=clock(window[0]), **words)
+            found.append((text, campaign))
+        elif hours_fix(campaign, window) is None:
+            continue
+        elif running:
             text = _(
                 ":warning: *{campaign}* dials by hours of its own that reach outside the "
                 "calling hours {window} ({decree}). Pause it, then start it again with "
                 "`/callops start`: the start brings its hours inside."
-            ).format(campaign=name, window=window_words(window), decree=_(DECREE))
-            if not running:
-                blocks.append(
-                    section(
-                        _(
-                            ":warning: *{campaign}* dials by hours of its own that reach "
-                            "outside the calling hours {window} ({decree}). When you start "
-                            "it with `/callops start`, the start brings them inside."
-                        ).format(campaign=name, window=window_words(window), decree=_(DECREE))
-                    )
-                )
-                continue
+            ).format(**words)
+            found.append((text, campaign))
         else:
-            continue
+            text = _(
+                ":warning: *{campaign}* dials by hours of its own that reach outside the "
+                "calling hours {window} ({decree}). When you start it with `/callops start`, "
+                "the start brings them inside."
+            ).format(**words)
+            found.append((text, None))
+    return found
+
+
+async def list_warning(
+    cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str, now: datetime
+) -> list[Block]:
+    """The warnings as blocks, each with its Pause button where the campaign runs."""
+    blocks: list[Block] = []
+    for text, campaign in await list_warnings(cc, storage, team_id, list_uuid, now):
         blocks.append(section(text))
-        blocks.append(pause_buttons(campaign))
+        if campaign is not None:
+            blocks.append(pause_buttons(campaign))
     return blocks
+
+
+async def list_warning_note(
+    cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str, now: datetime
+) -> str | None:
+    """The warnings as one note for a prompt that carries no buttons of its own (a form's);
+    ``pause <campaign>`` is the fix there."""
+    found = await list_warnings(cc, storage, team_id, list_uuid, now)
+    return "\n".join(text for text, _campaign in found) or None
 
 
 def with_warning(outcome: Outcome, warning: list[Block]) -> Outcome:

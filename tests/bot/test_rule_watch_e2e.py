@@ -322,3 +322,25 @@ async def test_an_upload_into_a_campaign_dialing_outside_the_hours_warns_and_pau
     )
     assert "Pause campaign" in shown(answer) and TELESALE in shown(answer)
     assert "approval_confirm" in button_ids(answer)
+
+
+async def test_the_lead_form_warns_in_its_prompt_too(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    give_roles(app)
+    now = datetime.now(VIETNAM)
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text=f"lead {TELESALE}")
+    form = await slack.wait_for(
+        lambda: next((v for v in slack.views(AGENT) if v.get("callback_id") == "lead_form"), None)
+    )
+    before = len(slack.ephemerals(AGENT))
+    await slack.driver.view_submission(form["id"], {"phone": "0356 789 012", "lead_name": "Chi"})
+    prompt = await slack.wait_for(  # submitting the form was the confirm: it is asked
+        lambda: next(
+            (m for m in slack.ephemerals(AGENT)[before:] if "Asked for approval" in shown(m)),
+            None,
+        )
+    )
+    assert "is dialing now" in shown(prompt) and f"Pause it until {hhmm(later)}" in shown(prompt)
