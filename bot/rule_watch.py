@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from slack_sdk.errors import SlackApiError
+
 from bot.digest_post import DigestPoster
 from callcenter import CallCenter
 from callcenter.errors import CallCenterError
@@ -36,7 +38,7 @@ from commands.rules.watch import breach_message, judge, noted
 from storage import Storage
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
-from storage.rule_watch import WatchSettings
+from storage.rule_watch import NotedRecord, WatchSettings
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ little after its call ended)."""
 FIRST_READ = timedelta(minutes=15)
 """How far back the first reading of a newly watched workspace goes."""
 CONCURRENCY = 20
+BREACH_EVENT = "callops_rule_breach"
+"""The message metadata ``event_type`` of a breach post; its payload names ``record_id``."""
 
 
 @dataclass
@@ -179,18 +183,55 @@ class RuleWatch:
             if breach is None:
                 await off_loop(storage.rule_watch.settle, team, record.record_id, ())
                 continue
-            with use_audience(readers):
-                message = breach_message(breach)
-            ts = await self._post(team, channel, message)
-            if ts is not None:
-                report.posted += 1
+            ts = None
+            if record.claimed_before is not None:  # its claimer stopped: did it post?
+                ts = await self._find_posted(team, channel, record)
+            if ts is None:
+                with use_audience(readers):
+                    message = breach_message(breach)
+                ts = await self._post(team, channel, message, record.record_id)
+                if ts is not None:
+                    report.posted += 1
             await off_loop(
                 storage.rule_watch.settle, team, record.record_id, breach.rules, posted_ts=ts
             )
 
-    async def _post(self, team: str, channel: str, message: Reply) -> str | None:
+    async def _post(
+        self, team: str, channel: str, message: Reply, record_id: str | None = None
+    ) -> str | None:
+        """Post in the rules channel; a breach's post names its record in its metadata,
+        so a process taking over an unfinished claim can find it instead of posting it
+        again."""
+        metadata = (
+            {"event_type": BREACH_EVENT, "event_payload": {"record_id": record_id}}
+            if record_id
+            else None
+        )
         try:
-            return await self._poster.post_reply(team, channel, message)
+            return await self._poster.post_reply(team, channel, message, metadata=metadata)
         except DigestPostError as exc:
             log.warning("rule watch of team %s: could not post (%s)", team, exc)
             return None
+
+    async def _find_posted(self, team: str, channel: str, record: NotedRecord) -> str | None:
+        """The ts of the breach post of ``record`` if a stopped process made it."""
+        client = await self._poster.bots.get(team)
+        if client is None or record.claimed_before is None:
+            return None
+        try:
+            async for message in self._poster.outbox.history(
+                client, channel, since=record.claimed_before
+            ):
+                meta = message["metadata"]
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == BREACH_EVENT and (
+                    payload.get("record_id") == record.record_id
+                ):
+                    return str(message["ts"])
+        except SlackApiError as exc:
+            log.warning(
+                "rule watch of team %s: cannot read the channel (%s)",
+                team,
+                exc.response.get("error"),
+            )
+        return None

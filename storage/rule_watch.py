@@ -67,6 +67,8 @@ class NotedRecord:
     campaign_uuid: str
     phone: str
     started_at: float
+    claimed_before: float | None = None
+    """When a process that did not finish claimed it (its post may have gone out)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,7 @@ class RuleWatchStore(Store):
                             str(row["campaign_uuid"]),
                             str(row["phone"] or ""),
                             float(row["started_at"]),
+                            row["claimed_at"],
                         )
                     )
             return taken

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select, update
 
 from bot.rule_watch import RuleWatch
 from bot.runtime import Runtime
@@ -29,6 +30,8 @@ from commands.rules.enforce import RULES_REQUESTER
 from commands.rules.watch import VIETNAM, placed_against_rules
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, TEAM, SlackStandIn
+from storage.rule_watch import LEASE
+from storage.schema import rule_watch_records
 from tests.bot.approval_helpers import button_ids, give_roles
 from tests.bot.feed_helpers import callback_url
 from tests.bot.test_commands_e2e import ask, shown
@@ -344,3 +347,37 @@ async def test_the_lead_form_warns_in_its_prompt_too(
         )
     )
     assert "is dialing now" in shown(prompt) and f"Pause it until {hhmm(later)}" in shown(prompt)
+
+
+async def test_a_breach_posted_by_a_process_that_stopped_is_not_posted_again(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, base):
+        now = datetime.now(VIETNAM)
+        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await ask(slack, f"rules channel {RULES_CHANNEL}")
+        telesale = await campaign_named(cc, TELESALE)
+        pbx.set_call_mode("immediate")
+        record = pbx.originate(
+            direction="outbound", destination="0912345678", campaign_uuid=telesale.campaign_uuid
+        )["cdr"]
+        async with httpx.AsyncClient() as http:
+            assert (await http.post(callback_url(rt, base), json=record)).status_code == 200
+        assert (await watch_of(rt).judge_noted()).posted == 1
+        (posted,) = posts_saying(slack, "against the calling rules")
+        # As if it stopped between its post and its record: claimed long ago, not judged.
+        rows = rule_watch_records.c
+        rt.storage.db.write(
+            lambda conn: conn.execute(
+                update(rule_watch_records)
+                .where(rows.record_id == record["id"])
+                .values(state="new", posted_ts=None, claimed_at=rt.storage.clock() - LEASE - 1)
+            )
+        )
+        assert (await watch_of(rt).judge_noted()).posted == 0
+        assert len(posts_saying(slack, "against the calling rules")) == 1
+        (row,) = rt.storage.db.all(
+            select(rows.state, rows.posted_ts).where(rows.record_id == record["id"])
+        )
+        assert (row["state"], row["posted_ts"]) == ("breach", posted["ts"])
