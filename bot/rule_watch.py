@@ -65,6 +65,9 @@ class WatchReport:
 
 
 class RuleWatch:
+    """The calling rules' watch of every workspace with a rules channel or enforcing;
+    posts through the digests' poster (its bot clients and paced outbox)."""
+
     def __init__(
         self,
         storage: Storage,
@@ -78,6 +81,8 @@ class RuleWatch:
         self._limit = asyncio.Semaphore(CONCURRENCY)
 
     async def tick(self, now: datetime | None = None) -> WatchReport:
+        """The minute's work at ``now`` (default: the clock) for every watched workspace,
+        concurrently and bounded: enforce the hours, read the records, judge, post."""
         moment = now or self._clock()
         report = WatchReport()
         watched = await off_loop(self._storage.rule_watch.watched)
