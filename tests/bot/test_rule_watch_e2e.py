@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -123,8 +124,12 @@ async def test_an_out_of_hours_call_reaches_the_rules_channel_once_and_the_diges
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
 ) -> None:
     async with watch_app(settings, slack, pbx) as (rt, base):
+        # Shown in New York, judged on Vietnam's clock: hours around New York's now are
+        # half a day away from Vietnam's, so the call is outside them.
+        await ask(slack, "settings timezone America/New_York")
         now = datetime.now(VIETNAM)
-        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+        new_york = now.astimezone(ZoneInfo("America/New_York"))
+        later, after = new_york - timedelta(hours=1), new_york + timedelta(hours=1)
         await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         await quiet(cc)
