@@ -34,7 +34,7 @@ from commands.kernel.periods import to_service
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import all_campaigns
 from commands.rules.enforce import announcement, enforce_hours
-from commands.rules.watch import breach_message, judge, noted
+from commands.rules.watch import Breach, breach_message, breaches_summary, judge, noted
 from storage import Storage
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
@@ -48,6 +48,8 @@ little after its call ended)."""
 FIRST_READ = timedelta(minutes=15)
 """How far back the first reading of a newly watched workspace goes."""
 CONCURRENCY = 20
+POSTS_PER_PASS = 5
+"""Breaches of one workspace posted one by one in a pass; the rest go in one message."""
 BREACH_EVENT = "callops_rule_breach"
 """The message metadata ``event_type`` of a breach post; its payload names ``record_id``."""
 
@@ -60,6 +62,9 @@ class WatchReport:
     listed: int = 0
     judged: int = 0
     posted: int = 0
+    """Breaches posted one by one."""
+    summarized: int = 0
+    """Breaches beyond ``POSTS_PER_PASS`` in one pass, said together in one message."""
     switched: list[str] = field(default_factory=list)
     """``pause <campaign uuid>`` / ``start <campaign uuid>``, as done by this process."""
 
@@ -182,12 +187,16 @@ class RuleWatch:
     ) -> None:
         storage = self._storage
         by_uuid = {c.campaign_uuid: c for c in campaigns}
+        breaches: list[Breach] = []
         for record in await off_loop(storage.rule_watch.claim_new, team):
             report.judged += 1
             breach = await judge(cc, storage, team, record, by_uuid, rules)
             if breach is None:
                 await off_loop(storage.rule_watch.settle, team, record.record_id, ())
-                continue
+            else:
+                breaches.append(breach)
+        for breach in breaches[:POSTS_PER_PASS]:
+            record = breach.record
             ts = None
             if record.claimed_before is not None:  # its claimer stopped: did it post?
                 ts = await self._find_posted(team, channel, record)
@@ -200,6 +209,21 @@ class RuleWatch:
             await off_loop(
                 storage.rule_watch.settle, team, record.record_id, breach.rules, posted_ts=ts
             )
+        rest = breaches[POSTS_PER_PASS:]
+        if rest:
+            # A campaign dialing out of hours makes hundreds: one message says the rest.
+            with use_audience(readers):
+                message = breaches_summary(rest)
+            ts = await self._post(team, channel, message)
+            report.summarized += len(rest)
+            for breach in rest:
+                await off_loop(
+                    storage.rule_watch.settle,
+                    team,
+                    breach.record.record_id,
+                    breach.rules,
+                    posted_ts=ts,
+                )
 
     async def _post(
         self, team: str, channel: str, message: Reply, record_id: str | None = None

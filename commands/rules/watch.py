@@ -33,7 +33,7 @@ from commands.kernel.periods import SERVICE_TZ, to_service
 from commands.kernel.phones import normalize_phone, show_phone
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
-from commands.kernel.text import campaign_label, escape, number, parse_service_time
+from commands.kernel.text import campaign_label, escape, number, parse_service_time, truncate
 from commands.kernel.values import token
 from commands.rules.dialing_hours import hours_fix
 from commands.rules.guard import Window, clock, is_advertising, minutes_of, window_words, within
@@ -245,11 +245,53 @@ def breach_message(breach: Breach) -> Reply:
     return Reply(text=text, blocks=blocks, ephemeral=False)
 
 
-def pause_buttons(campaign: Campaign) -> ActionsBlock:
+def breaches_summary(breaches: list[Breach]) -> Reply:
+    """Many breaches of one pass in one message: how many, by campaign and by rule, with
+    a Pause button for each campaign still running (a few)."""
+    first = min(b.record.started_at for b in breaches)
+    last = max(b.record.started_at for b in breaches)
+    head = ngettext(
+        ":rotating_light: *{n} more call the service placed against the calling rules* "
+        "({decree}), started {first}–{last} Vietnam time:",
+        ":rotating_light: *{n} more calls the service placed against the calling rules* "
+        "({decree}), started {first}–{last} Vietnam time:",
+        len(breaches),
+    ).format(
+        n=number(len(breaches)),
+        decree=_(DECREE),
+        first=datetime.fromtimestamp(first, VIETNAM).strftime("%H:%M"),
+        last=datetime.fromtimestamp(last, VIETNAM).strftime("%H:%M"),
+    )
+    by_campaign: dict[str, list[Breach]] = {}
+    for breach in breaches:
+        by_campaign.setdefault(breach.campaign.campaign_uuid, []).append(breach)
+    names = {HOURS: _("calling hours"), DNC: _("do-not-call"), FREQUENCY: _("calls per number")}
+    lines = []
+    for group in sorted(by_campaign.values(), key=len, reverse=True)[:10]:
+        rules = Counter(rule for b in group for rule in b.rules)
+        which = ", ".join(
+            f"{names[rule]} {number(rules[rule])}" for rule in RULE_ORDER if rules[rule]
+        )
+        name = campaign_label(group[0].campaign.campaign_name)
+        lines.append(f"• *{name}*: {number(len(group))} ({which})")
+    blocks: list[Block] = [section(head + "\n" + "\n".join(lines))]
+    running = [g[0].campaign for g in by_campaign.values() if g[0].campaign.status == "start"]
+    blocks.extend(pause_buttons(campaign, named=True) for campaign in running[:3])
+    text = _("Calls against the calling rules: {n}").format(n=number(len(breaches)))
+    return Reply(text=text, blocks=blocks, ephemeral=False)
+
+
+def pause_buttons(campaign: Campaign, *, named: bool = False) -> ActionsBlock:
+    """The Pause button of one campaign (``named``: saying which, beside others)."""
+    label = (
+        _("Pause {campaign}").format(campaign=campaign.campaign_name or "")
+        if named
+        else _("Pause the campaign")
+    )
     return ActionsBlock(
         elements=[
             ButtonElement(
-                text=_("Pause the campaign"),
+                text=truncate(label, 75),
                 action_id=PAUSE_BUTTON,
                 value=campaign.campaign_uuid,
                 style="danger",

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 
-from bot.rule_watch import RuleWatch
+from bot.rule_watch import POSTS_PER_PASS, RuleWatch
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -164,23 +164,30 @@ async def test_an_out_of_hours_call_reaches_the_rules_channel_once_and_the_diges
             again = await http.post(callback_url(rt, base), json=record)
             assert again.status_code == 200 and again.json().get("duplicate")
         second = await watch_of(rt).tick(datetime.now(UTC) + timedelta(minutes=1))
-        first_posted = quick.posted + sum(r.posted for r in reports)
-        assert second.posted == 0
+        posted = quick.posted + sum(r.posted for r in reports)
+        summarized = sum(r.summarized for r in reports)
+        assert second.posted == 0 and second.summarized == 0
         # The seed's campaigns dialed too before the test paused them (records of the
-        # last minutes, as out of hours as this one): each is posted once as well.
+        # last minutes, as out of hours as this one): each is posted once as well, a few
+        # one by one and the rest of a pass in one message.
         posts = posts_saying(slack, "The service placed a call against the calling rules")
-        assert len(posts) == first_posted
+        assert len(posts) == posted
+        summaries = posts_saying(slack, "the service placed against the calling rules*")
+        assert len(summaries) == (1 if summarized else 0)
+        if summarized:
+            assert f"*{summarized} more call" in shown(summaries[0])
         (post,) = [shown(p) for p in posts if record["id"] in shown(p)]
         assert TELESALE in post and "outside" in post and "Decree 91/2020/ND-CP" in post
         assert f"{hhmm(later)}–{hhmm(after)}" in post and "0912" in post
         hour = timedelta(hours=1)
         counted = await placed_against_rules(rt.storage, TEAM, now - hour, now + hour)
-        assert counted["total"] == len(posts) and counted["hours"] == len(posts)
+        total = posted + summarized
+        assert counted["total"] == total and counted["hours"] == total
         # The digest of a period holding the call counts it on its rules line.
         await ask(slack, "digest add <#C0001|call-center> daily 08:00")
         (digest,) = rt.storage.digests.active()
         await rt.digests.post_now(TEAM, digest.id, at=datetime.now(UTC) + timedelta(days=1))
-        digests = posts_saying(slack, f"Calls the service placed against the rules: {len(posts)}")
+        digests = posts_saying(slack, f"Calls the service placed against the rules: {total}")
         assert len(digests) == 1
 
 
@@ -386,3 +393,33 @@ async def test_a_breach_posted_by_a_process_that_stopped_is_not_posted_again(
             select(rows.state, rows.posted_ts).where(rows.record_id == record["id"])
         )
         assert (row["state"], row["posted_ts"]) == ("breach", posted["ts"])
+
+
+async def test_many_breaches_in_one_pass_are_said_together_after_a_few(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
+) -> None:
+    async with watch_app(settings, slack, pbx) as (rt, _):
+        now = datetime.now(VIETNAM)
+        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await ask(slack, f"rules channel {RULES_CHANNEL}")
+        await quiet(cc)
+        telesale = await campaign_named(cc, TELESALE)
+        pbx.set_call_mode("immediate")
+        for n in range(8):
+            pbx.originate(
+                direction="outbound",
+                destination=f"091234500{n}",
+                campaign_uuid=telesale.campaign_uuid,
+                outcome="busy",
+            )
+        report = await watch_of(rt).tick(datetime.now(UTC))
+        assert report.posted == POSTS_PER_PASS and report.summarized >= 8 - POSTS_PER_PASS
+        singles = posts_saying(slack, "The service placed a call against the calling rules")
+        (summary,) = posts_saying(slack, "the service placed against the calling rules*")
+        assert len(singles) == POSTS_PER_PASS
+        assert f"*{report.summarized} more calls" in shown(summary)
+        assert TELESALE in shown(summary) and "calling hours" in shown(summary)
+        hour = timedelta(hours=1)
+        counted = await placed_against_rules(rt.storage, TEAM, now - hour, now + hour)
+        assert counted["total"] == report.posted + report.summarized
