@@ -41,10 +41,6 @@ BASELINE = 11
 LATEST_VERSION = 12
 """The newest revision's number (`tests/storage/test_upgrade.py` checks it is the head)."""
 
-NAMED_REVISIONS: dict[int, str] = {12: "watch_rule_watch"}
-"""Revisions written on a branch carry the branch's name until they are numbered; the
-schema version each stands for."""
-
 _SCRIPTS = Path(__file__).with_name("alembic")
 
 _MIGRATION_LOCK = zlib.crc32(b"callops schema migration")
@@ -52,15 +48,7 @@ _MIGRATION_LOCK = zlib.crc32(b"callops schema migration")
 
 
 def revision_id(version: int) -> str:
-    return NAMED_REVISIONS.get(version) or f"{version:04d}"
-
-
-def version_of(revision: str) -> int:
-    """The schema version a revision id stands for (``0011`` or a named one)."""
-    for version, name in NAMED_REVISIONS.items():
-        if name == revision:
-            return version
-    return int(revision)
+    return f"{version:04d}"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
@@ -80,7 +68,7 @@ def _legacy(conn: Connection) -> bool:
 def _current_version(conn: Connection) -> int:
     if inspect(conn).has_table(alembic_version.name):
         found = conn.execute(select(alembic_version.c.version_num)).scalar()
-        return version_of(str(found)) if found else 0
+        return int(found) if found else 0
     if _legacy(conn):
         row = conn.execute(text("SELECT version FROM schema_version")).first()
         return int(row[0]) if row else 0

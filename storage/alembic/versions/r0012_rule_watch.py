@@ -1,6 +1,6 @@
 """The rule watch: where rule events go, enforcing the hours, the call records judged.
 
-Revision ID: watch_rule_watch
+Revision ID: 0012
 Revises: 0011
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 FLOAT: sa.Double[float] = sa.Double().with_variant(sa.REAL(), "sqlite")
 INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
-revision = "watch_rule_watch"
+revision = "0012"
 down_revision = "0011"
 branch_labels = None
 depends_on = None
