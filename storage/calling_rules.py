@@ -18,7 +18,7 @@ from sqlalchemy.sql import Executable
 
 from storage._rows import Store
 from storage.database import by_dialect, upsert
-from storage.schema import calling_rules, dnc_numbers, outbound_pushes
+from storage.schema import calling_rules, dnc_numbers, frequency_locks, outbound_pushes
 from storage.validation import check_id
 
 DEFAULT_HOURS = (8 * 60, 17 * 60)
@@ -71,6 +71,7 @@ class CallingRules:
 
 _RULES = select(calling_rules).where(_R.team_id == bindparam("team_id"))
 _ADD_DNC = by_dialect(lambda insert_: insert_(dnc_numbers).on_conflict_do_nothing())
+_LOCK_NUMBER = upsert(frequency_locks, "at")
 
 
 class CallingRuleStore(Store):
@@ -188,6 +189,55 @@ class CallingRuleStore(Store):
         def work(conn: Connection) -> None:
             conn.execute(delete(outbound_pushes).where(_P.team_id == team_id, _P.at < now - DAY))
             conn.execute(insert(outbound_pushes), values)
+
+        self._db.write(work)
+
+    def claim_slot(
+        self, team_id: str, phone: str, campaign_uuid: str, *, limit: int, after: float
+    ) -> int | None:
+        """Hold a place for one advertising call to ``phone`` in its 24-hour window, or
+        None when ``limit`` places (callops' pushes and held places after ``after``, the
+        latest call the service's records show) are taken.  The number's lock row is
+        written first, so claims to one number run one after the other on every engine
+        and replica: the count and the insert cannot be split by another claim.  The
+        place is the push's row: ``release_slot`` gives it back if the call is not
+        placed."""
+        now = self._clock()
+        lock = self._db.pick(_LOCK_NUMBER)
+
+        def work(conn: Connection) -> int | None:
+            conn.execute(lock, {"team_id": team_id, "phone": phone, "at": now})
+            held = conn.execute(
+                select(func.count())
+                .select_from(outbound_pushes)
+                .where(
+                    _P.team_id == team_id,
+                    _P.phone == phone,
+                    _P.at > max(after, now - DAY),
+                )
+            ).scalar()
+            if int(held or 0) >= limit:
+                return None
+            conn.execute(delete(outbound_pushes).where(_P.team_id == team_id, _P.at < now - DAY))
+            result = conn.execute(
+                insert(outbound_pushes),
+                {"team_id": team_id, "phone": phone, "campaign_uuid": campaign_uuid, "at": now},
+            )
+            key = result.inserted_primary_key
+            return int(key[0]) if key else None
+
+        return self._db.write(work)
+
+    def release_slot(self, team_id: str, slot: int) -> None:
+        """A held place whose call was not placed (refused, or the push failed)."""
+
+        def work(conn: Connection) -> None:
+            conn.execute(delete(outbound_pushes).where(_P.team_id == team_id, _P.id == slot))
+            conn.execute(
+                delete(frequency_locks).where(
+                    frequency_locks.c.team_id == team_id, frequency_locks.c.at < self._clock() - DAY
+                )
+            )
 
         self._db.write(work)
 

@@ -62,7 +62,8 @@ from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campai
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
-from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
+from commands.rules.evidence import Evidence, log_decision
+from commands.rules.guard import REFUSED_ACTION, Decision, decide
 from storage import Approval, Storage
 from storage.offload import off_loop
 
@@ -334,43 +335,66 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
             raise ActionRefused(
                 _("{phone} has been blacklisted since the request").format(phone=show_phone(phone))
             )
-    else:
-        # The rules hold when the call is placed, not only when it was asked for: an
-        # approval may come after the hours, or after another call to the number.
-        refused = await push_refusal(
-            env.cc, env.storage, env.team_id, campaign, phone, datetime.now(env.tz)
-        )
-        if refused is not None:
-            await _audit_refusal(env.storage, env.team_id, None, campaign, phone, refused.rule)
-            raise ActionRefused(refused.message)
-    result = await env.cc.autocall.push(uuid, phone, dict(params.param))
-    if env.storage is not None:
-        rules = await off_loop(env.storage.calling_rules.rules, env.team_id)
-        if is_advertising(campaign, rules):
-            await off_loop(env.storage.calling_rules.record_push, env.team_id, phone, uuid)
+        result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+        return _placed(phone, result.call_id, result.lead_uuid)
+    # The rules hold when the call is placed, not only when it was asked for: an
+    # approval may come after the hours, or after another call to the number.  An
+    # advertising call holds its place in the 24-hour window before the service is
+    # called, so approvals clicked at once cannot both take the last place.
+    storage = env.storage
+    decision = await decide(
+        env.cc, storage, env.team_id, campaign, phone, datetime.now(UTC), reader=env.tz, claim=True
+    )
+    evidence = Evidence(env.request_id, env.requester, env.approvers)
+    if decision.refusal is not None:
+        await _log_refusal(storage, env.team_id, env.requester, decision, evidence)
+        raise ActionRefused(decision.refusal.message)
+    try:
+        result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+    except BaseException:
+        if decision.slot is not None:
+            await off_loop(storage.calling_rules.release_slot, env.team_id, decision.slot)
+        await log_decision(storage, env.team_id, decision, "failed", evidence)
+        raise
+    await log_decision(storage, env.team_id, decision, "placed", evidence)
+    return _placed(phone, result.call_id, result.lead_uuid)
+
+
+def _placed(phone: str, call_id: str, lead_uuid: str) -> ActionResult:
     return ActionResult(
         ok=True,
         text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
-            phone=clip(show_phone(phone), 40),
-            call=code(result.call_id),
-            lead=code(result.lead_uuid),
+            phone=clip(show_phone(phone), 40), call=code(call_id), lead=code(lead_uuid)
         ),
-        data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
+        data={"call_id": call_id, "lead_uuid": lead_uuid},
     )
 
 
-async def _audit_refusal(
-    storage: Storage, team_id: str, user_id: str | None, campaign: Campaign, phone: str, rule: str
+async def _log_refusal(
+    storage: Storage,
+    team_id: str,
+    user_id: str | None,
+    decision: Decision,
+    evidence: Evidence,
 ) -> None:
-    """A call the calling rules stopped: audited, and counted in digests from there."""
+    """A call the calling rules stopped: audited (digests count it from there) and, for
+    an advertising call, kept in the gate's log."""
+    refused = decision.refusal
+    if refused is None:
+        return
     await off_loop(
         storage.audit.append,
         team_id,
         user_id,
         REFUSED_ACTION,
-        {"campaign_uuid": campaign.campaign_uuid, "rule": rule, "phone": phone},
+        {
+            "campaign_uuid": decision.campaign.campaign_uuid,
+            "rule": refused.rule,
+            "phone": decision.phone,
+        },
         outcome="refused",
     )
+    await log_decision(storage, team_id, decision, "refused", evidence)
 
 
 async def refusal(
@@ -393,19 +417,22 @@ async def refusal(
                 )
             )
         return None
-    refused = await push_refusal(
+    decision = await decide(
         cc,
         ctx.storage,
         ctx.team_id,
         campaign,
         phone,
-        datetime.now(UTC).astimezone(ctx.tz),
+        datetime.now(UTC),
+        reader=ctx.tz,
         campaigns=campaigns,
     )
-    if refused is None:
+    if decision.refusal is None:
         return None
-    await _audit_refusal(ctx.storage, ctx.team_id, ctx.user_id, campaign, phone, refused.rule)
-    return error(refused.message + " " + _("Nothing was sent."))
+    await _log_refusal(
+        ctx.storage, ctx.team_id, ctx.user_id, decision, Evidence(requester=ctx.user_id)
+    )
+    return error(decision.refusal.message + " " + _("Nothing was sent."))
 
 
 def push_proposal(
