@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
 from storage._rows import Store
@@ -46,11 +46,21 @@ def _upsert(columns: tuple[str, ...]) -> dict[str, Executable]:
 
 
 @dataclass(frozen=True)
+class SetBy:
+    """Who set a rule, and when (seconds)."""
+
+    user_id: str | None
+    at: float | None
+
+
+@dataclass(frozen=True)
 class CampaignRule:
     """What a campaign's own row overrides (None: as the workspace or its type says)."""
 
     hours: tuple[int, int] | None = None
     advertising: bool | None = None
+    advertising_set: SetBy | None = None
+    hours_set: SetBy | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,8 @@ class CallingRules:
     hours: tuple[int, int] = DEFAULT_HOURS
     frequency: int = DEFAULT_FREQUENCY
     campaigns: dict[str, CampaignRule] | None = None
+    hours_set: SetBy | None = None
+    frequency_set: SetBy | None = None
 
     def of(self, campaign_uuid: str) -> CampaignRule:
         return (self.campaigns or {}).get(campaign_uuid) or CampaignRule()
@@ -80,6 +92,7 @@ class CallingRuleStore(Store):
     def rules(self, team_id: str) -> CallingRules:
         rows = self._db.all(_RULES, {"team_id": team_id})
         hours, frequency = DEFAULT_HOURS, DEFAULT_FREQUENCY
+        hours_set = frequency_set = None
         campaigns: dict[str, CampaignRule] = {}
         for row in rows:
             window = (
@@ -89,12 +102,19 @@ class CallingRuleStore(Store):
             )
             if row["campaign_uuid"] == WORKSPACE:
                 hours = window or hours
+                hours_set = _set_by(row, "hours") if window else None
                 if row["frequency"] is not None:
                     frequency = int(row["frequency"])
+                    frequency_set = _set_by(row, "frequency")
             else:
                 advertising = None if row["advertising"] is None else bool(row["advertising"])
-                campaigns[row["campaign_uuid"]] = CampaignRule(window, advertising)
-        return CallingRules(hours, frequency, campaigns)
+                campaigns[row["campaign_uuid"]] = CampaignRule(
+                    window,
+                    advertising,
+                    _set_by(row, "advertising") if advertising is not None else None,
+                    _set_by(row, "hours") if window else None,
+                )
+        return CallingRules(hours, frequency, campaigns, hours_set, frequency_set)
 
     def set_hours(
         self,
@@ -106,7 +126,15 @@ class CallingRuleStore(Store):
     ) -> None:
         """The hours of the workspace, or of one campaign (None: back to the workspace's)."""
         start, end = hours if hours is not None else (None, None)
-        self._set(team_id, campaign_uuid, by, hours_start=start, hours_end=end)
+        self._set(
+            team_id,
+            campaign_uuid,
+            by,
+            hours_start=start,
+            hours_end=end,
+            hours_by=by,
+            hours_at=self._clock(),
+        )
 
     def set_advertising(
         self, team_id: str, campaign_uuid: str, advertising: bool | None, *, by: str | None = None
@@ -116,10 +144,40 @@ class CallingRuleStore(Store):
             check_id(campaign_uuid, "campaign"),
             by,
             advertising=None if advertising is None else int(advertising),
+            advertising_by=by,
+            advertising_at=self._clock(),
         )
 
+    def set_advertising_many(
+        self, team_id: str, campaign_uuids: Iterable[str], advertising: bool, *, by: str | None
+    ) -> None:
+        """Classify several campaigns in one transaction: all of them or none."""
+        now = self._clock()
+        statement = self._db.pick(_upsert(("advertising", "advertising_by", "advertising_at")))
+        rows = [
+            {
+                "team_id": check_id(team_id, "team id"),
+                "campaign_uuid": check_id(uuid, "campaign"),
+                "updated_by": by,
+                "updated_at": now,
+                "advertising": int(advertising),
+                "advertising_by": by,
+                "advertising_at": now,
+            }
+            for uuid in dict.fromkeys(campaign_uuids)
+        ]
+        if rows:
+            self._db.write(lambda conn: conn.execute(statement, rows))
+
     def set_frequency(self, team_id: str, frequency: int, *, by: str | None = None) -> None:
-        self._set(team_id, WORKSPACE, by, frequency=frequency)
+        self._set(
+            team_id,
+            WORKSPACE,
+            by,
+            frequency=frequency,
+            frequency_by=by,
+            frequency_at=self._clock(),
+        )
 
     def _set(self, team_id: str, campaign_uuid: str, by: str | None, **columns: object) -> None:
         values: dict[str, object] = {
@@ -249,6 +307,11 @@ class CallingRuleStore(Store):
             .order_by(_P.at)
         )
         return [float(row["at"]) for row in self._db.all(query)]
+
+
+def _set_by(row: RowMapping, rule: str) -> SetBy:
+    at = row[f"{rule}_at"]
+    return SetBy(row[f"{rule}_by"], float(at) if at is not None else None)
 
 
 def _size(conn: Connection, team_id: str) -> int:

@@ -489,6 +489,12 @@ calling_rules = Table(
     CheckConstraint("frequency >= 0"),
     _text("updated_by"),
     _real("updated_at", nullable=False),
+    _text("hours_by"),
+    _real("hours_at"),
+    _text("advertising_by"),
+    _real("advertising_at"),
+    _text("frequency_by"),
+    _real("frequency_at"),
 )
 
 dnc_numbers = Table(

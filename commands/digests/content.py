@@ -128,6 +128,8 @@ class DigestRequest:
     message only its reader sees and cannot carry a file)."""
     refused_calls: int = 0
     """Calls the calling rules stopped in the period (the audit log's count)."""
+    looser_rules: tuple[str, ...] = ()
+    """The calling rules set looser than Decree 91, in words (``hours 22:00–02:00``)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -265,6 +267,14 @@ async def build_digest(
             context_line(
                 _(":scales: Calls refused by the calling rules: {n}").format(
                     n=number(request.refused_calls)
+                )
+            )
+        )
+    if request.looser_rules:
+        blocks.append(
+            context_line(
+                _(":warning: Calling rules looser than Decree 91: {rules}").format(
+                    rules=escape("; ".join(request.looser_rules))
                 )
             )
         )

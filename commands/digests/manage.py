@@ -55,7 +55,7 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
-from commands.rules.guard import refused_between
+from commands.rules.guard import looser_words, refused_between
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
@@ -484,7 +484,8 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         refused = await refused_between(
             ctx.storage, ctx.team_id, request.period.start, request.period.end
         )
-        request = replace(request, refused_calls=refused)
+        looser = await looser_words(ctx.storage, ctx.team_id)
+        request = replace(request, refused_calls=refused, looser_rules=looser)
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True

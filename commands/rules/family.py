@@ -32,8 +32,11 @@ FAMILY = Family(
         CommandSpec(
             "rules advertising",
             "quy-dinh quang-cao",
-            N_("rules advertising <campaign> on|off"),
-            N_("Whether the calling rules apply to a campaign."),
+            N_("rules advertising <campaign> [<campaign> ...] on|off"),
+            N_(
+                "Classify campaigns as advertising (on) or service (off); match=<text> "
+                "shows the campaigns whose name has it first."
+            ),
             Role.ADMIN,
             handler=manage.advertising,
         ),
@@ -79,5 +82,9 @@ FAMILY = Family(
             handler=dnc.upload,
         ),
     ),
-    clicks=(OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),),
+    clicks=(
+        OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
+        OnClick(manage.CONFIRM_LOOSER, manage.looser_confirmed, role=Role.ADMIN),
+        OnClick(manage.CLASSIFY, manage.classify_clicked, role=Role.ADMIN),
+    ),
 )

@@ -28,7 +28,13 @@ from commands.kernel.phones import blocked_numbers, show_phone
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import day, number, parse_service_time, zone_name
 from storage import Storage
-from storage.calling_rules import DAY, CallingRules
+from storage.calling_rules import (
+    DAY,
+    DEFAULT_FREQUENCY,
+    DEFAULT_HOURS,
+    CallingRules,
+    SetBy,
+)
 from storage.offload import off_loop
 
 OUTBOUND_TYPES = frozenset({"autocall", "autodialer"})
@@ -118,6 +124,46 @@ def next_words(when: datetime, now: datetime, reader: ZoneInfo | None) -> str:
         zone=zone_name(local),
         vietnam=moment_words(vietnam, now),
     )
+
+
+DECREE_HOURS: Window = DEFAULT_HOURS
+"""08:00-17:00: the decree's hours for advertising calls (Article 13), unless agreed
+otherwise with the person called."""
+DECREE_FREQUENCY = DEFAULT_FREQUENCY
+"""One advertising call to a number in 24 hours (Article 13), unless agreed otherwise."""
+LOOSER = N_("looser than Decree 91")
+
+
+def hours_looser(window: Window) -> bool:
+    """Whether ``window`` allows calls at any minute the decree's hours do not."""
+    start, end = window
+    return not (start < end and start >= DECREE_HOURS[0] and end <= DECREE_HOURS[1])
+
+
+def frequency_looser(frequency: int) -> bool:
+    return frequency > DECREE_FREQUENCY
+
+
+def looser_settings(rules: CallingRules) -> list[tuple[str, str, SetBy | None]]:
+    """The workspace's settings beyond the decree: which (``hours``, ``frequency`` or a
+    campaign's ``hours:<uuid>``), its value in words, and who set it."""
+    found: list[tuple[str, str, SetBy | None]] = []
+    if hours_looser(rules.hours):
+        found.append(("hours", window_words(rules.hours), rules.hours_set))
+    if frequency_looser(rules.frequency):
+        found.append(("frequency", str(rules.frequency), rules.frequency_set))
+    for uuid, own in sorted((rules.campaigns or {}).items()):
+        if own.hours is not None and hours_looser(own.hours):
+            found.append((f"hours:{uuid}", window_words(own.hours), own.hours_set))
+    return found
+
+
+def decree_allows() -> str:
+    """What the decree allows, in words for a confirm or a mark."""
+    return _(
+        "{decree} allows advertising calls only {window} (Vietnam time), at most {n} to "
+        "one number in 24 hours."
+    ).format(decree=decree(), window=window_words(DECREE_HOURS), n=number(DECREE_FREQUENCY))
 
 
 @dataclass(frozen=True)
@@ -396,6 +442,20 @@ async def dnc_for_list(
         return await on_do_not_call(storage, team_id, phones)
 
     return lookup
+
+
+async def looser_words(storage: Storage, team_id: str) -> tuple[str, ...]:
+    """The settings beyond the decree, in words for a digest's rules line."""
+    rules = await off_loop(storage.calling_rules.rules, team_id)
+    words: list[str] = []
+    for rule, value, _set_by in looser_settings(rules):
+        if rule == "hours":
+            words.append(_("hours {window}").format(window=value))
+        elif rule == "frequency":
+            words.append(_("{n} calls to one number in 24 hours").format(n=value))
+        else:
+            words.append(_("a campaign's own hours {window}").format(window=value))
+    return tuple(words)
 
 
 async def refused_between(storage: Storage, team_id: str, start: datetime, end: datetime) -> int:

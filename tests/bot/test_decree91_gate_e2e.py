@@ -16,11 +16,14 @@ from callcenter.models import Campaign
 from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from commands.rules.guard import DECREE_TZ
+from commands.rules.manage import CLASSIFY, CONFIRM_LOOSER
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Mode
 from tests.bot.approval_helpers import (
     ask,
+    button_ids,
+    campaigns,
     card_now,
     click_card,
     confirm,
@@ -28,6 +31,7 @@ from tests.bot.approval_helpers import (
     settled,
     shown,
 )
+from tests.bot.test_calling_rules_e2e import set_rule
 
 pytestmark = pytest.mark.usefixtures("approvals")
 
@@ -114,3 +118,76 @@ async def test_a_workspace_in_new_york_does_not_move_the_hours(
         TEAM, (before.hour * 60 + before.minute, since.hour * 60 + since.minute)
     )
     await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
+
+
+async def test_a_looser_setting_asks_first_and_is_marked(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    app.storage.calling_rules.set_hours(TEAM, (8 * 60, 17 * 60))
+    app.storage.calling_rules.set_frequency(TEAM, 1)
+    asked = await ask(slack, "rules frequency 2")
+    said = shown(asked)
+    assert "Decree 91/2020/ND-CP allows" in said and CONFIRM_LOOSER in button_ids(asked)
+    assert app.storage.calling_rules.rules(TEAM).frequency == 1  # nothing changed yet
+    asked = await ask(slack, "rules hours 22:00-02:00")
+    assert "08:00–17:00" in shown(asked) and CONFIRM_LOOSER in button_ids(asked)
+    assert app.storage.calling_rules.rules(TEAM).hours == (8 * 60, 17 * 60)
+    assert "looser than Decree 91" not in shown(await ask(slack, "rules", user=AGENT))
+
+    done = await set_rule(slack, "rules frequency 2")
+    assert "looser than Decree 91" in shown(done)
+    await set_rule(slack, "rules hours 22:00-02:00")
+    rules = app.storage.calling_rules.rules(TEAM)
+    assert rules.frequency == 2 and rules.hours == (22 * 60, 2 * 60)
+    listing = shown(await ask(slack, "rules", user=AGENT))
+    assert "Looser than Decree 91" in listing and f"<@{SUPERVISOR}>" in listing
+    assert "22:00–02:00" in listing and "Asia/Ho_Chi_Minh" in listing
+    card = shown(await ask(slack, f"campaign {greeting.campaign_uuid}"))
+    assert "looser than Decree 91" in card
+    looser = [
+        e
+        for e in app.storage.audit.entries(TEAM)
+        if e.action in ("rules.hours", "rules.frequency") and e.params.get("looser_than_decree")
+    ]
+    assert [(e.action, e.user_id) for e in looser] == [
+        ("rules.frequency", SUPERVISOR),
+        ("rules.hours", SUPERVISOR),
+    ]
+    # Back within the decree: set at once, no longer marked.
+    reply = await ask(slack, "rules frequency 1")
+    assert CONFIRM_LOOSER not in button_ids(reply) and "looser" not in shown(reply)
+
+
+async def test_every_outbound_campaign_has_a_class_set_by_someone(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    everything = await campaigns(pbx)
+    otp = next(c for c in everything if c.type_autocall == "autocall_voice_otp")
+    listing = shown(await ask(slack, "rules", user=AGENT))
+    assert "OTP calls are service calls" in listing  # exempt, listed, not hidden
+    reminders = [c for c in everything if "Nhắc lịch hẹn" in c.campaign_name]
+    assert len(reminders) >= 2 and otp.campaign_uuid
+    asked = await ask(slack, "rules advertising match=nhac lich hen off")
+    said = shown(asked)
+    assert all(c.campaign_name in said for c in reminders), said
+    assert CLASSIFY in button_ids(asked)
+    rules = app.storage.calling_rules.rules(TEAM)
+    assert all(rules.of(c.campaign_uuid).advertising is None for c in reminders)
+    seen = {m["ts"] for m in slack.ephemerals(SUPERVISOR)}
+    await slack.driver.block_action(user=SUPERVISOR, action_id=CLASSIFY, ephemeral_ts=asked["ts"])
+    done = await slack.wait_for(
+        lambda: next((m for m in slack.ephemerals(SUPERVISOR) if m["ts"] not in seen), None)
+    )
+    assert "service campaigns" in shown(done)
+    rules = app.storage.calling_rules.rules(TEAM)
+    assert all(rules.of(c.campaign_uuid).advertising is False for c in reminders)
+    two = [c for c in everything if c.type == "autodialer"][:2]
+    reply = await ask(slack, f"rules advertising {two[0].campaign_uuid} {two[1].campaign_uuid} off")
+    assert "service campaigns" in shown(reply)
+    rules = app.storage.calling_rules.rules(TEAM)
+    assert [rules.of(c.campaign_uuid).advertising for c in two] == [False, False]
+    assert rules.of(two[0].campaign_uuid).advertising_set.user_id == SUPERVISOR  # type: ignore[union-attr]
+    listing = shown(await ask(slack, "rules", user=AGENT))
+    assert f"service (set by <@{SUPERVISOR}>" in listing
+    reply = await ask(slack, "rules advertising match=nothing like this on")
+    assert "Nothing was changed" in shown(reply)

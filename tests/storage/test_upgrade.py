@@ -52,7 +52,7 @@ _CHECKED = {
 def _row(table: Table, box: SecretBox) -> dict[str, Any]:
     """One row with a value in every column; secrets encrypted as the stores encrypt them."""
     row: dict[str, Any] = {}
-    for number, column in enumerate(table.columns, start=1):
+    for number, column in enumerate(_legacy_columns(table), start=1):
         if column.name in _CHECKED:
             row[column.name] = _CHECKED[column.name]
         elif column.name.endswith(SECRET_SUFFIX):
@@ -76,12 +76,26 @@ LEGACY_TABLES = frozenset(
     t.name for t in DATA_TABLES if t.name not in ("frequency_locks", "gate_decisions")
 )
 """The tables of schema version 11 (later revisions added the others)."""
+LATER_COLUMNS = {
+    "calling_rules": frozenset(
+        f"{rule}_{what}" for rule in ("hours", "advertising", "frequency") for what in ("by", "at")
+    )
+}
+"""Columns later revisions added to the tables of version 11."""
+
+
+def _legacy_columns(table: Table) -> list[Any]:
+    later = LATER_COLUMNS.get(table.name, frozenset())
+    return [c for c in table.columns if c.name not in later]
 
 
 def _contents(conn: Connection) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of the tables the numbered migrations made (the ones an upgrade keeps)."""
     return {
-        table.name: [tuple(r) for r in conn.execute(select(table).order_by(*table.primary_key))]
+        table.name: [
+            tuple(r)
+            for r in conn.execute(select(*_legacy_columns(table)).order_by(*table.primary_key))
+        ]
         for table in DATA_TABLES
         if table.name in LEGACY_TABLES
     }

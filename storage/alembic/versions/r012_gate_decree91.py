@@ -1,5 +1,5 @@
-"""Decree 91 as a gate: a lock row per number whose frequency slot is claimed, and the
-log of the gate's decisions on advertising calls.
+"""Decree 91 as a gate: who set each calling rule and when, a lock row per number whose
+frequency slot is claimed, and the log of the gate's decisions on advertising calls.
 
 Revision ID: 0012 (gate_decree91)
 Revises: 0011
@@ -20,6 +20,11 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # Who set each rule and when (the row's updated_by is whoever changed it last).
+    # Plain ALTER TABLE on both engines (a batch copy on SQLite would drop the CHECKs).
+    for rule in ("hours", "advertising", "frequency"):
+        op.add_column("calling_rules", sa.Column(f"{rule}_by", sa.Text(), nullable=True))
+        op.add_column("calling_rules", sa.Column(f"{rule}_at", FLOAT, nullable=True))
     op.create_table(
         "frequency_locks",
         sa.Column("team_id", sa.Text(), nullable=False),
@@ -53,3 +58,6 @@ def downgrade() -> None:
     op.drop_index("gate_decisions_by_time", table_name="gate_decisions")
     op.drop_table("gate_decisions")
     op.drop_table("frequency_locks")
+    for rule in ("hours", "advertising", "frequency"):
+        op.drop_column("calling_rules", f"{rule}_at")
+        op.drop_column("calling_rules", f"{rule}_by")
