@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, dnc, manage
+from commands.rules import card, check, dnc, manage
 from storage import Role
 
 FAMILY = Family(
@@ -68,10 +68,10 @@ FAMILY = Family(
         CommandSpec(
             "dnc check",
             "khong-goi kiem-tra",
-            N_("dnc check <phone> ..."),
-            N_("Whether numbers may be called."),
+            N_("dnc check <phone>"),
+            N_("Every calling rule for a number now, and whether it may be called."),
             Role.VIEWER,
-            handler=dnc.check,
+            handler=check.check,
         ),
         CommandSpec(
             "dnc upload",

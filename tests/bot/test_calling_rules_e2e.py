@@ -159,8 +159,13 @@ async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
     reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
     assert "Added 1 number" in shown(reply)
     reply = await ask(slack, "dnc check 0912345678 0987654321")
-    assert "0912 345 678: on the do-not-call list" in shown(reply)
-    assert "0987 654 321: not on either list" in shown(reply)
+    assert shown(reply).count("Do-not-call list: on it") == 1
+    assert shown(reply).count("Do-not-call list: not on it") == 1
+    assert (
+        shown(reply).index("0912 345 678")
+        < shown(reply).index("on it")
+        < shown(reply).index("0987 654 321")
+    )
     reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
     assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
     reply = await ask(slack, "dnc remove 0912345678", user=AGENT)
@@ -236,15 +241,9 @@ async def test_a_do_not_call_file_is_added_whole(
     reply = await ask(slack, "dnc upload", user=AGENT)
     assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
     assert "1 row had no number" in shown(reply)
-    await expect_replies(
-        slack,
-        (
-            "dnc check 0987654321 0356789012",
-            "0987 654 321: on the do-not-call list",
-            "0356 789 012: on the do-not-call list",
-        ),
-        ("rules", "3 numbers"),
-    )
+    reply = await ask(slack, "dnc check 0987654321 0356789012")
+    assert shown(reply).count("Do-not-call list: on it") == 2
+    await expect_replies(slack, ("rules", "3 numbers"))
 
 
 @pytest.mark.usefixtures("approvals")

@@ -21,6 +21,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Mode
 from tests.bot.approval_helpers import (
+    approved,
     ask,
     button_ids,
     campaigns,
@@ -32,6 +33,7 @@ from tests.bot.approval_helpers import (
     shown,
 )
 from tests.bot.test_calling_rules_e2e import set_rule
+from tests.bot.test_lead_actions_e2e import blacklisted
 
 pytestmark = pytest.mark.usefixtures("approvals")
 
@@ -191,3 +193,41 @@ async def test_every_outbound_campaign_has_a_class_set_by_someone(
     assert f"service (set by <@{SUPERVISOR}>" in listing
     reply = await ask(slack, "rules advertising match=nothing like this on")
     assert "Nothing was changed" in shown(reply)
+
+
+async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    pbx.set_call_mode("manual")
+    app.storage.calling_rules.set_frequency(TEAM, 1)
+    await confirm(
+        slack, await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
+    )
+    done = await approved(slack, "0912 345 678")
+    assert done["text"].endswith(": done"), shown(done)
+    await ask(slack, "dnc add 0987654321", user=AGENT)
+    blocked = await blacklisted(pbx)
+    reply = shown(await ask(slack, "dnc check 0912345678", user=AGENT))
+    assert "1 advertising call in the last 24 hours, of 1 allowed; next allowed at" in reply
+    assert (
+        "Do-not-call list: not on it" in reply and "Blacklist (the service's): not on it" in reply
+    )
+    assert "Calling hours: 00:00–00:00 Vietnam time, open now" in reply
+    assert "May receive an advertising call now:* no, until" in reply
+    assert "May receive a service call now:* yes" in reply
+    # Hours closed now: the verdict waits for them too.
+    now = vietnam_now()
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    app.storage.calling_rules.set_hours(
+        TEAM, (later.hour * 60 + later.minute, after.hour * 60 + after.minute)
+    )
+    reply = shown(await ask(slack, "dnc check 0356789012", user=AGENT))
+    assert "0 advertising calls in the last 24 hours, of 1 allowed" in reply
+    assert f"closed now; next allowed at {hhmm(later)}" in reply
+    assert f"advertising call now:* no, until {hhmm(later)}" in reply
+    reply = shown(await ask(slack, "dnc check 0987654321", user=AGENT))
+    assert "Do-not-call list: on it" in reply
+    assert "advertising call now:* no, not while the number is on a list" in reply
+    assert "service call now:* no" in reply
+    reply = shown(await ask(slack, f"dnc check {blocked}", user=AGENT))
+    assert "Blacklist (the service's): on it" in reply
