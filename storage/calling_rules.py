@@ -73,6 +73,8 @@ class CallingRules:
     campaigns: dict[str, CampaignRule] | None = None
     hours_set: SetBy | None = None
     frequency_set: SetBy | None = None
+    brand: str | None = None
+    """The registered brand name advertising calls should name first (Decree 91)."""
 
     def of(self, campaign_uuid: str) -> CampaignRule:
         return (self.campaigns or {}).get(campaign_uuid) or CampaignRule()
@@ -93,6 +95,7 @@ class CallingRuleStore(Store):
         rows = self._db.all(_RULES, {"team_id": team_id})
         hours, frequency = DEFAULT_HOURS, DEFAULT_FREQUENCY
         hours_set = frequency_set = None
+        brand: str | None = None
         campaigns: dict[str, CampaignRule] = {}
         for row in rows:
             window = (
@@ -106,6 +109,7 @@ class CallingRuleStore(Store):
                 if row["frequency"] is not None:
                     frequency = int(row["frequency"])
                     frequency_set = _set_by(row, "frequency")
+                brand = row["brand"] or None
             else:
                 advertising = None if row["advertising"] is None else bool(row["advertising"])
                 campaigns[row["campaign_uuid"]] = CampaignRule(
@@ -114,7 +118,7 @@ class CallingRuleStore(Store):
                     _set_by(row, "advertising") if advertising is not None else None,
                     _set_by(row, "hours") if window else None,
                 )
-        return CallingRules(hours, frequency, campaigns, hours_set, frequency_set)
+        return CallingRules(hours, frequency, campaigns, hours_set, frequency_set, brand)
 
     def set_hours(
         self,
@@ -178,6 +182,9 @@ class CallingRuleStore(Store):
             frequency_by=by,
             frequency_at=self._clock(),
         )
+
+    def set_brand(self, team_id: str, brand: str | None, *, by: str | None = None) -> None:
+        self._set(team_id, WORKSPACE, by, brand=brand)
 
     def _set(self, team_id: str, campaign_uuid: str, by: str | None, **columns: object) -> None:
         values: dict[str, object] = {

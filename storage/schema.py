@@ -495,6 +495,7 @@ calling_rules = Table(
     _real("advertising_at"),
     _text("frequency_by"),
     _real("frequency_at"),
+    _text("brand"),
 )
 
 dnc_numbers = Table(

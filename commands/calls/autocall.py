@@ -53,7 +53,7 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
-from commands.kernel.matching import alternatives, suggest
+from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
@@ -63,7 +63,7 @@ from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.rules.evidence import Evidence, log_decision
-from commands.rules.guard import REFUSED_ACTION, Decision, decide
+from commands.rules.guard import REFUSED_ACTION, Decision, decide, decree, is_advertising
 from storage import Approval, Storage
 from storage.offload import off_loop
 
@@ -243,7 +243,7 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
-    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken"})
+    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken", "brand_missing"})
 
     campaign_uuid: str
     campaign_name: str = ""
@@ -255,6 +255,9 @@ class AutocallParams(ActionParams):
     spoken: str | None = None
     """What the customer will hear: the template's text with the values read as the
     service reads them (None for a recording, or a request made before previews)."""
+    brand_missing: str | None = None
+    """The registered brand name an advertising call's first sentence does not say
+    (``rules brand``): the preview and the card warn, the call is not refused."""
 
 
 def not_running_warning(campaign_name: str, status: str, *, asked: bool = False) -> str | None:
@@ -317,6 +320,8 @@ def describe_autocall(params: AutocallParams) -> str:
         except ValueRefused:
             readings = {}
         lines.append(preview_mrkdwn(Preview(params.spoken, readings, dict(values))))
+    if params.brand_missing:
+        lines.append(brand_warning(params.brand_missing))
     if params.campaign_status is not None:
         warning = not_running_warning(params.campaign_name, params.campaign_status, asked=True)
         if warning:
@@ -435,8 +440,45 @@ async def refusal(
     return error(decision.refusal.message + " " + _("Nothing was sent."))
 
 
+_SENTENCE_END = re.compile(r"[.!?…\n]")
+
+
+def first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+
+
+def names_brand(spoken: str | None, brand: str | None) -> bool:
+    """Whether the first sentence of what the customer hears says ``brand`` (compared
+    folded); a recording cannot be read, so it is not held against it."""
+    if not brand or spoken is None:
+        return True
+    return fold(brand) in fold(first_sentence(spoken))
+
+
+def brand_warning(brand: str) -> str:
+    return _(
+        ":warning: Brand name ({decree}): the first sentence of this advertising call does "
+        "not say the registered brand name *{brand}*; callers should say who they are "
+        "before anything else."
+    ).format(decree=decree(), brand=clip(brand, 80))
+
+
+async def brand_to_say(ctx: CommandContext, campaign: Campaign) -> str | None:
+    """The registered brand an advertising call from ``campaign`` should say first
+    (None: no brand set, or not an advertising campaign)."""
+    if ctx.storage is None:
+        return None
+    rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+    return rules.brand if rules.brand and is_advertising(campaign, rules) else None
+
+
 def push_proposal(
-    campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
+    campaign: Campaign,
+    template: Template | None,
+    phone: str,
+    values: dict[str, str],
+    *,
+    brand: str | None = None,
 ) -> Proposal:
     said = preview(template, values)
     return Proposal(
@@ -449,6 +491,7 @@ def push_proposal(
             param=values,
             campaign_status=campaign.status,
             spoken=said.text,
+            brand_missing=None if names_brand(said.text, brand) else brand,
         ),
     )
 
@@ -548,7 +591,8 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     if refused:
         return refused
     values = {n: str(given[n]) for n in names}
-    return await propose(ctx, push_proposal(campaign, template, phone, values))
+    brand = await brand_to_say(ctx, campaign)
+    return await propose(ctx, push_proposal(campaign, template, phone, values, brand=brand))
 
 
 class AutocallMeta(Metadata):
@@ -598,7 +642,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
                 "also needs {missing}. Run the autocall again. Nothing was asked."
             ).format(campaign=campaign.campaign_name, missing=", ".join(missing))
         )
-    return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
+    return push_proposal(
+        campaign,
+        template,
+        phone,
+        {n: given[n] for n in fields_of(template)},
+        brand=await brand_to_say(ctx, campaign),
+    )
 
 
 def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:

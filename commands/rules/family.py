@@ -49,6 +49,14 @@ FAMILY = Family(
             handler=manage.frequency,
         ),
         CommandSpec(
+            "rules brand",
+            "quy-dinh thuong-hieu",
+            N_('rules brand "<registered brand name>"|off'),
+            N_("The brand name advertising autocalls should say in their first sentence."),
+            Role.ADMIN,
+            handler=manage.brand,
+        ),
+        CommandSpec(
             "dnc add",
             "khong-goi them",
             N_("dnc add <phone> ..."),

@@ -71,6 +71,7 @@ MAX_MATCHED = 40
 SHOWN_CAMPAIGNS = 40
 CONFIRM_LOOSER = "rules_looser_confirm"
 CLASSIFY = "rules_classify_matched"
+MAX_BRAND = 80
 _BETWEEN = frozenset({"-", "–", "to", "den", "đến"})
 """Words people put between a window's two times."""
 
@@ -174,6 +175,11 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
                 MarkdownTextObject(text=frequency_text),
                 MarkdownTextObject(text=_("*Do-not-call list*\n{n} numbers").format(n=number(dnc))),
                 MarkdownTextObject(text=_("*Blacklist*\nthe service's own, always")),
+                MarkdownTextObject(
+                    text=_("*Brand name*\n{brand}").format(brand=escape(rules.brand))
+                    if rules.brand
+                    else _('*Brand name*\nnot set (`rules brand "<name>"`)')
+                ),
             ]
         ),
         context_line(
@@ -447,3 +453,35 @@ async def set_frequency(ctx: CommandContext, count: int, *, looser: bool) -> Rep
     if looser:
         text += " " + looser_mark()
     return notice(text, emoji=":scales:")
+
+
+async def brand(ctx: CommandContext, args: list[str]) -> Outcome:
+    """``rules brand "<registered brand name>"`` (``off`` clears it): the name the first
+    sentence of an advertising autocall should say; a template without it is warned
+    about on its preview and approval card, never refused."""
+    name = " ".join(args).strip().strip('"“”').strip()
+    if not name:
+        raise UsageError(
+            _('Give the brand name registered for advertising calls, e.g. rules brand "ACB".'),
+            usage_of("rules brand"),
+        )
+    if len(name) > MAX_BRAND:
+        raise UsageError(
+            _("A brand name is at most {n} characters.").format(n=MAX_BRAND),
+            usage_of("rules brand"),
+        )
+    storage = ctx.db()
+    cleared = name.lower() == "off"
+    await off_loop(
+        storage.calling_rules.set_brand, ctx.team_id, None if cleared else name, by=ctx.user_id
+    )
+    await ctx.audit("rules.brand", {"brand": None if cleared else name})
+    if cleared:
+        return notice(_("Advertising autocalls are no longer checked for a brand name."))
+    return notice(
+        _(
+            "Advertising autocalls whose first sentence does not say *{brand}* now carry a "
+            "warning on their preview and approval card."
+        ).format(brand=escape(name)),
+        emoji=":label:",
+    )

@@ -25,6 +25,7 @@ from tests.bot.approval_helpers import (
     ask,
     button_ids,
     campaigns,
+    card_in,
     card_now,
     click_card,
     confirm,
@@ -231,3 +232,26 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     assert "service call now:* no" in reply
     reply = shown(await ask(slack, f"dnc check {blocked}", user=AGENT))
     assert "Blacklist (the service's): on it" in reply
+
+
+async def test_an_advertising_autocall_without_the_brand_first_is_warned_not_refused(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    reply = await ask(slack, 'rules brand "Ngân hàng ACB"')
+    assert "Ngân hàng ACB" in shown(reply)
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
+    warning = "Brand name (Decree 91/2020/ND-CP)"
+    assert warning in shown(prompt)
+    await confirm(slack, prompt)
+    card = await card_in(slack, APPROVALS, "0912 345 678")
+    assert warning in shown(card)  # the approver sees it too; nothing was refused
+    # The brand said first (here through the greeting's name): no warning.
+    prompt = await prompt_for(
+        slack, f"autocall {greeting.campaign_uuid} 0987654321 name=Ngân hàng ACB"
+    )
+    assert warning not in shown(prompt)
+    # A service campaign is not held to it.
+    await ask(slack, f"rules advertising {greeting.campaign_uuid} off")
+    prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0356789012 name=An")
+    assert warning not in shown(prompt)
+    assert "Brand name*\\nNgân hàng ACB" in shown(await ask(slack, "rules", user=AGENT))

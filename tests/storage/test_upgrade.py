@@ -78,7 +78,10 @@ LEGACY_TABLES = frozenset(
 """The tables of schema version 11 (later revisions added the others)."""
 LATER_COLUMNS = {
     "calling_rules": frozenset(
-        f"{rule}_{what}" for rule in ("hours", "advertising", "frequency") for what in ("by", "at")
+        {
+            "brand",
+            *(f"{r}_{w}" for r in ("hours", "advertising", "frequency") for w in ("by", "at")),
+        }
     )
 }
 """Columns later revisions added to the tables of version 11."""

@@ -25,6 +25,8 @@ def upgrade() -> None:
     for rule in ("hours", "advertising", "frequency"):
         op.add_column("calling_rules", sa.Column(f"{rule}_by", sa.Text(), nullable=True))
         op.add_column("calling_rules", sa.Column(f"{rule}_at", FLOAT, nullable=True))
+    # The registered brand name advertising calls should introduce themselves with.
+    op.add_column("calling_rules", sa.Column("brand", sa.Text(), nullable=True))
     op.create_table(
         "frequency_locks",
         sa.Column("team_id", sa.Text(), nullable=False),
@@ -58,6 +60,7 @@ def downgrade() -> None:
     op.drop_index("gate_decisions_by_time", table_name="gate_decisions")
     op.drop_table("gate_decisions")
     op.drop_table("frequency_locks")
+    op.drop_column("calling_rules", "brand")
     for rule in ("hours", "advertising", "frequency"):
         op.drop_column("calling_rules", f"{rule}_at")
         op.drop_column("calling_rules", f"{rule}_by")
