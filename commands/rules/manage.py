@@ -178,7 +178,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
                 MarkdownTextObject(
                     text=_("*Brand name*\n{brand}").format(brand=escape(rules.brand))
                     if rules.brand
-                    else _('*Brand name*\nnot set (`rules brand "<name>"`)')
+                    else _('*Brand name*\nnot set (`rules brand "&lt;name&gt;"`)')
                 ),
             ]
         ),
