@@ -240,6 +240,15 @@ class CallingRuleStore(Store):
 
         return self._db.read(work)
 
+    def dnc_added_between(self, team_id: str, since: float, until: float) -> int:
+        """Numbers put on the do-not-call list in ``[since, until)``."""
+        query = (
+            select(func.count())
+            .select_from(dnc_numbers)
+            .where(_D.team_id == team_id, _D.added_at >= since, _D.added_at < until)
+        )
+        return int(self._db.scalar(query) or 0)
+
     def dnc_size(self, team_id: str) -> int:
         return self._db.read(lambda conn: _size(conn, team_id))
 

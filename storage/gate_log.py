@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from sqlalchemy import insert, select
 
 from storage._rows import Store
-from storage.schema import gate_decisions
+from storage.schema import audit_log, gate_decisions
 from storage.validation import check_id
 
 _G = gate_decisions.c
+_A = audit_log.c
+RULE_CHANGES = ("rules.hours", "rules.frequency")
+"""The audit log's actions that may set a rule looser than the decree."""
 LIMIT = 100_000
 """Decisions read for one period at most (a report, not a dump of the database)."""
 
@@ -100,3 +103,39 @@ class GateLogStore(Store):
             )
             for row in self._db.all(query)
         ]
+
+    def rule_changes(self, team_id: str, since: float, until: float) -> list[RuleChange]:
+        """The changes of the hours and the frequency in ``[since, until)``, oldest first,
+        read from the audit log (who set what, and whether it was beyond the decree)."""
+        query = (
+            select(_A.at, _A.user_id, _A.action, _A.params)
+            .where(
+                _A.team_id == team_id,
+                _A.action.in_(RULE_CHANGES),
+                _A.at >= since,
+                _A.at < until,
+            )
+            .order_by(_A.at, _A.id)
+            .limit(LIMIT)
+        )
+        return [
+            RuleChange(
+                at=float(row["at"]),
+                user_id=row["user_id"],
+                action=str(row["action"]),
+                params=dict(json.loads(row["params"] or "{}")),
+            )
+            for row in self._db.all(query)
+        ]
+
+
+@dataclass(frozen=True)
+class RuleChange:
+    at: float
+    user_id: str | None
+    action: str
+    params: dict[str, object]
+
+    @property
+    def looser(self) -> bool:
+        return bool(self.params.get("looser_than_decree"))

@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, check, dnc, manage
+from commands.rules import card, check, compliance, dnc, manage
 from storage import Role
 
 FAMILY = Family(
@@ -57,6 +57,15 @@ FAMILY = Family(
             handler=manage.brand,
         ),
         CommandSpec(
+            "compliance",
+            "tuan-thu",
+            N_("compliance [today|yesterday|week|month|DD/MM/YYYY-DD/MM/YYYY]"),
+            N_("Advertising calls, refusals by rule and looser settings, with a CSV export."),
+            Role.ADMIN,
+            ("compliance week",),
+            handler=compliance.compliance,
+        ),
+        CommandSpec(
             "dnc add",
             "khong-goi them",
             N_("dnc add <phone> ..."),
@@ -94,5 +103,6 @@ FAMILY = Family(
         OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
         OnClick(manage.CONFIRM_LOOSER, manage.looser_confirmed, role=Role.ADMIN),
         OnClick(manage.CLASSIFY, manage.classify_clicked, role=Role.ADMIN),
+        OnClick(compliance.EXPORT, compliance.export_clicked, role=Role.ADMIN),
     ),
 )

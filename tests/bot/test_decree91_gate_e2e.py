@@ -7,6 +7,8 @@ pushes place one call; what the gate decided is kept as evidence."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -15,6 +17,7 @@ from bot.runtime import Runtime
 from callcenter.models import Campaign
 from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
+from commands.rules.compliance import EXPORT
 from commands.rules.guard import DECREE_TZ
 from commands.rules.manage import CLASSIFY, CONFIRM_LOOSER
 from emulators.pbx.testing import EmulatorServer
@@ -255,3 +258,52 @@ async def test_an_advertising_autocall_without_the_brand_first_is_warned_not_ref
     prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0356789012 name=An")
     assert warning not in shown(prompt)
     assert "Brand name*\\nNgân hàng ACB" in shown(await ask(slack, "rules", user=AGENT))
+
+
+async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    pbx.set_call_mode("manual")
+    app.storage.calling_rules.set_frequency(TEAM, 1)
+    # One call placed after approval, then refused by frequency, by the list, by the hours.
+    await confirm(
+        slack, await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
+    )
+    assert (await approved(slack, "0912 345 678"))["text"].endswith(": done")
+    push = f"autocall {greeting.campaign_uuid} {{}} name=An"
+    assert "Calls per number" in shown(await ask(slack, push.format("0912345678"), user=AGENT))
+    await ask(slack, "dnc add 0987654321", user=AGENT)
+    assert "Decree 91" in shown(await ask(slack, push.format("0987654321"), user=AGENT))
+    now = vietnam_now()
+    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    assert "Calling hours" in shown(await ask(slack, push.format("0356789012"), user=AGENT))
+
+    report = await ask(slack, "compliance week")
+    said = shown(report)
+    assert "Advertising calls asked through callops:* 4" in said
+    assert "placed: 1 · refused: 3 · not taken by the service: 0" in said
+    for rule in ("do-not-call list: 1", "calling hours: 1", "calls per number: 1"):
+        assert rule in said, rule
+    assert "blacklist: 0" in said
+    assert f"<@{SUPERVISOR}> set hours" in said  # the looser hours, and who set them
+    assert "do-not-call list: 1 number" in said
+    assert "needs the admin role" in shown(await ask(slack, "compliance week", user=AGENT))
+
+    seen = len(slack.dm(SUPERVISOR))
+    await slack.driver.block_action(user=SUPERVISOR, action_id=EXPORT, ephemeral_ts=report["ts"])
+    sent = await slack.wait_for(
+        lambda: next(
+            (m for m in slack.dm(SUPERVISOR)[seen:] if m.get("files")),
+            None,
+        )
+    )
+    _, content = slack.file(sent["files"][0]["id"])
+    rows = list(csv.DictReader(io.StringIO((content or b"").decode())))
+    assert len(rows) == 4
+    assert sorted(r["outcome"] for r in rows) == ["placed", "refused", "refused", "refused"]
+    placed = next(r for r in rows if r["outcome"] == "placed")
+    assert placed["number"] == "0912 345 678" and placed["approvers"] == SUPERVISOR
+    assert placed["requester"] == AGENT and placed["request"]
+    assert {r["refused_by"] for r in rows} == {"", "frequency", "dnc", "hours"}
+    assert not [m for m in slack.messages(CALL_CENTER) if m.get("files")]

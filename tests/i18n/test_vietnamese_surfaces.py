@@ -126,6 +126,11 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "dnc add": ["dnc add 0912 345 678"],
         "dnc remove": ["dnc remove 0912345678"],
         "dnc check": ["dnc check 0912345678 0987654321"],
+        "compliance": [
+            "compliance",
+            "compliance 01/11/2026-30/11/2026",
+            "compliance 31/02/2026-01/03/2026",
+        ],
         "dnc upload": ["dnc upload"],
         "language": ["language vi", "language xx"],
         "settings": ["settings", "settings names sideways"],
