@@ -260,7 +260,9 @@ async def test_a_start_is_approved_with_its_dialing_hours_brought_inside(
         and (c.local_end_time > "17:00" or c.schedules)
     )
     prompt = await prompt_for(slack, f"start {target.campaign_uuid}")
-    assert "reach outside the calling hours (08:00–17:00)" in shown(prompt), shown(prompt)
+    said = shown(prompt)
+    assert "reach outside the calling hours (08:00–17:00, Vietnam time" in said, said
+    assert "Decree 91/2020/ND-CP" in said
     await confirm(slack, prompt)
     done = await approved(slack, target.campaign_uuid)
     assert done["text"].endswith(": done"), shown(done)

@@ -150,6 +150,8 @@ async def test_a_looser_setting_asks_first_and_is_marked(
     assert "22:00–02:00" in listing and "Asia/Ho_Chi_Minh" in listing
     card = shown(await ask(slack, f"campaign {greeting.campaign_uuid}"))
     assert "looser than Decree 91" in card
+    digest = shown(await ask(slack, "digest preview"))
+    assert "Calling rules looser than Decree 91: hours 22:00–02:00; 2 calls to one" in digest
     looser = [
         e
         for e in app.storage.audit.entries(TEAM)
