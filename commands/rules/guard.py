@@ -289,9 +289,7 @@ async def calls_in_last_day(
 def blacklist_refusal(phone: str) -> Refusal:
     return Refusal(
         "blacklist",
-        _("{phone} is on the blacklist: it must not be called.").format(
-            phone=show_phone(phone)
-        ),
+        _("{phone} is on the blacklist: it must not be called.").format(phone=show_phone(phone)),
     )
 
 

@@ -354,6 +354,19 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
     store.calling_rules.add_dnc(team, ["0912345678"])
     store.calling_rules.record_push(team, "0987654321", "camp-1")
+    store.calling_rules.claim_slot(team, "0912000111", "camp-1", limit=1, after=0.0)
+    store.gate_log.record(
+        team,
+        phone="0987654321",
+        campaign_uuid="camp-1",
+        campaign_name="Summer",
+        klass="advertising",
+        results={"hours": "pass"},
+        outcome="placed",
+        request_id="req-1",
+        requester="U_OP",
+        approvers=("U_ADMIN",),
+    )
     return {"callback": callback, "oauth_state": state}
 
 
