@@ -151,9 +151,9 @@ def _class_line(campaign: Campaign, rules: CallingRules, tz: ZoneInfo) -> str:
 async def show(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(
-            _("'{word}' is not a part of the rules: hours, advertising or frequency.").format(
-                word=args[0][:40]
-            ),
+            _(
+                "'{word}' is not a part of the rules: hours, advertising, frequency or brand."
+            ).format(word=args[0][:40]),
             usage_of("rules"),
         )
     storage = ctx.db()
