@@ -37,7 +37,8 @@ class GateDecision:
     results: dict[str, str]
     """Each rule (``blacklist``, ``dnc``, ``hours``, ``frequency``) and its result."""
     outcome: str
-    """``placed``, ``refused`` or ``failed`` (the service did not take the push)."""
+    """``placed``, ``refused``, ``failed`` (the service answered it did not take the
+    push) or ``unknown`` (the answer was lost: the call may have been placed)."""
     rule: str | None
     """The rule that refused it."""
     request_id: str | None

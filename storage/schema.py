@@ -540,7 +540,7 @@ gate_decisions = Table(
     _text("class", nullable=False),
     _text("results", nullable=False, default="{}"),
     _text("outcome", nullable=False),
-    CheckConstraint("outcome IN ('placed', 'refused', 'failed')"),
+    CheckConstraint("outcome IN ('placed', 'refused', 'failed', 'unknown')"),
     _text("rule"),
     _text("request_id"),
     _text("requester"),

@@ -356,13 +356,30 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
         raise ActionRefused(decision.refusal.message)
     try:
         result = await env.cc.autocall.push(uuid, phone, dict(params.param))
-    except BaseException:
+    except BaseException as exc:
+        # The place is given back only when the service said it did not take the call;
+        # when the answer was lost the call may be ringing, and it keeps its place.
+        if not surely_not_placed(exc):
+            await log_decision(storage, env.team_id, decision, "unknown", evidence)
+            raise
         if decision.slot is not None:
             await off_loop(storage.calling_rules.release_slot, env.team_id, decision.slot)
         await log_decision(storage, env.team_id, decision, "failed", evidence)
         raise
     await log_decision(storage, env.team_id, decision, "placed", evidence)
     return _placed(phone, result.call_id, result.lead_uuid)
+
+
+def surely_not_placed(exc: BaseException) -> bool:
+    """Whether a failed push certainly placed no call: the service answered with a
+    refusal (4xx).  A lost answer, a timeout, a 5xx or a body that did not parse may hide
+    a call that was placed."""
+    return (
+        isinstance(exc, errors.APIStatusError)
+        and not isinstance(exc, errors.UnexpectedResponseError)
+        and exc.status_code is not None
+        and 400 <= exc.status_code < 500
+    )
 
 
 def _placed(phone: str, call_id: str, lead_uuid: str) -> ActionResult:

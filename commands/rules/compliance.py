@@ -166,10 +166,14 @@ def _counts_lines(decisions: list[GateDecision]) -> list[str]:
     outcomes = Counter(d.outcome for d in decisions)
     return [
         _("*Advertising calls asked through callops:* {n}").format(n=number(len(decisions))),
-        _("• placed: {placed} · refused: {refused} · not taken by the service: {failed}").format(
+        _(
+            "• placed: {placed} · refused: {refused} · not taken by the service: {failed} · "
+            "answer lost: {unknown}"
+        ).format(
             placed=number(outcomes["placed"]),
             refused=number(outcomes["refused"]),
             failed=number(outcomes["failed"]),
+            unknown=number(outcomes["unknown"]),
         ),
     ]
 

@@ -284,7 +284,7 @@ async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     report = await ask(slack, "compliance week")
     said = shown(report)
     assert "Advertising calls asked through callops:* 4" in said
-    assert "placed: 1 · refused: 3 · not taken by the service: 0" in said
+    assert "placed: 1 · refused: 3 · not taken by the service: 0 · answer lost: 0" in said
     for rule in ("do-not-call list: 1", "calling hours: 1", "calls per number: 1"):
         assert rule in said, rule
     assert "blacklist: 0" in said
@@ -309,3 +309,30 @@ async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     assert placed["requester"] == AGENT and placed["request"]
     assert {r["refused_by"] for r in rows} == {"", "frequency", "dnc", "hours"}
     assert not [m for m in slack.messages(CALL_CENTER) if m.get("files")]
+
+
+async def test_a_push_the_service_refused_gives_its_place_back_a_lost_answer_keeps_it(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    pbx.set_call_mode("manual")
+    app.storage.calling_rules.set_frequency(TEAM, 1)
+    update_policy(app.storage.policies, TEAM, ActionKind.AUTOCALL_PUSH, mode=Mode.NONE)
+
+    async def push(phone: str) -> list[str]:
+        before = len(app.storage.gate_log.between(TEAM, 0, 4e9))
+        await slack.driver.slash_command(
+            user=AGENT,
+            channel=CALL_CENTER,
+            text=f"autocall {greeting.campaign_uuid} {phone} name=An",
+        )
+        await slack.wait_for(
+            lambda: len(app.storage.gate_log.between(TEAM, 0, 4e9)) > before or None
+        )
+        return [d.outcome for d in app.storage.gate_log.between(TEAM, 0, 4e9)[before:]]
+
+    pbx.fail_next("POST", PUSHES, 400, body={"error": "phone_number is invalid"})
+    assert await push("0912345678") == ["failed"]
+    assert await push("0912345678") == ["placed"]  # the place was given back
+    pbx.fail_next("POST", PUSHES, 502, drop=True)
+    assert await push("0987654321") == ["unknown"]
+    assert await push("0987654321") == ["refused"]  # it may be ringing: its place is kept

@@ -49,7 +49,7 @@ def upgrade() -> None:
         sa.Column("request_id", sa.Text(), nullable=True),
         sa.Column("requester", sa.Text(), nullable=True),
         sa.Column("approvers", sa.Text(), server_default=sa.text("'[]'"), nullable=False),
-        sa.CheckConstraint("outcome IN ('placed', 'refused', 'failed')"),
+        sa.CheckConstraint("outcome IN ('placed', 'refused', 'failed', 'unknown')"),
         sa.PrimaryKeyConstraint("id"),
         sqlite_autoincrement=True,
     )
