@@ -36,6 +36,7 @@ _IN_LIMIT = 900
 _R = calling_rules.c
 _D = dnc_numbers.c
 _P = outbound_pushes.c
+_L = frequency_locks.c
 
 
 @functools.cache
@@ -304,16 +305,15 @@ class CallingRuleStore(Store):
 
     def release_slot(self, team_id: str, slot: int) -> None:
         """A held place whose call was not placed (refused, or the push failed)."""
+        self._db.change(delete(outbound_pushes).where(_P.team_id == team_id, _P.id == slot))
 
-        def work(conn: Connection) -> None:
-            conn.execute(delete(outbound_pushes).where(_P.team_id == team_id, _P.id == slot))
-            conn.execute(
-                delete(frequency_locks).where(
-                    frequency_locks.c.team_id == team_id, frequency_locks.c.at < self._clock() - DAY
-                )
-            )
-
-        self._db.write(work)
+    def forget_locks(self, team_id: str) -> int:
+        """Drop the lock rows of numbers not claimed for a day.  Its own transaction,
+        holding no other lock, so it can only wait for a claim, never deadlock with one
+        (a claim that deleted other numbers' rows could)."""
+        return self._db.change(
+            delete(frequency_locks).where(_L.team_id == team_id, _L.at < self._clock() - DAY)
+        )
 
     def pushes_since(self, team_id: str, phone: str, since: float) -> list[float]:
         """When callops placed advertising calls to ``phone`` since ``since``."""

@@ -68,6 +68,8 @@ from storage import Approval, Storage
 from storage.offload import off_loop
 
 AUTOCALL_CALLBACK = "autocall_form"
+LOCK_SWEEP_EVERY = 100
+"""Every so many placed advertising calls, the numbers' stale lock rows are dropped."""
 PHONE_BLOCK = "phone"
 PARAM_BLOCK = "param:"
 """Each placeholder's input is the block ``param:<name>``."""
@@ -366,6 +368,8 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
             await off_loop(storage.calling_rules.release_slot, env.team_id, decision.slot)
         await log_decision(storage, env.team_id, decision, "failed", evidence)
         raise
+    if decision.slot is not None and decision.slot % LOCK_SWEEP_EVERY == 0:
+        await off_loop(storage.calling_rules.forget_locks, env.team_id)
     await log_decision(storage, env.team_id, decision, "placed", evidence)
     return _placed(phone, result.call_id, result.lead_uuid)
 

@@ -94,3 +94,11 @@ def test_claims_after_the_latest_call_record_count_only_later_pushes(
     assert store.calling_rules.claim_slot("T1", "0912345678", "C1", limit=1, after=seen) is None
     clock.advance(25 * 3600)
     assert store.calling_rules.claim_slot("T1", "0912345678", "C1", limit=1, after=0.0)
+
+
+def test_stale_lock_rows_are_forgotten(store: Storage, clock: FakeClock) -> None:
+    assert store.calling_rules.claim_slot("T1", "0912345678", "C1", limit=1, after=0.0)
+    assert store.calling_rules.forget_locks("T1") == 0  # claimed within the day
+    clock.advance(25 * 3600)
+    assert store.calling_rules.forget_locks("T1") == 1
+    assert store.calling_rules.claim_slot("T1", "0912345678", "C1", limit=1, after=0.0)
