@@ -194,7 +194,8 @@ async def test_every_outbound_campaign_has_a_class_set_by_someone(
     assert "service campaigns" in shown(reply)
     rules = app.storage.calling_rules.rules(TEAM)
     assert [rules.of(c.campaign_uuid).advertising for c in two] == [False, False]
-    assert rules.of(two[0].campaign_uuid).advertising_set.user_id == SUPERVISOR  # type: ignore[union-attr]
+    set_by = rules.of(two[0].campaign_uuid).advertising_set
+    assert set_by is not None and set_by.user_id == SUPERVISOR and set_by.at
     listing = shown(await ask(slack, "rules", user=AGENT))
     assert f"service (set by <@{SUPERVISOR}>" in listing
     reply = await ask(slack, "rules advertising match=nothing like this on")
