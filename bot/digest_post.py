@@ -40,7 +40,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
-from commands.rules.guard import refused_between
+from commands.rules.guard import looser_words, refused_between
 from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage.offload import off_loop
@@ -192,8 +192,10 @@ class DigestPoster:
         workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
         # The channel's readers: the digest's own language, else the workspace's.
         with use_audience(for_channel(workspace, digest.language)):
+            looser = await looser_words(self._storage, digest.team_id)
             content = await build_digest(
-                cc, replace(request, refused_calls=refused, against_rules=against)
+                cc,
+                replace(request, refused_calls=refused, against_rules=against, looser_rules=looser),
             )
         ts = await self.post_reply(
             digest.team_id,

@@ -19,6 +19,7 @@ from storage.calling_rules import CallingRuleStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
+from storage.gate_log import GateLogStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
@@ -115,6 +116,7 @@ class Storage:
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
         self.rule_watch = RuleWatchStore(db, clock=clock)
+        self.gate_log = GateLogStore(db, clock=clock)
 
     @classmethod
     def open(

@@ -489,6 +489,13 @@ calling_rules = Table(
     CheckConstraint("frequency >= 0"),
     _text("updated_by"),
     _real("updated_at", nullable=False),
+    _text("hours_by"),
+    _real("hours_at"),
+    _text("advertising_by"),
+    _real("advertising_at"),
+    _text("frequency_by"),
+    _real("frequency_at"),
+    _text("brand"),
 )
 
 dnc_numbers = Table(
@@ -566,6 +573,37 @@ rule_paused = Table(
     _real("paused_at", nullable=False),
 )
 """Campaigns ``rules enforce`` paused itself, to start again when the hours open."""
+frequency_locks = Table(
+    "frequency_locks",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("phone", primary_key=True),
+    _real("at", nullable=False),
+)
+"""One row per number a frequency slot was claimed for: writing it first makes claims to
+the same number wait for each other (a row lock on PostgreSQL; SQLite has one writer)."""
+
+gate_decisions = Table(
+    "gate_decisions",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _real("at", nullable=False),
+    _text("phone", nullable=False),
+    _text("campaign_uuid", nullable=False),
+    _text("campaign_name", nullable=False, default=""),
+    _text("class", nullable=False),
+    _text("results", nullable=False, default="{}"),
+    _text("outcome", nullable=False),
+    CheckConstraint("outcome IN ('placed', 'refused', 'failed', 'unknown')"),
+    _text("rule"),
+    _text("request_id"),
+    _text("requester"),
+    _list("approvers"),
+    Index("gate_decisions_by_time", "team_id", "at"),
+    **_AUTOINCREMENT,
+)
+"""Every advertising call the calling rules decided on: the evidence for an inspector."""
 
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

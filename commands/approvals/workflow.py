@@ -411,6 +411,12 @@ async def _perform(
                 "nothing was sent."
             ),
         )
+    env = replace(
+        env,
+        request_id=approval.id,
+        requester=approval.requester,
+        approvers=(approval.decider,) if approval.decider else (),
+    )
     try:
         return await actions.execute(approval.kind, approval.params, env, secret=secret)
     except ActionRefused as exc:

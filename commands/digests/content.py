@@ -131,6 +131,8 @@ class DigestRequest:
     against_rules: int = 0
     """Calls the service placed against the calling rules in the period (the rule
     watch's count, ``commands/rules/watch.py``)."""
+    looser_rules: tuple[str, ...] = ()
+    """The calling rules set looser than Decree 91, in words (``hours 22:00–02:00``)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -276,6 +278,14 @@ async def build_digest(
             context_line(
                 _(":rotating_light: Calls the service placed against the rules: {n}").format(
                     n=number(request.against_rules)
+                )
+            )
+        )
+    if request.looser_rules:
+        blocks.append(
+            context_line(
+                _(":warning: Calling rules looser than Decree 91: {rules}").format(
+                    rules=escape("; ".join(request.looser_rules))
                 )
             )
         )

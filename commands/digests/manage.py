@@ -55,7 +55,7 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
-from commands.rules.guard import refused_between
+from commands.rules.guard import looser_words, refused_between
 from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
@@ -488,7 +488,10 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         against = await against_rules_between(
             ctx.storage, ctx.team_id, request.period.start, request.period.end
         )
-        request = replace(request, refused_calls=refused, against_rules=against)
+        looser = await looser_words(ctx.storage, ctx.team_id)
+        request = replace(
+            request, refused_calls=refused, against_rules=against, looser_rules=looser
+        )
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True

@@ -2,7 +2,7 @@
 
     dnc add <phone> ...       numbers people asked never to be called
     dnc remove <phone> ...
-    dnc check <phone> ...     on the list, on the service's blacklist, or free to call
+    dnc check <phone>         every calling rule for the number (commands/rules/check.py)
     dnc upload                the newest CSV you shared here: one number per row (the
                               national registry hands advertisers its list as a file)
 
@@ -23,7 +23,7 @@ from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
+from commands.kernel.phones import normalize_phone, phone_problem
 from commands.kernel.reply import Outcome, error, notice
 from commands.kernel.slack_files import FileDownloadError
 from commands.kernel.text import escape, number
@@ -94,22 +94,6 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     if removed < len(numbers):
         text += " " + _("The others were not on it.")
     return notice(text)
-
-
-async def check(ctx: CommandContext, args: list[str]) -> Outcome:
-    numbers = typed_numbers(args, "dnc check")
-    storage = ctx.db()
-    listed = await off_loop(storage.calling_rules.on_dnc, ctx.team_id, numbers)
-    blocked = await blocked_numbers(ctx.cc) if ctx.cc is not None else set()
-    lines = []
-    for phone in numbers:
-        if phone in listed:
-            lines.append(_("• {phone}: on the do-not-call list").format(phone=show_phone(phone)))
-        elif phone in blocked:
-            lines.append(_("• {phone}: on the service's blacklist").format(phone=show_phone(phone)))
-        else:
-            lines.append(_("• {phone}: not on either list").format(phone=show_phone(phone)))
-    return notice("\n".join(lines), emoji=":mag:")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, dnc, enforce, manage, watch
+from commands.rules import card, check, compliance, dnc, enforce, manage, watch
 from storage import Role
 
 FAMILY = Family(
@@ -32,8 +32,11 @@ FAMILY = Family(
         CommandSpec(
             "rules advertising",
             "quy-dinh quang-cao",
-            N_("rules advertising <campaign> on|off"),
-            N_("Whether the calling rules apply to a campaign."),
+            N_("rules advertising <campaign> [<campaign> ...] on|off"),
+            N_(
+                "Classify campaigns as advertising (on) or service (off); match=<text> "
+                "shows the campaigns whose name has it first."
+            ),
             Role.ADMIN,
             handler=manage.advertising,
         ),
@@ -63,6 +66,23 @@ FAMILY = Family(
             handler=enforce.enforce,
         ),
         CommandSpec(
+            "rules brand",
+            "quy-dinh thuong-hieu",
+            N_('rules brand "<registered brand name>"|off'),
+            N_("The brand name advertising autocalls should say in their first sentence."),
+            Role.ADMIN,
+            handler=manage.brand,
+        ),
+        CommandSpec(
+            "compliance",
+            "tuan-thu",
+            N_("compliance [today|yesterday|week|month|DD/MM/YYYY-DD/MM/YYYY]"),
+            N_("Advertising calls, refusals by rule and looser settings, with a CSV export."),
+            Role.ADMIN,
+            ("compliance week",),
+            handler=compliance.compliance,
+        ),
+        CommandSpec(
             "dnc add",
             "khong-goi them",
             N_("dnc add <phone> ..."),
@@ -82,10 +102,10 @@ FAMILY = Family(
         CommandSpec(
             "dnc check",
             "khong-goi kiem-tra",
-            N_("dnc check <phone> ..."),
-            N_("Whether numbers may be called."),
+            N_("dnc check <phone>"),
+            N_("Every calling rule for a number now, and whether it may be called."),
             Role.VIEWER,
-            handler=dnc.check,
+            handler=check.check,
         ),
         CommandSpec(
             "dnc upload",
@@ -99,5 +119,8 @@ FAMILY = Family(
     clicks=(
         OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
         OnClick(watch.PAUSE_BUTTON, watch.pause_clicked, role=Role.OPERATOR),
+        OnClick(manage.CONFIRM_LOOSER, manage.looser_confirmed, role=Role.ADMIN),
+        OnClick(manage.CLASSIFY, manage.classify_clicked, role=Role.ADMIN),
+        OnClick(compliance.EXPORT, compliance.export_clicked, role=Role.ADMIN),
     ),
 )

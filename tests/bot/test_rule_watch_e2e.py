@@ -35,6 +35,7 @@ from storage.rule_watch import LEASE
 from storage.schema import rule_watch_records
 from tests.bot.approval_helpers import button_ids, give_roles
 from tests.bot.feed_helpers import callback_url
+from tests.bot.test_calling_rules_e2e import set_rule
 from tests.bot.test_commands_e2e import ask, shown
 
 RULES_CHANNEL = "<#C0001|call-center>"
@@ -130,7 +131,7 @@ async def test_an_out_of_hours_call_reaches_the_rules_channel_once_and_the_diges
         now = datetime.now(VIETNAM)
         new_york = now.astimezone(ZoneInfo("America/New_York"))
         later, after = new_york - timedelta(hours=1), new_york + timedelta(hours=1)
-        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         await quiet(cc)
         telesale = await campaign_named(cc, TELESALE)
@@ -196,7 +197,7 @@ async def test_a_call_within_the_rules_posts_nothing_and_one_to_a_dnc_number_doe
 ) -> None:
     async with watch_app(settings, slack, pbx) as (rt, _):
         await ask(slack, f"rules channel {RULES_CHANNEL}")
-        await ask(slack, "rules frequency 100")
+        await set_rule(slack, "rules frequency 100")
         await ask(slack, "dnc add 0987654321")
         await quiet(cc)
         telesale = await campaign_named(cc, TELESALE)
@@ -224,7 +225,7 @@ async def test_enforce_pauses_at_the_end_of_the_hours_and_starts_at_the_next_onc
         try:
             now = datetime.now(VIETNAM).replace(second=0, microsecond=0)
             start, end = now - timedelta(hours=1), now + timedelta(minutes=1)
-            await ask(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
+            await set_rule(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
             await ask(slack, f"rules channel {RULES_CHANNEL}")
             await ask(slack, "rules enforce on")
             running = {
@@ -275,7 +276,7 @@ async def test_enforce_leaves_alone_a_campaign_a_person_started_again(
     async with watch_app(settings, slack, pbx) as (rt, _):
         now = datetime.now(VIETNAM).replace(second=0, microsecond=0)
         start, end = now - timedelta(hours=1), now + timedelta(minutes=1)
-        await ask(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
+        await set_rule(slack, f"rules hours {hhmm(start)}-{hhmm(end)}")
         await ask(slack, "rules enforce on")
         telesale = await campaign_named(cc, TELESALE)
         closed = end + timedelta(minutes=1)
@@ -296,7 +297,7 @@ async def test_a_lead_into_a_campaign_dialing_outside_the_hours_warns_with_the_f
     give_roles(app)
     now = datetime.now(VIETNAM)
     later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
     reply = await ask(slack, f"lead {TELESALE} 0912345678 lead_name=An", user=AGENT)
     said = shown(reply)
     assert "is dialing now" in said and "outside the calling hours" in said
@@ -317,7 +318,7 @@ async def test_an_upload_into_a_campaign_dialing_outside_the_hours_warns_and_pau
     give_roles(app)
     now = datetime.now(VIETNAM)
     later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
     rows = ["phone_number,lead_name", "0912345678,An", "0356789012,Chi"]
     await slack.driver.file_share(
         user=AGENT, channel=CALL_CENTER, name="leads.csv", content="\n".join(rows).encode()
@@ -345,7 +346,7 @@ async def test_the_lead_form_warns_in_its_prompt_too(
     give_roles(app)
     now = datetime.now(VIETNAM)
     later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
     await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text=f"lead {TELESALE}")
     form = await slack.wait_for(
         lambda: next((v for v in slack.views(AGENT) if v.get("callback_id") == "lead_form"), None)
@@ -367,7 +368,7 @@ async def test_a_breach_posted_by_a_process_that_stopped_is_not_posted_again(
     async with watch_app(settings, slack, pbx) as (rt, base):
         now = datetime.now(VIETNAM)
         later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         telesale = await campaign_named(cc, TELESALE)
         pbx.set_call_mode("immediate")
@@ -401,7 +402,7 @@ async def test_many_breaches_in_one_pass_are_said_together_after_a_few(
     async with watch_app(settings, slack, pbx) as (rt, _):
         now = datetime.now(VIETNAM)
         later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-        await ask(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         await quiet(cc)
         telesale = await campaign_named(cc, TELESALE)

@@ -361,6 +361,19 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.rule_watch.settle(team, "rec-1", ("hours",), posted_ts="1.0003")
     store.rule_watch.claim_slot(team, "camp-1", "pause", "2026-11-28T17:00")
     store.rule_watch.remember_paused(team, "camp-1", "Summer", "2026-11-28T17:00")
+    store.calling_rules.claim_slot(team, "0912000111", "camp-1", limit=1, after=0.0)
+    store.gate_log.record(
+        team,
+        phone="0987654321",
+        campaign_uuid="camp-1",
+        campaign_name="Summer",
+        klass="advertising",
+        results={"hours": "pass"},
+        outcome="placed",
+        request_id="req-1",
+        requester="U_OP",
+        approvers=("U_ADMIN",),
+    )
     return {"callback": callback, "oauth_state": state}
 
 
