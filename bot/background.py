@@ -5,6 +5,9 @@ asyncio keeps only a weak reference to a task, so something must hold it until i
 and ``Runtime.close`` must be able to let the ones under way finish before the clients
 they use are closed.  Long-running workers (the scheduler, the call feed, the approval
 sweeper) are not kept here: each has its own ``start``/``stop``, called by whoever serves.
+Nor is the work of a listener, but Bolt runs it in a task that nothing holds either, so
+the listeners register it here (``adopt``, ``bot.listeners.tracked``): a stopping process
+waits for every answer it owes (``bot.server`` drains it).
 """
 
 from __future__ import annotations
@@ -32,6 +35,14 @@ class BackgroundTasks:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def adopt(self, task: asyncio.Task[Any] | None) -> None:
+        """Hold a task someone else started (Bolt runs each listener in a task of its own
+        once it has acknowledged, and keeps no reference to it), so that a stopping
+        process waits for it as for its own."""
+        if task is not None and not task.done():
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def __len__(self) -> int:
         return len(self._tasks)
