@@ -16,6 +16,7 @@ work, so a replay still acts never and a busy database is told, not waited on.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -69,10 +70,19 @@ class ContextBuilder:
         signature = self.pending_claim
         if signature is None:
             return True
+        run_by = self.rt.held_claims.run_by(signature)
         try:
             # A short claim is one an answer to Slack waits on: on the threads kept for those.
             offload = off_loop if lock_wait is None else off_loop_quick
-            first = await offload(self._claim, signature, lock_wait)
+            while True:
+                try:
+                    first = await offload(self._claim, signature, lock_wait)
+                    break
+                except StorageBusyError:
+                    # Until the claim window closes (``CLAIM_WINDOW``): past it no process
+                    # may claim it, so "nothing was changed" stays true everywhere.
+                    if lock_wait is not None or time.time() >= run_by:
+                        raise
         except StorageBusyError:
             # Held until the database takes it, so its replays are refused meanwhile.
             self.rt.held_claims.gave_up(signature)
@@ -81,6 +91,13 @@ class ContextBuilder:
                 await tell(database_busy())
             return False
         self.rt.held_claims.claimed(signature)
+        if first and lock_wait is None and 0 < run_by < time.time():
+            # Claimed once the window had closed: it may not run any more (another
+            # process would refuse it now), so it is refused here too, as busy.
+            log.warning("request refused: claimed after its window; nothing was done")
+            if tell is not None:
+                await tell(database_busy())
+            return False
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
             return False
