@@ -294,7 +294,9 @@ class CallFeedStore(SealedStore):
             "team_id": head.team_id,
             "lane_id": head.lane,
             "first": head.seq,
-            "limit": 2 * max(1, limit),
+            # Enough rows to tell whether the lane is past its pace, however little room
+            # the open folded message has left.
+            "limit": max(2 * max(1, limit), (note_room or 0) + 1),
         }
 
         def work(conn: Connection) -> list[QueuedRecord]:
