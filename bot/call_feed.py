@@ -85,7 +85,10 @@ MAX_BACKOFF = 300.0
 CAMPAIGN_NAMES_TTL = 300.0
 CAMPAIGN_NAMES_RETRY = 60.0
 CAMPAIGN_LOOKUP_TIMEOUT = 5.0
-IDLE_POLL = 30.0
+IDLE_POLL = 5.0
+"""Seconds an idle poster waits before it looks at the queue again unwoken: rows another
+replica queued and never took (it was stopped, draining, or died) are taken within that,
+for the price of one small query."""
 STOP_GRACE = 5.0
 LEASE_SECONDS = 20.0
 """How long a row taken for posting is another process's to leave alone; the poster
