@@ -92,8 +92,7 @@ async def test_a_stopping_socket_process_answers_its_work_before_it_disconnects(
     answered_at_close: list[int] = []
 
     async def watch() -> None:
-        while slack.hub.connected:
-            await asyncio.sleep(0.01)
+        await slack.wait_for(lambda: not slack.hub.connected, within=30)
         answered_at_close.append(len(slack.ephemerals(SUPERVISOR)) - before)
 
     try:
