@@ -1,12 +1,13 @@
 """A rolling restart of two replicas under steady traffic loses nothing.
 
 Two ``callops serve --no-scheduler`` replicas on a real PostgreSQL database behind the
-round-robin balancer; people type ``/callops campaigns`` every 0.1 s, the service sends a
-call record every 0.3 s (again after a refusal, as it does), and an approved campaign
-start is running (the service holds its answer) on the replica restarted first.  Each
-replica in turn gets SIGTERM, drains, exits, and a new process takes its place behind
-the balancer before the next one goes.  Then: every acknowledged command was answered,
-every record the receiver took is shown exactly once, and the approval is settled done.
+round-robin balancer; people type ``/callops campaigns`` every 0.1 s and page through
+listings every 0.3 s, the service sends a call record every 0.3 s (again after a
+refusal, as it does), and an approved campaign start is running (the service holds its
+answer) on the replica restarted first.  Each replica in turn gets SIGTERM, drains,
+exits, and a new process takes its place behind the balancer before the next one goes.
+Then: every acknowledged command and click was answered, every record the receiver took
+is shown exactly once, and the approval is settled done.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from emulators.slack.driver import Delivery
 from storage import Role
-from tests.bot.approval_helpers import campaigns, card_in, confirm, prompt_for, shown
+from tests.bot.approval_helpers import ask, campaigns, card_in, confirm, prompt_for, shown
 from tests.bot.feed_helpers import make_record
 from tests.faults.drain_scenario import answered, shown_count
 from tests.faults.processes import Deployment
@@ -44,6 +45,7 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
         token = storage.callback_tokens.get_or_create(TEAM)
     start = next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
     acked: list[Delivery] = []
+    clicks: list[Delivery] = []
     not_acked = 0
     records: list[str] = []
     stopped = asyncio.Event()
@@ -57,6 +59,20 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
             acked.append(delivery)
         else:
             not_acked += 1
+
+    async def page(listing_ts: str) -> None:
+        """A click on a listing's Next (or Previous) button, answered through the
+        click's ``response_url``."""
+        message = next(m for m in slack.ephemerals(SUPERVISOR) if m["ts"] == listing_ts)
+        forward = "callops_page_next" in shown(message)
+        action = "callops_page_next" if forward else "callops_page_prev"
+        try:
+            delivery = await slack.driver.block_action(
+                user=SUPERVISOR, action_id=action, ephemeral_ts=listing_ts
+            )
+        except LookupError:  # the listing changed page meanwhile: not sent
+            return
+        clicks.append(delivery)
 
     async def callback(http: httpx.AsyncClient, n: int) -> None:
         """The service's side: sent until taken."""
@@ -85,6 +101,7 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
             ),
             within=15,
         )
+        listings = [(await ask(slack, "campaigns"))["ts"] for _ in range(4)]
         sends: list[asyncio.Task[None]] = []
         async with httpx.AsyncClient(trust_env=False, timeout=10) as http:
 
@@ -94,6 +111,8 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
                     sends.append(asyncio.create_task(command()))
                     if n % 3 == 0:
                         sends.append(asyncio.create_task(callback(http, n)))
+                    if n % 3 == 1:
+                        sends.append(asyncio.create_task(page(listings[n % len(listings)])))
                     n += 1
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stopped.wait(), 0.1)
@@ -123,10 +142,13 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
             ),
             within=30,
         )
-        await slack.wait_for(lambda: all(answered(slack, d) for d in acked) or None, within=30)
+        acked_clicks = [d for d in clicks if d.in_time]
+        owed = [*acked, *acked_clicks]
+        await slack.wait_for(lambda: all(answered(slack, d) for d in owed) or None, within=30)
         await until(lambda: all(shown_count(slack, r) for r in records) or None, within=60)
 
-    assert len(acked) > 20 and records
+    assert len(acked) > 20 and len(acked_clicks) > 5 and records
+    assert len(acked_clicks) == len(clicks)
     assert not_acked == 0  # the balancer always found a replica listening
     assert settled["text"].endswith(": done"), shown(settled)
     assert [r for r in records if shown_count(slack, r) != 1] == []
