@@ -1,8 +1,8 @@
 """A rolling restart of two replicas under steady traffic loses nothing.
 
 Two ``callops serve --no-scheduler`` replicas on a real PostgreSQL database behind the
-round-robin balancer; people type ``/callops campaigns`` every 0.1 s and page through
-listings every 0.3 s, the service sends a call record every 0.3 s (again after a
+round-robin balancer; people type ``/callops campaigns`` every 0.2 s and page through
+listings every 0.6 s, the service sends a call record every 0.6 s (again after a
 refusal, as it does), and an approved campaign start is running (the service holds its
 answer) on the replica restarted first.  Each replica in turn gets SIGTERM, drains,
 exits, and a new process takes its place behind the balancer before the next one goes.
@@ -115,7 +115,7 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
                         sends.append(asyncio.create_task(page(listings[n % len(listings)])))
                     n += 1
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(stopped.wait(), 0.1)
+                        await asyncio.wait_for(stopped.wait(), 0.2)
 
             loading = asyncio.create_task(load())
             await asyncio.sleep(0.5)
