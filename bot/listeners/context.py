@@ -15,6 +15,7 @@ work, so a replay still acts never and a busy database is told, not waited on.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -39,6 +40,8 @@ from storage.errors import StorageBusyError
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
+LATE_CLAIM_EVERY = 0.25
+"""Seconds between two tries at a refused form's claim while the database is busy."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,13 @@ class ContextBuilder:
         except StorageBusyError:
             # Held until the database takes it, so its replays are refused meanwhile.
             self.rt.held_claims.gave_up(signature)
+            if lock_wait is not None:
+                # A form is answered within Slack's 3 s, long before its claim window
+                # closes: the claim is written as soon as the database takes it, so a
+                # replay to another replica is refused from then on, not only here.
+                self.rt.background.spawn(
+                    self._claim_later(signature, run_by), name="callops-late-claim"
+                )
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
@@ -102,6 +112,21 @@ class ContextBuilder:
             log.info("replayed request ignored (its claim was made after the ack)")
             return False
         return True
+
+    async def _claim_later(self, signature: str, run_by: float) -> None:
+        """Write a refused request's claim once the database takes it, until its claim
+        window closes (every process refuses it after that anyway)."""
+        while time.time() <= run_by:
+            try:
+                await off_loop(claim, self.rt.storage.dedup, signature)
+            except StorageBusyError:
+                await asyncio.sleep(LATE_CLAIM_EVERY)
+                continue
+            except Exception:
+                log.warning("could not record a refused request's claim", exc_info=True)
+                return
+            self.rt.held_claims.written([signature])
+            return
 
     def _claim(self, signature: str, lock_wait: float | None) -> bool:
         if lock_wait is None:

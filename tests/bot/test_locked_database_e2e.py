@@ -24,6 +24,7 @@ from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import second_app
 from tests.bot.test_commands_e2e import ask, shown
 from tests.bot.test_connect_e2e import open_connect_form, top_view, unconnected
+from tests.faults.waiting import until
 
 __all__ = ["unconnected"]  # the fixture of an app not yet connected
 
@@ -108,3 +109,22 @@ async def test_a_command_refused_as_busy_never_runs_later_on_another_replica_or_
         (401, {"ok": False, "error": "replayed_request"})
     ] * 3
     assert app.storage.digests.list(TEAM) == []
+
+
+async def test_a_form_refused_as_busy_is_refused_on_another_replica_once_the_lock_goes(
+    unconnected: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
+) -> None:
+    """A form answers within Slack's 3 seconds, before its claim window closes: its
+    claim is written as soon as the lock goes, so the same signed submission replayed to
+    another replica then is refused, and the form it said was not saved never is."""
+    view = await open_connect_form(slack)
+    values = {"base_url": pbx.base_url, "api_key": pbx.api_key}
+    with write_lock_held(settings):
+        submitted = await slack.driver.view_submission(view["id"], values)
+        assert DATABASE_BUSY in " ".join(slack.view_errors(view["id"]).values())
+    signature = submitted.sent_headers["X-Slack-Signature"]
+    await until(lambda: not unconnected.held_claims.holds(signature) or None, within=5)
+    async for _other in second_app(settings, slack):
+        replayed = await slack.driver.replay(submitted)
+    assert (replayed.status, replayed.json()) == (401, {"ok": False, "error": "replayed_request"})
+    assert unconnected.storage.workspaces.api_key(TEAM) is None
