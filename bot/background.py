@@ -44,14 +44,22 @@ class BackgroundTasks:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    def _running(self) -> set[asyncio.Task[Any]]:
+        """The tasks not done yet (a finished one leaves the set a moment later)."""
+        return {task for task in self._tasks if not task.done()}
+
     def __len__(self) -> int:
         return len(self._tasks)
 
     async def close(self, grace: float = CLOSE_GRACE) -> None:
-        """Let the tasks under way finish for up to ``grace`` seconds, then cancel the rest."""
-        if not self._tasks:
-            return
-        _, pending = await asyncio.wait(set(self._tasks), timeout=grace)
+        """Let the tasks under way finish for up to ``grace`` seconds, those they start
+        meanwhile included (a command's look-up, a click that arrived over a socket
+        still open), then cancel the rest."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while (running := self._running()) and (left := deadline - loop.time()) > 0:
+            await asyncio.wait(running, timeout=left)
+        pending = self._running()
         if pending:
             log.warning("cancelling %d background task(s) still running at shutdown", len(pending))
         for task in pending:
