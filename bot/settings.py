@@ -59,6 +59,14 @@ class Settings(BaseSettings):
         description="Log lines as text, or as JSON objects (one per line) for a collector.",
     )
 
+    callops_drain_seconds: float = Field(
+        default=25.0,
+        gt=0,
+        le=3600,
+        description="Seconds a stopping process (SIGTERM, SIGINT) has to answer what it "
+        "accepted before it exits: under Kubernetes' default grace period of 30.",
+    )
+
     @field_validator("callops_base_url")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
