@@ -8,12 +8,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from storage.errors import N_, InvalidValueError
 
+MAX_ZONE_NAME = 64
+"""Longer than any IANA zone name (the longest is some 32 letters)."""
+
 
 def check_timezone(name: str) -> str:
     """An IANA zone name that zoneinfo knows (so digests fire at the local time people mean)."""
     try:
+        # "America" is a folder of the zone database and a 5,000-letter name is too long
+        # for a file name: zoneinfo raises OSError for both, not ZoneInfoNotFoundError.
+        if len(name) > MAX_ZONE_NAME:
+            raise ValueError(name)
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise InvalidValueError(
             N_(
                 "unknown timezone {name}: use an IANA name such as Asia/Ho_Chi_Minh, "
