@@ -65,11 +65,33 @@ _URL_PROBLEMS: dict[UrlProblem, str] = {
 }
 
 
+def shown_url(url: str, limit: int = 200) -> str:
+    """``url`` as it may be shown, logged or stored: a user name and password, a query
+    and a fragment (where secrets ride) replaced by ``***``, cut to ``limit``."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        parts = None
+    if parts is not None and parts.scheme and parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        netloc = f"***@{host}" if "@" in parts.netloc else host
+        text = f"{parts.scheme}://{netloc}{parts.path}"
+        if parts.query or "?" in url:
+            text += "?***"
+        if parts.fragment or "#" in url:
+            text += "#***"
+    elif "@" in text:
+        text = "***@" + text.rpartition("@")[2]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def check_base_url(url: str) -> str:
-    """An http(s) URL with a host, without the trailing slash (paths are appended to it)."""
+    """An http(s) URL with a host, without the trailing slash (paths are appended to it).
+    A refusal shows the URL without what may be secret in it (`shown_url`)."""
     problem = base_url_problem(url)
     if problem is not None:
-        raise InvalidValueError(_URL_PROBLEMS[problem], url=repr(url))
+        raise InvalidValueError(_URL_PROBLEMS[problem], url=repr(shown_url(url)))
     return url.strip().rstrip("/")
 
 
