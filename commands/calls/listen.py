@@ -100,7 +100,9 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
             )
         )
     blocks.append(context_line(" ".join(notes)))
-    return Reply(text=said.text or _("What the customer will hear"), blocks=blocks)
+    # The words are the template's: escaped in the fallback text as in the blocks.
+    fallback_text = clip(said.text, 2000) if said.text else _("What the customer will hear")
+    return Reply(text=fallback_text, blocks=blocks)
 
 
 async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
