@@ -28,9 +28,9 @@ DEFAULT_FREQUENCY = 1
 WORKSPACE = ""
 """The ``campaign_uuid`` of a workspace's own row."""
 DAY = 24 * 3600.0
-BATCH = 5000
+BATCH = 2000
 """Numbers per transaction when a whole list is written: a few tens of milliseconds of
-write lock each."""
+write lock each, well under a second on a loaded machine."""
 _IN_LIMIT = 900
 """Numbers per ``IN (...)`` look-up: under SQLite's old 999-parameter limit."""
 

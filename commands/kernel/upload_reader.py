@@ -206,4 +206,7 @@ def read_rows(source: BinaryIO) -> Iterator[Row | BadLine]:
             else:
                 yield Row(line, cells)
     finally:
-        text.detach()
+        # Hand the caller's file back open; a reader left unfinished may be collected
+        # after the caller closed it, when there is nothing left to hand back.
+        if not source.closed:
+            text.detach()
