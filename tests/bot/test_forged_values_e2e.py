@@ -353,10 +353,11 @@ TYPED = {
 async def test_wrong_json_types_in_every_field_get_no_traceback_and_no_500(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Every field of the payloads Slack sends (a form submission, a click, a workflow
-    step) replaced by a value of another JSON type: a number where a text was, ``true``
-    where a list was.  Nothing answers 500 or logs a traceback, nothing shows "went
-    wrong", and a form whose state holds a wrong type is "out of date"."""
+    """Every field of the payloads Slack sends (a form submission, a click, both kinds
+    of shortcut, a workflow step) replaced by a value of another JSON type: a number
+    where a text was, ``true`` where a list was.  Nothing answers 500 or logs a
+    traceback, nothing shows "went wrong", and a form whose state holds a wrong type is
+    "out of date"."""
     caplog.set_level(logging.INFO)
     web = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
     statuses: Counter[int] = Counter()
@@ -376,6 +377,20 @@ async def test_wrong_json_types_in_every_field_get_no_traceback_and_no_500(
     forged += [
         ("block_actions", dict(clicked.payload), p) for p in strategies.paths(clicked.payload)
     ]
+    posted = await web.chat_postMessage(channel=CALL_CENTER, text="Call back 0912 345 678")
+    for shortcut in INTERACTIONS.shortcuts:
+        if shortcut.kind == "message":
+            used = await slack.driver.message_shortcut(
+                user=SUPERVISOR,
+                channel=CALL_CENTER,
+                ts=str(posted["ts"]),
+                callback_id=shortcut.callback_id,
+            )
+        else:
+            used = await slack.driver.global_shortcut(
+                user=SUPERVISOR, callback_id=shortcut.callback_id
+            )
+        forged += [("shortcut", dict(used.payload), p) for p in strategies.paths(used.payload)]
     step = INTERACTIONS.steps[0]
     inputs: dict[str, Any] = {p.name: "x" for p in step.inputs if p.type == "string"}
     inputs |= {p.name: {"value": "x"} for p in step.inputs if p.type == "object"}

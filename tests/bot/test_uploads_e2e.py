@@ -9,11 +9,13 @@ writer that will not wait a whole second for the lock succeeds all through it.""
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import io
 import threading
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
 from bot.runtime import Runtime
@@ -187,8 +189,20 @@ async def test_a_large_do_not_call_file_lets_other_writers_through(
                 outcomes.append(type(exc).__name__)
             done.wait(0.02)
 
+    ready: list[int] = []
+
+    async def probe_readiness() -> None:
+        # A load balancer's readiness probe, all through the upload.
+        assert slack.driver.request_url is not None
+        base = slack.driver.request_url.removesuffix("/slack/events")
+        async with httpx.AsyncClient(trust_env=False, timeout=30) as http:
+            while not done.is_set():
+                ready.append((await http.get(base + "/readyz")).status_code)
+                await asyncio.sleep(0.05)
+
     writer = threading.Thread(target=other_writer)
     writer.start()
+    prober = asyncio.create_task(probe_readiness())
     try:
         seen = {m["ts"] for m in slack.ephemerals(SUPERVISOR)}
         await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text="dnc upload")
@@ -199,6 +213,8 @@ async def test_a_large_do_not_call_file_lets_other_writers_through(
     finally:
         done.set()
         writer.join()
+        await prober
     assert f"Read {count:,} numbers from national.csv: {count:,} new" in shown(reply), shown(reply)
     assert outcomes and set(outcomes) == {"ok"}, outcomes
     assert len(outcomes) > 3
+    assert ready and set(ready) == {200}, ready
