@@ -28,7 +28,7 @@ DEFAULT_FREQUENCY = 1
 WORKSPACE = ""
 """The ``campaign_uuid`` of a workspace's own row."""
 DAY = 24 * 3600.0
-BATCH = 2000
+BATCH = 1000
 """Numbers per transaction when a whole list is written: a few tens of milliseconds of
 write lock each, well under a second on a loaded machine."""
 _IN_LIMIT = 900
