@@ -150,12 +150,13 @@ def _guess_delimiter(line: str) -> str:
 
 
 def _split(text: str, delimiter: str) -> list[str] | str:
-    """The cells of one line, or why it cannot be read."""
-    if text.count('"') % 2:
-        return _('A quote (") opens a cell that does not close on this line.')
+    """The cells of one line, or why it cannot be read.  A quote inside a cell that does
+    not start with one is a letter (``5" screen``), as spreadsheets write it."""
     try:
         cells = next(csv.reader([text], delimiter=delimiter, strict=True), [])
-    except csv.Error:
+    except csv.Error as exc:
+        if "end of data" in str(exc):  # the line ended inside a quoted cell
+            return _('A quote (") opens a cell that does not close on this line.')
         return _('A quote (") in a cell is not written as two quotes ("").')
     return [cell.strip() for cell in cells]
 

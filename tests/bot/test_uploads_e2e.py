@@ -149,12 +149,20 @@ async def test_a_file_over_the_limit_is_refused_before_it_is_read() -> None:
 
 
 def test_every_line_is_a_row_or_named_with_its_reason() -> None:
-    content = b'a,b\n"open,x\n1,"two ""quoted"""\n\n3,4\n5,x"y\n'
+    content = b'a,b\n"open,x\n1,"two ""quoted"""\n\n3,4\n5,"x"y"\n6,5" screen\n'
     items = list(read_rows(io.BytesIO(content)))
     rows = [(i.line, i.cells) for i in items if isinstance(i, Row)]
-    bad = [i.line for i in items if isinstance(i, BadLine)]
-    assert rows == [(1, ["a", "b"]), (3, ["1", 'two "quoted"']), (5, ["3", "4"])]
-    assert bad == [2, 6]
+    bad = [(i.line, i.reason) for i in items if isinstance(i, BadLine)]
+    assert rows == [
+        (1, ["a", "b"]),
+        (3, ["1", 'two "quoted"']),
+        (5, ["3", "4"]),
+        (7, ["6", '5" screen']),  # a quote inside a cell is a letter, as spreadsheets write it
+    ]
+    assert bad == [
+        (2, 'A quote (") opens a cell that does not close on this line.'),
+        (6, 'A quote (") in a cell is not written as two quotes ("").'),
+    ]
     # Bytes that are not UTF-8 past the part looked at first spoil their line alone.
     content = b"0912345678\n" * 10_000 + b"\xff\xfe0987654321\n0356789012\n"
     items = list(read_rows(io.BytesIO(content)))
