@@ -42,7 +42,7 @@ def unbidi(text: str) -> str:
 
 
 _SPECIAL = re.compile(
-    r"<(?=[!#@])(?!@[UW][A-Z0-9]{2,}(?:\|[^<>]*)?>)(?!#C[A-Z0-9]{2,}(?:\|[^<>]*)?>)"
+    r"<(?=[!#@])(?!@[UW][A-Z0-9]{2,}(?:\|[^<>]*)?>)(?!#[CGD][A-Z0-9]{2,}(?:\|[^<>]*)?>)"
 )
 """The start of a special mention (``<!channel>``, ``<!here>``, ``<!everyone>``,
 ``<!subteam^…>``, ``<!date…>``) or of a user or channel mention that is not one of
