@@ -15,7 +15,8 @@ from storage.validation import check_base_url
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", hide_input_in_errors=True)
+    """A refused value is never repeated in the error (a URL may carry a password)."""
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None

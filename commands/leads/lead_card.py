@@ -72,7 +72,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     blocks.append(
         context_line(_("Added {created} · {uuid}").format(created=added, uuid=code(lead.lead_uuid)))
     )
-    return Reply(text=_("Lead {name}").format(name=truncate(name, 150)), blocks=blocks)
+    return Reply(text=_("Lead {name}").format(name=escape(truncate(name, 150))), blocks=blocks)
 
 
 async def find_lead(ctx: CommandContext, lead_uuid: str) -> Lead | None:

@@ -42,6 +42,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, ratio_percent
+from commands.kernel.upload_reader import UploadRefused, check_size, save_upload
 from commands.kernel.values import token
 from commands.leads.csv_check import (
     CsvFormatError,
@@ -49,7 +50,6 @@ from commands.leads.csv_check import (
     RowProblem,
     check_leads_csv,
     phones_in,
-    spool,
 )
 from commands.leads.target import ListTarget, find_list
 from commands.rules.guard import DncLookup, dnc_for_list
@@ -80,6 +80,8 @@ def reason_words(kind: str, n: int) -> str:
         text = ngettext(
             "{n} number on the do-not-call list", "{n} numbers on the do-not-call list", n
         )
+    elif kind == "unreadable":
+        text = ngettext("{n} line that cannot be read", "{n} lines that cannot be read", n)
     elif kind == "columns":
         text = ngettext(
             "{n} row with the wrong number of columns",
@@ -185,8 +187,12 @@ async def download_and_check(
     and the paths of the valid rows (to upload) and the invalid rows (to show).  With
     ``dnc``, numbers on the do-not-call list are left out too."""
     original, valid, invalid = folder / "original.csv", folder / "valid.csv", folder / "invalid.csv"
-    with original.open("wb") as out:
-        sha256 = await spool(files.download(shared), out)
+    try:
+        check_size(shared.size)
+        with original.open("wb") as out:
+            sha256 = await save_upload(files.download(shared), out)
+    except UploadRefused as exc:
+        raise CsvFormatError(exc.message) from None
     listed: set[str] = set()
     if dnc is not None:
         with original.open("rb") as source:
@@ -266,7 +272,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
                 ctx.files, shared, blocked, Path(folder), dnc
             )
         except (CsvFormatError, FileDownloadError) as exc:
-            return error(f"{shared.name}: {exc.message}")
+            return error(f"{escape(shared.name)}: {escape(exc.message)}")
         where = ""
         if report.invalid:
             where = await send_rows_to_fix(ctx, ctx.files, shared, report, invalid_path)

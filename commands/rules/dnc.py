@@ -13,10 +13,10 @@ are checked.
 
 from __future__ import annotations
 
-import csv
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from commands.kernel.catalog import usage_of
@@ -27,7 +27,15 @@ from commands.kernel.phones import normalize_phone, phone_problem
 from commands.kernel.reply import Outcome, error, notice
 from commands.kernel.slack_files import FileDownloadError
 from commands.kernel.text import escape, number
+from commands.kernel.upload_reader import (
+    BadLine,
+    UploadRefused,
+    check_size,
+    read_rows,
+    save_upload,
+)
 from storage import Storage
+from storage.calling_rules import BATCH
 from storage.offload import off_loop
 
 MAX_TYPED = 100
@@ -98,34 +106,53 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 @dataclass
 class FileCount:
-    """What reading a do-not-call file found, counted as it streams by."""
+    """What reading a do-not-call file found, counted as it streams by: the numbers, the
+    rows taken for none (each with its line and reason, the first few kept to show)."""
 
     numbers: int = 0
     skipped: int = 0
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    def skip(self, line: int, reason: str) -> None:
+        self.skipped += 1
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append((line, reason))
+
+
+MAX_PROBLEMS = 10
+"""Rows left out that the answer names with their line."""
 
 
 def dnc_file_numbers(path: Path, count: FileCount) -> Iterator[str]:
-    """The numbers of a do-not-call file (each row's first cell that reads as one), one
-    at a time (a registry file has millions: none is kept), counting them and the rows
-    without one (a first row without one is its header, and blank rows are nothing)."""
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as source:
-        for line, row in enumerate(csv.reader(source), start=1):
-            if not any(cell.strip() for cell in row):
+    """The numbers of a do-not-call file (each row's first cell, of its first four, that
+    reads as one), one at a time (a registry file has millions: none is kept), counting
+    them and the rows left out with why (a first row without one is its header, and blank
+    rows are nothing).  Read by the uploads' one reader; `UploadRefused` for a file that
+    is not a text table."""
+    with path.open("rb") as source:
+        for item in read_rows(source):
+            if isinstance(item, BadLine):
+                count.skip(item.line, item.reason)
                 continue
-            phones = (normalize_phone(cell) for cell in row[:4])
+            phones = (normalize_phone(cell) for cell in item.cells[:4])
             phone = next((p for p in phones if p and not phone_problem(p)), None)
             if phone is not None:
                 count.numbers += 1
                 yield phone
-            elif line > 1:
-                count.skipped += 1
+            elif count.numbers or count.skipped or item.line > 1:
+                count.skip(item.line, _("It has no phone number the service would accept."))
 
 
 def add_dnc_file(storage: Storage, team_id: str, path: Path) -> tuple[int, FileCount]:
-    """Read and store a whole file in one transaction (blocking: run it off the loop);
-    how many numbers were new, and what the file held."""
+    """Read and store a whole file (blocking: run it off the loop), one short
+    transaction per batch of numbers so other writers and readiness checks get the
+    database between them; how many numbers were new, and what the file held.  Adding is
+    idempotent: a file that stops half-way is completed by uploading it again."""
     count = FileCount()
-    added = storage.calling_rules.add_dnc(team_id, dnc_file_numbers(path, count))
+    added = 0
+    numbers = dnc_file_numbers(path, count)
+    while batch := list(islice(numbers, BATCH)):
+        added += storage.calling_rules.add_dnc(team_id, batch)
     return added, count
 
 
@@ -150,17 +177,18 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="callops-dnc-") as folder:
         path = Path(folder) / "dnc.csv"
         try:
+            check_size(shared.size)
             with path.open("wb") as out:
-                async for chunk in ctx.files.download(shared):
-                    out.write(chunk)
-        except FileDownloadError as exc:
+                await save_upload(ctx.files.download(shared), out)
+            added, count = await off_loop(add_dnc_file, storage, ctx.team_id, path)
+        except (FileDownloadError, UploadRefused) as exc:
             return error(f"{escape(shared.name)}: {escape(exc.message)}")
-        added, count = await off_loop(add_dnc_file, storage, ctx.team_id, path)
     if not count.numbers:
         return error(
             _("{file} has no phone number the service would accept.").format(
                 file=escape(shared.name)
             )
+            + _problem_lines(count)
         )
     await ctx.audit("dnc.upload", {"file": shared.name, "numbers": count.numbers, "added": added})
     text = _(
@@ -174,6 +202,21 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     if count.skipped:
         text += " " + ngettext(
-            "{n} row had no number.", "{n} rows had no number.", count.skipped
+            "{n} row was left out:", "{n} rows were left out:", count.skipped
         ).format(n=number(count.skipped))
+        text += _problem_lines(count)
     return notice(text, emoji=":no_entry_sign:")
+
+
+def _problem_lines(count: FileCount) -> str:
+    """The rows left out that the answer names, one a line, and how many more."""
+    lines = [
+        _("• Line {line}: {reason}").format(line=number(line), reason=escape(reason))
+        for line, reason in count.problems
+    ]
+    more = count.skipped - len(count.problems)
+    if more > 0:
+        lines.append(
+            ngettext("… and {n} more row.", "… and {n} more rows.", more).format(n=number(more))
+        )
+    return "".join("\n" + line for line in lines)

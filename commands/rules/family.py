@@ -112,7 +112,7 @@ FAMILY = Family(
             "khong-goi tai-len",
             "dnc upload",
             N_("Add every number of the CSV you shared here to the do-not-call list."),
-            Role.OPERATOR,
+            Role.ADMIN,
             handler=dnc.upload,
         ),
     ),

@@ -236,11 +236,12 @@ async def test_a_do_not_call_file_is_added_whole(
 ) -> None:
     rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
     await slack.driver.file_share(
-        user=AGENT, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
+        user=SUPERVISOR, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
     )
-    reply = await ask(slack, "dnc upload", user=AGENT)
+    reply = await ask(slack, "dnc upload", user=SUPERVISOR)
     assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
-    assert "1 row had no number" in shown(reply)
+    assert "1 row was left out" in shown(reply)
+    assert "Line 5: It has no phone number the service would accept." in shown(reply)
     reply = await ask(slack, "dnc check 0987654321 0356789012")
     assert shown(reply).count("Do-not-call list: on it") == 2
     await expect_replies(slack, ("rules", "3 numbers"))
