@@ -1,4 +1,5 @@
-"""A workspace's calling rules, its do-not-call list and the advertising calls it placed.
+"""A workspace's calling rules and the advertising calls it placed (the lists are in
+``storage/call_lists.py``).
 
 Decree 91/2020/ND-CP limits advertising calls: only within set hours, at most so many
 to one number in 24 hours, never to a number on the do-not-call list.  What the rules
@@ -9,16 +10,15 @@ may be made is decided in ``commands/rules``; this module only keeps the facts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Executable
 
 from storage._rows import Store
-from storage.database import by_dialect, upsert
-from storage.schema import calling_rules, dnc_numbers, outbound_pushes
+from storage.database import upsert
+from storage.schema import calling_rules, outbound_pushes
 from storage.validation import check_id
 
 DEFAULT_HOURS = (8 * 60, 17 * 60)
@@ -28,13 +28,8 @@ DEFAULT_FREQUENCY = 1
 WORKSPACE = ""
 """The ``campaign_uuid`` of a workspace's own row."""
 DAY = 24 * 3600.0
-BATCH = 5000
-"""Rows per statement when a whole list is written or checked."""
-_IN_LIMIT = 900
-"""Numbers per ``IN (...)`` look-up: under SQLite's old 999-parameter limit."""
 
 _R = calling_rules.c
-_D = dnc_numbers.c
 _P = outbound_pushes.c
 
 
@@ -70,7 +65,6 @@ class CallingRules:
 
 
 _RULES = select(calling_rules).where(_R.team_id == bindparam("team_id"))
-_ADD_DNC = by_dialect(lambda insert_: insert_(dnc_numbers).on_conflict_do_nothing())
 
 
 class CallingRuleStore(Store):
@@ -130,53 +124,6 @@ class CallingRuleStore(Store):
         }
         self._db.change(self._db.pick(_upsert(tuple(columns))), values)
 
-    # --- the do-not-call list -------------------------------------------------------
-
-    def add_dnc(self, team_id: str, phones: Iterable[str]) -> int:
-        """Add numbers (already normalised); how many were new.  Written in batches in
-        one transaction, so a list of a million numbers is one upload, all or nothing."""
-        now = self._clock()
-        statement = self._db.pick(_ADD_DNC)
-
-        def work(conn: Connection) -> int:
-            before = _size(conn, team_id)
-            for batch in _batches(phones, BATCH):
-                rows = [{"team_id": team_id, "phone": p, "added_at": now} for p in batch]
-                conn.execute(statement, rows)
-            return _size(conn, team_id) - before
-
-        return self._db.write(work)
-
-    def remove_dnc(self, team_id: str, phones: Iterable[str]) -> int:
-        wanted = list(dict.fromkeys(phones))
-
-        def work(conn: Connection) -> int:
-            removed = 0
-            for batch in _batches(wanted, _IN_LIMIT):
-                result = conn.execute(
-                    delete(dnc_numbers).where(_D.team_id == team_id, _D.phone.in_(batch))
-                )
-                removed += max(result.rowcount, 0)
-            return removed
-
-        return self._db.write(work)
-
-    def on_dnc(self, team_id: str, phones: Iterable[str]) -> set[str]:
-        """The numbers of ``phones`` that are on the list."""
-        wanted = list(dict.fromkeys(phones))
-
-        def work(conn: Connection) -> set[str]:
-            found: set[str] = set()
-            for batch in _batches(wanted, _IN_LIMIT):
-                query = select(_D.phone).where(_D.team_id == team_id, _D.phone.in_(batch))
-                found.update(row[0] for row in conn.execute(query))
-            return found
-
-        return self._db.read(work)
-
-    def dnc_size(self, team_id: str) -> int:
-        return self._db.read(lambda conn: _size(conn, team_id))
-
     # --- advertising calls placed ---------------------------------------------------
 
     def record_push(self, team_id: str, phone: str, campaign_uuid: str) -> None:
@@ -199,19 +146,3 @@ class CallingRuleStore(Store):
             .order_by(_P.at)
         )
         return [float(row["at"]) for row in self._db.all(query)]
-
-
-def _size(conn: Connection, team_id: str) -> int:
-    query = select(func.count()).select_from(dnc_numbers).where(_D.team_id == team_id)
-    return int(conn.execute(query).scalar() or 0)
-
-
-def _batches(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -23,6 +23,7 @@ from commands.kernel.periods import SERVICE_TZ, to_service
 from commands.kernel.phones import blocked_numbers, show_phone
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import number, parse_service_time
+from commands.rules.lists import list_refusal, refused_numbers
 from storage import Storage
 from storage.calling_rules import DAY, CallingRules
 from storage.offload import off_loop
@@ -82,7 +83,8 @@ class Refusal:
     """A call the rules forbid: which rule, in words for the reader."""
 
     rule: str
-    """``hours``, ``frequency``, ``dnc`` or ``blacklist`` (the audit log's word)."""
+    """``hours``, ``frequency``, ``optout``, ``registry`` or ``blacklist`` (the audit
+    log's word)."""
     message: str
 
 
@@ -143,7 +145,8 @@ async def push_refusal(
     campaigns: list[Campaign] | None = None,
 ) -> Refusal | None:
     """Why an autocall to ``phone`` from ``campaign`` must not be placed now, or None.
-    The blacklist and the do-not-call list hold for every campaign; the hours and the
+    The blacklist and the opt-out list hold for every campaign, the registry for
+    advertising ones (``commands/rules/lists.py``); the hours and the
     frequency for advertising ones, counted over every advertising campaign
     (``campaigns``, when the caller has read them already)."""
     if phone in await blocked_numbers(cc):
@@ -153,15 +156,14 @@ async def push_refusal(
                 phone=show_phone(phone)
             ),
         )
-    if await off_loop(storage.calling_rules.on_dnc, team_id, [phone]):
-        return Refusal(
-            "dnc",
-            _("{phone} is on the do-not-call list: it must not be called.").format(
-                phone=show_phone(phone)
-            ),
-        )
     rules = await off_loop(storage.calling_rules.rules, team_id)
-    if not is_advertising(campaign, rules):
+    ads = is_advertising(campaign, rules)
+    listed = await list_refusal(
+        storage, team_id, phone, campaign_uuid=campaign.campaign_uuid, advertising=ads
+    )
+    if listed is not None:
+        return Refusal(listed.rule, listed.message)
+    if not ads:
         return None
     refused = hours_refusal(rules.hours_of(campaign.campaign_uuid), now)
     if refused:
@@ -192,18 +194,20 @@ DncLookup = Callable[[list[str]], Awaitable[set[str]]]
 async def dnc_for_list(
     cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str
 ) -> DncLookup | None:
-    """The do-not-call look-up for leads going into ``list_uuid``, or None when only
-    campaigns the rules do not cover dial it.  A list no campaign names is checked too:
-    leads are there to be called."""
+    """The do-not-call look-up for leads going into ``list_uuid`` (None without the
+    database): the opt-out list for every list, the registry too when an advertising
+    campaign dials it, or no campaign names it (leads are there to be called)."""
     if storage is None:
         return None
     rules = await off_loop(storage.calling_rules.rules, team_id)
     dialers = [c for c in await all_campaigns(cc) if c.default_list_uuid == list_uuid]
-    if dialers and not any(is_advertising(c, rules) for c in dialers):
-        return None
+    advertising = not dialers or any(is_advertising(c, rules) for c in dialers)
+    uuids = [c.campaign_uuid for c in dialers]
 
     async def lookup(phones: list[str]) -> set[str]:
-        return await off_loop(storage.calling_rules.on_dnc, team_id, phones)
+        return await refused_numbers(
+            storage, team_id, phones, campaign_uuids=uuids, advertising=advertising
+        )
 
     return lookup
 

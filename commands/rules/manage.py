@@ -28,6 +28,7 @@ from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
+from commands.rules.lists import lists_field
 from storage.offload import off_loop
 
 _WINDOW = re.compile(r"(\d{1,2})[:h.]?(\d{2})?\s*[-–]\s*(\d{1,2})[:h.]?(\d{2})?")
@@ -64,7 +65,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     storage = ctx.db()
     rules = await off_loop(storage.calling_rules.rules, ctx.team_id)
-    dnc = await off_loop(storage.calling_rules.dnc_size, ctx.team_id)
+    dnc = await lists_field(storage, ctx.team_id)
     blocks: list[Block] = [
         HeaderBlock(text=_("Calling rules")),
         SectionBlock(
@@ -79,7 +80,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
                         n=number(rules.frequency)
                     )
                 ),
-                MarkdownTextObject(text=_("*Do-not-call list*\n{n} numbers").format(n=number(dnc))),
+                MarkdownTextObject(text=dnc),
                 MarkdownTextObject(text=_("*Blacklist*\nthe service's own, always")),
             ]
         ),

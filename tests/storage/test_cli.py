@@ -352,7 +352,11 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.notices.open(team, "service", detail="down", channel="C1")
     store.audit.append(team, "U_OP", "campaign.start", {"campaign": "Summer"})
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
-    store.calling_rules.add_dnc(team, ["0912345678"])
+    store.call_lists.add_optout(team, ["0912345678"], source="typed", by="U_OP")
+    store.call_lists.upload_registry(
+        team, [("0987654321", "2026-01-02")], by="U_OP", file_name="registry.csv"
+    )
+    store.call_lists.add_consent(team, "0987654321", source="form", by="U_OP")
     store.calling_rules.record_push(team, "0987654321", "camp-1")
     return {"callback": callback, "oauth_state": state}
 
