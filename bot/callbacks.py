@@ -28,6 +28,7 @@ from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import feed_kinds, matching_channels
+from commands.rules.refusals import refuse_by_key
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
 
@@ -109,7 +110,7 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
-            return store.accept(
+            queued = store.accept(
                 team,
                 record_id,
                 record.model_dump(mode="json"),
@@ -117,6 +118,9 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
                 outcome=outcome,
                 kinds=feed_kinds(matched, record),
             )
+            if queued is not None:  # new: a route's opt-out key pressed is a refusal
+                refuse_by_key(storage, team, matched, record)
+            return queued
 
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")

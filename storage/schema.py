@@ -334,6 +334,7 @@ notification_routes = Table(
     CheckConstraint("language IN ('vi', 'en')"),
     _flag("fold", default=1),
     _list("notable"),
+    _text("optout_key"),
     Index("notification_routes_team", "team_id"),
 )
 

@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, consent, dnc, lists, manage
+from commands.rules import card, consent, dnc, lists, manage, refusals
 from storage import Role
 
 FAMILY = Family(
@@ -128,5 +128,9 @@ FAMILY = Family(
             handler=consent.show,
         ),
     ),
-    clicks=(OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),),
+    clicks=(
+        OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
+        OnClick(refusals.REFUSED_BUTTON, refusals.refused_clicked, role=Role.OPERATOR),
+        OnClick(refusals.REFUSED_SELECT, refusals.refused_clicked, role=Role.OPERATOR),
+    ),
 )

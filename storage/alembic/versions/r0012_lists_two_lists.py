@@ -1,6 +1,6 @@
 """Two lists by their names: the company's opt-out list (with who, when and from what)
-and the national registry (versioned uploads), customers' consents; the single
-do-not-call list of before is moved into the opt-out list.
+and the national registry (versioned uploads), customers' consents, a notification
+route's opt-out key; the single do-not-call list of before is moved into the opt-out list.
 
 Where the old rows go: the old list mixed numbers typed with ``dnc add`` (customers who
 said no) and numbers from uploaded registry files, and kept nothing that tells them
@@ -109,6 +109,7 @@ def upgrade() -> None:
         sqlite_autoincrement=True,
     )
     op.create_index("consents_by_phone", "consents", ["team_id", "phone"])
+    op.add_column("notification_routes", sa.Column("optout_key", sa.Text(), nullable=True))
     now = time.time()
     op.execute(
         sa.text(
@@ -126,6 +127,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # SQLite 3.35+ and PostgreSQL drop a column in place (a batch copy of the table
+    # would lose its unnamed CHECK rules).
+    op.execute("ALTER TABLE notification_routes DROP COLUMN optout_key")
     op.create_table(
         "dnc_numbers",
         sa.Column("team_id", sa.Text(), nullable=False),
