@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -40,6 +40,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
+from commands.rules.consent import ending_soon
 from commands.rules.guard import refused_between
 from storage import DigestSchedule, Storage
 from storage.offload import off_loop
@@ -184,6 +185,10 @@ class DigestPoster:
         cc = await self.service(digest.team_id)
         refused = await refused_between(
             self._storage, digest.team_id, request.period.start, request.period.end
+        )
+        request = replace(
+            request,
+            consents_ending=await ending_soon(self._storage, digest.team_id, datetime.now(UTC)),
         )
         workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
         # The channel's readers: the digest's own language, else the workspace's.

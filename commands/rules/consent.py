@@ -254,27 +254,30 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
     return Reply(text=text, blocks=blocks)
 
 
-async def ending_soon(storage: Storage, team_id: str, now: datetime) -> list[Consent]:
-    """Consents in force that end within 7 days: the digests' rules line lists them."""
-    return await off_loop(
+async def ending_soon(
+    storage: Storage, team_id: str, now: datetime
+) -> tuple[tuple[str, float], ...]:
+    """Consents in force that end within 7 days (number, end), soonest first: the
+    digests' rules line lists them."""
+    found = await off_loop(
         partial(storage.call_lists.expiring, now=now.timestamp(), within=SOON), team_id
     )
+    return tuple((c.phone, c.until) for c in found if c.until is not None)
 
 
-def ending_words(consents: list[Consent]) -> str:
+def ending_words(consents: tuple[tuple[str, float], ...]) -> str:
     """The digests' words for consents ending soon ("" for none)."""
     if not consents:
         return ""
     shown = ", ".join(
-        _("{phone} ({day})").format(phone=show_phone(c.phone), day=day(c.until - 1, VIETNAM))
-        for c in consents[:5]
-        if c.until is not None
+        _("{phone} ({day})").format(phone=show_phone(phone), day=day(until - 1, VIETNAM))
+        for phone, until in consents[:5]
     )
     more = len(consents) - 5
     if more > 0:
         shown += " " + _("and {n} more").format(n=number(more))
     return ngettext(
-        "{n} consent ends within 7 days: {list}",
-        "{n} consents end within 7 days: {list}",
+        "{n} customer's consent to advertising calls ends within 7 days: {list}",
+        "{n} customers' consents to advertising calls end within 7 days: {list}",
         len(consents),
     ).format(n=number(len(consents)), list=shown)

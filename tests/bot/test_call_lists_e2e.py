@@ -11,6 +11,7 @@ import csv
 import io
 import json
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -20,6 +21,7 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import Cdr
+from commands.rules.consent import VIETNAM
 from commands.rules.refusals import REFUSED_BUTTON, REFUSED_SELECT, customer_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
@@ -269,3 +271,17 @@ async def test_the_list_and_consent_commands_answer_in_vietnamese(
     assert "0987 654 321" in reply
     await ask(slack, "dnc list")  # and in English for whoever reads English
     assert "Company opt-out list" in shown(await ask(slack, "dnc list"))
+
+
+@pytest.mark.usefixtures("roles")
+async def test_consents_ending_within_a_week_are_in_the_digests_rules_line(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    soon = (datetime.now(VIETNAM) + timedelta(days=3)).strftime("%d/%m/%Y")
+    later = (datetime.now(VIETNAM) + timedelta(days=30)).strftime("%d/%m/%Y")
+    await ask(slack, f"consent add 0912 345 678 until={soon} source=form", user=AGENT)
+    await ask(slack, f"consent add 0987 654 321 until={later} source=form", user=AGENT)
+    await ask(slack, "digest add <#C0001|call-center> daily 08:00")
+    preview = shown(await ask(slack, "digest preview", user=AGENT))
+    assert "1 customer's consent to advertising calls ends within 7 days" in preview
+    assert "0912 345 678" in preview and "0987 654 321" not in preview
