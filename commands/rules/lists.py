@@ -199,7 +199,7 @@ def _change_line(change: tuple[str, str, str, float, str | None, str | None], tz
         line = _("• {when} {phone} added by {who} ({source})").format(
             when=day_time(at, tz),
             phone=show_phone(phone),
-            who=mention(by) if by else _("callops"),
+            who=mention(by) if by else "callops",
             source=said.get(source, source),
         )
     else:
