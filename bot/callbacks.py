@@ -110,7 +110,11 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
-            queued = store.accept(
+            # A route's opt-out key pressed is a refusal, taken before the record is
+            # marked seen: if storing fails, the service's resend adds it (once: the
+            # number is the list's key).
+            refuse_by_key(storage, team, matched, record)
+            return store.accept(
                 team,
                 record_id,
                 record.model_dump(mode="json"),
@@ -118,9 +122,6 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
                 outcome=outcome,
                 kinds=feed_kinds(matched, record),
             )
-            if queued is not None:  # new: a route's opt-out key pressed is a refusal
-                refuse_by_key(storage, team, matched, record)
-            return queued
 
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")

@@ -364,18 +364,27 @@ class CallListStore(Store):
         return self._one(RegistryVersion, query, None)
 
     def registry_entries(self, team_id: str, version: int) -> Iterator[RegistryEntry]:
-        """The numbers of the registry as ``version`` had them."""
-        query = (
-            select(_N.phone, _N.registered_on, _N.since_version)
-            .where(
-                _N.team_id == team_id,
-                _N.since_version <= version,
-                or_(_N.until_version.is_(None), _N.until_version > version),
+        """The numbers of the registry as ``version`` had them, in order of number, read
+        a batch at a time (a registry has millions: they are never all in memory)."""
+        after = ""
+        while True:
+            query = (
+                select(_N.phone, _N.registered_on, _N.since_version)
+                .where(
+                    _N.team_id == team_id,
+                    _N.phone > after,
+                    _N.since_version <= version,
+                    or_(_N.until_version.is_(None), _N.until_version > version),
+                )
+                .order_by(_N.phone)
+                .limit(BATCH)
             )
-            .order_by(_N.phone)
-        )
-        for row in self._db.all(query):
-            yield from_row(RegistryEntry, row)
+            rows = self._db.all(query)
+            for row in rows:
+                yield from_row(RegistryEntry, row)
+            if len(rows) < BATCH:
+                return
+            after = str(rows[-1]["phone"])
 
     def registry_size(self, team_id: str) -> int:
         query = (

@@ -21,6 +21,7 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import Cdr
+from commands.kernel.phones import normalize_phone, phone_problem
 from commands.rules.consent import VIETNAM
 from commands.rules.refusals import REFUSED_BUTTON, REFUSED_SELECT, customer_phone
 from emulators.pbx.testing import EmulatorServer
@@ -28,6 +29,7 @@ from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import autocall_campaign, give_roles, prompt_for
 from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
 from tests.bot.test_commands_e2e import ask, shown
+from tests.bot.test_shortcuts_e2e import post_as, top_view
 
 REFUSED = "dnc.optout"
 
@@ -285,3 +287,34 @@ async def test_consents_ending_within_a_week_are_in_the_digests_rules_line(
     preview = shown(await ask(slack, "digest preview", user=AGENT))
     assert "1 customer's consent to advertising calls ends within 7 days" in preview
     assert "0912 345 678" in preview and "0987 654 321" not in preview
+
+
+@pytest.mark.usefixtures("roles")
+async def test_the_lead_card_and_the_call_back_shortcut_record_a_refusal(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    lead = next(
+        row
+        for row in pbx.state("leads")
+        if (phone := normalize_phone(str(row["phone_number"]))) and not phone_problem(phone)
+    )
+    phone = normalize_phone(str(lead["phone_number"]))
+    card = await ask(slack, f"lead {lead['lead_uuid']}", user=AGENT)
+    await slack.driver.block_action(user=AGENT, action_id=REFUSED_BUTTON, ephemeral_ts=card["ts"])
+    entry = (await slack.wait_for(lambda: app.storage.call_lists.optouts(TEAM, [phone])))[phone]
+    assert (entry.source, entry.added_by) == ("call", AGENT)
+    said = await slack.wait_for(
+        lambda: next((m for m in slack.ephemerals(AGENT) if "refused further" in shown(m)), None)
+    )
+    assert "company's opt-out list" in shown(said)
+    # The shortcut on a message that names a number offers the same, beside the call back.
+    message = post_as(slack, SUPERVISOR, "Khách 0356 789 012 nói không muốn nhận cuộc gọi nữa")
+    await slack.driver.message_shortcut(
+        user=AGENT, channel=CALL_CENTER, ts=message["ts"], callback_id="call_back"
+    )
+    view = await top_view(slack, AGENT, "Customer refused further calls")
+    await slack.driver.block_action(user=AGENT, action_id=REFUSED_BUTTON, view_id=view["id"])
+    await top_view(slack, AGENT, "refused further calls")
+    entry = app.storage.call_lists.optouts(TEAM, ["0356789012"])["0356789012"]
+    assert entry.added_by == AGENT and entry.source in ("call", "typed")
+    assert pbx.journal(method="POST", path="/v3/autocall/import") == []
