@@ -91,7 +91,7 @@ FAMILY = Family(
             "khong-goi xuat",
             N_("dnc export [version=N]"),
             N_("Send yourself both lists as a CSV by direct message."),
-            Role.OPERATOR,
+            Role.ADMIN,
             handler=lists.export,
         ),
         CommandSpec(

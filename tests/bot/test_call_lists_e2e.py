@@ -25,7 +25,7 @@ from commands.kernel.phones import normalize_phone, phone_problem
 from commands.rules.consent import VIETNAM
 from commands.rules.refusals import REFUSED_BUTTON, REFUSED_SELECT, customer_phone
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import AGENT, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import autocall_campaign, give_roles, prompt_for
 from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
 from tests.bot.test_commands_e2e import ask, shown
@@ -231,12 +231,19 @@ async def test_registry_versions_stay_readable_and_the_export_arrives_by_direct_
     assert "National Do Not Advertise registry*: 2 numbers" in listing
     assert "Version 2" in listing and "Version 1" in listing and "may.csv" in listing
 
+    reply = await ask(slack, "dnc export", user=AGENT)  # customers' numbers: admins only
+    assert "needs the admin role" in shown(reply)
+
     async def exported(command: str, name: str) -> list[list[str]]:
-        reply = await ask(slack, command, user=AGENT)
+        reply = await ask(slack, command, user=MANAGER)
         assert "direct message" in shown(reply)
         message = await slack.wait_for(
             lambda: next(
-                (m for m in slack.dm(AGENT) if any(f["name"] == name for f in m.get("files", []))),
+                (
+                    m
+                    for m in slack.dm(MANAGER)
+                    if any(f["name"] == name for f in m.get("files", []))
+                ),
                 None,
             )
         )
@@ -254,7 +261,7 @@ async def test_registry_versions_stay_readable_and_the_export_arrives_by_direct_
     assert set(dates) == {"0912345678", "0987654321", "0356789012"}
     channel_files = [f["name"] for m in slack.messages(CALL_CENTER) for f in m.get("files", [])]
     assert channel_files == ["may.csv", "june.csv"]  # customers' numbers never to a channel
-    reply = await ask(slack, "dnc export version=7", user=AGENT)
+    reply = await ask(slack, "dnc export version=7", user=MANAGER)
     assert "no version 7" in shown(reply)
 
 
