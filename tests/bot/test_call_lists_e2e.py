@@ -251,10 +251,10 @@ async def test_registry_versions_stay_readable_and_the_export_arrives_by_direct_
         _, content = slack.file(file["id"])
         return list(csv.reader(io.StringIO((content or b"").decode())))
 
-    rows = await exported("dnc export", "do-not-call-lists.csv")
-    assert rows[0] == ["number", "list", "source", "date", "who"]
-    assert rows[1][:3] == ["0977888999", "optout", "typed"] and rows[1][4] == AGENT
-    assert {r[0] for r in rows[1:] if r[1] == "registry"} == {"0987654321", "0911222333"}
+    table = await exported("dnc export", "do-not-call-lists.csv")
+    assert table[0] == ["number", "list", "source", "date", "who"]
+    assert table[1][:3] == ["0977888999", "optout", "typed"] and table[1][4] == AGENT
+    assert {r[0] for r in table[1:] if r[1] == "registry"} == {"0987654321", "0911222333"}
     old = await exported("dnc export version=1", "registry-v1.csv")
     dates = {r[0]: r[3] for r in old[1:]}
     assert dates["0912345678"] == "2025-03-01" and dates["0356789012"] == "2025-01-05"
