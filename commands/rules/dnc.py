@@ -199,7 +199,7 @@ def registration_date(cell: str) -> str | None:
 
 def registry_entries(path: Path, count: FileCount) -> Iterator[tuple[str, str | None]]:
     """The numbers of a registry file (each row's first cell that reads as one) with the
-    first cell after it that reads as a date, one at a time (a registry file has
+    first other cell that reads as a date, one at a time (a registry file has
     millions: none is kept), counting them and the rows without one (a first row
     without one is its header, and blank rows are nothing)."""
     for line, row in enumerate(read_rows(path), start=1):
@@ -211,9 +211,8 @@ def registry_entries(path: Path, count: FileCount) -> Iterator[tuple[str, str | 
             if line > 1:
                 count.skipped += 1
             continue
-        registered = next(
-            (d for d in (registration_date(c) for c in row[at + 1 :]) if d is not None), None
-        )
+        others = (cell for i, cell in enumerate(row) if i != at)
+        registered = next((d for d in map(registration_date, others) if d is not None), None)
         count.numbers += 1
         count.dated += registered is not None
         yield phone, registered
