@@ -17,11 +17,12 @@ only keeps the facts.  Numbers are stored as the phone parser writes them.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sqlalchemy import and_, exists, func, insert, literal, or_, select, update
+from sqlalchemy import and_, exists, func, insert, literal, or_, select, text, update
 from sqlalchemy.engine import Connection
 
 from storage._rows import Store, from_row
@@ -255,6 +256,11 @@ class CallListStore(Store):
         stage = self._db.pick(_STAGE)
 
         def work(conn: Connection) -> RegistryVersion | None:
+            if conn.dialect.name == "postgresql":  # SQLite has one writer already
+                # Two uploads at once (two admins, two replicas) take turns: each is a
+                # whole version, numbered after the one before.
+                key = zlib.crc32(f"registry upload {team_id}".encode())
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
             latest = conn.execute(select(func.max(_V.version)).where(_V.team_id == team_id))
             version = int(latest.scalar() or 0) + 1
             for batch in _batches(entries, BATCH):

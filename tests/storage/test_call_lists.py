@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from storage import Storage, migrate, open_database
 from storage.migrations import BASELINE
-from tests.storage.conftest import FakeClock
+from tests.storage.conftest import FakeClock, at_once
 
 
 def test_the_opt_out_list_keeps_who_when_and_from_what(store: Storage, clock: FakeClock) -> None:
@@ -121,3 +121,20 @@ def test_the_old_do_not_call_rows_move_to_the_opt_out_list(empty_db_url: str) ->
         assert [tuple(r) for r in rows] == [("T1", "0912345678", 5.0, "typed", None)]
     finally:
         db.close()
+
+
+def test_two_uploads_at_once_make_two_whole_versions(store: Storage) -> None:
+    files = [
+        [(f"09120000{i:02d}", None) for i in range(40)],
+        [(f"09120000{i:02d}", None) for i in range(20, 80)],
+    ]
+    made = at_once(
+        2, lambda i: store.call_lists.upload_registry("T1", files[i], by="U1", file_name=f"{i}.csv")
+    )
+    assert sorted(v.version for v in made if v is not None) == [1, 2]
+    first, second = sorted((v for v in made if v is not None), key=lambda v: v.version)
+    assert first.added == first.numbers and first.removed == 0
+    assert second.added + first.numbers - second.removed == second.numbers
+    # 40 and 60 numbers, 20 in common, whichever came first
+    assert (second.added, second.removed) in {(40, 20), (20, 40)}
+    assert store.call_lists.registry_size("T1") == second.numbers
