@@ -138,3 +138,13 @@ def test_two_uploads_at_once_make_two_whole_versions(store: Storage) -> None:
     # 40 and 60 numbers, 20 in common, whichever came first
     assert (second.added, second.removed) in {(40, 20), (20, 40)}
     assert store.call_lists.registry_size("T1") == second.numbers
+
+
+def test_two_clicks_at_once_add_a_number_once(store: Storage) -> None:
+    def click(i: int) -> list[str]:
+        return store.call_lists.add_optout(
+            "T1", ["0912345678"], source="call", by=f"U{i}", call_id="c1"
+        )
+
+    assert sorted(len(added) for added in at_once(4, click)) == [0, 0, 0, 1]
+    assert len(store.call_lists.optout_changes("T1", limit=10)) == 1
