@@ -266,7 +266,7 @@ async def refused_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return Post(
             ctx.channel_id,
             replace(note, ephemeral=False),
-            thread_ts=click.message_ts,
+            thread_ts=click.thread_ts or click.message_ts,
             otherwise=note,
         )
     return note

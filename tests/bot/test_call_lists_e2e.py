@@ -92,7 +92,7 @@ async def test_the_refused_button_adds_the_number_once_and_a_later_push_is_refus
         notes = [
             m
             for m in slack.thread(CALL_CENTER, card["ts"])[1:]
-            if "refused further calls" in shown(m)
+            if "recorded that the customer" in shown(m)
         ]
         assert len(notes) == 1 and "company's opt-out list" in shown(notes[0])
         assert "Decree 91/2020/ND-CP" in shown(notes[0])
@@ -325,3 +325,51 @@ async def test_the_lead_card_and_the_call_back_shortcut_record_a_refusal(
     entry = app.storage.call_lists.optouts(TEAM, ["0356789012"])["0356789012"]
     assert entry.added_by == AGENT and entry.source in ("call", "typed")
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
+
+
+async def test_a_refusal_on_a_reply_card_is_told_in_its_thread(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, records: list[Cdr]
+) -> None:
+    record = records[1]
+    first = make_record(
+        to_number=record.to_number,
+        from_number=record.from_number,
+        direction=record.direction,
+        time_started=record.time_started,
+    )
+    async with routed_feed(settings, slack, pbx) as (rt, base):
+        give_roles(rt)
+        await send(rt, base, first)
+        parent = await slack.wait_for_message(CALL_CENTER, lambda m: first["id"] in json.dumps(m))
+        await send(rt, base, record.model_dump(mode="json"))
+        reply = await slack.wait_for(
+            lambda: next(
+                (
+                    m
+                    for m in slack.thread(CALL_CENTER, parent["ts"])[1:]
+                    if record.id in json.dumps(m)
+                ),
+                None,
+            )
+        )
+        await slack.driver.block_action(
+            user=AGENT, action_id=REFUSED_BUTTON, channel=CALL_CENTER, ts=reply["ts"]
+        )
+        note = await slack.wait_for(
+            lambda: next(
+                (
+                    m
+                    for m in slack.thread(CALL_CENTER, parent["ts"])
+                    if "recorded that the customer" in shown(m)
+                ),
+                None,
+            )
+        )
+        assert note["thread_ts"] == parent["ts"]
+        # Slack asks for the thread's first message, not the reply, as thread_ts.
+        [sent] = [
+            e
+            for e in slack.journal("chat.postMessage")
+            if "recorded that the customer" in json.dumps(e.params)
+        ]
+        assert sent.params["thread_ts"] == parent["ts"]
