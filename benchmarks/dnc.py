@@ -6,7 +6,7 @@ own: the upload reads the file with the ``dnc upload`` command's own reader
 (``commands.rules.dnc.upload_registry_file``: the phone parser on every row, streamed
 into ``CallListStore.upload_registry`` as the registry's first version) into a fresh
 SQLite file; the check runs the lead upload's first pass (``phones_in``) and look-up
-(``on_registry``) and, side by side, the lead check itself without them, so the figure
+(``on_registry_now``) and, side by side, the lead check itself without them, so the figure
 is what the list adds to an upload.
 
     .venv/bin/python benchmarks/dnc.py [--numbers 1000000] [--leads 100000]
@@ -98,7 +98,7 @@ def child_check(db: str, path: str) -> dict[str, float]:
     plain = check_leads_csv(io.BytesIO(data), set())
     checked = time.perf_counter()
     phones = phones_in(io.BytesIO(data))
-    listed = set(storage.call_lists.on_registry("T1", phones))
+    listed = storage.call_lists.on_registry_now("T1", phones)
     looked_up = time.perf_counter()
     with_dnc = check_leads_csv(io.BytesIO(data), set(), dnc=listed)
     done = time.perf_counter()

@@ -20,10 +20,11 @@ from __future__ import annotations
 import zlib
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import and_, exists, func, insert, literal, or_, select, text, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import ColumnElement
 
 from storage._rows import Store, from_row
 from storage.database import by_dialect
@@ -213,6 +214,29 @@ class CallListStore(Store):
                 query = select(optout_numbers).where(_O.team_id == team_id, _O.phone.in_(batch))
                 for row in conn.execute(query).mappings():
                     found[row["phone"]] = from_row(OptOut, row)
+            return found
+
+        return self._db.read(work)
+
+    def on_optout(self, team_id: str, phones: Iterable[str]) -> set[str]:
+        """The numbers of ``phones`` on the opt-out list (a lead file's check asks for
+        100,000 at once: only the numbers are read)."""
+        return self._which(_O.phone, _O.team_id == team_id, phones)
+
+    def on_registry_now(self, team_id: str, phones: Iterable[str]) -> set[str]:
+        """The numbers of ``phones`` on the registry's current version."""
+        return self._which(_N.phone, _N.team_id == team_id, phones, _N.until_version.is_(None))
+
+    def _which(
+        self, column: Any, team: ColumnElement[bool], phones: Iterable[str], *more: Any
+    ) -> set[str]:
+        wanted = list(dict.fromkeys(phones))
+
+        def work(conn: Connection) -> set[str]:
+            found: set[str] = set()
+            for batch in _batches(wanted, _IN_LIMIT):
+                query = select(column).where(team, column.in_(batch), *more)
+                found.update(row[0] for row in conn.execute(query))
             return found
 
         return self._db.read(work)

@@ -82,10 +82,10 @@ def lists_verdict(
     call from ``campaign_uuids`` (any of them, for leads several campaigns dial).
     Blocking: one trip off the loop does every look-up."""
     lists = storage.call_lists
-    refused = dict.fromkeys(lists.optouts(team_id, phones), OPTOUT)
+    refused = dict.fromkeys(lists.on_optout(team_id, phones), OPTOUT)
     if not advertising:
         return refused
-    listed = [p for p in lists.on_registry(team_id, phones) if p not in refused]
+    listed = [p for p in lists.on_registry_now(team_id, phones) if p not in refused]
     if not listed:
         return refused
     covered = {
