@@ -42,6 +42,7 @@ from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from commands.rules.consent import ending_soon
 from commands.rules.guard import refused_between
+from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage.offload import off_loop
 
@@ -190,10 +191,15 @@ class DigestPoster:
             request,
             consents_ending=await ending_soon(self._storage, digest.team_id, datetime.now(UTC)),
         )
+        against = await against_rules_between(
+            self._storage, digest.team_id, request.period.start, request.period.end
+        )
         workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
         # The channel's readers: the digest's own language, else the workspace's.
         with use_audience(for_channel(workspace, digest.language)):
-            content = await build_digest(cc, replace(request, refused_calls=refused))
+            content = await build_digest(
+                cc, replace(request, refused_calls=refused, against_rules=against)
+            )
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,

@@ -1,5 +1,5 @@
-"""The digest and alert scheduler: every minute, post the digests that fell due and
-check the alerts.
+"""The digest and alert scheduler: every minute, post the digests that fell due, check
+the alerts and run the calling rules' watch (``bot/rule_watch.py``).
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
@@ -47,9 +47,11 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
+from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
@@ -70,6 +72,9 @@ DEFAULT_DIGEST_TIMEOUT = 120.0
 CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
+JUDGE_JOB = "callops-rule-watch"
+JUDGE_SECONDS = 15
+"""How often the call records callbacks brought are judged against the calling rules."""
 
 
 @dataclass
@@ -107,8 +112,11 @@ class DigestScheduler:
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
+        watch: RuleWatch | None = None,
     ) -> None:
         self._storage = storage
+        self.watch = watch
+        """The calling rules' watch, run after the alerts on every tick."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -140,6 +148,15 @@ class DigestScheduler:
             max_instances=1,
             next_run_time=self._clock(),
         )
+        if self.watch is not None:
+            scheduler.add_job(
+                self._judge_tick,
+                IntervalTrigger(seconds=JUDGE_SECONDS, timezone=UTC),
+                id=JUDGE_JOB,
+                coalesce=True,
+                misfire_grace_time=JUDGE_SECONDS,
+                max_instances=1,
+            )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -184,12 +201,32 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
+            if self.watch is not None:
+                await self.watch.tick(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
             log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    async def _judge_tick(self) -> None:
+        """The rule watch's quick pass: records callbacks noted, judged and posted."""
+        if self.watch is None:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            logs.begin(name="rule-watch")
+            await self.watch.judge_noted()
+        except StorageBusyError:
+            log.warning("rule watch: the database is busy; the next pass catches up")
+        except Exception:
+            log.exception("rule watch pass failed")
         finally:
             if task is not None:
                 self._ticks.discard(task)

@@ -27,6 +27,7 @@ from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
+from bot.rule_watch import RuleWatch
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
@@ -128,7 +129,7 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones),
+            scheduler=DigestScheduler(storage, digests, zones, watch=RuleWatch(storage, digests)),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             tokens=tokens,

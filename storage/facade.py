@@ -26,6 +26,7 @@ from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
 from storage.roles import Role, RoleStore
+from storage.rule_watch import RuleWatchStore
 from storage.schema import (
     approval_secrets,
     callback_tokens,
@@ -115,6 +116,7 @@ class Storage:
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
         self.call_lists = CallListStore(db, clock=clock)
+        self.rule_watch = RuleWatchStore(db, clock=clock)
 
     @classmethod
     def open(

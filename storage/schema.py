@@ -598,5 +598,61 @@ outbound_pushes = Table(
     **_AUTOINCREMENT,
 )
 
+rule_watch = Table(
+    "rule_watch",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("channel"),
+    _flag("enforce", default=0),
+    _real("listed_until"),
+    _text("updated_by"),
+    _real("updated_at", nullable=False),
+)
+"""Where rule events go (``rules channel``), whether callops pauses advertising campaigns
+outside the calling hours (``rules enforce``), and how far the call records were read."""
+
+rule_watch_records = Table(
+    "rule_watch_records",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("record_id", primary_key=True),
+    _text("campaign_uuid", nullable=False),
+    _text("phone"),
+    _real("started_at", nullable=False),
+    _text("state", nullable=False, default="new"),
+    CheckConstraint("state IN ('new', 'ok', 'breach')"),
+    _list("rules"),
+    _real("noted_at", nullable=False),
+    _real("claimed_at"),
+    _text("posted_ts"),
+    Index("rule_watch_records_state", "team_id", "state"),
+    Index("rule_watch_records_started", "team_id", "started_at"),
+)
+"""Each outbound call record of a watched workspace, once (by callback or listing): new,
+then ok or a breach of the calling rules (which rules; the post in the rules channel)."""
+
+rule_watch_slots = Table(
+    "rule_watch_slots",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("subject", primary_key=True),
+    _text("action", primary_key=True),
+    _text("slot", primary_key=True),
+    _real("at", nullable=False),
+)
+"""What the rule watch did once across replicas: a campaign paused when one closing of
+the calling hours came, resumed at one opening, a minute's reading of the records."""
+
+rule_paused = Table(
+    "rule_paused",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("campaign_uuid", primary_key=True),
+    _text("campaign_name", nullable=False),
+    _text("slot", nullable=False),
+    _real("paused_at", nullable=False),
+)
+"""Campaigns ``rules enforce`` paused itself, to start again when the hours open."""
+
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

@@ -131,6 +131,9 @@ class DigestRequest:
     """Calls the calling rules stopped in the period (the audit log's count)."""
     consents_ending: tuple[tuple[str, float], ...] = ()
     """Customers' consents that end within 7 days: number, end (``commands/rules/consent.py``)."""
+    against_rules: int = 0
+    """Calls the service placed against the calling rules in the period (the rule
+    watch's count, ``commands/rules/watch.py``)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -273,6 +276,14 @@ async def build_digest(
         )
     if request.consents_ending:
         blocks.append(context_line(":handshake: " + ending_words(request.consents_ending)))
+    if request.against_rules:
+        blocks.append(
+            context_line(
+                _(":rotating_light: Calls the service placed against the rules: {n}").format(
+                    n=number(request.against_rules)
+                )
+            )
+        )
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:

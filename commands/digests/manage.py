@@ -57,6 +57,7 @@ from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.consent import ending_soon
 from commands.rules.guard import refused_between
+from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
@@ -486,7 +487,12 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             ctx.storage, ctx.team_id, request.period.start, request.period.end
         )
         ending = await ending_soon(ctx.storage, ctx.team_id, datetime.now(UTC))
-        request = replace(request, refused_calls=refused, consents_ending=ending)
+        against = await against_rules_between(
+            ctx.storage, ctx.team_id, request.period.start, request.period.end
+        )
+        request = replace(
+            request, refused_calls=refused, against_rules=against, consents_ending=ending
+        )
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field
@@ -52,6 +53,7 @@ from commands.leads.csv_check import (
 )
 from commands.leads.target import ListTarget, find_list
 from commands.rules.guard import DncLookup, dnc_for_list
+from commands.rules.watch import list_warning, with_warning
 from storage import Role
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
@@ -291,7 +293,8 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
     if where and isinstance(outcome, Reply):
         outcome.blocks.append(context_line(where))
-    return outcome
+    warning = await list_warning(cc, ctx.storage, ctx.team_id, list_uuid, datetime.now(UTC))
+    return with_warning(outcome, warning)
 
 
 async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:

@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, consent, dnc, lists, manage, refusals
+from commands.rules import card, consent, dnc, enforce, lists, manage, refusals, watch
 from storage import Role
 
 FAMILY = Family(
@@ -44,6 +44,23 @@ FAMILY = Family(
             N_("Advertising calls one number may get in 24 hours."),
             Role.ADMIN,
             handler=manage.frequency,
+        ),
+        CommandSpec(
+            "rules channel",
+            "quy-dinh kenh",
+            N_("rules channel <#channel>|off"),
+            N_("Where rule events go: calls the service placed against the rules, pauses."),
+            Role.ADMIN,
+            ("rules channel #compliance",),
+            handler=watch.channel,
+        ),
+        CommandSpec(
+            "rules enforce",
+            "quy-dinh cuong-che",
+            N_("rules enforce on|off"),
+            N_("Pause advertising campaigns outside the calling hours, start them again after."),
+            Role.ADMIN,
+            handler=enforce.enforce,
         ),
         CommandSpec(
             "dnc add",
@@ -132,5 +149,6 @@ FAMILY = Family(
         OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
         OnClick(refusals.REFUSED_BUTTON, refusals.refused_clicked, role=Role.OPERATOR),
         OnClick(refusals.REFUSED_SELECT, refusals.refused_clicked, role=Role.OPERATOR),
+        OnClick(watch.PAUSE_BUTTON, watch.pause_clicked, role=Role.OPERATOR),
     ),
 )

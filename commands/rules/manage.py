@@ -29,6 +29,7 @@ from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import campaign_label, code, number
 from commands.rules.guard import by_type, is_advertising, window_words
 from commands.rules.lists import lists_field
+from commands.rules.watch import settings_lines
 from storage.offload import off_loop
 
 _WINDOW = re.compile(r"(\d{1,2})[:h.]?(\d{2})?\s*[-–]\s*(\d{1,2})[:h.]?(\d{2})?")
@@ -85,6 +86,11 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             ]
         ),
     ]
+    blocks.append(
+        SectionBlock(
+            fields=[MarkdownTextObject(text=t) for t in await settings_lines(storage, ctx.team_id)]
+        )
+    )
     if ctx.cc is not None:
         campaigns = await all_campaigns(ctx.cc)
         lines = []

@@ -122,6 +122,12 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "rules hours": ["rules hours 08:00-17:00", "rules hours 8 to 5"],
         "rules advertising": [f'rules advertising "{autocall}" on'],
         "rules frequency": ["rules frequency 1", "rules frequency 0"],
+        "rules channel": [
+            "rules channel <#C0001|call-center>",
+            "rules channel off",
+            "rules channel",
+        ],
+        "rules enforce": ["rules enforce on", "rules enforce off", "rules enforce maybe"],
         "dnc add": ["dnc add 0912 345 678"],
         "dnc remove": ["dnc remove 0912345678"],
         "dnc check": ["dnc check 0912345678 0987654321"],

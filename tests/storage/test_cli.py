@@ -32,6 +32,7 @@ from storage import (
 )
 from storage.errors import SecretDecryptError
 from storage.migrations import revision_id
+from storage.rule_watch import NotedRecord
 from storage.schema import DATA_TABLES, registry_staging
 from tests.postgres import PostgresServer
 from tests.storage.conftest import Cli, raw, sqlite_path
@@ -364,6 +365,12 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
         )
     )
     store.calling_rules.record_push(team, "0987654321", "camp-1")
+    store.rule_watch.set_channel(team, "C_RULES", by="U_OP")
+    store.rule_watch.note(team, [NotedRecord("rec-1", "camp-1", "0912345678", 1.0)])
+    store.rule_watch.claim_new(team)
+    store.rule_watch.settle(team, "rec-1", ("hours",), posted_ts="1.0003")
+    store.rule_watch.claim_slot(team, "camp-1", "pause", "2026-11-28T17:00")
+    store.rule_watch.remember_paused(team, "camp-1", "Summer", "2026-11-28T17:00")
     return {"callback": callback, "oauth_state": state}
 
 

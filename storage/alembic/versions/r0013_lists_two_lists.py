@@ -12,8 +12,8 @@ customer who personally refused.  An admin who knows some came from the registry
 upload the registry's file (it becomes version 1) and remove those from the opt-out
 list; the move is one of the opt-out list's changes, so it shows in ``dnc list``.
 
-Revision ID: 0012 (lists_two_lists)
-Revises: 0011
+Revision ID: 0013 (lists_two_lists)
+Revises: 0012
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from alembic import op
 INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 FLOAT: sa.Double[float] = sa.Double().with_variant(sa.REAL(), "sqlite")
 
-revision = "0012"  # the lead renames it lists_two_lists and chains it at merge
-down_revision = "0011"
+revision = "0013"  # lists_two_lists, after the rule watch's 0012
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
