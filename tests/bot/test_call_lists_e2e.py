@@ -89,11 +89,13 @@ async def test_the_refused_button_adds_the_number_once_and_a_later_push_is_refus
         await slack.wait_for(lambda: len(refused_entries(rt)) >= 2 or None)
         entry = rt.storage.call_lists.optouts(TEAM, [phone])[phone]
         assert (entry.source, entry.call_id, entry.added_by) == ("call", record.id, AGENT)
-        notes = [
-            m
-            for m in slack.thread(CALL_CENTER, card["ts"])[1:]
-            if "recorded that the customer" in shown(m)
-        ]
+        notes = await slack.wait_for(
+            lambda: [
+                m
+                for m in slack.thread(CALL_CENTER, card["ts"])[1:]
+                if "recorded that the customer" in shown(m)
+            ]
+        )
         assert len(notes) == 1 and "company's opt-out list" in shown(notes[0])
         assert "Decree 91/2020/ND-CP" in shown(notes[0])
         assert [e["params"]["added"] for e in refused_entries(rt)] == [True, False]
@@ -321,7 +323,7 @@ async def test_the_lead_card_and_the_call_back_shortcut_record_a_refusal(
     )
     view = await top_view(slack, AGENT, "Customer refused further calls")
     await slack.driver.block_action(user=AGENT, action_id=REFUSED_BUTTON, view_id=view["id"])
-    await top_view(slack, AGENT, "refused further calls")
+    await top_view(slack, AGENT, "recorded that the customer")
     entry = app.storage.call_lists.optouts(TEAM, ["0356789012"])["0356789012"]
     assert entry.added_by == AGENT and entry.source in ("call", "typed")
     assert pbx.journal(method="POST", path="/v3/autocall/import") == []
