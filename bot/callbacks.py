@@ -30,6 +30,7 @@ from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import feed_kinds, matching_channels
+from commands.rules.refusals import refuse_by_key
 from commands.rules.watch import noted
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
@@ -112,6 +113,10 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
+            # A route's opt-out key pressed is a refusal, taken before the record is
+            # marked seen: if storing fails, the service's resend adds it (once: the
+            # number is the list's key).
+            refuse_by_key(storage, team, matched, record)
             queued = store.accept(
                 team,
                 record_id,

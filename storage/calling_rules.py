@@ -1,4 +1,5 @@
-"""A workspace's calling rules, its do-not-call list and the advertising calls it placed.
+"""A workspace's calling rules and the advertising calls it placed (the lists are in
+``storage/call_lists.py``).
 
 Decree 91/2020/ND-CP limits advertising calls: only within set hours, at most so many
 to one number in 24 hours, never to a number on the do-not-call list.  What the rules
@@ -9,7 +10,7 @@ may be made is decided in ``commands/rules``; this module only keeps the facts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select
@@ -17,8 +18,8 @@ from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.sql import Executable
 
 from storage._rows import Store
-from storage.database import by_dialect, upsert
-from storage.schema import calling_rules, dnc_numbers, frequency_locks, outbound_pushes
+from storage.database import upsert
+from storage.schema import calling_rules, frequency_locks, outbound_pushes
 from storage.validation import check_id
 
 DEFAULT_HOURS = (8 * 60, 17 * 60)
@@ -28,14 +29,8 @@ DEFAULT_FREQUENCY = 1
 WORKSPACE = ""
 """The ``campaign_uuid`` of a workspace's own row."""
 DAY = 24 * 3600.0
-BATCH = 1000
-"""Numbers per transaction when a whole list is written: a few tens of milliseconds of
-write lock each, well under a second on a loaded machine."""
-_IN_LIMIT = 900
-"""Numbers per ``IN (...)`` look-up: under SQLite's old 999-parameter limit."""
 
 _R = calling_rules.c
-_D = dnc_numbers.c
 _P = outbound_pushes.c
 _L = frequency_locks.c
 
@@ -86,7 +81,6 @@ class CallingRules:
 
 
 _RULES = select(calling_rules).where(_R.team_id == bindparam("team_id"))
-_ADD_DNC = by_dialect(lambda insert_: insert_(dnc_numbers).on_conflict_do_nothing())
 _LOCK_NUMBER = upsert(frequency_locks, "at")
 
 
@@ -198,72 +192,6 @@ class CallingRuleStore(Store):
         }
         self._db.change(self._db.pick(_upsert(tuple(columns))), values)
 
-    # --- the do-not-call list -------------------------------------------------------
-
-    def add_dnc(self, team_id: str, phones: Iterable[str]) -> int:
-        """Add numbers (already normalised); how many were new.  One short transaction:
-        a long list is given in batches of `BATCH` (``commands.rules.dnc``), each its own
-        call, so the write lock is never held for long.  The new ones are counted by
-        looking the batch up, not the whole list (which grows to millions)."""
-        wanted = list(dict.fromkeys(phones))
-        now = self._clock()
-        statement = self._db.pick(_ADD_DNC)
-
-        def work(conn: Connection) -> int:
-            known = 0
-            for part in _batches(wanted, _IN_LIMIT):
-                query = (
-                    select(func.count())
-                    .select_from(dnc_numbers)
-                    .where(_D.team_id == team_id, _D.phone.in_(part))
-                )
-                known += int(conn.execute(query).scalar() or 0)
-            if wanted:
-                rows = [{"team_id": team_id, "phone": p, "added_at": now} for p in wanted]
-                conn.execute(statement, rows)
-            return len(wanted) - known
-
-        return self._db.write(work)
-
-    def remove_dnc(self, team_id: str, phones: Iterable[str]) -> int:
-        wanted = list(dict.fromkeys(phones))
-
-        def work(conn: Connection) -> int:
-            removed = 0
-            for batch in _batches(wanted, _IN_LIMIT):
-                result = conn.execute(
-                    delete(dnc_numbers).where(_D.team_id == team_id, _D.phone.in_(batch))
-                )
-                removed += max(result.rowcount, 0)
-            return removed
-
-        return self._db.write(work)
-
-    def on_dnc(self, team_id: str, phones: Iterable[str]) -> set[str]:
-        """The numbers of ``phones`` that are on the list."""
-        wanted = list(dict.fromkeys(phones))
-
-        def work(conn: Connection) -> set[str]:
-            found: set[str] = set()
-            for batch in _batches(wanted, _IN_LIMIT):
-                query = select(_D.phone).where(_D.team_id == team_id, _D.phone.in_(batch))
-                found.update(row[0] for row in conn.execute(query))
-            return found
-
-        return self._db.read(work)
-
-    def dnc_added_between(self, team_id: str, since: float, until: float) -> int:
-        """Numbers put on the do-not-call list in ``[since, until)``."""
-        query = (
-            select(func.count())
-            .select_from(dnc_numbers)
-            .where(_D.team_id == team_id, _D.added_at >= since, _D.added_at < until)
-        )
-        return int(self._db.scalar(query) or 0)
-
-    def dnc_size(self, team_id: str) -> int:
-        return self._db.read(lambda conn: _size(conn, team_id))
-
     # --- advertising calls placed ---------------------------------------------------
 
     def record_push(self, team_id: str, phone: str, campaign_uuid: str) -> None:
@@ -339,19 +267,3 @@ class CallingRuleStore(Store):
 def _set_by(row: RowMapping, rule: str) -> SetBy:
     at = row[f"{rule}_at"]
     return SetBy(row[f"{rule}_by"], float(at) if at is not None else None)
-
-
-def _size(conn: Connection, team_id: str) -> int:
-    query = select(func.count()).select_from(dnc_numbers).where(_D.team_id == team_id)
-    return int(conn.execute(query).scalar() or 0)
-
-
-def _batches(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

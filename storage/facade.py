@@ -15,6 +15,7 @@ from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
+from storage.call_lists import CallListStore
 from storage.calling_rules import CallingRuleStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
@@ -115,6 +116,7 @@ class Storage:
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
+        self.call_lists = CallListStore(db, clock=clock)
         self.rule_watch = RuleWatchStore(db, clock=clock)
         self.gate_log = GateLogStore(db, clock=clock)
 

@@ -29,6 +29,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
@@ -333,6 +334,7 @@ notification_routes = Table(
     CheckConstraint("language IN ('vi', 'en')"),
     _flag("fold", default=1),
     _list("notable"),
+    _text("optout_key"),
     Index("notification_routes_team", "team_id"),
 )
 
@@ -498,13 +500,98 @@ calling_rules = Table(
     _text("brand"),
 )
 
-dnc_numbers = Table(
-    "dnc_numbers",
+optout_numbers = Table(
+    "optout_numbers",
     metadata,
     _text("team_id", primary_key=True),
     _text("phone", primary_key=True),
     _real("added_at", nullable=False),
+    _text("added_by"),
+    _text("source", nullable=False),
+    CheckConstraint("source IN ('typed', 'call', 'key')"),
+    _text("call_id"),
+    _text("reason"),
 )
+"""The company's own opt-out list (Decree 91/2020/ND-CP: customers who refused further
+calls): one row per number on it, with who put it there, when, and from what."""
+
+optout_changes = Table(
+    "optout_changes",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _text("change", nullable=False),
+    CheckConstraint("change IN ('add', 'remove')"),
+    _text("source", nullable=False),
+    _text("call_id"),
+    _text("reason"),
+    _text("changed_by"),
+    _real("at", nullable=False),
+    Index("optout_changes_by_time", "team_id", "at"),
+    **_AUTOINCREMENT,
+)
+"""Every addition to and removal from the opt-out list, newest last (its history)."""
+
+registry_versions = Table(
+    "registry_versions",
+    metadata,
+    _text("team_id", nullable=False),
+    _int("version", nullable=False),
+    _real("uploaded_at", nullable=False),
+    _text("uploaded_by"),
+    _text("file_name", nullable=False, default=""),
+    _int("numbers", nullable=False, default=0),
+    _int("added", nullable=False, default=0),
+    _int("removed", nullable=False, default=0),
+    PrimaryKeyConstraint("team_id", "version"),
+)
+"""Each upload of the national registry ("Danh sách không quảng cáo"): a whole new
+version of it, numbered from 1 in each workspace."""
+
+registry_numbers = Table(
+    "registry_numbers",
+    metadata,
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _int("since_version", nullable=False),
+    _int("until_version"),
+    _text("registered_on"),
+    PrimaryKeyConstraint("team_id", "phone", "since_version"),
+)
+"""A number's stay on the registry: on it from ``since_version`` until the version that
+dropped it (None: on it now).  Only changes make rows, so every version stays readable."""
+
+registry_staging = Table(
+    "registry_staging",
+    metadata,
+    _text("team_id", nullable=False),
+    _int("version", nullable=False),
+    _text("phone", nullable=False),
+    _text("registered_on"),
+    PrimaryKeyConstraint("team_id", "version", "phone"),
+)
+"""An upload's numbers while its version is computed (emptied in the same transaction)."""
+
+consents = Table(
+    "consents",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _text("campaign_uuid"),
+    _text("campaign_name"),
+    _text("source", nullable=False),
+    _real("until"),
+    _text("added_by"),
+    _real("added_at", nullable=False),
+    _text("removed_by"),
+    _real("removed_at"),
+    Index("consents_by_phone", "team_id", "phone"),
+    **_AUTOINCREMENT,
+)
+"""Customers' agreements to receive advertising calls despite the registry (never
+despite the opt-out list): for every campaign or one, until a day or for good."""
 
 outbound_pushes = Table(
     "outbound_pushes",

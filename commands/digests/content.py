@@ -71,6 +71,7 @@ from commands.reports.figures import (
     worked,
 )
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
+from commands.rules.consent import ending_words
 from storage.offload import off_loop
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
@@ -128,6 +129,8 @@ class DigestRequest:
     message only its reader sees and cannot carry a file)."""
     refused_calls: int = 0
     """Calls the calling rules stopped in the period (the audit log's count)."""
+    consents_ending: tuple[tuple[str, float], ...] = ()
+    """Customers' consents that end within 7 days: number, end (``commands/rules/consent.py``)."""
     against_rules: int = 0
     """Calls the service placed against the calling rules in the period (the rule
     watch's count, ``commands/rules/watch.py``)."""
@@ -273,6 +276,8 @@ async def build_digest(
                 )
             )
         )
+    if request.consents_ending:
+        blocks.append(context_line(":handshake: " + ending_words(request.consents_ending)))
     if request.against_rules:
         blocks.append(
             context_line(

@@ -47,6 +47,9 @@ class Click:
     trigger_id: str | None = None
     message_ts: str | None = None
     """The message that holds the button (None in App Home and modals)."""
+    thread_ts: str | None = None
+    """The thread that message is a reply in (None: it is no reply), where a note about
+    it belongs: Slack threads under a thread's first message, never under a reply."""
     ephemeral: bool = False
     """The button sits on an ephemeral message (which cannot be threaded under)."""
     view_id: str | None = None
@@ -69,6 +72,7 @@ class Click:
             block_id=action.get("block_id"),
             trigger_id=body.get("trigger_id"),
             message_ts=message.get("ts") or container.get("message_ts"),
+            thread_ts=message.get("thread_ts") or container.get("thread_ts"),
             ephemeral=bool(container.get("is_ephemeral")),
             view_id=container.get("view_id") if container.get("type") == "view" else None,
             response_url=body.get("response_url") or None,

@@ -18,15 +18,17 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import ActionsBlock, Block
 
 from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import context_line, section
 from commands.kernel.tables import MAX_ROWS, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
 from commands.notifications.call_card import CallCard, customer_number, started_at
+from commands.rules.refusals import refused_select
 
 FOLD_ROWS = MAX_ROWS - 1
 """Records one folded message lists: a table's rows less its header."""
@@ -66,6 +68,11 @@ past its pace: ``bot.call_feed.NOTE_ROOM``)."""
 def _outcome(cdr: Cdr, notable: Collection[str]) -> str:
     words = status_words(cdr.status)
     return f"{NOTABLE_MARK} {words}" if cdr.id in notable else words
+
+
+def _option_label(cdr: Cdr, tz: ZoneInfo) -> str:
+    """A record in the folded message's select: its time and the customer's number."""
+    return f"{clock(started_at(cdr), tz, seconds=True)} {show_phone(customer_number(cdr))}"
 
 
 def fold_card(
@@ -115,5 +122,8 @@ def fold_card(
             )
         )
     blocks.append(grid)
+    refused = refused_select(records, lambda cdr: _option_label(cdr, tz))
+    if refused is not None:
+        blocks.append(ActionsBlock(block_id="fold_refused", elements=[refused]))
     text = ngettext("{n} call record", "{n} call records", count).format(n=number(count))
     return CallCard(text=truncate(text, 300), blocks=blocks)

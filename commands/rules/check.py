@@ -33,7 +33,6 @@ from commands.rules.guard import (
     is_advertising,
     next_allowed,
     next_words,
-    on_do_not_call,
     window_words,
     within,
 )
@@ -50,7 +49,12 @@ class NumberRules:
     """Each rule's answer for one number at one moment."""
 
     phone: str
-    listed: bool
+    optout: bool
+    """On the company's opt-out list: no call of any campaign."""
+    registry: bool
+    """On the national registry's current version."""
+    consent: str | None
+    """A valid consent's scope: "" for every campaign, a campaign's id, None for none."""
     blocked: bool
     calls: int
     limit: int
@@ -62,7 +66,12 @@ class NumberRules:
 
     @property
     def service_ok(self) -> bool:
-        return not (self.blocked or self.listed)
+        return not (self.blocked or self.optout)
+
+    @property
+    def listed_for_advertising(self) -> bool:
+        """The lists refuse an advertising call from a campaign no consent names."""
+        return self.optout or (self.registry and self.consent != "")
 
     @property
     def advertising_until(self) -> datetime | None:
@@ -79,7 +88,17 @@ async def number_rules(
 ) -> NumberRules:
     """Every rule for ``phone`` at ``now``: the same facts the gate reads."""
     rules: CallingRules = await off_loop(storage.calling_rules.rules, team_id)
-    listed = bool(await on_do_not_call(storage, team_id, [phone]))
+    lists = storage.call_lists
+    optout = bool(await off_loop(lists.on_optout, team_id, [phone]))
+    registry = bool(await off_loop(lists.on_registry_now, team_id, [phone]))
+    moment = now.timestamp()
+    valid = [c for c in await off_loop(lists.consents_of, team_id, [phone]) if not c.removed_at]
+    valid = [c for c in valid if c.until is None or c.until > moment]
+    consent = (
+        ""
+        if any(c.campaign_uuid is None for c in valid)
+        else (valid[0].campaign_uuid if valid else None)
+    )
     blocked = phone in await blocked_numbers(cc)
     campaigns = await all_campaigns(cc)
     advertising = {c.campaign_uuid for c in campaigns if is_advertising(c, rules)}
@@ -98,7 +117,9 @@ async def number_rules(
     )
     return NumberRules(
         phone=phone,
-        listed=listed,
+        optout=optout,
+        registry=registry,
+        consent=consent,
         blocked=blocked,
         calls=len(times),
         limit=rules.frequency,
@@ -114,10 +135,22 @@ def _yes_no(ok: bool) -> str:
 
 def answer_lines(found: NumberRules, now: datetime, reader: ZoneInfo) -> list[str]:
     """The rules for one number, one line each, then the verdicts (mrkdwn)."""
+    registry = _("not on it")
+    if found.registry:
+        registry = (
+            _("on it; a consent covers every campaign")
+            if found.consent == ""
+            else _("on it; a consent covers one campaign")
+            if found.consent
+            else _("on it: no advertising call without the customer's consent")
+        )
     lines = [
-        _("{mark} Do-not-call list: {answer}").format(
-            mark=_yes_no(not found.listed),
-            answer=_("on it: it must not be called") if found.listed else _("not on it"),
+        _("{mark} Company opt-out list: {answer}").format(
+            mark=_yes_no(not found.optout),
+            answer=_("on it: no campaign may call it") if found.optout else _("not on it"),
+        ),
+        _("{mark} National Do Not Advertise registry: {answer}").format(
+            mark=_yes_no(not found.registry or found.consent == ""), answer=registry
         ),
         _("{mark} Blacklist (the service's): {answer}").format(
             mark=_yes_no(not found.blocked),
@@ -148,7 +181,7 @@ def answer_lines(found: NumberRules, now: datetime, reader: ZoneInfo) -> list[st
             mark=_yes_no(found.hours_until is None), answer=hours
         )
     )
-    if not found.service_ok:
+    if not found.service_ok or found.listed_for_advertising:
         advertising = _("no, not while the number is on a list")
     elif found.advertising_until is not None:
         advertising = _("no, until {next}").format(

@@ -34,10 +34,11 @@ from commands.kernel.phones import show_phone
 from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.text import day_time, mention, number, truncate, zone_name
 from commands.kernel.values import Value, read
-from commands.rules.guard import RULES, decree, looser_settings
+from commands.rules.guard import DECREE_TZ, RULES, decree, looser_settings
 from commands.rules.manage import looser_line
 from commands.rules.watch import placed_against_rules
 from storage import Storage
+from storage.call_lists import CALL, KEY, TYPED
 from storage.gate_log import GateDecision, RuleChange
 from storage.offload import off_loop
 
@@ -47,9 +48,13 @@ MAX_DAYS = 366
 RULE_NAMES = {
     "blacklist": N_("blacklist"),
     "dnc": N_("do-not-call list"),
+    "optout": N_("company opt-out list"),
+    "registry": N_("national Do Not Advertise registry"),
     "hours": N_("calling hours"),
     "frequency": N_("calls per number"),
 }
+REFUSAL_RULES = ("blacklist", "optout", "registry", "hours", "frequency")
+"""The rules a refusal names (the lists by their own names), in the report's order."""
 CSV_HEADER = (
     "time",
     "number",
@@ -144,21 +149,31 @@ class ListEvidence:
 async def list_evidence(
     storage: Storage, team_id: str, start: datetime, end: datetime
 ) -> ListEvidence:
-    """Extension point for the lists: opt-outs captured by source, consents used and
-    list versions in force.  Today there is one do-not-call list without sources or
-    versions: its numbers added in the period, and its size."""
-    added = await off_loop(
-        storage.calling_rules.dnc_added_between, team_id, start.timestamp(), end.timestamp()
-    )
-    size = await off_loop(storage.calling_rules.dnc_size, team_id)
+    """Opt-outs captured in the period by source, consents recorded in it, and the
+    lists in force now (``commands/rules/lists.py``)."""
+    since, until = start.timestamp(), end.timestamp()
+    lists = storage.call_lists
+    added = await off_loop(lists.optouts_added_between, team_id, since, until)
+    consents = await off_loop(lists.consents_added_between, team_id, since, until)
+    optouts = await off_loop(lists.optout_size, team_id)
+    version = await off_loop(lists.registry_version, team_id)
+    sources = {TYPED: _("typed"), CALL: _("from a call record"), KEY: _("by a pressed key")}
+    in_force = [
+        ngettext(
+            "company opt-out list: {n} number", "company opt-out list: {n} numbers", optouts
+        ).format(n=number(optouts)),
+        _("national registry: version {version} of {when}, {n} numbers").format(
+            version=number(version.version),
+            when=day_time(version.uploaded_at, DECREE_TZ),
+            n=number(version.numbers),
+        )
+        if version is not None
+        else _("national registry: not uploaded"),
+    ]
     return ListEvidence(
-        opt_outs_by_source={_("added to the do-not-call list"): added} if added else {},
-        consents_used=0,
-        versions=[
-            ngettext("do-not-call list: {n} number", "do-not-call list: {n} numbers", size).format(
-                n=number(size)
-            )
-        ],
+        opt_outs_by_source={sources.get(k, k): n for k, n in added.items() if n},
+        consents_used=consents,
+        versions=in_force,
     )
 
 
@@ -188,7 +203,7 @@ def _counts_lines(decisions: list[GateDecision]) -> list[str]:
 def _refusal_lines(decisions: list[GateDecision]) -> list[str]:
     by_rule = Counter(d.rule for d in decisions if d.outcome == "refused" and d.rule)
     lines = [_("*Refusals by rule*")]
-    for rule in RULES:
+    for rule in REFUSAL_RULES:
         lines.append(f"• {_(RULE_NAMES[rule])}: {number(by_rule[rule])}")
     return lines
 
@@ -246,7 +261,7 @@ async def compliance(ctx: CommandContext, args: list[str]) -> Outcome:
                 [
                     _("*Opt-outs captured*"),
                     *opt_outs,
-                    _("*Consents used:* {n}").format(n=number(lists.consents_used)),
+                    _("*Consents recorded:* {n}").format(n=number(lists.consents_used)),
                     _("*Lists in force:* {lists}").format(lists="; ".join(lists.versions)),
                 ]
             )

@@ -6,7 +6,18 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.rules import card, check, compliance, dnc, enforce, manage, watch
+from commands.rules import (
+    card,
+    check,
+    compliance,
+    consent,
+    dnc,
+    enforce,
+    lists,
+    manage,
+    refusals,
+    watch,
+)
 from storage import Role
 
 FAMILY = Family(
@@ -85,17 +96,17 @@ FAMILY = Family(
         CommandSpec(
             "dnc add",
             "khong-goi them",
-            N_("dnc add <phone> ..."),
-            N_("Put numbers on the do-not-call list."),
+            N_("dnc add <phone> ... [reason=<text>]"),
+            N_("Put numbers on the company's opt-out list: no campaign calls them."),
             Role.OPERATOR,
-            ("dnc add 0912 345 678",),
+            ("dnc add 0912 345 678 reason=asked on the phone",),
             handler=dnc.add,
         ),
         CommandSpec(
             "dnc remove",
             "khong-goi xoa",
-            N_("dnc remove <phone> ..."),
-            N_("Take numbers off the do-not-call list."),
+            N_("dnc remove <phone> ... [reason=<text>]"),
+            N_("Take numbers off the company's opt-out list."),
             Role.ADMIN,
             handler=dnc.remove,
         ),
@@ -111,13 +122,64 @@ FAMILY = Family(
             "dnc upload",
             "khong-goi tai-len",
             "dnc upload",
-            N_("Add every number of the CSV you shared here to the do-not-call list."),
+            N_("Make the CSV you shared here the national registry's new version."),
             Role.ADMIN,
             handler=dnc.upload,
+        ),
+        CommandSpec(
+            "dnc list",
+            "khong-goi danh-sach",
+            "dnc list",
+            N_("Both do-not-call lists: counts, latest changes, registry versions."),
+            Role.VIEWER,
+            handler=lists.show_lists,
+        ),
+        CommandSpec(
+            "dnc export",
+            "khong-goi xuat",
+            N_("dnc export [version=N]"),
+            N_("Send yourself both lists as a CSV by direct message."),
+            Role.ADMIN,
+            handler=lists.export,
+        ),
+        CommandSpec(
+            "consent add",
+            "dong-y them",
+            N_("consent add <phone> [campaign] [until=DD/MM/YYYY] source=<text>"),
+            N_("Record a customer's consent to advertising calls despite the registry."),
+            Role.OPERATOR,
+            ("consent add 0912 345 678 until=31/12/2026 source=signed form",),
+            handler=consent.add,
+        ),
+        CommandSpec(
+            "consent remove",
+            "dong-y xoa",
+            N_("consent remove <phone> [campaign]"),
+            N_("End a customer's consents."),
+            Role.OPERATOR,
+            handler=consent.remove,
+        ),
+        CommandSpec(
+            "consent check",
+            "dong-y kiem-tra",
+            N_("consent check <phone>"),
+            N_("A number's consents and whether advertising calls may reach it."),
+            Role.VIEWER,
+            handler=consent.check,
+        ),
+        CommandSpec(
+            "consent list",
+            "dong-y danh-sach",
+            "consent list",
+            N_("Consents in force, soonest to end first."),
+            Role.VIEWER,
+            handler=consent.show,
         ),
     ),
     clicks=(
         OnClick(card.SWITCH, card.switch_clicked, role=Role.ADMIN),
+        OnClick(refusals.REFUSED_BUTTON, refusals.refused_clicked, role=Role.OPERATOR),
+        OnClick(refusals.REFUSED_SELECT, refusals.refused_clicked, role=Role.OPERATOR),
         OnClick(watch.PAUSE_BUTTON, watch.pause_clicked, role=Role.OPERATOR),
         OnClick(manage.CONFIRM_LOOSER, manage.looser_confirmed, role=Role.ADMIN),
         OnClick(manage.CLASSIFY, manage.classify_clicked, role=Role.ADMIN),

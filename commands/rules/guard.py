@@ -27,6 +27,7 @@ from commands.kernel.periods import SERVICE_TZ, to_service
 from commands.kernel.phones import blocked_numbers, show_phone
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import day, number, parse_service_time, zone_name
+from commands.rules.lists import list_refusal, refused_numbers
 from storage import Storage
 from storage.calling_rules import (
     DAY,
@@ -171,7 +172,8 @@ class Refusal:
     """A call the rules forbid: which rule, in words for the reader."""
 
     rule: str
-    """``hours``, ``frequency``, ``dnc`` or ``blacklist`` (the audit log's word)."""
+    """``hours``, ``frequency``, ``optout``, ``registry`` or ``blacklist`` (the audit
+    log's word)."""
     message: str
     until: datetime | None = None
     """When the rule next allows the call (None: not until a list changes)."""
@@ -293,20 +295,15 @@ def blacklist_refusal(phone: str) -> Refusal:
     )
 
 
-def dnc_refusal(phone: str) -> Refusal:
-    return Refusal(
-        "dnc",
-        _(
-            "Do-not-call list ({decree}): {phone} is on the do-not-call list: it must not "
-            "be called until it is taken off."
-        ).format(decree=decree(), phone=show_phone(phone)),
+async def on_do_not_call(
+    storage: Storage, team_id: str, phones: list[str], *, advertising: bool = True
+) -> set[str]:
+    """Which of ``phones`` the lists forbid for a call of any campaign (the opt-out list)
+    or, ``advertising``, of an advertising one no campaign-wide consent covers (the
+    registry too): ``commands/rules/lists.py`` reads them."""
+    return await refused_numbers(
+        storage, team_id, phones, campaign_uuids=(), advertising=advertising
     )
-
-
-async def on_do_not_call(storage: Storage, team_id: str, phones: list[str]) -> set[str]:
-    """Which of ``phones`` the do-not-call rule forbids: the one look-up every check
-    goes through, so the lists' own rules (registry, opt-outs, consents) swap in here."""
-    return await off_loop(storage.calling_rules.on_dnc, team_id, phones)
 
 
 PASSED = "pass"
@@ -364,10 +361,12 @@ async def decide(
     if blocked:
         made.refusal = blacklist_refusal(phone)
         return made
-    listed = bool(await on_do_not_call(storage, team_id, [phone]))
+    listed = await list_refusal(
+        storage, team_id, phone, campaign_uuid=campaign.campaign_uuid, advertising=advertising
+    )
     results["dnc"] = FAIL if listed else PASSED
     if listed:
-        made.refusal = dnc_refusal(phone)
+        made.refusal = Refusal(listed.rule, listed.message)
         return made
     if not advertising:
         return made
@@ -426,18 +425,20 @@ DncLookup = Callable[[list[str]], Awaitable[set[str]]]
 async def dnc_for_list(
     cc: CallCenter, storage: Storage | None, team_id: str, list_uuid: str
 ) -> DncLookup | None:
-    """The do-not-call look-up for leads going into ``list_uuid``, or None when only
-    campaigns the rules do not cover dial it.  A list no campaign names is checked too:
-    leads are there to be called."""
+    """The do-not-call look-up for leads going into ``list_uuid`` (None without the
+    database): the opt-out list for every list, the registry too when an advertising
+    campaign dials it, or no campaign names it (leads are there to be called)."""
     if storage is None:
         return None
     rules = await off_loop(storage.calling_rules.rules, team_id)
     dialers = [c for c in await all_campaigns(cc) if c.default_list_uuid == list_uuid]
-    if dialers and not any(is_advertising(c, rules) for c in dialers):
-        return None
+    advertising = not dialers or any(is_advertising(c, rules) for c in dialers)
+    uuids = [c.campaign_uuid for c in dialers]
 
     async def lookup(phones: list[str]) -> set[str]:
-        return await on_do_not_call(storage, team_id, phones)
+        return await refused_numbers(
+            storage, team_id, phones, campaign_uuids=uuids, advertising=advertising
+        )
 
     return lookup
 

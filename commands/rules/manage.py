@@ -61,6 +61,7 @@ from commands.rules.guard import (
     looser_settings,
     window_words,
 )
+from commands.rules.lists import lists_field
 from commands.rules.watch import settings_lines
 from storage.calling_rules import CallingRules, SetBy
 from storage.offload import off_loop
@@ -159,7 +160,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     storage = ctx.db()
     rules = await off_loop(storage.calling_rules.rules, ctx.team_id)
-    dnc = await off_loop(storage.calling_rules.dnc_size, ctx.team_id)
+    dnc = await lists_field(storage, ctx.team_id)
     hours_text = _("*Advertising calls*\n{window}, Vietnam time").format(
         window=window_words(rules.hours)
     )
@@ -174,7 +175,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             fields=[
                 MarkdownTextObject(text=hours_text),
                 MarkdownTextObject(text=frequency_text),
-                MarkdownTextObject(text=_("*Do-not-call list*\n{n} numbers").format(n=number(dnc))),
+                MarkdownTextObject(text=dnc),
                 MarkdownTextObject(text=_("*Blacklist*\nthe service's own, always")),
                 MarkdownTextObject(
                     text=_("*Brand name*\n{brand}").format(brand=escape(rules.brand))

@@ -37,6 +37,7 @@ from commands.kernel.text import campaign_label, escape, number, parse_service_t
 from commands.kernel.values import token
 from commands.rules.dialing_hours import hours_fix
 from commands.rules.guard import Window, clock, is_advertising, minutes_of, window_words, within
+from commands.rules.lists import refused_numbers
 from storage import Storage
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
@@ -117,11 +118,20 @@ def noted(record: Cdr) -> NotedRecord | None:
     return NotedRecord(record_id, record.campaign_uuid.strip(), phone, started.timestamp())
 
 
-async def on_do_not_call(storage: Storage, team_id: str, phone: str) -> bool:
+async def on_do_not_call(
+    storage: Storage, team_id: str, phone: str, campaign_uuid: str = ""
+) -> bool:
     """Whether ``phone`` may not get advertising calls by the do-not-call lists: the one
-    look-up the watch makes, so the lists' own rules (registry, opt-out, consent) apply
-    here as they change."""
-    return bool(await off_loop(storage.calling_rules.on_dnc, team_id, [phone]))
+    look-up the watch makes, through the lists' own rules (the opt-out list always, the
+    registry unless a consent covers the number and the campaign)."""
+    refused = await refused_numbers(
+        storage,
+        team_id,
+        [phone],
+        campaign_uuids=(campaign_uuid,) if campaign_uuid else (),
+        advertising=True,
+    )
+    return bool(refused)
 
 
 async def earlier_advertising_calls(
@@ -176,7 +186,7 @@ async def judge(
         broken.append(HOURS)
     earlier = 0
     if record.phone:
-        if await on_do_not_call(storage, team_id, record.phone):
+        if await on_do_not_call(storage, team_id, record.phone, record.campaign_uuid):
             broken.append(DNC)
         advertising = {uuid for uuid, c in campaigns.items() if is_advertising(c, rules)}
         earlier = await earlier_advertising_calls(cc, record, advertising)

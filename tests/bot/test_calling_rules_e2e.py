@@ -157,17 +157,18 @@ async def test_a_number_on_the_do_not_call_list_is_refused_however_written(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
     reply = await ask(slack, "dnc add 0912 345 678", user=AGENT)
-    assert "Added 1 number" in shown(reply)
+    assert "Added 1 number to the company's opt-out list" in shown(reply)
     reply = await ask(slack, "dnc check 0912345678 0987654321")
-    assert shown(reply).count("Do-not-call list: on it") == 1
-    assert shown(reply).count("Do-not-call list: not on it") == 1
+    assert shown(reply).count("Company opt-out list: on it") == 1
+    assert shown(reply).count("Company opt-out list: not on it") == 1
     assert (
         shown(reply).index("0912 345 678")
-        < shown(reply).index("on it")
+        < shown(reply).index("opt-out list: on it")
         < shown(reply).index("0987 654 321")
     )
     reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
-    assert "do-not-call list" in shown(reply) and "Nothing was sent" in shown(reply)
+    assert "company's opt-out list" in shown(reply) and "Nothing was sent" in shown(reply)
+    assert "Decree 91/2020/ND-CP" in shown(reply)
     reply = await ask(slack, "dnc remove 0912345678", user=AGENT)
     assert "needs the admin role" in shown(reply)
     await ask(slack, "dnc remove 0912345678")
@@ -231,20 +232,26 @@ async def test_do_not_call_numbers_are_left_out_of_uploads_and_inserts(
     assert pbx.journal(method="POST", path="/v3/lead") == []
 
 
-async def test_a_do_not_call_file_is_added_whole(
+async def test_a_registry_file_is_added_whole_by_an_admin(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     rows = ["so_dien_thoai", "0912345678", "+84 987 654 321", "035.678.9012", "not a number", ""]
     await slack.driver.file_share(
         user=SUPERVISOR, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
     )
-    reply = await ask(slack, "dnc upload", user=SUPERVISOR)
-    assert "Read 3 numbers from registry.csv: 3 new" in shown(reply), shown(reply)
+    reply = await ask(slack, "dnc upload", user=AGENT)
+    assert "needs the admin role" in shown(reply)
+    await slack.driver.file_share(
+        user=SUPERVISOR, channel=CALL_CENTER, name="registry.csv", content="\n".join(rows).encode()
+    )
+    reply = await ask(slack, "dnc upload")
+    assert "registry.csv is version 1 of the national Do Not Advertise registry" in shown(reply)
+    assert "3 numbers, 3 added and 0 removed" in shown(reply), shown(reply)
     assert "1 row was left out" in shown(reply)
     assert "Line 5: It has no phone number the service would accept." in shown(reply)
     reply = await ask(slack, "dnc check 0987654321 0356789012")
-    assert shown(reply).count("Do-not-call list: on it") == 2
-    await expect_replies(slack, ("rules", "3 numbers"))
+    assert shown(reply).count("National Do Not Advertise registry: on it") == 2
+    await expect_replies(slack, ("rules", "National Do Not Advertise registry: 3"))
 
 
 @pytest.mark.usefixtures("approvals")

@@ -216,9 +216,9 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     blocked = await blacklisted(pbx)
     reply = shown(await ask(slack, "dnc check 0912345678", user=AGENT))
     assert "1 advertising call in the last 24 hours, of 1 allowed; next allowed at" in reply
-    assert (
-        "Do-not-call list: not on it" in reply and "Blacklist (the service's): not on it" in reply
-    )
+    assert "Company opt-out list: not on it" in reply
+    assert "National Do Not Advertise registry: not on it" in reply
+    assert "Blacklist (the service's): not on it" in reply
     assert "Calling hours: 00:00–00:00 Vietnam time, open now" in reply
     assert "May receive an advertising call now:* no, until" in reply
     assert "May receive a service call now:* yes" in reply
@@ -233,7 +233,7 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     assert f"closed now; next allowed at {hhmm(later)}" in reply
     assert f"advertising call now:* no, until {hhmm(later)}" in reply
     reply = shown(await ask(slack, "dnc check 0987654321", user=AGENT))
-    assert "Do-not-call list: on it" in reply
+    assert "Company opt-out list: on it" in reply
     assert "advertising call now:* no, not while the number is on a list" in reply
     assert "service call now:* no" in reply
     reply = shown(await ask(slack, f"dnc check {blocked}", user=AGENT))
@@ -286,11 +286,11 @@ async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     said = shown(report)
     assert "Advertising calls asked through callops:* 4" in said
     assert "placed: 1 · refused: 3 · not taken by the service: 0 · answer lost: 0" in said
-    for rule in ("do-not-call list: 1", "calling hours: 1", "calls per number: 1"):
+    for rule in ("company opt-out list: 1", "calling hours: 1", "calls per number: 1"):
         assert rule in said, rule
     assert "blacklist: 0" in said
     assert f"<@{SUPERVISOR}> set hours" in said  # the looser hours, and who set them
-    assert "do-not-call list: 1 number" in said
+    assert "company opt-out list: 1 number" in said
     assert "needs the admin role" in shown(await ask(slack, "compliance week", user=AGENT))
 
     seen = len(slack.dm(SUPERVISOR))
@@ -308,7 +308,7 @@ async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     placed = next(r for r in rows if r["outcome"] == "placed")
     assert placed["number"] == "0912 345 678" and placed["approvers"] == SUPERVISOR
     assert placed["requester"] == AGENT and placed["request"]
-    assert {r["refused_by"] for r in rows} == {"", "frequency", "dnc", "hours"}
+    assert {r["refused_by"] for r in rows} == {"", "frequency", "optout", "hours"}
     assert not [m for m in slack.messages(CALL_CENTER) if m.get("files")]
 
 

@@ -138,6 +138,15 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
             "compliance 31/02/2026-01/03/2026",
         ],
         "dnc upload": ["dnc upload"],
+        "dnc list": ["dnc list", "dnc list extra"],
+        "dnc export": ["dnc export", "dnc export version=x"],
+        "consent add": [
+            "consent add 0912 345 678 until=31/12/2099 source=phiếu ký tên",
+            "consent add 0912 345 678",
+        ],
+        "consent remove": ["consent remove 0912345678", "consent remove 0987654321"],
+        "consent check": ["consent check 0912345678"],
+        "consent list": ["consent list"],
         "language": ["language vi", "language xx"],
         "settings": ["settings", "settings names sideways"],
     }

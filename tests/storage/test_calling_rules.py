@@ -1,5 +1,5 @@
-"""A workspace's calling rules, its do-not-call list and the pushes it counts, on both
-engines."""
+"""A workspace's calling rules and the pushes it counts, on both engines (the lists:
+``test_call_lists.py``)."""
 
 from __future__ import annotations
 
@@ -23,15 +23,6 @@ def test_rules_start_at_the_decrees_and_a_campaign_overrides_them(store: Storage
     assert rules.of("C2").advertising is False and rules.of("C1").advertising is None
     assert rules.frequency == 2
     assert store.calling_rules.rules("T2").hours == DEFAULT_HOURS  # one workspace's only
-
-
-def test_the_do_not_call_list_counts_what_is_new(store: Storage) -> None:
-    assert store.calling_rules.add_dnc("T1", ["0912345678", "0987654321"]) == 2
-    assert store.calling_rules.add_dnc("T1", ["0912345678", "0356789012"]) == 1
-    assert store.calling_rules.on_dnc("T1", ["0912345678", "0911111111"]) == {"0912345678"}
-    assert store.calling_rules.on_dnc("T2", ["0912345678"]) == set()
-    assert store.calling_rules.remove_dnc("T1", ["0912345678", "0911111111"]) == 1
-    assert store.calling_rules.dnc_size("T1") == 2
 
 
 def test_pushes_older_than_a_day_are_dropped_as_new_ones_come(

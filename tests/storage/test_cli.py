@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from cryptography.fernet import Fernet
-from sqlalchemy import inspect
+from sqlalchemy import insert, inspect
 
 from callcenter import CallCenter, errors
 from commands.approvals.kinds import ActionKind
@@ -33,7 +33,7 @@ from storage import (
 from storage.errors import SecretDecryptError
 from storage.migrations import revision_id
 from storage.rule_watch import NotedRecord
-from storage.schema import DATA_TABLES
+from storage.schema import DATA_TABLES, registry_staging
 from tests.postgres import PostgresServer
 from tests.storage.conftest import Cli, raw, sqlite_path
 from tests.storage.legacy import make_legacy_database
@@ -352,7 +352,17 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.notices.open(team, "service", detail="down", channel="C1")
     store.audit.append(team, "U_OP", "campaign.start", {"campaign": "Summer"})
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
-    store.calling_rules.add_dnc(team, ["0912345678"])
+    store.call_lists.add_optout(team, ["0912345678"], source="typed", by="U_OP")
+    store.call_lists.upload_registry(
+        team, [("0987654321", "2026-01-02")], by="U_OP", file_name="registry.csv"
+    )
+    store.call_lists.add_consent(team, "0987654321", source="form", by="U_OP")
+    # Empty outside an upload's transaction; a row here stands for one cut off midway.
+    store.db.write(
+        lambda conn: conn.execute(
+            insert(registry_staging), {"team_id": team, "version": 9, "phone": "0911111111"}
+        )
+    )
     store.calling_rules.record_push(team, "0987654321", "camp-1")
     store.rule_watch.set_channel(team, "C_RULES", by="U_OP")
     store.rule_watch.note(team, [NotedRecord("rec-1", "camp-1", "0912345678", 1.0)])
