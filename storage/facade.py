@@ -24,6 +24,7 @@ from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
+from storage.privacy_posts import PrivacyPostStore
 from storage.roles import Role, RoleStore
 from storage.schema import (
     approval_secrets,
@@ -113,6 +114,7 @@ class Storage:
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
+        self.privacy_posts = PrivacyPostStore(db, box, clock=clock)
 
     @classmethod
     def open(

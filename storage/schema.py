@@ -511,5 +511,30 @@ outbound_pushes = Table(
     **_AUTOINCREMENT,
 )
 
+privacy_posts = Table(
+    "privacy_posts",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("channel", nullable=False),
+    _text("ts"),
+    _text("file_id"),
+    _text("ref", nullable=False),
+    _text("phone_hash", nullable=False),
+    _text("phone_enc"),
+    _flag("masked", default=1),
+    _real("posted_at", nullable=False),
+    _real("redacted_at"),
+    Index("privacy_posts_team_hash", "team_id", "phone_hash"),
+    Index("privacy_posts_team_ref", "team_id", "ref"),
+    Index("privacy_posts_posted_at", "posted_at"),
+    **_AUTOINCREMENT,
+)
+"""One row per customer's number a message or file callops posted shows: the number's
+keyed hash (found again without the number in clear), the number sealed for "Show number"
+(gone once erased or aged out), and where the post is (``channel`` + ``ts``, or
+``file_id``).  ``ref`` is what the post's Show number button carries."""
+
+
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

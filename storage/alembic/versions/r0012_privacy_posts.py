@@ -1,0 +1,44 @@
+"""privacy_posts: which customers' numbers each message or file callops posted shows.
+
+Revision ID: 0012
+Revises: 0011
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+FLOAT: sa.Double[float] = sa.Double().with_variant(sa.REAL(), "sqlite")
+
+revision = "0012"
+down_revision = "0011"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "privacy_posts",
+        sa.Column("id", INT, sa.Identity(always=False), nullable=False),
+        sa.Column("team_id", sa.Text(), nullable=False),
+        sa.Column("channel", sa.Text(), nullable=False),
+        sa.Column("ts", sa.Text(), nullable=True),
+        sa.Column("file_id", sa.Text(), nullable=True),
+        sa.Column("ref", sa.Text(), nullable=False),
+        sa.Column("phone_hash", sa.Text(), nullable=False),
+        sa.Column("phone_enc", sa.Text(), nullable=True),
+        sa.Column("masked", INT, server_default=sa.text("1"), nullable=False),
+        sa.Column("posted_at", FLOAT, nullable=False),
+        sa.Column("redacted_at", FLOAT, nullable=True),
+        sa.PrimaryKeyConstraint("id"),
+        sqlite_autoincrement=True,
+    )
+    op.create_index("privacy_posts_team_hash", "privacy_posts", ["team_id", "phone_hash"])
+    op.create_index("privacy_posts_team_ref", "privacy_posts", ["team_id", "ref"])
+    op.create_index("privacy_posts_posted_at", "privacy_posts", ["posted_at"])
+
+
+def downgrade() -> None:
+    op.drop_table("privacy_posts")
