@@ -26,6 +26,7 @@ from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
+from bot.privacy_notice import tell_unmasked_workspaces
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
@@ -135,7 +136,16 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones),
+            scheduler=DigestScheduler(
+                storage,
+                digests,
+                zones,
+                chores=(
+                    lambda _now: tell_unmasked_workspaces(
+                        storage, bots, outbox, settings.admin_ids
+                    ),
+                ),
+            ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             tokens=tokens,

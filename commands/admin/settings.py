@@ -32,6 +32,7 @@ from commands.kernel.i18n import (
 from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import code, escape
+from commands.privacy.overview import MASKING_NOTICE
 from storage import Person, Storage, Workspace
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
@@ -145,8 +146,8 @@ def settings_reply(workspace: Workspace | None, zone: str) -> Reply:
         ),
         _line(
             _("Mask customers' numbers in channels"),
-            _("on") if workspace is not None and workspace.mask_phones else _("off"),
-            _default_or_admin(workspace is None or not workspace.mask_phones),
+            _("on") if workspace is None or workspace.mask_phones else _("off"),
+            _default_or_admin(workspace is None or workspace.mask_phones),
         ),
         _("Change one: {usage}").format(usage=code(f"/callops {usage_of('settings')}")),
     ]
@@ -247,6 +248,8 @@ async def _set_mask_phones(ctx: CommandContext, storage: Storage, value: str, us
         storage.workspaces.set_mask_phones,
         mask,
     )
+    # Chosen now: the one notice about the new default has nothing left to tell.
+    await off_loop(storage.notices.open, ctx.team_id, MASKING_NOTICE)
     if mask:
         return _changed(_("Customers' numbers are now masked in messages posted to channels."))
     return _changed(_("Customers' numbers are now shown in full in messages posted to channels."))

@@ -16,6 +16,11 @@ from commands.kernel.reply import Outcome, Reply, section
 from commands.kernel.text import code, escape, truncate
 from storage import Storage, off_loop
 
+MASKING_NOTICE = "privacy.masking-default"
+"""The ``workspace_notices`` kind of the one notice telling a workspace from before that
+new workspaces mask customers' numbers (``bot/privacy_notice.py``); opened too when an
+admin sets ``mask-phones`` either way: they have chosen."""
+
 
 def database_place(storage: Storage) -> tuple[str, str]:
     """The database's engine and host, never its password or path's secrets."""

@@ -1,0 +1,173 @@
+"""Customers' numbers stay where they belong (Law 91/2025/QH15), end to end through the
+Slack stand-in against the emulator, with a new workspace's defaults: every message and
+file the app posts shows customers' numbers masked while the company's hotline stays
+whole, Show number reveals a number to an operator alone (not to a viewer) and is
+audited, and ``privacy find`` lists the messages that show a number."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.runtime import Runtime
+from bot.settings import Settings
+from callcenter.models import Campaign
+from commands.privacy.reveal import REVEAL_ACTION, SHOW_NUMBER_BUTTON
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
+from storage import Role
+from tests.bot.approval_helpers import (
+    approved,
+    ask,
+    button_ids,
+    confirm,
+    ephemeral_with,
+    give_roles,
+    prompt_for,
+    shown,
+    use_approvals_channel,
+)
+from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
+from tests.bot.test_forged_values_e2e import forged_click
+
+CUSTOMER = "0912345678"
+HOTLINE = "02871234567"
+VIEWER = "U0009"
+
+
+def full_forms(phone: str) -> list[str]:
+    """Every way a channel could show the whole number."""
+    national = phone
+    return [
+        national,
+        f"{national[:4]} {national[4:7]} {national[7:]}",
+        "84" + national[1:],
+        "+84 " + national[1:],
+    ]
+
+
+def everything_posted(slack: SlackStandIn) -> list[str]:
+    """The text of every message in every channel of the stand-in (threads included),
+    and of every file the app uploaded."""
+    texts: list[str] = []
+    state = slack.core.state
+    for channel in list(state.channels.values()):
+        for message in slack.messages(channel.id):
+            texts.append(shown(message) + repr(message.get("blocks")))
+            for reply in slack.thread(channel.id, message["ts"]):
+                texts.append(shown(reply) + repr(reply.get("blocks")))
+    for stored in list(state.files.values()):
+        body = stored.content if isinstance(getattr(stored, "content", None), bytes) else b""
+        texts.append(body.decode("utf-8", "replace"))
+    return texts
+
+
+def leaks(slack: SlackStandIn, phone: str) -> list[str]:
+    needles = full_forms(phone)
+    found = []
+    for t in everything_posted(slack):
+        for n in needles:
+            if n in t:
+                i = t.index(n)
+                found.append(t[max(0, i - 150) : i + 50])
+    return found
+
+
+async def wait_for_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
+    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m))
+
+
+async def test_a_new_workspace_masks_customers_everywhere_and_reveals_to_whoever_may_see(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    slack.add_user(TEAM, "vy", id=VIEWER, real_name="Vy Viewer")
+    async with routed_feed(settings, slack, pbx) as (rt, base):
+        give_roles(rt)
+        use_approvals_channel(rt)
+        rt.storage.calling_rules.set_frequency(TEAM, 1000)
+        workspace = rt.storage.workspaces.require(TEAM)
+        assert workspace.mask_phones, "a new workspace starts with customers' numbers masked"
+
+        # An autocall asked for, approved, done: the card and its result line are masked.
+        prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name=An")
+        assert "0912 345 678" in shown(prompt)  # the operator who asked reads it whole
+        await confirm(slack, prompt)
+        card = await approved(slack, "0912 *** 678")
+        assert ": done" in card["text"], shown(card)
+        assert "0912 *** 678" in shown(card)
+
+        # A call record of the customer's: the card masks them, never the hotline.
+        async with httpx.AsyncClient() as http:
+            record = make_record(from_number=HOTLINE, to_number=CUSTOMER)
+            assert (await post(http, callback_url(rt, base), record)).status_code == 200
+        rt.call_feed.start()
+        await rt.call_feed.drained()
+        call_card = await wait_for_card(slack, "0912 *** 678")
+        assert "028 7123 4567" in shown(call_card), shown(call_card)
+        assert SHOW_NUMBER_BUTTON in button_ids(call_card)
+
+        assert leaks(slack, CUSTOMER) == []
+
+        # Show number: the operator reads it whole, alone; a viewer reads it masked.
+        await slack.driver.block_action(
+            user=AGENT, action_id=SHOW_NUMBER_BUTTON, channel=CALL_CENTER, ts=call_card["ts"]
+        )
+        revealed = await ephemeral_with(slack, AGENT, "0912 345 678")
+        assert "for you alone" in shown(revealed)
+        await slack.driver.block_action(
+            user=VIEWER, action_id=SHOW_NUMBER_BUTTON, channel=CALL_CENTER, ts=call_card["ts"]
+        )
+        masked = await ephemeral_with(slack, VIEWER, "operators and admins")
+        assert "0912 *** 678" in shown(masked) and "0912 345 678" not in shown(masked)
+        reveals = [e for e in rt.storage.audit.entries(TEAM) if e.action == REVEAL_ACTION]
+        assert [(e.user_id, e.params["full"]) for e in reveals] == [(AGENT, True), (VIEWER, False)]
+        phone_hash = rt.storage.privacy_posts.phone_hash(CUSTOMER)
+        assert all(e.params["phone_hash"] == phone_hash for e in reveals)
+        assert all(CUSTOMER not in repr(e.params) for e in reveals)
+        assert leaks(slack, CUSTOMER) == []
+
+        # privacy find: the approval card and the call card, with their permalinks.
+        found = await ask(slack, f"privacy find {CUSTOMER}", user=MANAGER)
+        text = shown(found)
+        assert "requests and approvals" in text and "the audit log" in text, text
+        links = re.findall(r"https://acme-callcenter\.slack\.com/archives/(C\w+)/p(\d+)", text)
+        posted = {(c, ts.replace(".", "")) for c, ts in [(CALL_CENTER, call_card["ts"])]}
+        assert posted <= set(links), text
+        assert any(channel == APPROVALS for channel, _ in links), text
+        refused = await ask(slack, f"privacy find {CUSTOMER}", user=AGENT)
+        assert "admin" in shown(refused) and "0912" not in shown(refused)
+
+
+@pytest.mark.usefixtures("approvals")
+async def test_a_forged_show_number_value_is_out_of_date(app: Runtime, slack: SlackStandIn) -> None:
+    for forged in ('{"ref":"' + CUSTOMER + '000"}', "not json", '{"ref":"a b"}', CUSTOMER):
+        answer = await forged_click(slack, SHOW_NUMBER_BUTTON, forged)
+        assert "out of date" in shown(answer), shown(answer)
+    assert not [e for e in app.storage.audit.entries(TEAM) if e.action == REVEAL_ACTION]
+
+
+async def test_a_workspace_from_before_keeps_its_setting_and_its_admins_are_told_once(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    app.storage.workspaces.set_mask_phones(TEAM, False)  # as a workspace made before
+    app.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
+    now = datetime.now(UTC)
+    await app.scheduler.run_chores(now)
+    await app.scheduler.run_chores(now)
+    for admin in (SUPERVISOR, MANAGER):
+        told = [m for m in slack.dm(admin) if "settings mask-phones on" in shown(m)]
+        assert len(told) == 1, [shown(m) for m in slack.dm(admin)]
+        assert "Law 91/2025/QH15" in shown(told[0])
+    assert not [m for m in slack.dm(AGENT) if "mask-phones" in shown(m)]
+    assert not app.storage.workspaces.require(TEAM).mask_phones  # its setting stays
+
+
+async def test_an_admin_who_chose_is_not_told(app: Runtime, slack: SlackStandIn) -> None:
+    reply = await ask(slack, "settings mask-phones off")
+    assert "in full" in shown(reply)
+    await app.scheduler.run_chores(datetime.now(UTC))
+    assert not [m for m in slack.dm(SUPERVISOR) if "mask-phones on" in shown(m)]
