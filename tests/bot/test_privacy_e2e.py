@@ -6,6 +6,7 @@ audited, and ``privacy find`` lists the messages that show a number."""
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -33,10 +34,13 @@ from tests.bot.approval_helpers import (
 )
 from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
 from tests.bot.test_forged_values_e2e import forged_click
+from tests.bot.test_observability_e2e import captured
 
 CUSTOMER = "0912345678"
 HOTLINE = "02871234567"
 VIEWER = "U0009"
+NAME = "Trần Thị Lan"
+"""The customer's name, which no log line may hold either."""
 
 
 def full_forms(phone: str) -> list[str]:
@@ -85,6 +89,18 @@ async def test_a_new_workspace_masks_customers_everywhere_and_reveals_to_whoever
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
     slack.add_user(TEAM, "vy", id=VIEWER, real_name="Vy Viewer")
+    with captured("text", logging.DEBUG) as stream:
+        await _tour(settings, slack, pbx, greeting)
+    lines = stream.getvalue().splitlines()
+    assert any("/callops privacy find" in line for line in lines)  # the run was logged
+    needles = [*full_forms(CUSTOMER), CUSTOMER[1:], NAME]
+    leaked = [(n, line[:160]) for line in lines for n in needles if n in line]
+    assert leaked == [], "\n".join(f"{n}: {line}" for n, line in leaked)
+
+
+async def _tour(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
     async with routed_feed(settings, slack, pbx) as (rt, base):
         give_roles(rt)
         use_approvals_channel(rt)
@@ -93,7 +109,9 @@ async def test_a_new_workspace_masks_customers_everywhere_and_reveals_to_whoever
         assert workspace.mask_phones, "a new workspace starts with customers' numbers masked"
 
         # An autocall asked for, approved, done: the card and its result line are masked.
-        prompt = await prompt_for(slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name=An")
+        prompt = await prompt_for(
+            slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name={NAME}"
+        )
         assert "0912 345 678" in shown(prompt)  # the operator who asked reads it whole
         await confirm(slack, prompt)
         card = await approved(slack, "0912 *** 678")
