@@ -27,6 +27,7 @@ from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.privacy_notice import tell_unmasked_workspaces
+from bot.privacy_work import PrivacyWorker
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
@@ -127,6 +128,7 @@ class Runtime:
         ledger = PostLedger(storage)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
+        privacy = PrivacyWorker(storage, bots, outbox)
         digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
         return cls(
             settings=settings,
@@ -144,6 +146,7 @@ class Runtime:
                     lambda _now: tell_unmasked_workspaces(
                         storage, bots, outbox, settings.admin_ids
                     ),
+                    privacy.run,
                 ),
             ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),

@@ -9,7 +9,7 @@ may be made is decided in ``commands/rules``; this module only keeps the facts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select
@@ -74,6 +74,10 @@ _ADD_DNC = by_dialect(lambda insert_: insert_(dnc_numbers).on_conflict_do_nothin
 
 
 class CallingRuleStore(Store):
+    hasher: Callable[[str], str] | None = None
+    """The keyed hash of a number (``SecretBox.keyed_hash``): a number erased at the
+    customer's request stays on the list as ``h:<hash>`` (``storage.personal_data``)."""
+
     # --- the rules ------------------------------------------------------------------
 
     def rules(self, team_id: str) -> CallingRules:
@@ -164,12 +168,13 @@ class CallingRuleStore(Store):
     def on_dnc(self, team_id: str, phones: Iterable[str]) -> set[str]:
         """The numbers of ``phones`` that are on the list."""
         wanted = list(dict.fromkeys(phones))
+        hashed = {"h:" + self.hasher(p): p for p in wanted} if self.hasher else {}
 
         def work(conn: Connection) -> set[str]:
             found: set[str] = set()
-            for batch in _batches(wanted, _IN_LIMIT):
+            for batch in _batches([*wanted, *hashed], _IN_LIMIT):
                 query = select(_D.phone).where(_D.team_id == team_id, _D.phone.in_(batch))
-                found.update(row[0] for row in conn.execute(query))
+                found.update(hashed.get(str(row[0]), str(row[0])) for row in conn.execute(query))
             return found
 
         return self._db.read(work)

@@ -25,6 +25,7 @@ from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
 from storage.privacy_posts import PrivacyPostStore
+from storage.privacy_requests import PrivacyRequestStore
 from storage.roles import Role, RoleStore
 from storage.schema import (
     approval_secrets,
@@ -114,7 +115,9 @@ class Storage:
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
+        self.calling_rules.hasher = box.keyed_hash  # an erased number stays refused
         self.privacy_posts = PrivacyPostStore(db, box, clock=clock)
+        self.privacy_requests = PrivacyRequestStore(db, box, clock=clock)
 
     @classmethod
     def open(

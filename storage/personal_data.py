@@ -123,3 +123,171 @@ def where_held(
         return found
 
     return db.read(work)
+
+
+# --- erasing ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What erasing a number did to one table: ``how`` is ``hashed`` (the number replaced
+    by its keyed hash), ``removed`` (the number taken out of the rows), ``kept`` (the rows
+    could not be changed: ``why`` says so)."""
+
+    table: str
+    rows: int
+    how: str
+    why: str = ""
+
+
+Eraser = Callable[[Connection, SecretBox, str, str, str], Erased | None]
+"""(connection, box, team id, number, keyed hash) -> what was done, or None (nothing held)."""
+
+_ERASERS: dict[str, Eraser] = {}
+
+HASHED_PREFIX = "h:"
+"""How a list that must still match a number holds it once erased: ``h:`` and its keyed
+hash (the do-not-call list: the customer is never called again)."""
+
+
+def register_eraser(table: str, eraser: Eraser) -> None:
+    """A store's own way to erase a number from its table (the do-not-call and consent
+    lists keep a hash; a queue drops its rows...)."""
+    _ERASERS[table] = eraser
+
+
+def _hash_column(table: Table, column: str) -> Eraser:
+    """Replace the number in ``column`` by ``h:<keyed hash>``: a list that must still
+    match it (``storage.calling_rules.on_dnc`` looks the hashed form up too)."""
+
+    def erase(
+        conn: Connection, box: SecretBox, team_id: str, phone: str, phone_hash: str
+    ) -> Erased | None:
+        col = table.c[column]
+        found = conn.execute(
+            select(func.count()).select_from(table).where(table.c.team_id == team_id, col == phone)
+        ).scalar()
+        if not found:
+            return None
+        hashed = HASHED_PREFIX + phone_hash
+        already = conn.execute(
+            select(func.count()).select_from(table).where(table.c.team_id == team_id, col == hashed)
+        ).scalar()
+        if already and any(c.primary_key for c in [col]):
+            conn.execute(table.delete().where(table.c.team_id == team_id, col == phone))
+        else:
+            conn.execute(
+                table.update()
+                .where(table.c.team_id == team_id, col == phone)
+                .values({column: hashed})
+            )
+        return Erased(table.name, int(found), "hashed")
+
+    return erase
+
+
+def _scrub(text: str, phone: str) -> str:
+    """``text`` without ``phone`` in any way callops writes it (national, grouped, masked,
+    international)."""
+    forms = [
+        phone,
+        f"{phone[:4]} {phone[4:7]} {phone[7:]}",
+        f"{phone[:4]} *** {phone[7:]}",
+        "84" + phone[1:],
+    ]
+    for form in forms:
+        text = text.replace(form, ERASED)
+    return text
+
+
+ERASED = "[erased]"
+"""What stands where an erased number was."""
+
+
+def _erase_approvals(
+    conn: Connection, box: SecretBox, team_id: str, phone: str, phone_hash: str
+) -> Erased | None:
+    """Settled requests lose the number from their parameters and result; a request still
+    open keeps it (it may yet run) and is reported."""
+    from storage.schema import approvals
+
+    a = approvals.c
+    rows = conn.execute(
+        select(a.id, a.params_enc, a.result, a.state).where(a.team_id == team_id)
+    ).mappings()
+    changed = kept = 0
+    for row in rows:
+        try:
+            params = box.decrypt(str(row["params_enc"]))
+        except SecretDecryptError:
+            continue
+        result = str(row["result"] or "")
+        if phone not in params and _scrub(result, phone) == result:
+            continue
+        if row["state"] in ("pending", "approved", "executing"):
+            kept += 1
+            continue
+        conn.execute(
+            approvals.update()
+            .where(a.team_id == team_id, a.id == row["id"])
+            .values(
+                params_enc=box.encrypt(_scrub(params, phone)),
+                result=_scrub(result, phone) if row["result"] is not None else None,
+            )
+        )
+        changed += 1
+    if kept:
+        return Erased("approvals", kept, "kept", "open")
+    return Erased("approvals", changed, "removed") if changed else None
+
+
+def _append_only(
+    conn: Connection, box: SecretBox, team_id: str, phone: str, phone_hash: str
+) -> Erased | None:
+    """The audit log is append-only (its triggers refuse any change): entries that hold
+    the number stay, as the record of what was done with it, and are reported."""
+    from storage.schema import audit_log
+
+    held = _default_hook(audit_log, box)
+    found = held(conn, team_id, phone, phone_hash) if held else None
+    if found is None or not found.in_clear:
+        return None
+    return Erased("audit_log", found.rows, "kept", "append-only")
+
+
+def _register_defaults() -> None:
+    from storage.schema import dnc_numbers, outbound_pushes
+
+    register_eraser("dnc_numbers", _hash_column(dnc_numbers, "phone"))
+    register_eraser("outbound_pushes", _hash_column(outbound_pushes, "phone"))
+    register_eraser("approvals", _erase_approvals)
+    register_eraser("audit_log", _append_only)
+
+
+_register_defaults()
+
+
+def erase_everywhere(
+    db: Database, box: SecretBox, team_id: str, phone: str, phone_hash: str
+) -> list[Erased]:
+    """Erase ``phone`` from every table of callops's own, in one transaction: each table
+    through its eraser; a table that holds it in clear with no eraser is reported kept."""
+
+    def work(conn: Connection) -> list[Erased]:
+        done: list[Erased] = []
+        for table in metadata.sorted_tables:
+            if table.name in SKIPPED or table.name == "privacy_requests":
+                continue
+            eraser = _ERASERS.get(table.name)
+            if eraser is not None:
+                result = eraser(conn, box, team_id, phone, phone_hash)
+                if result is not None:
+                    done.append(result)
+                continue
+            hook = _HOOKS.get(table.name) or _default_hook(table, box)
+            found = hook(conn, team_id, phone, phone_hash) if hook else None
+            if found is not None and found.rows and found.in_clear:
+                done.append(Erased(table.name, found.rows, "kept", "no-eraser"))
+        return done
+
+    return db.write(work)

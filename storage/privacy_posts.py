@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.engine import Connection
 
 from storage._rows import SealedStore, from_row
 from storage.errors import SecretDecryptError
@@ -68,6 +69,72 @@ _REDACT = (
 )
 
 
+_MARK = (
+    update(privacy_posts)
+    .where(
+        _P.team_id == bindparam("team"),
+        _P.phone_hash == bindparam("hash"),
+        _P.redacted_at.is_(None),
+    )
+    .values(erase_request=bindparam("request"), phone_enc=None)
+)
+_MARK_OLDER = (
+    update(privacy_posts)
+    .where(
+        _P.team_id == bindparam("team"),
+        _P.posted_at < bindparam("before"),
+        _P.redacted_at.is_(None),
+        _P.erase_request.is_(None),
+    )
+    .values(erase_request=bindparam("request"), phone_enc=None)
+)
+_DUE = (
+    select(privacy_posts)
+    .where(
+        _P.erase_request.is_not(None),
+        _P.redacted_at.is_(None),
+        (_P.lease_until.is_(None)) | (_P.lease_until < bindparam("now")),
+    )
+    .order_by(_P.id)
+    .limit(bindparam("limit"))
+)
+_LEASE = (
+    update(privacy_posts)
+    .where(
+        _P.id == bindparam("row"),
+        _P.redacted_at.is_(None),
+        (_P.lease_until.is_(None)) | (_P.lease_until < bindparam("now")),
+    )
+    .values(lease_until=bindparam("until"))
+)
+_SETTLE_MESSAGE = (
+    update(privacy_posts)
+    .where(
+        _P.team_id == bindparam("team"),
+        _P.channel == bindparam("where_channel"),
+        _P.ts == bindparam("where_ts"),
+        _P.redacted_at.is_(None),
+    )
+    .values(
+        phone_enc=None, redacted_at=bindparam("now"), outcome=bindparam("said"), lease_until=None
+    )
+)
+_SETTLE_FILE = (
+    update(privacy_posts)
+    .where(
+        _P.team_id == bindparam("team"),
+        _P.file_id == bindparam("where_file"),
+        _P.redacted_at.is_(None),
+    )
+    .values(
+        phone_enc=None, redacted_at=bindparam("now"), outcome=bindparam("said"), lease_until=None
+    )
+)
+_OF_REQUEST = select(privacy_posts).where(
+    _P.team_id == bindparam("team"), _P.erase_request == bindparam("request")
+)
+
+
 def new_ref() -> str:
     """A reference a Show number button carries: random, so it says nothing of the number."""
     return secrets.token_urlsafe(12)
@@ -87,6 +154,10 @@ class PostedNumber:
     masked: bool
     posted_at: float
     redacted_at: float | None
+    erase_request: str | None = None
+    """Why it is to be rewritten: an erasure request's id, or ``retention``."""
+    outcome: str | None = None
+    """What became of it: ``rewritten``, ``deleted``, or why it could not be."""
 
 
 class PrivacyPostStore(SealedStore):
@@ -166,6 +237,54 @@ class PrivacyPostStore(SealedStore):
     def older_than(self, team_id: str, before: float, limit: int = 100) -> list[PostedNumber]:
         """Posts not yet redacted that were made before ``before`` (retention)."""
         rows = self._db.all(_OLDER, {"team": team_id, "before": before, "limit": limit})
+        return [from_row(PostedNumber, row) for row in rows]
+
+    def mark_for_erase(self, team_id: str, phone: str, request_id: str) -> int:
+        """Every post showing ``phone`` is to be rewritten (or its file deleted) for the
+        request ``request_id``; the sealed number goes at once.  Returns the rows marked."""
+        params = {"team": team_id, "hash": self._box.keyed_hash(phone), "request": request_id}
+        return self._db.change(_MARK, params)
+
+    def mark_older(self, team_id: str, before: float, reason: str) -> int:
+        """Every post made before ``before`` is to be rewritten (retention)."""
+        params = {"team": team_id, "before": before, "request": reason}
+        return self._db.change(_MARK_OLDER, params)
+
+    def claim_due(self, *, lease: float, limit: int = 20) -> list[PostedNumber]:
+        """Posts waiting to be rewritten, each claimed for ``lease`` seconds by this caller
+        alone (another process, or this one after a restart, takes them once it lapses)."""
+        now = self._clock()
+
+        def work(conn: Connection) -> list[PostedNumber]:
+            claimed: list[PostedNumber] = []
+            for row in conn.execute(_DUE, {"now": now, "limit": limit}).mappings().all():
+                taken = conn.execute(_LEASE, {"row": row["id"], "now": now, "until": now + lease})
+                if taken.rowcount == 1:
+                    claimed.append(from_row(PostedNumber, row))
+            return claimed
+
+        return self._db.write(work)
+
+    def settle(
+        self, team_id: str, channel: str, *, ts: str | None, file_id: str | None, outcome: str
+    ) -> int:
+        """The post (every number it showed) was rewritten, or its file deleted, or it
+        could not be (``outcome`` says which); its sealed numbers are gone either way."""
+        now = self._clock()
+        if file_id:
+            params = {"team": team_id, "where_file": file_id, "now": now, "said": outcome}
+            return self._db.change(_SETTLE_FILE, params)
+        params = {
+            "team": team_id,
+            "where_channel": channel,
+            "where_ts": ts,
+            "now": now,
+            "said": outcome,
+        }
+        return self._db.change(_SETTLE_MESSAGE, params)
+
+    def of_request(self, team_id: str, request_id: str) -> list[PostedNumber]:
+        rows = self._db.all(_OF_REQUEST, {"team": team_id, "request": request_id})
         return [from_row(PostedNumber, row) for row in rows]
 
     def redacted(self, team_id: str, channel: str, ts: str) -> int:

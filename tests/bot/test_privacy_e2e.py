@@ -189,3 +189,76 @@ async def test_an_admin_who_chose_is_not_told(app: Runtime, slack: SlackStandIn)
     assert "in full" in shown(reply)
     await app.scheduler.run_chores(datetime.now(UTC))
     assert not [m for m in slack.dm(SUPERVISOR) if "mask-phones on" in shown(m)]
+
+
+async def test_erase_after_approval_rewrites_the_posts_deletes_the_files_and_still_refuses_calls(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    async with routed_feed(settings, slack, pbx) as (rt, base):
+        give_roles(rt)
+        use_approvals_channel(rt)
+        rt.storage.calling_rules.set_frequency(TEAM, 1000)
+        prompt = await prompt_for(
+            slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name={NAME}"
+        )
+        await confirm(slack, prompt)
+        pushed = await approved(slack, "0912 *** 678")
+        async with httpx.AsyncClient() as http:
+            record = make_record(from_number=HOTLINE, to_number=CUSTOMER)
+            assert (await post(http, callback_url(rt, base), record)).status_code == 200
+        rt.call_feed.start()
+        await rt.call_feed.drained()
+        call_card = await wait_for_card(slack, "0912 *** 678")
+        # The customer asked what callops holds: the answer is a CSV, by DM, with the number.
+        access = await ask(slack, f"privacy request add {CUSTOMER} access", user=MANAGER)
+        assert "recorded" in shown(access), shown(access)
+        answer = await slack.wait_for(
+            lambda: next((m for m in slack.dm(MANAGER) if m.get("files")), None)
+        )
+        (file_id,) = [f["id"] for f in answer["files"]]
+        _stored, content = slack.file(file_id)
+        assert content is not None and CUSTOMER.encode() in content
+        # They opted out, then asked to be erased.
+        await ask(slack, f"dnc add {CUSTOMER}", user=MANAGER)
+
+        asked = await prompt_for(slack, f"privacy erase {CUSTOMER}", user=MANAGER)
+        assert "cannot be undone" in shown(asked) and "0912 345 678" not in shown(asked)
+        await confirm(slack, asked, user=MANAGER)
+        done = await approved(slack, "Erase everything", user=SUPERVISOR)
+        assert ": done" in done["text"], shown(done)
+        (request,) = [
+            r for r in rt.storage.privacy_requests.listing(TEAM, since=0) if r.kind == "erase"
+        ]
+        for _ in range(5):
+            await rt.scheduler.run_chores(datetime.now(UTC))
+            if rt.storage.privacy_requests.get(TEAM, request.id).state == "done":  # type: ignore[union-attr]
+                break
+
+        # Every message that showed the number is rewritten; the file is gone.
+        for channel, ts in ((CALL_CENTER, call_card["ts"]), (APPROVALS, pushed["ts"])):
+            message = slack.message(channel, ts)
+            assert message is not None
+            assert "0912" not in shown(message) and NAME not in shown(message), shown(message)
+            assert "at the customer's request" in shown(message)
+        assert slack.core.state.file(file_id) is None
+        assert leaks(slack, CUSTOMER) == []
+        report = await slack.wait_for(
+            lambda: next((m for m in slack.dm(MANAGER) if "Erasure" in shown(m)), None)
+        )
+        text = shown(report)
+        assert "rewritten without the number" in text and "deleted" in text, text
+        assert "the do-not-call list: 1 row, kept only as a keyed hash" in text, text
+        assert "the audit log" in text and "cannot be changed" in text, text
+        assert not [r for r in rt.storage.calling_rules.on_dnc(TEAM, ["0912000000"])], (
+            "only the erased number matches its hash"
+        )
+
+        # A later autocall to the number is still refused by the opt-out list.
+        again = await ask(
+            slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name=An", user=AGENT
+        )
+        assert "do-not-call" in shown(again), shown(again)
+        assert "approval_confirm" not in button_ids(again)
+        # And privacy find says where it stood, as hashes and rewritten messages.
+        found = shown(await ask(slack, f"privacy find {CUSTOMER}", user=MANAGER))
+        assert "(as a keyed hash)" in found and "rewritten without it" in found, found

@@ -1,4 +1,5 @@
-"""privacy_posts: which customers' numbers each message or file callops posted shows.
+"""privacy_posts and privacy_requests: which customers' numbers each message or file
+callops posted shows, and the customers' requests about their data.
 
 Revision ID: 0012
 Revises: 0011
@@ -32,13 +33,37 @@ def upgrade() -> None:
         sa.Column("masked", INT, server_default=sa.text("1"), nullable=False),
         sa.Column("posted_at", FLOAT, nullable=False),
         sa.Column("redacted_at", FLOAT, nullable=True),
+        sa.Column("erase_request", sa.Text(), nullable=True),
+        sa.Column("lease_until", FLOAT, nullable=True),
+        sa.Column("outcome", sa.Text(), nullable=True),
         sa.PrimaryKeyConstraint("id"),
         sqlite_autoincrement=True,
     )
     op.create_index("privacy_posts_team_hash", "privacy_posts", ["team_id", "phone_hash"])
     op.create_index("privacy_posts_team_ref", "privacy_posts", ["team_id", "ref"])
     op.create_index("privacy_posts_posted_at", "privacy_posts", ["posted_at"])
+    op.create_table(
+        "privacy_requests",
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("team_id", sa.Text(), nullable=False),
+        sa.Column("kind", sa.Text(), nullable=False),
+        sa.Column("phone_hash", sa.Text(), nullable=False),
+        sa.Column("phone_enc", sa.Text(), nullable=True),
+        sa.Column("received_at", FLOAT, nullable=False),
+        sa.Column("acknowledged_at", FLOAT, nullable=True),
+        sa.Column("due_at", FLOAT, nullable=False),
+        sa.Column("requested_by", sa.Text(), nullable=False),
+        sa.Column("handled_by", sa.Text(), nullable=True),
+        sa.Column("state", sa.Text(), nullable=False),
+        sa.Column("report", sa.Text(), nullable=True),
+        sa.Column("finished_at", FLOAT, nullable=True),
+        sa.CheckConstraint("kind IN ('access', 'erase')"),
+        sa.CheckConstraint("state IN ('open', 'working', 'done', 'refused')"),
+        sa.PrimaryKeyConstraint("id"),
+    )
+    op.create_index("privacy_requests_team", "privacy_requests", ["team_id", "state"])
 
 
 def downgrade() -> None:
+    op.drop_table("privacy_requests")
     op.drop_table("privacy_posts")
