@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -23,6 +23,7 @@ from bot.posting import BotClients, SlackOutbox, rate_limited
 from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.i18n import use_audience
 from commands.privacy.erase import erase_report, removed_note
+from commands.privacy.requests import reminder
 from storage import Storage, off_loop
 from storage.personal_data import Erased
 from storage.privacy_posts import PostedNumber
@@ -45,7 +46,9 @@ class PrivacyWorker:
         self._outbox = outbox
 
     async def run(self, now: datetime | None = None) -> int:
-        """One run: the posts due, then the requests they finish; returns posts handled."""
+        """One run: the day's retention (once a day per workspace), the posts due, then
+        the requests they finish; returns posts handled."""
+        await off_loop(self._age_out)
         claimed = await off_loop(
             self._storage.privacy_posts.claim_due, lease=LEASE_SECONDS, limit=BATCH
         )
@@ -65,7 +68,49 @@ class PrivacyWorker:
             )
             done += 1
         await self._finish_requests()
+        await self._remind()
         return done
+
+    async def _remind(self) -> None:
+        """Two working days before a request is due, its admins are reminded, once: in the
+        workspace's approvals channel (else the handler's DMs)."""
+        storage = self._storage
+        now = storage.clock()
+        for request in await off_loop(storage.privacy_requests.all_open):
+            if now < remind_at(request.due_at):
+                continue
+            key = f"privacy-reminder:{request.id}"
+            if not await off_loop(storage.dedup.mark_event, request.team_id, key):
+                continue
+            client = await self._bots.get(request.team_id)
+            if client is None:
+                continue
+            workspace = await off_loop(storage.workspaces.get, request.team_id)
+            target = (workspace.approvals_channel if workspace else None) or request.handled_by
+            if not target:
+                continue
+            with use_audience(for_channel(workspace)):
+                reply = reminder(request)
+            try:
+                await self._outbox.post(client, target, reply, team=request.team_id)
+            except SlackApiError as exc:
+                log.info("privacy reminder not delivered: %s", exc.response.get("error"))
+
+    def _age_out(self) -> int:
+        """Mark for rewriting the posts older than each workspace keeps customers' data,
+        once a day per workspace across processes, and again the day its retention is
+        changed (blocking)."""
+        storage = self._storage
+        now = storage.clock()
+        today = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+        marked = 0
+        for workspace in storage.workspaces.list():
+            key = f"privacy-retention:{today}:{workspace.retention_days}"
+            if not storage.dedup.mark_event(workspace.team_id, key):
+                continue
+            before = now - workspace.retention_days * 86400
+            marked += storage.privacy_posts.mark_older(workspace.team_id, before, RETENTION)
+        return marked
 
     async def _handle(
         self, team: str, channel: str, ts: str | None, file_id: str | None, why: str | None
@@ -135,6 +180,17 @@ class PrivacyWorker:
             log.warning(
                 "privacy worker: the report was not delivered (%s)", exc.response.get("error")
             )
+
+
+def remind_at(due_at: float) -> float:
+    """Two working days (Monday to Friday) before ``due_at``, in UTC days."""
+    moment = datetime.fromtimestamp(due_at, UTC)
+    left = 2
+    while left:
+        moment -= timedelta(days=1)
+        if moment.weekday() < 5:
+            left -= 1
+    return moment.timestamp()
 
 
 def _places(

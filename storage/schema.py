@@ -140,6 +140,7 @@ workspaces = Table(
     CheckConstraint("name_order IN ('family-first', 'given-first')"),
     _flag("mask_phones", default=0),
     _text("timezone_source"),
+    _int("retention_days", nullable=False, default=90),
 )
 
 people = Table(

@@ -67,6 +67,9 @@ class Workspace:
     mask_phones: bool = False
     """Whether customers' numbers are masked in messages posted to channels (a new
     workspace starts with them masked; one from before keeps its setting)."""
+    retention_days: int = 90
+    """Days customers' numbers and names stay in the messages and files callops posted
+    (then they are rewritten without them, and files deleted)."""
     timezone_source: str | None = None
     """Who chose ``timezone``: None (the process default), ``slack`` (the connecting
     admin's Slack zone) or ``admin`` (``settings timezone``)."""
@@ -273,6 +276,11 @@ class WorkspaceStore(SealedStore):
 
     def set_mask_phones(self, team_id: str, mask: bool) -> Workspace:
         return self._update(team_id, {"mask_phones": int(mask)})
+
+    def set_retention(self, team_id: str, days: int) -> Workspace:
+        if not 0 <= days <= 3650:
+            raise InvalidValueError(N_("a retention is 0 to 3650 days"))
+        return self._update(team_id, {"retention_days": days})
 
     def set_channels(
         self,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _
+from commands.kernel.i18n import _, ngettext
 from commands.kernel.reply import Outcome, Reply, section
-from commands.kernel.text import code, escape, truncate
+from commands.kernel.text import code, escape, number, truncate
 from storage import Storage, off_loop
 
 MASKING_NOTICE = "privacy.masking-default"
@@ -34,6 +34,8 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
     storage = ctx.db()
     workspace = await off_loop(storage.workspaces.get, ctx.team_id)
     masked = workspace is None or workspace.mask_phones
+    listed = await off_loop(storage.privacy_requests.listing, ctx.team_id, since=storage.clock())
+    open_requests = [r for r in listed if r.open]
     engine, db_host = database_place(storage)
     service_host = urlsplit(ctx.base_url or "").hostname or _("not connected")
     lines = [
@@ -51,6 +53,14 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             "a message's Show number button (each one audited). The company's own numbers "
             "(hotlines, caller ids, extensions) are never masked."
         ),
+        "*" + _("Retention") + "*",
+        _(
+            "• Customers' numbers and names stay {days} days in the messages and files callops "
+            "posted, then are rewritten out or deleted, daily; {command} changes it."
+        ).format(
+            days=number(workspace.retention_days if workspace else 90),
+            command=code("/callops settings retention <days>"),
+        ),
         "*" + _("Where customers' data go") + "*",
         _(
             "• Slack workspace {team}: the messages and files callops posts (outside Vietnam)."
@@ -61,6 +71,12 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
         _("• callops's database: {engine} on {host}.").format(
             engine=escape(engine), host=code(db_host)
         ),
+        "*" + _("Customers' requests") + "*",
+        ngettext(
+            "• {n} open request; {command} lists it.",
+            "• {n} open requests; {command} lists them.",
+            len(open_requests),
+        ).format(n=number(len(open_requests)), command=code("/callops privacy requests")),
         _("Find and erase one customer's data: {find}, {erase}.").format(
             find=code("/callops privacy find <phone>"),
             erase=code("/callops privacy erase <phone>"),

@@ -162,3 +162,18 @@ async def listing(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     body = truncate("\n".join(lines), 2900)
     return Reply(text=_("Customers' requests"), blocks=[section(body)])
+
+
+def reminder(request: PrivacyRequest) -> Reply:
+    """The reminder two working days before a request is due (it names no customer)."""
+    body = _(
+        ":alarm_clock: Customer request {id} ({kind}) is due {due}, handled by {who}. "
+        "{command} lists it."
+    ).format(
+        id=code(request.id),
+        kind=_(KIND_WORDS.get(request.kind, request.kind)),
+        due=day(datetime.fromtimestamp(request.due_at, UTC)),
+        who=mention(request.handled_by),
+        command=code("/callops privacy requests"),
+    )
+    return Reply(text=_("A customer's request is due soon"), blocks=[section(body)])

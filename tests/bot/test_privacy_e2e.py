@@ -6,9 +6,10 @@ audited, and ``privacy find`` lists the messages that show a number."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -262,3 +263,62 @@ async def test_erase_after_approval_rewrites_the_posts_deletes_the_files_and_sti
         # And privacy find says where it stood, as hashes and rewritten messages.
         found = shown(await ask(slack, f"privacy find {CUSTOMER}", user=MANAGER))
         assert "(as a keyed hash)" in found and "rewritten without it" in found, found
+
+
+async def test_a_retention_of_0_days_rewrites_an_old_card(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    async with routed_feed(settings, slack, pbx) as (rt, base):
+        async with httpx.AsyncClient() as http:
+            record = make_record(from_number=HOTLINE, to_number=CUSTOMER)
+            assert (await post(http, callback_url(rt, base), record)).status_code == 200
+        rt.call_feed.start()
+        await rt.call_feed.drained()
+        card = await wait_for_card(slack, "0912 *** 678")
+        bad = await ask(slack, "settings retention soon")
+        assert "is not a number of days" in shown(bad)
+        assert rt.storage.workspaces.require(TEAM).retention_days == 90  # the default, unchanged
+        changed = await ask(slack, "settings retention 0")
+        assert "0 days" in shown(changed), shown(changed)
+        await rt.scheduler.run_chores(datetime.now(UTC))
+        aged = slack.message(CALL_CENTER, card["ts"])
+        assert aged is not None and "0912" not in shown(aged)
+        assert "older than the workspace keeps customers' data" in shown(aged)
+        assert "028 7123 4567" not in shown(aged)  # the whole card gives way to the note
+        assert rt.storage.privacy_posts.numbers_of(TEAM, _ref_of(card)) == []
+
+
+def _ref_of(message: dict[str, Any]) -> str:
+    for block in message.get("blocks") or []:
+        for element in block.get("elements") or []:
+            if element.get("action_id") == SHOW_NUMBER_BUTTON:
+                return str(json.loads(element["value"])["ref"])
+    raise AssertionError("no Show number button")
+
+
+async def test_requests_have_clocks_and_admins_are_reminded_before_they_are_due(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    use_approvals_channel(app)
+    bad = await ask(slack, f"privacy request add {CUSTOMER} erase received=31/02/2026")
+    assert "is not a day" in shown(bad)
+    nothing = await ask(slack, f"privacy request add {CUSTOMER} forget")
+    assert "access or erase" in shown(nothing)
+    assert app.storage.privacy_requests.listing(TEAM, since=0) == []
+
+    received = (datetime.now(UTC) - timedelta(days=14)).strftime("%d/%m/%Y")
+    added = await ask(slack, f"privacy request add {CUSTOMER} erase received={received}")
+    assert "recorded" in shown(added) and "privacy erase" in shown(added), shown(added)
+    listing = shown(await ask(slack, "privacy requests"))
+    assert "erasure" in listing and "received" in listing and "due" in listing, listing
+    assert "day left" in listing or "days left" in listing, listing
+    assert "0912" not in listing  # the listing names no customer
+    overview = shown(await ask(slack, "privacy"))
+    assert "1 open request" in overview and "90 days" in overview, overview
+    assert "SQLite" in overview and "127.0.0.1" in overview, overview
+
+    await app.scheduler.run_chores(datetime.now(UTC))
+    await app.scheduler.run_chores(datetime.now(UTC))
+    reminders = [m for m in slack.messages(APPROVALS) if "is due" in shown(m)]
+    assert len(reminders) == 1, [shown(m) for m in slack.messages(APPROVALS)]
+    assert "0912" not in shown(reminders[0])

@@ -1,5 +1,6 @@
 """privacy_posts and privacy_requests: which customers' numbers each message or file
-callops posted shows, and the customers' requests about their data.
+callops posted shows, the customers' requests about their data, and how long a
+workspace keeps customers' data in its channels.
 
 Revision ID: 0012
 Revises: 0011
@@ -20,6 +21,12 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # A plain ADD COLUMN (SQLite takes one with a constant default): recreating the table
+    # would lose its unnamed CHECK constraints.
+    op.add_column(
+        "workspaces",
+        sa.Column("retention_days", INT, server_default=sa.text("90"), nullable=False),
+    )
     op.create_table(
         "privacy_posts",
         sa.Column("id", INT, sa.Identity(always=False), nullable=False),
@@ -65,5 +72,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_column("workspaces", "retention_days")
     op.drop_table("privacy_requests")
     op.drop_table("privacy_posts")
