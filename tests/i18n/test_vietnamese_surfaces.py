@@ -127,7 +127,15 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "dnc check": ["dnc check 0912345678 0987654321"],
         "dnc upload": ["dnc upload"],
         "language": ["language vi", "language xx"],
-        "settings": ["settings", "settings names sideways"],
+        "settings": ["settings", "settings names sideways", "settings retention soon"],
+        "privacy": ["privacy"],
+        "privacy find": ["privacy find 0912345678", "privacy find 12"],
+        "privacy erase": ["privacy erase 0912345678"],
+        "privacy requests": ["privacy requests"],
+        "privacy request add": [
+            "privacy request add 0912345678 erase received=01/11/2026",
+            "privacy request add 0912345678 forget",
+        ],
     }
 
 
