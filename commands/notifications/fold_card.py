@@ -23,6 +23,7 @@ from slack_sdk.models.blocks import Block
 from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import context_line, section
 from commands.kernel.tables import MAX_ROWS, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
@@ -64,7 +65,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
     rows = [
         [
             clock(started_at(cdr), tz, seconds=True),
-            customer_number(cdr),
+            show_phone(customer_number(cdr)),
             _campaign(cdr, names),
             status_words(cdr.status),
             _agent(cdr),

@@ -35,11 +35,14 @@ from tests.bot.approval_helpers import (
 )
 from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
 from tests.bot.test_forged_values_e2e import forged_click
+from tests.bot.test_lead_actions_e2e import a_list
 from tests.bot.test_observability_e2e import captured
 
 CUSTOMER = "0912345678"
 HOTLINE = "02871234567"
 VIEWER = "U0009"
+SECOND = "0987654321"
+THIRD = "0356789012"
 NAME = "Trần Thị Lan"
 """The customer's name, which no log line may hold either."""
 
@@ -56,18 +59,22 @@ def full_forms(phone: str) -> list[str]:
 
 
 def everything_posted(slack: SlackStandIn) -> list[str]:
-    """The text of every message in every channel of the stand-in (threads included),
-    and of every file the app uploaded."""
+    """The text of every message in every channel of the stand-in (threads included; a
+    direct message to whoever asked may show a number whole), and of every file the app
+    uploaded into a channel."""
     texts: list[str] = []
     state = slack.core.state
-    for channel in list(state.channels.values()):
-        for message in slack.messages(channel.id):
+    channels = {c.id for c in list(state.channels.values()) if not c.is_im}
+    for channel in channels:
+        for message in slack.messages(channel):
             texts.append(shown(message) + repr(message.get("blocks")))
-            for reply in slack.thread(channel.id, message["ts"]):
+            for reply in slack.thread(channel, message["ts"]):
                 texts.append(shown(reply) + repr(reply.get("blocks")))
+    bot = slack.team().bot_user_id
     for stored in list(state.files.values()):
-        body = stored.content if isinstance(getattr(stored, "content", None), bytes) else b""
-        texts.append(body.decode("utf-8", "replace"))
+        if stored.user_id != bot or not channels & set(stored.shares):
+            continue
+        texts.append((stored.content or b"").decode("utf-8", "replace"))
     return texts
 
 
@@ -94,7 +101,10 @@ async def test_a_new_workspace_masks_customers_everywhere_and_reveals_to_whoever
         await _tour(settings, slack, pbx, greeting)
     lines = stream.getvalue().splitlines()
     assert any("/callops privacy find" in line for line in lines)  # the run was logged
-    needles = [*full_forms(CUSTOMER), CUSTOMER[1:], NAME]
+    needles = [
+        *(f for phone in (CUSTOMER, SECOND, THIRD) for f in [*full_forms(phone), phone[1:]]),
+        NAME,
+    ]
     leaked = [(n, line[:160]) for line in lines for n in needles if n in line]
     assert leaked == [], "\n".join(f"{n}: {line}" for n, line in leaked)
 
@@ -129,7 +139,36 @@ async def _tour(
         assert "028 7123 4567" in shown(call_card), shown(call_card)
         assert SHOW_NUMBER_BUTTON in button_ids(call_card)
 
-        assert leaks(slack, CUSTOMER) == []
+        # A burst of records folds into one message: every row masked.
+        await rt.call_feed.stop()
+        async with httpx.AsyncClient() as http:
+            for phone in (SECOND, THIRD, CUSTOMER):
+                record = make_record(from_number=HOTLINE, to_number=phone)
+                assert (await post(http, callback_url(rt, base), record)).status_code == 200
+        rt.call_feed.start()
+        await rt.call_feed.drained()
+        # A lead added after approval: its card masks the number, not the lead's name field.
+        lead = await prompt_for(slack, f"lead {a_list(pbx)} {SECOND} lead_name={NAME}")
+        await confirm(slack, lead)
+        added = await approved(slack, "0987 *** 321")
+        assert ": done" in added["text"], shown(added)
+        # An upload with bad rows: the rows to fix go to the uploader alone, and the file
+        # is noted with its numbers, so it can be found and erased.
+        rows = f"phone_number,lead_name\n{THIRD},An\n{THIRD},Again\n12345,Short\n"
+        await slack.driver.file_share(
+            user=AGENT, channel=CALL_CENTER, name="tour.csv", content=rows.encode()
+        )
+        upload = await prompt_for(slack, f"leads upload {a_list(pbx)}")
+        assert "to fix in a direct message" in shown(upload)
+        fix = await slack.wait_for(
+            lambda: next((m for m in slack.dm(AGENT) if m.get("files")), None)
+        )
+        (fix_file,) = [f["id"] for f in fix["files"]]
+        assert fix_file in [p.file_id for p in rt.storage.privacy_posts.showing(TEAM, THIRD)]
+
+        for phone in (CUSTOMER, SECOND, THIRD):
+            assert leaks(slack, phone) == [], phone
+        assert "028 7123 4567" in "".join(everything_posted(slack))  # the hotline stays whole
 
         # Show number: the operator reads it whole, alone; a viewer reads it masked.
         await slack.driver.block_action(

@@ -354,6 +354,12 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
     store.calling_rules.add_dnc(team, ["0912345678"])
     store.calling_rules.record_push(team, "0987654321", "camp-1")
+    store.privacy_posts.record(
+        team, "C1", ["0912345678"], ref="ref-of-a-post", ts="1.0", masked=True
+    )
+    store.privacy_requests.open(
+        team, "erase", "0912345678", requested_by="U_OP", received_at=1.0, due_at=2.0
+    )
     return {"callback": callback, "oauth_state": state}
 
 
