@@ -37,6 +37,7 @@ TABLE_WORDS: dict[str, str] = {
     "digests": N_("digests"),
     "alerts": N_("alerts"),
     "notification_routes": N_("call notifications"),
+    "privacy_requests": N_("customers' requests about their data"),
 }
 """The words for a table's contents; a table not named here is shown by its name."""
 MAX_LISTED = 40
