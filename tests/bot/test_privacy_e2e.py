@@ -34,6 +34,7 @@ from tests.bot.approval_helpers import (
     use_approvals_channel,
 )
 from tests.bot.feed_helpers import callback_url, make_record, post, routed_feed
+from tests.bot.test_digests_e2e import add_digest
 from tests.bot.test_forged_values_e2e import forged_click
 from tests.bot.test_lead_actions_e2e import a_list
 from tests.bot.test_observability_e2e import captured
@@ -165,6 +166,10 @@ async def _tour(
         )
         (fix_file,) = [f["id"] for f in fix["files"]]
         assert fix_file in [p.file_id for p in rt.storage.privacy_posts.showing(TEAM, THIRD)]
+
+        # A digest of the day, posted to the channel.
+        digest_id = await add_digest(slack, "<#C0001|call-center> daily 08:00")
+        assert "posted in" in shown(await ask(slack, f"digest run {digest_id}"))
 
         for phone in (CUSTOMER, SECOND, THIRD):
             assert leaks(slack, phone) == [], phone
