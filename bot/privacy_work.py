@@ -25,7 +25,7 @@ from commands.kernel.i18n import use_audience
 from commands.privacy.erase import erase_report, removed_note
 from commands.privacy.requests import reminder
 from storage import Storage, off_loop
-from storage.personal_data import Erased
+from storage.personal_data import Erased, age_out
 from storage.privacy_posts import PostedNumber
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,7 @@ class PrivacyWorker:
                 continue
             before = now - workspace.retention_days * 86400
             marked += storage.privacy_posts.mark_older(workspace.team_id, before, RETENTION)
+            age_out(storage.db, storage.box, workspace.team_id, before)
         return marked
 
     async def _handle(

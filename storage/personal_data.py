@@ -12,6 +12,7 @@ registers its own with ``register``, which takes the place of the default for it
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -289,5 +290,58 @@ def erase_everywhere(
             if found is not None and found.rows and found.in_clear:
                 done.append(Erased(table.name, found.rows, "kept", "no-eraser"))
         return done
+
+    return db.write(work)
+
+
+# --- ageing out ------------------------------------------------------------------------
+
+
+def age_out(db: Database, box: SecretBox, team_id: str, before: float) -> dict[str, int]:
+    """Hash the customers' numbers callops's own records made before ``before`` still hold
+    in clear (retention): the advertising calls placed (the frequency rule looks back a
+    day) and the settled requests' parameters and results.  The audit log is append-only
+    and keeps its entries.  Returns the rows changed per table."""
+    from storage.schema import approvals, outbound_pushes
+
+    def work(conn: Connection) -> dict[str, int]:
+        changed = {"outbound_pushes": 0, "approvals": 0}
+        o = outbound_pushes.c
+        old = conn.execute(
+            select(o.id, o.phone).where(
+                o.team_id == team_id, o.at < before, o.phone.not_like(HASHED_PREFIX + "%")
+            )
+        ).all()
+        for row_id, phone in old:
+            hashed = HASHED_PREFIX + box.keyed_hash(str(phone))
+            conn.execute(outbound_pushes.update().where(o.id == row_id).values(phone=hashed))
+            changed["outbound_pushes"] += 1
+        a = approvals.c
+        settled = conn.execute(
+            select(a.id, a.params_enc, a.result).where(
+                a.team_id == team_id,
+                a.finished_at < before,
+                a.state.in_(("done", "failed", "denied", "expired", "cancelled")),
+            )
+        ).all()
+        for row_id, sealed, result in settled:
+            try:
+                params = json.loads(box.decrypt(str(sealed)))
+            except (SecretDecryptError, ValueError):
+                continue
+            phone = params.get("phone_number") if isinstance(params, dict) else None
+            if not isinstance(phone, str) or phone.startswith(HASHED_PREFIX):
+                continue
+            params["phone_number"] = HASHED_PREFIX + box.keyed_hash(phone)
+            conn.execute(
+                approvals.update()
+                .where(a.id == row_id)
+                .values(
+                    params_enc=box.encrypt(json.dumps(params)),
+                    result=_scrub(str(result), phone) if result is not None else None,
+                )
+            )
+            changed["approvals"] += 1
+        return changed
 
     return db.write(work)
