@@ -113,10 +113,13 @@ class DigestScheduler:
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
         watch: RuleWatch | None = None,
+        chores: Sequence[Callable[[datetime], Awaitable[object]]] = (),
     ) -> None:
         self._storage = storage
         self.watch = watch
         """The calling rules' watch, run after the alerts on every tick."""
+        self._chores = tuple(chores)
+        """Other once-a-minute work that must run in one place (the privacy notice)."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -203,6 +206,7 @@ class DigestScheduler:
             await self.check_alerts(now)
             if self.watch is not None:
                 await self.watch.tick(now)
+            await self.run_chores(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
@@ -230,6 +234,16 @@ class DigestScheduler:
         finally:
             if task is not None:
                 self._ticks.discard(task)
+
+    async def run_chores(self, now: datetime) -> None:
+        """The other once-a-minute work; one failing does not stop the next."""
+        for chore in self._chores:
+            try:
+                await chore(now)
+            except StorageBusyError:
+                log.warning("scheduler chore: the database is busy; the next tick catches up")
+            except Exception:
+                log.exception("scheduler chore failed")
 
     # --- the table of digests -----------------------------------------------------------
 

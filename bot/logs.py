@@ -96,6 +96,23 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{43}="), REDACTED),
 )
 
+# --- never a customer's number ---------------------------------------------------------
+
+_CUSTOMER_NUMBERS: tuple[re.Pattern[str], ...] = (
+    # A Vietnamese mobile number however it is written: 0912345678, 84912345678,
+    # +84 912 345 678, 0912.345.678 (personal data under Law 91/2025/QH15).
+    re.compile(r"(?<![\d])((?:\+?84[ .\-]?|0)[35789]\d{2})[ .\-]?\d{3}[ .\-]?(\d{3})(?!\d)"),
+)
+
+
+def mask_customer_numbers(text: str) -> str:
+    """``text`` with every customer's mobile number masked (``0912***678``): what a log
+    line may say of one (the company's hotlines are landlines and stay whole)."""
+    for pattern in _CUSTOMER_NUMBERS:
+        text = pattern.sub(r"\1***\2", text)
+    return text
+
+
 _known: set[str] = set()
 MIN_SECRET_CHARS = 6
 """Shorter values are not replaced literally (they would blank ordinary words)."""
@@ -114,7 +131,23 @@ def redact(text: str) -> str:
             text = text.replace(value, REDACTED)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
-    return text
+    return mask_customer_numbers(text)
+
+
+_PAYLOAD_LOGGERS = ("slack_sdk", "slack_bolt", "slack.")
+_PAYLOAD_STARTS = (", params:", ", headers:", ", body:", " body:", " payload:")
+
+
+def _without_payload(record: logging.LogRecord, message: str) -> str:
+    """Slack's libraries write whole requests and answers at DEBUG (a card's text, a
+    customer's name in it): such a line keeps what it is about and leaves the payload
+    out.  Nothing of ours logs a payload."""
+    if record.levelno > logging.DEBUG or not record.name.startswith(_PAYLOAD_LOGGERS):
+        return message
+    cut = min((i for i in (message.find(s) for s in _PAYLOAD_STARTS) if i >= 0), default=-1)
+    if cut < 0 and "{" in message:
+        cut = message.index("{")
+    return message if cut < 0 else message[:cut] + " [payload left out]"
 
 
 class RedactingFilter(logging.Filter):
@@ -129,7 +162,7 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a record whose args do not fit its format: keep its text
             message = str(record.msg)
-        record.msg = redact(message)
+        record.msg = redact(_without_payload(record, message))
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = self._formatter.formatException(record.exc_info)

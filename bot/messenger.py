@@ -18,6 +18,7 @@ from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+from bot.post_ledger import PostLedger
 from bot.posting import SlackOutbox, answered
 from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
@@ -26,15 +27,18 @@ log = logging.getLogger(__name__)
 
 
 class WebApiMessenger:
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(
+        self, client: AsyncWebClient, *, team: str = "", ledger: PostLedger | None = None
+    ) -> None:
         self._client = client
-        self._outbox = SlackOutbox()
+        self._team = team
+        self._outbox = SlackOutbox(ledger=ledger)
 
     async def post(
         self, channel: str, reply: Reply, *, thread_ts: str | None = None
     ) -> Posted | None:
         response = await answered(
-            self._outbox.post(self._client, channel, reply, thread_ts=thread_ts),
+            self._outbox.post(self._client, channel, reply, team=self._team, thread_ts=thread_ts),
             f"post to {channel}",
         )
         if response is None:
@@ -43,7 +47,7 @@ class WebApiMessenger:
 
     async def update(self, channel: str, ts: str, reply: Reply) -> bool:
         return await _ok(
-            self._outbox.update(self._client, channel, ts, reply),
+            self._outbox.update(self._client, channel, ts, reply, team=self._team),
             f"update of {ts} in {channel}",
         )
 

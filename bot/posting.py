@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -35,12 +35,14 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.metrics import Metrics
 from bot.metrics_hooks import slack_retry_handlers
+from bot.post_ledger import PostLedger, Shown
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
 from commands.kernel.reply import Reply, fit
 from commands.kernel.text import fallback
 from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
+from storage.privacy_posts import new_ref
 
 log = logging.getLogger(__name__)
 
@@ -187,8 +189,12 @@ class SlackOutbox:
     one), straight through when it has none (answers within a request).  Slack's
     refusals are raised as ``SlackApiError``: each sender knows what one means to it."""
 
-    def __init__(self, pace: ChannelPace | None = None) -> None:
+    def __init__(
+        self, pace: ChannelPace | None = None, *, ledger: PostLedger | None = None
+    ) -> None:
         self.pace = pace
+        self.ledger = ledger
+        """Notes the customers' numbers each post shows (None: a sender that posts none)."""
 
     async def post(
         self,
@@ -201,7 +207,10 @@ class SlackOutbox:
         metadata: dict[str, Any] | None = None,
         burst: int = 1,
     ) -> AsyncSlackResponse:
-        return await self._paced(
+        shown = None
+        if self.ledger is not None:
+            message, shown = await self.ledger.prepare(message, team=team, channel=channel)
+        response = await self._paced(
             (team, channel),
             burst,
             lambda: client.chat_postMessage(
@@ -213,6 +222,11 @@ class SlackOutbox:
                 **_content(message),
             ),
         )
+        if self.ledger is not None and shown is not None:
+            await self.ledger.posted(
+                shown, team=team, channel=str(response.get("channel") or channel), ts=_ts(response)
+            )
+        return response
 
     async def update(
         self,
@@ -224,13 +238,19 @@ class SlackOutbox:
         team: str = "",
         metadata: dict[str, Any] | None = None,
     ) -> AsyncSlackResponse:
-        return await self._paced(
+        shown = None
+        if self.ledger is not None:
+            message, shown = await self.ledger.prepare(message, team=team, channel=channel, ts=ts)
+        response = await self._paced(
             (team, channel),
             1,
             lambda: client.chat_update(
                 channel=channel, ts=ts, metadata=metadata, **_content(message)
             ),
         )
+        if self.ledger is not None and shown is not None:
+            await self.ledger.posted(shown, team=team, channel=channel, ts=ts)
+        return response
 
     async def ephemeral(
         self, client: AsyncWebClient, channel: str, user: str, message: Message
@@ -239,12 +259,32 @@ class SlackOutbox:
         return await client.chat_postEphemeral(channel=channel, user=user, **_content(message))
 
     async def upload(
-        self, client: AsyncWebClient, channel: str, *, team: str = "", burst: int = 1, **file: Any
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        *,
+        team: str = "",
+        burst: int = 1,
+        shows: Sequence[str] = (),
+        **file: Any,
     ) -> None:
-        """``files_upload_v2`` into ``channel`` (Slack's three-step external upload)."""
-        await self._paced(
+        """``files_upload_v2`` into ``channel`` (Slack's three-step external upload);
+        the customers' numbers in the file (``shows``) are noted with its id."""
+        response = await self._paced(
             (team, channel), burst, lambda: client.files_upload_v2(channel=channel, **file)
         )
+        if self.ledger is not None and shows:
+            ids = [
+                str(body["id"])
+                for body in response.get("files") or []
+                if isinstance(body, dict) and body.get("id")
+            ]
+            await self.ledger.posted(
+                Shown(phones=tuple(shows), masked=False, ref=new_ref()),
+                team=team,
+                channel=channel,
+                file_ids=ids,
+            )
 
     async def history(
         self,
@@ -290,6 +330,11 @@ class SlackOutbox:
             raise
         self.pace.answered(lane)
         return response
+
+
+def _ts(response: AsyncSlackResponse) -> str | None:
+    ts = response.get("ts")
+    return str(ts) if ts else None
 
 
 def _content(message: Message) -> dict[str, Any]:

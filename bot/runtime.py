@@ -24,7 +24,10 @@ from bot.digest_scheduler import DigestScheduler
 from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
+from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
+from bot.privacy_notice import tell_unmasked_workspaces
+from bot.privacy_work import PrivacyWorker
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.rule_watch import RuleWatch
@@ -38,6 +41,8 @@ from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import Audience
+from commands.kernel.phones import start_shown
+from commands.privacy.reveal import REVEAL_ROLE
 from storage import (
     DEFAULT_ROLE,
     WORKFLOWS,
@@ -90,6 +95,8 @@ class Runtime:
     """People whose Slack locale is being looked up in the background right now."""
     addresses: ServiceAddresses = field(default_factory=ServiceAddresses)
     """Where the call-center service may be (``callcenter.addresses``), for every client."""
+    ledger: PostLedger | None = None
+    """Notes the customers' numbers each post shows (``bot.post_ledger``)."""
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
     (``bot.held_claims``)."""
@@ -122,7 +129,10 @@ class Runtime:
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        outbox = SlackOutbox(ChannelPace())  # the background senders' one pace per channel
+        ledger = PostLedger(storage)
+        # the background senders' one pace per channel
+        outbox = SlackOutbox(ChannelPace(), ledger=ledger)
+        privacy = PrivacyWorker(storage, bots, outbox)
         digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
         return cls(
             settings=settings,
@@ -132,11 +142,23 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones, watch=RuleWatch(storage, digests)),
+            scheduler=DigestScheduler(
+                storage,
+                digests,
+                zones,
+                watch=RuleWatch(storage, digests),
+                chores=(
+                    lambda _now: tell_unmasked_workspaces(
+                        storage, bots, outbox, settings.admin_ids
+                    ),
+                    privacy.run,
+                ),
+            ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             tokens=tokens,
             addresses=addresses,
+            ledger=ledger,
         )
 
     def _team_facts(self, team_id: str) -> TeamFacts:
@@ -175,7 +197,7 @@ class Runtime:
             role,
             offset,
             facts,
-            audience=for_person(person, workspace, locale),
+            audience=for_person(person, workspace, locale, masked=not role.at_least(REVEAL_ROLE)),
             slack=(locale, tz),
         )
 
@@ -260,6 +282,7 @@ class Runtime:
             facts = await off_loop(self._team_facts, team_id)
         binding, tz, workspace = facts
         channel_audience = for_channel(workspace)
+        start_shown()  # what this request writes for a channel is noted from here
         return CommandContext(
             team_id=team_id,
             user_id=user_id,
@@ -273,9 +296,9 @@ class Runtime:
             storage=self.storage,
             slack=WebApiLookup(client),
             public_url=self.settings.callops_public_url,
-            files=WebApiFiles(client),
+            files=WebApiFiles(client, team=team_id, ledger=self.ledger),
             digests=self.digests,
-            messenger=WebApiMessenger(client),
+            messenger=WebApiMessenger(client, team=team_id, ledger=self.ledger),
             audience=audience or channel_audience,
             channel_audience=channel_audience,
             slack_locale=slack[0],

@@ -18,8 +18,10 @@ import httpx
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.post_ledger import PostLedger
 from bot.posting import SlackOutbox, answered
 from commands.kernel.i18n import _
+from commands.kernel.phones import find_phones
 from commands.kernel.slack_files import FileDownloadError, SharedFile
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,8 @@ HISTORY_LIMIT = 100
 """Messages looked at for the newest CSV of the requester."""
 CHUNK = 64 * 1024
 DOWNLOAD_TIMEOUT = 60.0
+MAX_SCANNED = 20 * 1024 * 1024
+"""Characters of a posted file read for customers' numbers (a bad-rows file is small)."""
 
 
 def _is_csv(body: dict[str, Any]) -> bool:
@@ -45,10 +49,23 @@ def _shared(body: dict[str, Any]) -> SharedFile:
     )
 
 
+def _numbers_in(path: str) -> list[str]:
+    """The customers' numbers a file callops is about to post holds (a bad-rows file),
+    so the file can be found and deleted again by its numbers' keyed hashes."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fp:
+            return find_phones(fp.read(MAX_SCANNED))
+    except OSError:
+        return []
+
+
 class WebApiFiles:
-    def __init__(self, client: AsyncWebClient) -> None:
+    def __init__(
+        self, client: AsyncWebClient, *, team: str = "", ledger: PostLedger | None = None
+    ) -> None:
         self._client = client
-        self._outbox = SlackOutbox()
+        self._team = team
+        self._outbox = SlackOutbox(ledger=ledger)
 
     async def latest_csv(self, channel: str, user: str) -> SharedFile | None:
         response = await answered(
@@ -94,6 +111,8 @@ class WebApiFiles:
             await self._outbox.upload(
                 self._client,
                 channel,
+                team=self._team,
+                shows=_numbers_in(path),
                 file=path,
                 filename=filename,
                 title=filename,

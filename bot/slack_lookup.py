@@ -44,6 +44,14 @@ class WebApiLookup:
             return _channel(body) if isinstance(body, dict) else None
         return await self._by_name(ref.lstrip("#").lower())
 
+    async def permalink(self, channel: str, ts: str) -> str | None:
+        response = await answered(
+            self._client.chat_getPermalink(channel=channel, message_ts=ts),
+            f"chat.getPermalink {channel}",
+        )
+        link = response.get("permalink") if response is not None else None
+        return link if isinstance(link, str) and link.startswith("https://") else None
+
     async def _by_name(self, name: str) -> SlackChannel | None:
         cursor: str | None = None
         for _ in range(_LIST_PAGES):

@@ -27,6 +27,7 @@ from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
 from commands.leads.family import FAMILY as LEADS
 from commands.notifications.family import FAMILY as NOTIFICATIONS
+from commands.privacy.family import FAMILY as PRIVACY
 from commands.reports.family import FAMILY as REPORTS
 from commands.rules.family import FAMILY as RULES
 
@@ -42,6 +43,7 @@ FAMILIES: tuple[Family, ...] = (
     DIGESTS,
     NOTIFICATIONS,
     RULES,
+    PRIVACY,
 )
 
 catalog.use(

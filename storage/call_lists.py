@@ -18,7 +18,7 @@ only keeps the facts.  Numbers are stored as the phone parser writes them.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -124,6 +124,11 @@ class Consent:
 
 
 class CallListStore(Store):
+    hasher: Callable[[str], str] | None = None
+    """The keyed hash of a number (``SecretBox.keyed_hash``): a number erased at the
+    customer's request stays on the lists as ``h:<hash>`` (``storage.personal_data``),
+    and a look-up matches it by that form too, so the customer is never called again."""
+
     # --- the opt-out list -----------------------------------------------------------
 
     def add_optout(
@@ -231,12 +236,13 @@ class CallListStore(Store):
         self, column: Any, team: ColumnElement[bool], phones: Iterable[str], *more: Any
     ) -> set[str]:
         wanted = list(dict.fromkeys(phones))
+        hashed = {"h:" + self.hasher(p): p for p in wanted} if self.hasher else {}
 
         def work(conn: Connection) -> set[str]:
             found: set[str] = set()
-            for batch in _batches(wanted, _IN_LIMIT):
+            for batch in _batches([*wanted, *hashed], _IN_LIMIT):
                 query = select(column).where(team, column.in_(batch), *more)
-                found.update(row[0] for row in conn.execute(query))
+                found.update(hashed.get(str(row[0]), str(row[0])) for row in conn.execute(query))
             return found
 
         return self._db.read(work)

@@ -26,6 +26,8 @@ from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
+from storage.privacy_posts import PrivacyPostStore
+from storage.privacy_requests import PrivacyRequestStore
 from storage.roles import Role, RoleStore
 from storage.rule_watch import RuleWatchStore
 from storage.schema import (
@@ -119,6 +121,9 @@ class Storage:
         self.call_lists = CallListStore(db, clock=clock)
         self.rule_watch = RuleWatchStore(db, clock=clock)
         self.gate_log = GateLogStore(db, clock=clock)
+        self.call_lists.hasher = box.keyed_hash  # an erased number stays refused
+        self.privacy_posts = PrivacyPostStore(db, box, clock=clock)
+        self.privacy_requests = PrivacyRequestStore(db, box, clock=clock)
 
     @classmethod
     def open(

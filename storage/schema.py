@@ -141,6 +141,7 @@ workspaces = Table(
     CheckConstraint("name_order IN ('family-first', 'given-first')"),
     _flag("mask_phones", default=0),
     _text("timezone_source"),
+    _int("retention_days", nullable=False, default=90),
 )
 
 people = Table(
@@ -691,6 +692,58 @@ gate_decisions = Table(
     **_AUTOINCREMENT,
 )
 """Every advertising call the calling rules decided on: the evidence for an inspector."""
+
+privacy_posts = Table(
+    "privacy_posts",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("channel", nullable=False),
+    _text("ts"),
+    _text("file_id"),
+    _text("ref", nullable=False),
+    _text("phone_hash", nullable=False),
+    _text("phone_enc"),
+    _flag("masked", default=1),
+    _real("posted_at", nullable=False),
+    _real("redacted_at"),
+    _text("erase_request"),
+    _real("lease_until"),
+    _text("outcome"),
+    Index("privacy_posts_team_hash", "team_id", "phone_hash"),
+    Index("privacy_posts_team_ref", "team_id", "ref"),
+    Index("privacy_posts_posted_at", "posted_at"),
+    **_AUTOINCREMENT,
+)
+"""One row per customer's number a message or file callops posted shows: the number's
+keyed hash (found again without the number in clear), the number sealed for "Show number"
+(gone once erased or aged out), and where the post is (``channel`` + ``ts``, or
+``file_id``).  ``ref`` is what the post's Show number button carries."""
+
+privacy_requests = Table(
+    "privacy_requests",
+    metadata,
+    _text("id", primary_key=True),
+    _text("team_id", nullable=False),
+    _text("kind", nullable=False),
+    CheckConstraint("kind IN ('access', 'erase')"),
+    _text("phone_hash", nullable=False),
+    _text("phone_enc"),
+    _real("received_at", nullable=False),
+    _real("acknowledged_at"),
+    _real("due_at", nullable=False),
+    _text("requested_by", nullable=False),
+    _text("handled_by"),
+    _text("state", nullable=False),
+    CheckConstraint("state IN ('open', 'working', 'done', 'refused')"),
+    _text("report"),
+    _real("finished_at"),
+    Index("privacy_requests_team", "team_id", "state"),
+)
+"""A customer's request about their data (Law 91/2025/QH15): to see it (``access``) or
+to erase it (``erase``), with its clock; the number sealed while the request is open,
+only its keyed hash once done."""
+
 
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

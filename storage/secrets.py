@@ -9,6 +9,8 @@ then drop the old key.
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -60,6 +62,9 @@ class SecretBox:
                 ) from None
         self._multi = MultiFernet(fernets)
         self._count = len(fernets)
+        self._hash_key = hmac.new(
+            keys[0].strip().encode(), b"callops keyed hash of personal data", hashlib.sha256
+        ).digest()
         self._recent = functools.lru_cache(maxsize=RECENT_SECRETS)(self._decrypt)
 
     @classmethod
@@ -110,6 +115,15 @@ class SecretBox:
                 "a stored secret cannot be decrypted with any key in CALLOPS_SECRET_KEY, so it "
                 "cannot be rotated; nothing was changed"
             ) from None
+
+    def keyed_hash(self, value: str) -> str:
+        """A keyed hash (HMAC-SHA256) of ``value``: the same value always gives the same
+        hash under the same first key, so a customer's number can be found and matched
+        again where only its hash is kept, and nobody without the key can test a guess.
+        The key is derived from the first (newest) key of ``CALLOPS_SECRET_KEY``: rotating
+        keys makes new hashes, so the old key stays in the list for as long as the hashes
+        made under it must be found."""
+        return hmac.new(self._hash_key, value.encode(), hashlib.sha256).hexdigest()
 
     def __repr__(self) -> str:
         return f"SecretBox(<{self._count} key(s)>)"

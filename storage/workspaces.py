@@ -32,6 +32,12 @@ from storage.validation import (
 log = logging.getLogger(__name__)
 
 
+NEW_WORKSPACE_MASKS: Final = 1
+"""A workspace created from now on masks customers' numbers in channels (personal data
+under Law 91/2025/QH15); the column's own default stays 0, so a workspace that was
+created before keeps the setting it had (its admins are told once: ``bot/privacy_notice``)."""
+
+
 class _Unchanged:
     def __repr__(self) -> str:
         return "UNCHANGED"
@@ -59,7 +65,11 @@ class Workspace:
     """The Slack locale of the admin who connected the workspace (or set it up)."""
     name_order: str = "family-first"
     mask_phones: bool = False
-    """Whether customers' numbers are masked in messages posted to channels."""
+    """Whether customers' numbers are masked in messages posted to channels (a new
+    workspace starts with them masked; one from before keeps its setting)."""
+    retention_days: int = 90
+    """Days customers' numbers and names stay in the messages and files callops posted
+    (then they are rewritten without them, and files deleted)."""
     timezone_source: str | None = None
     """Who chose ``timezone``: None (the process default), ``slack`` (the connecting
     admin's Slack zone) or ``admin`` (``settings timezone``)."""
@@ -156,7 +166,13 @@ class WorkspaceStore(SealedStore):
         now = self._clock()
         self._db.change(
             self._db.pick(_ENSURE),
-            {"team_id": team_id, "timezone": tz, "created_at": now, "updated_at": now},
+            {
+                "team_id": team_id,
+                "timezone": tz,
+                "created_at": now,
+                "updated_at": now,
+                "mask_phones": NEW_WORKSPACE_MASKS,
+            },
         )
         return self.require(team_id)
 
@@ -192,6 +208,7 @@ class WorkspaceStore(SealedStore):
             "created_at": now,
             "updated_at": now,
             "connected_at": now,
+            "mask_phones": NEW_WORKSPACE_MASKS,
         }
 
         def work(conn: Connection) -> None:
@@ -260,6 +277,11 @@ class WorkspaceStore(SealedStore):
 
     def set_mask_phones(self, team_id: str, mask: bool) -> Workspace:
         return self._update(team_id, {"mask_phones": int(mask)})
+
+    def set_retention(self, team_id: str, days: int) -> Workspace:
+        if not 0 <= days <= 3650:
+            raise InvalidValueError(N_("a retention is 0 to 3650 days"))
+        return self._update(team_id, {"retention_days": days})
 
     def set_channels(
         self,

@@ -89,8 +89,11 @@ FAMILY = Family(
             "settings",
             "cai-dat",
             "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
-            "[mask-phones on|off]",
-            N_("Show or change the workspace's language, time zone, names and masked numbers."),
+            "[mask-phones on|off] [retention <days>]",
+            N_(
+                "Show or change the workspace's language, time zone, names, masked numbers "
+                "and how long customers' data stay in messages."
+            ),
             Role.ADMIN,
             (
                 "settings language vi",

@@ -32,12 +32,13 @@ from commands.kernel.i18n import (
 from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import code, escape
+from commands.privacy.overview import MASKING_NOTICE
 from storage import Person, Storage, Workspace
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
 AUTO = "auto"
-SETTINGS = ("language", "timezone", "names", "mask-phones")
+SETTINGS = ("language", "timezone", "names", "mask-phones", "retention")
 SWITCHES = {"on": True, "off": False}
 NOT_A_LANGUAGE = N_(  # the same words as for lang= (commands.kernel.audiences)
     "'{value}' is not a language callops speaks: use {choices}."
@@ -145,8 +146,13 @@ def settings_reply(workspace: Workspace | None, zone: str) -> Reply:
         ),
         _line(
             _("Mask customers' numbers in channels"),
-            _("on") if workspace is not None and workspace.mask_phones else _("off"),
-            _default_or_admin(workspace is None or not workspace.mask_phones),
+            _("on") if workspace is None or workspace.mask_phones else _("off"),
+            _default_or_admin(workspace is None or workspace.mask_phones),
+        ),
+        _line(
+            _("Keep customers' data in messages"),
+            _("{days} days").format(days=workspace.retention_days if workspace else 90),
+            _default_or_admin(workspace is None or workspace.retention_days == 90),
         ),
         _("Change one: {usage}").format(usage=code(f"/callops {usage_of('settings')}")),
     ]
@@ -247,9 +253,37 @@ async def _set_mask_phones(ctx: CommandContext, storage: Storage, value: str, us
         storage.workspaces.set_mask_phones,
         mask,
     )
+    # Chosen now: the one notice about the new default has nothing left to tell.
+    await off_loop(storage.notices.open, ctx.team_id, MASKING_NOTICE)
     if mask:
         return _changed(_("Customers' numbers are now masked in messages posted to channels."))
     return _changed(_("Customers' numbers are now shown in full in messages posted to channels."))
+
+
+async def _set_retention(ctx: CommandContext, storage: Storage, value: str, usage: str) -> Reply:
+    try:
+        days = int(value.strip())
+    except ValueError:
+        days = -1
+    if not 0 <= days <= MAX_RETENTION_DAYS:
+        raise UsageError(
+            _("'{value}' is not a number of days from 0 to {most}.").format(
+                value=value[:20], most=MAX_RETENTION_DAYS
+            ),
+            usage,
+        )
+    await _save(
+        ctx, storage, "settings.retention", {"days": days}, storage.workspaces.set_retention, days
+    )
+    return _changed(
+        _(
+            "Customers' numbers and names are now kept {days} days in the messages and files "
+            "callops posted; older ones are rewritten without them, daily."
+        ).format(days=days)
+    )
+
+
+MAX_RETENTION_DAYS = 3650
 
 
 async def _save(
@@ -275,6 +309,7 @@ _CHANGES: dict[str, Change] = {
     "timezone": _set_timezone,
     "names": _set_names,
     "mask-phones": _set_mask_phones,
+    "retention": _set_retention,
 }
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from storage import KindPolicy, Mode
+from storage import KindPolicy, Mode, Role
 
 
 class ActionKind(StrEnum):
@@ -37,6 +37,7 @@ class ActionKind(StrEnum):
     NOTIFY_ATTACH = "notify.attach"
     NOTIFY_ROTATE = "notify.rotate"
     NOTIFY_ROUTE = "notify.route"
+    PRIVACY_ERASE = "privacy.erase"
 
 
 _APPROVAL = KindPolicy(Mode.APPROVAL)
@@ -57,4 +58,6 @@ DEFAULT_POLICY: dict[ActionKind, KindPolicy] = {
     ActionKind.NOTIFY_ATTACH: _APPROVAL,
     ActionKind.NOTIFY_ROTATE: _CONFIRM,
     ActionKind.NOTIFY_ROUTE: KindPolicy(Mode.NONE),
+    # It cannot be undone: an admin asks, another admin approves.
+    ActionKind.PRIVACY_ERASE: KindPolicy(Mode.APPROVAL, min_role=Role.ADMIN),
 }

@@ -31,8 +31,9 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
+from commands.kernel.audiences import for_channel
 from commands.kernel.failures import describe_failure
-from commands.kernel.i18n import N_, _, pgettext
+from commands.kernel.i18n import N_, _, audience, pgettext, use_audience
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
@@ -396,8 +397,13 @@ async def run_approved(
     # Only the caller that claimed the run gets the secret, and it is gone from the
     # database before the call is made: the call is never repeated.
     secret = await off_loop(storage.approval_secrets.take_secret, team_id, approval_id)
+    # The result is shown on the approval card, where the channel reads it: a customer's
+    # number in it is masked as the card's own lines are.
+    workspace = await off_loop(storage.workspaces.get, team_id)
+    masked = for_channel(workspace).mask_phones or audience().mask_phones
     async with holding(storage, claimed):
-        result = await _perform(claimed, env, secret)
+        with use_audience(replace(audience(), mask_phones=masked)):
+            result = await _perform(claimed, env, secret)
     data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)

@@ -684,5 +684,5 @@ def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:
     phone = str(approval.params.get("phone_number") or "")
     pushed_at = approval.executed_at or approval.decided_at
     if campaign and phone and pushed_at is not None:
-        buttons.append(find_records_button(campaign, phone, pushed_at))
+        buttons.append(find_records_button(campaign, approval.id, pushed_at))
     return buttons

@@ -34,7 +34,7 @@ from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _
 from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
-from commands.kernel.phones import show_phone
+from commands.kernel.phones import show_parties
 from commands.kernel.reply import Reply, context_line, notice
 from commands.kernel.text import (
     clip,
@@ -128,8 +128,9 @@ def _call_row(
 ) -> SectionBlock:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(show_phone(call.source), 60) or _("unknown")
-    destination = clip(show_phone(call.destination), 60) or _("unknown")
+    shown = show_parties(call.source, call.destination, call.direction)
+    source = clip(shown[0], 60) or _("unknown")
+    destination = clip(shown[1], 60) or _("unknown")
     since = _(":stopwatch: {elapsed} (since {since})").format(
         elapsed=elapsed, since=when(started, ctx.tz, now=now)
     )

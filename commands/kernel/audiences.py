@@ -57,22 +57,30 @@ def person_language(
 
 
 def for_person(
-    person: Person | None, workspace: Workspace | None, slack_locale: str | None = None
+    person: Person | None,
+    workspace: Workspace | None,
+    slack_locale: str | None = None,
+    *,
+    masked: bool = False,
 ) -> Audience:
-    """One person reading their own replies: nothing of theirs is masked."""
+    """One person reading their own replies: customers' numbers in full, unless
+    ``masked`` (a viewer, who is not to see them: Law 91/2025/QH15 wants personal data
+    shown only to who needs it)."""
     return Audience(
         language=person_language(person, workspace, slack_locale),
         names=_names(workspace),
-        mask_phones=False,
+        mask_phones=masked,
     )
 
 
 def for_channel(workspace: Workspace | None, language: str | None = None) -> Audience:
-    """A channel's readers: ``language`` when the post has its own, else the workspace's."""
+    """A channel's readers: ``language`` when the post has its own, else the workspace's;
+    customers' numbers masked unless the workspace turned that off."""
     return Audience(
         language=language_of(language) or workspace_language(workspace),
         names=_names(workspace),
-        mask_phones=bool(workspace is not None and workspace.mask_phones),
+        mask_phones=bool(workspace is None or workspace.mask_phones),
+        public=True,
     )
 
 

@@ -42,6 +42,11 @@ class SlackLookup(Protocol):
         """The channel with this id (``C123``) or name (``call-center``); None if unknown."""
         ...
 
+    async def permalink(self, channel: str, ts: str) -> str | None:
+        """The address of a message (``chat.getPermalink``); None when Slack has none
+        (the message was deleted)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Posted:

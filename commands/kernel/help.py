@@ -43,6 +43,7 @@ FAMILY_TITLES = {
     "notifications": N_(":bell: Call notifications"),
     "admin": N_(":closed_lock_with_key: Administration"),
     "rules": N_(":scales: Calling rules"),
+    "privacy": N_(":shield: Customers' personal data"),
 }
 WRITING_TITLE = N_("How to write names and values")
 WRITING = N_(

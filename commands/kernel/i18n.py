@@ -62,6 +62,10 @@ class Audience:
     language: Language = "en"
     names: NameOrder = "family-first"
     mask_phones: bool = False
+    public: bool = False
+    """A message many read (a channel post, a file in a channel): the customers' numbers
+    it shows are noted (``commands.kernel.phones.take_shown``) so the post can be found
+    again, revealed and erased."""
 
 
 _AUDIENCE: ContextVar[Audience] = ContextVar(
@@ -94,7 +98,12 @@ def use_language(language: Language) -> Iterator[Audience]:
     """The current audience, in ``language``."""
     current = _AUDIENCE.get()
     with use_audience(
-        Audience(language=language, names=current.names, mask_phones=current.mask_phones)
+        Audience(
+            language=language,
+            names=current.names,
+            mask_phones=current.mask_phones,
+            public=current.public,
+        )
     ) as who:
         yield who
 

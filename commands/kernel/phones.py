@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from contextvars import ContextVar
 
 import phonenumbers
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
@@ -138,15 +139,72 @@ def _grouped(phone: str) -> tuple[str, ...] | None:
     return groups if len(groups) >= 2 else None
 
 
-def show_phone(phone: str | None, *, mask: bool | None = None) -> str:
+_SHOWN: ContextVar[list[tuple[str, bool]] | None] = ContextVar(
+    "callops_shown_numbers", default=None
+)
+"""The customers' numbers written for a public audience since the last post took them,
+each with whether it was written masked."""
+
+
+def _note_shown(value: str, hidden: bool) -> None:
+    phone = normalize_phone(value)
+    if sum(ch.isdigit() for ch in phone) < 7:
+        return
+    shown = _SHOWN.get()
+    if shown is None:
+        shown = []
+        _SHOWN.set(shown)
+    if (phone, hidden) not in shown:
+        shown.append((phone, hidden))
+
+
+def start_shown() -> None:
+    """Begin noting afresh (a request, a poster's round): whatever the task and the
+    tasks it starts write for a channel is noted in one list the poster takes."""
+    _SHOWN.set([])
+
+
+def show_parties(source: str | None, destination: str | None, direction: str) -> tuple[str, str]:
+    """A call's two numbers as ``show_phone`` writes them, the call center's own side
+    never hidden: an inbound call is dialled to a hotline, an outbound one comes from a
+    caller id or an extension, and a local call is between extensions."""
+    way = direction.strip().lower()
+    return (
+        show_phone(source, company=way in ("outbound", "local")),
+        show_phone(destination, company=way in ("inbound", "local")),
+    )
+
+
+def take_shown() -> list[tuple[str, bool]]:
+    """The customers' numbers written for a channel since the last call (each with
+    whether it was masked), and forget them: the post about to go out shows them."""
+    shown = _SHOWN.get()
+    if not shown:
+        if shown is None:
+            _SHOWN.set([])
+        return []
+    taken = list(shown)
+    shown.clear()
+    return taken
+
+
+def show_phone(phone: str | None, *, mask: bool | None = None, company: bool = False) -> str:
     """A number as people write it (``0912 345 678``), the middle hidden (``0912 *** 678``)
     when the audience reads masked numbers (or ``mask`` says so); a two-part business
     number (``1900 6868``) is never hidden, and anything else (an extension, a number
-    abroad) shows as it came, only its last digits when masked.  Not escaped."""
+    abroad) shows as it came, only its last digits when masked.  ``company``: the call
+    center's own number (a hotline, a caller id, an extension), which is no personal
+    data and is never hidden.  A customer's number written for a channel is noted for
+    the post that shows it (``take_shown``).  Not escaped."""
     value = (phone or "").strip()
     if not value:
         return ""
+    if company:
+        groups = _grouped(value)
+        return value if groups is None else " ".join(groups)
     hide = audience().mask_phones if mask is None else mask
+    if audience().public:
+        _note_shown(value, hide)
     groups = _grouped(value)
     if groups is None:
         if hide and sum(ch.isdigit() for ch in value) >= 7:

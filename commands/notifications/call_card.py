@@ -34,7 +34,7 @@ from commands.kernel.call_words import (
 from commands.kernel.i18n import _
 from commands.kernel.names import written_name
 from commands.kernel.periods import SERVICE_TZ
-from commands.kernel.phones import show_phone
+from commands.kernel.phones import show_parties
 from commands.kernel.reply import context_line, section
 from commands.kernel.text import (
     clip,
@@ -95,8 +95,9 @@ def _status(cdr: Cdr) -> str:
 
 
 def _parties(cdr: Cdr) -> str:
-    source = clip(show_phone(cdr.from_number), 60) or _("unknown")
-    destination = clip(show_phone(cdr.to_number), 60) or _("unknown")
+    shown = show_parties(cdr.from_number, cdr.to_number, cdr.direction)
+    source = clip(shown[0], 60) or _("unknown")
+    destination = clip(shown[1], 60) or _("unknown")
     return f"*{source}* → *{destination}*"
 
 
@@ -162,8 +163,9 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
         lines.append(who)
     body = truncate("\n".join(lines), SECTION_LIMIT)
     unknown = _("unknown")
-    source = clip(show_phone(cdr.from_number), 60) or unknown
-    destination = clip(show_phone(cdr.to_number), 60) or unknown
+    shown = show_parties(cdr.from_number, cdr.to_number, cdr.direction)
+    source = clip(shown[0], 60) or unknown
+    destination = clip(shown[1], 60) or unknown
     text = truncate(
         f"{clip(outcome_words(cdr.status, cdr.cause), 100)}: {source} → {destination}", 300
     )

@@ -88,7 +88,7 @@ def fold_card(
     rows = [
         [
             clock(started_at(cdr), tz, seconds=True),
-            customer_number(cdr),
+            show_phone(customer_number(cdr)),
             _campaign(cdr, names),
             _outcome(cdr, notable),
             _agent(cdr),

@@ -60,7 +60,13 @@ from commands.kernel.periods import (
     parse_moment,
     to_service,
 )
-from commands.kernel.phones import normalize_phone, phone_problem, record_number, show_phone
+from commands.kernel.phones import (
+    normalize_phone,
+    phone_problem,
+    record_number,
+    show_parties,
+    show_phone,
+)
 from commands.kernel.reply import Reply, context_line, section
 from commands.kernel.resolve import (
     CampaignMatch,
@@ -287,8 +293,7 @@ def _record_cells(cdr: Cdr, tz: ZoneInfo, campaign_names: Mapping[str, str]) -> 
         short_id(cdr.id),
         day_time(parse_service_time(cdr.time_started, SERVICE_TZ), tz, seconds=True),
         _direction_word(cdr.direction),
-        show_phone(cdr.from_number),
-        show_phone(cdr.to_number),
+        *show_parties(cdr.from_number, cdr.to_number, cdr.direction),
         outcome_words(cdr.status, cdr.cause),
         duration(cdr.duration),
         duration(cdr.billsec) if cdr.billsec else None,

@@ -44,7 +44,7 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Shortcut
 from commands.kernel.modals import modal
 from commands.kernel.periods import Window, parse_period
-from commands.kernel.phones import show_phone
+from commands.kernel.phones import show_parties
 from commands.kernel.reply import (
     SECTION_TEXT_LIMIT,
     OpenModal,
@@ -293,8 +293,9 @@ def _campaign_blocks(snap: Snapshot, tz: ZoneInfo) -> list[Block]:
 def _call_line(call: ActiveCall, now: datetime) -> str:
     started = parse_service_time(call.created_time)
     elapsed = duration((now - started).total_seconds()) if started else "–"
-    source = clip(show_phone(call.source), 60) or _("unknown")
-    destination = clip(show_phone(call.destination), 60) or _("unknown")
+    shown = show_parties(call.source, call.destination, call.direction)
+    source = clip(shown[0], 60) or _("unknown")
+    destination = clip(shown[1], 60) or _("unknown")
     return (
         f"*{source}* → *{destination}* · {direction_label(call.direction)} · "
         f"{state_label(call.state)} · :stopwatch: {elapsed}"

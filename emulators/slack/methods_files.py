@@ -1,4 +1,5 @@
-"""files.* methods: the external upload flow of ``files_upload_v2`` and files.info.
+"""files.* methods: the external upload flow of ``files_upload_v2``, files.info and
+files.delete.
 
 Step 1 (files.getUploadURLExternal) hands out an upload URL on the stand-in, step 2 POSTs
 the bytes there (``upload.py``), step 3 (files.completeUploadExternal) shares the files to a
@@ -93,3 +94,23 @@ async def files_info(core: Core, call: ApiCall) -> JSON:
         "comments": [],
         "response_metadata": {"next_cursor": ""},
     }
+
+
+@api_method("files.delete")
+async def files_delete(core: Core, call: ApiCall) -> JSON:
+    """Slack's files.delete: a bot token deletes the files its bot uploaded
+    (``cant_delete_file`` for anyone else's); a file gone already is ``file_deleted``
+    when Slack remembers it, else ``file_not_found``."""
+    team = call.bot_team
+    file_id = call.required("file", "file_not_found")
+    stored = core.state.file(file_id)
+    if stored is None:
+        gone = file_id in core.state.deleted_files
+        raise SlackError("file_deleted" if gone else "file_not_found")
+    if stored.team_id != team.id:
+        raise SlackError("file_not_found")
+    if stored.user_id != team.bot_user_id:
+        raise SlackError("cant_delete_file")
+    core.state.delete_file(file_id)
+    core.state.deleted_files.add(file_id)
+    return {}

@@ -61,6 +61,7 @@ class State:
             self._stacks: dict[tuple[str, str], list[str]] = {}
             self._homes: dict[tuple[str, str], str] = {}
             self.files: dict[str, StoredFile] = {}
+            self.deleted_files: set[str] = set()
             self.triggers: dict[str, Trigger] = {}
             self.response_urls: dict[str, ResponseUrl] = {}
             self.oauth_codes: dict[str, tuple[str, str]] = {}
@@ -741,6 +742,24 @@ class State:
     def file(self, file_id: str) -> StoredFile | None:
         with self._lock:
             return self.files.get(file_id)
+
+    def delete_file(self, file_id: str) -> StoredFile | None:
+        """Remove a file; every message that shared it keeps a tombstone in its place,
+        as Slack shows "This file was deleted."."""
+        with self._lock:
+            stored = self.files.pop(file_id, None)
+            if stored is None:
+                return None
+            for channel_id, stamps in stored.shares.items():
+                for ts in stamps:
+                    message = self._messages.get(channel_id, {}).get(ts)
+                    if message is None:
+                        continue
+                    message["files"] = [
+                        {"id": file_id, "mode": "tombstone"} if f.get("id") == file_id else f
+                        for f in message.get("files") or []
+                    ]
+        return stored
 
     def channel_kinds(self) -> dict[str, str]:
         with self._lock:

@@ -101,7 +101,7 @@ async def test_settings_are_for_admins_and_a_bad_value_changes_nothing(
     )
     unchanged = app.storage.workspaces.require(TEAM)
     assert unchanged.default_language is None and unchanged.timezone == "Asia/Ho_Chi_Minh"
-    assert unchanged.timezone_source is None and unchanged.mask_phones is False
+    assert unchanged.timezone_source is None and unchanged.mask_phones is True  # the default
     assert not [e for e in app.storage.audit.entries(TEAM) if e.action.startswith("settings.")]
 
 
@@ -115,16 +115,17 @@ async def test_an_admin_changes_settings_and_sees_where_each_comes_from(
         await ask(slack, "settings timezone europe/berlin")
     )
     await ask(slack, "settings names given-first")
-    await ask(slack, "settings mask-phones on")
+    assert "Mask customers' numbers in channels: *on* (the default)" in shown(before)
+    await ask(slack, "settings mask-phones off")
     after = await ask(slack, "settings")
     assert "Time zone: *Europe/Berlin* (chosen by an admin)" in shown(after)
     assert "given name first" in shown(after)
-    assert "Mask customers' numbers in channels: *on* (chosen by an admin)" in shown(after)
+    assert "Mask customers' numbers in channels: *off* (chosen by an admin)" in shown(after)
     workspace = app.storage.workspaces.require(TEAM)
     assert (workspace.timezone, workspace.name_order, workspace.mask_phones) == (
         "Europe/Berlin",
         "given-first",
-        True,
+        False,
     )
     actions = [e.action for e in app.storage.audit.entries(TEAM)]
     assert {"settings.timezone", "settings.names", "settings.mask_phones"} <= set(actions)

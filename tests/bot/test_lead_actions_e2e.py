@@ -49,8 +49,9 @@ async def test_one_lead_is_inserted_after_approval(
     prompt = await prompt_for(slack, f'lead {list_uuid} 0912345678 lead_name="An <Nguyen>"')
     assert "An &lt;Nguyen&gt;" in shown(prompt)
     await confirm(slack, prompt)
-    done = await approved(slack, "0912 345 678")
+    done = await approved(slack, "0912 *** 678")  # the card masks the customer's number
     assert done["text"].endswith(": done")
+    assert "0912 345 678" not in shown(done)
     sent = pbx.journal(method="POST", path="/v3/lead")
     assert len(sent) == 1
     assert sent[0]["body"]["lead_name"] == "An <Nguyen>"

@@ -10,7 +10,7 @@ from bot.runtime import Runtime
 from callcenter import CallCenter
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, SUPERVISOR, SlackStandIn
+from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
     approved,
     ask,
@@ -27,7 +27,9 @@ JSON = dict[str, Any]
 
 
 async def pushed_autocall(app: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> JSON:
-    """An autocall pushed and approved; its card, once done."""
+    """An autocall pushed and approved; its card, once done (numbers shown in full: these
+    tests are about the ids a card opens, not masking)."""
+    app.storage.workspaces.set_mask_phones(TEAM, False)
     give_roles(app)
     use_approvals_channel(app)
     pbx.set_call_mode("manual")
@@ -119,9 +121,10 @@ async def test_a_viewer_opens_a_lead_by_its_uuid_but_cannot_add_one(
 ) -> None:
     lead = pbx.state("leads")[0]
     opened = await ask(slack, f"lead {lead['lead_uuid']}", user=AGENT)  # AGENT is a viewer
-    assert show_phone(lead["phone_number"]) in shown(opened) and "lead_list_open" in button_ids(
-        opened
-    )
+    # A viewer reads customers' numbers masked, even in their own replies.
+    assert show_phone(lead["phone_number"], mask=True) in shown(opened)
+    assert show_phone(lead["phone_number"]) not in shown(opened)
+    assert "lead_list_open" in button_ids(opened)
     refused = await ask(slack, f"lead {lead['list_uuid']} 0912345678", user=AGENT)
     assert "Adding a lead needs the operator role; you are a viewer" in shown(refused)
     assert pbx.journal(method="POST", path="/v3/lead") == []

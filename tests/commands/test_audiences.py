@@ -57,10 +57,13 @@ def test_a_person_reads_their_choice_else_slack_else_the_workspace() -> None:
 
 def test_channels_mask_numbers_when_asked_and_people_never_read_their_own_masked() -> None:
     masked = workspace(mask_phones=True, name_order="given-first", default_language="vi")
-    assert for_channel(masked) == Audience("vi", "given-first", mask_phones=True)
-    assert for_channel(masked, "en") == Audience("en", "given-first", mask_phones=True)
+    assert for_channel(masked) == Audience("vi", "given-first", mask_phones=True, public=True)
+    assert for_channel(masked, "en") == Audience("en", "given-first", mask_phones=True, public=True)
     assert for_person(None, masked) == Audience("vi", "given-first", mask_phones=False)
-    assert for_channel(None) == Audience()
+    # A viewer's own replies show customers' numbers masked (Law 91/2025/QH15).
+    assert for_person(None, masked, masked=True).mask_phones
+    # A workspace not set up yet masks, as a new one does.
+    assert for_channel(None).mask_phones
 
 
 def test_lang_option() -> None:

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from callcenter.models import Cdr
+from commands.kernel.i18n import Audience, use_audience
 from commands.notifications.fold_card import FOLD_ROWS, fold_card
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -34,10 +35,15 @@ def test_each_call_is_a_row_of_time_number_campaign_outcome_agent_duration() -> 
     rows = [[cell["text"] for cell in row] for row in table["rows"]]
     assert rows == [
         ["Time", "Number", "Campaign", "Outcome", "Agent", "Duration"],
-        ["06:30:05", "0912000001", "Telesale <HCM>", "Busy", "–", "1m 05s"],
-        ["06:30:05", "0912000002", "Telesale <HCM>", "Answered", "101 (Nguyễn Lan)", "1m 05s"],
+        ["06:30:05", "0912 000 001", "Telesale <HCM>", "Busy", "–", "1m 05s"],
+        ["06:30:05", "0912 000 002", "Telesale <HCM>", "Answered", "101 (Nguyễn Lan)", "1m 05s"],
     ]
     assert card.text == "2 call records"
+    # Written for a channel that masks customers' numbers, the column masks them too.
+    with use_audience(Audience(mask_phones=True, public=True)):
+        masked = fold_card(calls, tz=TZ, names={})
+    [table] = [b for b in (b.to_dict() for b in masked.blocks) if b["type"] == "table"]
+    assert [row[1]["text"] for row in table["rows"][1:]] == ["0912 *** 001", "0912 *** 002"]
     assert "*2 calls*" in card.blocks[0].to_dict()["text"]["text"]
 
 

@@ -71,7 +71,7 @@ async def test_kill_9_during_approved_executions_settles_both_after_a_restart(
         await confirm(
             slack, await prompt_for(slack, f"autocall {push.campaign_uuid} {PHONE} name=An")
         )
-        push_card = await card_in(slack, APPROVALS, show_phone(PHONE))
+        push_card = await card_in(slack, APPROVALS, show_phone(PHONE, mask=True))  # masked
 
         pbx.fail_next("PUT", f"/v3/campaign/{start.campaign_uuid}", 200, hold_ms=HOLD_MS)
         pbx.fail_next("POST", "/v3/autocall/import", 200, hold_ms=HOLD_MS)

@@ -148,7 +148,15 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "consent check": ["consent check 0912345678"],
         "consent list": ["consent list"],
         "language": ["language vi", "language xx"],
-        "settings": ["settings", "settings names sideways"],
+        "settings": ["settings", "settings names sideways", "settings retention soon"],
+        "privacy": ["privacy"],
+        "privacy find": ["privacy find 0912345678", "privacy find 12"],
+        "privacy erase": ["privacy erase 0912345678"],
+        "privacy requests": ["privacy requests"],
+        "privacy request add": [
+            "privacy request add 0912345678 erase received=01/11/2026",
+            "privacy request add 0912345678 forget",
+        ],
     }
 
 

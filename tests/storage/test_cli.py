@@ -383,6 +383,12 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
         requester="U_OP",
         approvers=("U_ADMIN",),
     )
+    store.privacy_posts.record(
+        team, "C1", ["0912345678"], ref="ref-of-a-post", ts="1.0", masked=True
+    )
+    store.privacy_requests.open(
+        team, "erase", "0912345678", requested_by="U_OP", received_at=1.0, due_at=2.0
+    )
     return {"callback": callback, "oauth_state": state}
 
 

@@ -64,7 +64,7 @@ def test_workspace_settings_start_unset_and_change_one_at_a_time(store: Storage)
     assert fresh.default_language is None
     assert fresh.admin_locale is None
     assert fresh.name_order == "family-first"
-    assert fresh.mask_phones is False
+    assert fresh.mask_phones is True  # a new workspace masks customers' numbers
     assert fresh.timezone_source is None
 
     store.workspaces.set_language("T1", "vi")

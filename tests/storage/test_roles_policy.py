@@ -54,6 +54,7 @@ def test_default_policy_follows_the_design() -> None:
         ActionKind.GROUP_UPDATE,
         ActionKind.USER_UPDATE,
         ActionKind.NOTIFY_ATTACH,
+        ActionKind.PRIVACY_ERASE,
     }
     confirm = {
         ActionKind.CAMPAIGN_PAUSE,
@@ -67,7 +68,9 @@ def test_default_policy_follows_the_design() -> None:
         assert policy.expiry_seconds == 30 * 60
         assert policy.allow_self_approval is False
         assert policy.approvers == ADMINS
-        assert policy.min_role is Role.OPERATOR
+        # Erasing a customer's data cannot be undone: only an admin asks for it.
+        expected = Role.ADMIN if kind is ActionKind.PRIVACY_ERASE else Role.OPERATOR
+        assert policy.min_role is expected, kind
         if kind in approval:
             assert policy.mode is Mode.APPROVAL, kind
         elif kind in confirm:

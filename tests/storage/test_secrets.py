@@ -77,6 +77,8 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
         "callback_queue": ["payload_enc"],
         "step_runs": ["token_enc"],
         "call_folds": ["records_enc"],
+        "privacy_posts": ["phone_enc"],
+        "privacy_requests": ["phone_enc"],
     }
 
 

@@ -1,0 +1,94 @@
+"""One notice to the admins of a workspace that still shows customers' numbers in full.
+
+A workspace created from now on masks customers' numbers in channels; one created before
+keeps the setting it had, so nothing changes under its people's feet.  Its admins are
+told once, by direct message, what changed and how to mask their numbers too.  Once is
+a row in ``workspace_notices`` (``storage.notices``): opened by the first scheduler that
+gets there, in any process, and opened as well when an admin sets ``mask-phones``
+either way (they have chosen; nothing to tell).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from slack_sdk.errors import SlackApiError
+
+from bot.posting import BotClients, SlackOutbox
+from commands.kernel.audiences import for_person
+from commands.kernel.i18n import _, use_audience
+from commands.kernel.reply import Reply, section
+from commands.kernel.text import code
+from commands.privacy.overview import MASKING_NOTICE
+from storage import Role, Storage, off_loop
+
+log = logging.getLogger(__name__)
+
+
+def _unmasked_without_notice(storage: Storage) -> list[str]:
+    """Teams that show numbers in full and whose admins were not told (blocking)."""
+    return [
+        w.team_id
+        for w in storage.workspaces.list()
+        if not w.mask_phones and storage.notices.get(w.team_id, MASKING_NOTICE) is None
+    ]
+
+
+def notice_reply() -> Reply:
+    body = _(
+        ":shield: *Customers' numbers in your channels*\n"
+        "Customers' phone numbers are personal data under Vietnam's Personal Data "
+        "Protection Law (Law 91/2025/QH15), and Slack keeps messages outside Vietnam. "
+        "callops now masks them (0912 *** 678) in every message it posts to a channel in "
+        "new workspaces; the company's own numbers stay whole, and operators and admins "
+        "can still see a number with the message's Show number button (audited).\n"
+        "This workspace was set up before, so it keeps showing them in full. To mask them: "
+        "{command}. {overview} shows what callops holds and where it goes."
+    ).format(command=code("/callops settings mask-phones on"), overview=code("/callops privacy"))
+    return Reply(text=_("Customers' numbers in your channels"), blocks=[section(body)])
+
+
+async def _admins(
+    storage: Storage, bots: BotClients, team_id: str, env: Iterable[str]
+) -> list[str]:
+    stored = await off_loop(storage.roles.list_roles, team_id)
+    people = {user for user, role in stored.items() if role is Role.ADMIN and user[:1] in "UW"}
+    people.update(env)
+    client = await bots.get(team_id)
+    if client is not None:
+        try:
+            listing = await client.users_list(limit=200)
+            for member in listing.get("members") or []:
+                if not isinstance(member, dict) or member.get("is_bot") or member.get("deleted"):
+                    continue
+                if member.get("is_admin") or member.get("is_owner"):
+                    people.add(str(member.get("id")))
+        except SlackApiError as exc:
+            log.info("users.list for the masking notice: %s", exc.response.get("error"))
+    return sorted(p for p in people if p)
+
+
+async def tell_unmasked_workspaces(
+    storage: Storage, bots: BotClients, outbox: SlackOutbox, env_admins: Iterable[str]
+) -> int:
+    """Tell the admins of each workspace that still shows numbers in full, once; returns
+    how many workspaces were told now."""
+    told = 0
+    for team_id in await off_loop(_unmasked_without_notice, storage):
+        if not await off_loop(storage.notices.open, team_id, MASKING_NOTICE):
+            continue  # another process got there first
+        client = await bots.get(team_id)
+        if client is None:
+            continue
+        workspace = await off_loop(storage.workspaces.get, team_id)
+        for admin in await _admins(storage, bots, team_id, env_admins):
+            person = await off_loop(storage.people.get, team_id, admin)
+            with use_audience(for_person(person, workspace)):
+                reply = notice_reply()
+            try:
+                await outbox.post(client, admin, reply, team=team_id)
+            except SlackApiError as exc:
+                log.info("masking notice to an admin: %s", exc.response.get("error"))
+        told += 1
+    return told
