@@ -302,7 +302,7 @@ async def test_erase_after_approval_rewrites_the_posts_deletes_the_files_and_sti
         again = await ask(
             slack, f"autocall {greeting.campaign_uuid} {CUSTOMER} name=An", user=AGENT
         )
-        assert "do-not-call" in shown(again), shown(again)
+        assert "opt-out list" in shown(again), shown(again)
         assert "approval_confirm" not in button_ids(again)
         # And privacy find says where it stood, as hashes and rewritten messages.
         found = shown(await ask(slack, f"privacy find {CUSTOMER}", user=MANAGER))
