@@ -18,7 +18,7 @@ from commands.admin.connection import not_connected
 from commands.campaigns import cards as campaigns
 from commands.families import INTERACTIONS
 from commands.kernel import help
-from commands.kernel.catalog import MAX_WORDS, match, role_allows
+from commands.kernel.catalog import MAX_WORDS, match, role_allows, usage_for_reader
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
@@ -37,7 +37,7 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import mention, number, truncate
+from commands.kernel.text import code, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from storage import Outcome as AuditOutcome
 from storage import Role
@@ -241,7 +241,9 @@ def failure(
             _("No campaign is called '{query}', starts with it or has a name close to it.").format(
                 query=exc.query
             ),
-            _("campaigns  (to see their names)"),
+            then=_("See the campaigns' names: {command}").format(
+                command=code("/callops " + usage_for_reader("campaigns"))
+            ),
         )
     if isinstance(exc, AmbiguousCampaign):
         return error(exc.words())

@@ -59,6 +59,7 @@ from commands.kernel.phones import blocked_numbers, normalize_phone, phone_probl
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, section
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
+from commands.kernel.service_words import campaign_type_words
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
@@ -433,7 +434,7 @@ def not_autocall(campaign: Campaign) -> Reply | None:
         _(
             "{campaign} is a {type} campaign; automated calls are "
             "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
-        ).format(campaign=campaign.campaign_name, type=campaign.type)
+        ).format(campaign=campaign.campaign_name, type=campaign_type_words(campaign.type))
     )
 
 

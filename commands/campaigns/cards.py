@@ -40,6 +40,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     find_campaign,
 )
+from commands.kernel.service_words import autocall_kind_words, campaign_type_words
 from commands.kernel.tables import BUTTONS_PER_ROW, Column, RowButton, row_buttons, table
 from commands.kernel.text import (
     clip,
@@ -92,7 +93,7 @@ def campaign_table(page: Sequence[CampaignRow]) -> list[Block]:
     rows = [
         [
             c.campaign_name,
-            c.type,
+            campaign_type_words(c.type),
             status_word(c.status),
             mode_label(c.mode_call),
             number(c.concurrent_call),
@@ -277,7 +278,8 @@ def campaign_card(
     fields = [
         (
             _("Type"),
-            f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
+            escape(campaign_type_words(c.type))
+            + (f" ({escape(autocall_kind_words(c.type_autocall))})" if c.type_autocall else ""),
         ),
         (_("Status"), status_label(c.status)),
         (_("Mode"), mode_label(c.mode_call)),
@@ -330,7 +332,9 @@ def campaign_card(
         )
     )
     return Reply(
-        text=_("Campaign {name}: {status}").format(name=escape(c.campaign_name), status=c.status),
+        text=_("Campaign {name}: {status}").format(
+            name=escape(c.campaign_name), status=status_word(c.status)
+        ),
         blocks=blocks,
     )
 

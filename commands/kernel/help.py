@@ -22,7 +22,14 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.kernel import paging
-from commands.kernel.catalog import COMMANDS, CommandSpec, heads, match, role_allows
+from commands.kernel.catalog import (
+    COMMANDS,
+    CommandSpec,
+    heads,
+    match,
+    role_allows,
+    usage_for_reader,
+)
 from commands.kernel.context import CommandContext
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
@@ -86,10 +93,7 @@ def usage_line(spec: CommandSpec) -> str:
     in the reader's language (``tam-dung <chiến dịch>``)."""
     if in_english():
         return spec.usage
-    usage = _(spec.usage)
-    if usage.startswith(spec.name):
-        return spec.alias + usage[len(spec.name) :]
-    return spec.alias_usage
+    return usage_for_reader(spec.usage)
 
 
 def _families() -> dict[str, list[CommandSpec]]:

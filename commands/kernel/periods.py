@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from commands.kernel.durations import recent_words
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, current_language
 from commands.kernel.matching import fold
 from commands.kernel.text import clock, day, day_time, zone_name
 
@@ -53,6 +53,13 @@ PERIOD_ALIASES = {
 """The Vietnamese period words, folded (``hom-nay``, ``Hôm nay``), to the English ones."""
 MOMENT_ALIASES = {"hom nay": "today", "hom qua": "yesterday", "bay gio": "now"}
 """The Vietnamese words for a typed bound (``to=hom-nay``), folded, to the English ones."""
+
+
+def period_words() -> tuple[str, ...]:
+    """The period words as the reader types them: ``today``… or ``hom-nay``…"""
+    if current_language() == "en":
+        return PERIOD_WORDS
+    return tuple(alias.replace(" ", "-") for alias in PERIOD_ALIASES)
 
 
 class PeriodError(ValueError):
@@ -204,7 +211,7 @@ def parse_period(
     if chosen not in PERIOD_WORDS:
         raise PeriodError(
             _("'{word}' is not a period; use one of {periods}.").format(
-                word=word, periods=", ".join(PERIOD_WORDS)
+                word=word, periods=", ".join(period_words())
             )
         )
     current = _now(tz, now)
