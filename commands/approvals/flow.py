@@ -25,11 +25,12 @@ from commands.approvals.workflow import (
     run_approved,
     step_outcome,
 )
+from commands.kernel.audiences import for_person
 from commands.kernel.context import CommandContext, Messenger, StepExecution
-from commands.kernel.i18n import _, use_audience
+from commands.kernel.i18n import Audience, _, use_audience
 from commands.kernel.reply import SECTION_TEXT_LIMIT, Reply, StepCompleted, notice, section
 from commands.kernel.text import mention, truncate
-from storage import Approval, ApprovalState, Storage
+from storage import Approval, ApprovalState, Person, Storage, Workspace
 from storage.errors import ApprovalStateError
 from storage.offload import off_loop
 
@@ -154,7 +155,8 @@ class ApprovalFlow:
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
-            pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
+            with use_audience(self.ctx.channel_audience):
+                pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
             text = f"{announce}\n{pulled}"
             for channel in await off_loop(self.approvals_channel, approval):
                 if await self.slack.post(channel, plain_message(text)):
@@ -171,7 +173,24 @@ class ApprovalFlow:
             max_age=PROMPT_URL_LIFETIME,
         )
         if url and registered(approval):
-            await self.slack.rewrite(url, concluded(approval, self.ctx.tz))
+            with use_audience(await self.reader(approval.requester)):
+                rewritten = concluded(approval, self.ctx.tz)
+            await self.slack.rewrite(url, rewritten)
+
+    async def reader(self, user_id: str | None) -> Audience:
+        """Whoever ``user_id`` is, as they read their own messages: the prompt a request
+        began with stays in the requester's language when someone else's click ends it."""
+        if not user_id:
+            return self.ctx.channel_audience
+        if user_id == self.ctx.user_id:
+            return self.ctx.audience
+        team_id = self.ctx.team_id
+
+        def look_up() -> tuple[Person | None, Workspace | None]:
+            return self.storage.people.get(team_id, user_id), self.storage.workspaces.get(team_id)
+
+        person, workspace = await off_loop(look_up)
+        return for_person(person, workspace)
 
     # -- moving a request on -----------------------------------------------------------
 
@@ -180,7 +199,12 @@ class ApprovalFlow:
         then update its card.  Returns the finished approval, or None when another
         caller owns the execution."""
         try:
-            finished = await run_approved(self.storage, approval.team_id, approval.id, self.env())
+            # What the run writes (its result line, an announcement) belongs to the card:
+            # it is written in the card's language, whoever clicked.
+            with use_audience(self.ctx.channel_audience):
+                finished = await run_approved(
+                    self.storage, approval.team_id, approval.id, self.env()
+                )
         except ApprovalStateError as exc:
             log.info("approval %s: %s", approval.id, exc)
             return None

@@ -32,7 +32,7 @@ from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.kernel.failures import describe_failure
-from commands.kernel.i18n import _, pgettext
+from commands.kernel.i18n import _, current_language, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
@@ -359,6 +359,11 @@ async def holding(storage: Storage, approval: Approval) -> AsyncIterator[None]:
             await task
 
 
+RESULT_LANGUAGE = "lang"
+"""The language a result's ``text`` was written in: the card's (the shared message it
+belongs to), so a private surface in another language leaves it out."""
+
+
 async def run_approved(
     storage: Storage, team_id: str, approval_id: str, env: ExecutionEnv | None
 ) -> Approval:
@@ -370,7 +375,12 @@ async def run_approved(
     secret = await off_loop(storage.approval_secrets.take_secret, team_id, approval_id)
     async with holding(storage, claimed):
         result = await _perform(claimed, env, secret)
-    data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
+    data: dict[str, Any] = {
+        "ok": result.ok,
+        "text": result.text,
+        RESULT_LANGUAGE: current_language(),
+        **result.data,
+    }
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)
         data.setdefault("ts", claimed.message_ts)
