@@ -219,7 +219,9 @@ def describe(alert: Alert) -> str:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:g}"
+    """A figure as the rest of the post writes it: one decimal, the reader's separators
+    (``5,6`` beside the digest's ``5,6%``)."""
+    return number(round(value, 1))
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -266,7 +268,7 @@ def fired_message(
     label = _(metric.label)
     headline = _(":rotating_light: *{metric} is {value}* on *{campaign}* (alert: {alert})").format(
         metric=escape(label.capitalize()),
-        value=f"{_fmt(round(value, 2))}{unit}",
+        value=f"{_fmt(value)}{unit}",
         campaign=name,
         alert=escape(describe(alert)),
     )
@@ -296,7 +298,7 @@ def fired_message(
         ),
     ]
     text = _("{metric} {value} on {campaign}").format(
-        metric=label, value=f"{_fmt(round(value, 2))}{unit}", campaign=stats.name
+        metric=label, value=f"{_fmt(value)}{unit}", campaign=stats.name
     )
     return Reply(text=escape(text), blocks=blocks, ephemeral=False)
 
@@ -310,7 +312,7 @@ def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply
         "(alert {id}: {alert}; {scope})."
     ).format(
         metric=escape(label),
-        value=f"{_fmt(round(value, 2))}{unit}",
+        value=f"{_fmt(value)}{unit}",
         campaign=clip(stats.name, 100),
         id=code(alert.id),
         alert=escape(describe(alert)),

@@ -70,21 +70,43 @@ MINUTES_SECONDS = N_("{minutes}m {seconds}s")
 SECONDS = N_("{seconds}s")
 
 
-def duration(seconds: float | int | None) -> str:
-    """A span as a wallboard shows it: ``45s``, ``3m 05s``, ``2h 04m``, ``3d 4h`` (in
-    Vietnamese ``2 giờ 04 phút``)."""
+def duration(seconds: float | int | None, *, one_call: bool = False) -> str:
+    """A span, one way everywhere: ``45s``, ``3m 05s``, ``2h 04m`` in English; in
+    Vietnamese prose without padding or an empty last unit (``45 phút``, ``12 phút 1
+    giây``, ``2 giờ 4 phút``).  A total is counted in hours (``52h 00m``): days are said
+    only of ``one_call`` longer than a day (``3d 4h``)."""
     if seconds is None:
         return "–"
     total = max(0, round(seconds))
-    days, rem = divmod(total, 86400)
+    days, rem = divmod(total, 86400) if one_call else (0, total)
     hours, rem = divmod(rem, 3600)
     minutes, secs = divmod(rem, 60)
+    if current_language() != "en":
+        return _prose(days, hours, minutes, secs)
     if days:
         return _(DAYS_HOURS).format(days=days, hours=hours)
     if hours:
         return _(HOURS_MINUTES).format(hours=hours, minutes=f"{minutes:02d}")
     if minutes:
         return _(MINUTES_SECONDS).format(minutes=minutes, seconds=f"{secs:02d}")
+    return _(SECONDS).format(seconds=secs)
+
+
+def _prose(days: int, hours: int, minutes: int, secs: int) -> str:
+    """``45 phút``, ``12 phút 1 giây``: the two largest units, no padding, a zero last
+    unit left out (the pattern up to its second placeholder)."""
+    values = {"days": days, "hours": hours, "minutes": minutes, "seconds": secs}
+    for value, pattern, smaller in (
+        (days, DAYS_HOURS, hours),
+        (hours, HOURS_MINUTES, minutes),
+        (minutes, MINUTES_SECONDS, secs),
+    ):
+        if not value:
+            continue
+        said = _(pattern)
+        if not smaller:
+            said = "{" + said.split("{", 2)[1].rstrip()
+        return said.format(**values)
     return _(SECONDS).format(seconds=secs)
 
 

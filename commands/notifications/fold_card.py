@@ -68,7 +68,7 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
             _campaign(cdr, names),
             status_words(cdr.status),
             _agent(cdr),
-            duration(cdr.duration),
+            duration(cdr.duration, one_call=True),
         ]
         for cdr in records
     ]

@@ -452,9 +452,7 @@ def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
 def agents_reply(
     rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Agent time: {period}").format(
-        period=_(window.word) if window.word else _("the period")
-    )
+    title = _("Agent time: {period}").format(period=window.said_word() or _("the period"))
     ordered = sorted(rows, key=lambda a: (-a.total_talk_sec, a.username))
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
@@ -547,9 +545,7 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
 def extensions_reply(
     rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Calls per extension: {period}").format(
-        period=_(window.word) if window.word else _("the period")
-    )
+    title = _("Calls per extension: {period}").format(period=window.said_word() or _("the period"))
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
     on = ngettext("{n} extension", "{n} extensions", len(ordered)).format(n=number(len(ordered)))

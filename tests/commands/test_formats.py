@@ -68,7 +68,8 @@ def test_english_is_written_as_it_always_was() -> None:
     assert number(3.0) == "3"
     assert duration(7620) == "2h 07m"
     assert duration(185) == "3m 05s"
-    assert duration(3 * 86400 + 4 * 3600) == "3d 4h"
+    assert duration(3 * 86400 + 4 * 3600, one_call=True) == "3d 4h"
+    assert duration(52 * 3600) == "52h 00m"  # a total is counted in hours
     assert day_time(THURSDAY, seconds=True) == "Thu 26 Nov 14:27:05"
 
 
@@ -129,3 +130,12 @@ def test_a_campaign_s_status_and_mode_are_worded_through_the_catalog() -> None:
     assert status_label("start") == ":large_green_circle: running"
     assert status_word("pause") == "paused" and mode_label("parralel") == "parallel"
     assert status_label("odd") == "odd" and status_word("") == "unknown"
+
+
+def test_vietnamese_durations_are_prose_without_padding_or_day_totals() -> None:
+    with use_audience(Audience(language="vi")):
+        assert duration(45 * 60) == "45 phút"
+        assert duration(12 * 60 + 1) == "12 phút 1 giây"
+        assert duration(52 * 3600) == "52 giờ"
+        assert duration(2 * 3600 + 7 * 60) == "2 giờ 7 phút"
+        assert duration(3 * 86400 + 4 * 3600, one_call=True) == "3 ngày 4 giờ"
