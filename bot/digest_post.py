@@ -41,7 +41,7 @@ from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
 from commands.rules.guard import refused_between
-from storage import DigestSchedule, Storage
+from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,11 @@ class DigestPoster:
         asked_by: str | None = None,
     ) -> str:
         digest = await off_loop(self._storage.digests.require, team_id, digest_id)
-        request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
+        workspace, own = await off_loop(self._workspace_and_channel, team_id, digest.channel)
+        # The post is the channel's, whoever runs it: its title and its "why" are written
+        # in the digest's language (else the channel's), not the language of the person.
+        with use_audience(for_channel(workspace, digest.language, own)):
+            request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
         posted = await self.post_request(digest, request)
         return posted.channel
 
@@ -185,9 +189,10 @@ class DigestPoster:
         refused = await refused_between(
             self._storage, digest.team_id, request.period.start, request.period.end
         )
-        workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
-        # The channel's readers: the digest's own language, else the workspace's.
-        with use_audience(for_channel(workspace, digest.language)):
+        workspace, own = await off_loop(self._workspace_and_channel, digest.team_id, digest.channel)
+        # The channel's readers: the digest's own language, else the channel's, else the
+        # workspace's.
+        with use_audience(for_channel(workspace, digest.language, own)):
             content = await build_digest(cc, replace(request, refused_calls=refused))
         ts = await self.post_reply(
             digest.team_id,
@@ -202,6 +207,15 @@ class DigestPoster:
                 content.chart_title,
             )  # fmt: skip
         return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
+
+    def _workspace_and_channel(
+        self, team_id: str, channel: str
+    ) -> tuple[Workspace | None, str | None]:
+        """The workspace and the channel's own language, in one trip off the loop."""
+        return (
+            self._storage.workspaces.get(team_id),
+            self._storage.channel_languages.get(team_id, channel),
+        )
 
     async def post_reply(
         self,

@@ -88,12 +88,13 @@ FAMILY = Family(
         CommandSpec(
             "settings",
             "cai-dat",
-            "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
-            "[mask-phones on|off]",
+            "settings [language vi|en [#channel]] [timezone <IANA name>] "
+            "[names family-first|given-first] [mask-phones on|off]",
             N_("Show or change the workspace's language, time zone, names and masked numbers."),
             Role.ADMIN,
             (
                 "settings language vi",
+                "settings language en #support",
                 "settings timezone Asia/Ho_Chi_Minh",
                 "settings mask-phones on",
             ),

@@ -26,6 +26,7 @@ from commands.approvals.workflow import (
     step_outcome,
 )
 from commands.kernel.audiences import for_person
+from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext, Messenger, StepExecution
 from commands.kernel.i18n import Audience, _, use_audience
 from commands.kernel.reply import SECTION_TEXT_LIMIT, Reply, StepCompleted, notice, section
@@ -91,9 +92,9 @@ class ApprovalFlow:
         marker = f"approval-card:{approval.id}"
         if not await off_loop(self.storage.dedup.mark_event, approval.team_id, marker):
             return None
-        with use_audience(self.ctx.channel_audience):
-            reply = card(approval, self.ctx.tz)
         for channel in channels:
+            with use_audience(await self.readers_in(channel)):
+                reply = card(approval, self.ctx.tz)
             posted = await self.slack.post(channel, reply)
             if posted is None:
                 continue
@@ -113,7 +114,7 @@ class ApprovalFlow:
     async def update_card(self, approval: Approval) -> None:
         if not approval.channel or not approval.message_ts or not registered(approval):
             return
-        with use_audience(self.ctx.channel_audience):
+        with use_audience(await self.readers_in(approval.channel)):
             reply = card(approval, self.ctx.tz)
         await self.slack.update(approval.channel, approval.message_ts, reply)
 
@@ -146,7 +147,7 @@ class ApprovalFlow:
 
     async def _tell_people(self, approval: Approval) -> None:
         if approval.channel and approval.message_ts and needs_second_person(approval):
-            with use_audience(self.ctx.channel_audience):
+            with use_audience(await self.readers_in(approval.channel)):
                 note = outcome_note(approval)
             if note:
                 await self.slack.post(
@@ -155,7 +156,7 @@ class ApprovalFlow:
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
-            with use_audience(self.ctx.channel_audience):
+            with use_audience(await self.readers_in(approval.channel)):
                 pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
             text = f"{announce}\n{pulled}"
             for channel in await off_loop(self.approvals_channel, approval):
@@ -176,6 +177,11 @@ class ApprovalFlow:
             with use_audience(await self.reader(approval.requester)):
                 rewritten = concluded(approval, self.ctx.tz)
             await self.slack.rewrite(url, rewritten)
+
+    async def readers_in(self, channel: str | None) -> Audience:
+        """Who reads the card in ``channel``: the channel's own language, else the
+        workspace's; the card and all that is later added to it keep it."""
+        return await channel_readers(self.ctx, channel)
 
     async def reader(self, user_id: str | None) -> Audience:
         """Whoever ``user_id`` is, as they read their own messages: the prompt a request
@@ -201,7 +207,7 @@ class ApprovalFlow:
         try:
             # What the run writes (its result line, an announcement) belongs to the card:
             # it is written in the card's language, whoever clicked.
-            with use_audience(self.ctx.channel_audience):
+            with use_audience(await self.readers_in(approval.channel)):
                 finished = await run_approved(
                     self.storage, approval.team_id, approval.id, self.env()
                 )

@@ -37,12 +37,11 @@ from slack_sdk.models.blocks import (
 from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
-    for_channel,
     post_language,
     post_language_note,
 )
 from commands.kernel.catalog import usage_of
-from commands.kernel.channels import channel_for_posting
+from commands.kernel.channels import channel_for_posting, channel_readers
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options, unescape_slack
@@ -481,7 +480,7 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
         "alert.snooze",
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
     )
-    with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
+    with use_audience(await channel_readers(ctx, alert.channel, alert.language)):
         text = _(
             ":zzz: {user} snoozed alert {id} until {when}. "
             "If it is still crossed then, it is told once more."

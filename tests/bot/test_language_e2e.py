@@ -64,10 +64,10 @@ async def test_choosing_a_language_switches_that_person_only(
     )
     # An English speaker choosing Vietnamese is answered in it at once.
     chosen = await ask(slack, "language VI", user=SUPERVISOR)
-    assert "Từ giờ callops trả lời bạn bằng tiếng Việt." in shown(chosen)
+    assert "Từ nay callops trả lời bạn bằng tiếng Việt." in shown(chosen)
     # auto: back to the Slack locale, said in it.
     back = await ask(slack, "language auto", user=AGENT)
-    assert "Từ giờ callops theo ngôn ngữ Slack của bạn" in shown(back)
+    assert "Từ nay callops theo ngôn ngữ Slack của bạn" in shown(back)
     assert app.storage.people.get(TEAM, AGENT).language is None  # type: ignore[union-attr]
     assert app.storage.people.get(TEAM, SUPERVISOR).language == "vi"  # type: ignore[union-attr]
     audited = [e.params for e in app.storage.audit.entries(TEAM) if e.action == "person.language"]

@@ -19,6 +19,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
 from tests.bot.approval_helpers import (
+    ask,
     button_ids,
     campaigns,
     card_in,
@@ -127,3 +128,16 @@ async def test_an_english_requesters_prompt_stays_english_after_a_vietnamese_app
     rewritten = shown(await concluded(slack, MANAGER, asked))
     assert "Approved by <@" in rewritten, rewritten
     assert not VIETNAMESE.search(rewritten.replace(target.campaign_name, "")), rewritten
+
+
+async def test_a_new_admins_first_reply_is_in_their_own_language(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    """A stored admin is not asked about by the role check: their locale is looked up
+    before the first answer all the same."""
+    app.storage.workspaces.set_language(TEAM, "vi")
+    app.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
+    speaks(slack, MANAGER, "en-US")
+    assert app.storage.people.get(TEAM, MANAGER) is None
+    first = shown(await ask(slack, "help", user=MANAGER))
+    assert "/callops commands" in first and "Các lệnh" not in first, first

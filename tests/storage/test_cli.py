@@ -354,6 +354,7 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")
     store.calling_rules.add_dnc(team, ["0912345678"])
     store.calling_rules.record_push(team, "0987654321", "camp-1")
+    store.channel_languages.set(team, "C_EN", "en", by="U_ADMIN")
     return {"callback": callback, "oauth_state": state}
 
 
