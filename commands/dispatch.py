@@ -241,7 +241,7 @@ def failure(
             _("No campaign is called '{query}', starts with it or has a name close to it.").format(
                 query=exc.query
             ),
-            then=_("See the campaigns' names: {command}").format(
+            hint=_("See the campaigns' names: {command}").format(
                 command=code("/callops " + usage_for_reader("campaigns"))
             ),
         )

@@ -143,16 +143,14 @@ def preview(template: Template | None, values: Mapping[str, str]) -> Preview:
 
 
 def region_line(result: Preview) -> str:
-    """Which region's forms the numbers were read with, and why."""
+    """Which region's forms the numbers were read with: the template's voice's."""
     if result.voice.region == "south":
         forms = _("southern forms (lẻ, ngàn)")
     else:
         forms = _("northern forms (linh, nghìn)")
-    if result.voice_name:
-        return _("Numbers are read with the {forms} of the template's voice, {voice}.").format(
-            forms=forms, voice=voice_words(result.voice_name)
-        )
-    return _("Numbers are read with the {forms}.").format(forms=forms)
+    return _("Numbers are read with the {forms} of the template's voice, {voice}.").format(
+        forms=forms, voice=voice_words(result.voice_name)
+    )
 
 
 def preview_mrkdwn(result: Preview) -> str:
@@ -170,7 +168,7 @@ def preview_mrkdwn(result: Preview) -> str:
                 rule=_(RULE_WORDS[reading.rule]),
             )
         )
-    if any(r.rule in NUMBER_RULES for r in result.readings.values()):
+    if result.voice_name and any(r.rule in NUMBER_RULES for r in result.readings.values()):
         lines.append(region_line(result))
     lines.extend(f":warning: {warning}" for warning in result.warnings)
     return "\n".join(lines)

@@ -202,6 +202,22 @@ def _date(year: int, month: int, day: int) -> date:
         raise UnreadableValue(ValueProblem("bad_date")) from None
 
 
+def calendar_date(value: str) -> date | None:
+    """The date ``value`` is in a form the service reads (``dd/mm/yyyy``,
+    ``yyyy-mm-dd``), else None (not a date, or not one on the calendar)."""
+    text = value.strip()
+    try:
+        if match := _DMY.fullmatch(text):
+            day, month, year = (int(g) for g in match.groups())
+            return date(year, month, day)
+        if match := _YMD.fullmatch(text):
+            year, month, day = (int(g) for g in match.groups())
+            return date(year, month, day)
+    except ValueError:
+        return None
+    return None
+
+
 def read_value(value: str, voice: Voice = DEFAULT_VOICE) -> Reading:
     """How the service will read ``value`` aloud, or ``UnreadableValue`` when it would
     misread it (a date that does not exist, an amount with separators, ``#`` alone, an

@@ -11,7 +11,7 @@ Python's own formatting, the same for both languages, with the separators swappe
 from __future__ import annotations
 
 import functools
-from datetime import datetime
+from datetime import date, datetime
 
 from babel import Locale
 from babel.numbers import format_currency
@@ -115,6 +115,10 @@ def _prose(days: int, hours: int, minutes: int, secs: int) -> str:
 _DAY_PATTERN: dict[Language, str] = {"en": "%a %d %b", "vi": "%A, %d/%m"}
 """``Thu 26 Nov`` / ``Thứ Năm, 26/11``; ``%A`` stands for the weekday's name in the
 language (strftime's own names are the C locale's English)."""
+_YEAR_DAY_PATTERN: dict[Language, str] = {"en": "%a %d %b %Y", "vi": "%A, %d/%m/%Y"}
+"""A day of another year than the current one: ``Fri 05 Jun 2025`` / ``Thứ Sáu, 05/06/2025``."""
+_FULL_DATE_PATTERN: dict[Language, str] = {"en": "%d %b %Y", "vi": "%d/%m/%Y"}
+"""A date with its year and no weekday: ``05 Dec 2026`` / ``05/12/2026``."""
 _DATE_PATTERN: dict[Language, str] = {"en": "%d %b", "vi": "%d/%m"}
 """``26 Nov`` / ``26/11``: a date without its weekday."""
 _MONTH_PATTERN: dict[Language, str] = {"en": "%b %Y", "vi": "%m/%Y"}
@@ -130,7 +134,10 @@ def _weekdays(language: Language) -> tuple[str, ...]:
     """The weekdays' names, Monday first, as ``datetime.weekday()`` counts them; a
     ``%`` in one is doubled so strftime leaves it alone."""
     wide = locale_of(language).days["format"]["wide"]
-    return tuple(str(wide[i]).replace("%", "%%") for i in range(7))
+    names = tuple(str(wide[i]).replace("%", "%%") for i in range(7))
+    if language == "vi":  # the standard spelling is "Chủ nhật" (CLDR writes "Chủ Nhật")
+        names = tuple(n.replace("Chủ Nhật", "Chủ nhật") for n in names)
+    return names
 
 
 @functools.cache
@@ -142,13 +149,23 @@ def _patterns(language: Language) -> tuple[str, str, str]:
 
 def write_day(moment: datetime, *, time: bool = False, seconds: bool = False) -> str:
     """``moment`` (already in the reader's zone) as a day, with its time if asked:
-    ``Thu 26 Nov 14:27`` / ``Thứ Năm, 26/11 14:27``."""
+    ``Thu 26 Nov 14:27`` / ``Thứ Năm, 26/11 14:27``; a day of another year than the
+    current one says its year (``Thứ Sáu, 05/06/2025 09:04``)."""
     language = current_language()
     day, day_time, day_time_seconds = _patterns(language)
+    if moment.year != datetime.now(moment.tzinfo).year:
+        day = _YEAR_DAY_PATTERN.get(language, _YEAR_DAY_PATTERN["en"])
+        day_time, day_time_seconds = f"{day} {CLOCK}", f"{day} {CLOCK}:%S"
     pattern = (day_time_seconds if seconds else day_time) if time else day
     if "%A" in pattern:
         pattern = pattern.replace("%A", _weekdays(language)[moment.weekday()])
     return moment.strftime(pattern)
+
+
+def write_date(day: date) -> str:
+    """A calendar date with its year, as the reader writes one: ``05 Dec 2026`` /
+    ``05/12/2026`` (never the ISO form)."""
+    return day.strftime(_FULL_DATE_PATTERN.get(current_language(), _FULL_DATE_PATTERN["en"]))
 
 
 def write_week(start: datetime) -> str:

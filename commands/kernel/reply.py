@@ -220,11 +220,15 @@ def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
     return _one_section(f"{emoji} {text}")
 
 
-def error(what: str, how: str | None = None, *, then: str = "") -> Reply:
+def error(what: str, how: str | None = None, *, then: str = "", hint: str = "") -> Reply:
     """Bad input or a refusal: what was wrong, and how to write it (both plain text),
     with a pointer to the one page on writing names and values; ``then`` is mrkdwn of
-    our own after it (a command naming the person with a mention)."""
+    our own after it (a command naming the person with a mention); ``hint`` is a line
+    of mrkdwn in small print under it, where to look (left out where no command is
+    typed, as the usage line is)."""
     body = f":warning: {escape(what)}" + (f" {then}" if then else "")
+    if hint:
+        body += f"\n_{hint}_"
     if how:
         usage = _("Usage: {usage}").format(usage=f"`/callops {escape(usage_for_reader(how))}`")
         hint = _("Names and values with spaces: {help_writing}").format(

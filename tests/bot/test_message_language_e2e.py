@@ -16,7 +16,7 @@ import pytest
 from bot.runtime import Runtime
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
 from tests.bot.approval_helpers import (
     ask,
@@ -29,6 +29,7 @@ from tests.bot.approval_helpers import (
     prompt_for,
     use_approvals_channel,
 )
+from tests.bot.test_call_actions_e2e import latest_view
 from tests.bot.test_commands_e2e import shown
 from tests.i18n.shown import data_words, english_left
 
@@ -141,3 +142,17 @@ async def test_a_new_admins_first_reply_is_in_their_own_language(
     assert app.storage.people.get(TEAM, MANAGER) is None
     first = shown(await ask(slack, "help", user=MANAGER))
     assert "/callops commands" in first and "Các lệnh" not in first, first
+
+
+@pytest.mark.usefixtures("mixed_team")
+async def test_the_autocall_form_speaks_the_readers_language(
+    slack: SlackStandIn, reminder: Campaign
+) -> None:
+    await slack.driver.slash_command(
+        user=AGENT, channel=CALL_CENTER, text=f"goi-tu-dong {reminder.campaign_uuid} 0912345678"
+    )
+    form = await latest_view(slack, AGENT, "autocall_form")
+    said = shown(form)
+    assert "Tên khách hàng" in said and "Số tiền" in said and "Ngày đến hạn" in said, said
+    left = english_left([said], data_words([reminder.campaign_name, reminder.template_name]))
+    assert not left, "\n".join(left)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -109,11 +110,17 @@ def test_monday_post_of_a_weekday_digest_covers_the_weekend() -> None:
     period = period_for_slot(trigger, monday, BERLIN)
     assert period.start == datetime(2027, 6, 4, 7, tzinfo=BERLIN)
     assert period.interval == "day"
-    assert period.label() == "Fri 04 Jun 07:00 → Mon 07 Jun 07:00"
+    assert without_year(period.label()) == "Fri 04 Jun 07:00 → Mon 07 Jun 07:00"
 
 
 def test_a_midnight_daily_period_is_labelled_as_the_day() -> None:
     trigger = trigger_for("daily 00:00", BERLIN)
     period = period_for_slot(trigger, datetime(2027, 6, 8, tzinfo=BERLIN), BERLIN)
-    assert period.label() == "Mon 07 Jun"
+    assert without_year(period.label()) == "Mon 07 Jun"
     assert period.end - period.start == timedelta(days=1)
+
+
+def without_year(label: str) -> str:
+    """A label of 2027 says its year until 2027 comes (``write_day``); the rest of it is
+    what these tests are about."""
+    return re.sub(r" 2027\b", "", label)
