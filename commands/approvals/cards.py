@@ -329,7 +329,7 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
 def outcome_note(approval: Approval) -> str | None:
     """A line for the requester in the card's thread once the request is settled."""
     who = mention(approval.requester)
-    title = escape(title_of(approval).lower())
+    title = escape(lower_first(title_of(approval)))
     if outcome_unknown(approval):
         if needs_second_person(approval):
             said = _(
@@ -386,3 +386,9 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
         close=_("Back"),
         meta=private_metadata,
     )
+
+
+def lower_first(title: str) -> str:
+    """An action's name inside a sentence: its first letter lower case, the rest as it
+    is written ("Tải lên KH tiềm năng" -> "tải lên KH tiềm năng", never "kh")."""
+    return title[:1].lower() + title[1:]

@@ -498,7 +498,7 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
                 near=alternatives([n + "=" for n in near]) if near else "",
                 wanted=wanted,
             ),
-            usage_of("autocall"),
+            # No usage of its own: the command that asked (autocall, listen) shows its.
         )
 
 

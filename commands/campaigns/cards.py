@@ -238,7 +238,7 @@ def _recall(c: Campaign) -> str:
     )
 
 
-def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
+def _stats_fields(stats: AutodialerStats, minutes: int) -> list[MarkdownTextObject]:
     pairs = [
         (
             _("Leads"),
@@ -246,7 +246,12 @@ def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
                 total=number(stats.total_leads), in_progress=number(stats.leads_in_progress)
             ),
         ),
-        (_("Calls (window)"), number(stats.total_calls)),
+        (
+            ngettext("Calls (last {n} minute)", "Calls (last {n} minutes)", minutes).format(
+                n=number(minutes)
+            ),
+            number(stats.total_calls),
+        ),
         (_("Connection rate"), percent(stats.customer_connection_rate)),
         (_("Dropped rate"), percent(stats.dropped_call_rate)),
         (
@@ -305,7 +310,7 @@ def campaign_card(
         blocks.append(section("*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)))
     blocks.extend(calling_rules or [])
     if stats is not None:
-        fields_stats = _stats_fields(stats)
+        fields_stats = _stats_fields(stats, window_minutes)
         fields_stats[-1] = MarkdownTextObject(
             text="*" + _("Last call") + f"*\n{day_time(stats.last_call_time, ctx.tz)}"
         )

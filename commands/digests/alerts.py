@@ -38,6 +38,7 @@ from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
     post_language,
+    post_language_aside,
     post_language_note,
 )
 from commands.kernel.catalog import usage_of
@@ -398,12 +399,11 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "Checked every minute; told once until it recovers."
         ).format(
             id=code(alert.id),
-            channel=f"<#{channel}>",
+            channel=f"<#{channel}>" + post_language_aside(language),
             alert=escape(describe(alert)),
             scope=scope,
             window=escape(recent_words(minutes * 60)),
-        )
-        + post_language_note(language),
+        ),
         emoji=":rotating_light:",
     )
 

@@ -112,6 +112,14 @@ def post_language(options: Mapping[str, str], usage: str) -> Language | None:
     return found
 
 
+def post_language_aside(language: str | None) -> str:
+    """`` (in Vietnamese)`` after a channel named inside a sentence, else nothing."""
+    found = language_of(language)
+    if found is None:
+        return ""
+    return " (" + _("in {language}").format(language=language_name(found)) + ")"
+
+
 def post_language_note(language: str | None) -> str:
     """`` · in Vietnamese`` for a post with a language of its own, else nothing."""
     found = language_of(language)

@@ -76,6 +76,11 @@ async def test_listen_reads_every_form_of_value_and_pushes_nothing(
     assert "Nothing was sent" in heard
     reply = await ask(slack, f"listen {reminder.campaign_uuid} name=Bình amount=9:30")
     assert "read as written" in shown(reply) and "due_date=" in shown(reply)
+    # A placeholder the template lacks: the usage shown is listen's own, not autocall's.
+    reply = await ask(slack, f"listen {reminder.campaign_uuid} foo=bar")
+    assert "no placeholder foo" in shown(reply) and "`/callops listen &lt;campaign&gt;" in (
+        shown(reply)
+    ), shown(reply)
     assert pbx.journal(method="POST", path=PUSHES) == []
 
 
