@@ -47,7 +47,7 @@ FAMILY = Family(
             N_("listen <campaign> [key=value ...]"),
             N_("What a customer will hear from an autocall, without calling anyone."),
             Role.VIEWER,
-            ("listen reminders amount=1500000 due=31/12/2026",),
+            ('listen "Nhắc thanh toán HN" amount=1500000 due_date=31/12/2026',),
             handler=listen.listen,
         ),
     ),

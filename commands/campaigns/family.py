@@ -29,7 +29,7 @@ FAMILY = Family(
             N_("campaign <name>"),
             N_("A campaign's card: settings, schedule and live statistics."),
             Role.VIEWER,
-            ('campaign "Summer sale"', "campaign summ"),
+            ('campaign "Telesale thẻ tín dụng HCM"', "campaign telesale"),
             handler=cards.show_campaign,
         ),
         CommandSpec(

@@ -96,6 +96,14 @@ def usage_line(spec: CommandSpec) -> str:
     return usage_for_reader(spec.usage)
 
 
+def example_line(spec: CommandSpec, example: str) -> str:
+    """An example as the reader types it: the alias in place of the English command
+    words for a Vietnamese reader (the rest, names and ``key=value``, as written)."""
+    if in_english() or not (example == spec.name or example.startswith(spec.name + " ")):
+        return example
+    return spec.alias + example[len(spec.name) :]
+
+
 def _families() -> dict[str, list[CommandSpec]]:
     """Commands grouped by family, in the catalog's order."""
     grouped: dict[str, list[CommandSpec]] = {}
@@ -171,11 +179,11 @@ def command_help(spec: CommandSpec, role: Role) -> Reply:
         section(f"{escape(summary)}\n\n{usage}"),
     ]
     if spec.examples:
-        examples = "\n".join(code("/callops " + e) for e in spec.examples)
+        examples = "\n".join(code("/callops " + example_line(spec, e)) for e in spec.examples)
         heading = _("Examples")
         blocks.append(section(f"*{heading}*\n{examples}"))
     blocks.append(context_line(access))
-    return Reply(text=f"/callops {_(spec.usage)}: {summary}", blocks=blocks)
+    return Reply(text=f"/callops {usage_line(spec)}: {summary}", blocks=blocks)
 
 
 def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:
