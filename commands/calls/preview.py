@@ -153,13 +153,15 @@ def region_line(result: Preview) -> str:
     )
 
 
-def preview_mrkdwn(result: Preview) -> str:
-    """The preview as a card shows it: the spoken text quoted, then each value's rule."""
+def preview_mrkdwn(result: Preview, *, heading: bool = True) -> str:
+    """The preview as a card shows it: the spoken text quoted, then each value's rule;
+    ``heading``: said first (not under a header that says it already)."""
     if result.text is None:
         return _(":speaker: This campaign plays a recorded audio file: nothing is read aloud.")
     said = truncate(result.text, MAX_SHOWN).splitlines()
     quoted = "\n".join("> " + escape(line) for line in said if line.strip())
-    lines = [_(":speaker: *What the customer will hear*"), quoted or "> …"]
+    lines = [_(":speaker: *What the customer will hear*")] if heading else []
+    lines.append(quoted or "> …")
     for name, reading in list(result.readings.items())[:20]:
         lines.append(
             _("• {name} = {value}: {rule}").format(
