@@ -168,10 +168,10 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
         if run.user_id:
-            what = _("The step '{title}'").format(title=_(route.title))
+            what = _("The step '{title}'").format(title=step_name(route.title))
             reply = refused(what, route.role, ctx.role, ctx.user_id)
         else:
-            reply = workflows_refused(_(route.title), route.role, ctx.role)
+            reply = workflows_refused(step_name(route.title), route.role, ctx.role)
         return StepFailed(plain_words(reply))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
@@ -185,6 +185,13 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
     return outcome
+
+
+def step_name(title: str) -> str:
+    """A step as Workflow Builder names it (the manifest is not translated), with its
+    name in the reader's language beside it when that differs."""
+    said = _(title)
+    return title if said == title else f"{title} ({said})"
 
 
 def workflows_refused(title: str, needed: Role, role: Role) -> Reply:

@@ -106,7 +106,7 @@ FAMILY = Family(
         OnStep(
             steps.AUTOCALL_STEP,
             steps.push,
-            "Push an autocall",
+            N_("Push an autocall"),
             "Call a customer now from a callops autocall campaign, with the template's values.",
             steps.INPUTS,
             steps.OUTPUTS,

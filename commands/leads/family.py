@@ -77,7 +77,7 @@ FAMILY = Family(
         OnStep(
             steps.LEAD_STEP,
             steps.add_lead,
-            "Add a lead",
+            N_("Add a lead"),
             "Add one customer to a callops lead list, for the dialer to call.",
             steps.INPUTS,
             steps.OUTPUTS,

@@ -82,3 +82,13 @@ def test_an_alerts_window_is_said_in_the_readers_language() -> None:
         said = window.label()
     assert "2 giờ gần nhất" in said and "giờ Việt Nam" in said
     assert not english_left([said]), said
+
+
+def test_a_workflow_step_is_named_as_builder_shows_it_and_in_vietnamese() -> None:
+    from commands.dispatch import step_name, workflows_refused
+    from storage import Role
+
+    with use_audience(VI):
+        said = workflows_refused(step_name("Stop a campaign"), Role.OPERATOR, Role.VIEWER).text
+    assert "'Stop a campaign (Dừng một chiến dịch)'" in said, said
+    assert step_name("Stop a campaign") == "Stop a campaign"  # in English, once
