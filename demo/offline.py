@@ -164,6 +164,10 @@ def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> 
         )
     if not storage.routes.list(TEAM):
         storage.routes.add(TEAM, channel=feed, created_by=SUPERVISOR)
+    # #call-feed is read by the English-speaking colleague's team: its own language shows
+    # beside the Vietnamese channels (`/callops settings language en #call-feed`).
+    if storage.channel_languages.get(TEAM, feed) is None:
+        storage.channel_languages.set(TEAM, feed, "en", by=SUPERVISOR)
 
 
 async def attach_callbacks(rt: Runtime, pbx: EmulatorServer, app_url: str) -> None:

@@ -35,6 +35,8 @@ async def test_huong_reads_vietnamese_and_alex_english(demo_as_shipped: Demo) ->
     assert [(p.real_name, p.locale) for p in people.values()] == [
         ("Nguyễn Thị Hương", "vi-VN"), ("Alex Morgan", "en-US"), ("Trần Văn Minh", "vi-VN"),
     ]  # fmt: skip
+    settings_text = shown(await typed(demo, "settings", SUPERVISOR))
+    assert "dùng tiếng Anh (do quản trị viên đặt)" in settings_text, settings_text
     sofia = await typed(demo, "language", SUPERVISOR)
     assert "callops trả lời bạn bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(sofia)
     alex = await typed(demo, "language", AGENT)
