@@ -92,3 +92,13 @@ def test_a_workflow_step_is_named_as_builder_shows_it_and_in_vietnamese() -> Non
         said = workflows_refused(step_name("Stop a campaign"), Role.OPERATOR, Role.VIEWER).text
     assert "'Stop a campaign (Dừng một chiến dịch)'" in said, said
     assert step_name("Stop a campaign") == "Stop a campaign"  # in English, once
+
+
+def test_an_agents_pause_is_tam_nghi_and_an_unknown_login_range_one_dash() -> None:
+    from commands.kernel.i18n import _
+    from commands.reports.stats import agent_columns, logged_in_range
+
+    with use_audience(VI):
+        titles = [_(c.title) for c in agent_columns()]
+    assert "Tạm nghỉ" in titles and "Tạm dừng" not in titles
+    assert logged_in_range("–", "–") == "–" and logged_in_range("08:01", "17:30") == "08:01–17:30"
