@@ -124,3 +124,21 @@ def without_year(label: str) -> str:
     """A label of 2027 says its year until 2027 comes (``write_day``); the rest of it is
     what these tests are about."""
     return re.sub(r" 2027\b", "", label)
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("hang-ngay 08:00", "daily 08:00"),
+        ("Hằng ngày 08:00", "daily 08:00"),
+        ("t2-t6 07:30", "weekdays 07:30"),
+        ("ngày làm việc 07:30", "weekdays 07:30"),
+        ("hang-tuan T2 08:00", "weekly mon 08:00"),
+        ("hằng tuần thứ-sáu 17:00", "weekly fri 17:00"),
+        ("hang-tuan CN 09:00", "weekly sun 09:00"),
+        ("hang-gio", "hourly"),
+    ],
+)
+def test_a_vietnamese_reader_types_the_schedule_in_vietnamese(typed: str, stored: str) -> None:
+    schedule, rest = parse_when(typed.split())
+    assert (schedule.text, rest) == (stored, [])
