@@ -2,6 +2,7 @@
 #   make check   lint, types and the tests that need no server or browser (under a minute)
 #   make test    everything: also the end-to-end tests on loopback servers and the browser
 #   make demo    the offline demo, console at http://127.0.0.1:8800/console/
+#                (PORT=8871 to run it beside something else on 8800)
 # Each creates .venv and installs the pinned dependencies first, and the Debian packages it
 # needs (the `packages` step: as root it installs them, otherwise it names the apt-get line).
 PYTHON ?= python3
@@ -85,7 +86,7 @@ test: lint typecheck pytest
 
 demo: PACKAGES = $(DEMO_PACKAGES)
 demo: install translations
-	$(BIN)/callops demo
+	$(BIN)/callops demo $(if $(PORT),--port $(PORT))
 
 emulator: install
 	$(BIN)/callops emulator

@@ -631,7 +631,8 @@ class CallFeed:
                 ),
                 None,
             )
-        return self._zone_of(team_id), for_channel(workspace, language)
+        own = self._storage.channel_languages.get(team_id, channel)
+        return self._zone_of(team_id), for_channel(workspace, language, own)
 
     async def _post(
         self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None

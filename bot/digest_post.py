@@ -43,7 +43,7 @@ from commands.kernel.text import escape
 from commands.rules.consent import ending_soon
 from commands.rules.guard import looser_words, refused_between
 from commands.rules.watch import against_rules_between
-from storage import DigestSchedule, Storage
+from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,11 @@ class DigestPoster:
         asked_by: str | None = None,
     ) -> str:
         digest = await off_loop(self._storage.digests.require, team_id, digest_id)
-        request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
+        workspace, own = await off_loop(self._workspace_and_channel, team_id, digest.channel)
+        # The post is the channel's, whoever runs it: its title and its "why" are written
+        # in the digest's language (else the channel's), not the language of the person.
+        with use_audience(for_channel(workspace, digest.language, own)):
+            request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
         posted = await self.post_request(digest, request)
         return posted.channel
 
@@ -190,9 +194,10 @@ class DigestPoster:
         against = await against_rules_between(
             self._storage, digest.team_id, request.period.start, request.period.end
         )
-        workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
-        # The channel's readers: the digest's own language, else the workspace's.
-        with use_audience(for_channel(workspace, digest.language)):
+        workspace, own = await off_loop(self._workspace_and_channel, digest.team_id, digest.channel)
+        # The channel's readers: the digest's own language, else the channel's, else the
+        # workspace's.
+        with use_audience(for_channel(workspace, digest.language, own)):
             looser = await looser_words(self._storage, digest.team_id)
             ending = await ending_soon(self._storage, digest.team_id, datetime.now(UTC))
             content = await build_digest(
@@ -218,6 +223,15 @@ class DigestPoster:
                 content.chart_title,
             )  # fmt: skip
         return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
+
+    def _workspace_and_channel(
+        self, team_id: str, channel: str
+    ) -> tuple[Workspace | None, str | None]:
+        """The workspace and the channel's own language, in one trip off the loop."""
+        return (
+            self._storage.workspaces.get(team_id),
+            self._storage.channel_languages.get(team_id, channel),
+        )
 
     async def post_reply(
         self,

@@ -467,6 +467,7 @@ class DigestScheduler:
             return
         windows = sorted({a.window_minutes for a in awake})
         tz, workspace = await off_loop(self._zone_and_workspace, team_id)
+        channels = await off_loop(self._storage.channel_languages.all, team_id)
         try:
             cc = await self.poster.service(team_id)
             fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
@@ -485,8 +486,9 @@ class DigestScheduler:
                 if value is None:
                     continue
                 report.checked += 1
-                # The channel's readers: the alert's own language, else the workspace's.
-                readers = for_channel(workspace, alert.language)
+                # The channel's readers: the alert's own language, else the channel's,
+                # else the workspace's.
+                readers = for_channel(workspace, alert.language, channels.get(alert.channel))
                 if alert_rules.is_crossed(alert, value):
                     if await self._fire(alert, item, value, tz, now, readers):
                         report.fired += 1

@@ -10,6 +10,7 @@ business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
@@ -60,6 +61,9 @@ log = logging.getLogger(__name__)
 LOCALE_REFRESH_SECONDS = 86_400.0
 """How long what Slack said of someone it is not asked about per request (an admin by
 ``CALLOPS_ADMINS`` or stored role) is trusted before it is asked again, after a request."""
+FIRST_LOOK_SECONDS = 1.0
+"""How long a request waits for ``users.info`` to learn a new person's language before
+its first answer (commands answer after Slack's acknowledgement, within 3 s)."""
 
 TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
 """A team's call-center binding, time zone and workspace row, as a context needs them."""
@@ -185,6 +189,8 @@ class Runtime:
             self.storage.requester, team_id, user_id
         )
         role, said = await self.roles.role_given(client, team_id, user_id, stored_role)
+        if said is None and not _language_known(person):
+            said = await self._first_look(client, team_id, user_id)
         self._remember(client, team_id, user_id, person, said)
         locale = said.locale if said and said.locale else person.slack_locale if person else None
         tz = said.tz if said and said.tz else person.slack_tz if person else None
@@ -231,6 +237,21 @@ class Runtime:
             return
         self._looking_up.add(key)
         self.background.spawn(self._look_up(client, key), name="callops-person-lookup")
+
+    async def _first_look(
+        self, client: AsyncWebClient, team_id: str, user_id: str
+    ) -> SlackPerson | None:
+        """Someone whose language nothing says yet (an admin the role check did not ask
+        Slack about): ask ``users.info`` before the first answer, so it is in their
+        language; past ``FIRST_LOOK_SECONDS`` (well inside Slack's 3 s) or on an error,
+        the workspace's language, and the background lookup tries again."""
+        try:
+            async with asyncio.timeout(FIRST_LOOK_SECONDS):
+                said = await self.roles.slack_person(client, team_id, user_id)
+        except TimeoutError:
+            log.info("users.info for %s was slow: the workspace's language this time", user_id)
+            return None
+        return said if said.locale is not None or said.tz is not None else None
 
     async def _look_up(self, client: AsyncWebClient, key: tuple[str, str]) -> None:
         try:
@@ -326,3 +347,9 @@ def database_figures(storage: Storage) -> DatabaseFigures:
     age = max(0.0, storage.clock() - oldest) if oldest is not None else 0.0
     approvals = {str(state): n for state, n in storage.approvals.count_by_state().items()}
     return DatabaseFigures(queue_depth=depth, queue_oldest_age=age, approvals=approvals)
+
+
+def _language_known(person: Person | None) -> bool:
+    """Whether the stored person says which language they read (their choice or their
+    Slack locale as last seen)."""
+    return person is not None and bool(person.language or person.slack_locale)

@@ -18,7 +18,7 @@ from commands.admin.connection import not_connected
 from commands.campaigns import cards as campaigns
 from commands.families import INTERACTIONS
 from commands.kernel import help
-from commands.kernel.catalog import MAX_WORDS, match, role_allows
+from commands.kernel.catalog import MAX_WORDS, match, role_allows, usage_for_reader
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
@@ -37,7 +37,7 @@ from commands.kernel.reply import (
     plain_words,
 )
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
-from commands.kernel.text import mention, number, truncate
+from commands.kernel.text import code, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
 from storage import Outcome as AuditOutcome
 from storage import Role
@@ -174,10 +174,10 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.callback_id, route.role)
         if run.user_id:
-            what = _("The step '{title}'").format(title=_(route.title))
+            what = _("The step '{title}'").format(title=step_name(route.title))
             reply = refused(what, route.role, ctx.role, ctx.user_id)
         else:
-            reply = workflows_refused(_(route.title), route.role, ctx.role)
+            reply = workflows_refused(step_name(route.title), route.role, ctx.role)
         return StepFailed(plain_words(reply))
     if ctx.cc is None:
         return StepFailed(plain_words(not_connected(ctx)))
@@ -191,6 +191,13 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
     return outcome
+
+
+def step_name(title: str) -> str:
+    """A step as Workflow Builder names it (the manifest is not translated), with its
+    name in the reader's language beside it when that differs."""
+    said = _(title)
+    return title if said == title else f"{title} ({said})"
 
 
 def workflows_refused(title: str, needed: Role, role: Role) -> Reply:
@@ -247,7 +254,9 @@ def failure(
             _("No campaign is called '{query}', starts with it or has a name close to it.").format(
                 query=exc.query
             ),
-            _("campaigns  (to see their names)"),
+            hint=_("See the campaigns' names: {command}").format(
+                command=code("/callops " + usage_for_reader("campaigns"))
+            ),
         )
     if isinstance(exc, AmbiguousCampaign):
         return error(exc.words())

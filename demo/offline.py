@@ -120,14 +120,25 @@ def call_feed_channel(slack: SlackStandIn) -> str:
     return slack.add_channel(TEAM, CALL_FEED, members=(SUPERVISOR, AGENT, MANAGER)).id
 
 
+DEMO_PEOPLE = {
+    SUPERVISOR: ("Nguyễn Thị Hương", "vi-VN"),
+    AGENT: ("Alex Morgan", "en-US"),
+    MANAGER: ("Trần Văn Minh", "vi-VN"),
+}
+"""The demo's people: a Vietnamese supervisor and manager, named family name first as
+Vietnamese names are (and as the service writes its agents'), and one English-speaking
+colleague, so switching between them shows a mixed team each reading their language."""
+
+
 def demo_people(slack: SlackStandIn) -> None:
-    """The demo's people live in Vietnam; Sofia uses Slack in Vietnamese, Alex and Maria
-    in English, so switching between them shows each reading their own language."""
+    """The demo's people live in Vietnam; Hương and Minh use Slack in Vietnamese, Alex in
+    English, so switching between them shows each reading their own language."""
     state = slack.core.state
-    for user_id in (SUPERVISOR, AGENT, MANAGER):
+    for user_id, (name, locale) in DEMO_PEOPLE.items():
         person = state.user(user_id, TEAM)
+        person.real_name = name
         person.tz = DEMO_TIMEZONE
-        person.locale = "vi-VN" if user_id == SUPERVISOR else "en-US"
+        person.locale = locale
 
 
 def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> None:
@@ -153,6 +164,10 @@ def prepare_workspace(rt: Runtime, slack: SlackStandIn, pbx: EmulatorServer) -> 
         )
     if not storage.routes.list(TEAM):
         storage.routes.add(TEAM, channel=feed, created_by=SUPERVISOR)
+    # #call-feed is read by the English-speaking colleague's team: its own language shows
+    # beside the Vietnamese channels (`/callops settings language en #call-feed`).
+    if storage.channel_languages.get(TEAM, feed) is None:
+        storage.channel_languages.set(TEAM, feed, "en", by=SUPERVISOR)
 
 
 async def attach_callbacks(rt: Runtime, pbx: EmulatorServer, app_url: str) -> None:

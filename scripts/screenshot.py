@@ -10,9 +10,9 @@ supervisor approves one in #approvals.  ``digest``: the manager runs the sample 
 ``campaign-card``: the supervisor shares the demo's sample leads CSV and opens the
 campaign it is meant for, whose card shows its lead list.  ``calls``: the live calls, each
 with its id, agent and campaign, after one is moved with its Transfer form.
-``console-vi``: the demo as shipped, in Vietnamese: Sofia reads the help, a campaign's
+``console-vi``: the demo as shipped, in Vietnamese: Hương reads the help, a campaign's
 card and the sample digest with its chart in #digests.  The other scenes show the demo
-read in English (its workspace and Sofia set so, as the console tests read it).  Without
+read in English (its workspace, Hương and Minh set so, as the console tests read it).  Without
 ``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
 pictures change when the app's messages do. ``make screenshot`` runs it after installing
 the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's
@@ -72,7 +72,7 @@ async def command(page: Page, text: str) -> None:
 
 
 async def scene(page: Page, demo: Demo) -> None:
-    """Alex (an operator) asks to start two paused campaigns; Sofia (an admin) approves
+    """Alex (an operator) asks to start two paused campaigns; Hương (an admin) approves
     the first in #approvals and opens its thread; the second still waits."""
     first, second = await paused_campaigns(demo, 2)
     await open_console(page, demo, AGENT, CALL_CENTER)
@@ -97,7 +97,7 @@ async def scene(page: Page, demo: Demo) -> None:
 
 
 async def campaign_card_scene(page: Page, demo: Demo) -> None:
-    """Sofia shares the sample leads CSV from the 📎 menu, then opens the campaign it is
+    """Hương shares the sample leads CSV from the 📎 menu, then opens the campaign it is
     meant for: its card ends with the lead list (name, totals, UUID) and its buttons."""
     target = await sample_target(demo)
     await open_console(page, demo, SUPERVISOR, CALL_CENTER)
@@ -111,7 +111,7 @@ async def campaign_card_scene(page: Page, demo: Demo) -> None:
 
 
 async def calls_scene(page: Page, demo: Demo) -> None:
-    """Sofia lists the live calls and moves the last one to extension 1002 with its
+    """Hương lists the live calls and moves the last one to extension 1002 with its
     Transfer form (the directory's extensions by name); listed again, each call shows its
     id, its agent where an extension is on the line (else "unknown"), and that its
     campaign is unknown while it is live."""
@@ -130,7 +130,7 @@ async def calls_scene(page: Page, demo: Demo) -> None:
 
 
 async def digest_scene(page: Page, demo: Demo) -> None:
-    """Maria (an admin) posts the sample digest in #digests, reads which period it covers
+    """Minh (an admin) posts the sample digest in #digests, reads which period it covers
     and why, and asks for it up to now; the digests and their charts stay on screen."""
     digest = demo.rt.storage.digests.list(TEAM)[0]
     await open_console(page, demo, MANAGER, DIGESTS)
@@ -144,7 +144,7 @@ async def digest_scene(page: Page, demo: Demo) -> None:
 
 
 async def vietnamese_scene(page: Page, demo: Demo) -> None:
-    """Sofia, who uses Slack in Vietnamese, types the Vietnamese command words: the help,
+    """Hương, who uses Slack in Vietnamese, types the Vietnamese command words: the help,
     a campaign's card, then the sample digest up to now, with its chart."""
     digest = demo.rt.storage.digests.list(TEAM)[0]
     target = await sample_target(demo)
@@ -230,6 +230,7 @@ async def take(out: Path, name: str = "console") -> None:
             if name not in SHIPPED:
                 demo.rt.storage.workspaces.set_language(TEAM, "en")
                 demo.rt.storage.people.choose_language(TEAM, SUPERVISOR, "en")
+                demo.rt.storage.people.choose_language(TEAM, MANAGER, "en")
             page = await browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
             page.set_default_timeout(15_000)
             await SCENES[name](page, demo)

@@ -17,6 +17,7 @@ from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
 from storage.call_lists import CallListStore
 from storage.calling_rules import CallingRuleStore
+from storage.channel_languages import ChannelLanguageStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
@@ -103,6 +104,7 @@ class Storage:
         self.workspaces = WorkspaceStore(db, box, clock=clock, default_timezone=default_timezone)
         self.roles = RoleStore(db, clock=clock)
         self.people = PeopleStore(db, clock=clock)
+        self.channel_languages = ChannelLanguageStore(db, clock=clock)
         self.policies = PolicyStore(db, clock=clock)
         self.approvals = ApprovalStore(db, box, self.policies, clock=clock)
         self.approval_secrets = ApprovalSecretStore(db, box, clock=clock)

@@ -745,5 +745,18 @@ to erase it (``erase``), with its clock; the number sealed while the request is 
 only its keyed hash once done."""
 
 
+channel_languages = Table(
+    "channel_languages",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("channel", primary_key=True),
+    _text("language", nullable=False),
+    CheckConstraint("language IN ('vi', 'en')"),
+    _text("set_by"),
+    _real("updated_at", nullable=False),
+)
+"""A channel's own language (``settings language vi|en #channel``): what its posts are
+written in unless the digest, alert or route that posts has its own ``lang=``."""
+
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

@@ -48,7 +48,7 @@ from commands.kernel.reply import (
     notice,
     section,
 )
-from commands.kernel.text import escape
+from commands.kernel.text import day_time, escape
 from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
 from storage import Role, Storage
@@ -178,7 +178,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
     if ctx.workspace and ctx.workspace.connected_at:
         moment = datetime.fromtimestamp(ctx.workspace.connected_at, UTC).astimezone(ctx.tz)
         connected = _(":large_green_circle: Connected to {address} since {moment}.").format(
-            address=address, moment=f"{moment:%Y-%m-%d %H:%M}"
+            address=address, moment=day_time(moment)
         )
     else:
         connected = _(":large_green_circle: Connected to {address}.").format(address=address)

@@ -88,8 +88,8 @@ FAMILY = Family(
         CommandSpec(
             "settings",
             "cai-dat",
-            "settings [language vi|en] [timezone <IANA name>] [names family-first|given-first] "
-            "[mask-phones on|off] [retention <days>]",
+            "settings [language vi|en [#channel]] [timezone <IANA name>] "
+            "[names family-first|given-first] [mask-phones on|off] [retention <days>]",
             N_(
                 "Show or change the workspace's language, time zone, names, masked numbers "
                 "and how long customers' data stay in messages."
@@ -97,6 +97,7 @@ FAMILY = Family(
             Role.ADMIN,
             (
                 "settings language vi",
+                "settings language en #support",
                 "settings timezone Asia/Ho_Chi_Minh",
                 "settings mask-phones on",
             ),

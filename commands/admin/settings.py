@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from zoneinfo import available_timezones
 
 from commands.kernel.audiences import language_name, person_language, workspace_language
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
+from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import (
@@ -123,16 +124,22 @@ async def settings(ctx: CommandContext, args: list[str]) -> Reply:
     storage = ctx.db()
     if not args:
         workspace = await off_loop(storage.workspaces.get, ctx.team_id)
-        return settings_reply(workspace, str(ctx.tz))
+        channels = await off_loop(storage.channel_languages.all, ctx.team_id)
+        return settings_reply(workspace, str(ctx.tz), channels)
     key = _choice(args[0], SETTINGS, usage, _("'{value}' is not a setting: use {choices}."))
+    if key == "language" and len(args) == 3:
+        return await _set_channel_language(ctx, storage, args[1], args[2], usage)
     if len(args) != 2:
         raise UsageError(_("Give {setting} one value.").format(setting=key), usage)
     change = _CHANGES[key]
     return await change(ctx, storage, args[1], usage)
 
 
-def settings_reply(workspace: Workspace | None, zone: str) -> Reply:
-    """The workspace's settings, each with where its value comes from."""
+def settings_reply(
+    workspace: Workspace | None, zone: str, channels: dict[str, str] | None = None
+) -> Reply:
+    """The workspace's settings, each with where its value comes from, and the channels
+    that read another language."""
     lines = [
         _("*Settings of this workspace*"),
         _line(
@@ -154,8 +161,20 @@ def settings_reply(workspace: Workspace | None, zone: str) -> Reply:
             _("{days} days").format(days=workspace.retention_days if workspace else 90),
             _default_or_admin(workspace is None or workspace.retention_days == 90),
         ),
-        _("Change one: {usage}").format(usage=code(f"/callops {usage_of('settings')}")),
     ]
+    for channel, language in sorted((channels or {}).items()):
+        found = language_of(language)
+        if found is not None:
+            lines.append(
+                _("{channel} reads {language} (set by an admin)").format(
+                    channel=f"<#{channel}>", language=language_name(found)
+                )
+            )
+    lines.append(
+        _("Change one: {usage}").format(
+            usage=code(f"/callops {usage_for_reader(usage_of('settings'))}")
+        )
+    )
     return notice("\n".join(lines), emoji=":gear:")
 
 
@@ -209,6 +228,30 @@ async def _set_language(ctx: CommandContext, storage: Storage, value: str, usage
             "Channels now read callops in {language}, and so does anyone Slack says nothing of."
         ).format(language=language_name(chosen))
     )
+
+
+async def _set_channel_language(
+    ctx: CommandContext, storage: Storage, value: str, channel_word: str, usage: str
+) -> Reply:
+    """One channel's own language (``auto``: back to the workspace's): whatever callops
+    posts there is written in it, unless the digest, alert or route has its own."""
+    chosen = _choice(value, (*LANGUAGES, AUTO), usage, _(NOT_A_LANGUAGE))
+    channel = await channel_for_posting(ctx, channel_word, usage)
+    language = None if chosen == AUTO else _language(chosen)
+    await off_loop(storage.workspaces.ensure, ctx.team_id)
+    await off_loop(storage.channel_languages.set, ctx.team_id, channel, language, by=ctx.user_id)
+    await ctx.audit("settings.channel_language", {"channel": channel, "language": chosen})
+    where = f"<#{channel}>"
+    if language is None:
+        text = _("{channel} now reads callops in the workspace's language, {language}.").format(
+            channel=where, language=language_name(workspace_language(ctx.workspace))
+        )
+    else:
+        text = _(
+            "{channel} now reads callops in {language}: approval cards, digests, alerts and "
+            "call cards posted there, unless one was given its own lang=."
+        ).format(channel=where, language=language_name(language))
+    return notice(text, emoji=":white_check_mark:")
 
 
 async def _set_timezone(ctx: CommandContext, storage: Storage, value: str, usage: str) -> Reply:

@@ -33,6 +33,7 @@ from commands.approvals.workflow import (
     DENY_ACTION,
     DENY_CALLBACK,
     REASON_BLOCK,
+    RESULT_LANGUAGE,
     RequestRefused,
     decide,
     needs_second_person,
@@ -43,7 +44,7 @@ from commands.approvals.workflow import (
     title_of,
 )
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, current_language
 from commands.kernel.modals import modal
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, context_line, error, section
@@ -254,6 +255,11 @@ def status_line(approval: Approval, tz: ZoneInfo) -> str:
     approved = needs_second_person(approval)
     result = approval.result if isinstance(approval.result, Mapping) else {}
     text = str(result.get("text") or "")
+    written_in = result.get(RESULT_LANGUAGE)
+    if isinstance(written_in, str) and written_in != current_language():
+        # The result was written for the card's readers; this reader reads another
+        # language, and the card (linked on private surfaces) has it in full.
+        text = ""
     state = approval.state
     decided = _clock(approval.decided_at, tz)
     if state is ApprovalState.PENDING:
@@ -323,7 +329,7 @@ def card(approval: Approval, tz: ZoneInfo) -> Reply:
 def outcome_note(approval: Approval) -> str | None:
     """A line for the requester in the card's thread once the request is settled."""
     who = mention(approval.requester)
-    title = escape(title_of(approval).lower())
+    title = escape(lower_first(title_of(approval)))
     if outcome_unknown(approval):
         if needs_second_person(approval):
             said = _(
@@ -380,3 +386,9 @@ def deny_modal(approval: Approval, private_metadata: str) -> View:
         close=_("Back"),
         meta=private_metadata,
     )
+
+
+def lower_first(title: str) -> str:
+    """An action's name inside a sentence: its first letter lower case, the rest as it
+    is written ("Tải lên KH tiềm năng" -> "tải lên KH tiềm năng", never "kh")."""
+    return title[:1].lower() + title[1:]

@@ -26,11 +26,13 @@ from commands.approvals.workflow import (
     run_approved,
     step_outcome,
 )
+from commands.kernel.audiences import for_person
+from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext, Messenger, StepExecution
-from commands.kernel.i18n import _, use_audience
+from commands.kernel.i18n import Audience, _, use_audience
 from commands.kernel.reply import SECTION_TEXT_LIMIT, Reply, StepCompleted, notice, section
 from commands.kernel.text import mention, truncate
-from storage import Approval, ApprovalState, Storage
+from storage import Approval, ApprovalState, Person, Storage, Workspace
 from storage.errors import ApprovalStateError
 from storage.offload import off_loop
 
@@ -91,9 +93,9 @@ class ApprovalFlow:
         marker = f"approval-card:{approval.id}"
         if not await off_loop(self.storage.dedup.mark_event, approval.team_id, marker):
             return None
-        with use_audience(self.ctx.channel_audience):
-            reply = card(approval, self.ctx.tz)
         for channel in channels:
+            with use_audience(await self.readers_in(channel)):
+                reply = card(approval, self.ctx.tz)
             posted = await self.slack.post(channel, reply)
             if posted is None:
                 continue
@@ -113,7 +115,7 @@ class ApprovalFlow:
     async def update_card(self, approval: Approval) -> None:
         if not approval.channel or not approval.message_ts or not registered(approval):
             return
-        with use_audience(self.ctx.channel_audience):
+        with use_audience(await self.readers_in(approval.channel)):
             reply = card(approval, self.ctx.tz)
         await self.slack.update(approval.channel, approval.message_ts, reply)
 
@@ -146,7 +148,7 @@ class ApprovalFlow:
 
     async def _tell_people(self, approval: Approval) -> None:
         if approval.channel and approval.message_ts and needs_second_person(approval):
-            with use_audience(self.ctx.channel_audience):
+            with use_audience(await self.readers_in(approval.channel)):
                 note = outcome_note(approval)
             if note:
                 await self.slack.post(
@@ -155,7 +157,8 @@ class ApprovalFlow:
         result = approval.result if isinstance(approval.result, dict) else {}
         announce = result.get("announce")
         if isinstance(announce, str) and announce:
-            pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
+            with use_audience(await self.readers_in(approval.channel)):
+                pulled = _("Pulled by {who}.").format(who=mention(approval.decider))
             text = f"{announce}\n{pulled}"
             for channel in await off_loop(self.approvals_channel, approval):
                 if await self.slack.post(channel, plain_message(text)):
@@ -172,7 +175,29 @@ class ApprovalFlow:
             max_age=PROMPT_URL_LIFETIME,
         )
         if url and registered(approval):
-            await self.slack.rewrite(url, concluded(approval, self.ctx.tz))
+            with use_audience(await self.reader(approval.requester)):
+                rewritten = concluded(approval, self.ctx.tz)
+            await self.slack.rewrite(url, rewritten)
+
+    async def readers_in(self, channel: str | None) -> Audience:
+        """Who reads the card in ``channel``: the channel's own language, else the
+        workspace's; the card and all that is later added to it keep it."""
+        return await channel_readers(self.ctx, channel)
+
+    async def reader(self, user_id: str | None) -> Audience:
+        """Whoever ``user_id`` is, as they read their own messages: the prompt a request
+        began with stays in the requester's language when someone else's click ends it."""
+        if not user_id:
+            return self.ctx.channel_audience
+        if user_id == self.ctx.user_id:
+            return self.ctx.audience
+        team_id = self.ctx.team_id
+
+        def look_up() -> tuple[Person | None, Workspace | None]:
+            return self.storage.people.get(team_id, user_id), self.storage.workspaces.get(team_id)
+
+        person, workspace = await off_loop(look_up)
+        return for_person(person, workspace)
 
     # -- moving a request on -----------------------------------------------------------
 
@@ -186,9 +211,12 @@ class ApprovalFlow:
                 # outcome is known; said plainly instead, and nothing is sent.
                 finished = await not_run(self.storage, approval.team_id, approval.id)
             else:
-                finished = await run_approved(
-                    self.storage, approval.team_id, approval.id, self.env()
-                )
+                # What the run writes (its result line, an announcement) belongs to the
+                # card: it is written in the card's language, whoever clicked.
+                with use_audience(await self.readers_in(approval.channel)):
+                    finished = await run_approved(
+                        self.storage, approval.team_id, approval.id, self.env()
+                    )
         except ApprovalStateError as exc:
             log.info("approval %s: %s", approval.id, exc)
             return None

@@ -33,7 +33,7 @@ from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.kernel.audiences import for_channel
 from commands.kernel.failures import describe_failure
-from commands.kernel.i18n import N_, _, audience, pgettext, use_audience
+from commands.kernel.i18n import N_, _, audience, current_language, pgettext, use_audience
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
@@ -388,6 +388,11 @@ async def not_run(storage: Storage, team_id: str, approval_id: str) -> Approval:
     return finished
 
 
+RESULT_LANGUAGE = "lang"
+"""The language a result's ``text`` was written in: the card's (the shared message it
+belongs to), so a private surface in another language leaves it out."""
+
+
 async def run_approved(
     storage: Storage, team_id: str, approval_id: str, env: ExecutionEnv | None
 ) -> Approval:
@@ -404,7 +409,12 @@ async def run_approved(
     async with holding(storage, claimed):
         with use_audience(replace(audience(), mask_phones=masked)):
             result = await _perform(claimed, env, secret)
-    data: dict[str, Any] = {"ok": result.ok, "text": result.text, **result.data}
+    data: dict[str, Any] = {
+        "ok": result.ok,
+        "text": result.text,
+        RESULT_LANGUAGE: current_language(),
+        **result.data,
+    }
     if claimed.channel and claimed.message_ts:
         data.setdefault("channel", claimed.channel)
         data.setdefault("ts", claimed.message_ts)

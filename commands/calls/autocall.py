@@ -44,14 +44,15 @@ from commands.calls.preview import (
     value_problems,
 )
 from commands.calls.records import find_records_button
+from commands.calls.speech import calendar_date
 from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.formats import money
+from commands.kernel.formats import money, write_date
 from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, current_language, pgettext
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.modals import modal
@@ -59,6 +60,7 @@ from commands.kernel.phones import blocked_numbers, normalize_phone, phone_probl
 from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, section
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
+from commands.kernel.service_words import campaign_type_words
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
@@ -95,10 +97,45 @@ _HINTS = (
 _WORD_BREAK = re.compile(r"[_\-\s.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
+def _common_label(key: str) -> str | None:
+    """The label of a placeholder most templates have, in the reader's language."""
+    labels = {
+        "name": pgettext("template placeholder", "Name"),
+        "amount": pgettext("template placeholder", "Amount"),
+        "due date": pgettext("template placeholder", "Due date"),
+        "date": pgettext("template placeholder", "Date"),
+        "time": pgettext("template placeholder", "Time"),
+        "phone": pgettext("template placeholder", "Phone number"),
+        "code": pgettext("template placeholder", "Code"),
+        "otp": pgettext("template placeholder", "OTP"),
+    }
+    return labels.get(COMMON_PLACEHOLDERS.get(key, ""))
+
+
+COMMON_PLACEHOLDERS = {
+    **dict.fromkeys(("name", "customer name", "full name", "lead name", "ten", "ho ten"), "name"),
+    **dict.fromkeys(("amount", "money", "total", "so tien", "tien"), "amount"),
+    **dict.fromkeys(("due date", "due", "deadline", "han", "ngay het han"), "due date"),
+    **dict.fromkeys(("date", "day", "ngay"), "date"),
+    **dict.fromkeys(("time", "hour", "gio"), "time"),
+    **dict.fromkeys(("phone", "phone number", "sdt", "so dien thoai"), "phone"),
+    **dict.fromkeys(("code", "pin", "ma"), "code"),
+    **dict.fromkeys(("otp", "otp code", "ma otp"), "otp"),
+}
+"""Placeholder names (folded, words apart) of the common values, to their label."""
+
+
 def field_label(name: str) -> str:
-    """A placeholder as a person names it: ``due_date`` and ``dueDate`` are "Due date",
-    ``name`` is "Name", ``OTP`` stays "OTP" (plain text, for a form's label)."""
+    """A placeholder as a person names it (plain text, for a form's label): the common
+    ones by what they hold, in the reader's language (``due_date`` is "Due date", "Ngày
+    đến hạn"); another, in English, from its words (``contractNo`` is "Contract no"), and
+    for a Vietnamese reader as the template writes it, which is what they know it by."""
     words = [w if len(w) > 1 and w.isupper() else w.lower() for w in _WORD_BREAK.split(name) if w]
+    common = _common_label(fold(" ".join(words)))
+    if common is not None:
+        return common
+    if current_language() != "en":
+        return name
     label = " ".join(words)
     return label[:1].upper() + label[1:] if label else name
 
@@ -112,6 +149,9 @@ def shown_value(name: str, value: str) -> str:
     lowered = name.lower()
     if amount.isdigit() and len(amount) <= 15 and any(w in lowered for w in _HINTS[0][0]):
         return f"{text} ({escape(money(int(amount)))})"
+    written = calendar_date(amount)
+    if written is not None:  # a date the service reads, written as the reader writes one
+        return escape(write_date(written))
     return text
 
 
@@ -524,7 +564,7 @@ def not_autocall(campaign: Campaign) -> Reply | None:
         _(
             "{campaign} is a {type} campaign; automated calls are "
             "pushed into autocall campaigns (`/callops campaigns autocall` lists them)."
-        ).format(campaign=campaign.campaign_name, type=campaign.type)
+        ).format(campaign=campaign.campaign_name, type=campaign_type_words(campaign.type))
     )
 
 
@@ -549,7 +589,7 @@ def check_values(campaign: Campaign, names: list[str], given: Mapping[str, str])
                 near=alternatives([n + "=" for n in near]) if near else "",
                 wanted=wanted,
             ),
-            usage_of("autocall"),
+            # No usage of its own: the command that asked (autocall, listen) shows its.
         )
 
 

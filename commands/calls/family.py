@@ -47,7 +47,7 @@ FAMILY = Family(
             N_("listen <campaign> [key=value ...]"),
             N_("What a customer will hear from an autocall, without calling anyone."),
             Role.VIEWER,
-            ("listen reminders amount=1500000 due=31/12/2026",),
+            ('listen "Nhắc thanh toán HN" amount=1500000 due_date=31/12/2026',),
             handler=listen.listen,
         ),
     ),
@@ -106,7 +106,7 @@ FAMILY = Family(
         OnStep(
             steps.AUTOCALL_STEP,
             steps.push,
-            "Push an autocall",
+            N_("Push an autocall"),
             "Call a customer now from a callops autocall campaign, with the template's values.",
             steps.INPUTS,
             steps.OUTPUTS,

@@ -81,7 +81,7 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
     missing = [name for name in names if name not in filled]
     blocks: list[Block] = [
         HeaderBlock(text=_("What the customer will hear")),
-        section(preview_mrkdwn(said)),
+        section(preview_mrkdwn(said, heading=False)),
     ]
     if said.text is not None:
         button = listen_button(campaign.campaign_uuid, filled)

@@ -8,12 +8,25 @@ the workflow step), on the approval card, and by ``listen``, which pushes nothin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from callcenter.models import Template
-from commands.calls.speech import Reading, Rule, UnreadableValue, ValueProblem, read_value, spoken
+from commands.calls.speech import (
+    DEFAULT_VOICE,
+    Reading,
+    Rule,
+    UnreadableValue,
+    ValueProblem,
+    Voice,
+    read_value,
+    spoken,
+    voice_for,
+)
 from commands.kernel.i18n import N_, _
+from commands.kernel.matching import fold
+from commands.kernel.service_words import voice_words
 from commands.kernel.text import clip, code, escape, truncate
 
 RULE_WORDS = {
@@ -31,6 +44,12 @@ def problem_words(problem: ValueProblem) -> str:
     """What is wrong with a value, and what to write, for a field error or a reply."""
     if problem.kind == "bad_date":
         return _("This is not a date in the calendar; write dd/mm/yyyy or yyyy-mm-dd.")
+    if problem.kind == "date_format" and problem.suggestion:
+        return _(
+            "The service reads a date written dd/mm/yyyy or yyyy-mm-dd only: write {suggestion}."
+        ).format(suggestion=problem.suggestion)
+    if problem.kind == "date_format":
+        return _("The service reads a date written dd/mm/yyyy or yyyy-mm-dd only.")
     if problem.kind == "separators":
         return _(
             "Write an amount as plain digits, without dots, commas or spaces: {suggestion}."
@@ -49,6 +68,11 @@ class Preview:
     readings: dict[str, Reading]
     values: dict[str, str]
     """The values as typed."""
+    voice: Voice = DEFAULT_VOICE
+    """The forms the numbers were read with (the template's voice's region)."""
+    voice_name: str = ""
+    warnings: tuple[str, ...] = ()
+    """Values the service reads, but not as meant (a code read as an amount)."""
 
 
 class ValueRefused(ValueError):
@@ -60,12 +84,12 @@ class ValueRefused(ValueError):
         self.message = message
 
 
-def read_values(values: Mapping[str, str]) -> dict[str, Reading]:
+def read_values(values: Mapping[str, str], voice: Voice = DEFAULT_VOICE) -> dict[str, Reading]:
     """Each value's reading; ``ValueRefused`` names the first the service would misread."""
     readings: dict[str, Reading] = {}
     for name, value in values.items():
         try:
-            readings[name] = read_value(value)
+            readings[name] = read_value(value, voice)
         except UnreadableValue as exc:
             raise ValueRefused(name, problem_words(exc.problem)) from None
     return readings
@@ -82,21 +106,62 @@ def value_problems(values: Mapping[str, str]) -> dict[str, str]:
     return problems
 
 
+CODE_WORDS = frozenset({"otp", "code", "ma", "pin"})
+"""Words of a placeholder's name that say its value is a code, read digit by digit."""
+
+
+def code_like(name: str) -> bool:
+    """``otp``, ``ma_xac_nhan``, ``pin_code``: a placeholder whose value is a code."""
+    return bool(CODE_WORDS & set(re.split(r"[^a-z0-9]+", fold(name))))
+
+
+def code_warnings(readings: Mapping[str, Reading], values: Mapping[str, str]) -> list[str]:
+    """A code read as an amount ("một trăm hai mươi ba nghìn…"): write it spaced."""
+    warned = []
+    for name, reading in readings.items():
+        if reading.rule is Rule.AMOUNT and code_like(name):
+            digits = re.sub(r"\D", "", values.get(name, ""))
+            warned.append(
+                _(
+                    "{name} looks like a code but will be read as an amount; to have it read "
+                    "digit by digit, separate the digits with spaces: {suggestion}."
+                ).format(name=code(name), suggestion=code(" ".join(digits)))
+            )
+    return warned
+
+
 def preview(template: Template | None, values: Mapping[str, str]) -> Preview:
-    readings = read_values(values)
+    voice_name = template.voice_tts if template is not None else ""
+    voice = voice_for(voice_name)
+    readings = read_values(values, voice)
     typed = dict(values)
+    warnings = tuple(code_warnings(readings, typed))
     if template is None or template.voice_type != "tts":
-        return Preview(None, readings, typed)
-    return Preview(spoken(template.content or "", readings), readings, typed)
+        return Preview(None, readings, typed, voice, voice_name, warnings)
+    said = spoken(template.content or "", readings)
+    return Preview(said, readings, typed, voice, voice_name, warnings)
 
 
-def preview_mrkdwn(result: Preview) -> str:
-    """The preview as a card shows it: the spoken text quoted, then each value's rule."""
+def region_line(result: Preview) -> str:
+    """Which region's forms the numbers were read with: the template's voice's."""
+    if result.voice.region == "south":
+        forms = _("southern forms (lẻ, ngàn)")
+    else:
+        forms = _("northern forms (linh, nghìn)")
+    return _("Numbers are read with the {forms} of the template's voice, {voice}.").format(
+        forms=forms, voice=voice_words(result.voice_name)
+    )
+
+
+def preview_mrkdwn(result: Preview, *, heading: bool = True) -> str:
+    """The preview as a card shows it: the spoken text quoted, then each value's rule;
+    ``heading``: said first (not under a header that says it already)."""
     if result.text is None:
         return _(":speaker: This campaign plays a recorded audio file: nothing is read aloud.")
     said = truncate(result.text, MAX_SHOWN).splitlines()
     quoted = "\n".join("> " + escape(line) for line in said if line.strip())
-    lines = [_(":speaker: *What the customer will hear*"), quoted or "> …"]
+    lines = [_(":speaker: *What the customer will hear*")] if heading else []
+    lines.append(quoted or "> …")
     for name, reading in list(result.readings.items())[:20]:
         lines.append(
             _("• {name} = {value}: {rule}").format(
@@ -105,4 +170,11 @@ def preview_mrkdwn(result: Preview) -> str:
                 rule=_(RULE_WORDS[reading.rule]),
             )
         )
+    if result.voice_name and any(r.rule in NUMBER_RULES for r in result.readings.values()):
+        lines.append(region_line(result))
+    lines.extend(f":warning: {warning}" for warning in result.warnings)
     return "\n".join(lines)
+
+
+NUMBER_RULES = (Rule.AMOUNT, Rule.NUMBER, Rule.DATE)
+"""Readings that say numbers, so the region's forms show in them."""

@@ -39,9 +39,25 @@ class Voice:
     """The word before a lone unit after a hundred: "lẻ" (South) or "linh" (North)."""
     four_after_tens: str = "bốn"
     """4 after "mươi": "bốn", or the colloquial "tư"."""
+    thousand: str = "nghìn"
+    """A thousand: "nghìn" (North) or "ngàn" (South)."""
+    region: str = ""
+    """``north`` or ``south`` for a region's voice; empty for the mixed default."""
 
 
 DEFAULT_VOICE: Final = Voice()
+NORTHERN: Final = Voice(zero_ten="linh", thousand="nghìn", region="north")
+SOUTHERN: Final = Voice(zero_ten="lẻ", thousand="ngàn", region="south")
+
+
+def voice_for(name: str | None) -> Voice:
+    """The forms of the template's voice (``female_north``, ``male_south``): a southern
+    or central voice says "lẻ" and "ngàn", a northern one (and a voice that names no
+    region: the standard broadcast forms) "linh" and "nghìn"."""
+    region = (name or "").strip().lower()
+    if region.endswith(("south", "central")):
+        return SOUTHERN
+    return NORTHERN
 
 
 def _tens_and_units(tens: int, units: int, voice: Voice, after_hundred: bool) -> list[str]:
@@ -75,7 +91,7 @@ def _below_billion(value: int, voice: Voice, *, leading: bool) -> list[str]:
     after the first spoken one says its hundreds."""
     groups = [value // 1_000_000, value // 1000 % 1000, value % 1000]
     words: list[str] = []
-    for group, scale in zip(groups, ("triệu", "nghìn", ""), strict=True):
+    for group, scale in zip(groups, ("triệu", voice.thousand, ""), strict=True):
         if group == 0:
             continue
         words += _group(group, voice, leading=leading and not words)
@@ -105,9 +121,21 @@ def digit_by_digit(digits: str) -> str:
 
 def date_words(day: date, voice: Voice = DEFAULT_VOICE) -> str:
     """31/12/2026 → "ngày ba mươi mốt tháng mười hai năm hai nghìn không trăm hai mươi
-    sáu" (April is "tháng tư", as the month is named)."""
+    sáu" (April is "tháng tư", as the month is named); days 1 to 10 are said with
+    "mùng" ("mùng năm tháng năm"), as speakers say them."""
     month = "tư" if day.month == 4 else cardinal(day.month, voice)
-    return f"ngày {cardinal(day.day, voice)} tháng {month} năm {cardinal(day.year, voice)}"
+    said_day = (
+        f"mùng {cardinal(day.day, voice)}" if day.day <= 10 else f"ngày {cardinal(day.day, voice)}"
+    )
+    return f"{said_day} tháng {month} năm {cardinal(day.year, voice)}"
+
+
+def decimal_words(decimals: str, voice: Voice = DEFAULT_VOICE) -> str:
+    """The part after "phẩy" as people say it: "25" → "hai mươi lăm"; a part that starts
+    with 0 or is longer than three digits is said digit by digit ("05" → "không năm")."""
+    if decimals.startswith("0") or len(decimals) > 3:
+        return digit_by_digit(decimals)
+    return cardinal(int(decimals), voice)
 
 
 class Rule(StrEnum):
@@ -131,7 +159,7 @@ class ValueProblem:
     """A value the service would misread, and what to write instead."""
 
     kind: str
-    """``bad_date``, ``separators``, ``empty_number`` or ``empty``."""
+    """``bad_date``, ``date_format``, ``separators``, ``empty_number`` or ``empty``."""
     suggestion: str | None = None
 
 
@@ -148,7 +176,23 @@ _DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 _YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _GROUPED = re.compile(r"\d{1,3}(?:([.,  ])\d{3})+")
 """1.500.000, 1,500,000, 1 500 000: an amount written with separators the rules lack."""
-_DATE_LIKE = re.compile(r"\d{1,4}[/-]\d{1,2}[/-]\d{1,4}")
+_DATE_LIKE = re.compile(r"(\d{1,4})[/.-](\d{1,2})[/.-](\d{1,4})")
+_GROUPED_NUMBER = re.compile(r"#\d{1,3}(?:\.\d{3})+")
+"""#1.000, #1.500.000: in Vietnamese "." groups thousands, and the service would read
+the first as "một phẩy không không không"."""
+
+
+def _date_form(match: re.Match[str]) -> str | None:
+    """A date written in a form the service does not read (``2026/12/31``,
+    ``31-12-2026``) as it reads one: ``31/12/2026``; None when it is no date."""
+    first, month, last = match.groups()
+    if len(first) == 4:
+        year, day = int(first), int(last)
+    elif len(last) == 4:
+        year, day = int(last), int(first)
+    else:
+        return None
+    return f"{day:02d}/{int(month):02d}/{year}"
 
 
 def _date(year: int, month: int, day: int) -> date:
@@ -156,6 +200,22 @@ def _date(year: int, month: int, day: int) -> date:
         return date(year, month, day)
     except ValueError:
         raise UnreadableValue(ValueProblem("bad_date")) from None
+
+
+def calendar_date(value: str) -> date | None:
+    """The date ``value`` is in a form the service reads (``dd/mm/yyyy``,
+    ``yyyy-mm-dd``), else None (not a date, or not one on the calendar)."""
+    text = value.strip()
+    try:
+        if match := _DMY.fullmatch(text):
+            day, month, year = (int(g) for g in match.groups())
+            return date(year, month, day)
+        if match := _YMD.fullmatch(text):
+            year, month, day = (int(g) for g in match.groups())
+            return date(year, month, day)
+    except ValueError:
+        return None
+    return None
 
 
 def read_value(value: str, voice: Voice = DEFAULT_VOICE) -> Reading:
@@ -170,13 +230,15 @@ def read_value(value: str, voice: Voice = DEFAULT_VOICE) -> Reading:
     if _SPACED_DIGITS.fullmatch(text):
         return Reading(Rule.DIGITS, digit_by_digit(text))
     if text.startswith("#"):
+        if _GROUPED_NUMBER.fullmatch(text):
+            raise UnreadableValue(ValueProblem("separators", "#" + re.sub(r"\D", "", text)))
         match = _NUMBER.fullmatch(text)
         if match is None:
             raise UnreadableValue(ValueProblem("empty_number"))
         whole, decimals = match.groups()
         words = cardinal(int(whole), voice)
         if decimals:
-            words += " phẩy " + digit_by_digit(decimals)
+            words += " phẩy " + decimal_words(decimals, voice)
         return Reading(Rule.NUMBER, words)
     if match := _DMY.fullmatch(text):
         day, month, year = (int(g) for g in match.groups())
@@ -186,8 +248,8 @@ def read_value(value: str, voice: Voice = DEFAULT_VOICE) -> Reading:
         return Reading(Rule.DATE, date_words(_date(year, month, day), voice))
     if _GROUPED.fullmatch(text):
         raise UnreadableValue(ValueProblem("separators", re.sub(r"\D", "", text)))
-    if _DATE_LIKE.fullmatch(text):
-        raise UnreadableValue(ValueProblem("bad_date"))
+    if match := _DATE_LIKE.fullmatch(text):
+        raise UnreadableValue(ValueProblem("date_format", _date_form(match)))
     return Reading(Rule.AS_WRITTEN, text)
 
 
@@ -209,6 +271,12 @@ def spoken(content: str, readings: dict[str, Reading]) -> str:
 
     def replace(match: re.Match[str]) -> str:
         reading = readings.get(match.group(1))
-        return reading.words if reading is not None else match.group(0)
+        if reading is None:
+            return match.group(0)
+        before = content[: match.start()].rstrip().lower()
+        if reading.rule is Rule.DATE and before.endswith("ngày"):
+            # The template says "ngày {{date}}" itself: no "ngày ngày".
+            return reading.words.removeprefix("ngày ")
+        return reading.words
 
     return PLACEHOLDER.sub(replace, content)

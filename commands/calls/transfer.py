@@ -91,6 +91,41 @@ LEG_HINTS: dict[Leg, str] = {
     "aleg": N_("The person who placed the call is moved to the extension."),
     "bleg": N_("The side that answered (usually the agent) is moved to the extension."),
 }
+LEGS_BY_DIRECTION: dict[str, dict[Leg, tuple[str, str]]] = {
+    "outbound": {
+        "aleg": (
+            N_("the agent who called (A leg)"),
+            N_("The agent who placed this outbound call is moved to the extension."),
+        ),
+        "bleg": (
+            N_("the customer (B leg)"),
+            N_("The customer who answered this outbound call is moved to the extension."),
+        ),
+    },
+    "inbound": {
+        "aleg": (
+            N_("the customer who called (A leg)"),
+            N_("The customer who called in is moved to the extension."),
+        ),
+        "bleg": (
+            N_("the agent's side (B leg)"),
+            N_("The agent who answered is moved to the extension."),
+        ),
+    },
+}
+"""Who each leg is, by the call's direction: on an outbound call the B leg is the
+customer, not the agent (the words for a call of unknown direction say neither)."""
+
+
+def leg_words(leg: Leg, direction: str = "") -> tuple[str, str]:
+    """A leg's name and what moving it does, for a call of ``direction``."""
+    by_direction = LEGS_BY_DIRECTION.get(direction.strip().lower())
+    if by_direction is not None:
+        words, hint = by_direction[leg]
+        return _(words), _(hint)
+    return _(LEG_WORDS[leg]), _(LEG_HINTS[leg])
+
+
 _EXTENSION = re.compile(r"^[0-9A-Za-z*#+_.-]{1,32}$")
 
 NOT_REGISTERED = "USER_NOT_REGISTERED"
@@ -115,6 +150,7 @@ def button_value(call: ActiveCall) -> str:
             "call_id": call.call_id,
             "source": truncate(call.source, 60),
             "destination": truncate(call.destination, 60),
+            "direction": truncate(call.direction, 20),
         },
         separators=(",", ":"),
     )
@@ -132,11 +168,12 @@ class TransferButton(Value):
     call_id: Token
     source: Annotated[str, StringConstraints(max_length=200)] = ""
     destination: Annotated[str, StringConstraints(max_length=200)] = ""
+    direction: Annotated[str, StringConstraints(max_length=20)] = ""
 
 
 def read_button_value(value: str) -> dict[str, str]:
     if not value.startswith("{"):  # a button posted before it carried the call's numbers
-        return {"call_id": token(value), "source": "", "destination": ""}
+        return {"call_id": token(value), "source": "", "destination": "", "direction": ""}
     return read(TransferButton, value).model_dump()
 
 
@@ -206,9 +243,11 @@ def transfer_modal(
 ) -> View:
     """The extensions of the directory to choose from (when it could be read), a field to
     type one, and the leg."""
+    direction = call.get("direction", "")
     options = [
-        Option(value=leg, text=_(words), description=_(LEG_HINTS[leg]))
-        for leg, words in LEG_WORDS.items()
+        Option(value=leg, text=words, description=hint)
+        for leg in LEG_WORDS
+        for words, hint in [leg_words(leg, direction)]
     ]
     meta = {k: call.get(k, "") for k in ("call_id", "source", "destination")}
     meta["channel"] = channel or ""

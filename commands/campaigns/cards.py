@@ -40,6 +40,7 @@ from commands.kernel.resolve import (
     all_campaigns,
     find_campaign,
 )
+from commands.kernel.service_words import autocall_kind_words, campaign_type_words
 from commands.kernel.tables import BUTTONS_PER_ROW, Column, RowButton, row_buttons, table
 from commands.kernel.text import (
     clip,
@@ -92,7 +93,7 @@ def campaign_table(page: Sequence[CampaignRow]) -> list[Block]:
     rows = [
         [
             c.campaign_name,
-            c.type,
+            campaign_type_words(c.type),
             status_word(c.status),
             mode_label(c.mode_call),
             number(c.concurrent_call),
@@ -237,7 +238,7 @@ def _recall(c: Campaign) -> str:
     )
 
 
-def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
+def _stats_fields(stats: AutodialerStats, minutes: int) -> list[MarkdownTextObject]:
     pairs = [
         (
             _("Leads"),
@@ -245,7 +246,12 @@ def _stats_fields(stats: AutodialerStats) -> list[MarkdownTextObject]:
                 total=number(stats.total_leads), in_progress=number(stats.leads_in_progress)
             ),
         ),
-        (_("Calls (window)"), number(stats.total_calls)),
+        (
+            ngettext("Calls (last {n} minute)", "Calls (last {n} minutes)", minutes).format(
+                n=number(minutes)
+            ),
+            number(stats.total_calls),
+        ),
         (_("Connection rate"), percent(stats.customer_connection_rate)),
         (_("Dropped rate"), percent(stats.dropped_call_rate)),
         (
@@ -277,7 +283,8 @@ def campaign_card(
     fields = [
         (
             _("Type"),
-            f"`{escape(c.type)}`" + (f" ({escape(c.type_autocall)})" if c.type_autocall else ""),
+            escape(campaign_type_words(c.type))
+            + (f" ({escape(autocall_kind_words(c.type_autocall))})" if c.type_autocall else ""),
         ),
         (_("Status"), status_label(c.status)),
         (_("Mode"), mode_label(c.mode_call)),
@@ -303,7 +310,7 @@ def campaign_card(
         blocks.append(section("*" + _("Dialing hours") + "*\n" + truncate("\n".join(hours), 2900)))
     blocks.extend(calling_rules or [])
     if stats is not None:
-        fields_stats = _stats_fields(stats)
+        fields_stats = _stats_fields(stats, window_minutes)
         fields_stats[-1] = MarkdownTextObject(
             text="*" + _("Last call") + f"*\n{day_time(stats.last_call_time, ctx.tz)}"
         )
@@ -330,7 +337,9 @@ def campaign_card(
         )
     )
     return Reply(
-        text=_("Campaign {name}: {status}").format(name=escape(c.campaign_name), status=c.status),
+        text=_("Campaign {name}: {status}").format(
+            name=escape(c.campaign_name), status=status_word(c.status)
+        ),
         blocks=blocks,
     )
 

@@ -29,7 +29,7 @@ FAMILY = Family(
             N_("campaign <name>"),
             N_("A campaign's card: settings, schedule and live statistics."),
             Role.VIEWER,
-            ('campaign "Summer sale"', "campaign summ"),
+            ('campaign "Telesale thẻ tín dụng HCM"', "campaign telesale"),
             handler=cards.show_campaign,
         ),
         CommandSpec(
@@ -124,7 +124,7 @@ FAMILY = Family(
         OnStep(
             steps.START_STEP,
             steps.start,
-            "Start a campaign",
+            N_("Start a campaign"),
             "Start a callops campaign dialing (with the approval your workspace asks for).",
             (steps.CAMPAIGN,),
             steps.OUTPUTS,
@@ -133,7 +133,7 @@ FAMILY = Family(
         OnStep(
             steps.PAUSE_STEP,
             steps.pause,
-            "Pause a campaign",
+            N_("Pause a campaign"),
             "Pause a callops campaign: no new calls; calls in progress finish.",
             (steps.CAMPAIGN,),
             steps.OUTPUTS,
@@ -142,7 +142,7 @@ FAMILY = Family(
         OnStep(
             steps.STOP_STEP,
             steps.stop,
-            "Stop a campaign",
+            N_("Stop a campaign"),
             "Stop a callops campaign; starting it again begins a new run.",
             (steps.CAMPAIGN,),
             steps.OUTPUTS,

@@ -37,12 +37,12 @@ from slack_sdk.models.blocks import (
 from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
-    for_channel,
     post_language,
+    post_language_aside,
     post_language_note,
 )
 from commands.kernel.catalog import usage_of
-from commands.kernel.channels import channel_for_posting
+from commands.kernel.channels import channel_for_posting, channel_readers
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options, unescape_slack
@@ -219,7 +219,9 @@ def describe(alert: Alert) -> str:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:g}"
+    """A figure as the rest of the post writes it: one decimal, the reader's separators
+    (``5,6`` beside the digest's ``5,6%``)."""
+    return number(round(value, 1))
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -266,7 +268,7 @@ def fired_message(
     label = _(metric.label)
     headline = _(":rotating_light: *{metric} is {value}* on *{campaign}* (alert: {alert})").format(
         metric=escape(label.capitalize()),
-        value=f"{_fmt(round(value, 2))}{unit}",
+        value=f"{_fmt(value)}{unit}",
         campaign=name,
         alert=escape(describe(alert)),
     )
@@ -296,7 +298,7 @@ def fired_message(
         ),
     ]
     text = _("{metric} {value} on {campaign}").format(
-        metric=label, value=f"{_fmt(round(value, 2))}{unit}", campaign=stats.name
+        metric=label, value=f"{_fmt(value)}{unit}", campaign=stats.name
     )
     return Reply(text=escape(text), blocks=blocks, ephemeral=False)
 
@@ -310,7 +312,7 @@ def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply
         "(alert {id}: {alert}; {scope})."
     ).format(
         metric=escape(label),
-        value=f"{_fmt(round(value, 2))}{unit}",
+        value=f"{_fmt(value)}{unit}",
         campaign=clip(stats.name, 100),
         id=code(alert.id),
         alert=escape(describe(alert)),
@@ -397,12 +399,11 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "Checked every minute; told once until it recovers."
         ).format(
             id=code(alert.id),
-            channel=f"<#{channel}>",
+            channel=f"<#{channel}>" + post_language_aside(language),
             alert=escape(describe(alert)),
             scope=scope,
             window=escape(recent_words(minutes * 60)),
-        )
-        + post_language_note(language),
+        ),
         emoji=":rotating_light:",
     )
 
@@ -479,7 +480,7 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
         "alert.snooze",
         {"alert": alert.id, "until": until.isoformat(timespec="minutes")},
     )
-    with use_audience(for_channel(ctx.workspace, alert.language)):  # the alert's channel
+    with use_audience(await channel_readers(ctx, alert.channel, alert.language)):
         text = _(
             ":zzz: {user} snoozed alert {id} until {when}. "
             "If it is still crossed then, it is told once more."

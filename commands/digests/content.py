@@ -35,7 +35,7 @@ from callcenter import CallCenter
 from callcenter.models import AgentTime
 from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
-from commands.kernel.audiences import for_channel
+from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click
@@ -595,7 +595,7 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     # In the digest's thread it is read by the channel: the digest's language, else the
     # workspace's; shown only to the person who asked, in theirs.
     language = digest.language if digest is not None else None
-    readers = for_channel(ctx.workspace, language) if in_thread else ctx.audience
+    readers = await channel_readers(ctx, channel, language) if in_thread else ctx.audience
     with use_audience(readers):
         reply = await full_report(ctx.client(), period, campaigns)
         if in_thread:

@@ -21,7 +21,10 @@ FAMILY = Family(
             ),
             N_("Schedule a statistics digest."),
             Role.OPERATOR,
-            ("digest add #digests daily 08:00", 'digest add #digests "0 8 * * 1-5" Summer'),
+            (
+                "digest add #digests daily 08:00",
+                'digest add #digests "0 8 * * 1-5" Telesale thẻ tín dụng HCM',
+            ),
             handler=manage.add,
         ),
         CommandSpec(

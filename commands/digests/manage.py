@@ -53,7 +53,7 @@ from commands.kernel.resolve import (
     campaign_queries,
     pick_campaign,
 )
-from commands.kernel.text import clip, code, day_time, escape, number
+from commands.kernel.text import clip, code, day_time, escape, number, zone_name
 from commands.kernel.values import Token, Value, read_fields
 from commands.rules.consent import ending_soon
 from commands.rules.guard import looser_words, refused_between
@@ -111,7 +111,8 @@ def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> Diges
         campaigns=digest.campaigns,
         sections=digest.sections or SECTIONS,
         digest_id=digest.id,
-        schedule=f"{parse_schedule(digest.schedule).describe()} ({digest.timezone})",
+        schedule=f"{parse_schedule(digest.schedule).describe()} "
+        f"({zone_name(ZoneInfo(digest.timezone))})",
         why=why,
     )
 
@@ -257,7 +258,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         n=number(len(uuids)),
         names=", ".join(f"*{clip(named.get(u, u), 80)}*" for u in uuids[:10]),
         schedule=escape(schedule.describe()),
-        zone=escape(ctx.tz.key),
+        zone=escape(zone_name(ctx.tz)),
         channel=f"<#{channel}>" + post_language_note(language),
         when=escape(when),
     )
@@ -283,7 +284,7 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
         id=code(d.id),
         state=state,
         schedule=escape(described),
-        zone=escape(d.timezone),
+        zone=escape(zone_name(ZoneInfo(d.timezone))),
         channel=f"<#{d.channel}>" + post_language_note(d.language),
     )
     text = f"{where}\n{campaigns} · {escape(sections)}"
@@ -336,7 +337,7 @@ async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> 
     when = day_time(upcoming) if upcoming else _("never")
     return notice(
         _("Digest {id} resumed; next post {when} ({zone}).").format(
-            id=code(digest.id), when=escape(when), zone=escape(digest.timezone)
+            id=code(digest.id), when=escape(when), zone=escape(zone_name(ZoneInfo(digest.timezone)))
         ),
         emoji=":arrow_forward:",
     )

@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 from apscheduler.triggers.cron import CronTrigger
 
 from commands.kernel.i18n import N_, _
-from commands.kernel.matching import did_you_mean
+from commands.kernel.matching import did_you_mean, fold
 from commands.kernel.periods import Window, span_words
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -44,6 +44,21 @@ _DAY_WORDS = {
     "thur": "thu",
     "thurs": "thu",
 }
+_VI_DAY_WORDS = {
+    "t2": "mon", "thu hai": "mon", "t3": "tue", "thu ba": "tue", "t4": "wed", "thu tu": "wed",
+    "t5": "thu", "thu nam": "thu", "t6": "fri", "thu sau": "fri", "t7": "sat",
+    "thu bay": "sat", "cn": "sun", "chu nhat": "sun",
+}  # fmt: skip
+"""The days as a Vietnamese reader types them, folded (``T2``, ``thứ-hai``, ``CN``)."""
+SCHEDULE_ALIASES = {
+    "hang ngay": "daily",
+    "ngay lam viec": "weekdays",
+    "t2 t6": "weekdays",
+    "hang tuan": "weekly",
+    "hang gio": "hourly",
+}
+"""The schedule words as a Vietnamese reader types them, folded (``hang-ngay 08:00``);
+the stored schedule keeps the English words."""
 _CRON_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 """Cron's weekday numbering: 0 (and 7) is Sunday."""
 _WEEKLY_WORDS = {
@@ -113,8 +128,13 @@ def _hhmm(text: str) -> tuple[int, int]:
     return hour, minute
 
 
+def _folded(word: str) -> str:
+    """A typed word as the Vietnamese tables hold it: folded, hyphens as spaces."""
+    return " ".join(fold(word).replace("-", " ").replace("–", " ").split())
+
+
 def _day(text: str) -> str:
-    day = _DAY_WORDS.get(text.strip().lower())
+    day = _DAY_WORDS.get(text.strip().lower()) or _VI_DAY_WORDS.get(_folded(text))
     if day is None:
         raise ScheduleError(
             _("'{text}' is not a day of the week; use mon, tue, … sun.").format(text=text)
@@ -227,8 +247,12 @@ def parse_when(tokens: list[str]) -> tuple[Schedule, list[str]]:
 def _parse(tokens: list[str]) -> tuple[Schedule, list[str]]:
     if not tokens:
         raise ScheduleError(_("Say when the digest goes out: {usage}.").format(usage=WHEN_USAGE))
-    head = tokens[0].lower()
-    rest = tokens[1:]
+    head, rest = tokens[0].lower(), tokens[1:]
+    for size in (3, 2, 1):  # "hằng ngày", "ngày làm việc" typed as separate words
+        english = SCHEDULE_ALIASES.get(_folded(" ".join(tokens[:size])))
+        if english is not None and len(tokens) >= size:
+            head, rest = english, tokens[size:]
+            break
     if head in ("daily", "weekdays"):
         if not rest:
             raise ScheduleError(_("'{word}' needs a time, e.g. {word} 08:00.").format(word=head))

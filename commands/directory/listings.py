@@ -39,6 +39,7 @@ from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply, context_line, section
+from commands.kernel.service_words import voice_words
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, number, truncate
 
@@ -288,7 +289,7 @@ def _template_row(t: Template) -> SectionBlock:
         if t.voice_tts:
             voice = _(
                 ":speaking_head_in_silhouette: text to speech ({voice}, speed {speed})"
-            ).format(voice=clip(t.voice_tts, 60), speed=f"{t.speed_tts:g}")
+            ).format(voice=clip(voice_words(t.voice_tts), 60), speed=f"{t.speed_tts:g}")
         else:
             voice = _(":speaking_head_in_silhouette: text to speech")
     elif t.voice_type == "audio_file":

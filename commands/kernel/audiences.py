@@ -3,9 +3,12 @@ request and every post (and ``language``/``settings`` explain).
 
 A person reads their replies, forms and Home tab in the language they chose
 (``/callops language``), else their Slack locale, else the workspace's.  A message
-posted to a channel is read by many: the workspace's language, unless the digest, alert
-or notification route that posts it has its own, and customers' numbers masked when the
-workspace asks for it.  The workspace's language is the one an admin chose
+posted to a channel is read by many: the language of the digest, alert or notification
+route that posts it when it has its own, else the channel's own (an admin may give one
+channel another language than the workspace's), else the workspace's; customers'
+numbers masked when the workspace asks for it.  The language of a message is decided
+once, when it is posted: what is added to it later (a result line, a thread note) is
+written in it whoever clicked.  The workspace's language is the one an admin chose
 (``/callops settings language``), else the Slack locale of the admin who connected it,
 else English (a workspace connected from the command line).
 """
@@ -73,11 +76,17 @@ def for_person(
     )
 
 
-def for_channel(workspace: Workspace | None, language: str | None = None) -> Audience:
-    """A channel's readers: ``language`` when the post has its own, else the workspace's;
-    customers' numbers masked unless the workspace turned that off."""
+def for_channel(
+    workspace: Workspace | None, language: str | None = None, channel_language: str | None = None
+) -> Audience:
+    """A channel's readers: ``language`` when the post has its own (a digest's, an
+    alert's or a route's ``lang=``), else the channel's own (``settings language vi|en
+    #channel``), else the workspace's; customers' numbers masked unless the workspace
+    turned that off."""
     return Audience(
-        language=language_of(language) or workspace_language(workspace),
+        language=language_of(language)
+        or language_of(channel_language)
+        or workspace_language(workspace),
         names=_names(workspace),
         mask_phones=bool(workspace is None or workspace.mask_phones),
         public=True,
@@ -109,6 +118,14 @@ def post_language(options: Mapping[str, str], usage: str) -> Language | None:
             usage,
         )
     return found
+
+
+def post_language_aside(language: str | None) -> str:
+    """`` (in Vietnamese)`` after a channel named inside a sentence, else nothing."""
+    found = language_of(language)
+    if found is None:
+        return ""
+    return " (" + _("in {language}").format(language=language_name(found)) + ")"
 
 
 def post_language_note(language: str | None) -> str:

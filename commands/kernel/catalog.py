@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
+from commands.kernel.i18n import _, current_language
 from commands.kernel.matching import fold
 from storage import Role
 
@@ -148,3 +149,32 @@ def usage_of(name: str) -> str:
 def role_allows(role: Role, needed: Role) -> bool:
     """Whether someone with ``role`` may run what needs ``needed`` (admin > operator > viewer)."""
     return role.at_least(needed)
+
+
+def _spec_of_usage(usage: str) -> CommandSpec | None:
+    """The command a usage line is written for: the one whose usage it is, else the one
+    whose words lead it (longest first), else None (a hint passed as a usage)."""
+    for spec in COMMANDS:
+        if spec.usage == usage:
+            return spec
+    leading = [s for s in COMMANDS if usage == s.name or usage.startswith(s.name + " ")]
+    return max(leading, key=lambda s: len(s.name), default=None)
+
+
+def usage_for_reader(usage: str) -> str:
+    """A usage line as the reader types it: English, or the Vietnamese alias with the
+    placeholders of the catalog (``tam-dung <chiến dịch>``).  The translation keeps the
+    English command word at its start (the help and errors swap it here), so a usage
+    that names its command twice (``lead <uuid> | lead <campaign> ...``) gets the alias
+    both times."""
+    translated = _(usage)
+    if current_language() == "en":
+        return translated
+    spec = _spec_of_usage(usage)
+    if spec is None:
+        return translated
+    if translated == spec.name or translated.startswith(spec.name + " "):
+        translated = spec.alias + translated[len(spec.name) :]
+    else:  # a usage that is one common word (``calls``) shares a message of its own
+        translated = spec.alias + usage[len(spec.name) :]
+    return translated.replace(f"| {spec.name} ", f"| {spec.alias} ")

@@ -6,9 +6,11 @@ the channel must exist and the bot must be in it (callops asks for no chat:write
 
 from __future__ import annotations
 
+from commands.kernel.audiences import for_channel
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, parse_channel
-from commands.kernel.i18n import _
+from commands.kernel.i18n import Audience, _
+from storage.offload import off_loop
 
 
 async def channel_for_posting(ctx: CommandContext, token: str, usage: str) -> str:
@@ -39,3 +41,15 @@ async def channel_for_posting(ctx: CommandContext, token: str, usage: str) -> st
             usage,
         )
     return found.id
+
+
+async def channel_readers(
+    ctx: CommandContext, channel: str | None, language: str | None = None
+) -> Audience:
+    """Who reads a message posted (or added to) in ``channel``: ``language`` when the post
+    has its own, else the channel's own (``settings language vi|en #channel``), else the
+    workspace's.  Decided per message, whoever clicked."""
+    if ctx.storage is None or not channel:
+        return for_channel(ctx.workspace, language)
+    own = await off_loop(ctx.storage.channel_languages.get, ctx.team_id, channel)
+    return for_channel(ctx.workspace, language, own)

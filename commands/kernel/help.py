@@ -22,7 +22,14 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.kernel import paging
-from commands.kernel.catalog import COMMANDS, CommandSpec, heads, match, role_allows
+from commands.kernel.catalog import (
+    COMMANDS,
+    CommandSpec,
+    heads,
+    match,
+    role_allows,
+    usage_for_reader,
+)
 from commands.kernel.context import CommandContext
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
@@ -87,10 +94,15 @@ def usage_line(spec: CommandSpec) -> str:
     in the reader's language (``tam-dung <chiến dịch>``)."""
     if in_english():
         return spec.usage
-    usage = _(spec.usage)
-    if usage.startswith(spec.name):
-        return spec.alias + usage[len(spec.name) :]
-    return spec.alias_usage
+    return usage_for_reader(spec.usage)
+
+
+def example_line(spec: CommandSpec, example: str) -> str:
+    """An example as the reader types it: the alias in place of the English command
+    words for a Vietnamese reader (the rest, names and ``key=value``, as written)."""
+    if in_english() or not (example == spec.name or example.startswith(spec.name + " ")):
+        return example
+    return spec.alias + example[len(spec.name) :]
 
 
 def _families() -> dict[str, list[CommandSpec]]:
@@ -168,11 +180,11 @@ def command_help(spec: CommandSpec, role: Role) -> Reply:
         section(f"{escape(summary)}\n\n{usage}"),
     ]
     if spec.examples:
-        examples = "\n".join(code("/callops " + e) for e in spec.examples)
+        examples = "\n".join(code("/callops " + example_line(spec, e)) for e in spec.examples)
         heading = _("Examples")
         blocks.append(section(f"*{heading}*\n{examples}"))
     blocks.append(context_line(access))
-    return Reply(text=f"/callops {_(spec.usage)}: {summary}", blocks=blocks)
+    return Reply(text=f"/callops {usage_line(spec)}: {summary}", blocks=blocks)
 
 
 def _family_help(word: str, specs: list[CommandSpec], role: Role) -> Reply:

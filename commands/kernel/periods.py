@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from commands.kernel.durations import recent_words
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, current_language, use_language
 from commands.kernel.matching import fold
 from commands.kernel.text import clock, day, day_time, zone_name
 
@@ -53,6 +53,13 @@ PERIOD_ALIASES = {
 """The Vietnamese period words, folded (``hom-nay``, ``Hôm nay``), to the English ones."""
 MOMENT_ALIASES = {"hom nay": "today", "hom qua": "yesterday", "bay gio": "now"}
 """The Vietnamese words for a typed bound (``to=hom-nay``), folded, to the English ones."""
+
+
+def period_words() -> tuple[str, ...]:
+    """The period words as the reader types them: ``today``… or ``hom-nay``…"""
+    if current_language() == "en":
+        return PERIOD_WORDS
+    return tuple(alias.replace(" ", "-") for alias in PERIOD_ALIASES)
 
 
 class PeriodError(ValueError):
@@ -111,6 +118,9 @@ class Window:
     word: str = ""
     """What the window is called, if anything: ``today``, ``the last 7 days``, ``now``
     (in English; ``label`` says it in the reader's language)."""
+    recent_minutes: int = 0
+    """A rolling window's length (``the last hour``), said when it is shown: the window
+    may be made before anyone's language is known (an alert's check)."""
 
     @classmethod
     def instant(cls, at: datetime, tz: ZoneInfo) -> Window:
@@ -122,8 +132,15 @@ class Window:
     def back_from(cls, at: datetime, minutes: int, tz: ZoneInfo) -> Window:
         """The ``minutes`` up to ``at`` (the service's rolling windows)."""
         end = at.astimezone(tz).replace(microsecond=0)
-        word = _("the last {span}").format(span=recent_words(minutes * 60))
-        return cls(end - timedelta(minutes=minutes), end, word=word)
+        with use_language("en"):
+            word = _("the last {span}").format(span=recent_words(minutes * 60))
+        return cls(end - timedelta(minutes=minutes), end, word=word, recent_minutes=minutes)
+
+    def said_word(self) -> str:
+        """What the window is called, in the reader's language ("" when nothing)."""
+        if self.recent_minutes:
+            return _("the last {span}").format(span=recent_words(self.recent_minutes * 60))
+        return _(self.word) if self.word else ""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -143,7 +160,7 @@ class Window:
     def label(self) -> str:
         """The window in words, with its zone (plain text, not escaped)."""
         zone = zone_name(self.end)
-        word = _(self.word) if self.word else ""
+        word = self.said_word()
         if self.start == self.end:
             return _(NAMED_MOMENT).format(word=word or _(AT), clock=clock(self.end), zone=zone)
         one_day = _single_day(self.start, self.end)
@@ -204,7 +221,7 @@ def parse_period(
     if chosen not in PERIOD_WORDS:
         raise PeriodError(
             _("'{word}' is not a period; use one of {periods}.").format(
-                word=word, periods=", ".join(PERIOD_WORDS)
+                word=word, periods=", ".join(period_words())
             )
         )
     current = _now(tz, now)

@@ -16,7 +16,8 @@ from typing import Any, Literal
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
 from slack_sdk.models.views import View
 
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.catalog import usage_for_reader
+from commands.kernel.i18n import _, current_language, ngettext
 from commands.kernel.text import escape, fallback, truncate
 
 MAX_MESSAGE_BLOCKS = 50
@@ -219,15 +220,19 @@ def notice(text: str, *, emoji: str = ":information_source:") -> Reply:
     return _one_section(f"{emoji} {text}")
 
 
-def error(what: str, how: str | None = None, *, then: str = "") -> Reply:
+def error(what: str, how: str | None = None, *, then: str = "", hint: str = "") -> Reply:
     """Bad input or a refusal: what was wrong, and how to write it (both plain text),
     with a pointer to the one page on writing names and values; ``then`` is mrkdwn of
-    our own after it (a command naming the person with a mention)."""
+    our own after it (a command naming the person with a mention); ``hint`` is a line
+    of mrkdwn in small print under it, where to look (left out where no command is
+    typed, as the usage line is)."""
     body = f":warning: {escape(what)}" + (f" {then}" if then else "")
+    if hint:
+        body += f"\n_{hint}_"
     if how:
-        usage = _("Usage: {usage}").format(usage=f"`/callops {escape(_(how))}`")
+        usage = _("Usage: {usage}").format(usage=f"`/callops {escape(usage_for_reader(how))}`")
         hint = _("Names and values with spaces: {help_writing}").format(
-            help_writing=f"`/callops help {WRITING_TOPIC}`"
+            help_writing=f"`/callops {writing_help()}`"
         )
         body += f"\n{usage}\n_{hint}_"
     reply = _one_section(body)
@@ -237,6 +242,13 @@ def error(what: str, how: str | None = None, *, then: str = "") -> Reply:
 
 WRITING_TOPIC = "writing"
 """The ``help`` topic on writing names and values (``commands.kernel.help``)."""
+WRITING_TOPIC_VI = "tro-giup cach-viet"
+"""The same page as a Vietnamese reader types it (``help`` is ``tro-giup``)."""
+
+
+def writing_help() -> str:
+    """``help writing``, or ``tro-giup cach-viet`` for a Vietnamese reader."""
+    return f"help {WRITING_TOPIC}" if current_language() == "en" else WRITING_TOPIC_VI
 
 
 _LEADING_EMOJI = re.compile(r"^(:[a-z0-9_+\-]+:\s*)+")

@@ -25,7 +25,7 @@ from commands.kernel.formats import money as money
 from commands.kernel.formats import number as number
 from commands.kernel.formats import percent as percent
 from commands.kernel.formats import write_day
-from commands.kernel.i18n import N_, _
+from commands.kernel.i18n import N_, _, current_language
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
@@ -263,10 +263,17 @@ def when(value: Moment, tz: ZoneInfo, *, now: datetime | None = None) -> str:
     return clock(moment) if moment.date() == today else day_time(moment)
 
 
+VIETNAM_ZONES = frozenset({"Asia/Ho_Chi_Minh", "Asia/Saigon"})
+
+
 def zone_name(where: datetime | ZoneInfo) -> str:
     """The zone's short name (at ``where``, or now): ``ICT``-like where the zone database
-    has one, else the offset (``UTC+07``), never a bare ``+07``."""
+    has one, else the offset (``UTC+07``), never a bare ``+07``; Vietnam's own zone is
+    "giờ Việt Nam" to a Vietnamese reader, one label on every surface."""
     moment = datetime.now(where) if isinstance(where, ZoneInfo) else where
+    zone = moment.tzinfo
+    if isinstance(zone, ZoneInfo) and zone.key in VIETNAM_ZONES and current_language() != "en":
+        return _("Vietnam time")
     short = moment.strftime("%Z")
     if not short or short[0] in "+-":
         offset = moment.strftime("%z")

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.i18n import _, ngettext, pgettext
 from commands.kernel.phones import normalize_phone, phone_problem, show_phone
 from commands.kernel.text import number
 from commands.kernel.upload_reader import BadLine, Row, UploadRefused, read_rows
@@ -106,7 +106,10 @@ def _check(
     if good is not None:
         good.writerow(report.header)
     if bad is not None:
-        bad.writerow(["line", "problem", *report.header])
+        # The two columns of ours are in the reader's language; the file's own stay.
+        line_column = pgettext("CSV column: the row's line number in the file", "line")
+        problem_column = pgettext("CSV column: what is wrong with the row", "problem")
+        bad.writerow([line_column, problem_column, *report.header])
     seen: dict[str, int] = {}
     for item in rows:
         report.rows += 1

@@ -24,7 +24,7 @@ FAMILY = Family(
                 "UUID); no phone opens a form."
             ),
             Role.VIEWER,
-            ('lead "Summer sale" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
+            ('lead "Telesale thẻ tín dụng HCM" 0912345678 lead_name=An', "lead 0b6c…-… 0912345678"),
             handler=lead_card.lead_command,
         ),
         CommandSpec(
@@ -33,7 +33,7 @@ FAMILY = Family(
             N_("leads upload <campaign|list_uuid>"),
             N_("Check the CSV you shared here and upload it to a campaign's list (or a list)."),
             Role.OPERATOR,
-            ('leads upload "Summer sale"',),
+            ('leads upload "Telesale thẻ tín dụng HCM"',),
             handler=upload.upload,
         ),
         CommandSpec(
@@ -77,7 +77,7 @@ FAMILY = Family(
         OnStep(
             steps.LEAD_STEP,
             steps.add_lead,
-            "Add a lead",
+            N_("Add a lead"),
             "Add one customer to a callops lead list, for the dialer to call.",
             steps.INPUTS,
             steps.OUTPUTS,

@@ -31,6 +31,7 @@ from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Outcome, Reply, context_line, error, labelled, notice
+from commands.kernel.service_words import lead_status_words
 from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import LeadRef, is_uuid
@@ -44,7 +45,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     calls = ngettext("{n} call", "{n} calls", lead.called_count).format(n=number(lead.called_count))
     fields = [
         (_("Phone"), escape(show_phone(lead.phone_number)) or "–"),
-        (_("Status"), clip((lead.alt_status or lead.status).lower(), 40) or "–"),
+        (_("Status"), clip(lead_status_words(lead.alt_status or lead.status), 40) or "–"),
         (_("List"), clip(lead.list_name, 150) or code(lead.list_uuid) if lead.list_uuid else "–"),
         (_("Campaign"), clip(lead.campaign_name, 150) or "–"),
         (_("Calls made"), calls if lead.called_count else none_yet),

@@ -103,8 +103,8 @@ def _parties(cdr: Cdr) -> str:
 
 def _timing(cdr: Cdr) -> str:
     parts = [
-        f":stopwatch: {duration(cdr.duration)}",
-        _("talk {talk}").format(talk=duration(cdr.billsec)),
+        f":stopwatch: {duration(cdr.duration, one_call=True)}",
+        _("talk {talk}").format(talk=duration(cdr.billsec, one_call=True)),
     ]
     if cdr.press_key:
         parts.append(_("pressed {keys}").format(keys=code(truncate(cdr.press_key, 20))))
@@ -208,7 +208,9 @@ def outcome_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) ->
     else:
         intro = _(":telephone_receiver: *Outcome of this autocall:* {outcome}, talk {talk}")
     intro = intro.format(
-        outcome=outcome, keys=code(truncate(cdr.press_key, 20)), talk=duration(cdr.billsec)
+        outcome=outcome,
+        keys=code(truncate(cdr.press_key, 20)),
+        talk=duration(cdr.billsec, one_call=True),
     )
     return CallCard(
         text=truncate(_("Outcome of the autocall: {outcome}").format(outcome=outcome), 300),

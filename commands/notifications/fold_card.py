@@ -92,7 +92,7 @@ def fold_card(
             _campaign(cdr, names),
             _outcome(cdr, notable),
             _agent(cdr),
-            duration(cdr.duration),
+            duration(cdr.duration, one_call=True),
         ]
         for cdr in records
     ]

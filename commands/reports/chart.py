@@ -20,6 +20,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from commands.kernel.formats import number
 from commands.kernel.i18n import _
 
 WIDTH = 960
@@ -116,7 +117,7 @@ def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
     for tick in range(0, top + 1, step):
         y = plot_bottom - round(tick * scale)
         draw.line([(plot_left, y), (plot_right, y)], fill=GRID, width=1)
-        text = f"{tick:,}"
+        text = number(tick)  # the reader's separators: 1.000 in a Vietnamese chart
         width = draw.textlength(text, font=small)
         draw.text((plot_left - 8 - width, y - 7), text, fill=MUTED, font=small)
     draw.line([(plot_left, plot_top), (plot_left, plot_bottom)], fill=INK, width=1)

@@ -72,7 +72,7 @@ FAMILY = Family(
         OnStep(
             steps.FIGURES_STEP,
             steps.figures,
-            "Campaign figures",
+            N_("Campaign figures"),
             "A callops autodialer campaign's calls, answers, rates and ready agents.",
             steps.FIGURE_INPUTS,
             steps.FIGURE_OUTPUTS,
@@ -81,7 +81,7 @@ FAMILY = Family(
         OnStep(
             steps.CALL_LOOKUP_STEP,
             steps.call_lookup,
-            "Latest call with a number",
+            N_("Latest call with a number"),
             "The latest callops call record for a phone number: status, duration, time.",
             steps.LOOKUP_INPUTS,
             steps.LOOKUP_OUTPUTS,

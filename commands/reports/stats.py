@@ -29,7 +29,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_minutes, recent_words
 from commands.kernel.formats import write_month, write_week
 from commands.kernel.grammar import UsageError, check_keys, split_options
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import N_, _, ngettext, pgettext
 from commands.kernel.matching import did_you_mean
 from commands.kernel.names import person_name
 from commands.kernel.paging import pager, showing
@@ -423,16 +423,27 @@ def _period_listing(
     return blocks
 
 
-AGENT_COLUMNS = (
-    Column(N_("Agent")),
-    Column(N_("Username")),
-    Column(N_("Talk"), "right"),
-    Column(N_("Wait"), "right"),
-    Column(N_("Pause"), "right"),
-    Column(N_("Wrap-up"), "right"),
-    Column(N_("Occupancy"), "right"),
-    Column(N_("Logged in")),
-)
+def agent_columns() -> tuple[Column, ...]:
+    """The agents table's columns (their titles are translated when a table is made);
+    an agent's pause is "tạm nghỉ", not the campaign's "tạm dừng" of the same English
+    word, so its title is said here with its own context."""
+    return (
+        Column(N_("Agent")),
+        Column(N_("Username")),
+        Column(N_("Talk"), "right"),
+        Column(N_("Wait"), "right"),
+        Column(pgettext("an agent's time on a break, a table's column", "Pause"), "right"),
+        Column(N_("Wrap-up"), "right"),
+        Column(N_("Occupancy"), "right"),
+        Column(N_("Logged in")),
+    )
+
+
+def logged_in_range(first: str, last: str) -> str:
+    """``08:01–17:30``; one dash when neither end is known (never ``–––``)."""
+    if first == last == "–":
+        return "–"
+    return f"{first}–{last}"
 
 
 def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
@@ -445,16 +456,14 @@ def _agent_cells(a: AgentTime, tz: ZoneInfo, *, multi_day: bool) -> list[Cell]:
         duration(a.total_pause_sec),
         duration(a.total_dispo_sec),
         percent(occupancy(a), 0),
-        f"{told(a.earliest_time, tz)}–{told(a.latest_time, tz)}",
+        logged_in_range(told(a.earliest_time, tz), told(a.latest_time, tz)),
     ]
 
 
 def agents_reply(
     rows: Sequence[AgentTime], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Agent time: {period}").format(
-        period=_(window.word) if window.word else _("the period")
-    )
+    title = _("Agent time: {period}").format(period=window.said_word() or _("the period"))
     ordered = sorted(rows, key=lambda a: (-a.total_talk_sec, a.username))
     talk = sum(a.total_talk_sec for a in ordered)
     wait = sum(a.total_wait_sec for a in ordered)
@@ -473,7 +482,7 @@ def agents_reply(
             n=number(len(ordered)), talk=duration(talk), wait=duration(wait), pause=duration(pause)
         ),
         rows=ordered,
-        columns=AGENT_COLUMNS,
+        columns=agent_columns(),
         cells=lambda a: _agent_cells(a, ctx.tz, multi_day=multi_day),
         one=_("agent"),
         many=_("agents"),
@@ -547,9 +556,7 @@ def _extension_cells(e: ExtensionCounters) -> list[Cell]:
 def extensions_reply(
     rows: Sequence[ExtensionCounters], window: Window, *, command: str, ctx: CommandContext
 ) -> Reply:
-    title = _("Calls per extension: {period}").format(
-        period=_(window.word) if window.word else _("the period")
-    )
+    title = _("Calls per extension: {period}").format(period=window.said_word() or _("the period"))
     ordered = sorted(rows, key=lambda e: (-e.total, e.extension))
     total = sum((Counts.of_extension(e) for e in ordered), Counts())
     on = ngettext("{n} extension", "{n} extensions", len(ordered)).format(n=number(len(ordered)))

@@ -16,6 +16,7 @@ from commands.kernel.periods import parse_period
 from commands.kernel.phones import normalize_phone, show_phone
 from commands.kernel.reply import Outcome, StepCompleted, StepFailed
 from commands.kernel.resolve import all_campaigns, pick_campaign
+from commands.kernel.service_words import campaign_type_words
 from commands.kernel.text import parse_service_time
 from commands.reports.cdr import parse_query
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES
@@ -127,7 +128,7 @@ async def figures(ctx: CommandContext, run: StepRun) -> Outcome:
             _(
                 "{name} is a {type} campaign; the service keeps these figures for autodialer "
                 "campaigns."
-            ).format(name=campaign.campaign_name, type=campaign.type)
+            ).format(name=campaign.campaign_name, type=campaign_type_words(campaign.type))
         )
     found = [
         s

@@ -55,6 +55,7 @@ from commands.kernel.reply import (
     labelled,
     section,
 )
+from commands.kernel.service_words import campaign_type_words
 from commands.kernel.text import (
     campaign_label,
     caption,
@@ -234,7 +235,9 @@ def _status_counts(campaigns: Sequence[Campaign]) -> str:
 def _campaign_row(
     c: Campaign, stats: DialerFigures | None, tz: ZoneInfo, *, dialer_down: bool
 ) -> SectionBlock:
-    head = f"*{campaign_label(c.campaign_name)}* `{clip(c.type, 30)}` · " + (status_label(c.status))
+    head = f"*{campaign_label(c.campaign_name)}* {clip(campaign_type_words(c.type), 30)} · " + (
+        status_label(c.status)
+    )
     if stats is not None:
         detail = dialer_line(stats, tz)
     elif c.type == "autodialer":

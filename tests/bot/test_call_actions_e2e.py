@@ -70,6 +70,22 @@ async def result_card(slack: SlackStandIn, needle: str) -> JSON:
 
 
 @pytest.mark.usefixtures("roles")
+async def test_the_transfer_form_names_the_legs_by_the_calls_direction(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    pbx.set_call_mode("manual")
+    call = pbx.originate(direction="outbound", source="1001", destination="0912000222")
+    listing = await ask(slack, "calls", user=AGENT)
+    await slack.driver.block_action(
+        user=AGENT, action_id=button_for(listing, call["call_id"]), ephemeral_ts=listing["ts"]
+    )
+    form = shown(await latest_view(slack, AGENT, "call_transfer_form"))
+    # On an outbound call the B leg is the customer, not the agent.
+    assert "the agent who called (A leg)" in form and "the customer (B leg)" in form, form
+    assert "the agent's side" not in form
+
+
+@pytest.mark.usefixtures("roles")
 async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
@@ -83,7 +99,9 @@ async def test_transfer_button_opens_the_form_and_moves_the_call_once(
     form = await latest_view(slack, AGENT, "call_transfer_form")
     asked = [(e["method"], e["path"]) for e in pbx.journal()[journal_before:]]
     assert set(asked) == {("GET", "/v3/user")}, "the form reads the directory, nothing else"
-    assert "the caller (A leg)" in shown(form) and "the agent's side (B leg)" in shown(form)
+    # An inbound call: the customer called (A leg), the agent answered (B leg).
+    assert "the customer who called (A leg)" in shown(form), shown(form)
+    assert "the agent's side (B leg)" in shown(form)
     await slack.driver.view_submission(form["id"], {"ext": "1002", "leg": "bleg"})
     card = await result_card(slack, call["call_id"])
     assert card["text"].endswith(": done") and "extension *1002*" in shown(card)

@@ -92,10 +92,18 @@ async def test_listen_reads_every_form_of_value_and_pushes_nothing(
     heard = shown(reply)
     assert "không chín một hai" in heard and "read digit by digit" in heard
     assert "mười lăm" in heard and "read as a number" in heard
-    assert "ngày một tháng tư năm hai nghìn không trăm hai mươi sáu" in heard
+    # The template says "đến hạn ngày {{due_date}}": no "ngày ngày", and the 1st is "mùng".
+    assert "hạn ngày mùng một tháng tư năm hai nghìn không trăm hai mươi sáu" in heard
+    assert "ngày ngày" not in heard
+    assert "northern forms (linh, nghìn)" in heard  # the template's voice is northern
     assert "Nothing was sent" in heard
     reply = await ask(slack, f"listen {reminder.campaign_uuid} name=Bình amount=9:30")
     assert "read as written" in shown(reply) and "due_date=" in shown(reply)
+    # A placeholder the template lacks: the usage shown is listen's own, not autocall's.
+    reply = await ask(slack, f"listen {reminder.campaign_uuid} foo=bar")
+    assert "no placeholder foo" in shown(reply) and "`/callops listen &lt;campaign&gt;" in (
+        shown(reply)
+    ), shown(reply)
     assert pbx.journal(method="POST", path=PUSHES) == []
 
 

@@ -64,10 +64,10 @@ async def test_choosing_a_language_switches_that_person_only(
     )
     # An English speaker choosing Vietnamese is answered in it at once.
     chosen = await ask(slack, "language VI", user=SUPERVISOR)
-    assert "Từ giờ callops trả lời bạn bằng tiếng Việt." in shown(chosen)
+    assert "Từ nay callops trả lời bạn bằng tiếng Việt." in shown(chosen)
     # auto: back to the Slack locale, said in it.
     back = await ask(slack, "language auto", user=AGENT)
-    assert "Từ giờ callops theo ngôn ngữ Slack của bạn" in shown(back)
+    assert "Từ nay callops theo ngôn ngữ Slack của bạn" in shown(back)
     assert app.storage.people.get(TEAM, AGENT).language is None  # type: ignore[union-attr]
     assert app.storage.people.get(TEAM, SUPERVISOR).language == "vi"  # type: ignore[union-attr]
     audited = [e.params for e in app.storage.audit.entries(TEAM) if e.action == "person.language"]
@@ -193,13 +193,25 @@ async def test_digests_alerts_and_routes_keep_a_language_of_their_own(
     assert len(app.storage.digests.list(TEAM)) == 1
 
 
-async def test_someone_never_seen_reads_the_workspace_language_until_slack_says(
+async def test_someone_never_seen_reads_their_slack_language_from_the_first_reply(
     app: Runtime, slack: SlackStandIn
 ) -> None:
-    # An admin by their stored role: no users.info is needed to know their role, so
-    # their locale is looked up after the answer, never before it.
+    # An admin by their stored role: no users.info is needed to know their role, but
+    # their locale is looked up before the first answer all the same.
     app.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
     speaks(slack, MANAGER, "vi-VN")
+    first = await ask(slack, "language", user=MANAGER)
+    assert "bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(first), shown(first)
+
+
+async def test_a_slow_slack_leaves_the_first_reply_in_the_workspace_language(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    # users.info answers later than the first reply can wait: the workspace's language,
+    # and the person's own from the next reply on.
+    app.storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
+    speaks(slack, MANAGER, "vi-VN")
+    slack.hold("users.info", seconds=2.5)
     first = await ask(slack, "language", user=MANAGER)
     assert "callops answers you in English (the workspace's language)" in shown(first)
     await slack.wait_for(lambda: (p := app.storage.people.get(TEAM, MANAGER)) and p.seen)

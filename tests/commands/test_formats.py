@@ -68,7 +68,8 @@ def test_english_is_written_as_it_always_was() -> None:
     assert number(3.0) == "3"
     assert duration(7620) == "2h 07m"
     assert duration(185) == "3m 05s"
-    assert duration(3 * 86400 + 4 * 3600) == "3d 4h"
+    assert duration(3 * 86400 + 4 * 3600, one_call=True) == "3d 4h"
+    assert duration(52 * 3600) == "52h 00m"  # a total is counted in hours
     assert day_time(THURSDAY, seconds=True) == "Thu 26 Nov 14:27:05"
 
 
@@ -81,7 +82,7 @@ def test_vietnamese_groups_thousands_with_dots_and_decimals_with_a_comma() -> No
 @pytest.mark.usefixtures("vietnamese")
 def test_vietnamese_names_the_weekday_and_writes_day_then_month() -> None:
     assert day_time(THURSDAY, seconds=True) == "Thứ Năm, 26/11 14:27:05"
-    assert day(THURSDAY + timedelta(days=3)) == "Chủ Nhật, 29/11"
+    assert day(THURSDAY + timedelta(days=3)) == "Chủ nhật, 29/11"
     assert clock(THURSDAY) == "14:27"
     assert day_time(THURSDAY.astimezone(UTC), HCM) == "Thứ Năm, 26/11 14:27"
     assert when(THURSDAY, HCM, now=THURSDAY + timedelta(days=1)) == "Thứ Năm, 26/11 14:27"
@@ -92,7 +93,7 @@ def test_vietnamese_names_the_weekday_and_writes_day_then_month() -> None:
 def test_a_window_over_two_days_is_written_with_vietnamese_days() -> None:
     start = datetime(2026, 11, 20, 18, 0, tzinfo=HCM)
     label = Window(start, start + timedelta(days=1)).label()
-    assert label == "Thứ Sáu, 20/11 18:00 → Thứ Bảy, 21/11 18:00 UTC+07"
+    assert label == "Thứ Sáu, 20/11 18:00 → Thứ Bảy, 21/11 18:00 giờ Việt Nam"
 
 
 def test_the_languages_do_not_leak_into_each_other() -> None:
@@ -111,8 +112,9 @@ def test_an_amount_on_an_autocall_card_is_also_shown_as_money() -> None:
     )
     with use_audience(Audience(language="vi")):
         card = describe_autocall(params)
-    assert "Amount: 1500000 (1.500.000\xa0₫)" in card
-    assert card.endswith("• Code: 1500000") and "0912 345 678" in card
+    # Labels in the reader's language; a code is not written as money.
+    assert "Số tiền: 1500000 (1.500.000\xa0₫)" in card and "Tên khách hàng: An" in card
+    assert card.endswith("• Mã: 1500000") and "0912 345 678" in card
 
 
 def test_weeks_and_months_in_a_table_follow_the_language() -> None:
@@ -129,3 +131,24 @@ def test_a_campaign_s_status_and_mode_are_worded_through_the_catalog() -> None:
     assert status_label("start") == ":large_green_circle: running"
     assert status_word("pause") == "paused" and mode_label("parralel") == "parallel"
     assert status_label("odd") == "odd" and status_word("") == "unknown"
+
+
+def test_vietnamese_durations_are_prose_without_padding_or_day_totals() -> None:
+    with use_audience(Audience(language="vi")):
+        assert duration(45 * 60) == "45 phút"
+        assert duration(12 * 60 + 1) == "12 phút 1 giây"
+        assert duration(52 * 3600) == "52 giờ"
+        assert duration(2 * 3600 + 7 * 60) == "2 giờ 7 phút"
+        assert duration(3 * 86400 + 4 * 3600, one_call=True) == "3 ngày 4 giờ"
+
+
+def test_a_day_of_another_year_says_its_year_and_dates_are_never_iso() -> None:
+    from commands.kernel.formats import write_date
+
+    long_ago = datetime.now(HCM).replace(hour=9, minute=4) - timedelta(days=400)
+    assert str(long_ago.year) in day_time(long_ago)
+    assert str(datetime.now(HCM).year) not in day_time(datetime.now(HCM))
+    with use_audience(Audience(language="vi")):
+        assert f"/{long_ago.year} 09:04" in day_time(long_ago)
+        assert write_date(datetime(2026, 12, 5).date()) == "05/12/2026"
+    assert write_date(datetime(2026, 12, 5).date()) == "05 Dec 2026"

@@ -123,7 +123,21 @@ def test_placeholders_are_labelled_by_their_name() -> None:
     assert field_label("amount") == "Amount"
     assert field_label("due_date") == field_label("dueDate") == field_label("due-date")
     assert field_label("due_date") == "Due date"
-    assert field_label("OTP") == "OTP" and field_label("otp_code") == "Otp code"
+    assert field_label("OTP") == "OTP" and field_label("otp_code") == "OTP"
+    assert field_label("contract_no") == "Contract no"
+
+
+def test_placeholders_are_labelled_in_the_readers_language() -> None:
+    from commands.kernel.i18n import use_language
+
+    with use_language("vi"):
+        assert [field_label(n) for n in ("name", "amount", "due_date", "date", "time")] == [
+            "Tên khách hàng", "Số tiền", "Ngày đến hạn", "Ngày", "Giờ",
+        ]  # fmt: skip
+        assert field_label("phone") == "Số điện thoại" and field_label("ma") == "Mã"
+        assert field_label("otp") == "Mã OTP"
+        # Another placeholder is shown as the template writes it, not in English words.
+        assert field_label("contract_no") == "contract_no"
 
 
 def test_people_are_mentioned_by_id_and_nothing_else_pings() -> None:

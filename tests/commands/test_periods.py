@@ -68,3 +68,14 @@ def test_bad_times_are_refused(text: str) -> None:
 def test_format_moment_round_trips() -> None:
     moment = datetime(2026, 11, 1, 8, 15, 30, tzinfo=TZ)
     assert parse_moment(format_moment(moment, TZ), TZ) == moment
+
+
+def test_a_rolling_window_made_before_the_reader_is_known_is_said_in_their_language() -> None:
+    from commands.kernel.i18n import use_language
+    from commands.kernel.periods import Window
+
+    window = Window.back_from(datetime(2026, 11, 29, 3, 7, tzinfo=UTC), 60, ZoneInfo("UTC"))
+    with use_language("vi"):
+        said = window.label()
+    assert "1 giờ gần nhất" in said and "last" not in said
+    assert "the last hour" in window.label()

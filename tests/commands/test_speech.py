@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from callcenter.models import Template
+from commands.calls.preview import preview, preview_mrkdwn
 from commands.calls.speech import (
+    NORTHERN,
+    SOUTHERN,
     Rule,
     UnreadableValue,
     Voice,
@@ -13,6 +17,7 @@ from commands.calls.speech import (
     read_value,
     spoken,
 )
+from commands.kernel.i18n import use_language
 
 NUMBERS = [
     (0, "không"),
@@ -89,7 +94,7 @@ def test_forms_of_values_follow_the_service_rules() -> None:
         "ngày ba mươi mốt tháng mười hai năm hai nghìn không trăm hai mươi sáu"
     )
     assert read_value("2026-04-01").words == (
-        "ngày một tháng tư năm hai nghìn không trăm hai mươi sáu"
+        "mùng một tháng tư năm hai nghìn không trăm hai mươi sáu"
     )
     assert read_value("Nguyễn Văn An").rule is Rule.AS_WRITTEN
     assert read_value("9:30").words == "9:30"
@@ -106,6 +111,10 @@ def test_forms_of_values_follow_the_service_rules() -> None:
         ("1 500 000", "separators", "1500000"),
         ("#", "empty_number", None),
         ("#abc", "empty_number", None),
+        ("#1.000", "separators", "#1000"),
+        ("#1.500.000", "separators", "#1500000"),
+        ("2026/12/31", "date_format", "31/12/2026"),
+        ("31-12-2026", "date_format", "31/12/2026"),
         ("   ", "empty", None),
     ],
 )
@@ -125,3 +134,50 @@ def test_template_content_with_its_values_read() -> None:
     assert spoken(content, readings) == (
         "Chào An, bạn còn nợ hai trăm năm mươi nghìn đồng, hạn {{due}}. An ơi."
     )
+
+
+def test_a_decimal_part_is_said_as_a_number_unless_it_starts_with_zero() -> None:
+    assert read_value("#10,25").words == "mười phẩy hai mươi lăm"
+    assert read_value("#3,05").words == "ba phẩy không năm"
+
+
+def test_days_one_to_ten_are_said_with_mung() -> None:
+    assert read_value("05/05/2005", NORTHERN).words == (
+        "mùng năm tháng năm năm hai nghìn không trăm linh năm"
+    )
+    assert read_value("11/01/2027").words.startswith("ngày mười một tháng một")
+
+
+def test_each_region_reads_with_its_own_pair_of_words() -> None:
+    assert cardinal(1001, NORTHERN) == "một nghìn không trăm linh một"
+    assert cardinal(1001, SOUTHERN) == "một ngàn không trăm lẻ một"
+
+
+def template(voice: str, content: str) -> Template:
+    return Template(
+        template_uuid="t-1", template_name="Nhắc nợ", voice_type="tts", voice_tts=voice,
+        content=content,
+    )  # fmt: skip
+
+
+def test_the_preview_has_no_doubled_ngay_and_follows_the_voices_region() -> None:
+    content = "Khoản vay {{amount}} đồng đến hạn ngày {{due_date}}."
+    values = {"amount": "1001", "due_date": "05/12/2026"}
+    south = preview(template("male_south", content), values)
+    assert south.text == (
+        "Khoản vay một ngàn không trăm lẻ một đồng đến hạn ngày mùng năm tháng mười hai "
+        "năm hai ngàn không trăm hai mươi sáu."
+    )
+    north = preview(template("female_north", content), values)
+    assert north.text is not None and "ngày ngày" not in north.text
+    assert "một nghìn không trăm linh một" in north.text
+    with use_language("vi"):
+        said = preview_mrkdwn(south)
+    assert "miền Nam (lẻ, ngàn)" in said and "giọng nam miền Nam" in said
+
+
+def test_a_code_read_as_an_amount_is_warned_about() -> None:
+    result = preview(template("female_north", "Mã OTP của bạn là {{otp}}."), {"otp": "123456"})
+    assert len(result.warnings) == 1 and "`1 2 3 4 5 6`" in result.warnings[0]
+    spaced = preview(template("female_north", "Mã {{otp}}."), {"otp": "1 2 3 4 5 6"})
+    assert spaced.warnings == ()

@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Locator, Page, Route, async_playwright
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from demo.offline import Demo, running_demo
-from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM
+from emulators.slack import CALL_CENTER, MANAGER, SUPERVISOR, TEAM
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
 WAIT_MS = 10_000
@@ -35,12 +35,13 @@ BROWSER = pytest.mark.asyncio(loop_scope=LOOP)
 @pytest_asyncio.fixture(loop_scope=LOOP)
 async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
     """The demo for the console's mechanics, read in English by everyone (the workspace's
-    language and Sofia's own choice set so), at any hour: the demo as shipped, in
+    language and Hương's and Minh's own choices set so), at any hour: the demo as shipped, in
     Vietnamese under Decree 91's hours, is ``demo_as_shipped``'s."""
     async with running_demo(port=0, workdir=tmp_path) as running:
         storage = running.rt.storage
         storage.workspaces.set_language(TEAM, "en")
         storage.people.choose_language(TEAM, SUPERVISOR, "en")
+        storage.people.choose_language(TEAM, MANAGER, "en")
         storage.calling_rules.set_hours(TEAM, (0, 0))
         yield running
     assert running.slack.invalid_sends() == [], "the app sent Block Kit that Slack would reject"

@@ -42,7 +42,7 @@ async def test_pause_from_the_campaign_card(console: Console, demo: Demo) -> Non
     assert await status_of(demo, campaign.campaign_uuid) == "start", "nothing before the confirm"
     await dialog.locator("button.primary").click()
 
-    # The card itself is redrawn: Start instead of Pause (in whichever language Sofia reads).
+    # The card itself is redrawn: Start instead of Pause (in whichever language Hương reads).
     await expect(card.locator("[data-action-id='campaign_control_pause']")).to_have_count(0)
     await expect(card.locator("[data-action-id='campaign_control_start']")).to_have_count(1)
     assert await status_of(demo, campaign.campaign_uuid) == "pause"

@@ -36,7 +36,7 @@ async def test_the_sample_csv_is_shared_and_its_leads_uploaded(
     await sample.click()
     shared = console.messages.filter(has=console.page.locator(".file-chip", has_text=SAMPLE_NAME))
     await expect(shared).to_have_count(1)
-    await expect(shared.locator(".author")).to_have_text("Alex Agent")
+    await expect(shared.locator(".author")).to_have_text("Alex Morgan")
 
     await console.type_command(f'/callops leads upload "{target.campaign_name}"')
     prompt = console.ephemerals.filter(has_text="Upload 20 leads").last

@@ -124,11 +124,11 @@ async def test_messages_arrive_live_without_reloading(console: Console, demo: De
             json={"user": AGENT, "channel": CALL_CENTER, "text": "Shift starts now"},
         )
         assert posted.json()["ok"]
-    await expect(console.message_with("Shift starts now")).to_contain_text("Alex Agent")
+    await expect(console.message_with("Shift starts now")).to_contain_text("Alex Morgan")
     typed = console.page.locator("#composer")
     await typed.fill("Morning all")
     await typed.press("Enter")
-    await expect(console.message_with("Morning all")).to_contain_text("Sofia Supervisor")
+    await expect(console.message_with("Morning all")).to_contain_text("Nguyễn Thị Hương")
     assert not [d for d in demo.slack.driver.history if d.kind == "event_callback"], (
         "callops subscribes to no message events, so Slack sends the app none"
     )

@@ -29,7 +29,9 @@ async def test_run_a_step_and_see_its_outputs_or_its_error(console: Console, dem
     )
     form = await console.open_step(SUPERVISOR, "Campaign figures")
     page = console.page
-    await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Sofia")
+    await expect(form.locator("[data-input='interactivity']")).to_contain_text(
+        "You (Nguyễn Thị Hương"
+    )
     await form.locator("input[name='campaign']").fill(running.campaign_name)
     await form.locator("input[name='window']").fill("soon")
     await page.locator("#step-run").click()
@@ -94,7 +96,7 @@ async def test_the_step_panel_follows_the_person_and_shows_how_a_run_ended(
     await page.locator("#nav-steps").click()
     await expect(page.locator("#step-result .step-error")).to_contain_text("Not before 9")
     await expect(page.locator("#step-result .step-waiting")).to_have_count(0)
-    await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Maria")
+    await expect(form.locator("[data-input='interactivity']")).to_contain_text("You (Trần Văn Minh")
 
 
 async def test_a_step_run_as_a_schedule_acts_with_the_workflows_role(

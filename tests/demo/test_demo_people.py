@@ -1,13 +1,13 @@
-"""The demo's people and workspace as a visitor meets them, without a browser: Sofia
-uses Slack in Vietnamese and reads callops so, Alex in English; the workspace's
-language is Vietnamese and its time zone Vietnam's."""
+"""The demo's people and workspace as a visitor meets them, without a browser: Nguyễn
+Thị Hương uses Slack in Vietnamese and reads callops so, Alex Morgan in English; the
+workspace's language is Vietnamese and its time zone Vietnam's."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from demo.offline import Demo
-from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR
+from emulators.slack import AGENT, CALL_CENTER, MANAGER, SUPERVISOR, TEAM
 from tests.bot.test_commands_e2e import shown
 from tests.demo.conftest import BROWSER
 
@@ -27,8 +27,16 @@ async def typed(demo: Demo, text: str, user: str) -> dict[str, Any]:
     )
 
 
-async def test_sofia_reads_vietnamese_and_alex_english(demo_as_shipped: Demo) -> None:
+async def test_huong_reads_vietnamese_and_alex_english(demo_as_shipped: Demo) -> None:
     demo = demo_as_shipped
+    people = {u: demo.slack.core.state.user(u, TEAM) for u in (SUPERVISOR, AGENT, MANAGER)}
+    # Vietnamese names family name first, as the service writes its agents'; one colleague
+    # speaks English.
+    assert [(p.real_name, p.locale) for p in people.values()] == [
+        ("Nguyễn Thị Hương", "vi-VN"), ("Alex Morgan", "en-US"), ("Trần Văn Minh", "vi-VN"),
+    ]  # fmt: skip
+    settings_text = shown(await typed(demo, "settings", SUPERVISOR))
+    assert "dùng tiếng Anh (do quản trị viên đặt)" in settings_text, settings_text
     sofia = await typed(demo, "language", SUPERVISOR)
     assert "callops trả lời bạn bằng tiếng Việt (ngôn ngữ Slack của bạn)" in shown(sofia)
     alex = await typed(demo, "language", AGENT)

@@ -389,6 +389,7 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.privacy_requests.open(
         team, "erase", "0912345678", requested_by="U_OP", received_at=1.0, due_at=2.0
     )
+    store.channel_languages.set(team, "C_EN", "en", by="U_ADMIN")
     return {"callback": callback, "oauth_state": state}
 
 
