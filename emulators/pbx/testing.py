@@ -18,6 +18,7 @@ import uvicorn
 
 from emulators.pbx.app import create_app
 from emulators.pbx.config import DEMO_API_KEYS, EmulatorConfig
+from emulators.pbx.volume import Volume
 
 START_TIMEOUT = 15.0
 
@@ -36,6 +37,7 @@ class EmulatorServer:
         call_mode: str = "timed",
         db: str | None = None,
         timezone: str = "UTC",
+        volume: Volume | None = None,
     ) -> None:
         self.config = EmulatorConfig(
             seed=seed,
@@ -45,6 +47,7 @@ class EmulatorServer:
             call_mode=call_mode,
             db=db,
             timezone=timezone,
+            volume=volume,
         )
         self.base_url = ""
         self.port = 0
