@@ -241,15 +241,23 @@ async def build_digest(
     current, previous = replace(current, scope=scope), replace(previous, scope=scope)
     shown = _pick_campaigns(dialer or [], request.campaigns)
     # Each campaign's calls over the digest's own period, from its call records: the
-    # service's autodialer figures look back from the moment they are asked for.
-    in_period = await asyncio.gather(
-        *(call_figures(cc, Scope.of([s.campaign_uuid], {}), period.window()) for s in shown)
-    )
-    counts = {s.campaign_uuid: f.totals for s, f in zip(shown, in_period, strict=True)}
+    # service's autodialer figures look back from the moment they are asked for.  The
+    # digest's own count already has its campaigns'; the others are counted in one pass.
+    counts = {
+        s.campaign_uuid: c for s in shown if (c := current.of_campaign(s.campaign_uuid)) is not None
+    }
+    missing = [s.campaign_uuid for s in shown if s.campaign_uuid not in counts]
+    if missing:
+        others = await call_figures(cc, Scope.of(missing, {}), period.window())
+        counts |= {uuid: others.of_campaign(uuid) or Counts() for uuid in missing}
     context = f":calendar: {current.caption()}"
     if request.why:
         context += f" · {request.why}"
     context += " · " + _("compared with {period}").format(period=escape(period.previous_label()))
+    if current.source == "call records":
+        context += " · " + ngettext(
+            "counted over {n} call record", "counted over {n} call records", current.records
+        ).format(n=number(current.records))
     blocks: list[Block] = [
         HeaderBlock(text=truncate(request.title, 150)),
         context_line(truncate(context, 3000)),
