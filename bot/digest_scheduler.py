@@ -47,6 +47,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
@@ -59,6 +60,7 @@ from commands.kernel.i18n import Audience, use_audience
 from commands.reports.figures import DialerFigures, dialer_figures
 from storage import Alert, DigestSchedule, Storage, Workspace
 from storage.errors import StorageBusyError
+from storage.feed_pruning import PRUNE_EVERY, Pruned
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -70,6 +72,7 @@ DEFAULT_DIGEST_TIMEOUT = 120.0
 CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
+PRUNE_JOB = "callops-prune"
 
 
 @dataclass
@@ -140,6 +143,13 @@ class DigestScheduler:
             max_instances=1,
             next_run_time=self._clock(),
         )
+        scheduler.add_job(
+            self.prune,
+            IntervalTrigger(seconds=PRUNE_EVERY, timezone=UTC),
+            id=PRUNE_JOB,
+            coalesce=True,
+            max_instances=1,
+        )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -161,6 +171,27 @@ class DigestScheduler:
     @property
     def running(self) -> bool:
         return self._aps is not None and bool(self._aps.running)
+
+    async def prune(self) -> Pruned | None:
+        """Forget what the call feed keeps per call record once it is no longer needed
+        (``storage.feed_pruning``); one scheduler runs it, every ``PRUNE_EVERY``."""
+        try:
+            pruned = await off_loop(self._storage.feed_pruning.prune)
+        except StorageBusyError:
+            log.warning("prune: the database is busy; the next run catches up")
+            return None
+        except Exception:
+            log.exception("prune failed")
+            return None
+        if pruned.total:
+            log.info(
+                "pruned %d callback ids, %d event ids, %d folds, %d thread roots",
+                pruned.callback_ids,
+                pruned.event_ids,
+                pruned.folds,
+                pruned.threads,
+            )
+        return pruned
 
     async def _tick(self) -> None:
         task = asyncio.current_task()

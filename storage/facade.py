@@ -19,6 +19,7 @@ from storage.calling_rules import CallingRuleStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
+from storage.feed_pruning import FeedPruning
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
@@ -109,6 +110,7 @@ class Storage:
         self.callback_tokens = CallbackTokenStore(db, box, clock=clock)
         self.dedup = DedupStore(db, clock=clock)
         self.call_feed = CallFeedStore(db, box, clock=clock)
+        self.feed_pruning = FeedPruning(db, clock=clock)
         self.installations = InstallationStore(db, box, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
