@@ -26,6 +26,7 @@ The rules, decided once:
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -48,7 +49,7 @@ from commands.kernel.names import name_of
 from commands.kernel.periods import SERVICE_TZ, Window
 from commands.kernel.text import caption, clip, parse_service_time
 from commands.reports.shared import SharedCounts
-from commands.reports.tally import CallTally, Progress, Repeats, fold_records
+from commands.reports.tally import IN_FLIGHT, CallTally, Progress, Repeats, fold_records
 from commands.reports.tally import Counts as Counts
 
 WHOLE = N_("Whole call center")
@@ -267,12 +268,23 @@ async def _count(
 
         return one
 
-    # Campaigns one after another, each with its pages in flight: the service takes one
-    # campaign per query, and this keeps the requests in flight bounded.
-    for i, uuid in enumerate(scope.uuids):
-        await fold_records(
-            cc, tally, progress=heard(i), start_date=start, end_date=end, campaign_uuid=uuid
+    # The service takes one campaign per query: a walk per campaign, all at once, their
+    # requests in flight bounded together by one gate.
+    gate = asyncio.Semaphore(IN_FLIGHT)
+    await asyncio.gather(
+        *(
+            fold_records(
+                cc,
+                tally,
+                progress=heard(i),
+                gate=gate,
+                start_date=start,
+                end_date=end,
+                campaign_uuid=uuid,
+            )
+            for i, uuid in enumerate(scope.uuids)
         )
+    )
     return CallFigures.of_tally(scope, window, tally)
 
 

@@ -288,15 +288,19 @@ async def fold_records(
     progress: Progress | None = None,
     page_size: int = PAGE_SIZE,
     in_flight: int = IN_FLIGHT,
+    gate: asyncio.Semaphore | None = None,
     **filters: Unpack[CdrFilters],
 ) -> int:
     """Every record matching ``filters`` folded into ``fold``, page by page, at most
     ``in_flight`` pages requested at once; returns the total the service last gave.
+    ``gate``, shared by several walks (one per campaign), bounds their requests together.
 
     The first page says how many records there are and how many the service serves a
     page; the rest are asked for by offset, each folded as it arrives (counting does not
     care about order) and dropped."""
-    first = await cc.cdrs.list(limit=page_size, offset=0, **filters)
+    gate = gate or asyncio.Semaphore(max(1, in_flight))
+    async with gate:
+        first = await cc.cdrs.list(limit=page_size, offset=0, **filters)
     size = min(page_size, first.limit) if first.limit > 0 else page_size
     state = _Walk(total=first.total, next=len(first.data), counted=len(first.data))
     repeats = Repeats((max(1, in_flight) + 1) * size)
@@ -311,7 +315,8 @@ async def fold_records(
         while state.next < state.total:
             offset = state.next
             state.next += size
-            page = await cc.cdrs.list(limit=size, offset=offset, **filters)
+            async with gate:
+                page = await cc.cdrs.list(limit=size, offset=offset, **filters)
             state.total = max(state.total, page.total) if page.data else state.total
             fold.add_page(repeats.fresh(page.data))
             state.counted += len(page.data)
