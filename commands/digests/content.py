@@ -40,7 +40,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click
 from commands.kernel.periods import Window
-from commands.kernel.reply import Outcome, Post, Reply, context_line, notice, section
+from commands.kernel.reply import Nothing, Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import (
     campaign_label,
@@ -70,7 +70,9 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
+from commands.reports.progress import shown_in_thread
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
+from commands.reports.tally import Progress
 from storage.offload import off_loop
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
@@ -534,12 +536,18 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
 # --- the full report (posted in the digest's thread on request) ----------------------
 
 
-async def full_report(cc: CallCenter, period: DigestPeriod, campaigns: Sequence[str] = ()) -> Reply:
+async def full_report(
+    cc: CallCenter,
+    period: DigestPeriod,
+    campaigns: Sequence[str] = (),
+    *,
+    progress: Progress | None = None,
+) -> Reply:
     """The whole breakdown behind a digest: every bucket of the period, and every agent,
     for the digest's own scope."""
     scope, figures, agents = await asyncio.gather(
         digest_scope(cc, campaigns),
-        call_figures(cc, Scope.of(campaigns, {}), period.window()),
+        call_figures(cc, Scope.of(campaigns, {}), period.window(), progress=progress),
         _agents(cc, period.window()),
     )
     reply = stats_reply(replace(figures, scope=scope), period.interval)
@@ -578,13 +586,28 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     # workspace's; shown only to the person who asked, in theirs.
     language = digest.language if digest is not None else None
     readers = for_channel(ctx.workspace, language) if in_thread else ctx.audience
-    with use_audience(readers):
-        reply = await full_report(ctx.client(), period, campaigns)
-        if in_thread:
-            reply.text = _("Full report, asked for by {user}: {report}").format(
-                user=f"<@{ctx.user_id}>", report=reply.text
-            )
-    if in_thread and channel is not None:
+    cc = ctx.client()
+
+    async def report(progress: Progress | None = None) -> Reply:
+        with use_audience(readers):
+            reply = await full_report(cc, period, campaigns, progress=progress)
+            if in_thread:
+                reply.text = _("Full report, asked for by {user}: {report}").format(
+                    user=f"<@{ctx.user_id}>", report=reply.text
+                )
+        return reply
+
+    if in_thread and channel is not None and ts is not None:
+        if ctx.messenger is not None:
+            # A count that takes a while says so in the thread, then becomes the report.
+            with use_audience(readers):
+                shown = await shown_in_thread(ctx.messenger, channel, ts, report)
+            if shown is None:
+                return Nothing()
+            reply = shown
+        else:
+            reply = await report()
         return Post(channel, reply, thread_ts=ts, otherwise=replace(reply, ephemeral=True))
+    reply = await report()
     reply.ephemeral = True
     return reply
