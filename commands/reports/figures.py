@@ -242,11 +242,16 @@ async def call_figures(
     The same scope and period asked again within a minute (a digest, the Home tab and
     ``stats`` at once) is answered by the same count (``SHARED``); ``progress`` hears
     how a count from call records goes (a late asker of a shared count hears nothing)."""
-    figures = await SHARED.get(
-        (cc.account_key, scope.uuids, window.start.timestamp(), window.end.timestamp() // 60),
-        lambda: _count(cc, scope, window, progress),
+    key = (
+        cc.account_key,
+        scope.uuids,
+        str(window.tz),
+        window.start.timestamp(),
+        window.end.timestamp() // 60,
     )
-    return figures if figures.scope == scope else replace(figures, scope=scope)
+    figures = await SHARED.get(key, lambda: _count(cc, scope, window, progress))
+    # Labelled as asked: the same instants may be "today" to one surface, a date to another.
+    return replace(figures, scope=scope, window=window)
 
 
 async def _count(
