@@ -172,6 +172,10 @@ class DigestScheduler:
     def running(self) -> bool:
         return self._aps is not None and bool(self._aps.running)
 
+    def has_job(self, job_id: str) -> bool:
+        """Whether the running scheduler has this job (the tick, the prune)."""
+        return self._aps is not None and self._aps.get_job(job_id) is not None
+
     async def prune(self) -> Pruned | None:
         """Forget what the call feed keeps per call record once it is no longer needed
         (``storage.feed_pruning``); one scheduler runs it, every ``PRUNE_EVERY``."""
