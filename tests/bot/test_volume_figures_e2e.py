@@ -176,4 +176,6 @@ async def test_counting_twice_the_records_takes_no_more_memory(
     one_day, one_peak = await peak(day_window(1))
     two_days, two_peak = await peak(day_window(2, days=2))
     assert two_days > 1.9 * one_day > 1500
-    assert two_peak < one_peak * 1.25
+    # Keeping the records would add megabytes (about 3 KB a record); the servers' own
+    # threads in this process allocate a little meanwhile, hence the absolute margin.
+    assert two_peak < one_peak * 1.25 + 1_000_000
