@@ -3,10 +3,11 @@
 
 Each measure runs in a child process of its own, so its peak memory (ru_maxrss) is its
 own: the upload reads the file with the ``dnc upload`` command's own reader
-(``commands.rules.dnc.add_dnc_file``: the phone parser on every row, streamed into
-``CallingRuleStore.add_dnc``) into a fresh SQLite file; the check runs the
-lead upload's first pass (``phones_in``) and look-up (``on_dnc``) and, side by side, the
-lead check itself without them, so the figure is what the list adds to an upload.
+(``commands.rules.dnc.upload_registry_file``: the phone parser on every row, streamed
+into ``CallListStore.upload_registry`` as the registry's first version) into a fresh
+SQLite file; the check runs the lead upload's first pass (``phones_in``) and look-up
+(``on_registry_now``) and, side by side, the lead check itself without them, so the figure
+is what the list adds to an upload.
 
     .venv/bin/python benchmarks/dnc.py [--numbers 1000000] [--leads 100000]
 """
@@ -66,17 +67,19 @@ def peak_mb() -> float:
 
 
 def child_upload(db: str, path: str) -> dict[str, float]:
-    from commands.rules.dnc import add_dnc_file
+    from commands.rules.dnc import upload_registry_file
     from storage import SecretBox, Storage
 
     storage = Storage.open(db, SecretBox.from_settings([], demo=True))
     started = time.perf_counter()
-    added, count = add_dnc_file(storage, "T1", Path(path))
+    made, count = upload_registry_file(
+        storage, "T1", Path(path), by="U_BENCH", file_name=Path(path).name
+    )
     stored = time.perf_counter()
     storage.close()
     return {
         "numbers": count.numbers,
-        "added": added,
+        "added": made.added if made is not None else 0,
         "skipped": count.skipped,
         "total_s": stored - started,
         "peak_mb": peak_mb(),
@@ -95,7 +98,7 @@ def child_check(db: str, path: str) -> dict[str, float]:
     plain = check_leads_csv(io.BytesIO(data), set())
     checked = time.perf_counter()
     phones = phones_in(io.BytesIO(data))
-    listed = storage.calling_rules.on_dnc("T1", phones)
+    listed = storage.call_lists.on_registry_now("T1", phones)
     looked_up = time.perf_counter()
     with_dnc = check_leads_csv(io.BytesIO(data), set(), dnc=listed)
     done = time.perf_counter()

@@ -2,11 +2,15 @@
 
     .venv/bin/python benchmarks/feed.py [--seconds 60] [--scenarios one,many]
                                         [--drain-limit 60] [--compare DIR]
+                                        [--notable 0.0]
 
 Two scenarios, each ``--seconds`` long, records sent on time whatever the answers:
 
 - ``one``: 20 records a second into one channel;
 - ``many``: 200 records a second spread over 50 channels (4 a second each).
+
+``--notable`` makes that share of the records notable (the customer pressed a key), spread
+evenly: ``--notable 1`` is an autocall campaign where every customer presses a key.
 
 The app runs as ``callops serve`` in a process of its own (from this tree, and with
 ``--compare DIR`` from that checkout too: the code before a change), its queue in a fresh
@@ -80,12 +84,16 @@ with Storage.open(spec["db"], box) as storage:
 """Run with the tree's own code: its schema, its stores."""
 
 
-def record(k: int, campaign: str) -> dict[str, Any]:
-    """An ordinary call record (no key pressed, no agent): what a busy campaign ends."""
+def record(k: int, campaign: str, notable: float = 0.0) -> dict[str, Any]:
+    """An ordinary call record (no key pressed, no agent): what a busy campaign ends; or,
+    for a share ``notable`` of them spread evenly, one where the customer pressed a key
+    (a notable record, which keeps a message of its own while its channel has room)."""
+    pressed = int((k + 1) * notable) > int(k * notable)
     return make_record(
         status=("answered", "busy", "no-answered")[k % 3],
         to_number=f"09{k:08d}",
         campaign_uuid=campaign,
+        **({"press_key": "1"} if pressed else {}),
     )
 
 
@@ -273,7 +281,7 @@ async def run_one(
     app, base = await start_app(workdir, slack, env)
     try:
         count = int(rate * args.seconds)
-        bodies = [record(k, campaigns[k % width]) for k in range(count)]
+        bodies = [record(k, campaigns[k % width], args.notable) for k in range(count)]
         sent = await asyncio.to_thread(send_all, f"{base}/callbacks/{token}", bodies, rate)
         last = max(at for _, at, _ in sent)
         empty_after: float | None = None
@@ -341,7 +349,8 @@ def describe(f: Figures, args: argparse.Namespace) -> str:
         else (f"not after {args.drain_limit:.0f} s ({f.left:,} rows left)")
     )
     return (
-        f"| {f.tree} | {rate:.0f}/s into {width} channel{'s' if width > 1 else ''} | "
+        f"| {f.tree} | {rate:.0f}/s into {width} channel{'s' if width > 1 else ''}"
+        f"{f', {args.notable:.0%} notable' if args.notable else ''} | "
         f"{f.records:,} ({f.accepted:,}) | {_s(f.seen_p50)} / {_s(f.seen_p99)} / "
         f"{_s(f.seen_max)} | {f.lost:,} / {f.twice:,} | {empty} | {f.max_calls_per_s} "
         f"/ {f.throttled} | {f.messages:,} |"
@@ -379,6 +388,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--scenarios", default="one,many")
     parser.add_argument("--drain-limit", type=float, default=60.0)
+    parser.add_argument(
+        "--notable",
+        type=float,
+        default=0.0,
+        help="share of records that are notable (a key pressed), 0 to 1",
+    )
     parser.add_argument("--compare", help="another checkout (the code before a change)")
     parser.add_argument("--compare-label", default="before")
     args = parser.parse_args()

@@ -85,7 +85,10 @@ MAX_BACKOFF = 300.0
 CAMPAIGN_NAMES_TTL = 300.0
 CAMPAIGN_NAMES_RETRY = 60.0
 CAMPAIGN_LOOKUP_TIMEOUT = 5.0
-IDLE_POLL = 30.0
+IDLE_POLL = 5.0
+"""Seconds an idle poster waits before it looks at the queue again unwoken: rows another
+replica queued and never took (it was stopped, draining, or died) are taken within that,
+for the price of one small query."""
 STOP_GRACE = 5.0
 LEASE_SECONDS = 20.0
 """How long a row taken for posting is another process's to leave alone; the poster
@@ -96,6 +99,15 @@ edit would change a message people have scrolled past."""
 FOLD_GONE = frozenset({"message_not_found", "cant_update_message", "edit_window_closed"})
 """Slack's answers to an edit of a folded message that can never be made."""
 LEASE_RECHECK = 1.0
+NOTE_ROOM = 5
+"""Notable records a channel may have waiting and still give each a message of its own
+(a reply on the folded message, or a card): at one message a second the last of them
+shows within a few seconds.  Past that the channel is past its pace, and its notable
+records go into the folded message, marked as notable, so that every record still shows
+within the feed's bound however many are notable (an autocall campaign where customers
+press keys makes every record notable)."""
+NOTABLE_KEY = "_callops_notable"
+"""Set on a record a folded message lists as notable (kept with the fold's records)."""
 MAINTENANCE_EVERY = 3600.0
 THREAD_RETENTION = 3 * 86400.0
 DEDUP_RETENTION = 7 * 86400.0
@@ -309,10 +321,8 @@ class CallFeed:
         try:
             if head.kind == "outcome":
                 await self._post_outcome(head)
-            elif head.post_as == "fold":
+            elif head.post_as in ("fold", "note"):
                 await self._post_fold(head, held)
-            elif head.post_as == "note":
-                await self._post_note(head)
             else:
                 await self._post_card(head)
         except asyncio.CancelledError:
@@ -427,8 +437,17 @@ class CallFeed:
             used = 2
         room = FOLD_ROWS - (len(fold.records) if fold else 0)
         batch = await off_loop(
-            store.take_fold, head, self._owner, LEASE_SECONDS, room, METADATA_BUDGET - used
+            store.take_fold,
+            head,
+            self._owner,
+            LEASE_SECONDS,
+            room,
+            METADATA_BUDGET - used,
+            NOTE_ROOM,
         )
+        if not batch:  # a notable record, its channel within its pace: on its own
+            await self._post_note(head)
+            return
         # ``take_fold`` read the head after this poster leased it; what it was before
         # (taken by a poster that died, or tried already) is what ``head`` says.
         batch = [head, *batch[1:]]
@@ -468,15 +487,22 @@ class CallFeed:
         team, channel = head.team_id, head.lane
         try:
             payloads = await off_loop(lambda: [store.payload(row) for row in batch])
+            for row, payload in zip(batch, payloads, strict=True):
+                if row.post_as == "note":  # past the channel's pace: listed, marked
+                    payload[NOTABLE_KEY] = True
             records = [*(fold.records if fold else []), *payloads]
-            cdrs = [Cdr.model_validate(payload) for payload in records]
+            notable = {str(p.get("id", "")) for p in records if p.get(NOTABLE_KEY)}
+            cdrs = [
+                Cdr.model_validate({k: v for k, v in p.items() if k != NOTABLE_KEY})
+                for p in records
+            ]
         except (ValueError, StorageError):  # pydantic's ValidationError included
             # The receiver validated it; only a hand-edited row gets here.
             raise _Drop("a queued row is no call record") from None
         tz, readers = await off_loop(self._readers, team, channel)
         names = await self._campaign_names(team)
         with use_audience(readers):
-            card = fold_card(cdrs, tz=tz, names=names)
+            card = fold_card(cdrs, tz=tz, names=names, notable=notable)
         metadata = fold_metadata([str(p.get("id", "")) for p in records])
         client = await self._client(team)
         try:

@@ -12,7 +12,9 @@ at most about two seconds for another writer's lock.  When the database cannot t
 record (locked, read-only, gone) the answer is 503 with ``Retry-After``, never a 500:
 nothing was stored, and the service may send it again.  An accepted record is queued
 durably, in the same transaction that marks it seen, and the answer goes back at once:
-posting to Slack happens afterwards, in ``bot.call_feed``, at Slack's pace.
+posting to Slack happens afterwards, in ``bot.call_feed``, at Slack's pace.  An outbound
+campaign call is also noted, in the same trip, for the calling rules' watch to judge
+(``bot.rule_watch``), once however often it is sent.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.notifications.notify import feed_kinds, matching_channels
+from commands.rules.refusals import refuse_by_key
+from commands.rules.watch import noted
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
 
@@ -109,7 +113,11 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
-            return store.accept(
+            # A route's opt-out key pressed is a refusal, taken before the record is
+            # marked seen: if storing fails, the service's resend adds it (once: the
+            # number is the list's key).
+            refuse_by_key(storage, team, matched, record)
+            queued = store.accept(
                 team,
                 record_id,
                 record.model_dump(mode="json"),
@@ -117,6 +125,10 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
                 outcome=outcome,
                 kinds=feed_kinds(matched, record),
             )
+            fact = noted(record)
+            if fact is not None:  # judged against the calling rules (bot/rule_watch.py)
+                storage.rule_watch.note(team, [fact])
+            return queued
 
     async def receive(request: web.Request) -> web.Response:
         token = request.match_info.get("token", "")

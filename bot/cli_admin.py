@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -51,7 +52,7 @@ from storage.errors import (
     SchemaTooNewError,
     StorageError,
 )
-from storage.validation import check_base_url, check_id, check_timezone
+from storage.validation import check_base_url, check_id, check_timezone, shown_url
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -223,10 +224,26 @@ def _read_api_key(given: str | None, stdin: TextIO) -> str:
 
 async def _verify(base_url: str, api_key: str, addresses: ServiceAddresses) -> TokenV3:
     """The key checked with the service at ``base_url``, where the service may be
-    (``callcenter.addresses``: the same rule as the connect form's)."""
+    (``callcenter.addresses``: the same rule as the connect form's), and the answer
+    checked to be the service's (a token, then a documented listing)."""
     transport = await addresses.transport_for(base_url, tls_context())
     async with CallCenter(base_url, api_key, transport=transport) as cc:
-        return await cc.auth.verify()
+        return await cc.auth.verify_service()
+
+
+def _verify_failure(exc: errors.CallCenterError, base_url: str) -> str:
+    """Why connecting failed, in our words (the HTTP status at most)."""
+    host = urlsplit(base_url).hostname or shown_url(base_url)
+    if isinstance(exc, errors.AuthenticationError):
+        return "the call-center service refused the API key"
+    if isinstance(exc, errors.APIConnectionError):
+        return f"could not reach the call-center service at {shown_url(base_url)}"
+    if exc.status_code is not None and not 200 <= exc.status_code < 300:
+        return (
+            f"{host} answered with HTTP {exc.status_code}: "
+            "it does not look like the call-center service"
+        )
+    return f"{host} did not answer as the call-center service does"
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -253,23 +270,19 @@ def _connect(args: argparse.Namespace) -> int:
             )
             raise _Refused(f"{exc.message}; nothing was saved") from None
         except errors.CallCenterError as exc:
+            # Our words only: what the other side said (its reason phrase, a JSON
+            # "error") may be any server's text, and is never repeated.
             refused = isinstance(exc, errors.APIStatusError)
+            said = _verify_failure(exc, base_url)
             store.audit.append(
                 team,
                 _operator(),
                 "workspace.connect",
                 audit_params,
                 outcome=Outcome.REFUSED if refused else Outcome.FAILED,
-                detail=exc.message,
+                detail=said,
             )
-            if refused:
-                raise _Refused(
-                    f"the call-center service refused the API key: {exc.message}; nothing was saved"
-                ) from None
-            raise _Refused(
-                f"could not reach the call-center service at {base_url}: {exc.message}; "
-                "nothing was saved"
-            ) from None
+            raise _Refused(f"{said}; nothing was saved") from None
         workspace = store.workspaces.connect(team, base_url, api_key, timezone=timezone)
         # The verification already paid for a token: keep it for the first command.
         store.workspaces.save_cached_token(

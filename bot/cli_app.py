@@ -22,6 +22,7 @@ from typing import Any
 
 from bot import logs, metrics_http
 from bot.app import ConfigurationError
+from bot.drain import Drain
 from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving, socket_mode
@@ -90,16 +91,23 @@ def register_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 async def serve_forever(
     settings: Settings, host: str, port: int, *, scheduler: bool = True
 ) -> None:
+    """Until SIGTERM or SIGINT, then drained (``bot.drain``) and closed."""
     rt = await off_loop(Runtime.open, settings)
-    async with serving(rt, host=host, port=port, scheduler=scheduler) as url:
-        log.info("callops listening on %s%s", url, EVENTS_PATH)
-        print(
-            f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz, "
-            f"ready {url}/readyz, metrics {url}{METRICS_PATH}",
-            flush=True,
-        )
-        settle_heap()
-        await asyncio.Event().wait()
+    drain = Drain(settings.callops_drain_seconds)
+    drain.on_signals(asyncio.get_running_loop())
+    try:
+        async with serving(rt, host=host, port=port, scheduler=scheduler, drain=drain) as url:
+            log.info("callops listening on %s%s", url, EVENTS_PATH)
+            print(
+                f"callops: Slack request URL {url}{EVENTS_PATH}, health {url}/healthz, "
+                f"ready {url}/readyz, metrics {url}{METRICS_PATH}",
+                flush=True,
+            )
+            settle_heap()
+            await drain.wait()
+    finally:
+        await off_loop(rt.storage.close)
+    drain.mark("exiting")
 
 
 def settle_heap() -> None:
@@ -116,11 +124,18 @@ def settle_heap() -> None:
 
 
 async def socket_forever(settings: Settings, *, scheduler: bool = True) -> None:
+    """Until SIGTERM or SIGINT, then drained (``bot.drain``) and disconnected."""
     rt = await off_loop(Runtime.open, settings)
-    async with socket_mode(rt, scheduler=scheduler):
-        print("callops: connected to Slack over Socket Mode", flush=True)
-        settle_heap()
-        await asyncio.Event().wait()
+    drain = Drain(settings.callops_drain_seconds)
+    drain.on_signals(asyncio.get_running_loop())
+    try:
+        async with socket_mode(rt, scheduler=scheduler, drain=drain):
+            print("callops: connected to Slack over Socket Mode", flush=True)
+            settle_heap()
+            await drain.wait()
+    finally:
+        await off_loop(rt.storage.close)
+    drain.mark("exiting")
 
 
 async def scheduler_forever(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -40,7 +40,9 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
-from commands.rules.guard import refused_between
+from commands.rules.consent import ending_soon
+from commands.rules.guard import looser_words, refused_between
+from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage.offload import off_loop
 
@@ -185,10 +187,24 @@ class DigestPoster:
         refused = await refused_between(
             self._storage, digest.team_id, request.period.start, request.period.end
         )
+        against = await against_rules_between(
+            self._storage, digest.team_id, request.period.start, request.period.end
+        )
         workspace = await off_loop(self._storage.workspaces.get, digest.team_id)
         # The channel's readers: the digest's own language, else the workspace's.
         with use_audience(for_channel(workspace, digest.language)):
-            content = await build_digest(cc, replace(request, refused_calls=refused))
+            looser = await looser_words(self._storage, digest.team_id)
+            ending = await ending_soon(self._storage, digest.team_id, datetime.now(UTC))
+            content = await build_digest(
+                cc,
+                replace(
+                    request,
+                    refused_calls=refused,
+                    against_rules=against,
+                    looser_rules=looser,
+                    consents_ending=ending,
+                ),
+            )
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,

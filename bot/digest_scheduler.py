@@ -1,5 +1,5 @@
-"""The digest and alert scheduler: every minute, post the digests that fell due and
-check the alerts.
+"""The digest and alert scheduler: every minute, post the digests that fell due, check
+the alerts and run the calling rules' watch (``bot/rule_watch.py``).
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
@@ -51,6 +51,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster, workspace_failure
+from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
@@ -73,6 +74,9 @@ CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
+JUDGE_JOB = "callops-rule-watch"
+JUDGE_SECONDS = 15
+"""How often the call records callbacks brought are judged against the calling rules."""
 
 
 @dataclass
@@ -110,8 +114,11 @@ class DigestScheduler:
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
+        watch: RuleWatch | None = None,
     ) -> None:
         self._storage = storage
+        self.watch = watch
+        """The calling rules' watch, run after the alerts on every tick."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -150,6 +157,15 @@ class DigestScheduler:
             coalesce=True,
             max_instances=1,
         )
+        if self.watch is not None:
+            scheduler.add_job(
+                self._judge_tick,
+                IntervalTrigger(seconds=JUDGE_SECONDS, timezone=UTC),
+                id=JUDGE_JOB,
+                coalesce=True,
+                misfire_grace_time=JUDGE_SECONDS,
+                max_instances=1,
+            )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -219,12 +235,32 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
+            if self.watch is not None:
+                await self.watch.tick(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
             log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    async def _judge_tick(self) -> None:
+        """The rule watch's quick pass: records callbacks noted, judged and posted."""
+        if self.watch is None:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            logs.begin(name="rule-watch")
+            await self.watch.judge_noted()
+        except StorageBusyError:
+            log.warning("rule watch: the database is busy; the next pass catches up")
+        except Exception:
+            log.exception("rule watch pass failed")
         finally:
             if task is not None:
                 self._ticks.discard(task)

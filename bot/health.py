@@ -9,6 +9,10 @@ whether traffic should come here; it answers 503, naming what is wrong, unless:
 - its schema is the one this code was written for (migrations current);
 - the workers this process runs are alive: the scheduler (unless ``--no-scheduler``),
   the call-feed poster and the approval sweeper.
+
+Once the process is stopping (SIGTERM or SIGINT: ``bot.server`` drains it), both answer
+503 ``draining`` at once, without asking anything: the load balancer sends new traffic
+elsewhere while what this process accepted is still being answered.
 """
 
 from __future__ import annotations
@@ -55,6 +59,12 @@ class Readiness:
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
         self._workers: dict[str, Callable[[], bool]] = {}
+        self.draining = False
+        """Set once the process stops taking traffic (``drain``), never unset."""
+
+    def drain(self) -> None:
+        """From now on both probes answer 503 ``draining``."""
+        self.draining = True
 
     def watch(self, name: str, alive: Callable[[], bool]) -> None:
         self._workers[name] = alive
@@ -74,12 +84,23 @@ class Readiness:
         return results
 
 
+def draining() -> web.Response:
+    """The probes' answer while the process drains: no more traffic here."""
+    return web.json_response({"ok": False, "status": "draining"}, status=503)
+
+
 def install(web_app: web.Application, readiness: Readiness) -> None:
     async def healthz(_: web.Request) -> web.Response:
+        if readiness.draining:
+            return draining()
         return web.json_response({"ok": True})
 
     async def readyz(_: web.Request) -> web.Response:
+        if readiness.draining:
+            return draining()
         checks = await off_loop(readiness.checks)
+        if readiness.draining:  # began while the checks ran
+            return draining()
         ready = all(value == "ok" for value in checks.values())
         if not ready:
             log.warning(

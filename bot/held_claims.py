@@ -13,6 +13,12 @@ in the database it is let go; when the work path gives up, it stays held until a
 request finds the database free and writes it there (``to_write``), so every process
 refuses its replays from then on.  A signature older than Slack's 5 minutes is refused
 as stale anyway and is forgotten.  Everything here runs on the event loop.
+
+What is held here is one process's memory: another replica, or this one after a
+restart, does not know it.  What makes "nothing was changed" true everywhere is the
+claim window (``bot.request_guard.CLAIM_WINDOW``): a command or a click runs only when
+its claim is made within seconds of its signed timestamp, and a work path that could
+not claim it says "busy" only once that window has closed, everywhere.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ KEEP_SECONDS = 330.0
 @dataclass
 class _Held:
     until: float
+    run_by: float = 0.0
+    """Wall-clock second past which its work path may no longer claim it and run
+    (``bot.request_guard.CLAIM_WINDOW``)."""
     given_up: bool = False
     """The work path could not claim it: the database is still to be told."""
 
@@ -37,13 +46,20 @@ class HeldClaims:
     clock: Callable[[], float] = time.monotonic
     _held: dict[str, _Held] = field(default_factory=dict)
 
-    def hold(self, signature: str) -> bool:
-        """Hold ``signature`` for its work path: False when it is held already (a replay)."""
+    def hold(self, signature: str, run_by: float = 0.0) -> bool:
+        """Hold ``signature`` for its work path, which may claim it and run until the
+        wall-clock second ``run_by``: False when it is held already (a replay)."""
         self._forget_old()
         if signature in self._held:
             return False
-        self._held[signature] = _Held(self.clock() + KEEP_SECONDS)
+        self._held[signature] = _Held(self.clock() + KEEP_SECONDS, run_by)
         return True
+
+    def run_by(self, signature: str) -> float:
+        """The wall-clock second past which ``signature``'s work may not start (0: none
+        held)."""
+        found = self._held.get(signature)
+        return found.run_by if found is not None else 0.0
 
     def holds(self, signature: str) -> bool:
         """Whether ``signature`` was let through or refused while the database was busy,

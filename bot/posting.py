@@ -38,6 +38,7 @@ from bot.metrics_hooks import slack_retry_handlers
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
 from commands.kernel.reply import Reply, fit
+from commands.kernel.text import fallback
 from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
 
@@ -292,7 +293,8 @@ class SlackOutbox:
 
 
 def _content(message: Message) -> dict[str, Any]:
-    return {"text": message.text, "blocks": [b.to_dict() for b in fit(message.blocks)]}
+    # The fallback text goes out as safe as the blocks (no broadcast, no bidi controls).
+    return {"text": fallback(message.text), "blocks": [b.to_dict() for b in fit(message.blocks)]}
 
 
 async def answered(

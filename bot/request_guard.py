@@ -46,6 +46,16 @@ the database is busy:
 
 So replay protection holds for every request, and no acknowledgement waits longer than
 `QUICK_LOCK_WAIT` for the database.
+
+"Nothing was changed" must stay true after the lock, on every replica and after a
+restart, though the refused signature may be in no database yet (it was busy) and in
+one process's memory only.  So a slash command or an interaction runs only when its
+replay claim is made within `CLAIM_WINDOW` seconds of its signed timestamp: the door
+refuses one older than that (Slack sends each within a second or so of signing it, and
+never sends it again; only a replay is late), and a work path whose claim stays busy
+keeps trying until the window has closed before it says "busy, nothing was changed".
+From that moment no process can claim it and run it.  This asks the servers' clocks
+to agree with Slack's within a few seconds (NTP), as Slack's own 5-minute rule does.
 """
 
 from __future__ import annotations
@@ -81,6 +91,9 @@ RETRY_AFTER = "5"
 QUICK_LOCK_WAIT = 0.2
 """Seconds the guard's replay claim waits for another writer's lock (one try) before the
 request is answered without it (see the module's docstring)."""
+CLAIM_WINDOW = 10.0
+"""Seconds after its signed timestamp within which a slash command or an interaction
+must have its replay claim made to run (see the module's docstring)."""
 SUBMISSION_LOCK_WAIT = 0.5
 """Seconds a form submission's pending claim may wait (one try): its answer is due in 3."""
 
@@ -175,6 +188,11 @@ class SlackRequestGuard:
         if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
         is_event = _check_body(body, request.content_type)
+        run_by = int(timestamp) + CLAIM_WINDOW
+        if not is_event and self._clock() > run_by:
+            # Slack sent it long ago and never sends it twice: a replay, maybe of a
+            # request another process refused as busy, which must never run now.
+            raise Refused(401, "replayed_request")
         if self._held.holds(signature):
             raise Refused(401, "replayed_request")
         unwritten = self._held.to_write()
@@ -184,7 +202,7 @@ class SlackRequestGuard:
             if is_event:
                 log.info("slack request: database busy; event refused for Slack to resend")
                 raise Refused(503, "try_again_later") from None
-            if not self._held.hold(signature):
+            if not self._held.hold(signature, run_by):
                 raise Refused(401, "replayed_request") from None
             log.info("slack request: database busy; replay claim left to the work path")
             return

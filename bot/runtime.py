@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
-from bot.background import BackgroundTasks
+from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
@@ -27,6 +27,7 @@ from bot.metrics import DatabaseFigures, Metrics
 from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
+from bot.rule_watch import RuleWatch
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
@@ -92,6 +93,9 @@ class Runtime:
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
     (``bot.held_claims``)."""
+    stopping: bool = False
+    """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
+    starts running any more (``CommandContext.stopping``)."""
 
     @classmethod
     def open(
@@ -128,7 +132,7 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones),
+            scheduler=DigestScheduler(storage, digests, zones, watch=RuleWatch(storage, digests)),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             tokens=tokens,
@@ -277,12 +281,17 @@ class Runtime:
             slack_locale=slack[0],
             slack_tz=slack[1],
             addresses=self.addresses,
+            stopping=lambda: self.stopping,
         )
 
-    async def close(self) -> None:
-        """Let background tasks finish, then close the connections (storage stays open:
-        whoever opened the runtime closes it)."""
-        await self.background.close()
+    def stop_starting(self) -> None:
+        """The process drains: from now on no approved action starts running."""
+        self.stopping = True
+
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Let background tasks finish (for up to ``grace`` seconds), then close the
+        connections (storage stays open: whoever opened the runtime closes it)."""
+        await self.background.close(grace)
         await self.clients.close()
         await self.bots.close()
         await self.responses.close()

@@ -15,7 +15,8 @@ from storage.validation import check_base_url
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", hide_input_in_errors=True)
+    """A refused value is never repeated in the error (a URL may carry a password)."""
 
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
@@ -57,6 +58,14 @@ class Settings(BaseSettings):
     callops_log_format: Literal["text", "json"] = Field(
         default="text",
         description="Log lines as text, or as JSON objects (one per line) for a collector.",
+    )
+
+    callops_drain_seconds: float = Field(
+        default=25.0,
+        gt=0,
+        le=3600,
+        description="Seconds a stopping process (SIGTERM, SIGINT) has to answer what it "
+        "accepted before it exits: under Kubernetes' default grace period of 30.",
     )
 
     @field_validator("callops_base_url")

@@ -13,8 +13,9 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import httpx
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.posting import SlackOutbox, answered
@@ -102,13 +103,22 @@ class WebApiFiles:
         except SlackApiError as exc:
             log.info("files_upload_v2 to %s: %s", channel, exc.response.get("error"))
             return False
+        except (SlackClientError, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            # The network failed on the way (the file may or may not be there): the
+            # person is told it was not sent, never left with a traceback.
+            log.warning("files_upload_v2 to %s failed: %s", channel, type(exc).__name__)
+            return False
         return True
 
     async def send_to(self, user: str, *, filename: str, path: str, comment: str) -> bool:
         # A file is shared into a conversation, so the direct messages are opened first.
-        opened = await answered(
-            self._client.conversations_open(users=user), f"conversations_open with {user}"
-        )
+        try:
+            opened = await answered(
+                self._client.conversations_open(users=user), f"conversations_open with {user}"
+            )
+        except (SlackClientError, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning("conversations_open with %s failed: %s", user, type(exc).__name__)
+            return False
         if opened is None:
             return False
         channel = (opened.get("channel") or {}).get("id")

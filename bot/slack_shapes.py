@@ -205,4 +205,10 @@ def _routing(payload: Mapping[str, Any]) -> str | None:
             return "event.workflow_step is not an object"
         if event["type"] == "app_home_opened" and not event.get("user"):
             return "event.user is missing"
+        if event["type"] == "function_executed":
+            function = event.get("function")
+            if not isinstance(function, dict) or not isinstance(function.get("callback_id"), str):
+                return "event.function is not a function"
+            if not isinstance(event.get("inputs", {}), dict):
+                return "event.inputs is not an object"
     return None

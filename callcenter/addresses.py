@@ -10,7 +10,9 @@ tests allow loopback: ``LOOPBACK_NETWORKS``).
 
 The address checked is the address connected to: ``ServiceAddresses.checked`` resolves a
 host once, through the standard resolver (so the numeric forms ``0x7f000001``,
-``2130706433`` and IPv4-mapped IPv6 are read as the socket would read them), and
+``2130706433`` and IPv4-mapped IPv6 are read as the socket would read them; an IPv6
+address that carries an IPv4 one, for a translator or tunnel to deliver to, is judged by
+the IPv4 address inside, and site-local ``fec0::/10`` is never public), and
 ``PinnedBackend`` connects to exactly the addresses it checked, keeping the host name for
 the ``Host`` header and TLS.  A name that resolves elsewhere a moment later (DNS
 rebinding) changes nothing: it is never resolved again for that connection.  The
@@ -94,7 +96,46 @@ class ServiceNetworks:
             ip = ip.ipv4_mapped
         if any(ip in network for network in self.allowed):
             return True
+        if isinstance(ip, ipaddress.IPv6Address):
+            if ip.is_site_local:  # fec0::/10: deprecated, routed as the site decides
+                return False
+            embedded = embedded_ipv4(ip)
+            if embedded:
+                # A translator or tunnel on the way delivers to the IPv4 address inside.
+                return all(self.permits(str(v4)) for v4 in embedded)
         return ip.is_global and not ip.is_multicast
+
+
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+_SIXTOFOUR = ipaddress.ip_network("2002::/16")
+_TEREDO = ipaddress.ip_network("2001::/32")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries, where some network may deliver to
+    them: IPv4-compatible (``::a.b.c.d``) and -translated (``::ffff:0:a.b.c.d``), NAT64's
+    well-known prefix (``64:ff9b::/96``) and local-use prefix (``64:ff9b:1::/48``, the
+    address in RFC 6052's /48 layout), 6to4 (``2002::/16``) and Teredo (``2001::/32``,
+    its server and its client).  IPv4-mapped addresses are read before this."""
+    value = int(ip)
+    low32 = ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    if ip in _IPV4_COMPATIBLE:
+        return () if value <= 1 else (low32,)  # :: and ::1 are IPv6's own
+    if ip in _IPV4_TRANSLATED or ip in _NAT64:
+        return (low32,)
+    if ip in _NAT64_LOCAL:
+        # RFC 6052, a /48 prefix: bits 48-63 hold the first half, 72-87 the second.
+        first = (value >> 64) & 0xFFFF
+        second = (value >> 40) & 0xFFFF
+        return (ipaddress.IPv4Address((first << 16) | second),)
+    if ip in _SIXTOFOUR and ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip in _TEREDO and ip.teredo is not None:
+        return ip.teredo
+    return ()
 
 
 @dataclass

@@ -111,6 +111,10 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
             ":warning: "
         )
         return FieldErrors({first: truncate(message, 150)})
+    if submission.malformed is not None:
+        log.warning("form %r refused: %s", route.callback_id, submission.malformed)
+        first = next(iter(submission.values), "")
+        return FieldErrors({first: _(FORM_OUT_OF_DATE)})
     if route.validate is None:
         return None
     try:
@@ -134,6 +138,8 @@ async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Ou
     route = INTERACTIONS.submission(submission.callback_id)
     if route is None or not role_allows(ctx.role, route.role):
         return error(_("This form can no longer be submitted."))
+    if submission.malformed is not None:
+        return error(_(FORM_OUT_OF_DATE))
     return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
 
 

@@ -271,30 +271,48 @@ class CallFeedStore(SealedStore):
         return self._db.write(work)
 
     def take_fold(
-        self, head: QueuedRecord, owner: str, seconds: float, limit: int, id_chars: int
+        self,
+        head: QueuedRecord,
+        owner: str,
+        seconds: float,
+        limit: int,
+        id_chars: int,
+        note_room: int | None = None,
     ) -> list[QueuedRecord]:
         """``head`` (leased by ``owner``) and the ``fold`` rows behind it in its lane, at
         most ``limit`` in all and their record ids (as a JSON list) within ``id_chars``,
         leased together: the records one folded message takes.  Notable rows between them
         (``note``: replies on that message) are passed over and go out after it; a card
-        of its own, or a row another poster holds, ends the run."""
+        of its own, or a row another poster holds, ends the run.
+
+        Unless the lane is past its pace: when more than ``note_room`` notable rows wait
+        in it (one message a second each would leave the last ones minutes late), they
+        are taken into the folded message too, the head included (the caller marks them
+        as notable there).  Empty when ``head`` is a notable row and the lane is not."""
         now = self._clock()
         params = {
             "team_id": head.team_id,
             "lane_id": head.lane,
             "first": head.seq,
-            "limit": 2 * max(1, limit),
+            # Enough rows to tell whether the lane is past its pace, however little room
+            # the open folded message has left.
+            "limit": max(2 * max(1, limit), (note_room or 0) + 1),
         }
 
         def work(conn: Connection) -> list[QueuedRecord]:
             taken: list[QueuedRecord] = []
             left = id_chars
-            for row in conn.execute(_LANE_ROWS, params).mappings():
-                queued = self._queued(row)
-                if queued.post_as == "note" and taken:
+            rows = [self._queued(row) for row in conn.execute(_LANE_ROWS, params).mappings()]
+            notes = sum(1 for queued in rows if queued.post_as == "note")
+            fold_notes = note_room is not None and notes > note_room
+            if head.post_as == "note" and not fold_notes:
+                return []
+            for queued in rows:
+                if queued.post_as == "note" and taken and not fold_notes:
                     continue
                 left -= len(json.dumps(queued.record_id)) + 2  # the id, its comma and space
-                if queued.post_as != "fold" or (taken and left < 0) or len(taken) >= limit:
+                foldable = queued.post_as == "fold" or (fold_notes and queued.post_as == "note")
+                if not foldable or (taken and left < 0) or len(taken) >= limit:
                     break
                 lease = {"row": queued.seq, "now": now, "owner": owner, "until": now + seconds}
                 if conn.execute(_TAKE, lease).rowcount != 1:

@@ -15,17 +15,20 @@ from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
 from storage.call_feed import CallFeedStore
+from storage.call_lists import CallListStore
 from storage.calling_rules import CallingRuleStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
 from storage.feed_pruning import FeedPruning
+from storage.gate_log import GateLogStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
 from storage.people import PeopleStore, Person
 from storage.policy import PolicyStore
 from storage.roles import Role, RoleStore
+from storage.rule_watch import RuleWatchStore
 from storage.schema import (
     approval_secrets,
     callback_tokens,
@@ -115,6 +118,9 @@ class Storage:
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)
         self.calling_rules = CallingRuleStore(db, clock=clock)
+        self.call_lists = CallListStore(db, clock=clock)
+        self.rule_watch = RuleWatchStore(db, clock=clock)
+        self.gate_log = GateLogStore(db, clock=clock)
 
     @classmethod
     def open(

@@ -69,6 +69,9 @@ class NotificationRoute:
     is open (True), or always as a card of its own (False)."""
     notable: tuple[str, ...] = ()
     """Statuses whose records count as notable, besides a key pressed or an agent's call."""
+    optout_key: str | None = None
+    """A key that means "no more calls": a record with it pressed puts its number on the
+    company's opt-out list (``commands/rules/refusals.py``)."""
 
 
 class RouteStore(Store):
@@ -85,6 +88,7 @@ class RouteStore(Store):
         language: str | None = None,
         fold: bool = True,
         notable: Iterable[str] = (),
+        optout_key: str | None = None,
     ) -> NotificationRoute:
         route_id = short_id()
         self._db.change(
@@ -102,6 +106,7 @@ class RouteStore(Store):
                 "created_at": self._clock(),
                 "fold": int(fold),
                 "notable": tuple(notable),
+                "optout_key": optout_key,
             },
         )
         return required(self.get(team_id, route_id), "route", route_id)

@@ -29,6 +29,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
@@ -333,6 +334,7 @@ notification_routes = Table(
     CheckConstraint("language IN ('vi', 'en')"),
     _flag("fold", default=1),
     _list("notable"),
+    _text("optout_key"),
     Index("notification_routes_team", "team_id"),
 )
 
@@ -489,15 +491,107 @@ calling_rules = Table(
     CheckConstraint("frequency >= 0"),
     _text("updated_by"),
     _real("updated_at", nullable=False),
+    _text("hours_by"),
+    _real("hours_at"),
+    _text("advertising_by"),
+    _real("advertising_at"),
+    _text("frequency_by"),
+    _real("frequency_at"),
+    _text("brand"),
 )
 
-dnc_numbers = Table(
-    "dnc_numbers",
+optout_numbers = Table(
+    "optout_numbers",
     metadata,
     _text("team_id", primary_key=True),
     _text("phone", primary_key=True),
     _real("added_at", nullable=False),
+    _text("added_by"),
+    _text("source", nullable=False),
+    CheckConstraint("source IN ('typed', 'call', 'key')"),
+    _text("call_id"),
+    _text("reason"),
 )
+"""The company's own opt-out list (Decree 91/2020/ND-CP: customers who refused further
+calls): one row per number on it, with who put it there, when, and from what."""
+
+optout_changes = Table(
+    "optout_changes",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _text("change", nullable=False),
+    CheckConstraint("change IN ('add', 'remove')"),
+    _text("source", nullable=False),
+    _text("call_id"),
+    _text("reason"),
+    _text("changed_by"),
+    _real("at", nullable=False),
+    Index("optout_changes_by_time", "team_id", "at"),
+    **_AUTOINCREMENT,
+)
+"""Every addition to and removal from the opt-out list, newest last (its history)."""
+
+registry_versions = Table(
+    "registry_versions",
+    metadata,
+    _text("team_id", nullable=False),
+    _int("version", nullable=False),
+    _real("uploaded_at", nullable=False),
+    _text("uploaded_by"),
+    _text("file_name", nullable=False, default=""),
+    _int("numbers", nullable=False, default=0),
+    _int("added", nullable=False, default=0),
+    _int("removed", nullable=False, default=0),
+    PrimaryKeyConstraint("team_id", "version"),
+)
+"""Each upload of the national registry ("Danh sách không quảng cáo"): a whole new
+version of it, numbered from 1 in each workspace."""
+
+registry_numbers = Table(
+    "registry_numbers",
+    metadata,
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _int("since_version", nullable=False),
+    _int("until_version"),
+    _text("registered_on"),
+    PrimaryKeyConstraint("team_id", "phone", "since_version"),
+)
+"""A number's stay on the registry: on it from ``since_version`` until the version that
+dropped it (None: on it now).  Only changes make rows, so every version stays readable."""
+
+registry_staging = Table(
+    "registry_staging",
+    metadata,
+    _text("team_id", nullable=False),
+    _int("version", nullable=False),
+    _text("phone", nullable=False),
+    _text("registered_on"),
+    PrimaryKeyConstraint("team_id", "version", "phone"),
+)
+"""An upload's numbers while its version is computed (emptied in the same transaction)."""
+
+consents = Table(
+    "consents",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _text("phone", nullable=False),
+    _text("campaign_uuid"),
+    _text("campaign_name"),
+    _text("source", nullable=False),
+    _real("until"),
+    _text("added_by"),
+    _real("added_at", nullable=False),
+    _text("removed_by"),
+    _real("removed_at"),
+    Index("consents_by_phone", "team_id", "phone"),
+    **_AUTOINCREMENT,
+)
+"""Customers' agreements to receive advertising calls despite the registry (never
+despite the opt-out list): for every campaign or one, until a day or for good."""
 
 outbound_pushes = Table(
     "outbound_pushes",
@@ -510,6 +604,93 @@ outbound_pushes = Table(
     Index("outbound_pushes_by_phone", "team_id", "phone", "at"),
     **_AUTOINCREMENT,
 )
+
+rule_watch = Table(
+    "rule_watch",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("channel"),
+    _flag("enforce", default=0),
+    _real("listed_until"),
+    _text("updated_by"),
+    _real("updated_at", nullable=False),
+)
+"""Where rule events go (``rules channel``), whether callops pauses advertising campaigns
+outside the calling hours (``rules enforce``), and how far the call records were read."""
+
+rule_watch_records = Table(
+    "rule_watch_records",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("record_id", primary_key=True),
+    _text("campaign_uuid", nullable=False),
+    _text("phone"),
+    _real("started_at", nullable=False),
+    _text("state", nullable=False, default="new"),
+    CheckConstraint("state IN ('new', 'ok', 'breach')"),
+    _list("rules"),
+    _real("noted_at", nullable=False),
+    _real("claimed_at"),
+    _text("posted_ts"),
+    Index("rule_watch_records_state", "team_id", "state"),
+    Index("rule_watch_records_started", "team_id", "started_at"),
+)
+"""Each outbound call record of a watched workspace, once (by callback or listing): new,
+then ok or a breach of the calling rules (which rules; the post in the rules channel)."""
+
+rule_watch_slots = Table(
+    "rule_watch_slots",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("subject", primary_key=True),
+    _text("action", primary_key=True),
+    _text("slot", primary_key=True),
+    _real("at", nullable=False),
+)
+"""What the rule watch did once across replicas: a campaign paused when one closing of
+the calling hours came, resumed at one opening, a minute's reading of the records."""
+
+rule_paused = Table(
+    "rule_paused",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("campaign_uuid", primary_key=True),
+    _text("campaign_name", nullable=False),
+    _text("slot", nullable=False),
+    _real("paused_at", nullable=False),
+)
+"""Campaigns ``rules enforce`` paused itself, to start again when the hours open."""
+frequency_locks = Table(
+    "frequency_locks",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("phone", primary_key=True),
+    _real("at", nullable=False),
+)
+"""One row per number a frequency slot was claimed for: writing it first makes claims to
+the same number wait for each other (a row lock on PostgreSQL; SQLite has one writer)."""
+
+gate_decisions = Table(
+    "gate_decisions",
+    metadata,
+    _serial("id"),
+    _text("team_id", nullable=False),
+    _real("at", nullable=False),
+    _text("phone", nullable=False),
+    _text("campaign_uuid", nullable=False),
+    _text("campaign_name", nullable=False, default=""),
+    _text("class", nullable=False),
+    _text("results", nullable=False, default="{}"),
+    _text("outcome", nullable=False),
+    CheckConstraint("outcome IN ('placed', 'refused', 'failed', 'unknown')"),
+    _text("rule"),
+    _text("request_id"),
+    _text("requester"),
+    _list("approvers"),
+    Index("gate_decisions_by_time", "team_id", "at"),
+    **_AUTOINCREMENT,
+)
+"""Every advertising call the calling rules decided on: the evidence for an inspector."""
 
 DATA_TABLES: tuple[Table, ...] = tuple(metadata.sorted_tables)
 """Every table holding callops data, parents before children (the order to copy them in)."""

@@ -8,12 +8,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from storage.errors import N_, InvalidValueError
 
+MAX_ZONE_NAME = 64
+"""Longer than any IANA zone name (the longest is some 32 letters)."""
+
 
 def check_timezone(name: str) -> str:
     """An IANA zone name that zoneinfo knows (so digests fire at the local time people mean)."""
     try:
+        # "America" is a folder of the zone database and a 5,000-letter name is too long
+        # for a file name: zoneinfo raises OSError for both, not ZoneInfoNotFoundError.
+        if len(name) > MAX_ZONE_NAME:
+            raise ValueError(name)
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise InvalidValueError(
             N_(
                 "unknown timezone {name}: use an IANA name such as Asia/Ho_Chi_Minh, "
@@ -58,11 +65,33 @@ _URL_PROBLEMS: dict[UrlProblem, str] = {
 }
 
 
+def shown_url(url: str, limit: int = 200) -> str:
+    """``url`` as it may be shown, logged or stored: a user name and password, a query
+    and a fragment (where secrets ride) replaced by ``***``, cut to ``limit``."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        parts = None
+    if parts is not None and parts.scheme and parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        netloc = f"***@{host}" if "@" in parts.netloc else host
+        text = f"{parts.scheme}://{netloc}{parts.path}"
+        if parts.query or "?" in url:
+            text += "?***"
+        if parts.fragment or "#" in url:
+            text += "#***"
+    elif "@" in text:
+        text = "***@" + text.rpartition("@")[2]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def check_base_url(url: str) -> str:
-    """An http(s) URL with a host, without the trailing slash (paths are appended to it)."""
+    """An http(s) URL with a host, without the trailing slash (paths are appended to it).
+    A refusal shows the URL without what may be secret in it (`shown_url`)."""
     problem = base_url_problem(url)
     if problem is not None:
-        raise InvalidValueError(_URL_PROBLEMS[problem], url=repr(url))
+        raise InvalidValueError(_URL_PROBLEMS[problem], url=repr(shown_url(url)))
     return url.strip().rstrip("/")
 
 

@@ -220,7 +220,8 @@ class WorkspaceStore(SealedStore):
             try:
                 return check_timezone(slack_timezone), "slack"
             except InvalidValueError:
-                log.info("team %s: Slack's zone %r is unknown here", current, slack_timezone)
+                # One line, the name cut short: it is whatever the profile holds.
+                log.info("Slack's zone %r is not a zone here; ignored", slack_timezone[:64])
         if current is not None:
             return current["timezone"], None
         return self._default_timezone, None

@@ -15,7 +15,9 @@ work, so a replay still acts never and a busy database is told, not waited on.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -38,6 +40,8 @@ from storage.errors import StorageBusyError
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
+LATE_CLAIM_EVERY = 0.25
+"""Seconds between two tries at a refused form's claim while the database is busy."""
 
 
 @dataclass(frozen=True)
@@ -69,22 +73,60 @@ class ContextBuilder:
         signature = self.pending_claim
         if signature is None:
             return True
+        run_by = self.rt.held_claims.run_by(signature)
         try:
             # A short claim is one an answer to Slack waits on: on the threads kept for those.
             offload = off_loop if lock_wait is None else off_loop_quick
-            first = await offload(self._claim, signature, lock_wait)
+            while True:
+                try:
+                    first = await offload(self._claim, signature, lock_wait)
+                    break
+                except StorageBusyError:
+                    # Until the claim window closes (``CLAIM_WINDOW``): past it no process
+                    # may claim it, so "nothing was changed" stays true everywhere.
+                    if lock_wait is not None or time.time() >= run_by:
+                        raise
         except StorageBusyError:
             # Held until the database takes it, so its replays are refused meanwhile.
             self.rt.held_claims.gave_up(signature)
+            if lock_wait is not None:
+                # A form is answered within Slack's 3 s, long before its claim window
+                # closes: the claim is written as soon as the database takes it, so a
+                # replay to another replica is refused from then on, not only here.
+                self.rt.background.spawn(
+                    self._claim_later(signature, run_by), name="callops-late-claim"
+                )
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
             return False
         self.rt.held_claims.claimed(signature)
+        if first and lock_wait is None and 0 < run_by < time.time():
+            # Claimed once the window had closed: it may not run any more (another
+            # process would refuse it now), so it is refused here too, as busy.
+            log.warning("request refused: claimed after its window; nothing was done")
+            if tell is not None:
+                await tell(database_busy())
+            return False
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
             return False
         return True
+
+    async def _claim_later(self, signature: str, run_by: float) -> None:
+        """Write a refused request's claim once the database takes it, until its claim
+        window closes (every process refuses it after that anyway)."""
+        while time.time() <= run_by:
+            try:
+                await off_loop(claim, self.rt.storage.dedup, signature)
+            except StorageBusyError:
+                await asyncio.sleep(LATE_CLAIM_EVERY)
+                continue
+            except Exception:
+                log.warning("could not record a refused request's claim", exc_info=True)
+                return
+            self.rt.held_claims.written([signature])
+            return
 
     def _claim(self, signature: str, lock_wait: float | None) -> bool:
         if lock_wait is None:

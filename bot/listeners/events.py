@@ -12,6 +12,7 @@ from slack_bolt.response import BoltResponse
 
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
+from bot.listeners.tracking import tracking
 from bot.messenger import WebApiMessenger
 from bot.observe import counted
 from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER
@@ -54,6 +55,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             return rt.storage.dedup.mark_event(team, event_id)
 
     @app.event("app_home_opened")
+    @tracking(rt.background)
     async def home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:
         if event.get("tab", "home") != "home":
             return
@@ -83,11 +85,13 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         log.info("wiped the secrets of workspace %s (%s)", team, reason)
 
     @app.event("app_uninstalled")
+    @tracking(rt.background)
     async def uninstalled(body: dict[str, Any]) -> None:
         with counted(rt.metrics, "event", "app_uninstalled"):
             await wipe(body["team_id"], "app_uninstalled")
 
     @app.event("tokens_revoked")
+    @tracking(rt.background)
     async def revoked(event: dict[str, Any], body: dict[str, Any]) -> None:
         if (event.get("tokens") or {}).get("bot"):
             with counted(rt.metrics, "event", "tokens_revoked"):

@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import StepAnswer, Surface, answerable, deliver
 from bot.listeners.context import ContextBuilder, builder
+from bot.listeners.tracking import tracked
 from bot.messenger import WebApiMessenger
 from bot.observe import click_name, counted, shortcut_name, step_name, submission_name
 from bot.request_guard import SUBMISSION_LOCK_WAIT
@@ -193,11 +194,12 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 )
                 await deliver(outcome, surface, ctx)
 
+    # Each held in the runtime's tasks while it runs: a stopping process answers them first.
     for click in INTERACTIONS.clicks:
-        app.action(click.matcher())(on_click)
+        app.action(click.matcher())(tracked(rt.background, on_click))
     for submission in INTERACTIONS.submissions:
-        app.view(submission.callback_id)(on_submission)
+        app.view(submission.callback_id)(tracked(rt.background, on_submission))
     for shortcut in INTERACTIONS.shortcuts:
-        app.shortcut(shortcut.callback_id)(on_shortcut)
+        app.shortcut(shortcut.callback_id)(tracked(rt.background, on_shortcut))
     for step in INTERACTIONS.steps:
-        app.function(step.callback_id)(on_step)
+        app.function(step.callback_id)(tracked(rt.background, on_step))

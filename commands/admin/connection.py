@@ -54,7 +54,7 @@ from storage import Outcome as AuditOutcome
 from storage import Role, Storage
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
-from storage.validation import UrlProblem, base_url_problem
+from storage.validation import UrlProblem, base_url_problem, shown_url
 
 CONNECT_CALLBACK = "connect_workspace"
 BASE_URL_BLOCK = "base_url"
@@ -249,7 +249,7 @@ async def verify_key(
         async with CallCenter(
             base_url, api_key, timeout=VERIFY_TIMEOUT, max_retries=0, transport=transport
         ) as cc:
-            await cc.auth.verify()
+            await cc.auth.verify_service()  # a token, then a documented listing
     except errors.AuthenticationError:
         return {API_KEY_BLOCK: _("The call-center service refused this API key.")}
     except errors.APIConnectionError:
@@ -318,7 +318,7 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     if problems is not None:
         await ctx.audit(
             "workspace.connect",
-            {"base_url": base_url},
+            {"base_url": shown_url(base_url)},  # a refused URL may carry a password
             outcome=AuditOutcome.REFUSED,
             detail="; ".join(problems.values()),
         )
@@ -333,7 +333,7 @@ class ConnectMeta(Metadata):
 
 async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
     base_url = text(submission.values, BASE_URL_BLOCK)
-    await ctx.audit("workspace.connect", {"base_url": base_url})
+    await ctx.audit("workspace.connect", {"base_url": shown_url(base_url)})
     channel = read_metadata(ConnectMeta, submission.metadata).channel
     if not channel:
         return PublishHome()

@@ -87,7 +87,12 @@ class ExecutionEnv:
     team_id: str = ""
     public_url: str | None = None
     tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
-    """The workspace's zone: the calling rules' hours are in it."""
+    """The workspace's zone, for what the result says (the calling rules read Vietnam's
+    clock whatever it is)."""
+    request_id: str | None = None
+    requester: str | None = None
+    approvers: tuple[str, ...] = ()
+    """The request being run, who asked and who decided (the calling rules' evidence)."""
 
 
 def execution_env(ctx: CommandContext) -> ExecutionEnv | None:

@@ -22,6 +22,7 @@ from commands.approvals.workflow import (
     expire_due,
     late_message,
     needs_second_person,
+    not_run,
     run_approved,
     step_outcome,
 )
@@ -180,7 +181,14 @@ class ApprovalFlow:
         then update its card.  Returns the finished approval, or None when another
         caller owns the execution."""
         try:
-            finished = await run_approved(self.storage, approval.team_id, approval.id, self.env())
+            if self.ctx.stopping():
+                # Stopping (SIGTERM): an action started now might be cut off before its
+                # outcome is known; said plainly instead, and nothing is sent.
+                finished = await not_run(self.storage, approval.team_id, approval.id)
+            else:
+                finished = await run_approved(
+                    self.storage, approval.team_id, approval.id, self.env()
+                )
         except ApprovalStateError as exc:
             log.info("approval %s: %s", approval.id, exc)
             return None

@@ -35,6 +35,7 @@ from commands.kernel.reply import (
     Reply,
     error,
     notice,
+    section,
 )
 from commands.kernel.text import mention, truncate
 from commands.kernel.values import Metadata, Token, read_metadata, token
@@ -243,7 +244,11 @@ def form_route(form: Form) -> OnSubmit:
             return error(exc.message)
         progress = await flow.confirmed(approval, params_hash=approval.params_hash)
         if needs_second_person(approval) or not progress.card_posted:
-            return progress.reply
+            reply = progress.reply
+            if outcome.prompt_note and isinstance(reply, Reply):
+                # What the form's build had to say besides (a warning), under the prompt.
+                reply.blocks.insert(1, section(outcome.prompt_note))
+            return reply
         return Nothing()
 
     return OnSubmit(form.callback_id, submitted, role=Role(form.role), validate=validate)

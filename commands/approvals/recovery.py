@@ -32,6 +32,7 @@ from callcenter.errors import CallCenterError
 from commands.approvals import actions
 from commands.approvals.actions import Observation
 from commands.approvals.flow import ApprovalFlow, plain_message
+from commands.approvals.workflow import NOT_RUN_TEXT
 from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage
@@ -49,9 +50,6 @@ OBSERVE_TIMEOUT = 15.0
 UNKNOWN_TEXT = N_(
     "I cannot tell whether it was done (the service cannot be asked about it): "
     "*check before retrying*."
-)
-NOT_RUN_TEXT = N_(
-    "The app stopped before running it, so nothing was sent. Ask again if it is still wanted."
 )
 
 

@@ -32,7 +32,7 @@ from commands.approvals import actions
 from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
 from commands.kernel.failures import describe_failure
-from commands.kernel.i18n import _, pgettext
+from commands.kernel.i18n import N_, _, pgettext
 from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
@@ -359,6 +359,34 @@ async def holding(storage: Storage, approval: Approval) -> AsyncIterator[None]:
             await task
 
 
+NOT_RUN_TEXT = N_(
+    "The app stopped before running it, so nothing was sent. Ask again if it is still wanted."
+)
+"""What a request approved but never run says (recovery, or a process that was stopping)."""
+
+
+async def not_run(storage: Storage, team_id: str, approval_id: str) -> Approval:
+    """Settle an approved request without running it: the process is stopping (SIGTERM),
+    and an action started now might not finish before it exits, leaving nobody able to
+    say whether it was done.  Claimed like a run (exactly one caller wins; the others get
+    ``ApprovalStateError``), then failed as "not run", plainly, and audited."""
+    claimed = await off_loop(storage.approvals.claim_for_execution, team_id, approval_id)
+    data: dict[str, Any] = {"ok": False, "not_run": True, "text": _(NOT_RUN_TEXT)}
+    if claimed.channel and claimed.message_ts:
+        data.update(channel=claimed.channel, ts=claimed.message_ts)
+    finished = await off_loop(storage.approvals.finish, team_id, approval_id, ok=False, result=data)
+    await off_loop(
+        storage.audit.append,
+        team_id,
+        claimed.decider or claimed.requester,
+        claimed.kind,
+        claimed.params,
+        outcome=Outcome.FAILED,
+        detail=f"{claimed.id}: not run: the app was stopping",
+    )
+    return finished
+
+
 async def run_approved(
     storage: Storage, team_id: str, approval_id: str, env: ExecutionEnv | None
 ) -> Approval:
@@ -411,6 +439,12 @@ async def _perform(
                 "nothing was sent."
             ),
         )
+    env = replace(
+        env,
+        request_id=approval.id,
+        requester=approval.requester,
+        approvers=(approval.decider,) if approval.decider else (),
+    )
     try:
         return await actions.execute(approval.kind, approval.params, env, secret=secret)
     except ActionRefused as exc:

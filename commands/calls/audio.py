@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import weakref
 from pathlib import Path
 
 ESPEAK = "espeak-ng"
@@ -18,6 +19,24 @@ VOICE = "vi"
 MAX_CHARACTERS = 1500
 """Text spoken at most: a preview is a few sentences; a runaway template is cut."""
 TIMEOUT = 20.0
+AT_ONCE = 3
+"""Recordings made and sent at once, whoever clicked: each is an espeak-ng process (tens
+of MB for a long text) and then a WAV file of a few MB on its way to Slack, so memory
+stays bounded however many click Listen together; the others wait their turn."""
+
+_TURNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def turn() -> asyncio.Semaphore:
+    """The turns of this event loop (a semaphore belongs to one loop): hold one while a
+    recording is spoken and sent."""
+    loop = asyncio.get_running_loop()
+    found = _TURNS.get(loop)
+    if found is None:
+        found = _TURNS[loop] = asyncio.Semaphore(AT_ONCE)
+    return found
 
 
 def speaker() -> str | None:
@@ -27,7 +46,8 @@ def speaker() -> str | None:
 
 async def speak(text: str, out: Path) -> bool:
     """Write ``text`` spoken in Vietnamese to ``out`` (WAV); False when espeak-ng is
-    missing or failed.  The text goes on standard input, never on the command line."""
+    missing or failed.  The text goes on standard input, never on the command line.
+    A caller answering people holds a `turn` around it."""
     binary = speaker()
     if binary is None:
         return False

@@ -53,7 +53,7 @@ from commands.kernel.forms import text
 from commands.kernel.grammar import ANY_KEY, UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
-from commands.kernel.matching import alternatives, suggest
+from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
 from commands.kernel.proposal import ActionParams, Proposal
@@ -62,11 +62,14 @@ from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campai
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, compact_json, read_metadata
 from commands.leads.lead_links import is_uuid, open_lead_button
-from commands.rules.guard import REFUSED_ACTION, is_advertising, push_refusal
+from commands.rules.evidence import Evidence, log_decision
+from commands.rules.guard import REFUSED_ACTION, Decision, decide, decree, is_advertising
 from storage import Approval, Storage
 from storage.offload import off_loop
 
 AUTOCALL_CALLBACK = "autocall_form"
+LOCK_SWEEP_EVERY = 100
+"""Every so many placed advertising calls, the numbers' stale lock rows are dropped."""
 PHONE_BLOCK = "phone"
 PARAM_BLOCK = "param:"
 """Each placeholder's input is the block ``param:<name>``."""
@@ -242,7 +245,7 @@ class AutocallParams(ActionParams):
     """One automated call: the campaign, the number, and a value for each of the
     template's placeholders (none for a recording)."""
 
-    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken"})
+    OMIT_WHEN_NONE = frozenset({"campaign_status", "spoken", "brand_missing"})
 
     campaign_uuid: str
     campaign_name: str = ""
@@ -254,6 +257,9 @@ class AutocallParams(ActionParams):
     spoken: str | None = None
     """What the customer will hear: the template's text with the values read as the
     service reads them (None for a recording, or a request made before previews)."""
+    brand_missing: str | None = None
+    """The registered brand name an advertising call's first sentence does not say
+    (``rules brand``): the preview and the card warn, the call is not refused."""
 
 
 def not_running_warning(campaign_name: str, status: str, *, asked: bool = False) -> str | None:
@@ -316,6 +322,8 @@ def describe_autocall(params: AutocallParams) -> str:
         except ValueRefused:
             readings = {}
         lines.append(preview_mrkdwn(Preview(params.spoken, readings, dict(values))))
+    if params.brand_missing:
+        lines.append(brand_warning(params.brand_missing))
     if params.campaign_status is not None:
         warning = not_running_warning(params.campaign_name, params.campaign_status, asked=True)
         if warning:
@@ -334,43 +342,85 @@ async def execute_autocall(params: AutocallParams, env: ExecutionEnv) -> ActionR
             raise ActionRefused(
                 _("{phone} has been blacklisted since the request").format(phone=show_phone(phone))
             )
-    else:
-        # The rules hold when the call is placed, not only when it was asked for: an
-        # approval may come after the hours, or after another call to the number.
-        refused = await push_refusal(
-            env.cc, env.storage, env.team_id, campaign, phone, datetime.now(env.tz)
-        )
-        if refused is not None:
-            await _audit_refusal(env.storage, env.team_id, None, campaign, phone, refused.rule)
-            raise ActionRefused(refused.message)
-    result = await env.cc.autocall.push(uuid, phone, dict(params.param))
-    if env.storage is not None:
-        rules = await off_loop(env.storage.calling_rules.rules, env.team_id)
-        if is_advertising(campaign, rules):
-            await off_loop(env.storage.calling_rules.record_push, env.team_id, phone, uuid)
-    return ActionResult(
-        ok=True,
-        text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
-            phone=clip(show_phone(phone), 40),
-            call=code(result.call_id),
-            lead=code(result.lead_uuid),
-        ),
-        data={"call_id": result.call_id, "lead_uuid": result.lead_uuid},
+        result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+        return _placed(phone, result.call_id, result.lead_uuid)
+    # The rules hold when the call is placed, not only when it was asked for: an
+    # approval may come after the hours, or after another call to the number.  An
+    # advertising call holds its place in the 24-hour window before the service is
+    # called, so approvals clicked at once cannot both take the last place.
+    storage = env.storage
+    decision = await decide(
+        env.cc, storage, env.team_id, campaign, phone, datetime.now(UTC), reader=env.tz, claim=True
+    )
+    evidence = Evidence(env.request_id, env.requester, env.approvers)
+    if decision.refusal is not None:
+        await _log_refusal(storage, env.team_id, env.requester, decision, evidence)
+        raise ActionRefused(decision.refusal.message)
+    try:
+        result = await env.cc.autocall.push(uuid, phone, dict(params.param))
+    except BaseException as exc:
+        # The place is given back only when the service said it did not take the call;
+        # when the answer was lost the call may be ringing, and it keeps its place.
+        if not surely_not_placed(exc):
+            await log_decision(storage, env.team_id, decision, "unknown", evidence)
+            raise
+        if decision.slot is not None:
+            await off_loop(storage.calling_rules.release_slot, env.team_id, decision.slot)
+        await log_decision(storage, env.team_id, decision, "failed", evidence)
+        raise
+    if decision.slot is not None and decision.slot % LOCK_SWEEP_EVERY == 0:
+        await off_loop(storage.calling_rules.forget_locks, env.team_id)
+    await log_decision(storage, env.team_id, decision, "placed", evidence)
+    return _placed(phone, result.call_id, result.lead_uuid)
+
+
+def surely_not_placed(exc: BaseException) -> bool:
+    """Whether a failed push certainly placed no call: the service answered with a
+    refusal (4xx).  A lost answer, a timeout, a 5xx or a body that did not parse may hide
+    a call that was placed."""
+    return (
+        isinstance(exc, errors.APIStatusError)
+        and not isinstance(exc, errors.UnexpectedResponseError)
+        and exc.status_code is not None
+        and 400 <= exc.status_code < 500
     )
 
 
-async def _audit_refusal(
-    storage: Storage, team_id: str, user_id: str | None, campaign: Campaign, phone: str, rule: str
+def _placed(phone: str, call_id: str, lead_uuid: str) -> ActionResult:
+    return ActionResult(
+        ok=True,
+        text=_("Call placed to *{phone}*: call {call}, lead {lead}.").format(
+            phone=clip(show_phone(phone), 40), call=code(call_id), lead=code(lead_uuid)
+        ),
+        data={"call_id": call_id, "lead_uuid": lead_uuid},
+    )
+
+
+async def _log_refusal(
+    storage: Storage,
+    team_id: str,
+    user_id: str | None,
+    decision: Decision,
+    evidence: Evidence,
 ) -> None:
-    """A call the calling rules stopped: audited, and counted in digests from there."""
+    """A call the calling rules stopped: audited (digests count it from there) and, for
+    an advertising call, kept in the gate's log."""
+    refused = decision.refusal
+    if refused is None:
+        return
     await off_loop(
         storage.audit.append,
         team_id,
         user_id,
         REFUSED_ACTION,
-        {"campaign_uuid": campaign.campaign_uuid, "rule": rule, "phone": phone},
+        {
+            "campaign_uuid": decision.campaign.campaign_uuid,
+            "rule": refused.rule,
+            "phone": decision.phone,
+        },
         outcome="refused",
     )
+    await log_decision(storage, team_id, decision, "refused", evidence)
 
 
 async def refusal(
@@ -393,23 +443,63 @@ async def refusal(
                 )
             )
         return None
-    refused = await push_refusal(
+    decision = await decide(
         cc,
         ctx.storage,
         ctx.team_id,
         campaign,
         phone,
-        datetime.now(UTC).astimezone(ctx.tz),
+        datetime.now(UTC),
+        reader=ctx.tz,
         campaigns=campaigns,
     )
-    if refused is None:
+    if decision.refusal is None:
         return None
-    await _audit_refusal(ctx.storage, ctx.team_id, ctx.user_id, campaign, phone, refused.rule)
-    return error(refused.message + " " + _("Nothing was sent."))
+    await _log_refusal(
+        ctx.storage, ctx.team_id, ctx.user_id, decision, Evidence(requester=ctx.user_id)
+    )
+    return error(decision.refusal.message + " " + _("Nothing was sent."))
+
+
+_SENTENCE_END = re.compile(r"[.!?…\n]")
+
+
+def first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+
+
+def names_brand(spoken: str | None, brand: str | None) -> bool:
+    """Whether the first sentence of what the customer hears says ``brand`` (compared
+    folded); a recording cannot be read, so it is not held against it."""
+    if not brand or spoken is None:
+        return True
+    return fold(brand) in fold(first_sentence(spoken))
+
+
+def brand_warning(brand: str) -> str:
+    return _(
+        ":warning: Brand name ({decree}): the first sentence of this advertising call does "
+        "not say the registered brand name *{brand}*; callers should say who they are "
+        "before anything else."
+    ).format(decree=decree(), brand=clip(brand, 80))
+
+
+async def brand_to_say(ctx: CommandContext, campaign: Campaign) -> str | None:
+    """The registered brand an advertising call from ``campaign`` should say first
+    (None: no brand set, or not an advertising campaign)."""
+    if ctx.storage is None:
+        return None
+    rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+    return rules.brand if rules.brand and is_advertising(campaign, rules) else None
 
 
 def push_proposal(
-    campaign: Campaign, template: Template | None, phone: str, values: dict[str, str]
+    campaign: Campaign,
+    template: Template | None,
+    phone: str,
+    values: dict[str, str],
+    *,
+    brand: str | None = None,
 ) -> Proposal:
     said = preview(template, values)
     return Proposal(
@@ -422,6 +512,7 @@ def push_proposal(
             param=values,
             campaign_status=campaign.status,
             spoken=said.text,
+            brand_missing=None if names_brand(said.text, brand) else brand,
         ),
     )
 
@@ -521,7 +612,8 @@ async def autocall(ctx: CommandContext, args: list[str]) -> Outcome:
     if refused:
         return refused
     values = {n: str(given[n]) for n in names}
-    return await propose(ctx, push_proposal(campaign, template, phone, values))
+    brand = await brand_to_say(ctx, campaign)
+    return await propose(ctx, push_proposal(campaign, template, phone, values, brand=brand))
 
 
 class AutocallMeta(Metadata):
@@ -571,7 +663,13 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
                 "also needs {missing}. Run the autocall again. Nothing was asked."
             ).format(campaign=campaign.campaign_name, missing=", ".join(missing))
         )
-    return push_proposal(campaign, template, phone, {n: given[n] for n in fields_of(template)})
+    return push_proposal(
+        campaign,
+        template,
+        phone,
+        {n: given[n] for n in fields_of(template)},
+        brand=await brand_to_say(ctx, campaign),
+    )
 
 
 def autocall_follow_ups(approval: Approval) -> list[ButtonElement]:

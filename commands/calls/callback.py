@@ -38,6 +38,7 @@ from commands.kernel.reply import OpenModal, Outcome, UpdateModal, context_line,
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, truncate
 from commands.kernel.values import Token, Value, read
+from commands.rules.refusals import phone_button
 
 CALL_BACK_SHORTCUT = "call_back"
 PICK_CALLBACK = "call_back_pick"
@@ -106,17 +107,34 @@ async def form_for(cc: CallCenter, campaign: Campaign, phone: str, channel: str 
 async def _first_view(cc: CallCenter, phones: list[str], channel: str | None) -> View:
     autocalls = [c for c in await all_campaigns(cc) if c.type == "autocall"]
     if not autocalls:
-        return _modal(
+        view = _modal(
             _(
                 ":warning: There is no autocall campaign to call from. An admin can make one in "
                 "the call-center service; `/callops campaigns autocall` lists them."
             )
         )
-    if len(autocalls) == 1 and len(phones) == 1:
-        return await form_for(cc, autocalls[0], phones[0], channel)
-    running = [c for c in autocalls if c.status in ("start", "running")]
-    others = [c for c in autocalls if c not in running]
-    return pick_view(phones, running + others, channel)
+    elif len(autocalls) == 1 and len(phones) == 1:
+        view = await form_for(cc, autocalls[0], phones[0], channel)
+    else:
+        running = [c for c in autocalls if c.status in ("start", "running")]
+        others = [c for c in autocalls if c not in running]
+        view = pick_view(phones, running + others, channel)
+    # A customer who said no on the phone is recorded here too, instead of called back.
+    shown = phones[:MAX_PHONES]
+    buttons = [
+        await phone_button(
+            cc,
+            phone,
+            label=_("{phone}: customer refused further calls").format(
+                phone=clip(show_phone(phone), 30)
+            )
+            if len(shown) > 1
+            else None,
+        )
+        for phone in shown
+    ]
+    view.blocks = [*view.blocks, ActionsBlock(block_id="call_back_refused", elements=buttons)]
+    return view
 
 
 async def call_back(ctx: CommandContext, shortcut: Shortcut) -> Outcome:

@@ -19,7 +19,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import errors
-from commands.calls.audio import speak, speaker
+from commands.calls.audio import speak, speaker, turn
 from commands.calls.autocall import autocall_target, field_label, template_of
 from commands.calls.preview import ValueRefused, preview, preview_mrkdwn
 from commands.kernel.catalog import usage_of
@@ -29,6 +29,7 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Reply, context_line, error, notice, section
 from commands.kernel.resolve import all_campaigns
+from commands.kernel.slack_files import SlackFiles
 from commands.kernel.text import campaign_label, clip
 from commands.kernel.values import MAX_VALUE_CHARS, Text, Token, Value, read
 
@@ -99,7 +100,9 @@ async def listen(ctx: CommandContext, args: list[str]) -> Outcome:
             )
         )
     blocks.append(context_line(" ".join(notes)))
-    return Reply(text=said.text or _("What the customer will hear"), blocks=blocks)
+    # The words are the template's: escaped in the fallback text as in the blocks.
+    fallback_text = clip(said.text, 2000) if said.text else _("What the customer will hear")
+    return Reply(text=fallback_text, blocks=blocks)
 
 
 async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
@@ -117,18 +120,26 @@ async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return error(_("This button is out of date; run the command again."))
     if said.text is None or ctx.files is None:
         return error(_("There is nothing to listen to here."))
+    async with turn():  # a few recordings at once; the others wait here, each answered
+        return await _speak_and_send(ctx.files, ctx.user_id, said.text, campaign.campaign_name)
+
+
+async def _speak_and_send(
+    files: SlackFiles, user_id: str, text: str, campaign_name: str | None
+) -> Outcome:
+    """The recording made, then sent to ``user_id`` alone; a failure of either is told."""
     with tempfile.TemporaryDirectory(prefix="callops-listen-") as folder:
         path = Path(folder) / "callops-preview.wav"
-        if not await speak(said.text, path):
+        if not await speak(text, path):
             return error(_("This machine cannot speak Vietnamese (espeak-ng is not installed)."))
-        sent = await ctx.files.send_to(
-            ctx.user_id,
+        sent = await files.send_to(
+            user_id,
             filename="callops-preview.wav",
             path=str(path),
             comment=_(
                 "What the customer of *{campaign}* will hear, read by espeak-ng's Vietnamese "
                 "voice: an approximation of the service's own voice, with exactly its words."
-            ).format(campaign=campaign_label(campaign.campaign_name)),
+            ).format(campaign=campaign_label(campaign_name)),
         )
     if not sent:
         return error(_("I could not send you the audio in a direct message."))

@@ -12,6 +12,7 @@ from typing import Any
 from commands.approvals.steps import request_from_step
 from commands.calls.autocall import (
     autocall_target,
+    brand_to_say,
     field_label,
     missing_values,
     push_proposal,
@@ -92,5 +93,7 @@ async def push(ctx: CommandContext, run: StepRun) -> Outcome:
     if refused:
         return refused
     values = {n: given[n] for n in names}
-    proposal = push_proposal(campaign, template, phone, values)
+    proposal = push_proposal(
+        campaign, template, phone, values, brand=await brand_to_say(ctx, campaign)
+    )
     return await request_from_step(ctx, run, proposal, _RESULT_KEYS)

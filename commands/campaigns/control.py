@@ -34,7 +34,7 @@ from commands.rules.dialing_hours import (
     hours_fix,
     outside_warning,
 )
-from commands.rules.guard import is_advertising, window_words
+from commands.rules.guard import in_vietnam, is_advertising, window_words
 from storage.offload import off_loop
 
 PAUSE_ALL_CONCURRENCY = 8
@@ -180,7 +180,7 @@ async def proposal_for(ctx: CommandContext, campaign: Campaign, status: Status) 
         rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
         if is_advertising(campaign, rules):
             window = rules.hours_of(campaign.campaign_uuid)
-            asked_at = asked_outside(window, datetime.now(UTC).astimezone(ctx.tz))
+            asked_at = asked_outside(window, in_vietnam(datetime.now(UTC)))
             fit = hours_fix(campaign, window)
             if asked_at is not None or fit is not None:
                 calling_hours = window

@@ -73,6 +73,7 @@ from commands.reports.figures import (
 from commands.reports.progress import shown_in_thread
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
 from commands.reports.tally import Progress
+from commands.rules.consent import ending_words
 from storage.offload import off_loop
 
 SECTIONS = ("totals", "campaigns", "agents", "chart")
@@ -130,6 +131,13 @@ class DigestRequest:
     message only its reader sees and cannot carry a file)."""
     refused_calls: int = 0
     """Calls the calling rules stopped in the period (the audit log's count)."""
+    consents_ending: tuple[tuple[str, float], ...] = ()
+    """Customers' consents that end within 7 days: number, end (``commands/rules/consent.py``)."""
+    against_rules: int = 0
+    """Calls the service placed against the calling rules in the period (the rule
+    watch's count, ``commands/rules/watch.py``)."""
+    looser_rules: tuple[str, ...] = ()
+    """The calling rules set looser than Decree 91, in words (``hours 22:00–02:00``)."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -275,6 +283,24 @@ async def build_digest(
             context_line(
                 _(":scales: Calls refused by the calling rules: {n}").format(
                     n=number(request.refused_calls)
+                )
+            )
+        )
+    if request.consents_ending:
+        blocks.append(context_line(":handshake: " + ending_words(request.consents_ending)))
+    if request.against_rules:
+        blocks.append(
+            context_line(
+                _(":rotating_light: Calls the service placed against the rules: {n}").format(
+                    n=number(request.against_rules)
+                )
+            )
+        )
+    if request.looser_rules:
+        blocks.append(
+            context_line(
+                _(":warning: Calling rules looser than Decree 91: {rules}").format(
+                    rules=escape("; ".join(request.looser_rules))
                 )
             )
         )

@@ -55,7 +55,9 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number
 from commands.kernel.values import Token, Value, read_fields
-from commands.rules.guard import refused_between
+from commands.rules.consent import ending_soon
+from commands.rules.guard import looser_words, refused_between
+from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage
 from storage import Outcome as Audit
 from storage.offload import off_loop
@@ -484,7 +486,18 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         refused = await refused_between(
             ctx.storage, ctx.team_id, request.period.start, request.period.end
         )
-        request = replace(request, refused_calls=refused)
+        ending = await ending_soon(ctx.storage, ctx.team_id, datetime.now(UTC))
+        against = await against_rules_between(
+            ctx.storage, ctx.team_id, request.period.start, request.period.end
+        )
+        looser = await looser_words(ctx.storage, ctx.team_id)
+        request = replace(
+            request,
+            refused_calls=refused,
+            against_rules=against,
+            looser_rules=looser,
+            consents_ending=ending,
+        )
     content = await build_digest(ctx.client(), request)
     reply = content.reply
     reply.ephemeral = True

@@ -6,7 +6,7 @@ database themselves, which keeps them testable against the emulator alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -179,6 +179,10 @@ class CommandContext:
     addresses: ServiceAddresses | None = None
     """Where the call-center service may be, with the resolver that reads its names
     (``callcenter.addresses``); None: public addresses only, the system's resolver."""
+
+    stopping: Callable[[], bool] = field(default=lambda: False)
+    """Whether this process is stopping (SIGTERM): work that could be cut off before
+    its outcome is known (running an approved action) is not started then."""
 
     def at(self, offset: int) -> CommandContext:
         """The same request, showing a listing from ``offset`` (a Next/Previous click)."""

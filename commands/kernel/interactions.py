@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Outcome
 from storage import Role
@@ -45,6 +47,9 @@ class Click:
     trigger_id: str | None = None
     message_ts: str | None = None
     """The message that holds the button (None in App Home and modals)."""
+    thread_ts: str | None = None
+    """The thread that message is a reply in (None: it is no reply), where a note about
+    it belongs: Slack threads under a thread's first message, never under a reply."""
     ephemeral: bool = False
     """The button sits on an ephemeral message (which cannot be threaded under)."""
     view_id: str | None = None
@@ -67,6 +72,7 @@ class Click:
             block_id=action.get("block_id"),
             trigger_id=body.get("trigger_id"),
             message_ts=message.get("ts") or container.get("message_ts"),
+            thread_ts=message.get("thread_ts") or container.get("thread_ts"),
             ephemeral=bool(container.get("is_ephemeral")),
             view_id=container.get("view_id") if container.get("type") == "view" else None,
             response_url=body.get("response_url") or None,
@@ -80,13 +86,22 @@ class Submission:
     callback_id: str
     values: FormValues = field(default_factory=dict)
     metadata: Meta = field(default_factory=dict)
+    malformed: str | None = None
+    """What of the form's state is not of the type Slack sends (forged), by place and
+    kind; such a form is answered "out of date" and nothing in it is read."""
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Submission:
+        try:
+            values, malformed = read_state(view), None
+        except MalformedState as exc:
+            # Nothing of it is read; the form's own fields are named, for the answer's place.
+            values, malformed = dict.fromkeys(_input_blocks(view)), exc.where
         return cls(
             callback_id=str(view.get("callback_id") or ""),
-            values=read_state(view),
+            values=values,
             metadata=read_metadata(view),
+            malformed=malformed,
         )
 
 
@@ -344,31 +359,96 @@ class Interactions:
         return next((r for r in self.steps if r.callback_id == callback_id), None)
 
 
+class MalformedState(Exception):
+    """A submitted form's state is not of the types Slack sends."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+class _Option(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    value: str | None = None
+
+
+class _Entry(BaseModel):
+    """One input's state, as Slack documents each element's: every field a reader below
+    takes is typed (strictly: ``5`` is not a text), the rest is left alone."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    type: str | None = None
+    value: str | None = None
+    selected_option: _Option | None = None
+    selected_options: list[_Option] | None = None
+    selected_users: list[str] | None = None
+    selected_user: str | None = None
+    selected_conversation: str | None = None
+    selected_channel: str | None = None
+    selected_conversations: list[str] | None = None
+    selected_channels: list[str] | None = None
+    selected_date: str | None = None
+    selected_time: str | None = None
+
+
 def read_state(view: Mapping[str, Any]) -> FormValues:
-    """Slack's ``view.state.values`` flattened to one value per input block."""
+    """Slack's ``view.state.values`` flattened to one value per input block; state of any
+    other shape or type raises `MalformedState`."""
+    state = view.get("state") or {}
+    values = state.get("values", {}) if isinstance(state, Mapping) else None
+    if not isinstance(values, Mapping):
+        raise MalformedState("state.values: not an object")
     found: FormValues = {}
-    for block_id, inputs in (view.get("state") or {}).get("values", {}).items():
+    for block_id, inputs in values.items():
+        if not isinstance(inputs, Mapping):
+            raise MalformedState("state.values.<block>: not an object")
         for entry in inputs.values():
-            found[block_id] = _value(entry)
+            try:
+                typed = _Entry.model_validate(entry)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False, include_input=False)[0]
+                where = ".".join(str(p) for p in first["loc"]) or "entry"
+                problem = f"state.values.<block>.<input>.{where}: {first['type']}"
+                raise MalformedState(problem) from None
+            found[block_id] = _value(typed)
     return found
 
 
-def _value(entry: Mapping[str, Any]) -> Any:
-    kind = entry.get("type")
+def _input_blocks(view: Mapping[str, Any]) -> list[str]:
+    """The block ids of a view's inputs (the view Slack sends back is the app's own)."""
+    blocks = view.get("blocks")
+    return [
+        block["block_id"]
+        for block in (blocks if isinstance(blocks, list) else [])
+        if isinstance(block, Mapping)
+        and block.get("type") == "input"
+        and isinstance(block.get("block_id"), str)
+    ]
+
+
+def _value(entry: _Entry) -> Any:
+    kind = entry.type
     if kind in ("static_select", "radio_buttons", "external_select"):
-        option = entry.get("selected_option")
-        return option.get("value") if isinstance(option, dict) else None
+        return entry.selected_option.value if entry.selected_option is not None else None
     if kind in ("multi_static_select", "multi_external_select", "checkboxes"):
-        return [o.get("value") for o in entry.get("selected_options") or [] if isinstance(o, dict)]
+        return [o.value for o in entry.selected_options or []]
     if kind == "multi_users_select":
-        return list(entry.get("selected_users") or [])
+        return list(entry.selected_users or [])
     if kind == "users_select":
-        return entry.get("selected_user")
+        return entry.selected_user
     if kind == "conversations_select":
-        return entry.get("selected_conversation")
+        return entry.selected_conversation
     if kind == "channels_select":
-        return entry.get("selected_channel")
-    return entry.get("value")
+        return entry.selected_channel
+    if kind == "multi_conversations_select":
+        return list(entry.selected_conversations or [])
+    if kind == "multi_channels_select":
+        return list(entry.selected_channels or [])
+    if kind == "datepicker":
+        return entry.selected_date
+    if kind == "timepicker":
+        return entry.selected_time
+    return entry.value
 
 
 def read_metadata(view: Mapping[str, Any]) -> Meta:

@@ -17,7 +17,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, Sec
 from slack_sdk.models.views import View
 
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.text import escape, truncate
+from commands.kernel.text import escape, fallback, truncate
 
 MAX_MESSAGE_BLOCKS = 50
 """Slack's limit for one message; ``fit`` keeps replies under it."""
@@ -45,7 +45,7 @@ class Reply:
         """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by their
         ``to_dict``)."""
         return {
-            "text": self.text,
+            "text": fallback(self.text),
             "blocks": [b.to_dict() for b in fit(self.blocks)],
             "response_type": "ephemeral" if self.ephemeral else "in_channel",
             "replace_original": self.replace_original,

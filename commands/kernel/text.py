@@ -41,6 +41,22 @@ def unbidi(text: str) -> str:
     return text.translate(_NO_BIDI)
 
 
+_SPECIAL = re.compile(
+    r"<(?=[!#@])(?!@[UW][A-Z0-9]{2,}(?:\|[^<>]*)?>)(?!#[CGD][A-Z0-9]{2,}(?:\|[^<>]*)?>)"
+)
+"""The start of a special mention (``<!channel>``, ``<!here>``, ``<!everyone>``,
+``<!subteam^…>``, ``<!date…>``) or of a user or channel mention that is not one of
+the app's own id form (``<@U123>``, ``<#C123>``, which stay)."""
+
+
+def fallback(text: str) -> str:
+    """A message's plain-text ``text`` (the notification, the screen reader's words) as
+    safe as its blocks: bidirectional controls dropped and no broadcast left to ping,
+    whatever raw value a reply put in it.  Text that is escaped already passes
+    unchanged, so it is never escaped twice."""
+    return _SPECIAL.sub("&lt;", unbidi(text))
+
+
 def escape(value: object) -> str:
     """Escape any value for mrkdwn (Slack's three control characters only), after dropping
     bidirectional controls.  ``&`` goes first, so the entities made for ``<`` and ``>``

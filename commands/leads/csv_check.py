@@ -11,19 +11,15 @@ the problem (the file the requester downloads to fix them).
 from __future__ import annotations
 
 import csv
-import hashlib
-import io
 from collections import Counter
-from collections.abc import AsyncIterator, Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.phones import normalize_phone, phone_problem, show_phone
 from commands.kernel.text import number
-
-if TYPE_CHECKING:
-    from _csv import Reader
+from commands.kernel.upload_reader import BadLine, Row, UploadRefused, read_rows
 
 PHONE_COLUMN = "phone_number"
 MAX_PROBLEMS = 10
@@ -60,16 +56,6 @@ class CsvReport:
         return self.rows - self.valid
 
 
-async def spool(chunks: AsyncIterator[bytes], out: BinaryIO) -> str:
-    """Write a download to ``out`` chunk by chunk; returns its SHA-256 (hex)."""
-    digest = hashlib.sha256()
-    async for chunk in chunks:
-        digest.update(chunk)
-        out.write(chunk)
-    out.flush()
-    return digest.hexdigest()
-
-
 def _header(row: list[str]) -> list[str]:
     return [name.strip().lower() for name in row]
 
@@ -82,33 +68,31 @@ def check_leads_csv(
     valid_out: TextIO | None = None,
     invalid_out: TextIO | None = None,
 ) -> CsvReport:
-    """Check every row of ``source`` (UTF-8, a header with ``phone_number``); ``dnc``
-    holds the numbers of the file that are on the do-not-call list."""
-    text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="")
+    """Check every row of ``source`` (read by `commands.kernel.upload_reader`: a header
+    with ``phone_number``, then one lead a line); ``dnc`` holds the numbers of the file
+    that are on the do-not-call list."""
     try:
-        return _check(csv.reader(text), blocked, dnc, valid_out, invalid_out)
-    except UnicodeDecodeError:
-        raise CsvFormatError(_("The file is not UTF-8 text; save it as CSV UTF-8.")) from None
-    except csv.Error as exc:
-        raise CsvFormatError(
-            _("The file is not a readable CSV ({error}).").format(error=exc)
-        ) from None
-    finally:
-        text.detach()
+        return _check(read_rows(source), blocked, dnc, valid_out, invalid_out)
+    except UploadRefused as exc:
+        raise CsvFormatError(exc.message) from None
 
 
 def _check(
-    reader: Reader,
+    rows: Iterator[Row | BadLine],
     blocked: Collection[str],
     dnc: Collection[str],
     valid_out: TextIO | None,
     invalid_out: TextIO | None,
 ) -> CsvReport:
     report = CsvReport()
-    first = next(reader, None)
+    first = next(rows, None)
     if first is None:
         raise CsvFormatError(_("The file is empty."))
-    report.header = _header(first)
+    if isinstance(first, BadLine):
+        raise CsvFormatError(
+            _("Line {line} (the header): {reason}").format(line=first.line, reason=first.reason)
+        )
+    report.header = _header(first.cells)
     if PHONE_COLUMN not in report.header:
         raise CsvFormatError(
             _("The file has no {column} column (its columns: {columns}).").format(
@@ -124,18 +108,24 @@ def _check(
     if bad is not None:
         bad.writerow(["line", "problem", *report.header])
     seen: dict[str, int] = {}
-    for row in reader:
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        line = reader.line_num
+    for item in rows:
         report.rows += 1
+        line = item.line
+        if isinstance(item, BadLine):
+            report.reasons["unreadable"] += 1
+            if len(report.problems) < MAX_PROBLEMS:
+                report.problems.append(RowProblem(line, "", item.reason))
+            if bad is not None:
+                bad.writerow([line, item.reason, item.text])
+            continue
+        row = item.cells
         phone = normalize_phone(row[phone_at]) if phone_at < len(row) else ""
         reason, kind = _problem(row, width, phone, seen, blocked, dnc)
         if reason is None:
             seen[phone] = line
             report.valid += 1
             if good is not None:
-                cells = [c.strip() for c in row]
+                cells = list(row)
                 cells[phone_at] = phone
                 good.writerow(cells)
             continue
@@ -182,15 +172,19 @@ def _problem(
 def phones_in(source: BinaryIO) -> list[str]:
     """Every number of a lead CSV's ``phone_number`` column, normalised (a first pass, to
     look them up on the do-not-call list in batches); [] for a file the check refuses."""
-    text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="")
     try:
-        reader = csv.reader(text)
-        header = _header(next(reader, []))
+        rows = read_rows(source)
+        first = next(rows, None)
+        if not isinstance(first, Row):
+            return []
+        header = _header(first.cells)
         if PHONE_COLUMN not in header:
             return []
         at = header.index(PHONE_COLUMN)
-        return [normalize_phone(row[at]) for row in reader if at < len(row) and row[at].strip()]
-    except (UnicodeDecodeError, csv.Error):
+        return [
+            normalize_phone(row.cells[at])
+            for row in rows
+            if isinstance(row, Row) and at < len(row.cells) and row.cells[at]
+        ]
+    except UploadRefused:
         return []
-    finally:
-        text.detach()

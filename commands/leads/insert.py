@@ -11,6 +11,8 @@ opens with the list already chosen.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import Field, StringConstraints
@@ -53,6 +55,7 @@ from commands.kernel.values import Metadata, Token, Value, compact_json, read, r
 from commands.leads.lead_links import is_uuid, open_lead_button
 from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
+from commands.rules.watch import list_warning, list_warning_note, with_warning
 from storage import Approval, Role
 
 ADD_LEAD_BUTTON = "lead_list_add"
@@ -298,7 +301,11 @@ async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:
     proposal = await lead_proposal(ctx, lead_list.list_uuid, phone, fields)
     if isinstance(proposal, Reply):
         return proposal
-    return await propose(ctx, proposal)
+    outcome = await propose(ctx, proposal)
+    warning = await list_warning(
+        cc, ctx.storage, ctx.team_id, lead_list.list_uuid, datetime.now(UTC)
+    )
+    return with_warning(outcome, warning)
 
 
 def check_form(values: FormValues, meta: Meta) -> dict[str, str]:
@@ -310,7 +317,12 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     list_uuid = read_metadata(LeadFormMeta, meta).list_uuid
     phone = normalize_phone(text(values, PHONE_BLOCK))
     fields = {f: text(values, f) for f in FORM_FIELDS}
-    return await lead_proposal(ctx, list_uuid, phone, fields)
+    proposal = await lead_proposal(ctx, list_uuid, phone, fields)
+    if isinstance(proposal, Reply):
+        return proposal
+    now = datetime.now(UTC)
+    note = await list_warning_note(ctx.client(), ctx.storage, ctx.team_id, list_uuid, now)
+    return replace(proposal, prompt_note=note) if note else proposal
 
 
 def lead_follow_ups(approval: Approval) -> list[ButtonElement]:

@@ -12,6 +12,8 @@ refuses the insert to a viewer itself.
 
 from __future__ import annotations
 
+import json
+
 from pydantic import ValidationError
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -33,6 +35,7 @@ from commands.kernel.text import clip, code, day_time, escape, number, truncate
 from commands.leads.insert import ADD_LEAD_ROLE, insert_lead
 from commands.leads.lead_links import LeadRef, is_uuid
 from commands.leads.lists import OPEN_LIST_BUTTON
+from commands.rules.refusals import refused_button
 
 
 def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
@@ -66,13 +69,15 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
                 text=_("Open campaign"), action_id=f"{OPEN_ACTION}_0", value=lead.campaign_uuid
             )
         )
+    if is_uuid(lead.lead_uuid) and lead.phone_number.strip():
+        buttons.append(refused_button(json.dumps({"l": lead.lead_uuid.strip().lower()})))
     if buttons:
         blocks.append(ActionsBlock(elements=buttons))
     added = day_time(lead.created_at, ctx.tz) if lead.created_at.strip() else "–"
     blocks.append(
         context_line(_("Added {created} · {uuid}").format(created=added, uuid=code(lead.lead_uuid)))
     )
-    return Reply(text=_("Lead {name}").format(name=truncate(name, 150)), blocks=blocks)
+    return Reply(text=_("Lead {name}").format(name=escape(truncate(name, 150))), blocks=blocks)
 
 
 async def find_lead(ctx: CommandContext, lead_uuid: str) -> Lead | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field
@@ -41,6 +42,7 @@ from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, ratio_percent
+from commands.kernel.upload_reader import UploadRefused, check_size, save_upload
 from commands.kernel.values import token
 from commands.leads.csv_check import (
     CsvFormatError,
@@ -48,10 +50,10 @@ from commands.leads.csv_check import (
     RowProblem,
     check_leads_csv,
     phones_in,
-    spool,
 )
 from commands.leads.target import ListTarget, find_list
 from commands.rules.guard import DncLookup, dnc_for_list
+from commands.rules.watch import list_warning, with_warning
 from storage import Role
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
@@ -78,6 +80,8 @@ def reason_words(kind: str, n: int) -> str:
         text = ngettext(
             "{n} number on the do-not-call list", "{n} numbers on the do-not-call list", n
         )
+    elif kind == "unreadable":
+        text = ngettext("{n} line that cannot be read", "{n} lines that cannot be read", n)
     elif kind == "columns":
         text = ngettext(
             "{n} row with the wrong number of columns",
@@ -183,8 +187,12 @@ async def download_and_check(
     and the paths of the valid rows (to upload) and the invalid rows (to show).  With
     ``dnc``, numbers on the do-not-call list are left out too."""
     original, valid, invalid = folder / "original.csv", folder / "valid.csv", folder / "invalid.csv"
-    with original.open("wb") as out:
-        sha256 = await spool(files.download(shared), out)
+    try:
+        check_size(shared.size)
+        with original.open("wb") as out:
+            sha256 = await save_upload(files.download(shared), out)
+    except UploadRefused as exc:
+        raise CsvFormatError(exc.message) from None
     listed: set[str] = set()
     if dnc is not None:
         with original.open("rb") as source:
@@ -264,7 +272,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
                 ctx.files, shared, blocked, Path(folder), dnc
             )
         except (CsvFormatError, FileDownloadError) as exc:
-            return error(f"{shared.name}: {exc.message}")
+            return error(f"{escape(shared.name)}: {escape(exc.message)}")
         where = ""
         if report.invalid:
             where = await send_rows_to_fix(ctx, ctx.files, shared, report, invalid_path)
@@ -291,7 +299,8 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
     if where and isinstance(outcome, Reply):
         outcome.blocks.append(context_line(where))
-    return outcome
+    warning = await list_warning(cc, ctx.storage, ctx.team_id, list_uuid, datetime.now(UTC))
+    return with_warning(outcome, warning)
 
 
 async def execute_upload(params: UploadParams, env: ExecutionEnv) -> ActionResult:

@@ -48,6 +48,7 @@ from commands.kernel.text import (
     zone_name,
 )
 from commands.leads.lead_links import is_uuid, open_lead_button
+from commands.rules.refusals import record_value, refused_button
 
 SECTION_LIMIT = 3000
 
@@ -171,6 +172,9 @@ def call_card(cdr: Cdr, *, tz: ZoneInfo, campaign_name: str | None = None) -> Ca
         context_line(_when(cdr, tz)),
     ]
     opens = _opens(cdr)
+    refused = record_value(cdr)
+    if refused is not None:
+        opens.append(refused_button(refused))
     if opens:
         blocks.append(ActionsBlock(elements=opens))
     return CallCard(text=text, blocks=blocks)

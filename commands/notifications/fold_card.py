@@ -15,18 +15,20 @@ kept within ``METADATA_BUDGET``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import ActionsBlock, Block
 
 from callcenter.models import Cdr
 from commands.kernel.call_words import status_words
 from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.phones import show_phone
 from commands.kernel.reply import context_line, section
 from commands.kernel.tables import MAX_ROWS, Column, table
 from commands.kernel.text import clock, duration, full_name, number, truncate, zone_name
 from commands.notifications.call_card import CallCard, customer_number, started_at
+from commands.rules.refusals import refused_select
 
 FOLD_ROWS = MAX_ROWS - 1
 """Records one folded message lists: a table's rows less its header."""
@@ -58,15 +60,37 @@ def _campaign(cdr: Cdr, names: Mapping[str, str]) -> str:
     return names.get(cdr.campaign_uuid) or cdr.campaign_uuid[:8]
 
 
-def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str]) -> CallCard:
-    """The folded message listing ``records`` (oldest first; at most ``FOLD_ROWS``)."""
+NOTABLE_MARK = "★"
+"""Before the outcome of a notable record the folded message lists (its channel was
+past its pace: ``bot.call_feed.NOTE_ROOM``)."""
+
+
+def _outcome(cdr: Cdr, notable: Collection[str]) -> str:
+    words = status_words(cdr.status)
+    return f"{NOTABLE_MARK} {words}" if cdr.id in notable else words
+
+
+def _option_label(cdr: Cdr, tz: ZoneInfo) -> str:
+    """A record in the folded message's select: its time and the customer's number."""
+    return f"{clock(started_at(cdr), tz, seconds=True)} {show_phone(customer_number(cdr))}"
+
+
+def fold_card(
+    records: Sequence[Cdr],
+    *,
+    tz: ZoneInfo,
+    names: Mapping[str, str],
+    notable: Collection[str] = frozenset(),
+) -> CallCard:
+    """The folded message listing ``records`` (oldest first; at most ``FOLD_ROWS``);
+    those whose ids are in ``notable`` marked as such."""
     count = len(records)
     rows = [
         [
             clock(started_at(cdr), tz, seconds=True),
             customer_number(cdr),
             _campaign(cdr, names),
-            status_words(cdr.status),
+            _outcome(cdr, notable),
             _agent(cdr),
             duration(cdr.duration),
         ]
@@ -88,6 +112,18 @@ def fold_card(records: Sequence[Cdr], *, tz: ZoneInfo, names: Mapping[str, str])
             start=clock(first, tz), end=clock(last, tz), zone=zone_name(last.astimezone(tz))
         )
         blocks.append(context_line(span))
+    if any(cdr.id in notable for cdr in records):
+        blocks.append(
+            context_line(
+                _(
+                    "{mark} a notable call, listed here because calls come in faster than "
+                    "this channel can show them one by one."
+                ).format(mark=NOTABLE_MARK)
+            )
+        )
     blocks.append(grid)
+    refused = refused_select(records, lambda cdr: _option_label(cdr, tz))
+    if refused is not None:
+        blocks.append(ActionsBlock(block_id="fold_refused", elements=[refused]))
     text = ngettext("{n} call record", "{n} call records", count).format(n=number(count))
     return CallCard(text=truncate(text, 300), blocks=blocks)

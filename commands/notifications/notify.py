@@ -64,7 +64,7 @@ USAGE = {
     "": "notify",
     "add": "notify add #channel [campaign ...] [status=answered,busy,...] "
     "[direction=inbound,outbound,local] [presskey] [fold=on|off] [notable=busy,...] "
-    "[lang=vi|en]",
+    "[lang=vi|en] [optout-key=<digit>]",
     "list": "notify list",
     "remove": "notify remove <id>",
     "attach": "notify attach <campaign>",
@@ -266,9 +266,30 @@ def _directions(raw: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_OPTOUT_KEY = re.compile(r"^optout[-_]key=(.*)$", re.IGNORECASE)
+_KEYS = frozenset("0123456789*#")
+
+
+def optout_key_of(args: list[str], usage: str) -> tuple[list[str], str | None]:
+    """The words without ``optout-key=<digit>``, and that key (a hyphen is no part of a
+    ``key=`` name, so the grammar leaves the word positional; it is taken here)."""
+    rest: list[str] = []
+    key: str | None = None
+    for word in args:
+        found = _OPTOUT_KEY.match(word)
+        if found is None:
+            rest.append(word)
+            continue
+        key = found.group(1).strip()
+        if len(key) != 1 or key not in _KEYS:
+            raise UsageError(_("optout-key= takes one key of the phone: a digit, * or #."), usage)
+    return rest, key
+
+
 async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     storage = _storage(ctx)
     usage = USAGE["add"]
+    args, optout_key = optout_key_of(args, usage)
     positional, options = split_options(args)
     if not positional:
         raise UsageError(_("Name the channel that should get the call cards."), usage)
@@ -310,6 +331,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
         language=language,
         fold=fold,
         notable=notable_statuses,
+        optout_key=optout_key,
     )
     await ctx.audit(
         "notify.route.add",
@@ -323,6 +345,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
             "language": language,
             "fold": fold,
             "notable": list(notable_statuses),
+            "optout_key": optout_key,
         },
     )
     text = _("Route {id} added: {route}.").format(
@@ -366,6 +389,12 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
         )
     if not route.fold:
         what.append(_("notable calls as cards of their own"))
+    if route.optout_key:
+        what.append(
+            _("key {key} puts the number on the company's opt-out list").format(
+                key=code(route.optout_key)
+            )
+        )
     return _("{channel} gets {what}").format(
         channel=f"<#{escape(route.channel)}>", what=" · ".join(what)
     ) + post_language_note(route.language)

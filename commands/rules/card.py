@@ -21,7 +21,15 @@ from commands.kernel.interactions import Click
 from commands.kernel.reply import Outcome, Rerun, context_line, error
 from commands.kernel.text import number
 from commands.kernel.values import Token, Value, read
-from commands.rules.guard import OUTBOUND_TYPES, by_type, is_advertising, window_words
+from commands.rules.guard import (
+    LOOSER,
+    OUTBOUND_TYPES,
+    by_type,
+    frequency_looser,
+    hours_looser,
+    is_advertising,
+    window_words,
+)
 from storage import Role
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
@@ -42,6 +50,7 @@ def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Bl
     if campaign.type not in OUTBOUND_TYPES:
         return []
     applies = is_advertising(campaign, rules)
+    window = rules.hours_of(campaign.campaign_uuid)
     if applies:
         text = ngettext(
             ":scales: *Calling rules apply*: advertising calls {window}, at most {n} call "
@@ -49,10 +58,10 @@ def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Bl
             ":scales: *Calling rules apply*: advertising calls {window}, at most {n} calls "
             "to a number in 24 hours, never to the do-not-call list.",
             rules.frequency,
-        ).format(
-            window=window_words(rules.hours_of(campaign.campaign_uuid)),
-            n=number(rules.frequency),
-        )
+        ).format(window=window_words(window), n=number(rules.frequency))
+        text += " " + _("Vietnam time.")
+        if hours_looser(window) or frequency_looser(rules.frequency):
+            text += f" :warning: _{_(LOOSER)}_"
     elif by_type(campaign):
         text = _(":scales: The calling rules do not apply: an admin said it is not advertising.")
     else:

@@ -17,7 +17,7 @@ from commands.kernel.i18n import _
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
 from commands.kernel.proposal import ActionParams
 from commands.kernel.text import escape
-from commands.rules.guard import Window, clock, window_words, within
+from commands.rules.guard import Window, clock, decree, window_words, within
 
 NS_PER_MINUTE = 60 * 1_000_000_000
 DAYS = WEEKDAYS
@@ -123,9 +123,9 @@ def describe_fix(fix: HoursFix) -> str:
     """The change, before → after, for the request's card."""
     lines = [
         _(
-            ":scales: Its dialing hours reach outside the calling hours ({window}); approving "
-            "starts it with them brought inside:"
-        ).format(window=window_words(fix.window))
+            ":scales: Its dialing hours reach outside the calling hours ({window}, Vietnam "
+            "time, {decree}); approving starts it with them brought inside:"
+        ).format(window=window_words(fix.window), decree=decree())
     ]
     if fix.local is not None and fix.local_was is not None:
         lines.append(
@@ -153,6 +153,8 @@ def asked_outside(window: Window, now: datetime) -> str | None:
 
 def outside_warning(window: Window, asked_at: str) -> str:
     return _(
-        ":warning: Asked at {asked}, outside the calling hours {window}: the campaign dials "
-        "only within its dialing hours, from {start}."
-    ).format(asked=escape(asked_at), window=window_words(window), start=clock(window[0]))
+        ":warning: Calling hours ({decree}): asked at {asked}, outside {window} Vietnam "
+        "time; the campaign dials only within its dialing hours, from {start} Vietnam time."
+    ).format(
+        decree=decree(), asked=escape(asked_at), window=window_words(window), start=clock(window[0])
+    )

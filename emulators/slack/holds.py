@@ -17,10 +17,14 @@ class Hold:
     """One scripted hold: ``times`` calls of ``method`` are held, each until released
     (or for ``seconds`` when given)."""
 
-    def __init__(self, method: str, times: int, seconds: float | None) -> None:
+    def __init__(
+        self, method: str, times: int, seconds: float | None, *, cut: bool = False
+    ) -> None:
         self.method = method
         self.times = times
         self.seconds = seconds
+        self.cut = cut
+        """The answer is lost on the way: the connection closes without one."""
         self.held = 0
         """Calls that reached the hold so far (their effect is done)."""
         self._lock = threading.Lock()
@@ -59,8 +63,10 @@ class Holds:
         self._pending: list[Hold] = []
         self._made: list[Hold] = []
 
-    def add(self, method: str, *, times: int = 1, seconds: float | None = None) -> Hold:
-        hold = Hold(method, times, seconds)
+    def add(
+        self, method: str, *, times: int = 1, seconds: float | None = None, cut: bool = False
+    ) -> Hold:
+        hold = Hold(method, times, seconds, cut=cut)
         with self._lock:
             self._pending.append(hold)
             self._made.append(hold)

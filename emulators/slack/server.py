@@ -146,6 +146,8 @@ async def handle_api(request: web.Request) -> web.Response:
     hold = core.holds.take(method)
     if hold is not None:
         await hold.wait()  # done, but the answer waits (see emulators.slack.holds)
+        if hold.cut and request.transport is not None:
+            request.transport.close()  # the answer is lost: the client sees the line drop
     core.journal.record(
         at=core.clock.now(),
         kind="api",

@@ -367,6 +367,13 @@ class SlackStandIn:
         the answer is lost.  ``held`` counts the calls waiting so far."""
         return self.core.holds.add(method, times=times, seconds=seconds)
 
+    def cut(self, method: str, *, times: int = 1) -> Hold:
+        """The next ``times`` calls of ``method`` take effect, then their connection is
+        closed with no answer: a network failure on the way back, as the client sees it."""
+        hold = self.core.holds.add(method, times=times, seconds=0.0, cut=True)
+        hold.release()
+        return hold
+
     async def disconnect_sockets(self, reason: str = "refresh_requested") -> None:
         """Send Socket Mode's ``disconnect`` and close, as Slack does periodically."""
         await self.driver.on_loop(self.hub.disconnect_all(reason))

@@ -381,3 +381,22 @@ async def test_a_card_goes_to_the_requesting_channel_when_the_bot_is_not_in_the_
     assert slack.messages(DIGESTS) == []
     reply = await ask(slack, "policy channel <#C0003|digests>")
     assert "I am not in #digests" in shown(reply)
+
+
+@pytest.mark.usefixtures("roles")
+async def test_an_approval_clicked_while_the_process_stops_is_not_run_and_says_so(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    """A draining process (SIGTERM) starts no action it might not see through: the
+    card says plainly that nothing was sent, never "cannot tell"."""
+    target, card = await requested_start(app, slack, pbx)
+    app.stop_starting()
+    await slack.driver.block_action(
+        user=SUPERVISOR, action_id="approval_approve", channel=APPROVALS, ts=card["ts"]
+    )
+    done = await card_now(slack, APPROVALS, card["ts"], settled)
+    assert done["text"].endswith(": failed"), shown(done)
+    assert "nothing was sent" in shown(done) and "cannot tell" not in shown(done)
+    assert puts(pbx, path_of(target)) == []
+    assert (await campaign(pbx, target.campaign_uuid)).status == "stop"
+    assert audit_outcomes(app, "campaign.start") == ["requested", "approved", "failed"]

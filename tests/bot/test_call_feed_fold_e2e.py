@@ -174,3 +174,43 @@ async def test_a_429_on_a_folded_message_is_waited_out_and_nothing_lost_or_reord
     assert [e.status for e in slack.journal("chat.update")] == [429, 429, 429, 429, 200]
     [fold] = slack.messages(CALL_CENTER)
     assert shown([fold]) == [str(r["id"]) for r in first + second]
+
+
+async def test_every_record_notable_at_20_a_second_into_one_channel_shows_each_once_in_time(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    """An autocall campaign where every customer presses a key: ten seconds of records
+    at 20 a second, all notable, into one channel.  One message a second each would
+    leave the last one minutes late; past the channel's pace they go into the folded
+    message marked as notable, and every one is in Slack within the feed's bound
+    (Slack's seconds: the stand-in's clock), each exactly once."""
+    async with routed_feed(settings, slack, pbx, paced=True, virtual=True) as (rt, base):
+        records = [make_record(to_number=f"0914{k:06d}", press_key="1") for k in range(200)]
+        await queue_then_post(rt, slack, base, records)
+
+    messages = slack.messages(CALL_CENTER)
+    everywhere = [*messages, *(r for m in messages for r in slack.thread(CALL_CENTER, m["ts"])[1:])]
+    assert Counter(shown(everywhere)) == Counter(str(r["id"]) for r in records)  # each once
+    folds = [m for m in messages if kind_of(m) == "fold"]
+    assert folds and all("a notable call" in str(m["blocks"]) for m in folds)
+    marked = [row for m in folds for row in table_rows(m) if row[3].startswith("★ ")]
+    assert len(marked) == sum(len(table_rows(m)) for m in folds) > 150
+    assert all(e.status != 429 for e in calls_to(slack, CALL_CENTER))
+
+
+async def test_notable_records_past_the_pace_fill_a_nearly_full_fold_then_a_new_one(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    """The open folded message has room for two more rows when twenty notable records
+    arrive: the channel is still seen past its pace, so they fill it and open the next
+    one, rather than going out one reply a second."""
+    async with routed_feed(settings, slack, pbx, paced=True, virtual=True) as (rt, base):
+        ordinary = [make_record(to_number=f"0915{k:06d}") for k in range(97)]
+        await queue_then_post(rt, slack, base, ordinary)
+        notable = [make_record(to_number=f"0916{k:06d}", press_key="1") for k in range(20)]
+        await queue_then_post(rt, slack, base, notable)
+
+    messages = slack.messages(CALL_CENTER)
+    everywhere = [*messages, *(r for m in messages for r in slack.thread(CALL_CENTER, m["ts"])[1:])]
+    assert Counter(shown(everywhere)) == Counter(str(r["id"]) for r in ordinary + notable)
+    assert [len(table_rows(m)) for m in messages] == [99, 18]

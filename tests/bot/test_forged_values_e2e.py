@@ -12,11 +12,15 @@ and forms are made by an admin, so no role check stops them before the handler.
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
 import logging
 from collections import Counter
 from typing import Any
+from urllib.parse import urlencode
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,6 +30,7 @@ from bot.runtime import Runtime
 from commands.families import INTERACTIONS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
+from emulators.slack.signing import signed_headers
 from tests import strategies
 
 EXAMPLES = 6
@@ -255,3 +260,163 @@ async def test_a_forged_value_is_out_of_date_in_one_log_line(
     assert len(refused) == 1 and refused[0].exc_info is None
     assert value not in refused[0].getMessage()  # what was forged is not logged
     assert not [r for r in caplog.records if r.exc_info]
+
+
+OPTIONS = [{"text": {"type": "plain_text", "text": name}, "value": name} for name in ("one", "two")]
+KINDS: dict[str, tuple[dict[str, Any], Any]] = {
+    "pick": ({"type": "static_select", "options": OPTIONS}, "one"),
+    "picks": ({"type": "multi_static_select", "options": OPTIONS}, ["one", "two"]),
+    "boxes": ({"type": "checkboxes", "options": OPTIONS}, ["two"]),
+    "radio": ({"type": "radio_buttons", "options": OPTIONS}, "one"),
+    "person": ({"type": "users_select"}, SUPERVISOR),
+    "people": ({"type": "multi_users_select"}, [SUPERVISOR]),
+    "where": ({"type": "conversations_select"}, CALL_CENTER),
+}
+"""One input of each kind a form reads, and what is chosen in it."""
+
+
+def wrong_json(slack: SlackStandIn, payload: dict[str, Any], kind: str) -> tuple[str, str]:
+    """A payload as Slack posts it (events as JSON, the rest as a form), and its type."""
+    if kind == "event":
+        return json.dumps(payload), "application/json"
+    return urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+
+
+def replaced(payload: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    forged = copy.deepcopy(payload)
+    place: Any = forged
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = value
+    return forged
+
+
+async def send_forged(slack: SlackStandIn, payload: dict[str, Any], kind: str) -> tuple[int, str]:
+    """Post ``payload`` signed with the app's secret, as someone holding it could."""
+    assert slack.driver.request_url is not None
+    body, content_type = wrong_json(slack, payload, kind)
+    headers = {"Content-Type": content_type, **signed_headers(slack.signing_secret, body)}
+    async with httpx.AsyncClient(timeout=30) as http:
+        answer = await http.post(slack.driver.request_url, content=body, headers=headers)
+    return answer.status_code, answer.text
+
+
+async def submitted_payload(
+    slack: SlackStandIn, web: AsyncWebClient, callback_id: str
+) -> dict[str, Any]:
+    """What Slack posts when the admin submits ``callback_id``'s form with text in its
+    fields and a choice in an input of every other kind."""
+    trigger = slack.core.state.issue_trigger(TEAM, SUPERVISOR)
+    blocks: list[dict[str, Any]] = [
+        {
+            "type": "input",
+            "block_id": block_id,
+            "optional": True,
+            "label": {"type": "plain_text", "text": block_id},
+            "element": {"action_id": block_id, **element},
+        }
+        for block_id, element in [
+            *((f, {"type": "plain_text_input"}) for f in form_fields(callback_id)),
+            *((k, e) for k, (e, _) in KINDS.items()),
+        ]
+    ]
+    opened = await web.views_open(
+        trigger_id=trigger,
+        view={
+            "type": "modal",
+            "callback_id": callback_id,
+            "title": {"type": "plain_text", "text": "Forged"},
+            "submit": {"type": "plain_text", "text": "Send"},
+            "private_metadata": "{}",
+            "blocks": blocks,
+        },
+    )
+    chosen = dict.fromkeys(form_fields(callback_id), "text") | {k: v for k, (_, v) in KINDS.items()}
+    delivery = await slack.driver.view_submission(
+        str(opened["view"]["id"]), chosen, user=SUPERVISOR
+    )
+    return dict(delivery.payload)
+
+
+TYPED = {
+    "type",
+    "value",
+    "selected_option",
+    "selected_options",
+    "selected_user",
+    "selected_users",
+    "selected_conversation",
+}
+"""The fields of a form's state that callops reads: a wrong type there is "out of date"."""
+
+
+async def test_wrong_json_types_in_every_field_get_no_traceback_and_no_500(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every field of the payloads Slack sends (a form submission, a click, both kinds
+    of shortcut, a workflow step) replaced by a value of another JSON type: a number
+    where a text was, ``true`` where a list was.  Nothing answers 500 or logs a
+    traceback, nothing shows "went wrong", and a form whose state holds a wrong type is
+    "out of date"."""
+    caplog.set_level(logging.INFO)
+    web = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
+    statuses: Counter[int] = Counter()
+    out_of_date = 0
+    forged: list[tuple[str, dict[str, Any], tuple[str | int, ...]]] = []
+
+    for route in INTERACTIONS.submissions:
+        payload = await submitted_payload(slack, web, route.callback_id)
+        every = strategies.paths(payload)
+        # The envelope once (it is read the same for every form), the state of each form.
+        chosen = [p for p in every if p[:2] == ("view", "state")]
+        if route is INTERACTIONS.submissions[0]:
+            chosen = every
+        forged += [("view_submission", payload, path) for path in chosen]
+
+    clicked = await click_forged(slack, "callops_page_next", '{"command":"campaigns","offset":0}')
+    forged += [
+        ("block_actions", dict(clicked.payload), p) for p in strategies.paths(clicked.payload)
+    ]
+    posted = await web.chat_postMessage(channel=CALL_CENTER, text="Call back 0912 345 678")
+    for shortcut in INTERACTIONS.shortcuts:
+        if shortcut.kind == "message":
+            used = await slack.driver.message_shortcut(
+                user=SUPERVISOR,
+                channel=CALL_CENTER,
+                ts=str(posted["ts"]),
+                callback_id=shortcut.callback_id,
+            )
+        else:
+            used = await slack.driver.global_shortcut(
+                user=SUPERVISOR, callback_id=shortcut.callback_id
+            )
+        forged += [("shortcut", dict(used.payload), p) for p in strategies.paths(used.payload)]
+    step = INTERACTIONS.steps[0]
+    inputs: dict[str, Any] = {p.name: "x" for p in step.inputs if p.type == "string"}
+    inputs |= {p.name: {"value": "x"} for p in step.inputs if p.type == "object"}
+    ran = await slack.driver.run_step(step.callback_id, user=SUPERVISOR, inputs=inputs)
+    forged += [("event", dict(ran.payload), p) for p in strategies.paths(ran.payload)]
+
+    runs: list[str] = []
+    for kind, payload, path in forged:
+        original: Any = payload
+        for key in path:
+            original = original[key]
+        for wrong in drawn(strategies.wrong_type(original), 1):
+            status, body = await send_forged(slack, replaced(payload, path, wrong), kind)
+            statuses[status] += 1
+            assert status < 500, (kind, path, wrong, body)
+            assert "went wrong" not in body, (kind, path, wrong, body)
+            in_state = kind == "view_submission" and path[:2] == ("view", "state")
+            if in_state and len(path) == 6 and path[-1] in TYPED and wrong is not None:
+                assert "This form is out of date; open it again." in body, (path, wrong, body)
+                out_of_date += 1
+    await asyncio.sleep(1)  # what was acknowledged runs on: let it finish before looking
+
+    shown = everything_shown(slack, runs)
+    tracebacks = [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    print(f"\nwrong-type payloads: {sum(statuses.values())}, by status {dict(statuses)};")
+    print(f"forms answered out of date: {out_of_date}; tracebacks: {len(tracebacks)}")
+    assert "went wrong" not in shown, shown[shown.find("went wrong") - 300 :][:600]
+    assert tracebacks == [], [r.getMessage() for r in tracebacks[:5]]
+    assert out_of_date >= len(INTERACTIONS.submissions) * len(KINDS)

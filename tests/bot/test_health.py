@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from sqlalchemy import event, update
 
+from bot.drain import Drain
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -113,3 +114,24 @@ async def test_a_web_process_without_the_scheduler_does_not_wait_for_one(
     finally:
         rt.storage.close()
     assert ready.status_code == 200 and "scheduler" not in ready.json()["checks"]
+
+
+async def test_both_probes_say_draining_the_moment_a_drain_begins(
+    settings: Settings, slack: SlackStandIn
+) -> None:
+    """SIGTERM begins the drain (``bot.drain``): the load balancer is told at once, before
+    the listener closes, and the runtime starts no approved action any more."""
+    rt = Runtime.open(settings)
+    drain = Drain(settings.callops_drain_seconds)
+    try:
+        async with serving(rt, port=0, scheduler=False, drain=drain) as base:
+            before = await probe(base)
+            drain.begin("SIGTERM")
+            alive, ready = await probe(base)
+            stopping = rt.stopping
+    finally:
+        rt.storage.close()
+    assert [answer.status_code for answer in before] == [200, 200]
+    assert (alive.status_code, alive.json()) == (503, {"ok": False, "status": "draining"})
+    assert (ready.status_code, ready.json()) == (503, {"ok": False, "status": "draining"})
+    assert stopping

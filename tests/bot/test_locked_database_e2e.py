@@ -20,9 +20,11 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from commands.dispatch import DATABASE_BUSY
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from tests.bot.approval_helpers import second_app
 from tests.bot.test_commands_e2e import ask, shown
 from tests.bot.test_connect_e2e import open_connect_form, top_view, unconnected
+from tests.faults.waiting import until
 
 __all__ = ["unconnected"]  # the fixture of an app not yet connected
 
@@ -82,3 +84,47 @@ async def test_a_form_under_a_held_lock_stays_open_saying_the_database_is_busy(
     assert again.in_time
     assert slack.views(SUPERVISOR) == []  # the form closed
     assert unconnected.storage.workspaces.api_key(TEAM) == pbx.api_key
+
+
+async def test_a_command_refused_as_busy_never_runs_later_on_another_replica_or_a_restart(
+    app: Runtime, slack: SlackStandIn, settings: Settings
+) -> None:
+    """The person was told nothing was changed: the same signed request replayed once
+    the lock is gone, to another replica that never saw it and to a fresh process (a
+    restart: nothing in memory), is refused, and never runs."""
+    text = "digest add <#C0001|call-center> daily 08:00"
+    with write_lock_held(settings):
+        command = await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text=text)
+        assert command.in_time
+        await slack.wait_for_ephemeral(SUPERVISOR, lambda m: DATABASE_BUSY in shown(m), within=20)
+    first = slack.driver.request_url
+    assert first is not None
+    replays = []
+    for _ in range(2):  # a replica beside this one, then a restart
+        async for _other in second_app(settings, slack):
+            replays.append(await slack.driver.replay(command))
+    slack.connect_app(first)
+    replays.append(await slack.driver.replay(command))  # and the first process itself
+    assert [(r.status, r.json()) for r in replays] == [
+        (401, {"ok": False, "error": "replayed_request"})
+    ] * 3
+    assert app.storage.digests.list(TEAM) == []
+
+
+async def test_a_form_refused_as_busy_is_refused_on_another_replica_once_the_lock_goes(
+    unconnected: Runtime, slack: SlackStandIn, pbx: EmulatorServer, settings: Settings
+) -> None:
+    """A form answers within Slack's 3 seconds, before its claim window closes: its
+    claim is written as soon as the lock goes, so the same signed submission replayed to
+    another replica then is refused, and the form it said was not saved never is."""
+    view = await open_connect_form(slack)
+    values = {"base_url": pbx.base_url, "api_key": pbx.api_key}
+    with write_lock_held(settings):
+        submitted = await slack.driver.view_submission(view["id"], values)
+        assert DATABASE_BUSY in " ".join(slack.view_errors(view["id"]).values())
+    signature = submitted.sent_headers["X-Slack-Signature"]
+    await until(lambda: not unconnected.held_claims.holds(signature) or None, within=5)
+    async for _other in second_app(settings, slack):
+        replayed = await slack.driver.replay(submitted)
+    assert (replayed.status, replayed.json()) == (401, {"ok": False, "error": "replayed_request"})
+    assert unconnected.storage.workspaces.api_key(TEAM) is None

@@ -4,15 +4,18 @@ waits for the ack by ``envelope_id``; the reply must be the one HTTP gets."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
+from bot.drain import Drain
 from bot.runtime import Runtime
 from bot.server import socket_mode
 from bot.settings import Settings
+from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
 from tests.bot.test_commands_e2e import shown
 
@@ -72,3 +75,42 @@ async def test_campaigns_over_socket_mode_match_http(socket_app: None, slack: Sl
     assert without_ids(over_socket) == without_ids(over_http)
     acks = [m for m in slack.hub.received if "envelope_id" in m]
     assert acks, "the app acknowledged the envelope by its id"
+
+
+async def test_a_stopping_socket_process_answers_its_work_before_it_disconnects(
+    settings: Settings, slack: SlackStandIn, app: Runtime, pbx: EmulatorServer
+) -> None:
+    """SIGTERM to ``callops socket`` (a drain begun): commands acknowledged over the
+    connection are answered first, and only then does the connection close."""
+    socket_settings = settings.model_copy(
+        update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
+    )
+    rt = Runtime.open(socket_settings)
+    drain = Drain(settings.callops_drain_seconds)
+    pbx.set_faults(latency_ms=1500)  # the command's work takes a while after its ack
+    before = len(slack.ephemerals(SUPERVISOR))
+    answered_at_close: list[int] = []
+
+    async def watch() -> None:
+        await slack.wait_for(lambda: not slack.hub.connected, within=30)
+        answered_at_close.append(len(slack.ephemerals(SUPERVISOR)) - before)
+
+    try:
+        async with socket_mode(rt, drain=drain):
+            await slack.wait_for(lambda: slack.hub.connected)
+            watcher = asyncio.create_task(watch())
+            sent = await asyncio.gather(
+                *(
+                    slack.driver.slash_command(
+                        user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", transport="socket"
+                    )
+                    for _ in range(3)
+                )
+            )
+            assert all(d.in_time for d in sent)
+            drain.begin("SIGTERM")
+        await watcher
+    finally:
+        pbx.set_faults(latency_ms=0)
+        rt.storage.close()
+    assert answered_at_close == [3]

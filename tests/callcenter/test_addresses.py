@@ -8,7 +8,12 @@ import pytest
 from pydantic import ValidationError
 
 from bot.settings import Settings
-from callcenter.addresses import LOOPBACK_NETWORKS, ServiceNetworks
+from callcenter.addresses import (
+    LOOPBACK_NETWORKS,
+    AddressRefused,
+    ServiceAddresses,
+    ServiceNetworks,
+)
 from storage.errors import InvalidValueError
 from storage.validation import base_url_problem, check_base_url
 
@@ -91,3 +96,51 @@ def test_single_workspace_mode_follows_the_same_rule() -> None:
             Settings(_env_file=None, callops_base_url=url)
     with pytest.raises(ValidationError):
         Settings(_env_file=None, callops_service_networks="10.0.0.0/8,not-a-network")
+
+
+EMBEDDING = [
+    ("::127.0.0.1", "IPv4-compatible", True),
+    ("::a9fe:a9fe", "IPv4-compatible, the metadata address", False),
+    ("::ffff:0:7f00:1", "IPv4-translated", True),
+    ("::ffff:0:a00:1", "IPv4-translated, 10.0.0.1", False),
+    ("64:ff9b::7f00:1", "NAT64 well-known prefix", True),
+    ("64:ff9b::a9fe:a9fe", "NAT64, the metadata address", False),
+    ("64:ff9b::c0a8:101", "NAT64, 192.168.1.1", False),
+    ("64:ff9b:1:7f00:0:100::", "NAT64 local-use prefix (RFC 6052 /48 layout)", True),
+    ("64:ff9b:1::7f00:1", "NAT64 local-use prefix, 0.0.0.0 inside", False),
+    ("2002:7f00:1::", "6to4", True),
+    ("2002:a9fe:a9fe::1", "6to4, the metadata address", False),
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "Teredo, client 127.0.0.1", True),
+    ("2001:0:7f00:1:8000:63bf:f7f7:f7f7", "Teredo, server 127.0.0.1", True),
+    ("fec0::1", "site-local", False),
+    ("fed0::7f00:1", "site-local", False),
+]
+"""An address, its form, and whether what it carries is all loopback or public (so an
+operator allowing loopback allows it)."""
+
+
+@pytest.mark.parametrize(("address", "form", "loopback"), EMBEDDING, ids=[e[1] for e in EMBEDDING])
+def test_ipv6_forms_that_embed_a_private_ipv4_are_refused(
+    address: str, form: str, loopback: bool
+) -> None:
+    """A NAT64 translator, a 6to4 relay or a Teredo tunnel on the way delivers to the IPv4
+    address inside, so that address is the one judged."""
+    assert not ServiceNetworks().permits(address), form
+    # Allowing loopback allows the IPv4 inside, as an operator meant, and nothing else.
+    assert ServiceNetworks.parse(LOOPBACK_NETWORKS).permits(address) == loopback, form
+
+
+@pytest.mark.parametrize(
+    "address", ["64:ff9b::808:808", "2002:808:808::1", "2001:0:808:808:8000:63bf:f7f7:f7f7"]
+)
+def test_ipv6_forms_that_embed_a_public_ipv4_are_judged_by_it(address: str) -> None:
+    assert ServiceNetworks().permits(address)
+
+
+@pytest.mark.parametrize(("address", "form", "loopback"), EMBEDDING, ids=[e[1] for e in EMBEDDING])
+async def test_a_service_url_at_an_embedding_address_is_refused_before_connecting(
+    address: str, form: str, loopback: bool
+) -> None:
+    with pytest.raises(AddressRefused) as refused:
+        await ServiceAddresses().checked(address, 443)
+    assert refused.value.reason == "not_public", form

@@ -98,8 +98,10 @@ def test_the_lead_and_the_campaign_on_a_card_open_with_a_click() -> None:
     assert [(b["action_id"], b["text"]["text"]) for b in buttons] == [
         ("lead_open", "Open lead"),
         ("campaign_open_0", "Open campaign"),
+        ("optout_refused", "Customer refused further calls"),
     ]
-    lead_uuid, campaign_uuid = (b["value"] for b in buttons)
+    lead_uuid, campaign_uuid, refused = (b["value"] for b in buttons)
+    assert json.loads(refused) == {"c": record().id, "t": record().time_started}
     assert lead_uuid == record().lead_uuid and campaign_uuid == record().campaign_uuid
 
 

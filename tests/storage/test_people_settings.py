@@ -3,12 +3,15 @@ settings (language, names, masked numbers, who chose the zone), on both engines.
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from sqlalchemy.exc import IntegrityError
 
 from storage import LATEST_VERSION, Person, Role, SecretBox, Storage, connect
 from storage.errors import InvalidValueError
 from storage.migrations import read_schema_version
+from storage.validation import check_timezone
 from tests.storage.conftest import FakeClock, raw
 from tests.storage.legacy import make_legacy_database
 
@@ -108,6 +111,20 @@ def test_connecting_from_the_command_line_keeps_the_default_zone(store: Storage)
     # A zone Slack gives that this machine does not know is not a reason to fail.
     odd = store.workspaces.connect("T2", "http://127.0.0.1:9", "k", slack_timezone="Mars/Base")
     assert (odd.timezone, odd.timezone_source) == ("UTC", None)
+
+
+@pytest.mark.parametrize("zone", ["America", "x" * 5000, "Asia/../Asia", "America/", "\x00"])
+def test_a_profile_zone_that_is_not_a_zone_is_ignored_in_one_line(
+    store: Storage, zone: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    joined = store.workspaces.connect("T3", "http://127.0.0.1:9", "k", slack_timezone=zone)
+    assert (joined.timezone, joined.timezone_source) == ("UTC", None)
+    ignored = [r for r in caplog.records if "is not a zone here; ignored" in r.getMessage()]
+    assert len(ignored) == 1 and ignored[0].exc_info is None
+    assert len(ignored[0].getMessage()) < 200
+    with pytest.raises(InvalidValueError):
+        check_timezone(zone)
 
 
 def test_rows_written_before_the_revisions_read_with_the_settings_defaults(

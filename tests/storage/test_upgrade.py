@@ -22,6 +22,7 @@ from storage import (
     SecretBox,
     Storage,
     connect,
+    migrate,
     open_database,
     read_schema_version,
 )
@@ -72,11 +73,25 @@ def _row(table: Table, box: SecretBox) -> dict[str, Any]:
     return row
 
 
-def _contents(conn: Connection) -> dict[str, list[tuple[Any, ...]]]:
+def _baseline_tables(conn: Connection) -> dict[str, list[str]]:
+    """The data tables a database of the baseline has, with their columns (later
+    revisions add tables and columns)."""
+    found = inspect(conn)
     return {
-        table.name: [tuple(r) for r in conn.execute(select(table).order_by(*table.primary_key))]
+        table.name: [str(c["name"]) for c in found.get_columns(table.name)]
         for table in DATA_TABLES
+        if found.has_table(table.name)
     }
+
+
+def _contents(conn: Connection, tables: dict[str, list[str]]) -> dict[str, list[tuple[Any, ...]]]:
+    out = {}
+    for table in DATA_TABLES:
+        if table.name in tables:
+            columns = [table.c[name] for name in tables[table.name]]
+            query = select(*columns).order_by(*table.primary_key)
+            out[table.name] = [tuple(r) for r in conn.execute(query)]
+    return out
 
 
 def _differences(conn: Connection) -> list[Any]:
@@ -111,9 +126,18 @@ def test_a_database_made_before_the_revisions_keeps_every_row_and_secret(
     old = connect(empty_db_url)
     try:
         assert read_schema_version(old) == BASELINE
-        rows = {table.name: _row(table, box) for table in DATA_TABLES}
-        old.write(lambda conn: [conn.execute(insert(t), rows[t.name]) for t in DATA_TABLES])
-        before = old.read(_contents)
+        tables = old.read(_baseline_tables)
+        rows = {
+            table.name: {k: v for k, v in _row(table, box).items() if k in tables[table.name]}
+            for table in DATA_TABLES
+            if table.name in tables
+        }
+        old.write(
+            lambda conn: [
+                conn.execute(insert(t), rows[t.name]) for t in DATA_TABLES if t.name in rows
+            ]
+        )
+        before = old.read(lambda conn: _contents(conn, tables))
     finally:
         old.close()
 
@@ -121,11 +145,13 @@ def test_a_database_made_before_the_revisions_keeps_every_row_and_secret(
         db = store.db
         assert read_schema_version(db) == LATEST_VERSION
         assert not inspect(db.engine).has_table("schema_version")
-        assert raw(db, "SELECT version_num FROM alembic_version") == [(revision_id(BASELINE),)]
-        after = db.read(_contents)
+        assert raw(db, "SELECT version_num FROM alembic_version") == [
+            (revision_id(LATEST_VERSION),)
+        ]
+        after = db.read(lambda conn: _contents(conn, tables))
         assert after == before
         assert all(len(found) == 1 for found in after.values())
-        for table in DATA_TABLES:
+        for table in (t for t in DATA_TABLES if t.name in tables):
             (stored,) = db.all(select(table))
             for name, value in stored.items():
                 if name.endswith(SECRET_SUFFIX):
@@ -154,8 +180,12 @@ def test_undoing_the_baseline_is_refused_and_keeps_every_table(empty_db_url: str
     db = open_database(empty_db_url)
     try:
         AuditLog(db).append("T1", "U1", "test.kept")
+        with db.engine.begin() as conn:  # the revisions after the baseline undo themselves
+            command.downgrade(alembic_config(conn), revision_id(BASELINE))
         with db.engine.begin() as conn, pytest.raises(CommandError, match="restore a backup"):
             command.downgrade(alembic_config(conn), "base")
+        assert read_schema_version(db) == BASELINE
+        migrate(db)
         assert read_schema_version(db) == LATEST_VERSION
         assert db.read(_differences) == []
         assert [e.action for e in AuditLog(db).entries("T1")] == ["test.kept"]
