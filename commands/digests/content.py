@@ -232,7 +232,11 @@ async def _nothing() -> Any:
 
 
 async def build_digest(
-    cc: CallCenter, request: DigestRequest, *, now: datetime | None = None
+    cc: CallCenter,
+    request: DigestRequest,
+    *,
+    now: datetime | None = None,
+    progress: Progress | None = None,
 ) -> DigestContent:
     period = request.period
     sections = request.sections or SECTIONS
@@ -242,7 +246,7 @@ async def build_digest(
     bare = Scope.of(request.campaigns, {})
     scope, current, previous, dialer, agents, charted = await asyncio.gather(
         digest_scope(cc, request.campaigns),
-        call_figures(cc, bare, period.window()),
+        call_figures(cc, bare, period.window(), progress=progress),
         call_figures(cc, bare, Window(period.previous_start, period.previous_until)),
         _dialer(cc, period, request.campaigns, at) if "campaigns" in sections else _nothing(),
         _agents(cc, period.window()) if "agents" in sections else _nothing(),

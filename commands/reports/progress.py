@@ -107,6 +107,55 @@ async def shown_in_thread(
     return None
 
 
+UPDATES_BY_URL = 2
+"""Rewrites of a note sent through a ``response_url`` (Slack takes five uses of one: the
+note, these, the answer, and one to spare)."""
+
+
+async def shown_in_steps(
+    messenger: Messenger,
+    response_url: str,
+    work: Callable[[Counting], Awaitable[Reply]],
+    *,
+    first_word: float | None = None,
+    every: float | None = None,
+) -> Reply:
+    """Run ``work`` for a typed command and return its answer.  Past ``first_word``
+    seconds, a note says the count is under way (through the command's ``response_url``,
+    rewritten a couple of times with how far it got), and the answer, marked
+    ``replace_original``, takes the note's place; stopped, the note says so."""
+    first_word = FIRST_WORD if first_word is None else first_word
+    every = EVERY if every is None else every
+    counting = Counting()
+    task = asyncio.ensure_future(work(counting))
+    done, _pending = await asyncio.wait({task}, timeout=first_word)
+    if done:
+        return task.result()
+    token = secrets.token_urlsafe(12)
+    if not await messenger.rewrite(response_url, _note(counting, token)):
+        return await task
+    _RUNNING[token] = task
+    updates = 0
+    try:
+        while True:
+            done, _pending = await asyncio.wait({task}, timeout=every)
+            if done:
+                break
+            if updates < UPDATES_BY_URL:
+                updates += 1
+                await messenger.rewrite(response_url, _note(counting, token))
+        reply = task.result()
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        stopped = _("Counting stopped: nothing was posted.")
+        return Reply(stopped, [section(stopped)], replace_original=True)
+    finally:
+        _RUNNING.pop(token, None)
+    reply.replace_original = True
+    return reply
+
+
 async def stop_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Stop: the count under way in this process, if it is here."""
     token = click.value.strip()

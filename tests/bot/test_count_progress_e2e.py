@@ -1,5 +1,5 @@
-"""A Full report whose count takes a while says so in the thread, shows how far it got,
-and becomes the report; its Stop button stops it."""
+"""A Full report or a digest preview whose count takes a while says so, shows how far it
+got, and becomes the report or preview; its Stop button stops it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bot.runtime import Runtime
 from commands.reports import progress
 from commands.reports.figures import SHARED
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.digest_helpers import digests_in, shown
 from tests.bot.test_commands_e2e import ask
 from tests.bot.test_digests_e2e import add_digest
@@ -98,3 +98,39 @@ async def test_stop_ends_the_count_and_says_so(
     # The note says so and keeps no Stop button; no report follows.
     assert len(replies) == 1 and "Full report" not in replies[0]["text"]
     assert "count_stop" not in str(replies[0])
+
+
+async def test_a_slow_preview_says_it_is_counting_then_becomes_the_preview(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, quick_notes: None
+) -> None:
+    await digest_of_a_campaign(slack, pbx)
+    digest_id = digest_id_of(app)
+    pbx.fail_next("GET", "/v3/cdr", 200, hold_ms=1500)
+    note = await ask(slack, f"digest preview {digest_id}")
+    assert "Counting" in shown(note) and "count_stop" in str(note)
+    [preview] = await slack.wait_for(
+        lambda: [m for m in slack.ephemerals(SUPERVISOR) if "Preview" in m["text"]]
+    )
+    # The preview took the note's place: no note is left.
+    assert preview["ts"] == note["ts"]
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Counting" in m["text"]]
+
+
+async def test_stopping_a_preview_says_so_in_its_place(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, quick_notes: None
+) -> None:
+    await digest_of_a_campaign(slack, pbx)
+    pbx.fail_next("GET", "/v3/cdr", 200, hold_ms=1500, times=2)
+    note = await ask(slack, f"digest preview {digest_id_of(app)}")
+    await slack.driver.block_action(
+        user=SUPERVISOR, ephemeral_ts=note["ts"], action_id="count_stop"
+    )
+    await slack.wait_for(
+        lambda: [m for m in slack.ephemerals(SUPERVISOR) if "Counting stopped" in m["text"]]
+    )
+    assert not [m for m in slack.ephemerals(SUPERVISOR) if "Preview" in m["text"]]
+
+
+def digest_id_of(app: Runtime) -> str:
+    [digest] = app.storage.digests.list(TEAM)
+    return digest.id
