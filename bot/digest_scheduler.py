@@ -61,6 +61,7 @@ from commands.kernel.i18n import Audience, use_audience
 from commands.reports.figures import DialerFigures, dialer_figures
 from storage import Alert, DigestSchedule, Storage, Workspace
 from storage.errors import StorageBusyError
+from storage.feed_pruning import PRUNE_EVERY, Pruned
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ DEFAULT_DIGEST_TIMEOUT = 120.0
 CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
+PRUNE_JOB = "callops-prune"
 JUDGE_JOB = "callops-rule-watch"
 JUDGE_SECONDS = 15
 """How often the call records callbacks brought are judged against the calling rules."""
@@ -151,6 +153,13 @@ class DigestScheduler:
             max_instances=1,
             next_run_time=self._clock(),
         )
+        scheduler.add_job(
+            self.prune,
+            IntervalTrigger(seconds=PRUNE_EVERY, timezone=UTC),
+            id=PRUNE_JOB,
+            coalesce=True,
+            max_instances=1,
+        )
         if self.watch is not None:
             scheduler.add_job(
                 self._judge_tick,
@@ -181,6 +190,31 @@ class DigestScheduler:
     @property
     def running(self) -> bool:
         return self._aps is not None and bool(self._aps.running)
+
+    def has_job(self, job_id: str) -> bool:
+        """Whether the running scheduler has this job (the tick, the prune)."""
+        return self._aps is not None and self._aps.get_job(job_id) is not None
+
+    async def prune(self) -> Pruned | None:
+        """Forget what the call feed keeps per call record once it is no longer needed
+        (``storage.feed_pruning``); one scheduler runs it, every ``PRUNE_EVERY``."""
+        try:
+            pruned = await off_loop(self._storage.feed_pruning.prune)
+        except StorageBusyError:
+            log.warning("prune: the database is busy; the next run catches up")
+            return None
+        except Exception:
+            log.exception("prune failed")
+            return None
+        if pruned.total:
+            log.info(
+                "pruned %d callback ids, %d event ids, %d folds, %d thread roots",
+                pruned.callback_ids,
+                pruned.event_ids,
+                pruned.folds,
+                pruned.threads,
+            )
+        return pruned
 
     async def _tick(self) -> None:
         task = asyncio.current_task()

@@ -12,6 +12,7 @@ is fetched on first use and renewed before expiry (``callcenter.tokens``).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -104,6 +105,13 @@ class CallCenter:
     @property
     def base_url(self) -> str:
         return self._core.base_url
+
+    @property
+    def account_key(self) -> str:
+        """Names the account (service and API key) without revealing the key: what
+        a cache of this account's figures is keyed by."""
+        key = self._core.api_key_body()["api_key"]
+        return hashlib.sha256(f"{self._core.base_url}\0{key}".encode()).hexdigest()[:32]
 
     def __repr__(self) -> str:
         return f"CallCenter(base_url={self._core.base_url!r})"

@@ -21,6 +21,7 @@ from storage.channel_languages import ChannelLanguageStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
+from storage.feed_pruning import FeedPruning
 from storage.gate_log import GateLogStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
@@ -116,6 +117,7 @@ class Storage:
         self.callback_tokens = CallbackTokenStore(db, box, clock=clock)
         self.dedup = DedupStore(db, clock=clock)
         self.call_feed = CallFeedStore(db, box, clock=clock)
+        self.feed_pruning = FeedPruning(db, clock=clock)
         self.installations = InstallationStore(db, box, clock=clock)
         self.oauth_states = OAuthStateStore(db, clock=clock)
         self.step_runs = StepRunStore(db, box, clock=clock)

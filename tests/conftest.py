@@ -28,6 +28,7 @@ import pytest
 
 import commands.families  # noqa: F401  (as the app: the approval workflow reads its actions)
 from callcenter.addresses import LOOPBACK_NETWORKS
+from commands.reports.figures import SHARED
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
@@ -68,6 +69,13 @@ def emulator_server() -> Iterator[EmulatorServer]:
 def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
     emulator_server.reset()
     yield emulator_server
+
+
+@pytest.fixture(autouse=True)
+def _counts_start_afresh() -> None:
+    """Figures are shared for a minute within a process (``commands.reports.shared``);
+    each test starts without those of the test before."""
+    SHARED.clear()
 
 
 def tier_of(item: pytest.Item) -> str:

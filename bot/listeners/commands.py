@@ -38,6 +38,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     async def run(command: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext) -> str:
         """Run the command and deliver its outcome; returns the outcome's label."""
         ctx = await builder(context).build()
+        ctx.response_url = command.get("response_url") or None
         with use_audience(ctx.audience):
             outcome = await dispatch(ctx, command.get("text") or "")
             surface = Surface(

@@ -40,7 +40,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import Click
 from commands.kernel.periods import Window
-from commands.kernel.reply import Outcome, Post, Reply, context_line, notice, section
+from commands.kernel.reply import Nothing, Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import (
     campaign_label,
@@ -70,7 +70,9 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
+from commands.reports.progress import shown_in_thread
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
+from commands.reports.tally import Progress
 from commands.rules.consent import ending_words
 from storage.offload import off_loop
 
@@ -230,7 +232,11 @@ async def _nothing() -> Any:
 
 
 async def build_digest(
-    cc: CallCenter, request: DigestRequest, *, now: datetime | None = None
+    cc: CallCenter,
+    request: DigestRequest,
+    *,
+    now: datetime | None = None,
+    progress: Progress | None = None,
 ) -> DigestContent:
     period = request.period
     sections = request.sections or SECTIONS
@@ -240,7 +246,7 @@ async def build_digest(
     bare = Scope.of(request.campaigns, {})
     scope, current, previous, dialer, agents, charted = await asyncio.gather(
         digest_scope(cc, request.campaigns),
-        call_figures(cc, bare, period.window()),
+        call_figures(cc, bare, period.window(), progress=progress),
         call_figures(cc, bare, Window(period.previous_start, period.previous_until)),
         _dialer(cc, period, request.campaigns, at) if "campaigns" in sections else _nothing(),
         _agents(cc, period.window()) if "agents" in sections else _nothing(),
@@ -249,15 +255,23 @@ async def build_digest(
     current, previous = replace(current, scope=scope), replace(previous, scope=scope)
     shown = _pick_campaigns(dialer or [], request.campaigns)
     # Each campaign's calls over the digest's own period, from its call records: the
-    # service's autodialer figures look back from the moment they are asked for.
-    in_period = await asyncio.gather(
-        *(call_figures(cc, Scope.of([s.campaign_uuid], {}), period.window()) for s in shown)
-    )
-    counts = {s.campaign_uuid: f.totals for s, f in zip(shown, in_period, strict=True)}
+    # service's autodialer figures look back from the moment they are asked for.  The
+    # digest's own count already has its campaigns'; the others are counted in one pass.
+    counts = {
+        s.campaign_uuid: c for s in shown if (c := current.of_campaign(s.campaign_uuid)) is not None
+    }
+    missing = [s.campaign_uuid for s in shown if s.campaign_uuid not in counts]
+    if missing:
+        others = await call_figures(cc, Scope.of(missing, {}), period.window())
+        counts |= {uuid: others.of_campaign(uuid) or Counts() for uuid in missing}
     context = f":calendar: {current.caption()}"
     if request.why:
         context += f" · {request.why}"
     context += " · " + _("compared with {period}").format(period=escape(period.previous_label()))
+    if current.source == "call records":
+        context += " · " + ngettext(
+            "counted over {n} call record", "counted over {n} call records", current.records
+        ).format(n=number(current.records))
     blocks: list[Block] = [
         HeaderBlock(text=truncate(request.title, 150)),
         context_line(truncate(context, 3000)),
@@ -552,12 +566,18 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
 # --- the full report (posted in the digest's thread on request) ----------------------
 
 
-async def full_report(cc: CallCenter, period: DigestPeriod, campaigns: Sequence[str] = ()) -> Reply:
+async def full_report(
+    cc: CallCenter,
+    period: DigestPeriod,
+    campaigns: Sequence[str] = (),
+    *,
+    progress: Progress | None = None,
+) -> Reply:
     """The whole breakdown behind a digest: every bucket of the period, and every agent,
     for the digest's own scope."""
     scope, figures, agents = await asyncio.gather(
         digest_scope(cc, campaigns),
-        call_figures(cc, Scope.of(campaigns, {}), period.window()),
+        call_figures(cc, Scope.of(campaigns, {}), period.window(), progress=progress),
         _agents(cc, period.window()),
     )
     reply = stats_reply(replace(figures, scope=scope), period.interval)
@@ -596,13 +616,28 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     # workspace's; shown only to the person who asked, in theirs.
     language = digest.language if digest is not None else None
     readers = await channel_readers(ctx, channel, language) if in_thread else ctx.audience
-    with use_audience(readers):
-        reply = await full_report(ctx.client(), period, campaigns)
-        if in_thread:
-            reply.text = _("Full report, asked for by {user}: {report}").format(
-                user=f"<@{ctx.user_id}>", report=reply.text
-            )
-    if in_thread and channel is not None:
+    cc = ctx.client()
+
+    async def report(progress: Progress | None = None) -> Reply:
+        with use_audience(readers):
+            reply = await full_report(cc, period, campaigns, progress=progress)
+            if in_thread:
+                reply.text = _("Full report, asked for by {user}: {report}").format(
+                    user=f"<@{ctx.user_id}>", report=reply.text
+                )
+        return reply
+
+    if in_thread and channel is not None and ts is not None:
+        if ctx.messenger is not None:
+            # A count that takes a while says so in the thread, then becomes the report.
+            with use_audience(readers):
+                shown = await shown_in_thread(ctx.messenger, channel, ts, report)
+            if shown is None:
+                return Nothing()
+            reply = shown
+        else:
+            reply = await report()
         return Post(channel, reply, thread_ts=ts, otherwise=replace(reply, ephemeral=True))
+    reply = await report()
     reply.ephemeral = True
     return reply

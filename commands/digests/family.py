@@ -7,6 +7,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
+from commands.reports import progress
 from storage import Role
 
 FAMILY = Family(
@@ -106,5 +107,6 @@ FAMILY = Family(
         OnClick(alerts.SNOOZE_HOUR_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
         OnClick(alerts.SNOOZE_TOMORROW_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
         OnClick(content.FULL_REPORT_ACTION, content.full_report_clicked),
+        OnClick(progress.STOP_ACTION, progress.stop_clicked),
     ),
 )

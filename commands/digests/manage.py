@@ -55,6 +55,8 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number, zone_name
 from commands.kernel.values import Token, Value, read_fields
+from commands.reports.progress import shown_in_steps
+from commands.reports.tally import Progress
 from commands.rules.consent import ending_soon
 from commands.rules.guard import looser_words, refused_between
 from commands.rules.watch import against_rules_between
@@ -499,13 +501,23 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             looser_rules=looser,
             consents_ending=ending,
         )
-    content = await build_digest(ctx.client(), request)
-    reply = content.reply
-    reply.ephemeral = True
-    reply.text = _("Preview: {digest}").format(digest=reply.text)
-    if "chart" in request.sections:
-        note = _("Preview, only you can see it; when posted, the digest is followed by its chart.")
-    else:
-        note = _("Preview, only you can see it.")
-    reply.blocks.insert(1, context_line(note))
-    return reply
+    cc = ctx.client()
+
+    async def shown(progress: Progress) -> Reply:
+        content = await build_digest(cc, request, progress=progress)
+        reply = content.reply
+        reply.ephemeral = True
+        reply.text = _("Preview: {digest}").format(digest=reply.text)
+        if "chart" in request.sections:
+            note = _(
+                "Preview, only you can see it; when posted, the digest is followed by its chart."
+            )
+        else:
+            note = _("Preview, only you can see it.")
+        reply.blocks.insert(1, context_line(note))
+        return reply
+
+    if ctx.messenger is None or ctx.response_url is None:
+        return await shown(lambda done, total: None)
+    # A preview counted from a busy week's records says so while it counts.
+    return await shown_in_steps(ctx.messenger, ctx.response_url, shown)

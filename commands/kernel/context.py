@@ -184,6 +184,9 @@ class CommandContext:
     addresses: ServiceAddresses | None = None
     """Where the call-center service may be, with the resolver that reads its names
     (``callcenter.addresses``); None: public addresses only, the system's resolver."""
+    response_url: str | None = None
+    """The typed command's own ``response_url``: for an answer said in steps (a note that
+    a long count is under way, then the answer in its place); None for clicks and forms."""
 
     stopping: Callable[[], bool] = field(default=lambda: False)
     """Whether this process is stopping (SIGTERM): work that could be cut off before

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -40,7 +40,6 @@ from callcenter.models import (
     AgentTime,
     AutodialerStats,
     Cdr,
-    ExtensionCounters,
     StatsRow,
     User,
 )
@@ -49,6 +48,9 @@ from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.names import name_of
 from commands.kernel.periods import SERVICE_TZ, Window
 from commands.kernel.text import caption, clip, parse_service_time
+from commands.reports.shared import SharedCounts
+from commands.reports.tally import IN_FLIGHT, CallTally, Progress, Repeats, fold_records
+from commands.reports.tally import Counts as Counts
 
 WHOLE = N_("Whole call center")
 ALL_DIALER = N_("All autodialer campaigns")
@@ -58,7 +60,6 @@ DROPPED_RATE_WARNING = 3.0
 """Percent of connected calls dropped above which a campaign is flagged (the common
 regulatory ceiling for abandoned calls)."""
 INTERVALS = ("hour", "day", "week", "month")
-CDR_PAGE_SIZE = 500
 
 
 # --- scope ----------------------------------------------------------------------------
@@ -115,110 +116,6 @@ def _more(names: str, more: int) -> str:
 # --- calls ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Counts:
-    """The counters of a set of calls; the same whether read from the statistics or
-    counted from call records."""
-
-    calls: int = 0
-    answered: int = 0
-    busy: int = 0
-    """The called party was busy (status ``busy``)."""
-    line_busy: int = 0
-    """No free line (status ``busy-line``); never added into ``busy``."""
-    no_answer: int = 0
-    not_available: int = 0
-    cancelled: int = 0
-    invalid: int = 0
-    congestion: int = 0
-    blocked: int = 0
-    ivr: int = 0
-    inbound: int = 0
-    outbound: int = 0
-    local: int = 0
-    talk_seconds: int = 0
-    wait_seconds: int = 0
-    """Time before answer: duration less talk time."""
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(
-            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
-        )
-
-    @property
-    def answer_rate(self) -> float | None:
-        """Percent of the calls answered; None without calls."""
-        return 100.0 * self.answered / self.calls if self.calls else None
-
-    @property
-    def average_talk(self) -> float | None:
-        return self.talk_seconds / self.answered if self.answered else None
-
-    @property
-    def average_wait(self) -> float | None:
-        return self.wait_seconds / self.calls if self.calls else None
-
-    @classmethod
-    def of_row(cls, row: StatsRow) -> Counts:
-        """One ``/v2/stats`` bucket: an extension's counters and more."""
-        return replace(
-            cls.of_extension(row),
-            congestion=row.congestion,
-            blocked=row.phone_block,
-            ivr=row.ivr,
-            talk_seconds=row.total_billsec,
-            wait_seconds=row.total_waitsec,
-        )
-
-    @classmethod
-    def of_record(cls, record: Cdr) -> Counts:
-        """One call record, counted as the statistics count it."""
-        status = _STATUS.get(record.status.strip().lower().replace("_", "-"))
-        direction = str(record.direction).strip().lower()
-        values: dict[str, int] = {
-            "calls": 1,
-            "talk_seconds": record.billsec,
-            "wait_seconds": max(0, record.duration - record.billsec),
-            "ivr": int(record.app.strip().lower() in ("autocall", "ivr")),
-        }
-        if status:
-            values[status] = 1
-        if direction in ("inbound", "outbound", "local"):
-            values[direction] = 1
-        return cls(**values)
-
-    @classmethod
-    def of_extension(cls, row: ExtensionCounters | StatsRow) -> Counts:
-        """One ``/v2/report/extension`` row (it has no durations), or the counters a
-        ``/v2/stats`` bucket shares with it."""
-        return cls(
-            calls=row.total,
-            answered=row.answered,
-            busy=row.busy,
-            line_busy=row.busy_line,
-            no_answer=row.no_answered,
-            not_available=row.not_available,
-            cancelled=row.cancel,
-            invalid=row.invalid,
-            inbound=row.inbound,
-            outbound=row.outbound,
-            local=row.local,
-        )
-
-
-_STATUS = {
-    "answered": "answered",
-    "busy": "busy",
-    "busy-line": "line_busy",
-    "no-answered": "no_answer",
-    "not-available": "not_available",
-    "cancel": "cancelled",
-    "invalid": "invalid",
-    "congestion": "congestion",
-    "phone-block": "blocked",
-}
-"""Record status -> counter, the statistics' own columns (other statuses count as calls)."""
-
 Bucket = tuple[datetime, Counts]
 """A bucket's start on the workspace's clock, and its counters."""
 
@@ -234,6 +131,16 @@ class CallFigures:
     """Local hours that had calls, oldest first."""
     source: str
     """``statistics`` or ``call records``: what the figures were counted from."""
+    records: int = 0
+    """Call records counted (from call records; 0 from the statistics)."""
+    campaigns: tuple[tuple[str, Counts], ...] = ()
+    """Each campaign's calls, when counted from call records (same pass)."""
+
+    def of_campaign(self, campaign_uuid: str) -> Counts | None:
+        """One campaign's calls of this count, if it counted that campaign's records."""
+        if campaign_uuid not in self.scope.uuids:
+            return None
+        return dict(self.campaigns).get(campaign_uuid, Counts())
 
     def caption(self) -> str:
         return caption(self.scope.label(), self.window.label())
@@ -263,15 +170,24 @@ class CallFigures:
 
     @classmethod
     def of_records(cls, scope: Scope, window: Window, records: Iterable[Cdr]) -> CallFigures:
-        tally = _Tally(window.tz)
-        seen: set[str] = set()
+        tally = CallTally(window.tz)
+        repeats = Repeats(keep=10_000)
         for record in records:
-            # Paging newest-first while calls end can show a record on two pages.
-            if record.id in seen:
-                continue
-            seen.add(record.id)
-            tally.add(parse_service_time(record.time_started, SERVICE_TZ), Counts.of_record(record))
-        return tally.figures(scope, window, "call records")
+            tally.add_page(repeats.fresh([record]))
+        return cls.of_tally(scope, window, tally)
+
+    @classmethod
+    def of_tally(cls, scope: Scope, window: Window, tally: CallTally) -> CallFigures:
+        hours = tuple(sorted((k, v) for k, v in tally.hour_counts().items() if v.calls))
+        return cls(
+            scope,
+            window,
+            tally.total.counts(),
+            hours,
+            "call records",
+            records=tally.records,
+            campaigns=tuple(sorted(tally.campaign_counts().items())),
+        )
 
 
 class _Tally:
@@ -318,23 +234,67 @@ def _next_bucket(moment: datetime, interval: str, tz: ZoneInfo) -> datetime:
     return datetime.combine(day, time(0, 0), tzinfo=tz)
 
 
-async def call_figures(cc: CallCenter, scope: Scope, window: Window) -> CallFigures:
-    """The calls of ``scope`` that started in ``window``."""
+async def call_figures(
+    cc: CallCenter, scope: Scope, window: Window, *, progress: Progress | None = None
+) -> CallFigures:
+    """The calls of ``scope`` that started in ``window``.
+
+    The same scope and period asked again within a minute (a digest, the Home tab and
+    ``stats`` at once) is answered by the same count (``SHARED``); ``progress`` hears
+    how a count from call records goes (a late asker of a shared count hears nothing)."""
+    key = (
+        cc.account_key,
+        scope.uuids,
+        str(window.tz),
+        window.start.timestamp(),
+        window.end.timestamp() // 60,
+    )
+    figures = await SHARED.get(key, lambda: _count(cc, scope, window, progress))
+    # Labelled as asked: the same instants may be "today" to one surface, a date to another.
+    return replace(figures, scope=scope, window=window)
+
+
+async def _count(
+    cc: CallCenter, scope: Scope, window: Window, progress: Progress | None
+) -> CallFigures:
     start, end = window.service_bounds()
     if scope.whole:
         result = await cc.reports.stats(start, end, interval="hour")
         return CallFigures.of_rows(scope, window, result.data)
-    batches = await asyncio.gather(*(_records(cc, uuid, start, end) for uuid in scope.uuids))
-    return CallFigures.of_records(scope, window, (r for batch in batches for r in batch))
+    tally = CallTally(window.tz)
+    counted = [0] * len(scope.uuids)
+    totals = [0] * len(scope.uuids)
 
+    def heard(i: int) -> Progress:
+        def one(done: int, total: int) -> None:
+            counted[i], totals[i] = done, total
+            if progress is not None:
+                progress(sum(counted), sum(totals))
 
-async def _records(cc: CallCenter, campaign_uuid: str, start: datetime, end: datetime) -> list[Cdr]:
-    return [
-        record
-        async for record in cc.cdrs.iterate(
-            start_date=start, end_date=end, campaign_uuid=campaign_uuid, page_size=CDR_PAGE_SIZE
+        return one
+
+    # The service takes one campaign per query: a walk per campaign, all at once, their
+    # requests in flight bounded together by one gate.
+    gate = asyncio.Semaphore(IN_FLIGHT)
+    await asyncio.gather(
+        *(
+            fold_records(
+                cc,
+                tally,
+                progress=heard(i),
+                gate=gate,
+                start_date=start,
+                end_date=end,
+                campaign_uuid=uuid,
+            )
+            for i, uuid in enumerate(scope.uuids)
         )
-    ]
+    )
+    return CallFigures.of_tally(scope, window, tally)
+
+
+SHARED: SharedCounts[CallFigures] = SharedCounts(ttl=60.0)
+"""Counts of this process; replicas each keep their own (a minute's worth at most)."""
 
 
 # --- autodialer campaigns -------------------------------------------------------------

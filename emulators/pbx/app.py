@@ -70,6 +70,7 @@ def create_app(config: EmulatorConfig | None = None) -> FastAPI:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
             await emu.callbacks.aclose()
+            emu.store.close()
 
     app = FastAPI(
         title="Call-center service (emulator)",

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from typing import Any
 
 from emulators.pbx.config import CALL_MODES, DEMO_API_KEYS, EmulatorConfig
+from emulators.pbx.volume import Volume
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -28,6 +30,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--token-ttl", type=int, default=3600, help="token lifetime in seconds")
     parser.add_argument("--call-mode", choices=CALL_MODES, default="timed")
     parser.add_argument("--timezone", default="UTC", help="zone of wall-clock times (IANA name)")
+    parser.add_argument(
+        "--volume",
+        default=None,
+        metavar="CALLS_PER_DAY[:DAYS]",
+        help="add a real call center's records to domain demo: CALLS_PER_DAY on each of "
+        "the DAYS days before today (default 7) and today's share so far, e.g. 500000:7",
+    )
     parser.set_defaults(func=run)
 
 
@@ -37,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from emulators.pbx.app import create_app
 
     try:
+        volume = Volume.parse(args.volume) if args.volume else None
         config = EmulatorConfig(
             seed=args.seed,
             token_ttl=args.token_ttl,
@@ -45,11 +55,19 @@ def run(args: argparse.Namespace) -> int:
             call_mode=args.call_mode,
             db=args.db,
             timezone=args.timezone,
+            volume=volume,
         )
     except ValueError as exc:
         print(f"callops emulator: {exc}", file=sys.stderr)
         return 2
+    started = time.perf_counter()
     app = create_app(config)
+    if volume is not None:
+        emu = app.state.emulator
+        print(
+            f"Volume {volume}: {emu.volume_records:,} call records in domain demo "
+            f"({time.perf_counter() - started:.1f} s)"
+        )
     url = f"http://{args.host}:{args.port}"
     print(f"Call-center emulator on {url}  (API description: {url}/openapi.json)")
     print(

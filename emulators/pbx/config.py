@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from emulators.pbx.volume import Volume
+
 CALL_MODES: tuple[str, ...] = ("immediate", "timed", "manual")
 """How live calls progress: ended at once, on the emulator clock, or only when told."""
 
@@ -22,6 +24,8 @@ class EmulatorConfig:
     db: str | None = None
     timezone: str = "UTC"
     tick_seconds: float = 0.2
+    volume: Volume | None = None
+    """A real call center's records on top of the seeded data (``--volume``)."""
 
     def __post_init__(self) -> None:
         if self.call_mode not in CALL_MODES:

@@ -21,6 +21,7 @@ from emulators.pbx.journal import Journal
 from emulators.pbx.seed import seed_database
 from emulators.pbx.simulation import Simulator
 from emulators.pbx.store import Store, new_database
+from emulators.pbx.volume import seed_volume
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,12 @@ class Emulator:
         self.clock = EmulatorClock()
         pristine = new_database()
         seed_database(pristine, config.seed, self.clock.now(), self.tz)
-        self.store = Store(pristine, config.db)
+        self.volume_records = 0
+        if config.volume is not None:
+            self.volume_records = seed_volume(
+                pristine, config.seed, self.clock.now(), self.tz, config.volume
+            )
+        self.store = Store(pristine, config.db, spill=config.volume is not None)
         self.journal = Journal()
         self.faults = Faults(config.latency_ms, config.error_rate, config.seed)
         self.callbacks = CallbackSender(self.journal, self.clock.now)

@@ -10,9 +10,11 @@ one that serves it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from emulators.pbx.schema import DDL, SCHEMA_VERSION
 
@@ -42,8 +44,18 @@ def has_current_schema(conn: sqlite3.Connection) -> bool:
 
 
 class Store:
-    def __init__(self, pristine: sqlite3.Connection, path: str | None) -> None:
+    def __init__(
+        self, pristine: sqlite3.Connection, path: str | None, *, spill: bool = False
+    ) -> None:
+        """``spill``: without a ``path``, keep the working copy in a temporary file
+        rather than in memory, so a large seeded state (``--volume``) is held in memory
+        once, not twice; the file goes when the store closes."""
         self.pristine = pristine
+        self._spilled: str | None = None
+        if path is None and spill:
+            fd, path = tempfile.mkstemp(prefix="pbx-emulator-", suffix=".db")
+            os.close(fd)
+            self._spilled = path
         self.path = path
         self.conn = _connect(path or ":memory:")
         if path is None or not has_current_schema(self.conn):
@@ -71,3 +83,7 @@ class Store:
     def close(self) -> None:
         self.conn.close()
         self.pristine.close()
+        if self._spilled is not None:
+            for suffix in ("", "-wal", "-shm"):
+                with suppress(FileNotFoundError):
+                    os.unlink(self._spilled + suffix)

@@ -15,9 +15,12 @@ from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 
 from emulators.pbx.app import create_app
 from emulators.pbx.config import DEMO_API_KEYS, EmulatorConfig
+from emulators.pbx.state import Emulator
+from emulators.pbx.volume import Volume
 
 START_TIMEOUT = 15.0
 
@@ -36,6 +39,7 @@ class EmulatorServer:
         call_mode: str = "timed",
         db: str | None = None,
         timezone: str = "UTC",
+        volume: Volume | None = None,
     ) -> None:
         self.config = EmulatorConfig(
             seed=seed,
@@ -45,10 +49,12 @@ class EmulatorServer:
             call_mode=call_mode,
             db=db,
             timezone=timezone,
+            volume=volume,
         )
         self.base_url = ""
         self.port = 0
         self._server: uvicorn.Server | None = None
+        self._app: FastAPI | None = None
         self._thread: threading.Thread | None = None
         self._http: httpx.Client | None = None
 
@@ -58,6 +64,7 @@ class EmulatorServer:
         if self._server is not None:
             return self
         app = create_app(self.config)
+        self._app = app
         # IPPROTO_TCP explicitly: asyncio turns Nagle off only on sockets that say they
         # are TCP, and with Nagle on every small answer waits 40 ms for a delayed ACK.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -100,6 +107,16 @@ class EmulatorServer:
         self.stop()
 
     # --- control helpers ------------------------------------------------------------------
+
+    @property
+    def emulator(self) -> Emulator:
+        """The running emulator itself: for a test that counts over its records
+        directly, with no interface in between."""
+        if self._app is None:
+            raise RuntimeError("the emulator is not running")
+        emu = self._app.state.emulator
+        assert isinstance(emu, Emulator)
+        return emu
 
     def _control(
         self, verb: str, path: str, json: Any = None, params: dict[str, Any] | None = None
