@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.reply import Outcome, Reply, section
 from commands.kernel.text import code, escape, number, truncate
 from storage import Storage, off_loop
@@ -20,6 +21,12 @@ MASKING_NOTICE = "privacy.masking-default"
 """The ``workspace_notices`` kind of the one notice telling a workspace from before that
 new workspaces mask customers' numbers (``bot/privacy_notice.py``); opened too when an
 admin sets ``mask-phones`` either way: they have chosen."""
+
+
+def typed(command: str) -> str:
+    """A command as the reader types it (``rieng-tu yeu-cau`` for a Vietnamese reader),
+    in code marks."""
+    return code("/callops " + usage_for_reader(command))
 
 
 def database_place(storage: Storage) -> tuple[str, str]:
@@ -47,7 +54,7 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             else _(
                 "• Customers' numbers are shown in full in channel messages; {command} masks them."
             )
-        ).format(command=code("/callops settings mask-phones on|off")),
+        ).format(command=typed("settings mask-phones on|off")),
         _(
             "• In full only to operators and admins who ask: in their own replies, and with "
             "a message's Show number button (each one audited). The company's own numbers "
@@ -59,7 +66,7 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             "posted, then are rewritten out or deleted, daily; {command} changes it."
         ).format(
             days=number(workspace.retention_days if workspace else 90),
-            command=code("/callops settings retention <days>"),
+            command=typed(N_("settings retention <days>")),
         ),
         "*" + _("Where customers' data go") + "*",
         _(
@@ -76,10 +83,10 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             "• {n} open request; {command} lists it.",
             "• {n} open requests; {command} lists them.",
             len(open_requests),
-        ).format(n=number(len(open_requests)), command=code("/callops privacy requests")),
+        ).format(n=number(len(open_requests)), command=typed("privacy requests")),
         _("Find and erase one customer's data: {find}, {erase}.").format(
-            find=code("/callops privacy find <phone>"),
-            erase=code("/callops privacy erase <phone>"),
+            find=typed(usage_of("privacy find")),
+            erase=typed(usage_of("privacy erase")),
         ),
     ]
     body = truncate("\n".join(lines), 2900)

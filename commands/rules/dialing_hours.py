@@ -164,5 +164,8 @@ def outside_warning(window: Window, asked_at: str) -> str:
         ":warning: Calling hours ({decree}): asked at {asked}, outside {window} Vietnam "
         "time; the campaign dials only within its dialing hours, from {start} Vietnam time."
     ).format(
-        decree=decree(), asked=escape(asked_clock(asked_at)), window=window_words(window), start=clock(window[0])
+        decree=decree(),
+        asked=escape(asked_clock(asked_at)),
+        window=window_words(window),
+        start=clock(window[0]),
     )

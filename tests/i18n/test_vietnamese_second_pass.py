@@ -108,7 +108,9 @@ def test_a_start_outside_the_calling_hours_names_the_zone_in_the_readers_words()
     from commands.rules.dialing_hours import asked_outside, outside_warning
 
     window = (8 * 60, 17 * 60)
-    asked = asked_outside(window, datetime(2026, 11, 28, 20, 5, tzinfo=ZoneInfo("Asia/Ho_Chi_Minh")))
+    asked = asked_outside(
+        window, datetime(2026, 11, 28, 20, 5, tzinfo=ZoneInfo("Asia/Ho_Chi_Minh"))
+    )
     assert asked == "20:05"
     with use_audience(VI):
         said = outside_warning(window, asked)
