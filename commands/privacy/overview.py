@@ -30,11 +30,14 @@ def typed(command: str) -> str:
 
 
 def database_place(storage: Storage) -> tuple[str, str]:
-    """The database's engine and host, never its password or path's secrets."""
+    """The database's engine and host as mrkdwn, never its password or path's secrets: a
+    host name in code marks, the words standing for one (in the reader's language) not."""
     url = storage.db.engine.url
     if storage.db.is_sqlite:
-        return "SQLite", _("a file on the host callops runs on")
-    return "PostgreSQL", url.host or _("the host callops runs on")
+        return "SQLite", escape(_("a file on the host callops runs on"))
+    if url.host:
+        return "PostgreSQL", code(url.host)
+    return "PostgreSQL", escape(_("the host callops runs on"))
 
 
 async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -75,9 +78,7 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
         _("• The call-center service at {host}: call records, leads, autocalls.").format(
             host=code(service_host)
         ),
-        _("• callops's database: {engine} on {host}.").format(
-            engine=escape(engine), host=code(db_host)
-        ),
+        _("• callops's database: {engine} on {host}.").format(engine=escape(engine), host=db_host),
         "*" + _("Customers' requests") + "*",
         ngettext(
             "• {n} open request; {command} lists it.",
