@@ -19,8 +19,7 @@ from bot.posting import BotClients, SlackOutbox
 from commands.kernel.audiences import for_person
 from commands.kernel.i18n import _, use_audience
 from commands.kernel.reply import Reply, section
-from commands.kernel.text import code
-from commands.privacy.overview import MASKING_NOTICE
+from commands.privacy.overview import MASKING_NOTICE, typed
 from storage import Role, Storage, off_loop
 
 log = logging.getLogger(__name__)
@@ -45,7 +44,7 @@ def notice_reply() -> Reply:
         "can still see a number with the message's Show number button (audited).\n"
         "This workspace was set up before, so it keeps showing them in full. To mask them: "
         "{command}. {overview} shows what callops holds and where it goes."
-    ).format(command=code("/callops settings mask-phones on"), overview=code("/callops privacy"))
+    ).format(command=typed("settings mask-phones on"), overview=typed("privacy"))
     return Reply(text=_("Customers' numbers in your channels"), blocks=[section(body)])
 
 

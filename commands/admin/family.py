@@ -88,8 +88,10 @@ FAMILY = Family(
         CommandSpec(
             "settings",
             "cai-dat",
-            "settings [language vi|en [#channel]] [timezone <IANA name>] "
-            "[names family-first|given-first] [mask-phones on|off] [retention <days>]",
+            N_(
+                "settings [language vi|en [#channel]] [timezone <IANA name>] "
+                "[names family-first|given-first] [mask-phones on|off] [retention <days>]"
+            ),
             N_(
                 "Show or change the workspace's language, time zone, names, masked numbers "
                 "and how long customers' data stay in messages."

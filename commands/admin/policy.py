@@ -24,7 +24,7 @@ from slack_sdk.models.blocks import (
 from commands.approvals import actions
 from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import all_policies, policy_for
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration, span_words
 from commands.kernel.grammar import UsageError, parse_channel, parse_user, split_options
@@ -117,8 +117,8 @@ def policy_reply(storage: Storage, team_id: str) -> Reply:
     blocks.append(
         context_line(
             _("Change one kind: {set_usage}. Change where cards go: {channel_usage}.").format(
-                set_usage=f"`/callops {escape(SET_USAGE)}`",
-                channel_usage="`/callops policy channel #channel`",
+                set_usage=code("/callops " + usage_for_reader(SET_USAGE)),
+                channel_usage=code("/callops " + usage_for_reader(usage_of("policy channel"))),
             )
         )
     )

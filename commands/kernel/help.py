@@ -270,7 +270,7 @@ def nearest_commands(tokens: list[str]) -> tuple[str, str, str]:
             word=code(head), choices=alternatives(subs, code)
         )
     pointer = _("{help_command} explains them.").format(
-        help_command=code(f"/callops help {escape(head)}")
+        help_command=code(f"/callops {usage_for_reader('help')} {escape(head)}")
     )
     typed = " ".join(tokens[: len(tokens) - len(rest) + 1])
     return code(typed), hint, pointer
@@ -321,7 +321,9 @@ def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
     return (
         code(shown),
         hint,
-        _("{help_command} lists every command.").format(help_command="`/callops help`"),
+        _("{help_command} lists every command.").format(
+            help_command=code("/callops " + usage_for_reader("help"))
+        ),
     )
 
 

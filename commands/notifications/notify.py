@@ -40,6 +40,7 @@ from commands.approvals.kinds import ActionKind
 from commands.campaigns.control import CampaignRef
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
+from commands.kernel.catalog import usage_for_reader
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
@@ -71,7 +72,18 @@ USAGE = {
     "detach": "notify detach <campaign>",
     "rotate": "notify rotate [only]",
 }
-ATTACH_HINT = code("/callops notify attach <campaign>")
+
+
+def typed(usage: str) -> str:
+    """A notify usage as the reader types it (``thong-bao add ...`` in Vietnamese), in
+    code marks."""
+    return code("/callops " + usage_for_reader(usage))
+
+
+def attach_hint() -> str:
+    return typed(USAGE["attach"])
+
+
 _STATUS = re.compile(r"^[a-z][a-z\-]{0,39}$")
 _ROUTE_ID = re.compile(r"^[0-9a-f]{8}$")
 
@@ -197,14 +209,14 @@ async def show(ctx: CommandContext) -> Reply:
                 campaigns=", ".join(clip(c.campaign_name, 80) for c in attached)
             )
             if attached
-            else _("*Attached campaigns:* none yet: {hint}.").format(hint=ATTACH_HINT)
+            else _("*Attached campaigns:* none yet: {hint}.").format(hint=attach_hint())
         ),
         _("*Routes:* {n} (`/callops notify list`)").format(n=len(routes)),
     ]
     blocks: list[Block] = [
         HeaderBlock(text=_("Call notifications")),
         section("\n".join(lines)),
-        section("\n".join(f"• {code('/callops ' + u)}" for k, u in USAGE.items() if k)),
+        section("\n".join(f"• {typed(u)}" for k, u in USAGE.items() if k)),
     ]
     return Reply(text=_("Call notifications: the callback URL and routes"), blocks=blocks)
 
@@ -357,7 +369,7 @@ async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
     if detached:
         listed = ", ".join(f"*{clip(c.campaign_name, 80)}*" for c in detached)
         text += "\n" + _("{campaigns} does not send its call records here yet: {hint}.").format(
-            campaigns=listed, hint=ATTACH_HINT
+            campaigns=listed, hint=attach_hint()
         )
     return notice(text, emoji=":white_check_mark:")
 
@@ -406,7 +418,7 @@ async def list_routes(ctx: CommandContext) -> Reply:
     if not routes:
         return notice(
             _("No notification routes yet. Add one with {command}.").format(
-                command=code("/callops " + USAGE["add"])
+                command=typed(USAGE["add"])
             ),
             emoji=":bell:",
         )
@@ -418,9 +430,7 @@ async def list_routes(ctx: CommandContext) -> Reply:
         chunk = "\n".join(lines[start : start + 20])
         blocks.append(section(chunk))
     blocks.append(
-        context_line(
-            _("Remove one with {command}.").format(command=code("/callops notify remove <id>"))
-        )
+        context_line(_("Remove one with {command}.").format(command=typed(USAGE["remove"])))
     )
     return Reply(text=title, blocks=blocks)
 
@@ -542,7 +552,7 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
     elif stale:
         text += "\n" + _(
             ":warning: Still on the old URL: {campaigns}. Attach them again with {hint}."
-        ).format(campaigns=_campaign_names([c.campaign_name for c in stale]), hint=ATTACH_HINT)
+        ).format(campaigns=_campaign_names([c.campaign_name for c in stale]), hint=attach_hint())
     return ActionResult(
         ok=not failed,
         text=text,

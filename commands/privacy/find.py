@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _, ngettext
@@ -122,7 +122,7 @@ async def _answer(ctx: CommandContext, held: Holdings) -> Reply:
         return Reply(text=body, blocks=[section(f"{title}\n{body}")])
     lines.append(
         _("To erase it: {command} (another admin approves).").format(
-            command=code("/callops privacy erase " + held.phone)
+            command=code("/callops " + usage_for_reader("privacy erase " + held.phone))
         )
     )
     body = truncate(title + "\n" + "\n".join(lines), 2900)

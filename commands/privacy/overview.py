@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _, ngettext
+from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.reply import Outcome, Reply, section
 from commands.kernel.text import code, escape, number, truncate
 from storage import Storage, off_loop
@@ -22,12 +23,21 @@ new workspaces mask customers' numbers (``bot/privacy_notice.py``); opened too w
 admin sets ``mask-phones`` either way: they have chosen."""
 
 
+def typed(command: str) -> str:
+    """A command as the reader types it (``rieng-tu yeu-cau`` for a Vietnamese reader),
+    in code marks."""
+    return code("/callops " + usage_for_reader(command))
+
+
 def database_place(storage: Storage) -> tuple[str, str]:
-    """The database's engine and host, never its password or path's secrets."""
+    """The database's engine and host as mrkdwn, never its password or path's secrets: a
+    host name in code marks, the words standing for one (in the reader's language) not."""
     url = storage.db.engine.url
     if storage.db.is_sqlite:
-        return "SQLite", _("a file on the host callops runs on")
-    return "PostgreSQL", url.host or _("the host callops runs on")
+        return "SQLite", escape(_("a file on the host callops runs on"))
+    if url.host:
+        return "PostgreSQL", code(url.host)
+    return "PostgreSQL", escape(_("the host callops runs on"))
 
 
 async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -47,7 +57,7 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             else _(
                 "• Customers' numbers are shown in full in channel messages; {command} masks them."
             )
-        ).format(command=code("/callops settings mask-phones on|off")),
+        ).format(command=typed("settings mask-phones on|off")),
         _(
             "• In full only to operators and admins who ask: in their own replies, and with "
             "a message's Show number button (each one audited). The company's own numbers "
@@ -59,7 +69,7 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
             "posted, then are rewritten out or deleted, daily; {command} changes it."
         ).format(
             days=number(workspace.retention_days if workspace else 90),
-            command=code("/callops settings retention <days>"),
+            command=typed(N_("settings retention <days>")),
         ),
         "*" + _("Where customers' data go") + "*",
         _(
@@ -68,18 +78,16 @@ async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
         _("• The call-center service at {host}: call records, leads, autocalls.").format(
             host=code(service_host)
         ),
-        _("• callops's database: {engine} on {host}.").format(
-            engine=escape(engine), host=code(db_host)
-        ),
+        _("• callops's database: {engine} on {host}.").format(engine=escape(engine), host=db_host),
         "*" + _("Customers' requests") + "*",
         ngettext(
             "• {n} open request; {command} lists it.",
             "• {n} open requests; {command} lists them.",
             len(open_requests),
-        ).format(n=number(len(open_requests)), command=code("/callops privacy requests")),
+        ).format(n=number(len(open_requests)), command=typed("privacy requests")),
         _("Find and erase one customer's data: {find}, {erase}.").format(
-            find=code("/callops privacy find <phone>"),
-            erase=code("/callops privacy erase <phone>"),
+            find=typed(usage_of("privacy find")),
+            erase=typed(usage_of("privacy erase")),
         ),
     ]
     body = truncate("\n".join(lines), 2900)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.i18n import N_, _, ngettext
@@ -96,7 +96,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     then = (
         _("Run {command} to carry it out (another admin approves).").format(
-            command=code("/callops privacy erase " + phone)
+            command=code("/callops " + usage_for_reader("privacy erase " + phone))
         )
         if kind == "erase"
         else _("Its answer, a CSV of what callops holds, is on its way to you by direct message.")
@@ -174,6 +174,6 @@ def reminder(request: PrivacyRequest) -> Reply:
         kind=_(KIND_WORDS.get(request.kind, request.kind)),
         due=day(datetime.fromtimestamp(request.due_at, UTC)),
         who=mention(request.handled_by),
-        command=code("/callops privacy requests"),
+        command=code("/callops " + usage_for_reader("privacy requests")),
     )
     return Reply(text=_("A customer's request is due soon"), blocks=[section(body)])

@@ -144,11 +144,19 @@ def describe_fix(fix: HoursFix) -> str:
 
 
 def asked_outside(window: Window, now: datetime) -> str | None:
-    """``14:27 Asia/Ho_Chi_Minh`` when a start is asked for outside the calling hours,
-    else None (kept with the request, so its card can say so whatever the time)."""
+    """``14:27`` (Vietnam's clock, as the warning says) when a start is asked for outside
+    the calling hours, else None (kept with the request, so its card can say so whatever
+    the time, in the card's language)."""
     if within(window, now.hour * 60 + now.minute):
         return None
-    return f"{now.strftime('%H:%M')} {now.tzinfo}"
+    return now.strftime("%H:%M")
+
+
+def asked_clock(asked_at: str) -> str:
+    """The clock time of a stored ``asked_at``: requests kept before it was written
+    without its zone carry ``14:27 Asia/Ho_Chi_Minh``, a zone the warning already names in
+    the reader's words."""
+    return asked_at.split(" ", 1)[0]
 
 
 def outside_warning(window: Window, asked_at: str) -> str:
@@ -156,5 +164,8 @@ def outside_warning(window: Window, asked_at: str) -> str:
         ":warning: Calling hours ({decree}): asked at {asked}, outside {window} Vietnam "
         "time; the campaign dials only within its dialing hours, from {start} Vietnam time."
     ).format(
-        decree=decree(), asked=escape(asked_at), window=window_words(window), start=clock(window[0])
+        decree=decree(),
+        asked=escape(asked_clock(asked_at)),
+        window=window_words(window),
+        start=clock(window[0]),
     )

@@ -46,6 +46,7 @@ from commands.kernel.text import (
     mention,
     number,
     truncate,
+    zone_name,
 )
 from commands.kernel.values import Token, Value, read
 from commands.rules.guard import (
@@ -188,7 +189,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             _(
                 ":clock8: Every rule is read on Vietnam's clock ({zone}), the called "
                 "person's, whatever zone times are shown in."
-            ).format(zone=DECREE_TZ.key)
+            ).format(zone=zone_name(DECREE_TZ))
         ),
     ]
     blocks.append(

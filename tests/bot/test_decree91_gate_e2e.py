@@ -147,7 +147,7 @@ async def test_a_looser_setting_asks_first_and_is_marked(
     assert rules.frequency == 2 and rules.hours == (22 * 60, 2 * 60)
     listing = shown(await ask(slack, "rules", user=AGENT))
     assert "Looser than Decree 91" in listing and f"<@{SUPERVISOR}>" in listing
-    assert "22:00–02:00" in listing and "Asia/Ho_Chi_Minh" in listing
+    assert "22:00–02:00" in listing and "Vietnam's clock (UTC+07)" in listing
     card = shown(await ask(slack, f"campaign {greeting.campaign_uuid}"))
     assert "looser than Decree 91" in card
     digest = shown(await ask(slack, "digest preview"))

@@ -102,3 +102,39 @@ def test_an_agents_pause_is_tam_nghi_and_an_unknown_login_range_one_dash() -> No
         titles = [_(c.title) for c in agent_columns()]
     assert "Tạm nghỉ" in titles and "Tạm dừng" not in titles
     assert logged_in_range("–", "–") == "–" and logged_in_range("08:01", "17:30") == "08:01–17:30"
+
+
+def test_a_start_outside_the_calling_hours_names_the_zone_in_the_readers_words() -> None:
+    from commands.rules.dialing_hours import asked_outside, outside_warning
+
+    window = (8 * 60, 17 * 60)
+    asked = asked_outside(
+        window, datetime(2026, 11, 28, 20, 5, tzinfo=ZoneInfo("Asia/Ho_Chi_Minh"))
+    )
+    assert asked == "20:05"
+    with use_audience(VI):
+        said = outside_warning(window, asked)
+        # A request kept before the zone was dropped from it reads the same.
+        kept = outside_warning(window, "20:05 Asia/Ho_Chi_Minh")
+    assert said == kept and "20:05" in said and "giờ Việt Nam" in said, said
+    assert "Asia/" not in said and not english_left([said]), said
+
+
+def test_every_usage_lines_placeholders_read_in_vietnamese() -> None:
+    """A usage translated with the alias first would get the English placeholders back
+    from ``usage_for_reader`` (``quy-dinh kenh <#channel>``): none of the English usage's
+    word placeholders is left in the Vietnamese line."""
+    import re
+
+    from commands.kernel.catalog import usage_for_reader
+
+    placeholder = re.compile(r"<([^<>]*[a-z]{3,}[^<>]*)>")
+    with use_audience(VI):
+        lines = {spec.name: usage_for_reader(spec.usage) for spec in COMMANDS}
+    left = {
+        spec.name: (lines[spec.name], kept)
+        for spec in COMMANDS
+        if (kept := [p for p in placeholder.findall(spec.usage) if f"<{p}>" in lines[spec.name]])
+    }
+    assert not left, left
+    assert "<#kênh>" in lines["rules channel"], lines["rules channel"]
