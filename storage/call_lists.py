@@ -403,18 +403,28 @@ class CallListStore(Store):
         self._in_steps(registry_staging.delete(), _S, _S.team_id == team_id)
 
     def _in_steps(self, statement: Any, columns: Any, *where: ColumnElement[bool]) -> None:
-        """Run a DELETE or UPDATE on the rows matching ``where`` that also stop matching
-        once it ran, `STEP` numbers per transaction, until none is left."""
+        """Run a DELETE or UPDATE on the rows matching ``where``, `STEP` numbers per
+        transaction, in order of number.  Each step's numbers are found by a read first
+        (finding them may scan the workspace's rows: no write lock is held meanwhile),
+        then changed by number, the conditions checked again, in a short write."""
 
-        def step(conn: Connection) -> int:
-            batch = select(columns.phone).where(*where).limit(STEP)
-            phones = [row[0] for row in conn.execute(batch)]
+        def change(conn: Connection, *, phones: list[str]) -> None:
+            conn.execute(statement.where(*where, columns.phone.in_(phones)))
+
+        after = ""
+        while True:
+            batch = (
+                select(columns.phone)
+                .where(*where, columns.phone > after)
+                .order_by(columns.phone)
+                .limit(STEP)
+            )
+            phones = [str(row["phone"]) for row in self._db.all(batch)]
             if phones:
-                conn.execute(statement.where(*where, columns.phone.in_(phones)))
-            return len(phones)
-
-        while self._short(step) == STEP:
-            pass
+                self._short(partial(change, phones=phones))
+            if len(phones) < STEP:
+                return
+            after = phones[-1]
 
     def _stage(self, team_id: str, version: int, entries: Iterable[tuple[str, str | None]]) -> None:
         """The file's numbers into ``registry_staging``, `STEP` per transaction (the file
