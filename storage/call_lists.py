@@ -365,7 +365,7 @@ class CallListStore(Store):
             )
             row = {"team_id": team_id, **made.__dict__}
             self._db.write(lambda conn: conn.execute(insert(registry_versions), row))
-            self._in_steps(registry_staging.delete(), _S, _S.team_id == team_id)
+            self._clear_staging(team_id, version)
             return made
 
     def _short(self, work: Callable[[Connection], _T]) -> _T:
@@ -400,7 +400,15 @@ class CallListStore(Store):
             team,
             _N.until_version >= version,
         )
-        self._in_steps(registry_staging.delete(), _S, _S.team_id == team_id)
+        versions = select(_S.version).where(_S.team_id == team_id).distinct()
+        for row in self._db.all(versions):
+            self._clear_staging(team_id, int(row["version"]))
+
+    def _clear_staging(self, team_id: str, version: int) -> None:
+        """Empty one upload's staged numbers (one version at a time: in order of number,
+        each step then reads its numbers straight from the table's key)."""
+        staged = (_S.team_id == team_id, _S.version == version)
+        self._in_steps(registry_staging.delete(), _S, *staged)
 
     def _in_steps(self, statement: Any, columns: Any, *where: ColumnElement[bool]) -> None:
         """Run a DELETE or UPDATE on the rows matching ``where``, `STEP` numbers per
