@@ -17,9 +17,14 @@ only keeps the facts.  Numbers are stored as the phone parser writes them.
 
 from __future__ import annotations
 
+import fcntl
+import threading
+import time
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import and_, exists, func, insert, literal, or_, select, text, update
@@ -27,7 +32,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ColumnElement
 
 from storage._rows import Store, from_row
-from storage.database import by_dialect
+from storage.database import Database, by_dialect
 from storage.schema import (
     consents,
     optout_changes,
@@ -41,7 +46,10 @@ from storage.validation import check_id
 _T = TypeVar("_T")
 
 BATCH = 5000
-"""Rows per statement when a whole registry file is written."""
+"""Rows per query when a registry version is read back."""
+STEP = 1000
+"""Numbers per transaction when a registry file is written: each holds the write lock for
+milliseconds, so other writers and readiness get through between them."""
 _IN_LIMIT = 900
 """Numbers per ``IN (...)`` look-up: under SQLite's old 999-parameter limit."""
 
@@ -230,22 +238,37 @@ class CallListStore(Store):
 
     def on_registry_now(self, team_id: str, phones: Iterable[str]) -> set[str]:
         """The numbers of ``phones`` on the registry's current version."""
-        return self._which(_N.phone, _N.team_id == team_id, phones, _N.until_version.is_(None))
+        return self._which(
+            _N.phone, _N.team_id == team_id, phones, lambda conn: self._live(team_id, conn)
+        )
 
     def _which(
-        self, column: Any, team: ColumnElement[bool], phones: Iterable[str], *more: Any
+        self,
+        column: Any,
+        team: ColumnElement[bool],
+        phones: Iterable[str],
+        more: Callable[[Connection], ColumnElement[bool]] | None = None,
     ) -> set[str]:
+        """The numbers of ``phones`` in ``column``'s table (and ``more``, a condition made
+        once per read, on the read's connection)."""
         wanted = list(dict.fromkeys(phones))
         hashed = {"h:" + self.hasher(p): p for p in wanted} if self.hasher else {}
 
         def work(conn: Connection) -> set[str]:
             found: set[str] = set()
+            extra = [] if more is None else [more(conn)]
             for batch in _batches([*wanted, *hashed], _IN_LIMIT):
-                query = select(column).where(team, column.in_(batch), *more)
+                query = select(column).where(team, column.in_(batch), *extra)
                 found.update(hashed.get(str(row[0]), str(row[0])) for row in conn.execute(query))
             return found
 
         return self._db.read(work)
+
+    def _live(self, team_id: str, conn: Connection) -> ColumnElement[bool]:
+        """The registry's numbers on its current version: the newest version row decides,
+        not ``until_version IS NULL`` alone, so an upload still being written (its rows
+        carry the next version) shows nothing until its version row is written."""
+        return _on_version(self._current_version(team_id, conn))
 
     def optout_size(self, team_id: str) -> int:
         query = select(func.count()).select_from(optout_numbers).where(_O.team_id == team_id)
@@ -298,47 +321,175 @@ class CallListStore(Store):
     ) -> RegistryVersion | None:
         """A new version of the registry: exactly the numbers of ``entries`` (number,
         registration date or None), read as they stream by; what it added and removed
-        against the version before.  One transaction: a file of millions of numbers is
-        one version, all or nothing.  None (and nothing written) when it holds none."""
-        team_id = check_id(team_id, "team id")
-        now = self._clock()
-        stage = self._db.pick(_STAGE)
+        against the version before.  None (and nothing left behind) when it holds none.
 
-        def work(conn: Connection) -> RegistryVersion | None:
-            if conn.dialect.name == "postgresql":  # SQLite has one writer already
-                # Two uploads at once (two admins, two replicas) take turns: each is a
-                # whole version, numbered after the one before.
-                key = zlib.crc32(f"registry upload {team_id}".encode())
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
-            latest = conn.execute(select(func.max(_V.version)).where(_V.team_id == team_id))
-            version = int(latest.scalar() or 0) + 1
-            for batch in _batches(entries, BATCH):
-                rows = [
-                    {"team_id": team_id, "version": version, "phone": p, "registered_on": d}
-                    for p, d in batch
-                ]
-                conn.execute(stage, rows)
+        A registry file has millions of numbers, and one transaction over them all held
+        the write lock for most of a minute: every other writer was told "busy" and
+        readiness failed meanwhile.  So the upload is written in short transactions of
+        `STEP` numbers each, and stays all or nothing for readers another way: readers
+        ask for the numbers of the newest version in ``registry_versions`` (`_live`), and
+        that row is written last, in a step of its own.  Until then the new numbers
+        (``since_version`` = the new version) and the closings (``until_version`` = it)
+        are invisible.  In turn:
+
+        1. take the team's upload turn (`_upload_turn`): a second upload waits for this
+           one and becomes the version after it;
+        2. clear what an upload cut half-way left behind (`_clear_unfinished`), so the
+           previous version stays in force and this upload simply starts again;
+        3. stage the file's numbers in ``registry_staging``, a batch per transaction;
+        4. close the numbers of the current version the file no longer has, then open the
+           file's numbers the current version does not have, a range of numbers per
+           transaction;
+        5. write the version row (readers see the new version from here on), then empty
+           the staging table.
+
+        Filling a missing registration date (step 4) shows at once, also in earlier
+        versions: the date is the number's, not the version's."""
+        team_id = check_id(team_id, "team id")
+        with _upload_turn(self._db, team_id):
+            version = self._current_version(team_id) + 1
+            self._clear_unfinished(team_id, version)
+            self._stage(team_id, version, entries)
             staged = and_(_S.team_id == team_id, _S.version == version)
             numbers = int(
-                conn.execute(
-                    select(func.count()).select_from(registry_staging).where(staged)
-                ).scalar()
+                self._db.scalar(select(func.count()).select_from(registry_staging).where(staged))
                 or 0
             )
             if not numbers:
+                self._clear_unfinished(team_id, version)
                 return None
-            in_file = exists().where(staged, _S.phone == _N.phone)
-            removed = conn.execute(
+            removed = self._close_missing(team_id, version)
+            added = self._open_new(team_id, version)
+            made = RegistryVersion(
+                version=version,
+                uploaded_at=self._clock(),
+                uploaded_by=by,
+                file_name=file_name,
+                numbers=numbers,
+                added=added,
+                removed=removed,
+            )
+            row = {"team_id": team_id, **made.__dict__}
+            self._db.write(lambda conn: conn.execute(insert(registry_versions), row))
+            self._clear_staging(team_id, version)
+            return made
+
+    def _short(self, work: Callable[[Connection], _T]) -> _T:
+        """One of an upload's short transactions.  On SQLite it is followed by a pause as
+        long as it took: SQLite keeps no queue of waiting writers (each polls now and then
+        until its busy timeout), so transactions run back to back would leave a waiting
+        writer only instants to get in, and it could miss them all for a second.  Free
+        half of the time, it gets in within its first few polls.  PostgreSQL queues
+        waiting writers, so nothing is paused there."""
+        began = time.monotonic()
+        result = self._db.write(work)
+        if self._db.is_sqlite:
+            time.sleep(time.monotonic() - began)
+        return result
+
+    def _current_version(self, team_id: str, conn: Connection | None = None) -> int:
+        """The newest version readers see (0 before the first upload)."""
+        query = select(func.max(_V.version)).where(_V.team_id == team_id)
+        if conn is not None:
+            return int(conn.execute(query).scalar() or 0)
+        return int(self._db.scalar(query) or 0)
+
+    def _clear_unfinished(self, team_id: str, version: int) -> None:
+        """Undo what an upload cut before its version row left: its staged numbers, the
+        numbers it opened and the closings it made (``version`` is the one it was
+        making: the newest written plus one).  Readers never saw any of it."""
+        team = _N.team_id == team_id
+        self._in_steps(registry_numbers.delete(), _N, team, _N.since_version >= version)
+        self._in_steps(
+            update(registry_numbers).values(until_version=None),
+            _N,
+            team,
+            _N.until_version >= version,
+        )
+        versions = select(_S.version).where(_S.team_id == team_id).distinct()
+        for row in self._db.all(versions):
+            self._clear_staging(team_id, int(row["version"]))
+
+    def _clear_staging(self, team_id: str, version: int) -> None:
+        """Empty one upload's staged numbers (one version at a time: in order of number,
+        each step then reads its numbers straight from the table's key)."""
+        staged = (_S.team_id == team_id, _S.version == version)
+        self._in_steps(registry_staging.delete(), _S, *staged)
+
+    def _in_steps(self, statement: Any, columns: Any, *where: ColumnElement[bool]) -> None:
+        """Run a DELETE or UPDATE on the rows matching ``where``, `STEP` numbers per
+        transaction, in order of number.  Each step's numbers are found by a read first
+        (finding them may scan the workspace's rows: no write lock is held meanwhile),
+        then changed by number, the conditions checked again, in a short write."""
+
+        def change(conn: Connection, *, phones: list[str]) -> None:
+            conn.execute(statement.where(*where, columns.phone.in_(phones)))
+
+        after = ""
+        while True:
+            batch = (
+                select(columns.phone)
+                .where(*where, columns.phone > after)
+                .order_by(columns.phone)
+                .limit(STEP)
+            )
+            phones = [str(row["phone"]) for row in self._db.all(batch)]
+            if phones:
+                self._short(partial(change, phones=phones))
+            if len(phones) < STEP:
+                return
+            after = phones[-1]
+
+    def _stage(self, team_id: str, version: int, entries: Iterable[tuple[str, str | None]]) -> None:
+        """The file's numbers into ``registry_staging``, `STEP` per transaction (the file
+        is read between them, outside any transaction)."""
+        stage = self._db.pick(_STAGE)
+
+        def step(conn: Connection, *, rows: list[dict[str, object]]) -> None:
+            conn.execute(stage, rows)
+
+        for batch in _batches(entries, STEP):
+            rows: list[dict[str, object]] = [
+                {"team_id": team_id, "version": version, "phone": p, "registered_on": d}
+                for p, d in batch
+            ]
+            self._short(partial(step, rows=rows))
+
+    def _close_missing(self, team_id: str, version: int) -> int:
+        """Mark the numbers of the current version that the staged file lacks as ended
+        at ``version``, a range of `STEP` current numbers per transaction; how many."""
+        staged = and_(_S.team_id == team_id, _S.version == version, _S.phone == _N.phone)
+        current = and_(_N.team_id == team_id, _N.until_version.is_(None))
+
+        def step(conn: Connection, *, after: str) -> tuple[int, str | None]:
+            window = select(_N.phone).where(current, _N.phone > after).order_by(_N.phone)
+            last = conn.execute(window.offset(STEP - 1).limit(1)).scalar()
+            upto = [] if last is None else [_N.phone <= last]
+            closed = conn.execute(
                 update(registry_numbers)
-                .where(_N.team_id == team_id, _N.until_version.is_(None), ~in_file)
+                .where(current, _N.phone > after, *upto, ~exists().where(staged))
                 .values(until_version=version)
             ).rowcount
-            current = (
-                select(literal(1))
-                .select_from(registry_numbers)
-                .where(_N.team_id == team_id, _N.phone == _S.phone, _N.until_version.is_(None))
-                .exists()
-            )
+            return max(closed, 0), last
+
+        return self._by_ranges(step)
+
+    def _open_new(self, team_id: str, version: int) -> int:
+        """Add the staged numbers the current version lacks as starting at ``version``,
+        and date the ones it has without a date, a range of `STEP` staged numbers per
+        transaction; how many were added."""
+        staged = and_(_S.team_id == team_id, _S.version == version)
+        current = (
+            select(literal(1))
+            .select_from(registry_numbers)
+            .where(_N.team_id == team_id, _N.phone == _S.phone, _N.until_version.is_(None))
+            .exists()
+        )
+
+        def step(conn: Connection, *, after: str) -> tuple[int, str | None]:
+            window = select(_S.phone).where(staged, _S.phone > after).order_by(_S.phone)
+            last = conn.execute(window.offset(STEP - 1).limit(1)).scalar()
+            in_range = [_S.phone > after] + ([] if last is None else [_S.phone <= last])
             added = conn.execute(
                 insert(registry_numbers).from_select(
                     ["team_id", "phone", "since_version", "until_version", "registered_on"],
@@ -348,7 +499,7 @@ class CallListStore(Store):
                         literal(version),
                         literal(None),
                         _S.registered_on,
-                    ).where(staged, ~current),
+                    ).where(staged, *in_range, ~current),
                 )
             ).rowcount
             dated = (
@@ -356,32 +507,33 @@ class CallListStore(Store):
                 .where(staged, _S.phone == _N.phone, _S.registered_on.is_not(None))
                 .scalar_subquery()
             )
+            mine = [_N.phone > after] + ([] if last is None else [_N.phone <= last])
             conn.execute(  # a later file may date a number an earlier one did not
                 update(registry_numbers)
                 .where(
                     _N.team_id == team_id,
+                    *mine,
                     _N.until_version.is_(None),
                     _N.registered_on.is_(None),
                     dated.is_not(None),
                 )
                 .values(registered_on=dated)
             )
-            conn.execute(registry_staging.delete().where(staged))
-            made = {
-                "team_id": team_id,
-                "version": version,
-                "uploaded_at": now,
-                "uploaded_by": by,
-                "file_name": file_name,
-                "numbers": numbers,
-                "added": max(added, 0),
-                "removed": max(removed, 0),
-            }
-            conn.execute(insert(registry_versions), made)
-            del made["team_id"]
-            return RegistryVersion(**made)  # type: ignore[arg-type]
+            return max(added, 0), last
 
-        return self._db.write(work)
+        return self._by_ranges(step)
+
+    def _by_ranges(self, step: Callable[..., tuple[int, str | None]]) -> int:
+        """Run ``step`` over consecutive ranges of numbers, one transaction each: it is
+        given the last number of the range before and returns its count and the last
+        number of its own range (None: it was the last range); the counts' sum."""
+        total, after = 0, ""
+        while True:
+            found: tuple[int, str | None] = self._short(partial(step, after=after))
+            total += found[0]
+            if found[1] is None:
+                return total
+            after = found[1]
 
     def on_registry(self, team_id: str, phones: Iterable[str]) -> dict[str, RegistryEntry]:
         """The entries of ``phones`` on the registry's current version."""
@@ -389,9 +541,10 @@ class CallListStore(Store):
 
         def work(conn: Connection) -> dict[str, RegistryEntry]:
             found: dict[str, RegistryEntry] = {}
+            live = self._live(team_id, conn)
             for batch in _batches(wanted, _IN_LIMIT):
                 query = select(_N.phone, _N.registered_on, _N.since_version).where(
-                    _N.team_id == team_id, _N.phone.in_(batch), _N.until_version.is_(None)
+                    _N.team_id == team_id, _N.phone.in_(batch), live
                 )
                 for row in conn.execute(query).mappings():
                     found[row["phone"]] = from_row(RegistryEntry, row)
@@ -428,8 +581,7 @@ class CallListStore(Store):
                 .where(
                     _N.team_id == team_id,
                     _N.phone > after,
-                    _N.since_version <= version,
-                    or_(_N.until_version.is_(None), _N.until_version > version),
+                    _on_version(version),
                 )
                 .order_by(_N.phone)
                 .limit(BATCH)
@@ -442,12 +594,17 @@ class CallListStore(Store):
             after = str(rows[-1]["phone"])
 
     def registry_size(self, team_id: str) -> int:
-        query = (
-            select(func.count())
-            .select_from(registry_numbers)
-            .where(_N.team_id == team_id, _N.until_version.is_(None))
-        )
-        return int(self._db.scalar(query) or 0)
+        """How many numbers the current version has."""
+
+        def work(conn: Connection) -> int:
+            query = (
+                select(func.count())
+                .select_from(registry_numbers)
+                .where(_N.team_id == team_id, self._live(team_id, conn))
+            )
+            return int(conn.execute(query).scalar() or 0)
+
+        return self._db.read(work)
 
     # --- consents -------------------------------------------------------------------
 
@@ -547,6 +704,51 @@ class CallListStore(Store):
             return changed
 
         return self._db.write(work)
+
+
+def _on_version(version: int) -> ColumnElement[bool]:
+    """A number's stay covers ``version``."""
+    return and_(
+        _N.since_version <= version,
+        or_(_N.until_version.is_(None), _N.until_version > version),
+    )
+
+
+_TURNS: dict[tuple[str, str], threading.Lock] = {}
+_TURNS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _upload_turn(db: Database, team_id: str) -> Iterator[None]:
+    """One registry upload at a time per workspace, held for the whole upload but outside
+    any transaction (so it blocks no other writer): the next one waits, then makes the
+    version after it.  Between processes the database holds the turn: on PostgreSQL a
+    session advisory lock on a connection of its own, on a SQLite file an exclusive
+    ``flock`` on a file beside it.  Both end with the process, so an upload cut by a
+    crash never keeps the turn; the next upload clears what it left."""
+    key = (db.where, team_id)
+    with _TURNS_GUARD:
+        turn = _TURNS.setdefault(key, threading.Lock())
+    with turn:
+        if db.is_sqlite:
+            path = db.engine.url.database
+            if not path or path == ":memory:":
+                yield
+                return
+            with open(f"{path}.registry-upload.lock", "a+b") as held:
+                fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed
+                yield
+            return
+        lock_key = zlib.crc32(f"registry upload {team_id}".encode())
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            while not conn.execute(
+                text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key}
+            ).scalar():
+                time.sleep(0.2)
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key})
 
 
 def _batches(items: Iterable[_T], size: int) -> Iterator[list[_T]]:

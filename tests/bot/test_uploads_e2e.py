@@ -4,8 +4,9 @@ Through the Slack stand-in against the emulator, the do-not-call upload (`dnc up
 and the lead upload (`leads upload`) read the same files the same way: a stray quote
 spoils its own line only, named with its line; Excel's "Unicode text" (UTF-16, tabs)
 reads; a line with an oversize cell is named and the rest read; a binary file gets one
-clear answer.  A large do-not-call file is written in short transactions: another
-writer that will not wait a whole second for the lock succeeds all through it."""
+clear answer.  A large registry file becomes its new version in short transactions:
+another writer that will not wait a whole second for the lock succeeds all through it,
+and readiness stays 200."""
 
 from __future__ import annotations
 
@@ -66,7 +67,9 @@ async def test_a_stray_quote_spoils_its_own_line_in_both_uploads(
     dnc_rows = [*NUMBERS]
     dnc_rows[1] = '"' + dnc_rows[1] + ",note"
     text = await dnc_upload(slack, "registry.csv", "\n".join(dnc_rows).encode())
-    assert "Read 9 numbers from registry.csv: 9 new" in text, text
+    assert "registry.csv is version 1 of the national Do Not Advertise registry: 9 numbers" in (
+        text
+    ), text
     assert "Line 2: A quote (" in text and STRAY in text
     lead_rows = lead_lines(LEADS)
     lead_rows[2] = '"' + lead_rows[2]
@@ -83,7 +86,9 @@ async def test_excel_unicode_text_is_read_by_both_uploads(
     lines = ["so_dien_thoai\tghi_chu", *(f"{n}\tkhông gọi" for n in NUMBERS[:4])]
     content = codecs.BOM_UTF16_LE + "\r\n".join(lines).encode("utf-16-le")
     text = await dnc_upload(slack, "registry.txt.csv", content)
-    assert "Read 4 numbers from registry.txt.csv: 4 new" in text, text
+    assert "registry.txt.csv is version 1 of the national Do Not Advertise registry: 4 numbers" in (
+        text
+    ), text
     leads = "\r\n".join(line.replace(",", "\t") for line in lead_lines(LEADS[4:7]))
     text = await leads_upload(
         slack, pbx, "leads.csv", codecs.BOM_UTF16_LE + leads.encode("utf-16-le")
@@ -101,7 +106,7 @@ async def test_an_oversize_cell_is_named_and_the_rest_read(
     huge = "x" * (200 * 1024)
     rows = [NUMBERS[0], f"{NUMBERS[1]},{huge}", *NUMBERS[2:5]]
     text = await dnc_upload(slack, "registry.csv", "\n".join(rows).encode())
-    assert "Read 4 numbers" in text, text
+    assert "is version 1 of the national Do Not Advertise registry: 4 numbers" in text, text
     assert "Line 2: The line is longer than 65,536 characters." in text
     lead_rows = lead_lines(LEADS[5:])
     lead_rows[1] = f"{LEADS[5]},{huge}"
@@ -117,7 +122,7 @@ async def test_the_national_registry_is_uploaded_by_admins_only(
     await share(slack, "registry.csv", "\n".join(NUMBERS).encode(), AGENT)
     text = shown(await ask(slack, "dnc upload", user=AGENT))
     assert "admin" in text, text
-    assert app.storage.calling_rules.dnc_size(TEAM) == 0
+    assert app.storage.call_lists.registry_version(TEAM) is None
 
 
 async def test_a_binary_file_gets_one_clear_answer_from_both_uploads(
@@ -129,7 +134,7 @@ async def test_a_binary_file_gets_one_clear_answer_from_both_uploads(
     dnc_text = await dnc_upload(slack, "book.csv", content)
     lead_text = await leads_upload(slack, pbx, "book.csv", content)
     assert expected in dnc_text and expected in lead_text, (dnc_text, lead_text)
-    assert app.storage.calling_rules.dnc_size(TEAM) == 0
+    assert app.storage.call_lists.registry_version(TEAM) is None
     assert pbx.journal(method="POST", path="/v3/lead/file") == []
 
 
@@ -222,23 +227,38 @@ async def while_writing(
     return shown(reply), outcomes, ready
 
 
-async def test_a_large_do_not_call_file_lets_other_writers_through(
+async def test_a_large_registry_file_lets_other_writers_through(
     app: Runtime, slack: SlackStandIn
 ) -> None:
-    count = 150_000
-    content = "\n".join(f"09{n:08d}" for n in range(10_000_000, 10_000_000 + count)).encode()
+    count, shift = 150_000, 50_000
+    first = ((f"09{n:08d}", None) for n in range(10_000_000, 10_000_000 + count))
+    app.storage.call_lists.upload_registry(TEAM, first, by="U_ADMIN", file_name="may.csv")
+    # The next version drops the first 50,000 numbers and adds 50,000 new ones: staging,
+    # closing and opening all run while the other writer writes.
+    start = 10_000_000 + shift
+    content = "\n".join(f"09{n:08d}" for n in range(start, start + count)).encode()
     await share(slack, "national.csv", content, SUPERVISOR)
     text, outcomes, ready = await while_writing(app, slack, SUPERVISOR, "dnc upload")
-    assert f"Read {count:,} numbers from national.csv: {count:,} new" in text, text
+    assert (
+        f"national.csv is version 2 of the national Do Not Advertise registry: {count:,} "
+        f"numbers, {shift:,} added and {shift:,} removed"
+    ) in text, text
     assert len(outcomes) > 3 and set(outcomes) == {"ok"}, outcomes
     assert ready and set(ready) == {200}, ready
+    lists = app.storage.call_lists
+    assert lists.registry_size(TEAM) == count
+    assert lists.on_registry_now(TEAM, ["0910000000", f"09{start + count - 1:08d}"]) == {
+        f"09{start + count - 1:08d}"
+    }
 
 
 async def test_a_large_lead_file_lets_other_writers_through(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     count = 30_000
-    app.storage.calling_rules.add_dnc(TEAM, [f"09{n:08d}" for n in range(20_000_000, 20_002_000)])
+    app.storage.call_lists.add_optout(
+        TEAM, [f"09{n:08d}" for n in range(20_000_000, 20_002_000)], source="typed", by="U1"
+    )
     rows = [f"09{n:08d},Khách {n}" for n in range(20_000_000, 20_000_000 + count)]
     content = "\n".join(["phone_number,lead_name", *rows]).encode()
     list_uuid = str(pbx.state("lists")[0]["list_uuid"])

@@ -3,11 +3,14 @@ single do-not-call list of before moved into the opt-out list by the revision.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from sqlalchemy import text
 
-from storage import Storage, migrate, open_database
+from storage import Storage, migrate, open_database, patience
 from storage.migrations import BASELINE
-from tests.storage.conftest import FakeClock, at_once
+from tests.storage.conftest import FakeClock, at_once, raw
 
 
 def test_the_opt_out_list_keeps_who_when_and_from_what(store: Storage, clock: FakeClock) -> None:
@@ -148,3 +151,77 @@ def test_two_clicks_at_once_add_a_number_once(store: Storage) -> None:
 
     assert sorted(len(added) for added in at_once(4, click)) == [0, 0, 0, 1]
     assert len(store.call_lists.optout_changes("T1", limit=10)) == 1
+
+
+def _numbers(first: int, count: int) -> list[tuple[str, str | None]]:
+    return [(f"09{n:08d}", None) for n in range(first, first + count)]
+
+
+def test_a_large_upload_lets_other_writers_through_and_shows_only_when_whole(
+    store: Storage,
+) -> None:
+    lists = store.call_lists
+    first = lists.upload_registry("T1", _numbers(0, 2500), by="U1", file_name="v1.csv")
+    assert first is not None
+    seen: list[tuple[int | None, int, bool]] = []
+
+    def file() -> Iterator[tuple[str, str | None]]:
+        # Read between the upload's transactions: a writer that waits a tenth of a
+        # second at most gets through, and readers still see the version before.
+        for i, entry in enumerate(_numbers(1000, 2500)):
+            if i == 1500:
+                with patience(0.1, tries=1):
+                    lists.add_optout("T1", ["0911111111"], source="typed", by="U2")
+                version = lists.registry_version("T1")
+                seen.append(
+                    (
+                        version.version if version else None,
+                        lists.registry_size("T1"),
+                        bool(lists.on_registry_now("T1", ["0900000000"])),
+                    )
+                )
+            yield entry
+
+    second = lists.upload_registry("T1", file(), by="U1", file_name="v2.csv")
+    assert seen == [(1, 2500, True)]
+    assert lists.on_optout("T1", ["0911111111"]) == {"0911111111"}
+    assert second is not None
+    assert (second.version, second.numbers, second.added, second.removed) == (2, 2500, 1000, 1000)
+    assert lists.registry_size("T1") == 2500
+    assert lists.on_registry_now("T1", ["0900000000", "0900003400"]) == {"0900003400"}
+
+
+def test_an_upload_cut_half_way_leaves_the_version_before_in_force(store: Storage) -> None:
+    lists = store.call_lists
+    assert lists.upload_registry("T1", _numbers(0, 1500), by="U1", file_name="v1.csv")
+
+    def cut() -> Iterator[tuple[str, str | None]]:
+        yield from _numbers(1000, 1200)
+        raise OSError("the disk went away")
+
+    with pytest.raises(OSError):
+        lists.upload_registry("T1", cut(), by="U1", file_name="cut.csv")
+    # As if a crash had also cut the switch: a number opened and one closed at version 2.
+    raw(
+        store.db,
+        "INSERT INTO registry_numbers (team_id, phone, since_version) VALUES ('T1', :p, 2)",
+        {"p": "0900009999"},
+    )
+    raw(
+        store.db,
+        "UPDATE registry_numbers SET until_version = 2 WHERE team_id = 'T1' AND phone = :p",
+        {"p": "0900000000"},
+    )
+    assert lists.registry_version("T1") is not None
+    assert [v.version for v in lists.registry_versions("T1")] == [1]
+    assert lists.registry_size("T1") == 1500
+    assert lists.on_registry_now("T1", ["0900000000", "0900009999"]) == {"0900000000"}
+    assert set(lists.on_registry("T1", ["0900000000", "0900009999"])) == {"0900000000"}
+    assert len(list(lists.registry_entries("T1", 1))) == 1500
+    # The next upload clears what was left and is version 2, counted against version 1.
+    again = lists.upload_registry("T1", _numbers(1000, 1200), by="U1", file_name="v2.csv")
+    assert again is not None
+    assert (again.version, again.numbers, again.added, again.removed) == (2, 1200, 700, 1000)
+    assert lists.on_registry_now("T1", ["0900000000", "0900009999", "0900002000"]) == {"0900002000"}
+    assert len(list(lists.registry_entries("T1", 1))) == 1500
+    assert raw(store.db, "SELECT count(*) FROM registry_staging") == [(0,)]
