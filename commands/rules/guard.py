@@ -399,25 +399,6 @@ async def decide(
     return made
 
 
-async def push_refusal(
-    cc: CallCenter,
-    storage: Storage,
-    team_id: str,
-    campaign: Campaign,
-    phone: str,
-    now: datetime,
-    *,
-    reader: ZoneInfo | None = None,
-    campaigns: list[Campaign] | None = None,
-) -> Refusal | None:
-    """Why an autocall to ``phone`` from ``campaign`` must not be placed now, or None
-    (a check only: nothing is held)."""
-    made = await decide(
-        cc, storage, team_id, campaign, phone, now, reader=reader, campaigns=campaigns
-    )
-    return made.refusal
-
-
 DncLookup = Callable[[list[str]], Awaitable[set[str]]]
 """Which of these numbers are on the do-not-call list."""
 
