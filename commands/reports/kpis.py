@@ -307,7 +307,7 @@ class KpiCounter:
 
     def counts(self) -> KpiCounts:
         return KpiCounts(
-            **dict(zip(_NAMES, self.values, strict=True)),  # type: ignore[arg-type]
+            **dict(zip(_NAMES, self.values, strict=True)),
             keys=tuple(sorted(self.keys.items())),
         )
 
