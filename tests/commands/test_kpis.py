@@ -138,6 +138,9 @@ KPI_SQL = (
 """The KPIs' counters in ``KpiCounts``' order, as the definitions state them."""
 
 
+DAY = "domain_uuid = ? AND t_start >= ? AND t_start < ?"
+
+
 def demo(server: EmulatorServer) -> str:
     """The tenant the tests' client reads (the emulator holds two)."""
     domain = server.emulator.domain_by_name("demo")
@@ -174,8 +177,7 @@ async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
     conn = pbx.emulator.conn
     bounds = (demo(pbx), int(start.timestamp()), int(end.timestamp()))
     for (uuid,) in conn.execute(
-        "SELECT DISTINCT campaign_uuid FROM cdrs WHERE domain_uuid = ? AND t_start >= ? AND t_start < ? "
-        "AND campaign_uuid != ''",
+        f"SELECT DISTINCT campaign_uuid FROM cdrs WHERE {DAY} AND campaign_uuid != ''",
         bounds,
     ).fetchall():
         assert tally.campaign_counts()[uuid] == hand_count(
@@ -190,7 +192,7 @@ async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
     assert tally.repeat_calls == numbers[0] - numbers[1]
     by_network: dict[str, int] = {}
     for direction, source, destination in conn.execute(
-        "SELECT direction, from_number, to_number FROM cdrs WHERE domain_uuid = ? AND t_start >= ? AND t_start < ?",
+        f"SELECT direction, from_number, to_number FROM cdrs WHERE {DAY}",
         bounds,
     ):
         customer = source if direction == "inbound" else destination
@@ -201,7 +203,7 @@ async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
     assert (
         sum(c.calls for c in tally.agent_counts().values())
         == conn.execute(
-            "SELECT COUNT(*) FROM cdrs WHERE domain_uuid = ? AND t_start >= ? AND t_start < ? AND extension != ''",
+            f"SELECT COUNT(*) FROM cdrs WHERE {DAY} AND extension != ''",
             bounds,
         ).fetchone()[0]
     )
