@@ -3,6 +3,7 @@ and over the emulator's seeded records of a chosen day, counted in its own datab
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -158,7 +159,9 @@ def hand_count(server: EmulatorServer, start: datetime, end: datetime, extra: st
         "AND press_key != '' GROUP BY press_key ORDER BY press_key",
         params,
     ).fetchall()
-    return KpiCounts(*(int(v or 0) for v in row), keys=tuple((k, n) for k, n in keys))
+    names = [f.name for f in fields(KpiCounts) if f.name != "keys"]
+    counters = {name: int(v or 0) for name, v in zip(names, row, strict=True)}
+    return KpiCounts(**counters, keys=tuple((k, n) for k, n in keys))
 
 
 async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
