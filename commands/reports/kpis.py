@@ -21,9 +21,13 @@ from datetime import datetime
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
+from slack_sdk.models.blocks import Block, HeaderBlock
+
 from callcenter.models import Cdr
-from commands.kernel.i18n import N_
+from commands.kernel.i18n import N_, _
 from commands.kernel.networks import network_of
+from commands.kernel.reply import Reply, context_line, section
+from commands.kernel.text import code, escape
 from commands.reports.tally import LocalHours
 
 SERVICE_LEVEL_SECONDS = 20
@@ -396,3 +400,33 @@ def _group(groups: dict[K, KpiCounter], key: K, record: Cdr, *, keep_empty: bool
     if counter is None:
         counter = groups[key] = KpiCounter()
     counter.add_record(record)
+
+
+METRICS_TITLE = N_("Call-center KPIs: what each figure means")
+FORMULA = N_("Formula")
+FIELDS = N_("Call-record fields")
+SCOPE = N_("Counted over")
+CANNOT_KNOW = N_("Cannot know")
+
+
+def metrics_reply() -> Reply:
+    """``help metrics``: every KPI's definition in the reader's language, the same
+    words as the README's "KPIs"."""
+    values = definition_values()
+    blocks: list[Block] = [
+        HeaderBlock(text=_(METRICS_TITLE)),
+        section(escape(_(PERIOD)) + "\n" + escape(_(NETWORK_NOTE))),
+    ]
+    for kpi in KPIS:
+        names = ", ".join(code(name) for name in kpi.fields)
+        blocks.append(
+            section(
+                f"*{escape(_(kpi.name))}*\n"
+                f"• {_(FORMULA)}: {escape(_(kpi.formula).format(**values))}\n"
+                f"• {_(FIELDS)}: {names}\n"
+                f"• {_(SCOPE)}: {escape(_(kpi.scope).format(**values))}\n"
+                f"• {_(CANNOT_KNOW)}: {escape(_(kpi.cannot_know))}"
+            )
+        )
+    blocks.append(context_line(":information_source: " + escape(_(NOT_IN_RECORDS))))
+    return Reply(text=_(METRICS_TITLE), blocks=blocks)

@@ -12,11 +12,16 @@ import pytest
 
 from callcenter import CallCenter
 from callcenter.models import Cdr
+from commands.kernel.context import CommandContext
+from commands.kernel.help import help_command
+from commands.kernel.i18n import use_language
 from commands.kernel.networks import network_of
 from commands.kernel.periods import Window
 from commands.reports.kpis import KPIS, KpiCounts, KpiTally
 from commands.reports.tally import fold_records
 from emulators.pbx.testing import EmulatorServer
+from storage import Role
+from tests.commands.helpers import visible
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
 
@@ -210,3 +215,20 @@ async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
             bounds,
         ).fetchone()[0]
     )
+
+
+async def test_help_metrics_defines_every_kpi_in_both_languages() -> None:
+    ctx = CommandContext("T1", "U1", "C1", Role.VIEWER, tz=VN)
+    english = visible(await help_command(ctx, ["metrics"]))
+    for name in ("(ASR)", "(ACD)", "Answer rate", "Abandonment rate", "Service level"):
+        assert name in english
+    for name in ("(ASA)", "(AHT)", "Repeat-call rate", "Key-press funnel"):
+        assert name in english
+    assert "within 20 s" in english and "at most 5 s" in english and "within 7 days" in english
+    assert "wrap-up" in english and "occupancy" in english and "satisfaction" in english
+    assert "`billsec`" in english and "`press_key`" in english
+    with use_language("vi"):
+        vietnamese = visible(await help_command(ctx, ["chỉ", "số"]))
+    assert "Chỉ số tổng đài" in vietnamese and "Mức phục vụ" in vietnamese
+    assert "trong vòng 20 giây" in vietnamese and "hài lòng" in vietnamese
+    assert "Service level" not in vietnamese
