@@ -3,6 +3,8 @@ and over the emulator's seeded records of a chosen day, counted in its own datab
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -232,3 +234,24 @@ async def test_help_metrics_defines_every_kpi_in_both_languages() -> None:
     assert "Chỉ số tổng đài" in vietnamese and "Mức phục vụ" in vietnamese
     assert "trong vòng 20 giây" in vietnamese and "hài lòng" in vietnamese
     assert "Service level" not in vietnamese
+
+
+def kept_after(pages: int) -> int:
+    """Bytes a tally holds after ``pages`` pages of the same calls (new ids each page)."""
+    template = hand_made()
+    tracemalloc.start()
+    tally = KpiTally(VN)
+    for page in range(pages):
+        tally.add_page([r.model_copy(update={"id": f"{page}-{r.id}"}) for r in template])
+    gc.collect()
+    kept = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert tally.records == pages * len(template)
+    return kept
+
+
+def test_the_tallys_memory_does_not_grow_with_the_records() -> None:
+    kept_after(5)  # warm caches (the network of each number, the local hours)
+    small, large = kept_after(200), kept_after(2000)
+    # Counters hold the same few integers (bigger ones); the 22,000 records would be MBs.
+    assert large < small + 8192, (small, large)
