@@ -198,12 +198,21 @@ WRITING_WORDS = (WRITING_TOPIC, "names", "values", "grammar", "cach viet")
 """``help writing`` and its other names (``cach viet``: "how to write")."""
 
 
+METRICS_WORDS = ("metrics", "metric", "kpi", "kpis", "chi so")
+"""``help metrics`` and its other names (``chi so``: "indicators")."""
+
+
 async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
     if not args:
         return Reply(text=_("/callops commands"), blocks=overview(ctx.role))
     wanted = " ".join(args)
     if fold(wanted) in WRITING_WORDS:
         return Reply(text=_(WRITING_TITLE), blocks=[writing_section()])
+    if fold(wanted) in METRICS_WORDS:
+        # Imported here: the kernel does not depend on a domain at import time.
+        from commands.reports.kpis import metrics_reply
+
+        return metrics_reply()
     found = match(args)
     if found is not None and not found[1]:
         return command_help(found[0], ctx.role)

@@ -223,6 +223,31 @@ class Repeats:
         return out
 
 
+class LocalHours:
+    """The local hour (in ``tz``) a record's start time falls in; read once per minute
+    of the period (zone offsets are whole minutes), not once per record."""
+
+    def __init__(self, tz: ZoneInfo) -> None:
+        self.tz = tz
+        self._minutes: dict[str, datetime | None] = {}
+
+    def __call__(self, started: str) -> datetime | None:
+        minute = started[:16]
+        if minute in self._minutes:
+            return self._minutes[minute]
+        if len(self._minutes) > 1024:
+            # Pages run newest first: the minutes of a page are close together.
+            self._minutes.clear()
+        moment = parse_service_time(minute + ":00", SERVICE_TZ) if len(minute) == 16 else None
+        hour = (
+            moment.astimezone(self.tz).replace(minute=0, second=0, microsecond=0)
+            if moment is not None
+            else None
+        )
+        self._minutes[minute] = hour
+        return hour
+
+
 class CallTally:
     """The call counters of a stream of records: in total, per local hour (in ``tz``)
     and per campaign.  Memory grows with the hours and campaigns seen, never with the
@@ -235,7 +260,7 @@ class CallTally:
         self.campaigns: dict[str, Counter] = {}
         self.records = 0
         """Records counted."""
-        self._minutes: dict[str, datetime | None] = {}
+        self._hour = LocalHours(tz)
 
     def add_page(self, records: Sequence[Cdr]) -> None:
         for record in records:
@@ -255,24 +280,6 @@ class CallTally:
             if counter is None:
                 counter = self.campaigns[record.campaign_uuid] = Counter()
             counter.add_record(record)
-
-    def _hour(self, started: str) -> datetime | None:
-        """The local hour a start time falls in; read once per minute of the period
-        (zone offsets are whole minutes), not once per record."""
-        minute = started[:16]
-        if minute in self._minutes:
-            return self._minutes[minute]
-        if len(self._minutes) > 1024:
-            # Pages run newest first: the minutes of a page are close together.
-            self._minutes.clear()
-        moment = parse_service_time(minute + ":00", SERVICE_TZ) if len(minute) == 16 else None
-        hour = (
-            moment.astimezone(self.tz).replace(minute=0, second=0, microsecond=0)
-            if moment is not None
-            else None
-        )
-        self._minutes[minute] = hour
-        return hour
 
     def hour_counts(self) -> dict[datetime, Counts]:
         return {hour: counter.counts() for hour, counter in self.hours.items()}

@@ -70,7 +70,7 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
     agent = next((u["username"] for u in users if u["username"].startswith("agent")), "x")
     channel = "<#C0DIGEST|digests>"
     return {
-        "help": ["help", "help campaign", "help writing"],
+        "help": ["help", "help campaign", "help writing", "help metrics"],
         "connect": ["connect"],
         "disconnect": [],  # run last, on its own: it forgets the workspace
         "status": ["status"],
