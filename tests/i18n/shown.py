@@ -58,6 +58,9 @@ _URL = re.compile(r"https?://\S+")
 _COMMAND = re.compile(r"(?<![\w/])/[a-z]+(?: [@#]?[A-Za-z0-9_|=\-]+)*")
 """A command people type, ``/callops role @you operator`` (its words are not translated)."""
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_IDS = re.compile(r'"(?:block_id|action_id|callback_id|value|type)": "[^"]*"')
+"""A message's JSON, where a test shows it whole: ids Slack makes up (a random
+``block_id`` such as ``xIf9k`` holds "If"), values and types nobody reads."""
 _KEY = re.compile(r"\b[a-z][a-z0-9_]*=")
 """An option people type, ``identity_issued_at=`` (its key is grammar, not English)."""
 
@@ -154,7 +157,7 @@ def data_words(values: Iterable[object]) -> frozenset[str]:
 def readable(text: str) -> str:
     """``text`` without what nobody translates: emoji, mentions, links, code, URLs, the
     commands and the option keys people type."""
-    for pattern in (_CODE, _SLACK_MARKUP, _URL, _COMMAND, _EMOJI, _KEY):
+    for pattern in (_IDS, _CODE, _SLACK_MARKUP, _URL, _COMMAND, _EMOJI, _KEY):
         text = pattern.sub(" ", text)
     return text
 
