@@ -305,10 +305,14 @@ class CallFeedStore(SealedStore):
             rows = [self._queued(row) for row in conn.execute(_LANE_ROWS, params).mappings()]
             notes = sum(1 for queued in rows if queued.post_as == "note")
             fold_notes = note_room is not None and notes > note_room
-            if head.post_as == "note" and not fold_notes:
+            if head.post_as == "note" and (not fold_notes or _taken_before(head)):
                 return []
             for queued in rows:
-                if queued.post_as == "note" and taken and not fold_notes:
+                # A notable row taken before (its poster died mid-post) goes out on its
+                # own, where its reply or card is looked for first: folding it could show
+                # it twice.  ``head`` says what the first row was before this poster.
+                before = _taken_before(head if queued.seq == head.seq else queued)
+                if queued.post_as == "note" and taken and (not fold_notes or before):
                     continue
                 left -= len(json.dumps(queued.record_id)) + 2  # the id, its comma and space
                 foldable = queued.post_as == "fold" or (fold_notes and queued.post_as == "note")
@@ -509,3 +513,8 @@ class CallFeedStore(SealedStore):
         so the link from a call record to its message, is not stored yet)."""
         found = self._db.first(_PUSH_IN_FLIGHT, {"team_id": team_id})
         return found is not None
+
+
+def _taken_before(row: QueuedRecord) -> bool:
+    """Whether a poster took ``row`` before (its lease ran out, or it was tried)."""
+    return row.lease_owner is not None or row.attempts > 0
