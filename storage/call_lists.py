@@ -741,10 +741,8 @@ def _upload_turn(db: Database, team_id: str) -> Iterator[None]:
             return
         lock_key = zlib.crc32(f"registry upload {team_id}".encode())
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            while not conn.execute(
-                text("SELECT pg_try_advisory_lock(:k)"), {"k": lock_key}
-            ).scalar():
-                time.sleep(0.2)
+            # Waits in PostgreSQL's own queue until the other upload lets go.
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": lock_key})
             try:
                 yield
             finally:
