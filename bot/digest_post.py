@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -32,7 +32,7 @@ from bot.posting import BotClients, SlackOutbox
 from bot.service_clients import ServiceClients
 from callcenter import CallCenter, errors
 from commands.digests.content import DigestRequest, build_digest
-from commands.digests.manage import request_for, run_request
+from commands.digests.manage import request_for, run_request, with_rules_facts
 from commands.digests.schedules import slot_key
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
@@ -40,9 +40,6 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
-from commands.rules.consent import ending_soon
-from commands.rules.guard import looser_words, refused_between
-from commands.rules.watch import against_rules_between
 from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
@@ -188,28 +185,12 @@ class DigestPoster:
         self, digest: DigestSchedule, request: DigestRequest, slot: datetime | None
     ) -> Posted:
         cc = await self.service(digest.team_id)
-        refused = await refused_between(
-            self._storage, digest.team_id, request.period.start, request.period.end
-        )
-        against = await against_rules_between(
-            self._storage, digest.team_id, request.period.start, request.period.end
-        )
         workspace, own = await off_loop(self._workspace_and_channel, digest.team_id, digest.channel)
         # The channel's readers: the digest's own language, else the channel's, else the
         # workspace's.
         with use_audience(for_channel(workspace, digest.language, own)):
-            looser = await looser_words(self._storage, digest.team_id)
-            ending = await ending_soon(self._storage, digest.team_id, datetime.now(UTC))
-            content = await build_digest(
-                cc,
-                replace(
-                    request,
-                    refused_calls=refused,
-                    against_rules=against,
-                    looser_rules=looser,
-                    consents_ending=ending,
-                ),
-            )
+            request = await with_rules_facts(self._storage, digest.team_id, request)
+            content = await build_digest(cc, request)
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,

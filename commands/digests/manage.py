@@ -459,6 +459,21 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     )
 
 
+async def with_rules_facts(storage: Storage, team_id: str, request: DigestRequest) -> DigestRequest:
+    """``request`` with the calling rules' line for its period: calls refused, calls the
+    service placed against the rules, rules looser than the decree, consents ending
+    soon.  The one place both the posted digest and its preview read them (in the
+    reader's language: call it inside their audience)."""
+    start, end = request.period.start, request.period.end
+    return replace(
+        request,
+        refused_calls=await refused_between(storage, team_id, start, end),
+        against_rules=await against_rules_between(storage, team_id, start, end),
+        looser_rules=await looser_words(storage, team_id),
+        consents_ending=await ending_soon(storage, team_id, datetime.now(UTC)),
+    )
+
+
 async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("digest preview")
     if len(args) > 1:
@@ -486,21 +501,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         why = _("yesterday, as a daily digest shows it")
     request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
     if ctx.storage is not None:
-        refused = await refused_between(
-            ctx.storage, ctx.team_id, request.period.start, request.period.end
-        )
-        ending = await ending_soon(ctx.storage, ctx.team_id, datetime.now(UTC))
-        against = await against_rules_between(
-            ctx.storage, ctx.team_id, request.period.start, request.period.end
-        )
-        looser = await looser_words(ctx.storage, ctx.team_id)
-        request = replace(
-            request,
-            refused_calls=refused,
-            against_rules=against,
-            looser_rules=looser,
-            consents_ending=ending,
-        )
+        request = await with_rules_facts(ctx.storage, ctx.team_id, request)
     cc = ctx.client()
 
     async def shown(progress: Progress) -> Reply:
