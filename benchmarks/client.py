@@ -15,16 +15,16 @@ Two figures, each with its target (``--roads`` measures the third instead):
    set sampled during the walk.  Target < 100 MB.  The emulator runs in this process
    (a server thread), so both figures include its own allocations: an upper bound.
 
-3. ``--roads``: the client as callops builds it (``bot.service_clients``: a transport
-   handed in, so ``callcenter._http.HttpCore`` builds each request and gives it to the
-   transport itself, and ``bot.service_transport`` sends reads over aiohttp) against the
-   same client through httpx's public API (``AsyncClient.request``), first with the same
-   aiohttp reads, then with httpx's own transport (``ServiceAddresses.transport``, what
-   writes use).  The emulator runs in its own process, so this process's CPU is the
-   client's.  Per road: a command's service call (``cc.campaigns.list_all()``, what
-   ``/callops campaigns`` asks) one at a time, wall and CPU time, rounds interleaved;
-   then ``--concurrency`` commands at once on one client (a busy workspace), calls a
-   second and p99.  Ratios are against the first road.
+3. ``--roads``: the client as callops builds it (``bot.service_clients``: every request
+   through httpx's ``AsyncClient.request``, reads sent over aiohttp by
+   ``bot.service_transport``) against the same client on httpx's own transport
+   (``ServiceAddresses.transport``, what writes use).  Before 2026-11-29 the client also
+   handed each request to the transport past ``AsyncClient.request``; the run that
+   dropped that is in ``benchmarks/results/client.md``.  The emulator runs in its own
+   process, so this process's CPU is the client's.  Per road: a command's service call
+   (``cc.campaigns.list_all()``, what ``/callops campaigns`` asks) one at a time, wall
+   and CPU time, rounds interleaved; then ``--concurrency`` commands at once on one
+   client (a busy workspace), calls a second and p99.  Ratios are against the first.
 
 Exits 1 when a target is missed.
 """
@@ -174,8 +174,7 @@ async def measure_memory(base_url: str, api_key: str, records: int) -> Memory:
 # --- --roads: the client as built against httpx's public API ---------------------------
 
 ROADS = (
-    "as built: HttpCore to the transport, reads over aiohttp",
-    "AsyncClient.request, reads over aiohttp",
+    "as built: AsyncClient.request, reads over aiohttp",
     "AsyncClient.request, httpx's own transport",
 )
 TIMEOUT_S = 10.0
@@ -191,10 +190,7 @@ def road_client(road: int, base_url: str, api_key: str) -> tuple[CallCenter, htt
         transport = service_transport(tls, addresses)
         owned = httpx.AsyncClient()  # nothing to close: the CallCenter closes its own
         return CallCenter(base_url, api_key, timeout=TIMEOUT_S, transport=transport), owned
-    through: httpx.AsyncBaseTransport = (
-        service_transport(tls, addresses) if road == 1 else addresses.transport(tls)
-    )
-    client = httpx.AsyncClient(transport=through, timeout=httpx.Timeout(TIMEOUT_S))
+    client = httpx.AsyncClient(transport=addresses.transport(tls), timeout=httpx.Timeout(TIMEOUT_S))
     return CallCenter(base_url, api_key, http_client=client), client
 
 
