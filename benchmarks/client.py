@@ -20,7 +20,7 @@ Two figures, each with its target (``--roads`` measures the third instead):
    ``bot.service_transport``) against the same client on httpx's own transport
    (``ServiceAddresses.transport``, what writes use).  Before 2026-11-29 the client also
    handed each request to the transport past ``AsyncClient.request``; the run that
-   dropped that is in ``benchmarks/results/client.md``.  The emulator runs in its own
+   dropped that is in ``benchmarks/README.md``.  The emulator runs in its own
    process, so this process's CPU is the client's.  Per road: a command's service call
    (``cc.campaigns.list_all()``, what ``/callops campaigns`` asks) one at a time, wall
    and CPU time, rounds interleaved; then ``--concurrency`` commands at once on one

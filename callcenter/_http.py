@@ -80,7 +80,7 @@ class HttpCore:
     Every request goes through httpx's public ``AsyncClient.request``, on whatever
     transport the client was built with.  Handing each request to the transport
     directly, past the client's own round, saved 0.1 ms of CPU per call and no figure a
-    person notices (``benchmarks/results/client.md``), so it was dropped.  The retry loop
+    person notices (``benchmarks/README.md``), so it was dropped.  The retry loop
     stays here: httpx's transport retries only a failed connect, and the service's 429
     and 5xx answers with ``Retry-After`` are retried by ``RetryPolicy`` for idempotent
     calls only.
