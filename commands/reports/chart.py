@@ -81,18 +81,6 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-@functools.cache
-def _palette() -> Image.Image:
-    """Every colour the chart uses plus a grey ramp for the text's anti-aliasing: an
-    8-bit PNG encodes faster than RGB when many digests fall due in the same minute."""
-    colours = [BACKGROUND, INK, MUTED, GRID, ANSWERED, NOT_ANSWERED]
-    colours += [(v, v, v) for v in range(0, 256, 8)]
-    flat = [channel for colour in colours for channel in colour]
-    palette = Image.new("P", (1, 1))
-    palette.putpalette(flat + [0] * (768 - len(flat)))
-    return palette
-
-
 def _nice_ceiling(value: int) -> tuple[int, int]:
     """The axis top and tick step: 1, 2 or 5 times a power of ten, about 5 ticks."""
     if value <= 0:
@@ -105,70 +93,22 @@ def _nice_ceiling(value: int) -> tuple[int, int]:
 
 
 def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
-    """A PNG of ``bars`` with a title, both axis labels, y ticks and a legend."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    title_font, font, small = _font(18), _font(13), _font(11)
-    draw.text(
-        (MARGIN_LEFT, 16), _fitted(draw, _plain(title), title_font), fill=INK, font=title_font
+    """A PNG of ``bars``, answered stacked on not answered, with a title, both axis
+    labels, y ticks and a legend (``render_spec`` of the same numbers)."""
+    from commands.reports.chart_blocks import ChartSpec, Series
+
+    spec = ChartSpec(
+        kind="bar",
+        title=title,
+        labels=tuple(b.label for b in bars),
+        series=(
+            Series(_("answered"), tuple(float(b.answered) for b in bars)),
+            Series(_("not answered"), tuple(float(b.not_answered) for b in bars)),
+        ),
+        x_title=x_label,
+        y_title=_("calls"),
     )
-
-    plot_left, plot_right = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
-    plot_top, plot_bottom = MARGIN_TOP, HEIGHT - MARGIN_BOTTOM
-    top, step = _nice_ceiling(max((b.total for b in bars), default=0))
-    scale = (plot_bottom - plot_top) / top
-
-    for tick in range(0, top + 1, step):
-        y = plot_bottom - round(tick * scale)
-        draw.line([(plot_left, y), (plot_right, y)], fill=GRID, width=1)
-        text = number(tick)  # the reader's separators: 1.000 in a Vietnamese chart
-        width = draw.textlength(text, font=small)
-        draw.text((plot_left - 8 - width, y - 7), text, fill=MUTED, font=small)
-    draw.line([(plot_left, plot_top), (plot_left, plot_bottom)], fill=INK, width=1)
-    draw.line([(plot_left, plot_bottom), (plot_right, plot_bottom)], fill=INK, width=1)
-
-    count = max(1, len(bars))
-    slot = (plot_right - plot_left) / count
-    bar_width = max(1, round(slot * 0.7))
-    label_every = max(1, math.ceil(34 / slot)) if slot < 34 else 1
-    for i, bar in enumerate(bars):
-        x0 = round(plot_left + i * slot + (slot - bar_width) / 2)
-        x1 = x0 + bar_width - 1
-        # A part that is not zero shows at least one pixel: rounded to scale, one
-        # unanswered call beside a thousand answered ones would be no rectangle at all.
-        answered_top = plot_bottom - round(bar.answered * scale)
-        if bar.answered:
-            answered_top = min(answered_top, plot_bottom - 1)
-            draw.rectangle([(x0, answered_top), (x1, plot_bottom - 1)], fill=ANSWERED)
-        if bar.not_answered:
-            total_top = min(plot_bottom - round(bar.total * scale), answered_top - 1)
-            draw.rectangle([(x0, total_top), (x1, answered_top - 1)], fill=NOT_ANSWERED)
-        if i % label_every == 0:
-            label = _plain(bar.label)
-            width = draw.textlength(label, font=small)
-            centre = x0 + bar_width / 2
-            draw.text((centre - width / 2, plot_bottom + 6), label, fill=MUTED, font=small)
-
-    # Axis titles: the y title sits above the axis (rotated text would need a second
-    # image), the x title centred under the tick labels.
-    draw.text((8, plot_top - 22), _plain(_("calls")), fill=INK, font=font)
-    x_label = _plain(x_label)
-    x_width = draw.textlength(x_label, font=font)
-    draw.text(
-        ((plot_left + plot_right) / 2 - x_width / 2, plot_bottom + 28), x_label, fill=INK, font=font
-    )
-
-    legend_y = HEIGHT - 24
-    x = plot_left
-    for colour, name in ((ANSWERED, _("answered")), (NOT_ANSWERED, _("not answered"))):
-        name = _plain(name)
-        draw.rectangle([(x, legend_y), (x + 12, legend_y + 12)], fill=colour)
-        draw.text((x + 18, legend_y - 1), name, fill=INK, font=font)
-        x += 30 + round(draw.textlength(name, font=font))
-
-    out = io.BytesIO()
-    image.quantize(palette=_palette(), dither=Image.Dither.NONE).save(out, format="PNG")
-    return out.getvalue()
+    return render_spec(spec)
 
 
 # --- any chart described by a ChartSpec (commands/reports/chart_blocks.py) ------------

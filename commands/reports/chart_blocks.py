@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from slack_sdk.models.blocks import Block
@@ -31,11 +31,18 @@ from commands.kernel.i18n import _
 from commands.kernel.reply import context_line
 from commands.kernel.text import escape, number, truncate
 from commands.reports.chart import render_spec
+from storage import Workspace
 
 ChartKind = Literal["line", "bar", "area", "pie"]
 ChartMode = Literal["native", "image"]
 CHART_MODES: Final[tuple[ChartMode, ...]] = ("native", "image")
 DEFAULT_MODE: Final[ChartMode] = "native"
+
+
+def chart_mode(workspace: Workspace | None) -> ChartMode:
+    """How ``workspace`` reads charts (``settings charts``): ``native`` unless an admin
+    chose images."""
+    return "image" if workspace is not None and workspace.chart_mode == "image" else "native"
 
 
 class DV:
@@ -227,6 +234,31 @@ def native_block(spec: ChartSpec) -> DataVisualizationBlock | None:
     return DataVisualizationBlock(title=title, chart=chart)
 
 
+def coarsened(spec: ChartSpec, most: int = DV.POINTS_MAX) -> ChartSpec:
+    """``spec`` with at most ``most`` points, for counts (``additive``): quiet points at
+    both ends left out, then neighbours added together (``08–09``), so a day of hours
+    still fits Slack's 20 points.  The band cannot be added up, so a banded spec, a pie
+    or one that fits already comes back as it is."""
+    if spec.kind == "pie" or not spec.additive or spec.band is not None:
+        return spec
+    if len(spec.labels) <= most:
+        return spec
+    busy = [i for i in range(len(spec.labels)) if any(s.values[i] for s in spec.series)]
+    first, last = (busy[0], busy[-1]) if busy else (0, len(spec.labels) - 1)
+    kept = range(first, last + 1)
+    size = math.ceil(len(kept) / most)
+    groups = [list(kept[i : i + size]) for i in range(0, len(kept), size)]
+    labels = tuple(
+        spec.labels[g[0]] if len(g) == 1 else f"{spec.labels[g[0]]}–{spec.labels[g[-1]]}"
+        for g in groups
+    )
+    series = tuple(
+        Series(s.name, tuple(float(sum(s.values[i] for i in g)) for g in groups))
+        for s in spec.series
+    )
+    return replace(spec, labels=labels, series=series)
+
+
 def _shown(value: float) -> str:
     return number(int(value) if float(value).is_integer() else round(value, 1))
 
@@ -270,11 +302,12 @@ def summary_text(spec: ChartSpec) -> str:
 
 async def chart_parts(spec: ChartSpec, mode: ChartMode = DEFAULT_MODE) -> ChartParts:
     """The blocks (and the PNG, when it is one) that carry ``spec`` in a workspace that
-    reads charts as ``mode``: the native block beside its summary when the workspace
-    reads them natively and the chart fits Slack's limits; else the summary alone in the
-    message, and the PNG (drawn in a thread, off the event loop) to upload after it."""
+        reads charts as ``mode``: the native block beside its summary when the workspace
+        reads them natively and the chart fits Slack's limits (counts over more than 20 points
+    are added up in neighbouring pairs or more, see ``coarsened``); else the summary alone in the
+        message, and the PNG (drawn in a thread, off the event loop) to upload after it."""
     summary = context_line(summary_text(spec))
-    block = native_block(spec) if mode == "native" else None
+    block = native_block(coarsened(spec)) if mode == "native" else None
     if block is not None:
         return ChartParts(blocks=[summary, block], title=spec.title, filename=spec.filename)
     png = await asyncio.to_thread(render_spec, spec)

@@ -19,6 +19,7 @@ from commands.reports.chart_blocks import (
     ChartSpec,
     Series,
     chart_parts,
+    coarsened,
     native_block,
     summary_text,
 )
@@ -77,13 +78,32 @@ def test_the_workspace_choosing_images_gets_the_png_with_the_same_summary() -> N
 
 def test_what_breaks_slacks_limits_falls_back_to_the_png() -> None:
     day = tuple(f"{h:02d}" for h in range(24))
-    too_many_points = _bar(labels=day, series=(Series("answered", tuple(1.0 for _ in day)),))
+    too_many_points = _bar(
+        labels=day, series=(Series("rate", tuple(1.0 for _ in day)),), additive=False
+    )
     seven = tuple(Series(f"s{i}", tuple(1.0 for _ in HOURS)) for i in range(7))
     long_name = _bar(series=(Series("x" * 21, tuple(1.0 for _ in HOURS)),))
     for spec in (too_many_points, _bar(series=seven), long_name):
         assert native_block(spec) is None
         parts = asyncio.run(chart_parts(spec, "native"))
         assert parts.png is not None and len(parts.blocks) == 1
+
+
+def test_counts_over_more_than_twenty_points_are_added_up_to_fit() -> None:
+    """A day of hours: quiet hours at both ends left out, then neighbours added in pairs;
+    the summary still says the hours themselves, and the PNG draws every hour."""
+    day = tuple(f"{h:02d}" for h in range(24))
+    answered = tuple(float(h) if 2 <= h <= 23 else 0.0 for h in range(24))
+    spec = _bar(labels=day, series=(Series("answered", answered),))
+    assert len(coarsened(spec).labels) == 11  # 02..23: 22 hours in pairs
+    parts = asyncio.run(chart_parts(spec, "native"))
+    summary, block = _dicts(parts.blocks)
+    chart = block["chart"]
+    assert chart["axis_config"]["categories"][:2] == ["02–03", "04–05"]
+    assert chart["series"][0]["data"][0] == {"label": "02–03", "value": 5.0}
+    assert sum(p["value"] for p in chart["series"][0]["data"]) == sum(answered)
+    assert "highest 23 at 23" in str(summary)
+    assert check_blocks(_dicts(parts.blocks), limit=50) == []
 
 
 def test_a_long_title_is_cut_to_fifty_and_said_whole_in_the_summary() -> None:
