@@ -327,8 +327,7 @@ async def build_digest(
         filename = f"callops-digest-{request.digest_id or 'preview'}-{stamp}.png"
         spec = _chart_spec(charted_figures, period, filename)
         chart = await chart_parts(spec, request.chart_mode)
-        if chart.native:
-            blocks.extend(chart.blocks)
+        blocks.extend(chart.blocks)  # the summary, and the chart when Slack draws it
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:
