@@ -301,7 +301,7 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     if problem is not None:
         problems: dict[str, str] | None = {BASE_URL_BLOCK: _(URL_PROBLEMS[problem])}
     else:
-        problems = await verify_key(base_url, api_key, ctx.addresses or ServiceAddresses())
+        problems = await verify_key(base_url, api_key, ctx.app.addresses or ServiceAddresses())
     if problems is None:
         try:
             # Connected from Slack: the admin's own zone and language, unless chosen.

@@ -206,7 +206,7 @@ class ApprovalFlow:
         then update its card.  Returns the finished approval, or None when another
         caller owns the execution."""
         try:
-            if self.ctx.stopping():
+            if self.ctx.app.stopping():
                 # Stopping (SIGTERM): an action started now might be cut off before its
                 # outcome is known; said plainly instead, and nothing is sent.
                 finished = await not_run(self.storage, approval.team_id, approval.id)

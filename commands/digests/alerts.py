@@ -159,7 +159,7 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Alerts are not available here (no database)."))
+    return ctx.storage
 
 
 @dataclass(frozen=True)

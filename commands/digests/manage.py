@@ -76,7 +76,7 @@ _CALL_DIGEST = N_("Call digest: {period}")
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Digests are not available here (no database)."))
+    return ctx.storage
 
 
 def parse_sections(text: str, usage: str) -> tuple[str, ...]:
@@ -168,8 +168,8 @@ async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSch
 
 
 def _changed(ctx: CommandContext) -> None:
-    if ctx.digests is not None:
-        ctx.digests.changed(ctx.team_id)
+    if ctx.app.digests is not None:
+        ctx.app.digests.changed(ctx.team_id)
 
 
 async def _campaign_uuids(
@@ -366,9 +366,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 def _digests(ctx: CommandContext) -> DigestActions:
-    if ctx.digests is None:
+    if ctx.app.digests is None:
         raise UsageError(_("Digests cannot be posted from here."))
-    return ctx.digests
+    return ctx.app.digests
 
 
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:

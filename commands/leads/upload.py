@@ -32,7 +32,7 @@ from commands.approvals.actions import (
 )
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
@@ -110,7 +110,10 @@ def how_to_share(found: ListTarget) -> str:
         "{command} here again. The file needs a "
         "`phone_number` column; other columns are lead fields (`lead_name`, "
         "`contract_number`, …)."
-    ).format(list=list_name, command=code("/callops leads upload " + typed_target(found)))
+    ).format(
+        list=list_name,
+        command=code("/callops " + usage_for_reader("leads upload " + typed_target(found))),
+    )
 
 
 class UploadParams(ActionParams):

@@ -143,12 +143,12 @@ def callback_url(public_url: str | None, token: str) -> str:
 
 
 def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Call notifications are not available here (no database)."))
+    return ctx.storage
 
 
 async def _workspace_url(ctx: CommandContext, storage: Storage) -> str:
     token = await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
-    return callback_url(ctx.public_url, token)
+    return callback_url(ctx.app.public_url, token)
 
 
 async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -570,7 +570,7 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     old = await off_loop(storage.callback_tokens.get, ctx.team_id)
     stale: list[Campaign] = []
     if old:
-        old_url = callback_url(ctx.public_url, old)
+        old_url = callback_url(ctx.app.public_url, old)
         stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
     params = RotateParams(
         reattach=reattach,

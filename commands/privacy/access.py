@@ -17,7 +17,7 @@ from storage.privacy_requests import PrivacyRequest
 async def send_access_answer(ctx: CommandContext, request: PrivacyRequest, phone: str) -> bool:
     """Write the CSV, send it, close the request; False when Slack did not take it (the
     request stays open and is listed)."""
-    storage = ctx.db()
+    storage = ctx.storage
     held = await off_loop(holdings, storage, ctx.team_id, phone)
     fd, path = tempfile.mkstemp(prefix="callops-access-", suffix=".csv")
     try:

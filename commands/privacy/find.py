@@ -89,7 +89,7 @@ def holdings(storage: Storage, team_id: str, phone: str) -> Holdings:
 
 async def find(ctx: CommandContext, args: list[str]) -> Outcome:
     phone = typed_phone(args, "privacy find")
-    storage = ctx.db()
+    storage = ctx.storage
     held = await off_loop(holdings, storage, ctx.team_id, phone)
     await ctx.audit(
         "privacy.find", {"phone_hash": storage.privacy_posts.phone_hash(phone)}, detail=None
