@@ -243,7 +243,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("'{token}' is not a channel: write #channel.").format(token=args[0]), usage
         )
-    found = await ctx.slack.channel(ref.id or ref.name or "") if ctx.slack else None
+    found = await ctx.slack.channel(ref.id or ref.name or "")
     channel_id = found.id if found else ref.id
     if channel_id is None:
         return error(

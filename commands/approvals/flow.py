@@ -70,8 +70,6 @@ class ApprovalFlow:
     """The Slack side of one team's approvals, for one request or one sweep."""
 
     def __init__(self, ctx: CommandContext) -> None:
-        if ctx.storage is None or ctx.messenger is None:
-            raise RuntimeError("the approval flow needs the database and Slack")
         self.ctx = ctx
         self.storage: Storage = ctx.storage
         self.slack: Messenger = ctx.messenger

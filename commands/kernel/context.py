@@ -1,7 +1,13 @@
-"""What every command handler is given: who asked, where, with which role, and a client.
+"""What every command handler is given: who asked, where, with which role, and the ports.
 
 Built by ``bot/`` for each request; handlers never look anything up in Slack or the
-database themselves, which keeps them testable against the emulator alone.
+database themselves, which keeps them testable against the emulator alone.  The ports
+every family uses (the database, Slack's look-ups, files and messages) are required
+fields, so no handler checks for them; what the process holds once for a few families
+(the digest poster, the service's addresses, the public URL, whether it is stopping)
+is one shared ``AppPorts`` (``ctx.app``).  Only the call-center client may be missing:
+a workspace may not be connected yet, which the dispatcher answers before a handler
+that needs the service runs.
 """
 
 from __future__ import annotations

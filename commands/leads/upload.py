@@ -248,7 +248,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             _("Give the campaign (or the UUID of the list) to upload into."),
             usage_of("leads upload"),
         )
-    if ctx.files is None or not ctx.channel_id:
+    if not ctx.channel_id:
         return error(_("Run this in the channel where you shared the CSV."))
     cc = ctx.client()
     found, _rest = await find_list(cc, args)
@@ -258,7 +258,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     list_uuid = lead_list.list_uuid
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:
-        here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
+        here = await ctx.slack.channel(ctx.channel_id)
         if here is not None and not here.is_member:
             return error(
                 _(

@@ -32,7 +32,7 @@ async def send_access_answer(ctx: CommandContext, request: PrivacyRequest, phone
                 writer.writerow(
                     [phone, "Slack", kind, post.file_id or "", post.channel, post.ts or ""]
                 )
-        sent = ctx.files is not None and await ctx.files.send_to(
+        sent = await ctx.files.send_to(
             ctx.user_id,
             filename=f"callops-access-{request.id}.csv",
             path=path,

@@ -145,7 +145,7 @@ async def _place_line(
     state = " " + _("(rewritten without it)") if redacted else ""
     if file_id:
         return "• " + _("file {file} in {channel}").format(file=code(file_id), channel=where)
-    permalink = await ctx.slack.permalink(channel, ts) if ctx.slack and ts else None
+    permalink = await ctx.slack.permalink(channel, ts) if ts else None
     label = _("message")
     shown = link(permalink, label) if permalink else label + " " + code(ts or "?")
     if not permalink and ts:

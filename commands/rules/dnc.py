@@ -232,7 +232,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             _("dnc upload takes no words: share the CSV here, then run it."),
             usage_of("dnc upload"),
         )
-    if ctx.files is None or not ctx.channel_id:
+    if not ctx.channel_id:
         return error(_("Run this in the channel where you shared the CSV."))
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:

@@ -326,8 +326,6 @@ async def export(ctx: CommandContext, args: list[str]) -> Outcome:
                 _("version= takes a version number (1, 2, ...)."), usage_of("dnc export")
             )
         version = int(raw)
-    if ctx.files is None:
-        return error(_("I cannot send files from here."))
     storage = ctx.storage
     with tempfile.TemporaryDirectory(prefix="callops-lists-") as folder:
         path = Path(folder) / "do-not-call.csv"

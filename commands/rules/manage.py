@@ -203,14 +203,13 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
         title = _("*Looser than Decree 91*")
         blocks.append(section("\n".join([title, *lines])))
         blocks.append(context_line(decree_allows()))
-    if ctx.cc is not None:
-        campaigns = [c for c in await all_campaigns(ctx.cc) if c.type in OUTBOUND_TYPES]
-        lines = [_class_line(c, rules, ctx.tz) for c in campaigns]
-        if lines:
-            shown = lines[:SHOWN_CAMPAIGNS]
-            if len(lines) > SHOWN_CAMPAIGNS:
-                shown.append(_("…and {n} more.").format(n=number(len(lines) - SHOWN_CAMPAIGNS)))
-            blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(shown)))
+    campaigns = [c for c in await all_campaigns(ctx.client()) if c.type in OUTBOUND_TYPES]
+    lines = [_class_line(c, rules, ctx.tz) for c in campaigns]
+    if lines:
+        shown = lines[:SHOWN_CAMPAIGNS]
+        if len(lines) > SHOWN_CAMPAIGNS:
+            shown.append(_("…and {n} more.").format(n=number(len(lines) - SHOWN_CAMPAIGNS)))
+        blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(shown)))
     blocks.append(
         context_line(
             _(
