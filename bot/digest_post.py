@@ -1,6 +1,6 @@
 """Putting one digest (or one alert) in its channel, and saying once when a workspace can't.
 
-``DigestPoster`` is what ``digest run`` calls through ``CommandContext.digests`` and what
+``DigestPoster`` is what ``digest run`` calls through ``ctx.app.digests`` and what
 the scheduler calls for each due slot: build the content against the workspace's service,
 post the message (the chart in it, when Slack draws it), upload the chart's PNG right
 after it when the workspace reads charts as images or the chart does not fit Slack's own,
@@ -127,7 +127,7 @@ class DigestPoster:
         self.outbox = outbox
         self._listeners: list[Callable[[str], None]] = []
 
-    # --- CommandContext.digests ---------------------------------------------------------
+    # --- ctx.app.digests (AppPorts) -----------------------------------------------------
 
     async def post_now(
         self,

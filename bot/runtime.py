@@ -11,6 +11,7 @@ business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
@@ -40,7 +41,7 @@ from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
 from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.kernel.audiences import for_channel, for_person
-from commands.kernel.context import CommandContext
+from commands.kernel.context import AppPorts, CommandContext
 from commands.kernel.i18n import Audience
 from commands.kernel.phones import start_shown
 from commands.privacy.reveal import REVEAL_ROLE
@@ -106,7 +107,7 @@ class Runtime:
     (``bot.held_claims``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
-    starts running any more (``CommandContext.stopping``)."""
+    starts running any more (``AppPorts.stopping``)."""
 
     @classmethod
     def open(
@@ -316,17 +317,24 @@ class Runtime:
             offset=offset,
             storage=self.storage,
             slack=WebApiLookup(client),
-            public_url=self.settings.callops_public_url,
             files=WebApiFiles(client, team=team_id, ledger=self.ledger),
-            digests=self.digests,
             messenger=WebApiMessenger(
                 client, responses=self.responses, team=team_id, ledger=self.ledger
             ),
+            app=self.app_ports,
             audience=audience or channel_audience,
             channel_audience=channel_audience,
             slack_locale=slack[0],
             slack_tz=slack[1],
+        )
+
+    @functools.cached_property
+    def app_ports(self) -> AppPorts:
+        """What every context carries of this process, made once (``ctx.app``)."""
+        return AppPorts(
+            digests=self.digests,
             addresses=self.addresses,
+            public_url=self.settings.callops_public_url,
             stopping=lambda: self.stopping,
         )
 

@@ -298,10 +298,7 @@ def _guarded_fill(
 
 
 async def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
-    if ctx.storage is not None:
-        await ctx.audit(
-            what, {}, outcome=AuditOutcome.REFUSED, detail=f"needs {needed}, is {ctx.role}"
-        )
+    await ctx.audit(what, {}, outcome=AuditOutcome.REFUSED, detail=f"needs {needed}, is {ctx.role}")
 
 
 def too_long(text: str) -> Reply:

@@ -130,7 +130,7 @@ async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("To change the policy use `policy set` or `policy channel`."), usage_of("policy")
         )
-    return await off_loop(policy_reply, ctx.db(), ctx.team_id)
+    return await off_loop(policy_reply, ctx.storage, ctx.team_id)
 
 
 UNKNOWN_PERSON = N_(
@@ -167,7 +167,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if len(positional) != 1 or not options:
         raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
-    storage = ctx.db()
+    storage = ctx.storage
     policy = await off_loop(policy_for, storage.policies, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
@@ -232,7 +232,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError(_("Name one channel, or none."), usage)
-    storage = ctx.db()
+    storage = ctx.storage
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
@@ -243,7 +243,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("'{token}' is not a channel: write #channel.").format(token=args[0]), usage
         )
-    found = await ctx.slack.channel(ref.id or ref.name or "") if ctx.slack else None
+    found = await ctx.slack.channel(ref.id or ref.name or "")
     channel_id = found.id if found else ref.id
     if channel_id is None:
         return error(
@@ -267,7 +267,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply | Also:
     usage = usage_of("role")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)

@@ -77,7 +77,7 @@ def _choice(word: str, choices: tuple[str, ...], usage: str, refusal: str) -> st
 
 async def language(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("language")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         person = await off_loop(storage.people.get, ctx.team_id, ctx.user_id)
         return _your_language(ctx, person, usage)
@@ -128,7 +128,7 @@ def _your_language(ctx: CommandContext, person: Person | None, usage: str) -> Re
 
 async def settings(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("settings")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         workspace = await off_loop(storage.workspaces.get, ctx.team_id)
         channels = await off_loop(storage.channel_languages.all, ctx.team_id)

@@ -105,7 +105,7 @@ def execution_env(ctx: CommandContext) -> ExecutionEnv | None:
         files=ctx.files,
         storage=ctx.storage,
         team_id=ctx.team_id,
-        public_url=ctx.public_url,
+        public_url=ctx.app.public_url,
         tz=ctx.tz,
     )
 

@@ -75,8 +75,6 @@ async def open_for(
 async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     """What a command hands back for an action: the requester's prompt, or, when the
     policy asks for nothing, the result of running it now."""
-    if ctx.storage is None:
-        return error(_("This action needs the app's database, which is not available here."))
     try:
         approval, mode = await open_for(ctx, ctx.storage, proposal, channel_id=ctx.channel_id)
     except RequestRefused as exc:

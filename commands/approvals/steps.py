@@ -41,8 +41,6 @@ async def request_from_step(
 ) -> Outcome:
     """Ask for ``proposal`` on behalf of the person running the step; ``outputs`` maps
     each of the step's outputs to a key of the action's result."""
-    if ctx.storage is None or ctx.messenger is None:
-        return StepFailed(_("This step needs the app's database and Slack, which are not here."))
     if not run.token:
         return StepFailed(_("Slack gave no token with this step, so it cannot be answered."))
     flow = ApprovalFlow(ctx)

@@ -475,14 +475,6 @@ async def refusal(
     if problem:
         return error(problem, usage_of("autocall"))
     cc = ctx.client()
-    if ctx.storage is None:
-        if phone in await blocked_numbers(cc):
-            return error(
-                _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                    phone=show_phone(phone)
-                )
-            )
-        return None
     decision = await decide(
         cc,
         ctx.storage,
@@ -527,8 +519,6 @@ def brand_warning(brand: str) -> str:
 async def brand_to_say(ctx: CommandContext, campaign: Campaign) -> str | None:
     """The registered brand an advertising call from ``campaign`` should say first
     (None: no brand set, or not an advertising campaign)."""
-    if ctx.storage is None:
-        return None
     rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
     return rules.brand if rules.brand and is_advertising(campaign, rules) else None
 

@@ -490,11 +490,7 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     stats, (lead_list, missing) = await asyncio.gather(
         _stats(cc, campaign), _lead_list(cc, campaign)
     )
-    rules = (
-        await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
-        if ctx.storage is not None
-        else None
-    )
+    rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
     card = campaign_card(
         campaign,
         stats,

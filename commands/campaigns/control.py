@@ -176,7 +176,7 @@ async def proposal_for(ctx: CommandContext, campaign: Campaign, status: Status) 
     calling_hours: tuple[int, int] | None = None
     asked_at: str | None = None
     fit: HoursFix | None = None
-    if status == "start" and ctx.storage is not None:
+    if status == "start":
         rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
         if is_advertising(campaign, rules):
             window = rules.hours_of(campaign.campaign_uuid)

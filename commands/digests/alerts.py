@@ -158,10 +158,6 @@ _OP_VALUE = re.compile(r"^(>=|<=|=>|=<|>|<)\s*(.*)$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Alerts are not available here (no database)."))
-
-
 @dataclass(frozen=True)
 class Condition:
     metric: str
@@ -332,7 +328,7 @@ def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
-    storage = _storage(ctx)
+    storage = ctx.storage
     positional, options = split_options(args)
     check_keys(options, ("window", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
@@ -432,7 +428,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("alert list takes no arguments."), usage_of("alert list"))
-    storage = _storage(ctx)
+    storage = ctx.storage
     alerts = await off_loop(storage.alerts.list, ctx.team_id)
     if not alerts:
         return notice(
@@ -453,7 +449,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert remove")
     if len(args) != 1:
         raise UsageError(_("Give the alert's id (alert list shows them)."), usage)
-    storage = _storage(ctx)
+    storage = ctx.storage
     alert = await off_loop(storage.alerts.get, ctx.team_id, args[0].strip().lower())
     if alert is None:
         raise UsageError(
@@ -469,7 +465,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Snooze on an alert: silent until then, and said in the alert's thread."""
-    storage = _store(ctx)
+    storage = ctx.storage
     alert = await off_loop(storage.alerts.get, ctx.team_id, token(click.value))
     if alert is None:
         return error(_("That alert was removed."))
@@ -493,9 +489,3 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     channel = ctx.channel_id or alert.channel
     note.ephemeral = True
     return Post(channel, replace(note, ephemeral=False), thread_ts=click.message_ts, otherwise=note)
-
-
-def _store(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise RuntimeError("alerts need the app's database")
-    return ctx.storage

@@ -32,7 +32,7 @@ from commands.approvals.actions import (
 )
 from commands.approvals.cards import propose
 from commands.approvals.kinds import ActionKind
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
@@ -110,7 +110,10 @@ def how_to_share(found: ListTarget) -> str:
         "{command} here again. The file needs a "
         "`phone_number` column; other columns are lead fields (`lead_name`, "
         "`contract_number`, …)."
-    ).format(list=list_name, command=code("/callops leads upload " + typed_target(found)))
+    ).format(
+        list=list_name,
+        command=code("/callops " + usage_for_reader("leads upload " + typed_target(found))),
+    )
 
 
 class UploadParams(ActionParams):
@@ -245,7 +248,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             _("Give the campaign (or the UUID of the list) to upload into."),
             usage_of("leads upload"),
         )
-    if ctx.files is None or not ctx.channel_id:
+    if not ctx.channel_id:
         return error(_("Run this in the channel where you shared the CSV."))
     cc = ctx.client()
     found, _rest = await find_list(cc, args)
@@ -255,7 +258,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     list_uuid = lead_list.list_uuid
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:
-        here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
+        here = await ctx.slack.channel(ctx.channel_id)
         if here is not None and not here.is_member:
             return error(
                 _(

@@ -52,7 +52,7 @@ class EraseParams(ActionParams):
 
 async def erase(ctx: CommandContext, args: list[str]) -> Outcome:
     phone = typed_phone(args, "privacy erase")
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     request = await off_loop(
         lambda: storage.privacy_requests.open(

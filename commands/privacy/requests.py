@@ -76,7 +76,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(_("Say which request it is: access or erase."), usage)
     kind = words[-1].lower()
     phone = typed_phone(words[:-1], "privacy request add")
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     given = {k.lower(): v for k, v in options.items()}.get("received")
     received = _received(given, ctx.tz, now) if given else now
@@ -125,7 +125,7 @@ async def _answer_access(ctx: CommandContext, request: PrivacyRequest, phone: st
 async def listing(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("privacy requests takes nothing more."), usage_of("privacy requests"))
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     found = await off_loop(
         storage.privacy_requests.listing, ctx.team_id, since=now - RECENT_DAYS * 86400

@@ -26,7 +26,6 @@ from commands.approvals.workflow import (
 from commands.calls.autocall import fields_of, hint_for, missing_values
 from commands.calls.transfer import transfer_failure
 from commands.campaigns.control import ControlParams
-from commands.kernel.context import CommandContext
 from commands.kernel.durations import parse_duration
 from commands.kernel.grammar import UsageError
 from commands.kernel.proposal import Proposal
@@ -34,6 +33,7 @@ from emulators.pbx.testing import EmulatorServer
 from storage import Approval, ApprovalState, Mode, Role, Storage
 from storage.errors import ApprovalStateError
 from tests.commands.helpers import decide_as, dumps
+from tests.contexts import command_context
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM, ASKER, ADMIN = "T1", "U0101", "U0102"
@@ -108,15 +108,7 @@ async def test_a_policy_of_none_runs_at_once_and_shows_the_result(
     storage: Storage, cc: CallCenter, pbx: EmulatorServer
 ) -> None:
     update_policy(storage.policies, TEAM, ActionKind.CAMPAIGN_START, mode=Mode.NONE)
-    ctx = CommandContext(
-        team_id=TEAM,
-        user_id=ASKER,
-        channel_id="C1",
-        role=Role.OPERATOR,
-        tz=TZ,
-        cc=cc,
-        storage=storage,
-    )
+    ctx = command_context(storage, team_id=TEAM, user_id=ASKER, role=Role.OPERATOR, tz=TZ, cc=cc)
     uuid = await stopped(cc)
     reply = await propose(ctx, start_of(uuid))
     assert not reply.ephemeral and "Spring &lt;sale&gt;" in dumps(reply)

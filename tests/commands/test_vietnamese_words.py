@@ -7,22 +7,17 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands.kernel.catalog import COMMANDS, match
-from commands.kernel.context import CommandContext
 from commands.kernel.grammar import parse_direction
 from commands.kernel.help import help_command, nearest_commands
 from commands.kernel.i18n import Audience, _, use_audience
 from commands.kernel.matching import fold
 from commands.kernel.periods import parse_moment, parse_period
 from commands.kernel.reply import error, plain_words
-from storage import Role
+from tests.commands.conftest import MakeContext
 from tests.commands.helpers import payload, visible
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 VI = Audience(language="vi")
-
-
-def _ctx(role: Role = Role.VIEWER) -> CommandContext:
-    return CommandContext("T1", "U1", "C1", role, tz=TZ)
 
 
 def test_every_command_has_its_own_alias_of_plain_words() -> None:
@@ -87,18 +82,24 @@ def test_did_you_mean_searches_both_languages() -> None:
     assert nearest_commands(["digest", "ad"])[1] == " Did you mean `digest add`?"
 
 
-async def test_english_help_shows_no_alias_beside_the_commands_only_a_note() -> None:
-    text = visible(await help_command(_ctx(), []))
+async def test_english_help_shows_no_alias_beside_the_commands_only_a_note(
+    unconnected: MakeContext,
+) -> None:
+    text = visible(await help_command(unconnected(), []))
     assert "`pause &lt;campaign&gt;` Pause a campaign." in text
     assert "(`pause`)" not in text and "`tam-dung &lt;" not in text
     assert "Vietnamese command words work too" in text
     with use_audience(VI):
-        assert "Vietnamese command words work too" not in visible(await help_command(_ctx(), []))
+        assert "Vietnamese command words work too" not in visible(
+            await help_command(unconnected(), [])
+        )
 
 
-async def test_help_in_vietnamese_lists_every_alias_beside_its_english_word() -> None:
+async def test_help_in_vietnamese_lists_every_alias_beside_its_english_word(
+    unconnected: MakeContext,
+) -> None:
     with use_audience(VI):
-        reply = await help_command(_ctx(), [])
+        reply = await help_command(unconnected(), [])
         text = visible(reply)
         for spec in COMMANDS:
             assert f"(`{spec.name}`) {_(spec.summary)}" in text.replace("&lt;", "<").replace(
@@ -106,12 +107,12 @@ async def test_help_in_vietnamese_lists_every_alias_beside_its_english_word() ->
             ), spec.name
             assert f"`{spec.alias}" in text, spec.alias
         payload(reply)
-        one = visible(await help_command(_ctx(), ["tam-dung"]))
+        one = visible(await help_command(unconnected(), ["tam-dung"]))
         assert "/callops tam-dung (pause)" in one and "`/callops pause " in one
         assert "`/callops tam-dung " in one
-        family = visible(await help_command(_ctx(), ["ban", "tin"]))
+        family = visible(await help_command(unconnected(), ["ban", "tin"]))
         assert "`ban-tin them " in family and "(`digest add`)" in family
-    english = visible(await help_command(_ctx(), ["tam-dung"]))
+    english = visible(await help_command(unconnected(), ["tam-dung"]))
     assert "/callops pause" in english and "Pause a campaign." in english
 
 

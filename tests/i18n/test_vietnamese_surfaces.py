@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from cryptography.fernet import Fernet
+from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
 from commands.dispatch import dispatch
@@ -30,7 +31,9 @@ from commands.kernel.reply import OpenModal, Reply, UpdateModal
 from commands.notifications.call_card import call_card, outcome_card
 from commands.reports.wallboard import not_connected_home, status_modal, wallboard
 from emulators.pbx.testing import EmulatorServer
+from emulators.slack import APPROVALS, CALL_CENTER, SlackStandIn
 from storage import Role, SecretBox, Storage
+from tests.contexts import command_context
 from tests.i18n.shown import data_words, english_left, shown
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -57,10 +60,20 @@ def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
         yield opened
 
 
-def context(cc: CallCenter, storage: Storage, pbx: EmulatorServer) -> CommandContext:
-    return CommandContext(
-        team_id=TEAM, user_id="U0101", channel_id="C0CENTER", role=Role.ADMIN, tz=TZ, cc=cc,
-        storage=storage, workspace=storage.workspaces.get(TEAM), base_url=pbx.base_url,
+@pytest.fixture
+async def slack() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as stand_in:
+        yield stand_in
+
+
+def context(
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
+) -> CommandContext:
+    """An admin's context in the stand-in's #call-center, where the bot is."""
+    client = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
+    return command_context(
+        storage, team_id=TEAM, user_id="U0101", channel_id=CALL_CENTER, role=Role.ADMIN, tz=TZ,
+        cc=cc, workspace=storage.workspaces.get(TEAM), base_url=pbx.base_url, client=client,
     )  # fmt: skip
 
 
@@ -77,7 +90,7 @@ def seeded_lines(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
     groups = pbx.state("groups")
     name = campaigns[0]["campaign_name"]
     agent = next((u["username"] for u in users if u["username"].startswith("agent")), "x")
-    channel = "<#C0DIGEST|digests>"
+    channel = f"<#{CALL_CENTER}|call-center>"
     return {
         "help": ["help", "help campaign", "help writing", "help metrics"],
         "connect": ["connect"],
@@ -124,7 +137,7 @@ def seeded_lines(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "notify": ["notify", "notify list"],
         "policy": ["policy"],
         "policy set": ["policy set campaign.start mode=approval"],
-        "policy channel": ["policy channel <#C0APPROVALS|approvals>"],
+        "policy channel": [f"policy channel <#{APPROVALS}|approvals>"],
         "role": ["role <@U0102|mai> operator"],
         "listen": [f'listen "{autocall}" name=An', f'listen "{autocall}" name=31/02/2026'],
         "rules": ["rules"],
@@ -162,7 +175,7 @@ def seeded_lines(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
             "settings names sideways",
             "settings retention soon",
             "settings retention 30",
-            "settings language vi <#C0DIGEST|digests>",
+            f"settings language vi {channel}",
             "settings language",
             "settings charts pictures",
             "settings charts image",
@@ -248,11 +261,11 @@ async def seeded(pbx: EmulatorServer, cc: CallCenter) -> frozenset[str]:
 
 
 async def test_every_command_reads_in_vietnamese(
-    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
 ) -> None:
     calls = (await cc.calls.list()).data
     lines = typed(seeded_lines(pbx, calls[0].call_id if calls else "no-such-call"))
-    ctx = context(cc, storage, pbx)
+    ctx = context(cc, storage, pbx, slack)
     data = await seeded(pbx, cc) | typed_words(lines)
     problems: list[str] = []
     with use_audience(VI):
@@ -267,9 +280,9 @@ async def test_every_command_reads_in_vietnamese(
 
 
 async def test_the_home_tab_status_and_call_cards_read_in_vietnamese(
-    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
 ) -> None:
-    ctx = context(cc, storage, pbx)
+    ctx = context(cc, storage, pbx, slack)
     records = list((await cc.cdrs.list(limit=10)).data)
     surfaces: dict[str, list[str]] = {}
     with use_audience(VI):
