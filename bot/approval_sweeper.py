@@ -25,12 +25,12 @@ from typing import Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-import commands.families  # noqa: F401  (the action table that recovery and expiry read)
 from bot.posting import BotClients
 from commands.approvals.flow import PROMPT_URL_LIFETIME, ApprovalFlow
 from commands.approvals.recovery import APPROVED_GRACE, recover
 from commands.approvals.workflow import expire_due
 from commands.kernel.context import CommandContext
+from commands.registry import Registry
 from storage import Approval, Storage
 from storage.errors import StorageBusyError
 from storage.offload import off_loop
@@ -41,6 +41,9 @@ SWEEP_SECONDS = 15.0
 
 
 class TeamSweep(Protocol):
+    registry: Registry
+    """The app's tables: the action table recovery and expiry read."""
+
     async def sweep_team(self, client: AsyncWebClient, team_id: str) -> list[Approval]:
         """Expire ``team_id``'s overdue requests and say so on their cards."""
         ...
@@ -54,6 +57,8 @@ class TeamSweep(Protocol):
 
 
 class SystemContexts(Protocol):
+    registry: Registry
+
     async def system_context(self, client: AsyncWebClient, team_id: str) -> CommandContext:
         """The context of work nobody clicked, for ``team_id``."""
         ...
@@ -65,6 +70,7 @@ class FlowSweep:
 
     def __init__(self, contexts: SystemContexts) -> None:
         self._contexts = contexts
+        self.registry = contexts.registry
 
     async def sweep_team(self, client: AsyncWebClient, team_id: str) -> list[Approval]:
         ctx = await self._contexts.system_context(client, team_id)
@@ -92,6 +98,10 @@ class ApprovalSweeper:
         """Expire every team's overdue requests now; returns them.  A team the bot cannot
         post in still has its requests expired (and audited), only its cards stay as
         they are."""
+        with self._flow.registry.using():
+            return await self._sweep_once()
+
+    async def _sweep_once(self) -> list[Approval]:
         expired: list[Approval] = []
         for team in await off_loop(self._storage.approvals.teams_with_pending):
             client = await self._bots.get(team)
@@ -107,6 +117,10 @@ class ApprovalSweeper:
     async def recover_once(self) -> list[Approval]:
         """Settle every team's abandoned requests now; returns them.  A team the bot cannot
         post in still has them settled (and audited), only its cards stay as they are."""
+        with self._flow.registry.using():
+            return await self._recover_once()
+
+    async def _recover_once(self) -> list[Approval]:
         by_team: dict[str, list[Approval]] = {}
         for approval in await off_loop(
             self._storage.approvals.abandoned, approved_grace=APPROVED_GRACE

@@ -30,9 +30,9 @@ from typing import Any
 from callcenter import CallCenter
 from callcenter.errors import CallCenterError
 from commands.approvals import actions
-from commands.approvals.actions import Observation
 from commands.approvals.flow import ApprovalFlow, plain_message
 from commands.approvals.workflow import NOT_RUN_TEXT
+from commands.kernel.actions import Observation
 from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage

@@ -34,6 +34,10 @@ Meta = dict[str, Any]
 """The modal's ``private_metadata``, as JSON."""
 INTERACTIVITY_INPUT = "interactivity"
 """Every step's input of type ``slack#/types/interactivity``: who runs it."""
+OPEN_CAMPAIGN = "campaign_open"
+"""The Open campaign button (``campaign_open_<n>``, its value the campaign's UUID): the
+campaigns family answers it, and the cards of other families (a lead, a call, a digest,
+an alert) place it, so its id lives here, below both."""
 
 
 @dataclass(frozen=True)

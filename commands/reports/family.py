@@ -88,4 +88,5 @@ FAMILY = Family(
             role=Role.VIEWER,
         ),
     ),
+    home=wallboard.wallboard,
 )

@@ -14,7 +14,6 @@ from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
@@ -328,7 +327,7 @@ async def test_a_prompt_too_old_to_rewrite_is_corrected_when_withdraw_is_clicked
     """Slack lets a prompt be rewritten for 30 minutes; a request decided later (a long
     expiry) leaves the button, and its click shows how the request ended."""
     rt, clock = clocked
-    update_policy(rt.storage.policies, TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
+    update_policy(rt.storage.policies, TEAM, "campaign.start", expiry_seconds=2 * 3600)
     target, card = await requested_start(rt, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     clock.advance(40 * 60)

@@ -9,11 +9,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import commands
-from commands.kernel.catalog import COMMANDS, find, usage_of
+from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.help import FAMILY_TITLES, help_command
 from storage import Role
 from tests.commands.helpers import payload, visible
+from tests.registry import CATALOG
 
 
 def _ctx(role: Role = Role.VIEWER) -> CommandContext:
@@ -24,9 +25,9 @@ def _ctx(role: Role = Role.VIEWER) -> CommandContext:
 async def test_help_lists_every_command_by_family() -> None:
     reply = await help_command(_ctx(), [])
     text = visible(reply)
-    for spec in COMMANDS:
+    for spec in CATALOG.commands:
         assert spec.usage.replace("<", "&lt;").replace(">", "&gt;") in text
-    for family in {s.family for s in COMMANDS}:
+    for family in {s.family for s in CATALOG.commands}:
         assert FAMILY_TITLES[family] in text
     payload(reply)
 
@@ -96,6 +97,6 @@ def test_every_usage_a_command_quotes_is_in_the_catalog() -> None:
                 quoted.add(str(node.args[0].value))
     assert len(quoted) > 20
     for name in quoted:
-        assert usage_of(name) == find(name).usage  # type: ignore[union-attr]
+        assert usage_of(name) == CATALOG.find(name).usage  # type: ignore[union-attr]
     with pytest.raises(LookupError):
         usage_of("no such command")

@@ -21,7 +21,6 @@ from cryptography.fernet import Fernet
 
 from callcenter import CallCenter
 from commands.dispatch import dispatch
-from commands.kernel.catalog import COMMANDS
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.reply import OpenModal, Reply, UpdateModal
@@ -30,6 +29,7 @@ from commands.reports.wallboard import not_connected_home, status_modal, wallboa
 from emulators.pbx.testing import EmulatorServer
 from storage import Role, SecretBox, Storage
 from tests.i18n.shown import data_words, english_left, shown
+from tests.registry import APP, CATALOG
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM = "T1"
@@ -179,7 +179,9 @@ def english_command_words(texts: list[str]) -> list[str]:
     """``/callops privacy erase`` in a Vietnamese text: a command pointed to by its English
     words, where the reader types the alias (``/callops rieng-tu xoa``).  The help's
     "``/callops xem-chien-dich <tên>`` hoặc ``/callops campaign <tên>``" names both."""
-    english = {spec.words[0] for spec in COMMANDS} - {spec.alias.split()[0] for spec in COMMANDS}
+    english = {spec.words[0] for spec in CATALOG.commands} - {
+        spec.alias.split()[0] for spec in CATALOG.commands
+    }
     return [
         f"{word} in {text[:160]!r}"
         for text in texts
@@ -212,14 +214,16 @@ async def test_every_command_reads_in_vietnamese(
 ) -> None:
     calls = (await cc.calls.list()).data
     commands = typed(pbx, calls[0].call_id if calls else "no-such-call")
-    assert set(commands) == {c.name for c in COMMANDS}, "a command of the catalog is not run"
+    assert set(commands) == {c.name for c in CATALOG.commands}, (
+        "a command of the catalog is not run"
+    )
     ctx = context(cc, storage, pbx)
     lines = [*(text for texts in commands.values() for text in texts), "chiendich", "disconnect"]
     data = await seeded(pbx, cc)
     problems: list[str] = []
     with use_audience(VI):
         for text in lines:
-            outcome = await dispatch(ctx, text)
+            outcome = await dispatch(ctx, text, registry=APP)
             texts = outcome_texts(outcome)
             problems += [f"/callops {text}: {p}" for p in english_left(texts, data)]
             problems += [f"/callops {text}: {p}" for p in english_command_words(texts)]
