@@ -28,6 +28,7 @@ from commands.kernel.catalog import Catalog
 from commands.kernel.family import Family, HomeRenderer
 from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
+from commands.kernel.jobs import Job
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class Registry:
     catalog: Catalog
     actions: ActionTable
     interactions: Interactions
+    jobs: tuple[Job, ...]
+    """Every family's background jobs, in the families' order (``bot/jobs.py`` runs them)."""
     home: HomeRenderer | None
     """What the App Home tab shows (the one family that declares ``home``)."""
 
@@ -62,6 +65,9 @@ def build_registry(families: Iterable[Family]) -> Registry:
         for spec in family.commands
     ]
     groups = list(FAMILY_TITLES)
+    jobs = tuple(job for family in families for job in family.jobs)
+    if len({job.name for job in jobs}) != len(jobs):
+        raise ValueError(f"a background job is declared twice: {[job.name for job in jobs]}")
     homes = [family.home for family in families if family.home is not None]
     if len(homes) > 1:
         raise ValueError("more than one family declares the App Home tab")
@@ -83,5 +89,6 @@ def build_registry(families: Iterable[Family]) -> Registry:
             shortcuts=tuple(route for family in families for route in family.shortcuts),
             steps=tuple(route for family in families for route in family.steps),
         ),
+        jobs=jobs,
         home=homes[0] if homes else None,
     )

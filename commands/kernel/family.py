@@ -15,6 +15,7 @@ from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
+from commands.kernel.jobs import Job
 
 if TYPE_CHECKING:
     from slack_sdk.models.views import View
@@ -40,6 +41,8 @@ class Family:
     """Modals answered by the family's own handler (not a request)."""
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    """Its background work (``commands/kernel/jobs.py``), run by every serving process."""
     home: HomeRenderer | None = None
     """The App Home tab as it is now, for one person (the reports family's wallboard);
     one family of the app declares it, and ``PublishHome()`` shows it."""

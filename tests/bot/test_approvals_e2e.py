@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
@@ -39,6 +38,7 @@ from tests.bot.approval_helpers import (
     clocked,
     confirm,
     ephemeral_with,
+    jobs,
     prompt_for,
     puts,
     second_app,
@@ -352,7 +352,7 @@ async def test_the_background_sweep_updates_overdue_cards_by_itself(
     rt, clock = clocked
     target, card = await requested_start(rt, slack, pbx)
     clock.advance(31 * 60)
-    sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt), every=0.05)
+    sweeper = jobs(rt, every=0.05)
     sweeper.start()
     try:
         expired = await card_now(slack, APPROVALS, card["ts"], settled)
