@@ -66,7 +66,8 @@ def test_default_policy_follows_the_design() -> None:
         "campaign.pause_all",
         "notify.rotate",
     }
-    assert set(DEFAULT_POLICY) == approval | confirm
+    # Every kind DESIGN.md names is declared; a kind added later states its own default.
+    assert approval | confirm <= set(DEFAULT_POLICY)
     for kind, policy in DEFAULT_POLICY.items():
         assert policy.expiry_seconds == 30 * 60
         assert policy.allow_self_approval is False
