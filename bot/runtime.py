@@ -4,7 +4,7 @@
 only what it uses (the storage, the service clients, the bot's Slack clients, the time-zone
 lookup), never the runtime.  Listeners get the runtime through ``register(app, runtime)``,
 never through globals, so a test can run two apps (two processes' worth of state) side by
-side.  Starting and stopping the workers (scheduler, call feed, approval sweeper) is the
+side.  Starting and stopping the workers (scheduler, call feed, the families' jobs) is the
 business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app``.
 """
 

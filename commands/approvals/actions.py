@@ -8,9 +8,9 @@ service call that was approved (``execute``), and says what the kind takes by de
 in ``commands/kernel/actions.py``; each family lists its own in its ``FAMILY``, and
 ``commands/registry.py`` builds one ``ActionTable`` from the families the app was given.
 
-The workflow's functions are called deep inside a request, a form or the sweeper, so the
+The workflow's functions are called deep inside a request, a form or a background job, so the
 table they read is the one in use in that task (``using``: set by the dispatcher and the
-sweeper from the app's own registry, never by importing a module); outside one,
+jobs runner from the app's own registry, never by importing a module); outside one,
 ``in_use`` fails loudly rather than guessing.
 """
 
