@@ -29,12 +29,13 @@ from typing import Any
 
 import pytest
 
-import commands.families  # noqa: F401  (as the app: the approval workflow reads its actions)
 from callcenter.addresses import LOOPBACK_NETWORKS
+from commands.registry import Registry
 from commands.reports.figures import SHARED
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
+from tests.registry import APP
 
 # A store call made on the event loop fails the test that made it (storage.offload), in
 # this process and in every process a test starts: a forgotten ``off_loop`` cannot hide.
@@ -44,6 +45,13 @@ set_loop_guard("strict")
 # as the call-center service's address (callcenter.addresses); tests that check that
 # refusal give their own settings.
 os.environ["CALLOPS_SERVICE_NETWORKS"] = LOOPBACK_NETWORKS
+
+
+@pytest.fixture(autouse=True)
+def app_registry() -> Iterator[Registry]:
+    with APP.using():
+        yield APP
+
 
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")

@@ -25,7 +25,6 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from commands.approvals import actions
-from commands.approvals.actions import execution_env
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     CANCEL_ACTION,
@@ -43,10 +42,10 @@ from commands.approvals.workflow import (
     state_name,
     title_of,
 )
+from commands.kernel.actions import Proposal, execution_env
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, current_language
 from commands.kernel.modals import modal
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, context_line, error, section
 from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode, Storage

@@ -14,7 +14,6 @@ import logging
 from dataclasses import KW_ONLY, dataclass
 
 from commands.approvals import actions
-from commands.approvals.actions import ExecutionEnv, execution_env
 from commands.approvals.cards import asked, card, concluded, outcome_note
 from commands.approvals.workflow import (
     cancel,
@@ -26,6 +25,7 @@ from commands.approvals.workflow import (
     run_approved,
     step_outcome,
 )
+from commands.kernel.actions import ExecutionEnv, execution_env
 from commands.kernel.audiences import for_person
 from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext, Messenger, StepExecution

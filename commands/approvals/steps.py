@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from commands.approvals.cards import open_for
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import RequestRefused, step_outcome
+from commands.kernel.actions import Proposal
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import StepRun
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Nothing, Outcome, StepFailed, StepPending
 from storage import ApprovalState
 from storage.offload import off_loop

@@ -34,7 +34,6 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
     post_language,
@@ -47,7 +46,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options, unescape_slack
 from commands.kernel.i18n import N_, _, ngettext, use_audience
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Post, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
@@ -282,7 +281,7 @@ def fired_message(
                 ),
                 ButtonElement(
                     text=_("Open campaign"),
-                    action_id=f"{OPEN_ACTION}_0",
+                    action_id=f"{OPEN_CAMPAIGN}_0",
                     value=stats.campaign_uuid,
                 ),
             ]

@@ -33,12 +33,11 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter
 from callcenter.models import AgentTime
-from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
@@ -538,7 +537,7 @@ def _buttons(
         ButtonElement(
             text=truncate(_("Open {name}").format(name=s.name or _("campaign")), 75),
             # Unique within the message: Slack refuses repeated action ids.
-            action_id=f"{OPEN_ACTION}_{i}",
+            action_id=f"{OPEN_CAMPAIGN}_{i}",
             value=s.campaign_uuid,
         )
         for i, s in enumerate(shown[:MAX_CAMPAIGN_BUTTONS])

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
 from commands.directory import groups, listings, users
+from commands.kernel.actions import APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.forms import Form
@@ -98,7 +97,8 @@ FAMILY = Family(
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.GROUP_CREATE,
+            kind=groups.CREATE_KIND,
+            policy=APPROVAL,
             title=N_("Create a group"),
             confirm_label=N_("Create the group"),
             params=groups.GroupCreateParams,
@@ -107,7 +107,8 @@ FAMILY = Family(
             unknown_outcome=N_("the group may or may not have been created"),
         ),
         ActionSpec(
-            kind=ActionKind.GROUP_UPDATE,
+            kind=groups.UPDATE_KIND,
+            policy=APPROVAL,
             title=N_("Change a group"),
             confirm_label=N_("Save the group"),
             params=groups.GroupUpdateParams,
@@ -116,7 +117,8 @@ FAMILY = Family(
             unknown_outcome=N_("the group may or may not have been changed"),
         ),
         ActionSpec(
-            kind=ActionKind.USER_UPDATE,
+            kind=users.UPDATE_KIND,
+            policy=APPROVAL,
             title=N_("Change a user"),
             confirm_label=N_("Save the user"),
             params=users.UserUpdateParams,

@@ -34,10 +34,16 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
 from commands.campaigns.control import CampaignRef
+from commands.kernel.actions import (
+    ActionParams,
+    ActionRefused,
+    ActionResult,
+    ExecutionEnv,
+    Observation,
+    Proposal,
+)
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.catalog import usage_for_reader
@@ -47,7 +53,6 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.matching import alternatives, suggest
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
@@ -58,6 +63,10 @@ from commands.kernel.resolve import (
 from commands.kernel.text import clip, code, escape, number, truncate
 from storage import NotificationRoute, Storage
 from storage.offload import off_loop
+
+ATTACH_KIND = "notify.attach"
+ROTATE_KIND = "notify.rotate"
+"""The kinds of action declared in this family's ``FAMILY``, with their requests."""
 
 CALLBACK_PREFIX = "/callbacks/"
 
@@ -577,7 +586,7 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     note = None
     if stale and reattach:
         note = _("To rotate without moving them: `/callops notify rotate only`.")
-    return await propose(ctx, Proposal(ActionKind.NOTIFY_ROTATE, params, prompt_note=note))
+    return await propose(ctx, Proposal(ROTATE_KIND, params, prompt_note=note))
 
 
 def host_of(url: str) -> str:
@@ -609,7 +618,7 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
         callback_token_url=url,
         replaces_host=host_of(campaign.callback_url) if campaign.callback_url else None,
     )
-    return await propose(ctx, Proposal(ActionKind.NOTIFY_ATTACH, params))
+    return await propose(ctx, Proposal(ATTACH_KIND, params))
 
 
 class AttachParams(ActionParams):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import ADMIN_APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -65,7 +64,8 @@ FAMILY = Family(
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.PRIVACY_ERASE,
+            kind=erase.ERASE_KIND,
+            policy=ADMIN_APPROVAL,
             title=N_("Erase a customer's data"),
             confirm_label=N_("Erase"),
             params=erase.EraseParams,

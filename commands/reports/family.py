@@ -91,4 +91,5 @@ FAMILY = Family(
             role=Role.VIEWER,
         ),
     ),
+    home=wallboard.wallboard,
 )

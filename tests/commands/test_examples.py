@@ -10,10 +10,11 @@ read every command in both languages.
 from __future__ import annotations
 
 from commands.families import FAMILIES
-from commands.kernel.catalog import CommandSpec, match
+from commands.kernel.catalog import CommandSpec
 from commands.kernel.grammar import tokenize
 from commands.kernel.help import example_line
 from commands.kernel.i18n import Audience, use_audience
+from tests.registry import CATALOG
 
 SPECS: tuple[CommandSpec, ...] = tuple(spec for family in FAMILIES for spec in family.commands)
 
@@ -32,13 +33,13 @@ def test_every_example_runs_its_own_command_in_english_and_in_vietnamese() -> No
     wrong: list[str] = []
     for spec in SPECS:
         for example in spec.examples:
-            english = match(tokenize(example))
+            english = CATALOG.match(tokenize(example))
             if english is None or english[0].name != spec.name:
                 wrong.append(f"{spec.name}: {example!r} runs {english and english[0].name}")
                 continue
             with use_audience(Audience(language="vi")):
                 typed = example_line(spec, example)
-            vietnamese = match(tokenize(typed))
+            vietnamese = CATALOG.match(tokenize(typed))
             if not typed.startswith(spec.alias) or vietnamese != english:
                 wrong.append(f"{spec.name}: {typed!r} runs {vietnamese and vietnamese[0].name}")
     assert not wrong, "\n".join(wrong)

@@ -8,19 +8,20 @@ from pathlib import Path
 import pytest
 
 import commands
-from commands.kernel.catalog import COMMANDS, find, usage_of
+from commands.kernel.catalog import usage_of
 from commands.kernel.help import FAMILY_TITLES, help_command
 from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import payload, visible
+from tests.registry import CATALOG
 
 
 async def test_help_lists_every_command_by_family(unconnected: MakeContext) -> None:
     reply = await help_command(unconnected(), [])
     text = visible(reply)
-    for spec in COMMANDS:
+    for spec in CATALOG.commands:
         assert spec.usage.replace("<", "&lt;").replace(">", "&gt;") in text
-    for family in {s.family for s in COMMANDS}:
+    for family in {s.family for s in CATALOG.commands}:
         assert FAMILY_TITLES[family] in text
     payload(reply)
 
@@ -92,6 +93,6 @@ def test_every_usage_a_command_quotes_is_in_the_catalog() -> None:
                 quoted.add(str(node.args[0].value))
     assert len(quoted) > 20
     for name in quoted:
-        assert usage_of(name) == find(name).usage  # type: ignore[union-attr]
+        assert usage_of(name) == CATALOG.find(name).usage  # type: ignore[union-attr]
     with pytest.raises(LookupError):
         usage_of("no such command")

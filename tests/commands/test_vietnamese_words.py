@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.kernel.catalog import COMMANDS, match
 from commands.kernel.grammar import parse_direction
 from commands.kernel.help import help_command, nearest_commands
 from commands.kernel.i18n import Audience, _, use_audience
@@ -15,32 +14,33 @@ from commands.kernel.periods import parse_moment, parse_period
 from commands.kernel.reply import error, plain_words
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import payload, visible
+from tests.registry import CATALOG
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 VI = Audience(language="vi")
 
 
 def test_every_command_has_its_own_alias_of_plain_words() -> None:
-    aliases = [spec.alias for spec in COMMANDS]
+    aliases = [spec.alias for spec in CATALOG.commands]
     assert all(aliases), "every command has a Vietnamese alias"
     assert len({fold(a) for a in aliases}) == len(aliases), "no two commands share an alias"
-    english = {spec.words for spec in COMMANDS}
-    for spec in COMMANDS:
+    english = {spec.words for spec in CATALOG.commands}
+    for spec in CATALOG.commands:
         assert spec.alias == spec.alias.lower() and spec.alias.isascii(), spec.alias
         assert spec.alias_words not in english, f"{spec.alias} is also an English command"
 
 
 def test_an_alias_is_found_hyphenated_spaced_or_with_its_diacritics() -> None:
-    for spec in COMMANDS:
+    for spec in CATALOG.commands:
         for typed in (spec.alias, spec.alias.replace("-", " "), spec.alias.upper()):
-            found = match([*typed.split(), "rest"])
+            found = CATALOG.match([*typed.split(), "rest"])
             assert found is not None and found[0] is spec, typed
             assert found[1] == ["rest"], typed
-    found = match(["Chiến", "dịch"])
+    found = CATALOG.match(["Chiến", "dịch"])
     assert found is not None and found[0].name == "campaigns" and found[1] == []
-    found = match(["dừng", "Summer"])
+    found = CATALOG.match(["dừng", "Summer"])
     assert found is not None and found[0].name == "stop" and found[1] == ["Summer"]
-    found = match(["Tạm-dừng", "tất", "cả"])
+    found = CATALOG.match(["Tạm-dừng", "tất", "cả"])
     assert found is not None and found[0].name == "pause all" and found[1] == []
 
 
@@ -55,16 +55,16 @@ def test_the_longest_command_wins_in_either_language() -> None:
         (["nhom"], "groups"),
         (["digest", "add"], "digest add"),
     ):
-        found = match(typed)
+        found = CATALOG.match(typed)
         assert found is not None and found[0].name == name, typed
 
 
 def test_a_word_is_never_split_and_english_still_parses_as_before() -> None:
-    assert match(["chien"]) is None
-    assert match(["tam-dungx"]) is None
-    found = match(["campaign", "summer-sale"])
+    assert CATALOG.match(["chien"]) is None
+    assert CATALOG.match(["tam-dungx"]) is None
+    found = CATALOG.match(["campaign", "summer-sale"])
     assert found is not None and found[0].name == "campaign" and found[1] == ["summer-sale"]
-    found = match(["Digest", "Add", "#x"])
+    found = CATALOG.match(["Digest", "Add", "#x"])
     assert found is not None and found[0].name == "digest add" and found[1] == ["#x"]
 
 
@@ -101,7 +101,7 @@ async def test_help_in_vietnamese_lists_every_alias_beside_its_english_word(
     with use_audience(VI):
         reply = await help_command(unconnected(), [])
         text = visible(reply)
-        for spec in COMMANDS:
+        for spec in CATALOG.commands:
             assert f"(`{spec.name}`) {_(spec.summary)}" in text.replace("&lt;", "<").replace(
                 "&gt;", ">"
             ), spec.name

@@ -23,7 +23,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 from callcenter import CallCenter
 from commands.dispatch import dispatch
 from commands.families import FAMILIES
-from commands.kernel.catalog import COMMANDS
 from commands.kernel.context import CommandContext
 from commands.kernel.help import example_line
 from commands.kernel.i18n import Audience, use_audience
@@ -35,6 +34,7 @@ from emulators.slack import APPROVALS, CALL_CENTER, SlackStandIn
 from storage import Role, SecretBox, Storage
 from tests.contexts import command_context
 from tests.i18n.shown import data_words, english_left, shown
+from tests.registry import APP, CATALOG
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM = "T1"
@@ -232,7 +232,9 @@ def english_command_words(texts: list[str]) -> list[str]:
     """``/callops privacy erase`` in a Vietnamese text: a command pointed to by its English
     words, where the reader types the alias (``/callops rieng-tu xoa``).  The help's
     "``/callops xem-chien-dich <tên>`` hoặc ``/callops campaign <tên>``" names both."""
-    english = {spec.words[0] for spec in COMMANDS} - {spec.alias.split()[0] for spec in COMMANDS}
+    english = {spec.words[0] for spec in CATALOG.commands} - {
+        spec.alias.split()[0] for spec in CATALOG.commands
+    }
     return [
         f"{word} in {text[:160]!r}"
         for text in texts
@@ -270,7 +272,7 @@ async def test_every_command_reads_in_vietnamese(
     problems: list[str] = []
     with use_audience(VI):
         for text in lines:
-            outcome = await dispatch(ctx, text)
+            outcome = await dispatch(ctx, text, registry=APP)
             texts = outcome_texts(outcome)
             problems += [f"/callops {text}: {p}" for p in english_left(texts, data)]
             problems += [f"/callops {text}: {p}" for p in english_command_words(texts)]
