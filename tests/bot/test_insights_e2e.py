@@ -1,0 +1,149 @@
+"""``/callops insights`` end to end, over call records seeded in the emulator for chosen
+days (Mondays of May and June 2026, Vietnam time): every figure in the reply is counted
+by hand below, whatever the time of day the test runs at."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.runtime import Runtime
+from commands.rules.guard import DECREE_HOURS
+from emulators.pbx.fakedata import cdr_row
+from emulators.pbx.schema import CDR_INSERT
+from emulators.pbx.testing import EmulatorServer
+from emulators.slack import TEAM, SlackStandIn
+from tests.bot.test_commands_e2e import ask, campaigns_of, shown
+
+VN = ZoneInfo("Asia/Ho_Chi_Minh")
+DAY = date(2026, 6, 1)
+"""A Monday long before the emulator's seeded month: only these records are in it."""
+WEEKS_BEFORE = [DAY - timedelta(weeks=w) for w in (4, 3, 2, 1)]
+VIETTEL, VINAPHONE = "0961234567", "0912345678"
+
+
+def record(
+    day: date, hour: int, n: int, campaign: str, *, answered: bool, **kw: Any
+) -> tuple[Any, ...]:
+    """One call at ``hour``:``n`` Vietnam time on ``day``."""
+    start = datetime(day.year, day.month, day.day, hour, n % 60, tzinfo=VN).timestamp()
+    talk = int(kw.pop("billsec", 60)) if answered else 0
+    wait = int(kw.pop("wait", 10))
+    fields = {
+        "id": f"ins-{campaign[:8]}-{day}-{hour}-{n}",
+        "direction": kw.pop("direction", "outbound"),
+        "status": "answered" if answered else "no-answered",
+        "billsec": talk,
+        "duration": talk + wait,
+        "campaign_uuid": campaign,
+        "time_started": datetime.fromtimestamp(start, VN)
+        .astimezone(ZoneInfo("UTC"))
+        .strftime("%Y-%m-%d %H:%M:%S"),
+        **kw,
+    }
+    return (int(start), int(start) + talk + wait, fields)
+
+
+def seed(pbx: EmulatorServer, rows: list[tuple[Any, ...]]) -> None:
+    emu = pbx.emulator
+    domain = emu.domain_by_name("demo")
+    assert domain is not None
+    with emu.store.tx() as conn:
+        conn.executemany(
+            CDR_INSERT, [cdr_row(domain.domain_uuid, s, e, fields) for s, e, fields in rows]
+        )
+
+
+def outbound_month(campaign: str) -> list[tuple[Any, ...]]:
+    """Four usual Mondays: at 09:00 20 calls, half to Viettel, answered 10, 10, 12, 10
+    (5, 5, 6, 5 on each network); at 10:00 20 calls, 14 answered; at 07:00, before the
+    calling hours, 20 calls, 18 answered.  Then the day: at
+    09:00 20 calls, 6 answered: Viettel 1 of 10, Vinaphone 5 of 10; extension 1001 takes
+    five answered calls of 60 s, 1002 one of 240 s."""
+    rows = []
+    for day, answered in zip(WEEKS_BEFORE, (10, 10, 12, 10), strict=True):
+        for n in range(20):
+            viettel = n % 2 == 0
+            per_network = answered // 2
+            rows.append(
+                record(day, 9, n, campaign, answered=n // 2 < per_network,
+                       to_number=VIETTEL if viettel else VINAPHONE, extension="1001")
+            )  # fmt: skip
+            rows.append(record(day, 10, n, campaign, answered=n < 14, to_number=VIETTEL))
+            rows.append(record(day, 7, n, campaign, answered=n < 18, to_number=VIETTEL))
+    for n in range(10):  # Viettel: the first one answered, by 1002 in 240 s
+        rows.append(
+            record(DAY, 9, n, campaign, answered=n == 0, to_number=VIETTEL,
+                   extension="1002" if n == 0 else "1001", billsec=240)
+        )  # fmt: skip
+    for n in range(10, 20):  # Vinaphone: five answered, by 1001 in 60 s
+        rows.append(
+            record(DAY, 9, n, campaign, answered=n < 15, to_number=VINAPHONE, extension="1001")
+        )
+    return rows
+
+
+async def test_insights_of_a_chosen_day_in_both_languages(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, outbound_month(campaign.campaign_uuid))
+    app.storage.calling_rules.set_hours(TEAM, DECREE_HOURS)
+    reply = shown(await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01"))
+    assert campaign.campaign_name in reply and "01/06/2026" in reply
+    assert "20 calls that day" in reply and "usual levels from 240 call records" in reply
+    # 09:00: 6 of 20 answered, 30%; usual 50, 50, 60, 50: median 50, MAD 0, so the
+    # least half width, 45-55%; 30% is (45 - 30) / 10 = 1.5 band widths below.
+    assert "Mon 09:00" in reply
+    assert "*30.0%* · usual 50.0% (45.0%–55.0%) · :arrow_down: 1.5 band widths below" in reply
+    # Calls: 20 each week, band 16-24 (20 % of the usual), and 20 now.
+    assert "this hour *20* · usual 20 (16–24) · within it" in reply
+    # Best hours on Mondays within 08:00-17:00: 10:00 (70%) then 09:00 (50%); 07:00's
+    # 90% is outside the calling hours.
+    assert "Mon: 10:00 70%, 09:00 50%" in reply and "08:00–17:00" in reply
+    assert "07:00" not in reply
+    # Viettel answered 1 of 10 against 45-55% (5, 5, 6, 5 of 10): 3.5 widths below;
+    # Vinaphone's 50% is usual.
+    assert "*Viettel*: 10.0% of 10 calls · usual 50.0% (45.0%–55.0%)" in reply
+    assert ":arrow_down: 3.5 band widths below" in reply and "*Vinaphone*" not in reply
+    # Team AHT (5 × 60 + 240) / 6 = 90 s; 1001 alone answered five.
+    assert "team AHT 1m 30s, answer rate 30.0%" in reply
+    assert "`1001`: AHT 1m 00s · answer rate 26.3% · 5 answered" in reply
+    assert "`1002`" not in reply
+    assert "wrap-up" in reply
+
+    await ask(slack, "ngon-ngu vi")
+    vietnamese = shown(await ask(slack, f"phan-tich {campaign.campaign_uuid} 2026-06-01"))
+    assert "Giờ gọi tốt nhất" in vietnamese and "T2 09:00" in vietnamese
+    assert "30,0%" in vietnamese and "Best hours" not in vietnamese
+
+
+def inbound_month(campaign: str) -> list[tuple[Any, ...]]:
+    """Four usual Mondays at 10:00: 60 inbound calls, all answered by 1003 after 10 s, in
+    180 s; at 11:00, 30 calls.  The day itself: no calls."""
+    rows = []
+    for day in WEEKS_BEFORE:
+        for n in range(60):
+            rows.append(
+                record(day, 10, n, campaign, answered=True, direction="inbound",
+                       from_number=VIETTEL, extension="1003", billsec=180)
+            )  # fmt: skip
+        for n in range(30):
+            rows.append(
+                record(day, 11, n, campaign, answered=True, direction="inbound",
+                       from_number=VINAPHONE, extension="1003", billsec=180)
+            )  # fmt: skip
+    return rows
+
+
+async def test_insights_of_an_inbound_queue_staff_its_busiest_hour(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type == "inbound")
+    seed(pbx, inbound_month(campaign.campaign_uuid))
+    reply = shown(await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01"))
+    # 60 calls an hour of 180 s: 3 erlangs; Erlang C gives 80% within 20 s with 5.
+    assert "the usual busiest hour (Mon 10:00): usual 60 calls, AHT 3m 00s" in reply
+    assert "*5 agents* needed for 80% answered within 20 s" in reply
+    assert "No calls that day yet." in reply and "Best hours" not in reply
