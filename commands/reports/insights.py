@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from slack_sdk.models.blocks import Block, HeaderBlock
+from slack_sdk.models.blocks import (
+    Block,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
 
 from callcenter import CallCenter
 from callcenter.models import Campaign
@@ -32,9 +38,18 @@ from commands.kernel.grammar import UsageError, split_options
 from commands.kernel.i18n import N_, _
 from commands.kernel.matching import fold
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS, PeriodError, Window, parse_moment
-from commands.kernel.reply import Reply, context_line, section
+from commands.kernel.reply import Reply, context_line, labelled, section
 from commands.kernel.resolve import CampaignNotFound, all_campaigns, find_campaign
-from commands.kernel.text import campaign_label, clip, code, duration, escape, number, percent
+from commands.kernel.text import (
+    campaign_label,
+    clip,
+    code,
+    duration,
+    escape,
+    number,
+    percent,
+    truncate,
+)
 from commands.reports.erlang import agents_needed
 from commands.reports.figures import agent_figures
 from commands.reports.kpis import SERVICE_LEVEL_SECONDS, KpiCounts, KpiTally
@@ -733,3 +748,53 @@ async def insights(ctx: CommandContext, args: list[str]) -> Reply:
         allowed = rules.hours_of(campaign.campaign_uuid) if campaign else rules.hours
     found_insights = await gather_insights(cc, day, campaign=campaign, allowed=allowed, now=now)
     return insights_reply(found_insights)
+
+
+# --- the digest's section and the Home tab's tile ------------------------------------------
+
+DAY_KPIS = ("answer_rate", "asr", "acd", "aht", "service_level", "abandonment", "asa")
+"""The KPIs of the day a digest or the Home tab shows, when the day has them."""
+
+
+def kpi_pairs(ins: Insights) -> list[tuple[str, str]]:
+    """The day's KPIs (label, value) that have a value, in ``DAY_KPIS``' order."""
+    days = {line.key: line.day_value for line in ins.lines}
+    return [
+        (_(KPI_NAMES[key]), show(key, days[key])) for key in DAY_KPIS if days.get(key) is not None
+    ]
+
+
+def insights_blocks(ins: Insights | str | None) -> list[Block]:
+    """The insights in a few lines: a digest's ``insights`` section and the Home tab's
+    tile.  ``ins`` may be why they could not be read (escaped words)."""
+    if ins is None:
+        return []
+    if isinstance(ins, str):
+        return [
+            DividerBlock(),
+            section(_(":warning: *Insights unavailable*: {reason}.").format(reason=ins)),
+        ]
+    head = _("*Insights* · {scope}, {day}").format(
+        scope=scope_words(ins), day=f"{weekday_word(ins.weekday)} {ins.day:%d/%m/%Y}"
+    )
+    body = "\n".join(summary_lines(ins))
+    blocks: list[Block] = [DividerBlock()]
+    pairs = kpi_pairs(ins)
+    if pairs:
+        blocks.append(
+            SectionBlock(
+                text=MarkdownTextObject(text=truncate(f"{head}\n{body}", 3000)),
+                fields=labelled(pairs),
+            )
+        )
+    else:
+        blocks.append(section(truncate(f"{head}\n{body}", 3000)))
+    blocks.append(
+        context_line(
+            _(
+                ":information_source: Hours are Vietnam time; usual levels from the four "
+                "weeks before; `/callops insights` shows the whole analysis."
+            )
+        )
+    )
+    return blocks

@@ -4,17 +4,31 @@ by hand below, whatever the time of day the test runs at."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from bot.runtime import Runtime
+from bot.settings import Settings
+from callcenter import CallCenter
+from callcenter.models import ActiveCallList
+from commands.kernel.context import CommandContext
+from commands.kernel.i18n import use_language
+from commands.reports.insights import gather_insights
+from commands.reports.wallboard import Snapshot, Unavailable, wallboard_view
 from commands.rules.guard import DECREE_HOURS
 from emulators.pbx.fakedata import cdr_row
 from emulators.pbx.schema import CDR_INSERT
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage import Role
+from tests.bot.digest_helpers import FakeClock, app_with_clock, digests_in
 from tests.bot.test_commands_e2e import ask, campaigns_of, shown
+from tests.bot.test_home_e2e import home_after
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
 DAY = date(2026, 6, 1)
@@ -147,3 +161,69 @@ async def test_insights_of_an_inbound_queue_staff_its_busiest_hour(
     assert "the usual busiest hour (Mon 10:00): usual 60 calls, AHT 3m 00s" in reply
     assert "*5 agents* needed for 80% answered within 20 s" in reply
     assert "No calls that day yet." in reply and "Best hours" not in reply
+
+
+@pytest.fixture
+async def clocked(
+    settings: Settings, slack: SlackStandIn, pbx: EmulatorServer
+) -> AsyncIterator[Runtime]:
+    """The app with storage's clock in May 2026: a digest made then is due in June."""
+    clock = FakeClock(datetime(2026, 5, 1, tzinfo=VN))
+    async with app_with_clock(settings, slack, pbx, clock) as rt:
+        yield rt
+
+
+async def test_a_digest_with_the_insights_section(
+    clocked: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, outbound_month(campaign.campaign_uuid))
+    clocked.storage.calling_rules.set_hours(TEAM, DECREE_HOURS)
+    made = shown(
+        await ask(
+            slack,
+            f"digest add #call-center daily 08:00 {campaign.campaign_uuid} "
+            "sections=totals,insights",
+        )
+    )
+    assert "Sections: totals, insights." in made
+    report = await clocked.scheduler.run_due(datetime(2026, 6, 2, 8, 0, tzinfo=VN))
+    assert report.posted == 1
+    digest = shown(digests_in(slack, CALL_CENTER)[-1])
+    # The same figures as the insights reply of that Monday (counted above).
+    assert f"*Insights* · {campaign.campaign_name}, Mon 01/06/2026" in digest
+    assert "Outside the usual at 09:00: Answer rate 30.0% (usual 50.0% (45.0%–55.0%))" in digest
+    assert "Best hours to call: Mon 10:00 70%, 09:00 50%" in digest
+    assert "Below their usual answer rate: Viettel 10.0% (usual 50.0%)" in digest
+    # The day's KPIs beside it: ASR 30%, ACD and AHT 90 s.
+    assert "*ASR*\\n30.0%" in digest and "*AHT*\\n1m 30s" in digest
+    assert "Top agents" not in digest  # only the sections asked for
+
+
+async def test_the_home_tab_has_the_insights_tile(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    days = {datetime.now(VN).strftime("%d/%m/%Y")}
+    await slack.driver.app_home_opened(SUPERVISOR)
+    home = shown(await home_after(slack, SUPERVISOR, 1))
+    days.add(datetime.now(VN).strftime("%d/%m/%Y"))  # the test may straddle midnight
+    assert any("*Insights* · the whole call center, " in home and day in home for day in days)
+    assert "`/callops insights` shows the whole analysis" in home
+
+
+async def test_the_home_tile_of_a_chosen_day_in_both_languages(
+    app: Runtime, pbx: EmulatorServer
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, outbound_month(campaign.campaign_uuid))
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        found = await gather_insights(cc, DAY, campaign=campaign)
+    ctx = CommandContext(TEAM, SUPERVISOR, None, Role.VIEWER, tz=VN, cc=None)
+    snap = Snapshot([], [], ActiveCallList(), [], Unavailable("–"), datetime.now(VN), found)
+    english = json.dumps(wallboard_view(snap, ctx).to_dict(), ensure_ascii=False)
+    assert f"*Insights* · {campaign.campaign_name}, Mon 01/06/2026" in english
+    assert "Best hours to call: Mon 10:00 70%, 09:00 50%" in english
+    with use_language("vi"):
+        vietnamese = json.dumps(wallboard_view(snap, ctx).to_dict(), ensure_ascii=False)
+    assert "*Phân tích* · " in vietnamese and "Giờ gọi tốt nhất: T2 10:00 70%" in vietnamese
+    assert "Viettel 10,0% (thường lệ 50,0%)" in vietnamese
