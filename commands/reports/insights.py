@@ -32,6 +32,7 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter
 from callcenter.models import Campaign
+from commands.campaigns.cards import guess_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, split_options
@@ -39,7 +40,12 @@ from commands.kernel.i18n import N_, _
 from commands.kernel.matching import fold
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS, PeriodError, Window, parse_moment
 from commands.kernel.reply import Reply, context_line, labelled, section
-from commands.kernel.resolve import CampaignNotFound, all_campaigns, find_campaign
+from commands.kernel.resolve import (
+    CampaignMatch,
+    CampaignNotFound,
+    all_campaigns,
+    find_campaign,
+)
 from commands.kernel.text import (
     campaign_label,
     clip,
@@ -733,10 +739,13 @@ async def insights(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(_("{day} has not come yet.").format(day=day.isoformat()), usage)
     cc = ctx.client()
     campaign: Campaign | None = None
+    match: CampaignMatch | None = None
     if positional:
         query = " ".join(positional)
         try:
-            campaign = find_campaign(await all_campaigns(cc), query, take_guess=True).campaign
+            # Read-only: a clear nearest name is taken for a typo, and said so.
+            match = find_campaign(await all_campaigns(cc), query, take_guess=True)
+            campaign = match.campaign
         except CampaignNotFound as exc:
             raise UsageError(
                 _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
@@ -747,7 +756,11 @@ async def insights(ctx: CommandContext, args: list[str]) -> Reply:
         rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
         allowed = rules.hours_of(campaign.campaign_uuid) if campaign else rules.hours
     found_insights = await gather_insights(cc, day, campaign=campaign, allowed=allowed, now=now)
-    return insights_reply(found_insights)
+    reply = insights_reply(found_insights)
+    note = guess_note([match]) if match is not None else None
+    if note is not None:
+        reply.blocks.insert(1, note)
+    return reply
 
 
 # --- the digest's section and the Home tab's tile ------------------------------------------

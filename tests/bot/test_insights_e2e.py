@@ -227,3 +227,35 @@ async def test_the_home_tile_of_a_chosen_day_in_both_languages(
         vietnamese = json.dumps(wallboard_view(snap, ctx).to_dict(), ensure_ascii=False)
     assert "*Phân tích* · " in vietnamese and "Giờ gọi tốt nhất: T2 10:00 70%" in vietnamese
     assert "Viettel 10,0% (thường lệ 50,0%)" in vietnamese
+
+
+async def test_today_staffs_the_next_hour_against_the_agents_free_now(
+    pbx: EmulatorServer,
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type == "inbound")
+    rows = inbound_month(campaign.campaign_uuid)
+    rows += [
+        record(DAY, 9, n, campaign.campaign_uuid, answered=True, direction="inbound",
+               from_number=VIETTEL, extension="1003", billsec=180)
+        for n in range(30)
+    ]  # fmt: skip
+    seed(pbx, rows)
+    users = pbx.state("users")
+    busy = {p for call in pbx.live_calls("demo") for p in (call["source"], call["destination"])}
+    free = [
+        u
+        for u in users
+        if u["extension"] and u["user_status"] == "Available" and u["extension"] not in busy
+        and u.get("user_enabled") != "false"
+    ]  # fmt: skip
+    # "Now" is 09:30 on that Monday: the hour is in progress and the next is 10:00.
+    now = datetime(2026, 6, 1, 9, 30, tzinfo=VN)
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        found = await gather_insights(cc, DAY, campaign=campaign, now=now)
+    assert found.today and found.in_progress and found.hour == 9
+    calls = next(line for line in found.lines if line.key == "calls")
+    assert (calls.hour_value, calls.hour_band, calls.day_value) == (None, None, 30)
+    assert found.staffing is not None
+    assert (found.staffing.hour, found.staffing.calls, found.staffing.aht) == (10, 60, 180)
+    assert found.staffing.next_hour and found.staffing.needed == 5
+    assert free and found.staffing.ready == len(free)
