@@ -2,7 +2,9 @@
 
 ``DigestPoster`` is what ``digest run`` calls through ``CommandContext.digests`` and what
 the scheduler calls for each due slot: build the content against the workspace's service,
-post the message, upload the chart right after it, both through the process's
+post the message (the chart in it, when Slack draws it), upload the chart's PNG right
+after it when the workspace reads charts as images or the chart does not fit Slack's own,
+both through the process's
 ``SlackOutbox`` at the channel's pace.
 
 Each digest message carries Slack message metadata naming its digest and slot
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +42,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
+from commands.reports.chart_blocks import chart_mode
 from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
@@ -73,6 +76,8 @@ class Posted:
     channel: str
     ts: str
     chart_uploaded: bool
+    chart_inline: bool = False
+    """The chart went in the message itself (Slack's data_visualization block)."""
 
 
 def digest_metadata(digest_id: str, slot: str) -> dict[str, Any]:
@@ -190,6 +195,7 @@ class DigestPoster:
         # workspace's.
         with use_audience(for_channel(workspace, digest.language, own)):
             request = await with_rules_facts(self._storage, digest.team_id, request)
+            request = replace(request, chart_mode=chart_mode(workspace))
             content = await build_digest(cc, request)
         ts = await self.post_reply(
             digest.team_id,
@@ -203,7 +209,8 @@ class DigestPoster:
                 digest.team_id, digest.channel, content.chart_png, content.chart_filename,
                 content.chart_title,
             )  # fmt: skip
-        return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
+        inline = content.chart is not None and content.chart.native
+        return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded, chart_inline=inline)
 
     def _workspace_and_channel(
         self, team_id: str, channel: str

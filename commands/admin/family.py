@@ -90,11 +90,12 @@ FAMILY = Family(
             "cai-dat",
             N_(
                 "settings [language vi|en [#channel]] [timezone <IANA name>] "
-                "[names family-first|given-first] [mask-phones on|off] [retention <days>]"
+                "[names family-first|given-first] [mask-phones on|off] [retention <days>] "
+                "[charts native|image]"
             ),
             N_(
-                "Show or change the workspace's language, time zone, names, masked numbers "
-                "and how long customers' data stay in messages."
+                "Show or change the workspace's language, time zone, names, masked numbers, "
+                "how long customers' data stay in messages, and how charts are sent."
             ),
             Role.ADMIN,
             (
@@ -102,6 +103,7 @@ FAMILY = Family(
                 "settings language en #support",
                 "settings timezone Asia/Ho_Chi_Minh",
                 "settings mask-phones on",
+                "settings charts image",
             ),
             handler=settings.settings,
         ),

@@ -58,7 +58,14 @@ from commands.kernel.text import (
     zone_name,
 )
 from commands.kernel.values import OutOfDate, Token, Value, read_fields
-from commands.reports.chart import Bar, render_bar_chart
+from commands.reports.chart_blocks import (
+    DEFAULT_MODE,
+    ChartMode,
+    ChartParts,
+    ChartSpec,
+    Series,
+    chart_parts,
+)
 from commands.reports.figures import (
     ALL_DIALER,
     WHOLE,
@@ -106,11 +113,13 @@ CHART_TITLES = {
 
 @dataclass
 class DigestContent:
-    """One digest ready to post: the message, and the chart to upload after it."""
+    """One digest ready to post: the message (with the chart in it when Slack draws it),
+    and the chart's PNG to upload after it when the chart is sent as an image."""
 
     reply: Reply
     figures: CallFigures
     previous: CallFigures
+    chart: ChartParts | None = None
     chart_png: bytes | None = None
     chart_title: str = ""
     chart_filename: str = "digest.png"
@@ -148,6 +157,9 @@ class DigestRequest:
     calling_hours: tuple[int, int] = DECREE_HOURS
     """The calling rules' hours (Vietnam's minutes after midnight): the insights
     section's best hours to call lie within them."""
+    chart_mode: ChartMode = DEFAULT_MODE
+    """How the workspace reads charts (``settings charts``): drawn by Slack in the
+    message where the chart fits, or a PNG after it."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -321,6 +333,14 @@ async def build_digest(
                 )
             )
         )
+    chart: ChartParts | None = None
+    if "chart" in sections:
+        charted_figures = replace(charted, scope=scope) if separate_chart else current
+        stamp = period.end.strftime("%Y%m%d-%H%M")
+        filename = f"callops-digest-{request.digest_id or 'preview'}-{stamp}.png"
+        spec = _chart_spec(charted_figures, period, filename)
+        chart = await chart_parts(spec, request.chart_mode)
+        blocks.extend(chart.blocks)  # the summary, and the chart when Slack draws it
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:
@@ -329,7 +349,7 @@ async def build_digest(
                 id=escape(request.digest_id or ""), schedule=escape(request.schedule)
             )
         )
-    if "chart" in sections and request.chart_follows:
+    if chart is not None and not chart.native and request.chart_follows:
         footer.append(_("chart below"))
     if footer:
         blocks.append(context_line(" · ".join(footer)))
@@ -351,11 +371,10 @@ async def build_digest(
         previous=previous,
         campaigns=shown,
     )
-    if "chart" in sections:
-        chart = replace(charted, scope=scope) if separate_chart else current
-        content.chart_png, content.chart_title = await _chart(chart, period)
-        stamp = period.end.strftime("%Y%m%d-%H%M")
-        content.chart_filename = f"callops-digest-{request.digest_id or 'preview'}-{stamp}.png"
+    if chart is not None:
+        content.chart = chart
+        content.chart_png, content.chart_title = chart.png, chart.title
+        content.chart_filename = chart.filename
     return content
 
 
@@ -574,18 +593,16 @@ def _buttons(
     return ActionsBlock(elements=elements)
 
 
-async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str]:
+def _chart_spec(figures: CallFigures, period: DigestPeriod, filename: str) -> ChartSpec:
+    """The digest's chart: answered and not answered calls per hour (or per day), with
+    the busiest one said in words beside it."""
     window = figures.window
     interval = DigestPeriod(window.start, window.end, window.start, period.tz).interval
-    bars = [
-        Bar(
-            # Translators: a day's bar under the chart, a strftime format: "Mon 23".
-            label=moment.strftime("%H" if interval == "hour" else _("%a %d")),
-            answered=counts.answered,
-            not_answered=counts.calls - counts.answered,
-        )
-        for moment, counts in figures.buckets(interval)
-    ]
+    buckets = figures.buckets(interval)
+    # Translators: a day's bar under the chart, a strftime format: "Mon 23".
+    labels = tuple(m.strftime("%H" if interval == "hour" else _("%a %d")) for m, _c in buckets)
+    answered = tuple(float(c.answered) for _m, c in buckets)
+    missed = tuple(float(c.calls - c.answered) for _m, c in buckets)
     # Plain words in the picture and the file's title: no arrows, no dashes.
     to = pgettext("a span of time in a chart's title: 08:00 to 12:00", "to")
     span = window.label().replace(" → ", f" {to} ").replace("–", "-")
@@ -597,9 +614,40 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
         x_label = _("hour ({zone})").format(zone=zone)
     else:
         x_label = _("day ({zone})").format(zone=zone)
-    # Drawing and PNG encoding run in a thread, off the event loop the other digests share.
-    png = await asyncio.to_thread(render_bar_chart, bars, title=title, x_label=x_label)
-    return png, title
+    calls = [a + m for a, m in zip(answered, missed, strict=True)]
+    total = int(sum(calls))
+    if total:
+        busiest = max(range(len(calls)), key=lambda i: calls[i])
+        if interval == "hour":
+            words = ngettext(
+                "{n} call, {answered} answered; the busiest hour was {label} ({most} calls).",
+                "{n} calls, {answered} answered; the busiest hour was {label} ({most} calls).",
+                total,
+            )
+        else:
+            words = ngettext(
+                "{n} call, {answered} answered; the busiest day was {label} ({most} calls).",
+                "{n} calls, {answered} answered; the busiest day was {label} ({most} calls).",
+                total,
+            )
+        summary = words.format(
+            n=number(total),
+            answered=number(int(sum(answered))),
+            label=labels[busiest],
+            most=number(int(calls[busiest])),
+        )
+    else:
+        summary = _("No calls in this period.")
+    return ChartSpec(
+        kind="bar",
+        title=title,
+        labels=labels,
+        series=(Series(_("answered"), answered), Series(_("not answered"), missed)),
+        x_title=x_label,
+        y_title=_("calls"),
+        summary=summary,
+        filename=filename,
+    )
 
 
 # --- the full report (posted in the digest's thread on request) ----------------------

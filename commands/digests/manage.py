@@ -55,6 +55,7 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number, zone_name
 from commands.kernel.values import Token, Value, read_fields
+from commands.reports.chart_blocks import chart_mode
 from commands.reports.progress import shown_in_steps
 from commands.reports.tally import Progress
 from commands.rules.consent import ending_soon
@@ -502,7 +503,11 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         why = escape(last_complete_words(digest))
     else:
         why = _("yesterday, as a daily digest shows it")
-    request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
+    request = replace(
+        request_for(digest, latest_slot(digest), why=why),
+        chart_follows=False,
+        chart_mode=chart_mode(ctx.workspace),
+    )
     if ctx.storage is not None:
         request = await with_rules_facts(ctx.storage, ctx.team_id, request)
     cc = ctx.client()
@@ -512,7 +517,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         reply = content.reply
         reply.ephemeral = True
         reply.text = _("Preview: {digest}").format(digest=reply.text)
-        if "chart" in request.sections:
+        if content.chart_png is not None:  # a chart Slack draws is in the preview itself
             note = _(
                 "Preview, only you can see it; when posted, the digest is followed by its chart."
             )

@@ -157,6 +157,8 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
             "settings retention 30",
             "settings language vi <#C0DIGEST|digests>",
             "settings language",
+            "settings charts pictures",
+            "settings charts image",
         ],
         "privacy": ["privacy"],
         "privacy find": ["privacy find 0912345678", "privacy find 12"],
