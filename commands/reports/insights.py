@@ -56,6 +56,15 @@ from commands.kernel.text import (
     percent,
     truncate,
 )
+from commands.reports.chart_blocks import (
+    DV,
+    Band,
+    ChartMode,
+    ChartSpec,
+    Series,
+    chart_mode,
+    chart_parts,
+)
 from commands.reports.erlang import agents_needed
 from commands.reports.figures import agent_figures
 from commands.reports.kpis import SERVICE_LEVEL_SECONDS, KpiCounts, KpiTally
@@ -168,6 +177,9 @@ class Insights:
     staffing: Staffing | None
     records: int
     learned_from: int
+    chart_points: tuple[tuple[int, float, float, float], ...] = ()
+    """The answer rate per hour that day with its usual band: (hour, value, low, high),
+    for the hours that have both."""
 
     @property
     def weekday(self) -> int:
@@ -388,6 +400,12 @@ async def gather_insights(
                 if band is not None:
                     grid[wd, h] = band.value
     agents, team = _agents(tally)
+    points = []
+    for h, counts in hourly.items():
+        rate = counts.answer_rate
+        usual = levels.band(learned_scope, "answer_rate", weekday, h)
+        if rate is not None and usual is not None:
+            points.append((h, rate, usual.low, usual.high))
     staffing = _staffing(levels, learned_scope, day, moment, today, ready) if inbound else None
     return Insights(
         day=day,
@@ -406,6 +424,7 @@ async def gather_insights(
         staffing=staffing,
         records=tally.records,
         learned_from=learned,
+        chart_points=tuple(points[-DV.POINTS_MAX :]),
     )
 
 
@@ -624,7 +643,39 @@ CANNOT_KNOW = N_(
 )
 
 
-def insights_reply(ins: Insights) -> Reply:
+def insights_chart(ins: Insights) -> ChartSpec | None:
+    """The day's answer rate per hour inside its usual band (at least two hours)."""
+    if len(ins.chart_points) < 2:
+        return None
+    return ChartSpec(
+        kind="line",
+        title=_("Answer rate by hour against the usual"),
+        labels=tuple(_hh(h) for h, _v, _l, _u in ins.chart_points),
+        series=(Series(_("that day"), tuple(round(v, 1) for _h, v, _l, _u in ins.chart_points)),),
+        band=Band(
+            low=tuple(round(low, 1) for _h, _v, low, _u in ins.chart_points),
+            high=tuple(round(high, 1) for _h, _v, _l, high in ins.chart_points),
+            name=_("usual"),
+        ),
+        x_title=_("hour (Vietnam time)"),
+        y_title="%",
+        additive=False,
+        filename=f"callops-insights-{ins.day:%Y%m%d}.png",
+    )
+
+
+async def chart_blocks(ins: Insights, mode: ChartMode) -> list[Block]:
+    """The chart drawn by Slack beside its summary, when the workspace reads charts
+    natively and it fits; nothing otherwise (an ephemeral reply cannot carry a file,
+    and its text says the same figures)."""
+    spec = insights_chart(ins)
+    if spec is None or mode != "native":
+        return []
+    parts = await chart_parts(spec, mode)
+    return parts.blocks if parts.native else []
+
+
+def insights_reply(ins: Insights, chart: Sequence[Block] = ()) -> Reply:
     title = _("Insights: {scope}, {day}").format(
         scope=ins.name or _("the whole call center"),
         day=f"{weekday_word(ins.weekday)} {ins.day:%d/%m/%Y}",
@@ -643,6 +694,7 @@ def insights_reply(ins: Insights) -> Reply:
             )
         ),
         _now_block(ins),
+        *chart,
     ]
     if not ins.inbound:
         blocks.extend(_best_block(ins))
@@ -756,7 +808,8 @@ async def insights(ctx: CommandContext, args: list[str]) -> Reply:
         rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
         allowed = rules.hours_of(campaign.campaign_uuid) if campaign else rules.hours
     found_insights = await gather_insights(cc, day, campaign=campaign, allowed=allowed, now=now)
-    reply = insights_reply(found_insights)
+    chart = await chart_blocks(found_insights, chart_mode(ctx.workspace))
+    reply = insights_reply(found_insights, chart)
     note = guess_note([match]) if match is not None else None
     if note is not None:
         reply.blocks.insert(1, note)

@@ -259,3 +259,42 @@ async def test_today_staffs_the_next_hour_against_the_agents_free_now(
     assert (found.staffing.hour, found.staffing.calls, found.staffing.aht) == (10, 60, 180)
     assert found.staffing.next_hour and found.staffing.needed == 5
     assert free and found.staffing.ready == len(free)
+
+
+def charted_month(campaign: str) -> list[tuple[Any, ...]]:
+    """Four usual Mondays at 09:00 and 10:00: 20 calls, 10 answered (band 45-55%).  The
+    day: at 09:00 10 of 20 answered, at 10:00 2 of 20."""
+    rows = []
+    for day in WEEKS_BEFORE:
+        for hour in (9, 10):
+            rows += [record(day, hour, n, campaign, answered=n < 10) for n in range(20)]
+    rows += [record(DAY, 9, n, campaign, answered=n < 10) for n in range(20)]
+    rows += [record(DAY, 10, n, campaign, answered=n < 2) for n in range(20)]
+    return rows
+
+
+def charts_in(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in message.get("blocks", []) if b.get("type") == "data_visualization"]
+
+
+async def test_insights_draws_the_day_inside_its_usual_band_natively(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
+) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, charted_month(campaign.campaign_uuid))
+    reply = await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01")
+    (chart,) = charts_in(reply)
+    assert chart["title"] == "Answer rate by hour against the usual"
+    assert chart["chart"]["axis_config"]["categories"] == ["09:00", "10:00"]
+    series = {s["name"]: [p["value"] for p in s["data"]] for s in chart["chart"]["series"]}
+    assert series == {
+        "that day": [50.0, 10.0],
+        "usual low": [45.0, 45.0],
+        "usual high": [55.0, 55.0],
+    }
+
+    # A workspace that reads charts as images gets the figures in words only: an
+    # ephemeral reply cannot carry a file.
+    app.storage.workspaces.set_chart_mode(TEAM, "image")
+    words = await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01")
+    assert charts_in(words) == [] and "*10.0%*" in shown(words)
