@@ -500,7 +500,9 @@ def _now_block(ins: Insights) -> Block:
             )
             continue
         rows.append(
-            _("• *{name}*: this hour *{hour}* · {band}\n    that day *{day}* · {day_band}").format(
+            _(
+                "• *{name}*: this hour *{hour}* · {band}\n      ↳ that day *{day}* · {day_band}"
+            ).format(
                 name=name,
                 hour=show(line.key, line.hour_value),
                 band=band_words(line.key, line.hour_band, line.hour_value),
