@@ -197,28 +197,51 @@ class Insights:
 
 # --- learning, with a cache: the four weeks before a day do not change during it ----------
 
-_CACHE: dict[tuple[str, str, date, int], tuple[float, UsualLevels]] = {}
+LevelsKey = tuple[str, str, date, int]
+_CACHE: dict[LevelsKey, tuple[float, UsualLevels]] = {}
+_LEARNING: dict[LevelsKey, asyncio.Task[UsualLevels]] = {}
+"""Learning under way: a second asker waits for the same walk, and a caller that gives up
+(the Home tab's deadline) does not stop it, so the next one finds it done."""
 
 
 async def usual_levels(cc: CallCenter, day: date, campaign: str = "") -> tuple[UsualLevels, int]:
     """The usual levels for ``day`` (of one campaign or the call center) and the records
-    they were learned from.  Kept an hour per service, campaign, day and record count
-    (one cheap request checks the count): four weeks of records are read once, not on
-    every Home tab opened."""
+    they were learned from.  Kept an hour per account (service and API key), campaign,
+    day and record count (one cheap request checks the count): four weeks of records
+    are read once, not on every Home tab opened."""
     low, high = usual_window(day, INSIGHTS_TZ).service_bounds()
     first = await cc.cdrs.list(
         limit=1, offset=0, start_date=low, end_date=high, campaign_uuid=campaign or None
     )
-    key = (cc.base_url, campaign, day, first.total)
-    now = clock_time.monotonic()
+    key = (cc.account_key, campaign, day, first.total)
     kept = _CACHE.get(key)
-    if kept is not None and now - kept[0] < CACHE_SECONDS:
+    if kept is not None and clock_time.monotonic() - kept[0] < CACHE_SECONDS:
         return kept[1], first.total
-    levels = await learn_usual(cc, day, INSIGHTS_TZ, campaign=campaign, campaigns=False)
+    task = _LEARNING.get(key)
+    if task is None or task.get_loop() is not asyncio.get_running_loop():
+        task = asyncio.get_running_loop().create_task(
+            learn_usual(cc, day, INSIGHTS_TZ, campaign=campaign, campaigns=False)
+        )
+        _LEARNING[key] = task
+        task.add_done_callback(lambda done: _learned(key, done))
+    return await asyncio.shield(task), first.total
+
+
+def forget_usual_levels() -> None:
+    """Drops every kept level (tests start afresh, as with ``reports.shared``)."""
+    _CACHE.clear()
+    _LEARNING.clear()
+
+
+def _learned(key: LevelsKey, task: asyncio.Task[UsualLevels]) -> None:
+    """Keeps what a walk learned (a failed one is forgotten: the next asker tries again)."""
+    if _LEARNING.get(key) is task:
+        del _LEARNING[key]
+    if task.cancelled() or task.exception() is not None:
+        return
     if len(_CACHE) >= CACHE_ENTRIES:
         del _CACHE[min(_CACHE, key=lambda k: _CACHE[k][0])]
-    _CACHE[key] = (now, levels)
-    return levels, first.total
+    _CACHE[key] = (clock_time.monotonic(), task.result())
 
 
 # --- computing ---------------------------------------------------------------------------

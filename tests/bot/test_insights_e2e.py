@@ -4,6 +4,7 @@ by hand below, whatever the time of day the test runs at."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import date, datetime, timedelta
@@ -18,7 +19,7 @@ from callcenter import CallCenter
 from callcenter.models import ActiveCallList
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import use_language
-from commands.reports.insights import gather_insights
+from commands.reports.insights import gather_insights, usual_levels
 from commands.reports.wallboard import Snapshot, Unavailable, wallboard_view
 from commands.rules.guard import DECREE_HOURS
 from emulators.pbx.fakedata import cdr_row
@@ -298,3 +299,19 @@ async def test_insights_draws_the_day_inside_its_usual_band_natively(
     app.storage.workspaces.set_chart_mode(TEAM, "image")
     words = await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01")
     assert charts_in(words) == [] and "*10.0%*" in shown(words)
+
+
+async def test_askers_at_once_share_one_walk_of_the_four_weeks(pbx: EmulatorServer) -> None:
+    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, outbound_month(campaign.campaign_uuid))
+    pbx.clear_journal()
+    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
+        (first, n), (second, m) = await asyncio.gather(
+            usual_levels(cc, DAY, campaign.campaign_uuid),
+            usual_levels(cc, DAY, campaign.campaign_uuid),
+        )
+        again, _ = await usual_levels(cc, DAY, campaign.campaign_uuid)
+    assert first is second is again and n == m == 240
+    limits = [e["query"].get("limit") for e in pbx.journal(method="GET", path="/v3/cdr")]
+    # Three counts (one record asked for), and one walk of the 240 records.
+    assert sorted(str(v) for v in limits).count("1") == 3 and len(limits) == 4, limits
