@@ -177,6 +177,8 @@ class Insights:
     staffing: Staffing | None
     records: int
     learned_from: int
+    usual_known: bool = True
+    """False: the levels were not learned yet (the Home tab does not learn them)."""
     chart_points: tuple[tuple[int, float, float, float], ...] = ()
     """The answer rate per hour that day with its usual band: (hour, value, low, high),
     for the hours that have both."""
@@ -198,25 +200,29 @@ class Insights:
 # --- learning, with a cache: the four weeks before a day do not change during it ----------
 
 LevelsKey = tuple[str, str, date, int]
-_CACHE: dict[LevelsKey, tuple[float, UsualLevels]] = {}
+"""Account (service and API key), campaign, day, records in the four weeks."""
+_CACHE: dict[tuple[str, str, date], tuple[float, int, UsualLevels]] = {}
+"""The latest levels learned per account, campaign and day: when, from how many records."""
 _LEARNING: dict[LevelsKey, asyncio.Task[UsualLevels]] = {}
 """Learning under way: a second asker waits for the same walk, and a caller that gives up
-(the Home tab's deadline) does not stop it, so the next one finds it done."""
+does not stop it, so the next one finds it done."""
+NO_LEVELS = UsualLevels({})
+"""Nothing learned: every band is None."""
 
 
 async def usual_levels(cc: CallCenter, day: date, campaign: str = "") -> tuple[UsualLevels, int]:
     """The usual levels for ``day`` (of one campaign or the call center) and the records
-    they were learned from.  Kept an hour per account (service and API key), campaign,
-    day and record count (one cheap request checks the count): four weeks of records
-    are read once, not on every Home tab opened."""
+    they were learned from.  Kept an hour per account, campaign and day while the
+    record count of the four weeks stays the same (one cheap request checks it): four
+    weeks of records are read once, not on every ask."""
     low, high = usual_window(day, INSIGHTS_TZ).service_bounds()
     first = await cc.cdrs.list(
         limit=1, offset=0, start_date=low, end_date=high, campaign_uuid=campaign or None
     )
+    kept = _CACHE.get((cc.account_key, campaign, day))
+    if kept is not None and kept[1] == first.total and _fresh(kept[0]):
+        return kept[2], first.total
     key = (cc.account_key, campaign, day, first.total)
-    kept = _CACHE.get(key)
-    if kept is not None and clock_time.monotonic() - kept[0] < CACHE_SECONDS:
-        return kept[1], first.total
     task = _LEARNING.get(key)
     if task is None or task.get_loop() is not asyncio.get_running_loop():
         task = asyncio.get_running_loop().create_task(
@@ -225,6 +231,19 @@ async def usual_levels(cc: CallCenter, day: date, campaign: str = "") -> tuple[U
         _LEARNING[key] = task
         task.add_done_callback(lambda done: _learned(key, done))
     return await asyncio.shield(task), first.total
+
+
+def kept_usual_levels(
+    cc: CallCenter, day: date, campaign: str = ""
+) -> tuple[UsualLevels, int] | None:
+    """The levels already learned for ``day``, without asking the service (the Home tab,
+    which must stay quick: it never walks four weeks itself)."""
+    kept = _CACHE.get((cc.account_key, campaign, day))
+    return (kept[2], kept[1]) if kept is not None and _fresh(kept[0]) else None
+
+
+def _fresh(at: float) -> bool:
+    return clock_time.monotonic() - at < CACHE_SECONDS
 
 
 def forget_usual_levels() -> None:
@@ -239,9 +258,10 @@ def _learned(key: LevelsKey, task: asyncio.Task[UsualLevels]) -> None:
         del _LEARNING[key]
     if task.cancelled() or task.exception() is not None:
         return
+    account, campaign, day, total = key
     if len(_CACHE) >= CACHE_ENTRIES:
         del _CACHE[min(_CACHE, key=lambda k: _CACHE[k][0])]
-    _CACHE[key] = (clock_time.monotonic(), task.result())
+    _CACHE[account, campaign, day] = (clock_time.monotonic(), total, task.result())
 
 
 # --- computing ---------------------------------------------------------------------------
@@ -386,9 +406,11 @@ async def gather_insights(
     campaign: Campaign | None = None,
     allowed: Hours = DECREE_HOURS,
     now: datetime | None = None,
+    learn: bool = True,
 ) -> Insights:
     """Everything ``insights`` shows for ``day`` (Vietnam's), read from the service.
-    ``now`` decides whether ``day`` is today (and so the next hour's staffing)."""
+    ``now`` decides whether ``day`` is today (and so the next hour's staffing).  Without
+    ``learn``, only levels learned already are used (none: ``learned_from`` is 0)."""
     moment = (now or datetime.now(UTC)).astimezone(INSIGHTS_TZ)
     today = day == moment.date()
     start = _midnight(day)
@@ -400,7 +422,7 @@ async def gather_insights(
     hours = UsualLearner(INSIGHTS_TZ)
     low, high = Window(start, max(end, start + timedelta(seconds=1))).service_bounds()
     (levels, learned), _total, ready = await asyncio.gather(
-        usual_levels(cc, day, uuid),
+        usual_levels(cc, day, uuid) if learn else _kept(cc, day, uuid),
         fold_records(
             cc, Folds(tally, hours), start_date=low, end_date=high, campaign_uuid=uuid or None
         ),
@@ -447,12 +469,17 @@ async def gather_insights(
         staffing=staffing,
         records=tally.records,
         learned_from=learned,
+        usual_known=learn or levels is not NO_LEVELS,
         chart_points=tuple(points[-DV.POINTS_MAX :]),
     )
 
 
 async def _none() -> None:
     return None
+
+
+async def _kept(cc: CallCenter, day: date, campaign: str) -> tuple[UsualLevels, int]:
+    return kept_usual_levels(cc, day, campaign) or (NO_LEVELS, 0)
 
 
 # --- words --------------------------------------------------------------------------------
@@ -734,6 +761,13 @@ def insights_reply(ins: Insights, chart: Sequence[Block] = ()) -> Reply:
 def summary_lines(ins: Insights) -> list[str]:
     """The same, in a few lines (mrkdwn), for a digest's section and the Home tab."""
     lines = []
+    if not ins.usual_known:
+        lines.append(
+            _(
+                ":hourglass: The usual levels are not learned yet today: `/callops insights` "
+                "learns them from the four weeks before, then they show here."
+            )
+        )
     outside = [
         line
         for line in ins.lines

@@ -189,8 +189,10 @@ async def snapshot(
 
 
 async def _insights(cc: CallCenter, moment: datetime) -> Insights:
-    """Today (Vietnam's) of the whole call center against its usual levels."""
-    return await gather_insights(cc, moment.astimezone(INSIGHTS_TZ).date(), now=moment)
+    """Today (Vietnam's) of the whole call center against the usual levels learned
+    already (by ``insights`` or a digest): the Home tab stays quick and never walks four
+    weeks of records itself."""
+    return await gather_insights(cc, moment.astimezone(INSIGHTS_TZ).date(), now=moment, learn=False)
 
 
 # --- rendering ----------------------------------------------------------------------------

@@ -206,10 +206,19 @@ async def test_the_home_tab_has_the_insights_tile(
 ) -> None:
     days = {datetime.now(VN).strftime("%d/%m/%Y")}
     await slack.driver.app_home_opened(SUPERVISOR)
-    home = shown(await home_after(slack, SUPERVISOR, 1))
+    home = await home_after(slack, SUPERVISOR, 1)
     days.add(datetime.now(VN).strftime("%d/%m/%Y"))  # the test may straddle midnight
-    assert any("*Insights* · the whole call center, " in home and day in home for day in days)
-    assert "`/callops insights` shows the whole analysis" in home
+    assert any(
+        "*Insights* · the whole call center, " in shown(home) and day in shown(home) for day in days
+    )
+    assert "`/callops insights` shows the whole analysis" in shown(home)
+    # The Home tab never walks four weeks itself; once insights learned them, it uses them.
+    assert "The usual levels are not learned yet today" in shown(home)
+    await ask(slack, "insights")
+    await slack.driver.block_action(user=SUPERVISOR, action_id="home_refresh", view_id=home["id"])
+    refreshed = await home_after(slack, SUPERVISOR, 2)
+    assert "*Insights* · the whole call center, " in shown(refreshed)
+    assert "not learned yet" not in shown(refreshed)
 
 
 async def test_the_home_tile_of_a_chosen_day_in_both_languages(
@@ -315,3 +324,13 @@ async def test_askers_at_once_share_one_walk_of_the_four_weeks(pbx: EmulatorServ
     limits = [e["query"].get("limit") for e in pbx.journal(method="GET", path="/v3/cdr")]
     # Three counts (one record asked for), and one walk of the 240 records.
     assert sorted(str(v) for v in limits).count("1") == 3 and len(limits) == 4, limits
+
+
+async def test_help_explains_insights_in_both_languages(app: Runtime, slack: SlackStandIn) -> None:
+    english = shown(await ask(slack, "help insights"))
+    assert "insights [campaign] [today|yesterday|YYYY-MM-DD]" in english
+    assert "best hours to call" in english
+    await ask(slack, "ngon-ngu vi")
+    vietnamese = shown(await ask(slack, "tro-giup phan-tich"))
+    assert "phan-tich [chiến dịch] [hom-nay|hom-qua|YYYY-MM-DD]" in vietnamese
+    assert "giờ gọi tốt nhất" in vietnamese and "best hours" not in vietnamese
