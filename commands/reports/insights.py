@@ -419,7 +419,7 @@ async def gather_insights(
     scope = campaign_scope(uuid) if campaign else CENTER
     inbound = campaign is not None and campaign.type == "inbound"
     tally = KpiTally(INSIGHTS_TZ)
-    hours = UsualLearner(INSIGHTS_TZ)
+    hours = UsualLearner(INSIGHTS_TZ, campaigns=False)
     low, high = Window(start, max(end, start + timedelta(seconds=1))).service_bounds()
     (levels, learned), _total, ready = await asyncio.gather(
         usual_levels(cc, day, uuid) if learn else _kept(cc, day, uuid),
