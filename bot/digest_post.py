@@ -42,7 +42,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
-from commands.reports.chart_blocks import chart_mode
+from commands.reports.chart_blocks import ChartParts, chart_mode
 from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
@@ -203,13 +203,11 @@ class DigestPoster:
             content.reply,
             metadata=digest_metadata(digest.id, slot_key(slot)) if slot is not None else None,
         )
-        uploaded = False
-        if content.chart_png is not None:
-            uploaded = await self._upload(
-                digest.team_id, digest.channel, content.chart_png, content.chart_filename,
-                content.chart_title,
-            )  # fmt: skip
-        inline = content.chart is not None and content.chart.native
+        uploaded = inline = False
+        if content.chart is not None:
+            inline = content.chart.native
+            shown = await self.post_chart(digest.team_id, digest.channel, content.chart)
+            uploaded = shown and not inline
         return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded, chart_inline=inline)
 
     def _workspace_and_channel(
@@ -264,8 +262,27 @@ class DigestPoster:
             raise slack_failure(exc, channel) from exc
         return None
 
+    async def post_chart(
+        self, team_id: str, channel: str, chart: ChartParts, *, thread_ts: str | None = None
+    ) -> bool:
+        """What a chart needs after the message that carries its blocks (an alert's, an
+        insight's, a digest's): its PNG uploaded when it is sent as an image; nothing when
+        Slack draws it in the message.  True when the chart is shown."""
+        if chart.png is None:
+            return True
+        return await self._upload(
+            team_id, channel, chart.png, chart.filename, chart.title, thread_ts=thread_ts
+        )
+
     async def _upload(
-        self, team_id: str, channel: str, png: bytes, filename: str, title: str
+        self,
+        team_id: str,
+        channel: str,
+        png: bytes,
+        filename: str,
+        title: str,
+        *,
+        thread_ts: str | None = None,
     ) -> bool:
         """The chart after its message; a failed upload leaves the posted digest standing."""
         client = await self.bots.get(team_id)
@@ -275,6 +292,7 @@ class DigestPoster:
             await self.outbox.upload(
                 client, channel, team=team_id, burst=BURST, content=png, filename=filename,
                 title=title, alt_txt=title, request_file_info=False,
+                **({"thread_ts": thread_ts} if thread_ts else {}),
             )  # fmt: skip
         except SlackApiError as exc:
             log.warning(

@@ -319,7 +319,9 @@ class Runtime:
             public_url=self.settings.callops_public_url,
             files=WebApiFiles(client, team=team_id, ledger=self.ledger),
             digests=self.digests,
-            messenger=WebApiMessenger(client, team=team_id, ledger=self.ledger),
+            messenger=WebApiMessenger(
+                client, responses=self.responses, team=team_id, ledger=self.ledger
+            ),
             audience=audience or channel_audience,
             channel_audience=channel_audience,
             slack_locale=slack[0],

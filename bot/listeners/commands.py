@@ -42,7 +42,8 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         with use_audience(ctx.audience):
             outcome = await dispatch(ctx, command.get("text") or "")
             surface = Surface(
-                messenger=ctx.messenger or WebApiMessenger(builder(context).client),
+                messenger=ctx.messenger
+                or WebApiMessenger(builder(context).client, responses=rt.responses),
                 respond=respond,
                 trigger_id=command.get("trigger_id"),
                 private_metadata=json.dumps({"channel": command.get("channel_id")}),

@@ -61,7 +61,9 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             return
         with counted(rt.metrics, "event", "app_home_opened"):
             ctx = await builder(context).build()
-            messenger = ctx.messenger or WebApiMessenger(builder(context).client)
+            messenger = ctx.messenger or WebApiMessenger(
+                builder(context).client, responses=rt.responses
+            )
             with use_audience(ctx.audience):
                 await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
 

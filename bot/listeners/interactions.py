@@ -112,7 +112,7 @@ async def _answer(
 ) -> None:
     """Deliver a click's or shortcut's outcome where it came from."""
     surface = Surface(
-        messenger=ctx.messenger or WebApiMessenger(found.client),
+        messenger=ctx.messenger or WebApiMessenger(found.client, responses=found.rt.responses),
         respond=answerable(respond),
         trigger_id=trigger_id,
         private_metadata=json.dumps({"channel": ctx.channel_id}),
@@ -147,7 +147,7 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
             await ack()
             outcome = await dispatch_submission(ctx, submission)
             tally.record(outcome)
-            messenger = ctx.messenger or WebApiMessenger(found.client)
+            messenger = ctx.messenger or WebApiMessenger(found.client, responses=found.rt.responses)
             await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
 
 
@@ -188,7 +188,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
                 outcome = await dispatch_step(ctx, run)
                 tally.record(outcome)
                 surface = Surface(
-                    messenger=ctx.messenger or WebApiMessenger(client),
+                    messenger=ctx.messenger or WebApiMessenger(client, responses=rt.responses),
                     respond=None,
                     step=StepAnswer(complete=complete, fail=fail),
                 )

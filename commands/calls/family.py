@@ -21,6 +21,7 @@ FAMILY = Family(
             "calls",
             N_("Live calls, with Transfer buttons."),
             Role.VIEWER,
+            ("calls",),
             handler=live.live_calls,
         ),
         CommandSpec(

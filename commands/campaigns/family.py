@@ -38,6 +38,7 @@ FAMILY = Family(
             N_("start <campaign>"),
             N_("Start a campaign (needs approval)."),
             Role.OPERATOR,
+            ('start "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.start,
         ),
         CommandSpec(
@@ -46,6 +47,7 @@ FAMILY = Family(
             N_("pause <campaign>"),
             N_("Pause a campaign."),
             Role.OPERATOR,
+            ('pause "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.pause,
         ),
         CommandSpec(
@@ -54,6 +56,7 @@ FAMILY = Family(
             "pause all",
             N_("Emergency brake: pause every started campaign."),
             Role.OPERATOR,
+            ("pause all",),
             handler=control.pause_all,
         ),
         CommandSpec(
@@ -62,6 +65,7 @@ FAMILY = Family(
             N_("stop <campaign>"),
             N_("Stop a campaign."),
             Role.OPERATOR,
+            ('stop "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.stop,
         ),
     ),

@@ -109,6 +109,11 @@ CHART_TITLES = {
     "day": N_("Calls per day, {scope}, {window}"),
 }
 """The chart's title per ``DigestPeriod.interval``."""
+CHART_SHORT_TITLES = {
+    "hour": N_("Calls per hour, {scope}"),
+    "day": N_("Calls per day, {scope}"),
+}
+"""Slack's own chart's title (50 characters), the digest's header saying the period."""
 
 
 @dataclass
@@ -120,9 +125,6 @@ class DigestContent:
     figures: CallFigures
     previous: CallFigures
     chart: ChartParts | None = None
-    chart_png: bytes | None = None
-    chart_title: str = ""
-    chart_filename: str = "digest.png"
     campaigns: list[DialerFigures] = field(default_factory=list)
 
 
@@ -371,10 +373,7 @@ async def build_digest(
         previous=previous,
         campaigns=shown,
     )
-    if chart is not None:
-        content.chart = chart
-        content.chart_png, content.chart_title = chart.png, chart.title
-        content.chart_filename = chart.filename
+    content.chart = chart
     return content
 
 
@@ -647,6 +646,9 @@ def _chart_spec(figures: CallFigures, period: DigestPeriod, filename: str) -> Ch
         y_title=_("calls"),
         summary=summary,
         filename=filename,
+        native_title=_(CHART_SHORT_TITLES.get(interval, CHART_SHORT_TITLES["day"])).format(
+            scope=figures.scope.plain()
+        ),
     )
 
 

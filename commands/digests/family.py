@@ -35,6 +35,7 @@ FAMILY = Family(
             "digest list",
             N_("Scheduled digests."),
             Role.VIEWER,
+            ("digest list",),
             handler=manage.list_digests,
         ),
         CommandSpec(
@@ -43,6 +44,7 @@ FAMILY = Family(
             "digest remove <id>",
             N_("Delete a digest."),
             Role.OPERATOR,
+            ("digest remove 3",),
             handler=manage.remove,
         ),
         CommandSpec(
@@ -51,6 +53,7 @@ FAMILY = Family(
             "digest pause <id>",
             N_("Pause a digest."),
             Role.OPERATOR,
+            ("digest pause 3",),
             handler=manage.pause,
         ),
         CommandSpec(
@@ -59,6 +62,7 @@ FAMILY = Family(
             "digest resume <id>",
             N_("Resume a digest."),
             Role.OPERATOR,
+            ("digest resume 3",),
             handler=manage.resume,
         ),
         CommandSpec(
@@ -67,6 +71,7 @@ FAMILY = Family(
             "digest run <id>",
             N_("Post a digest now."),
             Role.OPERATOR,
+            ("digest run 3",),
             handler=manage.run,
         ),
         CommandSpec(
@@ -75,6 +80,7 @@ FAMILY = Family(
             "digest preview [id]",
             N_("Show a digest to you only."),
             Role.VIEWER,
+            ("digest preview", "digest preview 3"),
             handler=manage.preview,
         ),
         CommandSpec(
@@ -92,6 +98,7 @@ FAMILY = Family(
             "alert list",
             N_("Threshold alerts."),
             Role.VIEWER,
+            ("alert list",),
             handler=alerts.list_alerts,
         ),
         CommandSpec(
@@ -100,6 +107,7 @@ FAMILY = Family(
             "alert remove <id>",
             N_("Delete an alert."),
             Role.OPERATOR,
+            ("alert remove 2",),
             handler=alerts.remove,
         ),
     ),

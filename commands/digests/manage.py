@@ -517,7 +517,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         reply = content.reply
         reply.ephemeral = True
         reply.text = _("Preview: {digest}").format(digest=reply.text)
-        if content.chart_png is not None:  # a chart Slack draws is in the preview itself
+        if content.chart is not None and not content.chart.native:  # else in the preview
             note = _(
                 "Preview, only you can see it; when posted, the digest is followed by its chart."
             )

@@ -20,6 +20,7 @@ FAMILY = Family(
             "users",
             N_("Users of the call center."),
             Role.VIEWER,
+            ("users",),
             handler=listings.users,
         ),
         CommandSpec(
@@ -28,6 +29,7 @@ FAMILY = Family(
             "groups",
             N_("Groups of users."),
             Role.VIEWER,
+            ("groups",),
             handler=listings.groups,
         ),
         CommandSpec(
@@ -36,6 +38,7 @@ FAMILY = Family(
             "templates",
             N_("Call templates and their placeholders."),
             Role.VIEWER,
+            ("templates",),
             handler=listings.templates,
         ),
         CommandSpec(
@@ -44,6 +47,7 @@ FAMILY = Family(
             "carriers",
             N_("Carriers and their free capacity."),
             Role.VIEWER,
+            ("carriers",),
             handler=listings.carriers,
         ),
         CommandSpec(
@@ -52,6 +56,7 @@ FAMILY = Family(
             "gateways",
             N_("SIP gateways."),
             Role.VIEWER,
+            ("gateways",),
             handler=listings.gateways,
         ),
         CommandSpec(
@@ -60,6 +65,7 @@ FAMILY = Family(
             "blacklist",
             N_("Blocked numbers."),
             Role.VIEWER,
+            ("blacklist",),
             handler=listings.blacklist,
         ),
         CommandSpec(
@@ -68,6 +74,7 @@ FAMILY = Family(
             N_("group add <name> [-- <description>]"),
             N_("Create a group."),
             Role.OPERATOR,
+            ("group add Telesale HN -- Nhóm telesale Hà Nội",),
             handler=groups.group_add,
         ),
         CommandSpec(
@@ -76,6 +83,7 @@ FAMILY = Family(
             N_("group edit <name>"),
             N_("Edit a group (opens a form)."),
             Role.OPERATOR,
+            ("group edit Telesale",),
             handler=groups.group_edit,
         ),
         CommandSpec(
@@ -84,6 +92,7 @@ FAMILY = Family(
             N_("user edit <username>"),
             N_("Edit a user (opens a form)."),
             Role.ADMIN,
+            ("user edit agent.mai",),
             handler=users.user_edit,
         ),
     ),

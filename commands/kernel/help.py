@@ -345,6 +345,7 @@ FAMILY = Family(
             N_("help [command]"),
             N_("List the commands, or explain one."),
             Role.VIEWER,
+            ("help", "help digest"),
             family="general",
             handler=help_command,
         ),

@@ -42,6 +42,7 @@ FAMILY = Family(
             N_("list <list_uuid>"),
             N_("A lead list's totals."),
             Role.VIEWER,
+            ("list 3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d",),
             handler=lists.show_list,
         ),
     ),

@@ -19,6 +19,11 @@ FAMILY = Family(
             "notify [add|list|remove|attach|detach|rotate]",
             N_("Post call records from the service's callbacks to channels."),
             Role.ADMIN,
+            (
+                "notify",
+                "notify add #call-feed status=answered,busy",
+                'notify attach "Nhắc thanh toán HN đợt 3"',
+            ),
             handler=notify.notify_command,
         ),
     ),

@@ -20,6 +20,7 @@ FAMILY = Family(
             "privacy",
             N_("Customers' personal data: masking, where it goes, how to find and erase it."),
             Role.ADMIN,
+            ("privacy",),
             handler=overview.overview,
         ),
         CommandSpec(
@@ -49,6 +50,7 @@ FAMILY = Family(
             "privacy requests",
             N_("Customers' requests about their data, with their due dates."),
             Role.ADMIN,
+            ("privacy requests",),
             handler=requests.listing,
         ),
         CommandSpec(

@@ -4,7 +4,7 @@
 what (access or erasure), received, acknowledged, due, days left, who handles it.
 ``privacy request add <phone> access|erase [received=DD/MM/YYYY]`` records one that came by
 phone or letter (received that day, else today).  By our reading of Law 91/2025/QH15 and
-Decree 356/2025/ND-CP (README), a request is acknowledged within 2 working days and
+Decree 356/2025/ND-CP (docs/privacy.md), a request is acknowledged within 2 working days and
 completed within 15 days of being received; callops acknowledges it the moment it is
 recorded and counts the 15 days from when it was received.
 """

@@ -11,7 +11,9 @@ at most 20 characters, and a series at most 20 points.  ``DV`` keeps those names
 limits in one place; the Slack stand-in (``emulators/slack/blockkit.py``) checks the same
 ones.
 
-``chart_parts`` turns a spec into what a message carries: a short summary in words (so the
+``chart_parts`` turns a spec into what a message carries (``charts_for_message`` for
+several in one message; the block is for messages only, not modals or the Home tab, where
+``summary_text`` says the chart in words): a short summary in words (so the
 numbers are read even where the chart is not drawn, and by screen readers), then the native
 block when the chart fits and the workspace chose ``native``; else the PNG the existing
 renderer draws (``commands.reports.chart``), uploaded after the message as before.
@@ -117,6 +119,9 @@ class ChartSpec:
     """The PNG's file name when it is sent as an image."""
     additive: bool = True
     """The values add up (counts): the summary may give a series' total.  Not for rates."""
+    native_title: str = ""
+    """A shorter title for Slack's chart when ``title`` is over its 50 characters (the
+    message around it already says the rest: the period, say); empty: ``title`` cut."""
 
     def __post_init__(self) -> None:
         if not self.series:
@@ -185,7 +190,10 @@ def native_block(spec: ChartSpec) -> DataVisualizationBlock | None:
     """The ``data_visualization`` block for ``spec``, or None when it breaks one of Slack's
     limits (more than 6 series or 20 points, a label over 20 characters, a pie slice of
     zero).  A long title is cut to 50 characters: the summary beside it says it whole."""
-    title = truncate(" ".join(spec.title.split()), DV.TITLE_MAX)
+    whole = " ".join(spec.title.split())
+    if len(whole) > DV.TITLE_MAX and spec.native_title:
+        whole = " ".join(spec.native_title.split())
+    title = truncate(whole, DV.TITLE_MAX)
     if not title:
         return None
     chart: dict[str, Any]
@@ -298,6 +306,19 @@ def summary_text(spec: ChartSpec) -> str:
                 line = _("{name}: highest {peak} at {at}, lowest {low} at {low_at}")
             lines.append(line.format(**words))
     return truncate("\n".join(lines), 3000)
+
+
+async def charts_for_message(
+    specs: Sequence[ChartSpec], mode: ChartMode = DEFAULT_MODE
+) -> list[ChartParts]:
+    """``chart_parts`` for several charts of one message: Slack takes at most two
+    ``data_visualization`` blocks in a message, so the first two that fit are drawn by
+    Slack and the others are sent as images."""
+    out: list[ChartParts] = []
+    for spec in specs:
+        room = sum(1 for p in out if p.native) < DV.PER_MESSAGE_MAX
+        out.append(await chart_parts(spec, mode if room else "image"))
+    return out
 
 
 async def chart_parts(spec: ChartSpec, mode: ChartMode = DEFAULT_MODE) -> ChartParts:

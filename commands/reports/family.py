@@ -36,6 +36,7 @@ FAMILY = Family(
             N_("monitor [campaign ...]"),
             N_("Autodialer statistics: leads, connection and dropped rates, agents."),
             Role.VIEWER,
+            ("monitor", 'monitor "Telesale thẻ tín dụng HCM đợt 3"'),
             handler=stats.monitor,
         ),
         CommandSpec(
@@ -44,6 +45,7 @@ FAMILY = Family(
             N_("agents [period]"),
             N_("Agent time: talk, wait, pause."),
             Role.VIEWER,
+            ("agents", "agents week"),
             handler=stats.agents,
         ),
         CommandSpec(
@@ -52,6 +54,7 @@ FAMILY = Family(
             N_("extensions [period]"),
             N_("Calls per extension."),
             Role.VIEWER,
+            ("extensions", "extensions yesterday"),
             handler=stats.extensions,
         ),
         CommandSpec(

@@ -7,14 +7,13 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
-import aiohttp
 import pytest
 from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import Surface, deliver
 from bot.messenger import WebApiMessenger
-from bot.response_urls import SharedRespond
+from bot.response_urls import ResponseUrls, SharedRespond
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import notice
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
@@ -34,9 +33,12 @@ async def test_a_refused_answer_is_logged_without_its_url(
     delivery = await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text="x")
     url = delivery.response_url
     assert url is not None
-    async with aiohttp.ClientSession() as session:
-        respond = SharedRespond(AsyncRespond(response_url=url), session)
-        surface = Surface(messenger=WebApiMessenger(AsyncWebClient()), respond=respond)
+    urls = ResponseUrls()
+    try:
+        respond = SharedRespond(AsyncRespond(response_url=url), urls)
+        surface = Surface(
+            messenger=WebApiMessenger(AsyncWebClient(), responses=urls), respond=respond
+        )
         ctx = CommandContext(
             team_id=TEAM, user_id=SUPERVISOR, channel_id=CALL_CENTER, role=Role.ADMIN
         )
@@ -44,6 +46,8 @@ async def test_a_refused_answer_is_logged_without_its_url(
             await deliver(notice(f"answer {n}"), surface, ctx)
         with caplog.at_level(logging.WARNING, logger="bot.response_urls"):
             await deliver(notice("one too many"), surface, ctx)
+    finally:
+        await urls.close()
     [line] = [r.getMessage() for r in caplog.records if r.name == "bot.response_urls"]
     assert "404" in line and url not in line
     assert [e["text"] for e in slack.ephemerals(SUPERVISOR)][-1].endswith("answer 4")

@@ -248,7 +248,11 @@ async def test_two_schedulers_on_one_database_do_not_double_post(
         await other.close()
         other.storage.close()
     assert one.posted + two.posted == 2
-    assert one.taken + two.taken == 2
+    # Every slot a scheduler found due and did not post, it found taken by the other.
+    # (Whether the second looks before the first has finished is the event loop's
+    # business: with a native chart a digest is posted in fewer steps.)
+    assert one.taken + two.taken == one.due + two.due - 2
+    assert one.failed + two.failed == 0
     assert len(digests_in(slack, CALL_CENTER)) == 2
 
 

@@ -19,6 +19,7 @@ from commands.reports.chart_blocks import (
     ChartSpec,
     Series,
     chart_parts,
+    charts_for_message,
     coarsened,
     native_block,
     summary_text,
@@ -112,6 +113,24 @@ def test_a_long_title_is_cut_to_fifty_and_said_whole_in_the_summary() -> None:
     summary, block = _dicts(parts.blocks)
     assert len(str(block["title"])) == DV.TITLE_MAX and str(block["title"]).endswith("…")
     assert title in str(summary)
+
+
+def test_a_native_title_stands_in_for_a_long_one() -> None:
+    title = "Calls per hour, Telesale HCM, Mon 23 Nov 08:00 to Tue 24 Nov 08:00 (UTC+07)"
+    block = native_block(_bar(title=title, native_title="Calls per hour, Telesale HCM"))
+    assert block is not None and block.to_dict()["title"] == "Calls per hour, Telesale HCM"
+    short = native_block(_bar(title="Calls per hour", native_title="Calls"))
+    assert short is not None and short.to_dict()["title"] == "Calls per hour"
+
+
+def test_a_message_carries_at_most_two_native_charts() -> None:
+    parts = asyncio.run(charts_for_message([_bar(), _bar(), _bar()], "native"))
+    assert [p.native for p in parts] == [True, True, False]
+    assert parts[2].png is not None
+    blocks = [b for p in parts for b in _dicts(p.blocks)]
+    assert check_blocks(blocks, limit=50) == []
+    image = asyncio.run(charts_for_message([_bar(), _bar()], "image"))
+    assert [p.native for p in image] == [False, False]
 
 
 def test_a_band_is_two_more_series_natively_and_shaded_in_the_png() -> None:
