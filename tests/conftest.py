@@ -32,6 +32,7 @@ import pytest
 from callcenter.addresses import LOOPBACK_NETWORKS
 from commands.registry import Registry
 from commands.reports.figures import SHARED
+from commands.reports.insights import forget_usual_levels
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
@@ -100,8 +101,9 @@ def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
 @pytest.fixture(autouse=True)
 def _counts_start_afresh() -> None:
     """Figures are shared for a minute within a process (``commands.reports.shared``);
-    each test starts without those of the test before."""
+    each test starts without those of the test before; so do the usual levels."""
     SHARED.clear()
+    forget_usual_levels()
 
 
 def tier_of(item: pytest.Item) -> str:

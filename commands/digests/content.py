@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -32,10 +32,12 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter
+from callcenter.errors import CallCenterError
 from callcenter.models import AgentTime
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
 from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.periods import Window
@@ -76,14 +78,19 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
+from commands.reports.insights import INSIGHTS_TZ, Insights, gather_insights, insights_blocks
 from commands.reports.progress import shown_in_thread
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
 from commands.reports.tally import Progress
 from commands.rules.consent import ending_words
+from commands.rules.guard import DECREE_HOURS
 from storage.offload import off_loop
 
-SECTIONS = ("totals", "campaigns", "agents", "chart")
-"""What a digest can hold, in the order it is shown; all of them unless told otherwise."""
+SECTIONS = ("totals", "campaigns", "agents", "chart", "insights")
+"""What a digest can hold, in the order it is shown."""
+DEFAULT_SECTIONS = ("totals", "campaigns", "agents", "chart")
+"""What a digest holds unless told otherwise: ``insights`` reads four weeks of call
+records (once a day per campaign, then kept), so it is asked for, not given."""
 FULL_REPORT_ACTION = "digest_full_report"
 MAX_CAMPAIGNS = 5
 """Campaigns a digest lists: each gets its Open button (as many as ``MAX_CAMPAIGN_BUTTONS``)."""
@@ -129,7 +136,7 @@ class DigestRequest:
     campaigns: tuple[str, ...] = ()
     """Campaign UUIDs the digest is about; empty: the whole call center (and the busiest
     autodialer campaigns in its campaigns section)."""
-    sections: tuple[str, ...] = SECTIONS
+    sections: tuple[str, ...] = DEFAULT_SECTIONS
     digest_id: str | None = None
     schedule: str | None = None
     """For the footer: ``every day at 08:00``."""
@@ -148,6 +155,9 @@ class DigestRequest:
     watch's count, ``commands/rules/watch.py``)."""
     looser_rules: tuple[str, ...] = ()
     """The calling rules set looser than Decree 91, in words (``hours 22:00–02:00``)."""
+    calling_hours: tuple[int, int] = DECREE_HOURS
+    """The calling rules' hours (Vietnam's minutes after midnight): the insights
+    section's best hours to call lie within them."""
     chart_mode: ChartMode = DEFAULT_MODE
     """How the workspace reads charts (``settings charts``): drawn by Slack in the
     message where the chart fits, or a PNG after it."""
@@ -252,18 +262,19 @@ async def build_digest(
     progress: Progress | None = None,
 ) -> DigestContent:
     period = request.period
-    sections = request.sections or SECTIONS
+    sections = request.sections or DEFAULT_SECTIONS
     at = now or datetime.now(period.tz)
     chart_window = _chart_window(period)
     separate_chart = "chart" in sections and chart_window.start != period.start
     bare = Scope.of(request.campaigns, {})
-    scope, current, previous, dialer, agents, charted = await asyncio.gather(
+    scope, current, previous, dialer, agents, charted, insight = await asyncio.gather(
         digest_scope(cc, request.campaigns),
         call_figures(cc, bare, period.window(), progress=progress),
         call_figures(cc, bare, Window(period.previous_start, period.previous_until)),
         _dialer(cc, period, request.campaigns, at) if "campaigns" in sections else _nothing(),
         _agents(cc, period.window()) if "agents" in sections else _nothing(),
         call_figures(cc, bare, chart_window) if separate_chart else _nothing(),
+        _insights(cc, request, at) if "insights" in sections else _nothing(),
     )
     current, previous = replace(current, scope=scope), replace(previous, scope=scope)
     shown = _pick_campaigns(dialer or [], request.campaigns)
@@ -295,6 +306,8 @@ async def build_digest(
         blocks.extend(_campaign_blocks(shown, counts, period, at, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents or [], period, scope))
+    if "insights" in sections:
+        blocks.extend(insights_blocks(insight))
     if request.refused_calls:
         blocks.append(
             context_line(
@@ -361,6 +374,32 @@ async def build_digest(
     )
     content.chart = chart
     return content
+
+
+def insights_day(period: DigestPeriod) -> date:
+    """The day (Vietnam's) a digest's insights are about: the day its period ends in; for
+    a period of a day or more that ends before noon (a daily digest at 08:00), the day
+    before, which it covers the most of."""
+    last = (period.end - timedelta(seconds=1)).astimezone(INSIGHTS_TZ)
+    if period.seconds >= 86400 and last.hour < 12:
+        return last.date() - timedelta(days=1)
+    return last.date()
+
+
+async def _insights(cc: CallCenter, request: DigestRequest, at: datetime) -> Insights | str:
+    """The insights of the digest's day (of its one campaign, else the call center), or
+    why they could not be read (escaped words)."""
+    last = insights_day(request.period)
+    try:
+        campaign = None
+        if len(request.campaigns) == 1:
+            found = [c for c in await all_campaigns(cc) if c.campaign_uuid == request.campaigns[0]]
+            campaign = found[0] if found else None
+        return await gather_insights(
+            cc, last, campaign=campaign, allowed=request.calling_hours, now=at
+        )
+    except CallCenterError as exc:
+        return describe_failure(exc).inline
 
 
 def _pick_campaigns(items: Sequence[DialerFigures], chosen: Sequence[str]) -> list[DialerFigures]:

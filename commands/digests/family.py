@@ -18,7 +18,8 @@ FAMILY = Family(
             "ban-tin them",
             N_(
                 "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
-                " [campaign ...] [sections=totals,campaigns,agents,chart] [lang=vi|en]"
+                " [campaign ...] [sections=totals,campaigns,agents,chart,insights]"
+                " [lang=vi|en]"
             ),
             N_("Schedule a statistics digest."),
             Role.OPERATOR,

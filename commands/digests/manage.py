@@ -1,6 +1,6 @@
 """``digest add|list|remove|pause|resume|run|preview``: statistics that arrive on their own.
 
-    digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart]
+    digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart,insights]
     digest list | digest remove <id> | digest pause <id> | digest resume <id>
     digest run <id>          post it now, for its latest complete period (and offer
                              "Up to now": from that period's end until the click)
@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from commands.digests.content import SECTIONS, DigestRequest, build_digest
+from commands.digests.content import DEFAULT_SECTIONS, SECTIONS, DigestRequest, build_digest
 from commands.digests.schedules import (
     DigestPeriod,
     ScheduleError,
@@ -108,7 +108,7 @@ def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> Diges
         period=period,
         title=digest_title(digest.schedule, period.label()),
         campaigns=digest.campaigns,
-        sections=digest.sections or SECTIONS,
+        sections=digest.sections or DEFAULT_SECTIONS,
         digest_id=digest.id,
         schedule=f"{parse_schedule(digest.schedule).describe()} "
         f"({zone_name(ZoneInfo(digest.timezone))})",
@@ -203,7 +203,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     opts = {k.lower(): v for k, v in options.items()}
     language = post_language(opts, usage)
-    sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
+    sections = parse_sections(opts["sections"], usage) if "sections" in opts else DEFAULT_SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:
         schedule, campaign_words = parse_when(words)
@@ -260,7 +260,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         channel=f"<#{channel}>" + post_language_note(language),
         when=escape(when),
     )
-    if sections != SECTIONS:
+    if sections != DEFAULT_SECTIONS:
         text += " " + _("Sections: {sections}.").format(sections=", ".join(sections))
     return notice(text, emoji=":calendar:")
 
@@ -276,7 +276,9 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
         else _("busiest autodialer campaigns")
     )
     sections = (
-        _("all sections") if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
+        _("all sections")
+        if set(d.sections or DEFAULT_SECTIONS) == set(DEFAULT_SECTIONS)
+        else ", ".join(d.sections)
     )
     where = _("{id} {state} · *{schedule}* ({zone}) in {channel}").format(
         id=code(d.id),
@@ -460,6 +462,7 @@ async def with_rules_facts(storage: Storage, team_id: str, request: DigestReques
         refused_calls=await refused_between(storage, team_id, start, end),
         against_rules=await against_rules_between(storage, team_id, start, end),
         looser_rules=await looser_words(storage, team_id),
+        calling_hours=(await off_loop(storage.calling_rules.rules, team_id)).hours,
         consents_ending=await ending_soon(storage, team_id, datetime.now(UTC)),
     )
 
@@ -478,7 +481,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             schedule="daily 00:00",
             timezone=ctx.tz.key,
             campaigns=(),
-            sections=SECTIONS,
+            sections=DEFAULT_SECTIONS,
             paused=False,
             created_by=ctx.user_id,
             created_at=0.0,

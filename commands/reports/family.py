@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep
-from commands.reports import cdr, stats, steps, wallboard
+from commands.reports import cdr, insights, stats, steps, wallboard
 from storage import Role
 
 FAMILY = Family(
@@ -56,6 +56,18 @@ FAMILY = Family(
             Role.VIEWER,
             ("extensions", "extensions yesterday"),
             handler=stats.extensions,
+        ),
+        CommandSpec(
+            "insights",
+            "phan-tich",
+            N_("insights [campaign] [today|yesterday|YYYY-MM-DD]"),
+            N_(
+                "A day against its usual levels: KPIs now, best hours to call, networks "
+                "below their usual, agents off the team's figures, agents needed."
+            ),
+            Role.VIEWER,
+            ("insights", "insights Summer yesterday"),
+            handler=insights.insights,
         ),
     ),
     clicks=(

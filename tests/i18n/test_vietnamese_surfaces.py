@@ -115,6 +115,7 @@ def seeded_lines(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "monitor": ["monitor"],
         "agents": ["agents"],
         "extensions": ["extensions"],
+        "insights": ["insights", f'insights "{name}" yesterday', "insights week"],
         "users": ["users"],
         "groups": ["groups"],
         "templates": ["templates"],
