@@ -862,10 +862,8 @@ async def insights(ctx: CommandContext, args: list[str]) -> Reply:
                 _("No campaign is named '{query}' or starts with it.").format(query=exc.query),
                 usage,
             ) from exc
-    allowed = DECREE_HOURS
-    if ctx.storage is not None:
-        rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
-        allowed = rules.hours_of(campaign.campaign_uuid) if campaign else rules.hours
+    rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
+    allowed = rules.hours_of(campaign.campaign_uuid) if campaign else rules.hours
     found_insights = await gather_insights(cc, day, campaign=campaign, allowed=allowed, now=now)
     chart = await chart_blocks(found_insights, chart_mode(ctx.workspace))
     reply = insights_reply(found_insights, chart)

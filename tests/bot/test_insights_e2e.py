@@ -17,7 +17,6 @@ from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import ActiveCallList
-from commands.kernel.context import CommandContext
 from commands.kernel.i18n import use_language
 from commands.reports.insights import gather_insights, usual_levels
 from commands.reports.wallboard import Snapshot, Unavailable, wallboard_view
@@ -30,6 +29,7 @@ from storage import Role
 from tests.bot.digest_helpers import FakeClock, app_with_clock, digests_in
 from tests.bot.test_commands_e2e import ask, campaigns_of, shown
 from tests.bot.test_home_e2e import home_after
+from tests.contexts import command_context
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
 DAY = date(2026, 6, 1)
@@ -228,7 +228,9 @@ async def test_the_home_tile_of_a_chosen_day_in_both_languages(
     seed(pbx, outbound_month(campaign.campaign_uuid))
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         found = await gather_insights(cc, DAY, campaign=campaign)
-    ctx = CommandContext(TEAM, SUPERVISOR, None, Role.VIEWER, tz=VN, cc=None)
+    ctx = command_context(
+        app.storage, team_id=TEAM, user_id=SUPERVISOR, channel_id=None, role=Role.VIEWER, tz=VN
+    )
     snap = Snapshot([], [], ActiveCallList(), [], Unavailable("–"), datetime.now(VN), found)
     english = json.dumps(wallboard_view(snap, ctx).to_dict(), ensure_ascii=False)
     assert f"*Insights* · {campaign.campaign_name}, Mon 01/06/2026" in english
