@@ -23,9 +23,8 @@ from bot.app import create_app
 from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
-from bot.http_door import SERVER_LOG, encoded_body_refusal
 from bot.observe import request_middleware
-from bot.request_guard import SlackRequestGuard
+from bot.request_guard import SERVER_LOG, SlackRequestGuard, encoded_body_refusal
 from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -1,16 +1,14 @@
 """The one Bolt middleware that knows who is asking: it puts a ``ContextBuilder`` on
 Bolt's ``context`` for every request, read from what Bolt already extracted (team,
-enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
+enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).  The
+listener builds the ``CommandContext`` (the person's role, from Slack and the database)
+after acknowledging: Slack's 3 seconds are never spent here.
 
-Building the ``CommandContext`` asks Slack for the person's admin flag and the database
-for their role, so it is left to the listener, which does it after acknowledging:
-Slack's 3 seconds are never spent here.
-
-A request whose replay claim the request guard could not make (the database was busy;
-``bot.request_guard`` says why it was let through) has its signature held in
-``Runtime.held_claims``; found there by the request's own signature, it is carried as
-``ContextBuilder.pending_claim``, and the listener settles it with ``claimed`` before any
-work, so a replay still acts never and a busy database is told, not waited on.
+The same middleware acts on each Events API ``event_id`` once (Slack redelivers an event
+it thinks was not acknowledged), and a request whose replay claim the door could not make
+(``bot.request_guard``: the database was busy) carries its signature as
+``ContextBuilder.pending_claim``, which the listener settles with ``claimed`` before any
+work.
 """
 
 from __future__ import annotations
@@ -24,11 +22,12 @@ from typing import Annotated, Any
 
 from pydantic import StringConstraints, ValidationError
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.observe import work_name
-from bot.request_guard import claim
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
@@ -67,51 +66,42 @@ class ContextBuilder:
         lock_wait: float | None = None,
     ) -> bool:
         """True when the request may go on: its replay claim was made at the door, or is
-        made now (with the usual retries, or one try of ``lock_wait`` seconds).  False for
-        a replay (nothing is done), or when the database is still busy: ``tell`` (if any)
-        then gets the busy message, and nothing was done."""
+        made now (with the usual retries until its claim window closes, or one try of
+        ``lock_wait`` seconds).  False for a replay, or when the database stayed busy:
+        ``tell`` (if any) then gets the busy message, and nothing was done."""
         signature = self.pending_claim
         if signature is None:
             return True
-        run_by = self.rt.held_claims.run_by(signature)
-        try:
-            # A short claim is one an answer to Slack waits on: on the threads kept for those.
-            offload = off_loop if lock_wait is None else off_loop_quick
-            while True:
-                try:
-                    first = await offload(self._claim, signature, lock_wait)
-                    break
-                except StorageBusyError:
-                    # Until the claim window closes (``CLAIM_WINDOW``): past it no process
-                    # may claim it, so "nothing was changed" stays true everywhere.
-                    if lock_wait is not None or time.time() >= run_by:
-                        raise
-        except StorageBusyError:
-            # Held until the database takes it, so its replays are refused meanwhile.
-            self.rt.held_claims.gave_up(signature)
-            if lock_wait is not None:
-                # A form is answered within Slack's 3 s, long before its claim window
-                # closes: the claim is written as soon as the database takes it, so a
-                # replay to another replica is refused from then on, not only here.
-                self.rt.background.spawn(
-                    self._claim_later(signature, run_by), name="callops-late-claim"
-                )
-            log.warning("request refused: the database stayed busy; nothing was done")
-            if tell is not None:
-                await tell(database_busy())
-            return False
-        self.rt.held_claims.claimed(signature)
+        held = self.rt.held_claims
+        run_by = held.run_by(signature)
+        # A short claim is one an answer to Slack waits on: on the threads kept for those.
+        offload = off_loop if lock_wait is None else off_loop_quick
+        while True:
+            try:
+                first = await offload(self._claim, signature, lock_wait)
+                break
+            except StorageBusyError:
+                if lock_wait is None and time.time() < run_by:
+                    continue  # past the window no process may claim it: "busy" stays true
+                held.gave_up(signature)  # its replays are refused until the database has it
+                if lock_wait is not None:  # a form: written as soon as the database takes it
+                    self.rt.background.spawn(
+                        self._claim_later(signature, run_by), name="callops-late-claim"
+                    )
+                return await self._busy(tell, "the database stayed busy")
+        held.claimed(signature)
         if first and lock_wait is None and 0 < run_by < time.time():
-            # Claimed once the window had closed: it may not run any more (another
-            # process would refuse it now), so it is refused here too, as busy.
-            log.warning("request refused: claimed after its window; nothing was done")
-            if tell is not None:
-                await tell(database_busy())
-            return False
+            # Claimed once its window had closed: another process would refuse it now.
+            return await self._busy(tell, "claimed after its window")
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
-            return False
-        return True
+        return first
+
+    async def _busy(self, tell: Callable[[Reply], Awaitable[Any]] | None, why: str) -> bool:
+        log.warning("request refused: %s; nothing was done", why)
+        if tell is not None:
+            await tell(database_busy())
+        return False
 
     async def _claim_later(self, signature: str, run_by: float) -> None:
         """Write a refused request's claim once the database takes it, until its claim
@@ -177,6 +167,10 @@ async def name_the_work(
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:
+    def first_delivery(team: str, event_id: str) -> bool:
+        with patience(QUICK_LOCK_WAIT, tries=1):
+            return rt.storage.dedup.mark_event(team, event_id)
+
     @app.middleware
     async def callops_context(
         req: AsyncBoltRequest,
@@ -184,9 +178,21 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         context: AsyncBoltContext,
         client: AsyncWebClient,
         next: Callable[[], Awaitable[None]],
-    ) -> None:
+    ) -> BoltResponse | None:
+        event_id, team = body.get("event_id"), context.team_id
+        if body.get("type") == "event_callback" and event_id and team:
+            try:
+                # Before the acknowledgement, so briefly: Slack resends an event refused now.
+                first = await off_loop_quick(first_delivery, team, str(event_id))
+            except Exception as exc:  # busy, or unavailable
+                log.info(
+                    "event %s: the database is busy (%s); refused", event_id, type(exc).__name__
+                )
+                return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
+            if not first:
+                log.info("event %s already handled; ignoring the retry", event_id)
+                return BoltResponse(status=200, body="")
         rt.responses.pool(context)
-        team = context.team_id
         user = context.user_id
         if team and user:
             signature = (req.headers.get("x-slack-signature") or [""])[0]
@@ -195,3 +201,4 @@ def install(app: AsyncApp, rt: Runtime) -> None:
                 rt, client, team, user, _channel(body, context), pending
             )
         await next()
+        return None

@@ -4,7 +4,7 @@ gave up on waits to be written, and Slack's 5 minutes later it is forgotten."""
 
 from __future__ import annotations
 
-from bot.held_claims import KEEP_SECONDS, HeldClaims
+from bot.request_guard import KEEP_SECONDS, HeldClaims
 
 
 class Clock:
