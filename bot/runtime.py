@@ -99,7 +99,7 @@ class Runtime:
     """Notes the customers' numbers each post shows (``bot.post_ledger``)."""
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
-    (``bot.held_claims``)."""
+    (``bot.request_guard.HeldClaims``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
     starts running any more (``CommandContext.stopping``)."""
