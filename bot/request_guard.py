@@ -14,13 +14,15 @@ is claimed in the database (``DedupStore.mark_event``) before Bolt sees it.  An 
 API request is not claimed here: Slack resends events (signed anew) and the event dedup
 (``bot.listeners.context``) acts on each ``event_id`` once, answering 503 with
 ``Retry-After`` while the database is busy.  The claim waits for another writer's lock
-at most ``QUICK_LOCK_WAIT``; when the database is busy the request goes on with its
-signature held here (``HeldClaims``) and its work path claims it before any work
-(``ContextBuilder.claimed``), within ``CLAIM_WINDOW`` of its signed timestamp or never.
+at most ``QUICK_LOCK_WAIT``; when the database is busy the request goes on, its claim
+made in the background and held here (``HeldClaims``) until it is made or its
+``CLAIM_WINDOW`` closes, and its work path waits for it before any work
+(``ContextBuilder.claimed``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -35,7 +37,7 @@ from aiohttp.web_protocol import RequestPayloadError
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from storage import DedupStore, off_loop_quick, patience
+from storage import DedupStore, off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -168,64 +170,33 @@ def _json_object(text: str) -> None:
         raise Refused(400, "malformed_payload: " + wrong)
 
 
-@dataclass
-class _Held:
-    until: float
-    run_by: float
-    given_up: bool = False
+Claim = asyncio.Task[bool | None]
+"""A claim the door left to the background: True (run the request), False (a replay),
+None (its claim window closed first: nothing may run it now, anywhere)."""
 
 
 @dataclass
 class HeldClaims:
-    """Signatures whose claim the database was too busy to take, held in the process: a
-    replay of one is refused while it is held.  Its work path claims it (``claimed``: let
-    go) or gives up (``gave_up``: kept until the next claim that reaches the database
-    writes it, ``to_write``/``written``); after Slack's 5 minutes it is stale anyway."""
+    """Claims the database was too busy to take at the door, each made in the background
+    until its claim window closes (``SlackRequestGuard._claim_until``): a replay of one is
+    refused at once while it is held, and its work path waits for it
+    (``ContextBuilder.claimed``).  Once Slack's 5 minutes are over it is stale anyway."""
 
     clock: Callable[[], float] = time.monotonic
-    _held: dict[str, _Held] = field(default_factory=dict)
+    _held: dict[str, tuple[float, Claim]] = field(default_factory=dict)
 
-    def hold(self, signature: str, run_by: float = 0.0) -> bool:
-        """Hold ``signature``, whose work may start until the wall-clock ``run_by``:
-        False when it is held already (a replay)."""
-        self._forget_old()
-        if signature in self._held:
-            return False
-        self._held[signature] = _Held(self.clock() + KEEP_SECONDS, run_by)
-        return True
+    def hold(self, signature: str, claiming: Claim) -> None:
+        now = self.clock()
+        for old in [s for s, (until, _) in self._held.items() if until <= now]:
+            del self._held[old]
+        self._held[signature] = (now + KEEP_SECONDS, claiming)
 
-    def run_by(self, signature: str) -> float:
+    def get(self, signature: str) -> Claim | None:
         found = self._held.get(signature)
-        return found.run_by if found is not None else 0.0
+        return found[1] if found is not None and found[0] > self.clock() else None
 
     def holds(self, signature: str) -> bool:
-        found = self._held.get(signature)
-        return found is not None and found.until > self.clock()
-
-    def pending(self, signature: str) -> bool:
-        """Let through with its claim left to its work path (not given up)."""
-        found = self._held.get(signature)
-        return found is not None and not found.given_up and found.until > self.clock()
-
-    def claimed(self, signature: str) -> None:
-        self._held.pop(signature, None)
-
-    def gave_up(self, signature: str) -> None:
-        if signature in self._held:
-            self._held[signature].given_up = True
-
-    def to_write(self) -> list[str]:
-        self._forget_old()
-        return [signature for signature, held in self._held.items() if held.given_up]
-
-    def written(self, signatures: list[str]) -> None:
-        for signature in signatures:
-            self._held.pop(signature, None)
-
-    def _forget_old(self) -> None:
-        now = self.clock()
-        for signature in [s for s, held in self._held.items() if held.until <= now]:
-            del self._held[signature]
+        return self.get(signature) is not None
 
 
 class SlackRequestGuard:
@@ -235,14 +206,17 @@ class SlackRequestGuard:
         seen: DedupStore,
         *,
         path: str,
+        held: HeldClaims,
+        spawn: Callable[..., asyncio.Task[Any]],
         clock: Callable[[], float] = time.time,
-        held: HeldClaims | None = None,
     ) -> None:
         self._verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self._seen = seen
         self._path = path
+        self._held = held
+        self._spawn = spawn
+        """Starts a claim left to the background, held by the runtime's tasks."""
         self._clock = clock
-        self._held = held if held is not None else HeldClaims()
 
     async def check(self, request: web.Request) -> None:
         """Raise ``Refused`` for a request Bolt must not see; a form request whose claim
@@ -266,28 +240,41 @@ class SlackRequestGuard:
         run_by = int(timestamp) + CLAIM_WINDOW
         if self._clock() > run_by or self._held.holds(signature):
             raise Refused(401, "replayed_request")
-        unwritten = self._held.to_write()
         try:
-            first = await off_loop_quick(self._claim_quickly, signature, unwritten)
+            first = await off_loop_quick(self._claim_quickly, signature)
         except StorageBusyError:
-            if not self._held.hold(signature, run_by):
+            if self._held.holds(signature):  # the same request, sent twice at once
                 raise Refused(401, "replayed_request") from None
-            log.info("slack request: database busy; replay claim left to the work path")
+            claiming = self._spawn(self._claim_until(signature, run_by), name="callops-claim")
+            self._held.hold(signature, claiming)
+            log.info("slack request: database busy; replay claim left to the background")
             return
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None
-        self._held.written(unwritten)
         if not first:
             raise Refused(401, "replayed_request")
 
-    def _claim_quickly(self, signature: str, unwritten: list[str]) -> bool:
-        """The claim, after those given up while the database was busy (``unwritten``):
-        from now on every process knows them."""
+    def _claim_quickly(self, signature: str) -> bool:
         with patience(QUICK_LOCK_WAIT, tries=1):
-            for held in unwritten:
-                claim(self._seen, held)
             return claim(self._seen, signature)
+
+    async def _claim_until(self, signature: str, run_by: float) -> bool | None:
+        """The claim of a request let through while the database was busy, tried (with
+        the store's usual patience) until its claim window closes: past it no process
+        may claim it, so "busy, nothing was changed" stays true on every replica."""
+        while True:
+            try:
+                first = await off_loop(claim, self._seen, signature)
+            except StorageBusyError:
+                if self._clock() >= run_by:
+                    return None
+                continue
+            except Exception as exc:
+                log.warning("slack request: claim not made (%s)", type(exc).__name__)
+                return None
+            # Made once its window had closed: another process would refuse it now.
+            return None if first and self._clock() > run_by else first
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:

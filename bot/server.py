@@ -53,6 +53,7 @@ def build_web_app(
         rt.storage.dedup,
         path=EVENTS_PATH,
         held=rt.held_claims,
+        spawn=rt.background.spawn,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.insert(1, encoded_body_refusal(EVENTS_PATH, CALLBACKS_PREFIX))

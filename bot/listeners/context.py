@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -27,20 +26,17 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.observe import work_name
-from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, claim
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
-from storage import off_loop, off_loop_quick, patience
-from storage.errors import StorageBusyError
+from storage import off_loop_quick, patience
 
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
-LATE_CLAIM_EVERY = 0.25
-"""Seconds between two tries at a refused form's claim while the database is busy."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +46,9 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
-    pending_claim: str | None = None
-    """The signature whose replay claim is still to be made (the guard found the database
-    busy), else None."""
+    pending_claim: Claim | None = None
+    """The replay claim the door left to the background (the database was busy), else
+    None."""
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
@@ -65,64 +61,26 @@ class ContextBuilder:
         *,
         lock_wait: float | None = None,
     ) -> bool:
-        """True when the request may go on: its replay claim was made at the door, or is
-        made now (with the usual retries until its claim window closes, or one try of
-        ``lock_wait`` seconds).  False for a replay, or when the database stayed busy:
-        ``tell`` (if any) then gets the busy message, and nothing was done."""
-        signature = self.pending_claim
-        if signature is None:
+        """True when the request may go on: its replay claim was made at the door, or by
+        the claim the door left to the background (waited for, or for ``lock_wait``
+        seconds at most: a form's answer is due in 3).  False for a replay, or when the
+        database stayed busy: ``tell`` (if any) then gets the busy message, and nothing
+        was done (a form's claim goes on, so its replays are refused once it is made)."""
+        claiming = self.pending_claim
+        if claiming is None:
             return True
-        held = self.rt.held_claims
-        run_by = held.run_by(signature)
-        # A short claim is one an answer to Slack waits on: on the threads kept for those.
-        offload = off_loop if lock_wait is None else off_loop_quick
-        while True:
-            try:
-                first = await offload(self._claim, signature, lock_wait)
-                break
-            except StorageBusyError:
-                if lock_wait is None and time.time() < run_by:
-                    continue  # past the window no process may claim it: "busy" stays true
-                held.gave_up(signature)  # its replays are refused until the database has it
-                if lock_wait is not None:  # a form: written as soon as the database takes it
-                    self.rt.background.spawn(
-                        self._claim_later(signature, run_by), name="callops-late-claim"
-                    )
-                return await self._busy(tell, "the database stayed busy")
-        held.claimed(signature)
-        if first and lock_wait is None and 0 < run_by < time.time():
-            # Claimed once its window had closed: another process would refuse it now.
-            return await self._busy(tell, "claimed after its window")
+        try:
+            first = await asyncio.wait_for(asyncio.shield(claiming), lock_wait)
+        except TimeoutError:
+            first = None
+        if first is None:
+            log.warning("request refused: the database stayed busy; nothing was done")
+            if tell is not None:
+                await tell(database_busy())
+            return False
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
         return first
-
-    async def _busy(self, tell: Callable[[Reply], Awaitable[Any]] | None, why: str) -> bool:
-        log.warning("request refused: %s; nothing was done", why)
-        if tell is not None:
-            await tell(database_busy())
-        return False
-
-    async def _claim_later(self, signature: str, run_by: float) -> None:
-        """Write a refused request's claim once the database takes it, until its claim
-        window closes (every process refuses it after that anyway)."""
-        while time.time() <= run_by:
-            try:
-                await off_loop(claim, self.rt.storage.dedup, signature)
-            except StorageBusyError:
-                await asyncio.sleep(LATE_CLAIM_EVERY)
-                continue
-            except Exception:
-                log.warning("could not record a refused request's claim", exc_info=True)
-                return
-            self.rt.held_claims.written([signature])
-            return
-
-    def _claim(self, signature: str, lock_wait: float | None) -> bool:
-        if lock_wait is None:
-            return claim(self.rt.storage.dedup, signature)
-        with patience(lock_wait, tries=1):
-            return claim(self.rt.storage.dedup, signature)
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -196,7 +154,7 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         user = context.user_id
         if team and user:
             signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending = signature if signature and rt.held_claims.pending(signature) else None
+            pending = rt.held_claims.get(signature) if signature else None
             context[CONTEXT_KEY] = ContextBuilder(
                 rt, client, team, user, _channel(body, context), pending
             )
