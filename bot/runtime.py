@@ -16,7 +16,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -25,17 +24,17 @@ from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
-from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.privacy_notice import tell_unmasked_workspaces
 from bot.privacy_work import PrivacyWorker
+from bot.request_guard import HeldClaims
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.rule_watch import RuleWatch
-from bot.service_clients import Binding, ServiceClients
+from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
@@ -70,9 +69,6 @@ LOCALE_REFRESH_SECONDS = 86_400.0
 FIRST_LOOK_SECONDS = 1.0
 """How long a request waits for ``users.info`` to learn a new person's language before
 its first answer (commands answer after Slack's acknowledgement, within 3 s)."""
-
-TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
-"""A team's call-center binding, time zone and workspace row, as a context needs them."""
 
 
 @dataclass
@@ -112,7 +108,7 @@ class Runtime:
     """Notes the customers' numbers each post shows (``bot.post_ledger``)."""
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
-    (``bot.held_claims``)."""
+    (``bot.request_guard.HeldClaims``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
     starts running any more (``AppPorts.stopping``)."""
@@ -191,14 +187,6 @@ class Runtime:
             ledger=ledger,
         )
 
-    def _team_facts(self, team_id: str) -> TeamFacts:
-        """What a context needs from the database, in one query (``get_with_key``), in one
-        trip off the event loop."""
-        return self._facts_of(*self.storage.workspaces.get_with_key(team_id))
-
-    def _facts_of(self, workspace: Workspace | None, api_key: str | None) -> TeamFacts:
-        return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
-
     async def context(
         self,
         client: AsyncWebClient,
@@ -220,7 +208,6 @@ class Runtime:
         self._remember(client, team_id, user_id, person, said)
         locale = said.locale if said and said.locale else person.slack_locale if person else None
         tz = said.tz if said and said.tz else person.slack_tz if person else None
-        facts = self._facts_of(workspace, api_key)
         return await self._context(
             client,
             team_id,
@@ -228,7 +215,7 @@ class Runtime:
             channel_id,
             role,
             offset,
-            facts,
+            (workspace, api_key),
             audience=for_person(person, workspace, locale, masked=not role.at_least(REVEAL_ROLE)),
             slack=(locale, tz),
         )
@@ -320,14 +307,15 @@ class Runtime:
         channel_id: str | None,
         role: Role,
         offset: int,
-        facts: TeamFacts | None = None,
+        stored: tuple[Workspace | None, str | None] | None = None,
         *,
         audience: Audience | None = None,
         slack: tuple[str | None, str | None] = (None, None),
     ) -> CommandContext:
-        if facts is None:
-            facts = await off_loop(self._team_facts, team_id)
-        binding, tz, workspace = facts
+        if stored is None:  # one query, one trip off the event loop
+            stored = await off_loop(self.storage.workspaces.get_with_key, team_id)
+        workspace, api_key = stored
+        binding = self.clients.binding_of(workspace, api_key)
         channel_audience = for_channel(workspace)
         start_shown()  # what this request writes for a channel is noted from here
         return CommandContext(
@@ -335,7 +323,7 @@ class Runtime:
             user_id=user_id,
             channel_id=channel_id,
             role=role,
-            tz=tz,
+            tz=self.zones.of(workspace),
             cc=await self.clients.client_for(team_id, binding),
             workspace=workspace,
             base_url=binding.base_url if binding else None,
