@@ -247,6 +247,10 @@ class DigestScheduler:
             log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
+        except asyncio.CancelledError:
+            # ``stop`` gave the tick its grace and cut it: a stop, not a failure (the
+            # slots it held are claimed in the database and taken up after the restart).
+            log.info("scheduler tick cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)
@@ -265,6 +269,8 @@ class DigestScheduler:
             log.warning("rule watch: the database is busy; the next pass catches up")
         except Exception:
             log.exception("rule watch pass failed")
+        except asyncio.CancelledError:
+            log.info("rule watch pass cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)
