@@ -50,10 +50,12 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
+from bot.anomaly_watch import AnomalyWatch
 from bot.digest_post import DigestPoster, workspace_failure
 from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
+from commands.digests.anomalies import is_anomaly
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
@@ -116,10 +118,13 @@ class DigestScheduler:
         clock: Callable[[], datetime] | None = None,
         watch: RuleWatch | None = None,
         chores: Sequence[Callable[[datetime], Awaitable[object]]] = (),
+        anomalies: AnomalyWatch | None = None,
     ) -> None:
         self._storage = storage
         self.watch = watch
         """The calling rules' watch, run after the alerts on every tick."""
+        self.anomalies = anomalies
+        """The anomaly alerts' check (``bot.anomaly_watch``), run after the alerts."""
         self._chores = tuple(chores)
         """Other once-a-minute work that must run in one place (the privacy notice)."""
         self.poster = poster
@@ -238,6 +243,8 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
+            if self.anomalies is not None:
+                await self.anomalies.tick(now)
             if self.watch is not None:
                 await self.watch.tick(now)
             await self.run_chores(now)
@@ -481,7 +488,8 @@ class DigestScheduler:
         moment = now or self._clock()
         by_team: dict[str, list[Alert]] = defaultdict(list)
         for alert in await off_loop(self._storage.alerts.all):
-            by_team[alert.team_id].append(alert)
+            if not is_anomaly(alert):  # those are the anomaly watch's
+                by_team[alert.team_id].append(alert)
         report = AlertReport()
         await asyncio.gather(
             *(self._bounded(self._check_team(t, a, moment, report)) for t, a in by_team.items())

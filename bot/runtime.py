@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
+from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
@@ -157,6 +158,7 @@ class Runtime:
                     ),
                     privacy.run,
                 ),
+                anomalies=AnomalyWatch(storage, digests, zones),
             ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
