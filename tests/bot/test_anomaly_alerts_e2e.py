@@ -136,6 +136,8 @@ async def test_a_replayed_check_and_a_second_replica_post_once(
     finally:
         other.storage.close()
     assert len([p for p in anomaly_posts(slack) if "Viettel" in shown(p)]) == 1
+    listing = shown(await ask(slack, "alert list"))
+    assert "anomaly of Answer rate" in listing and "firing on" in listing, listing
 
 
 async def test_snooze_closes_the_episode_and_tells_it_again_afterwards(

@@ -111,3 +111,25 @@ def test_a_bad_incident_is_refused_by_the_control_surface_and_the_cli(
         pbx.add_incident("network=Nokia:answer=0:from=10:00")
     assert main(["emulator", "--incident", "network=Viettel:from=10:00"]) == 2
     assert "answer=" in capsys.readouterr().err
+
+
+def test_a_campaigns_calls_go_unanswered_by_its_name(pbx: EmulatorServer) -> None:
+    pbx.set_call_mode("immediate")
+    campaigns = pbx.state("campaigns")
+    hit, spared = campaigns[0], campaigns[1]
+    pbx.add_incident(f"campaign={hit['campaign_name'].upper()}:answer=0:from=00:00")
+    calls = [
+        pbx.originate(
+            direction="outbound", campaign_uuid=hit["campaign_uuid"], destination="0961234567"
+        )
+        for _ in range(5)
+    ]
+    assert {c["cdr"]["status"] for c in calls} == {"no-answered"}
+    others = [
+        pbx.originate(
+            direction="outbound", campaign_uuid=spared["campaign_uuid"], destination="0961234567"
+        )
+        for _ in range(12)
+    ]
+    assert "answered" in {c["cdr"]["status"] for c in others}
+    pbx.reset()
