@@ -12,7 +12,9 @@ Each minute, per workspace with anomaly alerts:
    (``KpiTally``), one pass;
 4. each alert's readings open an episode (one post, its chart in the thread), update it
    in place (``chat.update``), or close it when back in the band (the post says so, and a
-   short reply in its thread).  Each of those is claimed in the database too.
+   short reply in its thread).  Each of those is claimed in the database too.  An
+   episode whose scope has had too few calls to judge for ``QUIET`` (the campaign
+   stopped, the night came) is closed as quiet, its post saying so.
 
 A snoozed alert is not checked; its open episodes are closed as snoozed (the post says
 so), so that a KPI still out when the snooze ends is told once more, in a new post.
@@ -86,6 +88,8 @@ class AnomalyReport:
     updated: int = 0
     recovered: int = 0
     snoozed: int = 0
+    quiet: int = 0
+    """Episodes closed because their scope had too few calls to judge for a while."""
     failed_teams: int = 0
 
 
@@ -126,7 +130,7 @@ class AnomalyWatch:
         self, team: str, alerts: Sequence[Alert], now: datetime, report: AnomalyReport
     ) -> None:
         storage = self._storage
-        slot = now.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%MZ")
+        slot = rules.slot_key(now)
         if not await off_loop(storage.anomalies.claim_check, team, slot):
             report.taken += 1
             return
@@ -172,6 +176,10 @@ class AnomalyWatch:
                 for e in await off_loop(storage.anomalies.open_of, team, alert.id)
                 if e.kpi == alert.metric
             }
+            read = {(r.scope.kind, r.scope.key) for r in readings}
+            for key, lasting in episodes.items():
+                if key not in read and now - rules.slot_time(lasting.checked_slot) > rules.QUIET:
+                    report.quiet += await self._close_quiet(alert, lasting, tz, now, readers)
             for reading in readings:
                 episode = episodes.get((reading.scope.kind, reading.scope.key))
                 context = _Check(alert, reading, tz, now, hour, slot, readers)
@@ -344,6 +352,17 @@ class AnomalyWatch:
                 message = rules.closed_reply(alert, closed, tz, now)
             await self._rewrite(closed, message)
         return closed_count
+
+    async def _close_quiet(
+        self, alert: Alert, episode: Episode, tz: ZoneInfo, now: datetime, readers: Audience
+    ) -> int:
+        closed = await off_loop(self._storage.anomalies.close, alert.team_id, episode.id, "quiet")
+        if closed is None:
+            return 0
+        with use_audience(readers):
+            message = rules.closed_reply(alert, closed, tz, now)
+        await self._rewrite(closed, message)
+        return 1
 
     async def _rewrite(self, episode: Episode, message: Reply) -> bool:
         """``chat.update`` of the episode's post; a refusal is logged, not retried."""

@@ -107,7 +107,8 @@ class Episode:
     message_ts: str | None = None
     closed_at: float | None = None
     closed_how: str | None = None
-    """``recovered`` or ``snoozed``; None while it lasts."""
+    """``recovered``, ``snoozed`` or ``quiet`` (too few calls to judge for a while);
+    None while it lasts."""
 
 
 def open_key(alert_id: str, scope_kind: str, scope_key: str, kpi: str) -> str:
@@ -209,7 +210,8 @@ class AnomalyStore(Store):
         return self.get(team_id, episode_id)
 
     def close(self, team_id: str, episode_id: str, how: str) -> Episode | None:
-        """The episode, closed (``recovered``/``snoozed``) by this caller, else None."""
+        """The episode, closed (``recovered``, ``snoozed``, ``quiet``) by this caller, else
+        None."""
         params = {"team": team_id, "episode": episode_id, "now": self._clock(), "how": how}
         if self._db.change(_CLOSE, params) != 1:
             return None

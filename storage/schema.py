@@ -465,7 +465,7 @@ anomaly_episodes = Table(
     _text("message_ts"),
     _real("closed_at"),
     _text("closed_how"),
-    CheckConstraint("closed_how IN ('recovered', 'snoozed')"),
+    CheckConstraint("closed_how IN ('recovered', 'snoozed', 'quiet')"),
     Index("anomaly_episodes_open", "open_key", unique=True),
     Index("anomaly_episodes_alert", "alert_id", "closed_at"),
 )

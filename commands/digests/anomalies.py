@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement
@@ -46,7 +46,7 @@ from commands.kernel.matching import did_you_mean, fold
 from commands.kernel.networks import network_of
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import CampaignNotFound, all_campaigns, campaign_queries, pick_campaign
-from commands.kernel.text import clip, clock, code, escape, zone_name
+from commands.kernel.text import clip, clock, code, day_time, escape, zone_name
 from commands.reports.band_chart import BandHour, render_band_chart
 from commands.reports.kpis import KPIS, NETWORK_NOTE, KpiCounter, KpiCounts
 from commands.reports.tally import LocalHours
@@ -93,7 +93,20 @@ DURATION_SPREAD = 1.5
 """Call durations are skewed (many short calls, a few long ones): their standard
 deviation is about one and a half times their mean, which sets how far an average of a
 few dozen wanders by chance.  Call records give sums, not spreads, so it is assumed."""
+QUIET = timedelta(hours=2)
+"""An episode whose scope has had too few calls to judge for this long (the campaign
+stopped, the night came) is closed as quiet rather than left open with an old figure."""
+SLOT_FORMAT = "%Y-%m-%dT%H:%MZ"
+"""A check's minute, in UTC: sorts as it runs."""
 KPI_NAMES = {k.key: k.name for k in KPIS}
+
+
+def slot_key(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(SLOT_FORMAT)
+
+
+def slot_time(slot: str) -> datetime:
+    return datetime.strptime(slot, SLOT_FORMAT).replace(tzinfo=UTC)
 
 
 def is_word(word: str) -> bool:
@@ -398,14 +411,23 @@ def episode_reply(
 
 
 def closed_reply(alert: Alert, episode: Episode, tz: ZoneInfo, now: datetime) -> Reply:
-    """The episode's post once it ended: recovered (or snoozed), for how long it lasted."""
+    """The episode's post once it ended: recovered (for how long it lasted), snoozed,
+    or gone quiet (too few calls to judge it for ``QUIET``)."""
     kpi = episode.kpi
     since = datetime.fromtimestamp(episode.opened_at, tz)
     lasted = max(0, round((now.timestamp() - episode.opened_at) / 60))
+    checked = slot_time(episode.checked_slot).astimezone(tz)
     if episode.closed_how == "snoozed":
         head = _(
             ":zzz: *{kpi}* of {scope} was out of its usual band from {since}; the alert was "
             "snoozed. If it is still out when the snooze ends, a new post tells it."
+        )
+    elif episode.closed_how == "quiet":
+        head = _(
+            ":grey_question: *{kpi}* of {scope} was out of its usual band from {since}, "
+            "last *{value}* at {checked}; there have not been enough calls to judge it "
+            "since, so this episode is closed. A new post tells it if it is still out "
+            "once the calls come back."
         )
     else:
         head = _(
@@ -420,6 +442,7 @@ def closed_reply(alert: Alert, episode: Episode, tz: ZoneInfo, now: datetime) ->
         high=figure(kpi, episode.high),
         since=f"{clock(since, tz)} {zone_name(since)}",
         minutes=ngettext("{n} minute", "{n} minutes", lasted).format(n=number(lasted)),
+        checked=f"{day_time(checked, tz)} {zone_name(checked)}",
     )
     blocks: list[Block] = [
         section(text),

@@ -205,3 +205,19 @@ async def test_a_metric_without_a_band_is_refused_plainly(
     reply = await ask(slack, "alert add #call-center anomaly metric=dropped_rate")
     assert "is not a KPI with a usual band" in shown(reply)
     assert app.storage.alerts.list(TEAM) == []
+
+
+async def test_an_episode_without_calls_to_judge_closes_as_quiet(
+    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+) -> None:
+    _server, day = month
+    await ask(slack, "alert add #call-center anomaly")
+    assert (await watch(app).tick(at(day, 17, 30))).opened >= 1
+    post = next(p for p in anomaly_posts(slack) if "Viettel" in shown(p))
+    # The generated traffic ends at 20:30 that day: the next morning has no calls.
+    still = await watch(app).tick(at(day, 19, 20))
+    assert still.quiet == 0
+    quiet = await watch(app).tick(at(day + timedelta(days=1), 9, 0))
+    assert quiet.quiet >= 1 and quiet.opened == 0
+    closed = shown(slack.message(CALL_CENTER, post["ts"]) or {})
+    assert "not been enough calls to judge it" in closed and "alert_snooze_1h" not in closed

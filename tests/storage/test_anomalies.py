@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from storage import SecretBox, Storage
+from tests.storage.conftest import FakeClock
 
 
 def _alert(store: Storage, team: str = "T1") -> str:
@@ -44,7 +45,7 @@ def test_a_minute_is_claimed_once_and_never_an_earlier_one(store: Storage) -> No
     assert store.anomalies.claim_check("T1", "2026-11-30T10:41Z")
 
 
-def test_an_episode_opens_updates_and_closes_once(store: Storage) -> None:
+def test_an_episode_opens_updates_and_closes_once(store: Storage, clock: FakeClock) -> None:
     alert_id = _alert(store)
     episode = _open(store, alert_id)
     assert episode is not None and episode.closed_at is None
@@ -59,6 +60,7 @@ def test_an_episode_opens_updates_and_closes_once(store: Storage) -> None:
     assert closed is not None and closed.closed_how == "recovered"
     assert store.anomalies.close("T1", episode.id, "recovered") is None
     assert store.anomalies.open_of("T1", alert_id) == []
+    clock.advance(60)
     again = _open(store, alert_id, "2026-11-30T11:00Z")
     assert again is not None and again.id != episode.id
     assert [e.id for e in store.anomalies.of_alert("T1", alert_id)] == [episode.id, again.id]

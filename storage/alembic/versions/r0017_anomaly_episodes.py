@@ -41,7 +41,7 @@ def upgrade() -> None:
         sa.Column("closed_at", FLOAT, nullable=True),
         sa.Column("closed_how", sa.Text(), nullable=True),
         sa.CheckConstraint("scope_kind IN ('campaign', 'network')"),
-        sa.CheckConstraint("closed_how IN ('recovered', 'snoozed')"),
+        sa.CheckConstraint("closed_how IN ('recovered', 'snoozed', 'quiet')"),
         sa.ForeignKeyConstraint(["alert_id"], ["alerts.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id"),
     )
