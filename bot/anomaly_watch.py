@@ -55,6 +55,7 @@ from commands.reports.usual import (
 )
 from storage import Alert, Storage, Workspace
 from storage.anomalies import Episode
+from storage.errors import StorageBusyError
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
@@ -120,8 +121,16 @@ class AnomalyWatch:
         report = AnomalyReport()
 
         async def bounded(team: str, alerts: list[Alert]) -> None:
+            # One workspace's failure holds up nobody else's check.
             async with self._limit:
-                await self._check_team(team, alerts, now, report)
+                try:
+                    await self._check_team(team, alerts, now, report)
+                except StorageBusyError:
+                    report.failed_teams += 1
+                    log.warning("anomaly check of team %s: the database is busy", team)
+                except Exception:
+                    report.failed_teams += 1
+                    log.exception("anomaly check of team %s failed", team)
 
         await asyncio.gather(*(bounded(t, a) for t, a in by_team.items()))
         return report

@@ -77,6 +77,9 @@ CLAIM_MARGIN = 60.0
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
 JUDGE_JOB = "callops-rule-watch"
+ANOMALY_JOB = "callops-anomalies"
+"""The anomaly alerts' check: a job of its own, so the day's first learning of the usual
+levels (four days of records) never holds up a digest."""
 JUDGE_SECONDS = 15
 """How often the call records callbacks brought are judged against the calling rules."""
 
@@ -124,7 +127,7 @@ class DigestScheduler:
         self.watch = watch
         """The calling rules' watch, run after the alerts on every tick."""
         self.anomalies = anomalies
-        """The anomaly alerts' check (``bot.anomaly_watch``), run after the alerts."""
+        """The anomaly alerts' check (``bot.anomaly_watch``), a job of its own each minute."""
         self._chores = tuple(chores)
         """Other once-a-minute work that must run in one place (the privacy notice)."""
         self.poster = poster
@@ -172,6 +175,15 @@ class DigestScheduler:
                 id=JUDGE_JOB,
                 coalesce=True,
                 misfire_grace_time=JUDGE_SECONDS,
+                max_instances=1,
+            )
+        if self.anomalies is not None:
+            scheduler.add_job(
+                self._anomaly_tick,
+                CronTrigger(second=30, timezone=UTC),
+                id=ANOMALY_JOB,
+                coalesce=True,
+                misfire_grace_time=50,
                 max_instances=1,
             )
         scheduler.start()
@@ -243,8 +255,6 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
-            if self.anomalies is not None:
-                await self.anomalies.tick(now)
             if self.watch is not None:
                 await self.watch.tick(now)
             await self.run_chores(now)
@@ -272,6 +282,24 @@ class DigestScheduler:
             log.warning("rule watch: the database is busy; the next pass catches up")
         except Exception:
             log.exception("rule watch pass failed")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    async def _anomaly_tick(self) -> None:
+        """The anomaly alerts' check of this minute (``bot.anomaly_watch``)."""
+        if self.anomalies is None:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            logs.begin(name="anomalies")
+            await self.anomalies.tick(self._clock())
+        except StorageBusyError:
+            log.warning("anomaly check: the database is busy; the next minute catches up")
+        except Exception:
+            log.exception("anomaly check failed")
         finally:
             if task is not None:
                 self._ticks.discard(task)
