@@ -124,6 +124,12 @@ def kpi_label(key: str) -> str:
     return _(name) if name else key
 
 
+def _in_sentence(name: str) -> str:
+    """A KPI's name inside a sentence: its first letter small, its acronym kept
+    (``answer-seizure ratio (ASR)``, ``tỷ lệ nghe máy``)."""
+    return name[:1].lower() + name[1:]
+
+
 def describe(alert: Alert) -> str:
     """``anomaly of Answer rate`` (plain text, not escaped)."""
     return _("anomaly of {kpi}").format(kpi=kpi_label(alert.metric))
@@ -213,7 +219,7 @@ async def add(
         ).format(
             ids=ids,
             channel=f"<#{channel}>" + post_language_aside(language),
-            kpi=escape(kpi_label(kpi).lower() if current_language() == "en" else kpi_label(kpi)),
+            kpi=escape(_in_sentence(kpi_label(kpi))),
             scope=scope,
             weeks=USUAL_WEEKS,
         ),
