@@ -15,10 +15,12 @@ PIP := $(BIN)/python -m pip -qq --disable-pip-version-check
 # Debian packages beyond Python. chromium: the console's browser tests and the screenshot
 # drive /usr/bin/chromium headless. fonts-noto-color-emoji: the console draws Slack's emoji
 # in colour. postgresql: the PostgreSQL-backed tests start their own server. espeak-ng:
-# an autocall's preview spoken with its Vietnamese voice (the Listen button).
+# an autocall's preview spoken with its Vietnamese voice (the Listen button); the tests
+# that run it are in the server tier (the `espeak_ng` fixture in tests/conftest.py).
+# `make check` needs no Debian package.
 TEST_PACKAGES := chromium fonts-noto-color-emoji postgresql espeak-ng
 DEMO_PACKAGES := fonts-noto-color-emoji espeak-ng
-CHECK_PACKAGES := espeak-ng
+CHECK_PACKAGES :=
 SCREENSHOT_PACKAGES := chromium fonts-noto-color-emoji
 # Debian's python3 makes venvs only with python3-venv; looked for only until .venv is made.
 VENV_PACKAGE = $(if $(wildcard $(STAMP)),,$(shell $(PYTHON) -c 'import ensurepip' 2>/dev/null || echo python3-venv))

@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/client.py [--cdrs 100000] [--calls 200] [--rounds 5]
     .venv/bin/python benchmarks/client.py --base-url http://127.0.0.1:8900  # a running emulator
+    .venv/bin/python benchmarks/client.py --roads [--calls 200] [--rounds 5] [--concurrency 20]
 
-Two figures, each with its target:
+Two figures, each with its target (``--roads`` measures the third instead):
 
 1. Per-call overhead of ``cc.campaigns.list(limit=50)`` against a raw ``httpx`` GET of
    the same URL with the same token that also decodes the JSON (the least any caller
@@ -14,6 +15,17 @@ Two figures, each with its target:
    set sampled during the walk.  Target < 100 MB.  The emulator runs in this process
    (a server thread), so both figures include its own allocations: an upper bound.
 
+3. ``--roads``: the client as callops builds it (``bot.service_clients``: every request
+   through httpx's ``AsyncClient.request``, reads sent over aiohttp by
+   ``bot.service_transport``) against the same client on httpx's own transport
+   (``ServiceAddresses.transport``, what writes use).  Before 2026-11-29 the client also
+   handed each request to the transport past ``AsyncClient.request``; the run that
+   dropped that is in ``benchmarks/README.md``.  The emulator runs in its own
+   process, so this process's CPU is the client's.  Per road: a command's service call
+   (``cc.campaigns.list_all()``, what ``/callops campaigns`` asks) one at a time, wall
+   and CPU time, rounds interleaved; then ``--concurrency`` commands at once on one
+   client (a busy workspace), calls a second and p99.  Ratios are against the first.
+
 Exits 1 when a target is missed.
 """
 
@@ -23,12 +35,15 @@ import argparse
 import asyncio
 import gc
 import os
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 
+from bot.service_clients import tls_context
+from bot.service_transport import service_transport
 from callcenter import CallCenter
+from callcenter.addresses import LOOPBACK_NETWORKS, ServiceAddresses, ServiceNetworks
 
 OVERHEAD_TARGET = 1.5
 MEMORY_TARGET_MB = 100.0
@@ -153,6 +171,161 @@ async def measure_memory(base_url: str, api_key: str, records: int) -> Memory:
     )
 
 
+# --- --roads: the client as built against httpx's public API ---------------------------
+
+ROADS = (
+    "as built: AsyncClient.request, reads over aiohttp",
+    "AsyncClient.request, httpx's own transport",
+)
+TIMEOUT_S = 10.0
+"""``bot.service_clients``' timeout for every call."""
+
+
+def road_client(road: int, base_url: str, api_key: str) -> tuple[CallCenter, httpx.AsyncClient]:
+    """The client of ``road`` (an index into ``ROADS``), on the checked addresses, and
+    the httpx client it sends through (its own, or one handed in: closed apart)."""
+    addresses = ServiceAddresses(ServiceNetworks.parse(LOOPBACK_NETWORKS))
+    tls = tls_context()
+    if road == 0:  # as bot.service_clients builds it
+        transport = service_transport(tls, addresses)
+        owned = httpx.AsyncClient()  # nothing to close: the CallCenter closes its own
+        return CallCenter(base_url, api_key, timeout=TIMEOUT_S, transport=transport), owned
+    client = httpx.AsyncClient(transport=addresses.transport(tls), timeout=httpx.Timeout(TIMEOUT_S))
+    return CallCenter(base_url, api_key, http_client=client), client
+
+
+@dataclass
+class Road:
+    label: str
+    wall_ms: list[float]
+    cpu_ms: list[float]
+    burst_rate: list[float]
+    burst_p99_ms: list[float]
+
+
+async def _one_at_a_time(cc: CallCenter, calls: int, road: Road) -> None:
+    cpu_start = time.process_time()
+    for _ in range(calls):
+        start = time.perf_counter()
+        await cc.campaigns.list_all()
+        road.wall_ms.append((time.perf_counter() - start) * 1000)
+    road.cpu_ms.append((time.process_time() - cpu_start) * 1000 / calls)
+
+
+async def _burst(cc: CallCenter, calls: int, concurrency: int, road: Road) -> None:
+    """``calls`` commands' calls, ``concurrency`` at a time, on one client."""
+    latencies: list[float] = []
+    left = iter(range(calls))
+
+    async def worker() -> None:
+        for _ in left:
+            start = time.perf_counter()
+            await cc.campaigns.list_all()
+            latencies.append((time.perf_counter() - start) * 1000)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    road.burst_rate.append(calls / (time.perf_counter() - start))
+    road.burst_p99_ms.append(statistics.quantiles(latencies, n=100)[-1])
+
+
+async def measure_roads(
+    base_url: str, api_key: str, calls: int, rounds: int, concurrency: int
+) -> list[Road]:
+    roads = [Road(label, [], [], [], []) for label in ROADS]
+    built = [road_client(n, base_url, api_key) for n in range(len(ROADS))]
+    clients = [cc for cc, _ in built]
+    try:
+        shown = {len(await cc.campaigns.list_all()) for cc in clients}
+        if len(shown) != 1:
+            raise SystemExit(f"the roads returned different listings: {shown}")
+        for cc in clients:  # warm: a token, kept-alive connections, caches
+            await _burst(cc, concurrency * 4, concurrency, Road("", [], [], [], []))
+        for round_no in range(rounds):
+            order = list(zip(clients, roads, strict=True))
+            if round_no % 2:
+                order.reverse()
+            for cc, road in order:
+                gc.collect()
+                await _one_at_a_time(cc, calls, road)
+                await _burst(cc, calls, concurrency, road)
+    finally:
+        for cc, http in built:
+            await cc.close()
+            await http.aclose()
+    return roads
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def emulator_process(seed: int) -> Iterator[str]:
+    """``callops emulator`` in a process of its own, so its CPU is not the client's."""
+    port = _free_port()
+    argv = [sys.executable, "-m", "bot.cli", "emulator", "--host", "127.0.0.1"]
+    argv += ["--port", str(port), "--seed", str(seed)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with tempfile.TemporaryFile() as output:
+        child = subprocess.Popen(argv, env=env, stdout=output, stderr=output)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if child.poll() is not None or time.monotonic() > deadline:
+                        output.seek(0)
+                        raise SystemExit(output.read().decode(errors="replace")[-2000:]) from None
+                    time.sleep(0.05)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            child.terminate()
+            child.wait(timeout=30)
+
+
+def print_roads(roads: list[Road], calls: int, rounds: int, concurrency: int) -> None:
+    base = roads[0]
+
+    def med(values: list[float]) -> float:
+        return statistics.median(values)
+
+    print(
+        f"cc.campaigns.list_all() ({calls} calls a round, {rounds} rounds, interleaved; "
+        f"bursts of {calls} with {concurrency} at once)"
+    )
+    print(
+        "| Road | median ms | p95 ms | CPU ms per call | calls/s at "
+        f"{concurrency} at once | p99 ms at {concurrency} at once |"
+    )
+    print("|---|---|---|---|---|---|")
+    for road in roads:
+        ratios = (
+            med(road.wall_ms) / med(base.wall_ms),
+            _p95(road.wall_ms) / _p95(base.wall_ms),
+            med(road.cpu_ms) / med(base.cpu_ms),
+            med(road.burst_rate) / med(base.burst_rate),
+            med(road.burst_p99_ms) / med(base.burst_p99_ms),
+        )
+        figures = (
+            med(road.wall_ms),
+            _p95(road.wall_ms),
+            med(road.cpu_ms),
+            med(road.burst_rate),
+            med(road.burst_p99_ms),
+        )
+        cells = " | ".join(
+            f"{f:,.2f} ({r:.2f}x)" if f < 100 else f"{f:,.0f} ({r:.2f}x)"
+            for f, r in zip(figures, ratios, strict=True)
+        )
+        print(f"| {road.label} | {cells} |")
+
+
 def _emulator(args: argparse.Namespace) -> AbstractContextManager[Any]:
     if args.base_url:
         return nullcontext(None)
@@ -169,7 +342,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cdrs", type=int, default=100_000, help="records to walk")
     parser.add_argument("--calls", type=int, default=200, help="calls per side per round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--roads", action="store_true", help="the third figure only")
+    parser.add_argument("--concurrency", type=int, default=20, help="--roads: at once")
     args = parser.parse_args(argv)
+
+    if args.roads:
+        with (
+            nullcontext(args.base_url) if args.base_url else emulator_process(args.seed)
+        ) as base_url:
+            roads = asyncio.run(
+                measure_roads(base_url, args.api_key, args.calls, args.rounds, args.concurrency)
+            )
+        print_roads(roads, args.calls, args.rounds, args.concurrency)
+        return 0
 
     with _emulator(args) as emu:
         if emu is None:

@@ -171,7 +171,12 @@ async def run(workspaces: int, latency_ms: int, concurrency: int, inject_429: in
             messages = slack.messages(channel, team_id)
             posted = [m for m in messages if "digest:" in str(m.get("text", ""))]
             digests += len(posted)
-            charts += sum(1 for m in messages if m.get("upload"))
+            charts += sum(
+                1
+                for m in messages
+                if m.get("upload")
+                or any(b.get("type") == "data_visualization" for b in m.get("blocks") or [])
+            )
             if len(posted) != 1:
                 lost.append(team_id)
         entries = slack.journal()
@@ -185,7 +190,7 @@ async def run(workspaces: int, latency_ms: int, concurrency: int, inject_429: in
     print(f"workspaces / digests due        {workspaces} / {report.due}")
     print(f"wall time until all posted      {wall:.2f} s (target < {TARGET_SECONDS:.0f} s)")
     print(f"posted / failed / lost          {report.posted} / {len(failures)} / {len(lost)}")
-    print(f"charts uploaded                 {charts}")
+    print(f"charts (drawn by Slack or PNG)  {charts}")
     print(f"peak concurrency                {report.peak_concurrency} (bound {concurrency})")
     print(f"Slack 429s (injected {inject_429:>3})       {throttled}")
     print(f"Slack Web API calls             {calls}")

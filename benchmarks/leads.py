@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 
 from callcenter import CallCenter
-from commands.approvals.actions import ExecutionEnv
+from commands.kernel.actions import ExecutionEnv
 from commands.kernel.phones import blocked_numbers
 from commands.kernel.slack_files import SharedFile
 from commands.leads.upload import UploadParams, download_and_check, execute_upload

@@ -36,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cryptography.fernet import Fernet
 
-from commands.approvals.kinds import ActionKind
 from storage import Role, SecretBox, Storage
 from storage.errors import ApprovalStateError
 
@@ -86,7 +85,7 @@ def bench_approvals(db: str, key: str, count: int) -> tuple[float, float, dict[s
         jobs = []
         for i in range(count):
             approval = store.approvals.create(
-                TEAM, ActionKind.CAMPAIGN_START, {"campaign_uuid": f"c-{i}"}, "U_REQ"
+                TEAM, "campaign.start", {"campaign_uuid": f"c-{i}"}, "U_REQ"
             )
             jobs.append((approval.id, approval.params_hash))
     ctx = multiprocessing.get_context("spawn")

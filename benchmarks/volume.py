@@ -245,9 +245,16 @@ class _Ctx:
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from commands.families import FAMILIES
+    from commands.registry import build_registry
+
+    with build_registry(FAMILIES).using():  # the app's tables, as the dispatcher has them
+        return await _measure(args)
+
+
+async def _measure(args: argparse.Namespace) -> dict[str, Any]:
     from zoneinfo import ZoneInfo
 
-    import commands.families  # noqa: F401  (as the app loads it)
     from callcenter import CallCenter
     from commands.digests.content import DigestRequest, build_digest, full_report
     from commands.digests.schedules import DigestPeriod

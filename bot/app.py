@@ -81,7 +81,7 @@ def create_app(rt: Runtime) -> AsyncApp:
         app = AsyncApp(
             client=web_client(settings.slack_api_url, bot_token, metrics=rt.metrics),
             signing_secret=signing_secret,
-            before_authorize=name_the_work,
+            before_authorize=name_the_work(rt.registry),
         )
     elif oauth and settings.slack_client_id and settings.slack_client_secret is not None:
         client_secret = settings.slack_client_secret.get_secret_value()
@@ -103,7 +103,7 @@ def create_app(rt: Runtime) -> AsyncApp:
         app = AsyncApp(
             client=web_client(settings.slack_api_url, metrics=rt.metrics),
             signing_secret=signing_secret,
-            before_authorize=name_the_work,
+            before_authorize=name_the_work(rt.registry),
             oauth_settings=oauth_settings,
         )
     else:

@@ -38,7 +38,6 @@ from commands.kernel.reply import (
     UpdateModal,
     notice,
 )
-from commands.reports.wallboard import wallboard
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +80,11 @@ async def deliver(outcome: Outcome, surface: Surface, ctx: CommandContext) -> No
         if surface.respond is not None:
             await surface.respond(delete_original=True)
     elif isinstance(outcome, PublishHome):
-        view = outcome.view or await wallboard(ctx)
-        await surface.messenger.publish_home(ctx.user_id, view)
+        # The dispatcher has the family render the tab (``dispatch.home_filled``).
+        if outcome.view is None:
+            log.error("an App Home outcome reached delivery without its view")
+            return
+        await surface.messenger.publish_home(ctx.user_id, outcome.view)
     elif isinstance(outcome, Post):
         posted = await surface.messenger.post(
             outcome.channel, outcome.reply, thread_ts=outcome.thread_ts

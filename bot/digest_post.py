@@ -1,8 +1,10 @@
 """Putting one digest (or one alert) in its channel, and saying once when a workspace can't.
 
-``DigestPoster`` is what ``digest run`` calls through ``CommandContext.digests`` and what
+``DigestPoster`` is what ``digest run`` calls through ``ctx.app.digests`` and what
 the scheduler calls for each due slot: build the content against the workspace's service,
-post the message, upload the chart right after it, both through the process's
+post the message (the chart in it, when Slack draws it), upload the chart's PNG right
+after it when the workspace reads charts as images or the chart does not fit Slack's own,
+both through the process's
 ``SlackOutbox`` at the channel's pace.
 
 Each digest message carries Slack message metadata naming its digest and slot
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +42,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import escape
+from commands.reports.chart_blocks import ChartParts, chart_mode
 from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
@@ -73,6 +76,8 @@ class Posted:
     channel: str
     ts: str
     chart_uploaded: bool
+    chart_inline: bool = False
+    """The chart went in the message itself (Slack's data_visualization block)."""
 
 
 def digest_metadata(digest_id: str, slot: str) -> dict[str, Any]:
@@ -122,7 +127,7 @@ class DigestPoster:
         self.outbox = outbox
         self._listeners: list[Callable[[str], None]] = []
 
-    # --- CommandContext.digests ---------------------------------------------------------
+    # --- ctx.app.digests (AppPorts) -----------------------------------------------------
 
     async def post_now(
         self,
@@ -190,6 +195,7 @@ class DigestPoster:
         # workspace's.
         with use_audience(for_channel(workspace, digest.language, own)):
             request = await with_rules_facts(self._storage, digest.team_id, request)
+            request = replace(request, chart_mode=chart_mode(workspace))
             content = await build_digest(cc, request)
         ts = await self.post_reply(
             digest.team_id,
@@ -197,13 +203,12 @@ class DigestPoster:
             content.reply,
             metadata=digest_metadata(digest.id, slot_key(slot)) if slot is not None else None,
         )
-        uploaded = False
-        if content.chart_png is not None:
-            uploaded = await self._upload(
-                digest.team_id, digest.channel, content.chart_png, content.chart_filename,
-                content.chart_title,
-            )  # fmt: skip
-        return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded)
+        uploaded = inline = False
+        if content.chart is not None:
+            inline = content.chart.native
+            shown = await self.post_chart(digest.team_id, digest.channel, content.chart)
+            uploaded = shown and not inline
+        return Posted(channel=digest.channel, ts=ts, chart_uploaded=uploaded, chart_inline=inline)
 
     def _workspace_and_channel(
         self, team_id: str, channel: str
@@ -257,8 +262,27 @@ class DigestPoster:
             raise slack_failure(exc, channel) from exc
         return None
 
+    async def post_chart(
+        self, team_id: str, channel: str, chart: ChartParts, *, thread_ts: str | None = None
+    ) -> bool:
+        """What a chart needs after the message that carries its blocks (an alert's, an
+        insight's, a digest's): its PNG uploaded when it is sent as an image; nothing when
+        Slack draws it in the message.  True when the chart is shown."""
+        if chart.png is None:
+            return True
+        return await self._upload(
+            team_id, channel, chart.png, chart.filename, chart.title, thread_ts=thread_ts
+        )
+
     async def _upload(
-        self, team_id: str, channel: str, png: bytes, filename: str, title: str
+        self,
+        team_id: str,
+        channel: str,
+        png: bytes,
+        filename: str,
+        title: str,
+        *,
+        thread_ts: str | None = None,
     ) -> bool:
         """The chart after its message; a failed upload leaves the posted digest standing."""
         client = await self.bots.get(team_id)
@@ -268,6 +292,7 @@ class DigestPoster:
             await self.outbox.upload(
                 client, channel, team=team_id, burst=BURST, content=png, filename=filename,
                 title=title, alt_txt=title, request_file_info=False,
+                **({"thread_ts": thread_ts} if thread_ts else {}),
             )  # fmt: skip
         except SlackApiError as exc:
             log.warning(

@@ -474,7 +474,8 @@ class DigestScheduler:
         except Exception as exc:
             return await self._slot_failed(digest, key, exc)
         await off_loop(self.poster.tell_recovery, digest.team_id)
-        detail = posted.ts if posted.chart_uploaded else f"{posted.ts} (no chart)"
+        charted = posted.chart_uploaded or posted.chart_inline
+        detail = posted.ts if charted else f"{posted.ts} (no chart)"
         await off_loop(
             self._storage.digests.finish_slot,
             digest.team_id,

@@ -12,14 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from commands.families import INTERACTIONS
+from commands.families import FAMILIES
+from commands.kernel.interactions import Interactions
+from commands.registry import build_registry
 
 
-def functions() -> dict[str, Any]:
-    return {step.callback_id: step.manifest() for step in INTERACTIONS.steps}
+def _interactions(interactions: Interactions | None) -> Interactions:
+    return interactions if interactions is not None else build_registry(FAMILIES).interactions
 
 
-def shortcuts() -> list[dict[str, str]]:
+def functions(interactions: Interactions | None = None) -> dict[str, Any]:
+    """The ``functions`` section of the app made of ``interactions`` (the default
+    families' unless given)."""
+    return {step.callback_id: step.manifest() for step in _interactions(interactions).steps}
+
+
+def shortcuts(interactions: Interactions | None = None) -> list[dict[str, str]]:
     return [
         {
             "name": shortcut.name,
@@ -27,7 +35,7 @@ def shortcuts() -> list[dict[str, str]]:
             "callback_id": shortcut.callback_id,
             "description": shortcut.description,
         }
-        for shortcut in INTERACTIONS.shortcuts
+        for shortcut in _interactions(interactions).shortcuts
     ]
 
 

@@ -1,6 +1,7 @@
 """The ``Messenger`` of ``commands``: Slack messages sent through the outbox
 (``bot.posting``), modals and App Home with the Web API, and the rewrite of an
-ephemeral prompt through the ``response_url`` Slack gave with its click.
+ephemeral prompt through the ``response_url`` Slack gave with its click (over the one
+session every ``response_url`` answer of the process shares: ``bot.response_urls``).
 
 Slack refusing a message (the bot is not in the channel, the message is gone, the
 trigger id expired) is logged and reported as ``None``/``False``: the action that wanted
@@ -16,10 +17,10 @@ from typing import Any
 import aiohttp
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.post_ledger import PostLedger
 from bot.posting import SlackOutbox, answered
+from bot.response_urls import ResponseUrls
 from commands.kernel.context import Posted, StepExecution
 from commands.kernel.reply import Reply
 
@@ -28,9 +29,15 @@ log = logging.getLogger(__name__)
 
 class WebApiMessenger:
     def __init__(
-        self, client: AsyncWebClient, *, team: str = "", ledger: PostLedger | None = None
+        self,
+        client: AsyncWebClient,
+        *,
+        responses: ResponseUrls,
+        team: str = "",
+        ledger: PostLedger | None = None,
     ) -> None:
         self._client = client
+        self._responses = responses
         self._team = team
         self._outbox = SlackOutbox(ledger=ledger)
 
@@ -66,11 +73,10 @@ class WebApiMessenger:
     async def rewrite(self, response_url: str, reply: Reply) -> bool:
         payload = reply.payload()
         payload["replace_original"] = True
-        webhook = AsyncWebhookClient(
-            response_url, timeout=10, ssl=self._client.ssl, proxy=self._client.proxy
-        )
         try:
-            response = await webhook.send_dict(payload)
+            response = await self._responses.send(
+                response_url, payload, ssl=self._client.ssl, proxy=self._client.proxy
+            )
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             log.info("response_url rewrite failed: %s", type(exc).__name__)
             return False

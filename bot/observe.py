@@ -24,10 +24,9 @@ from aiohttp import web
 from bot import logs
 from bot.metrics import Metrics, Stopwatch
 from commands.dispatch import MAX_COMMAND_CHARS
-from commands.families import INTERACTIONS
-from commands.kernel.catalog import match
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.reply import Also, FieldErrors, Outcome, Reply, StepFailed
+from commands.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -36,56 +35,56 @@ UNKNOWN = "unknown"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def command_name(text: str) -> str:
+def command_name(text: str, registry: Registry) -> str:
     """The catalog name of a typed command (``help`` when empty, ``unknown`` when no
     command matches or the text does not parse)."""
     if not text.strip():
         return "help"
     if len(text) > MAX_COMMAND_CHARS:
-        found = match(text.split()[:3])
+        found = registry.catalog.match(text.split()[:3])
     else:
         try:
-            found = match(tokenize(text))
+            found = registry.catalog.match(tokenize(text))
         except UsageError:
             return UNKNOWN
     return found[0].name if found else UNKNOWN
 
 
-def click_name(action_id: str) -> str:
-    route = INTERACTIONS.click(action_id)
+def click_name(action_id: str, registry: Registry) -> str:
+    route = registry.interactions.click(action_id)
     return route.action_id if route else UNKNOWN
 
 
-def submission_name(callback_id: str) -> str:
-    return callback_id if INTERACTIONS.submission(callback_id) else UNKNOWN
+def submission_name(callback_id: str, registry: Registry) -> str:
+    return callback_id if registry.interactions.submission(callback_id) else UNKNOWN
 
 
-def shortcut_name(callback_id: str) -> str:
-    return callback_id if INTERACTIONS.shortcut(callback_id) else UNKNOWN
+def shortcut_name(callback_id: str, registry: Registry) -> str:
+    return callback_id if registry.interactions.shortcut(callback_id) else UNKNOWN
 
 
-def step_name(callback_id: str) -> str:
-    return callback_id if INTERACTIONS.step(callback_id) else UNKNOWN
+def step_name(callback_id: str, registry: Registry) -> str:
+    return callback_id if registry.interactions.step(callback_id) else UNKNOWN
 
 
-def work_name(body: Mapping[str, Any]) -> str | None:
+def work_name(body: Mapping[str, Any], registry: Registry) -> str | None:
     """What a Slack request (as Bolt parsed it) asks for, for the log lines' ``command``."""
     if "command" in body:
-        return command_name(str(body.get("text") or ""))
+        return command_name(str(body.get("text") or ""), registry)
     kind = body.get("type")
     if kind == "block_actions":
         actions = body.get("actions") or [{}]
-        return click_name(str(actions[0].get("action_id") or ""))
+        return click_name(str(actions[0].get("action_id") or ""), registry)
     if kind in ("view_submission", "view_closed"):
         view = body.get("view") or {}
-        return submission_name(str(view.get("callback_id") or ""))
+        return submission_name(str(view.get("callback_id") or ""), registry)
     if kind in ("shortcut", "message_action"):
-        return shortcut_name(str(body.get("callback_id") or ""))
+        return shortcut_name(str(body.get("callback_id") or ""), registry)
     if kind == "event_callback":
         event = body.get("event") or {}
         if event.get("type") == "function_executed":
             function = event.get("function") or {}
-            return step_name(str(function.get("callback_id") or ""))
+            return step_name(str(function.get("callback_id") or ""), registry)
         return _event_name(str(event.get("type") or ""))
     return None
 

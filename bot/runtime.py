@@ -4,15 +4,18 @@
 only what it uses (the storage, the service clients, the bot's Slack clients, the time-zone
 lookup), never the runtime.  Listeners get the runtime through ``register(app, runtime)``,
 never through globals, so a test can run two apps (two processes' worth of state) side by
-side.  Starting and stopping the workers (scheduler, call feed, approval sweeper) is the
+side.  Starting and stopping the workers (scheduler, call feed, the families' jobs) is the
 business of whoever serves: ``bot.server`` and the entry points in ``bot.cli_app``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -40,11 +43,14 @@ from bot.slack_lookup import WebApiLookup
 from bot.time_zones import TeamZones
 from bot.token_rotation import TokenRefresher
 from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
+from commands.families import FAMILIES
 from commands.kernel.audiences import for_channel, for_person
-from commands.kernel.context import CommandContext
+from commands.kernel.context import AppPorts, CommandContext
+from commands.kernel.family import Family
 from commands.kernel.i18n import Audience
 from commands.kernel.phones import start_shown
 from commands.privacy.reveal import REVEAL_ROLE
+from commands.registry import Registry, build_registry
 from storage import (
     DEFAULT_ROLE,
     WORKFLOWS,
@@ -89,6 +95,9 @@ class Runtime:
     receiver)."""
     metrics: Metrics
     """This process's metrics (``/metrics``); the database's figures read at each scrape."""
+    registry: Registry
+    """The app's tables (catalog, actions, routes), built from the families it was given;
+    the listeners, the dispatcher and the workers read them from here."""
     tokens: TokenRefresher | None = None
     """Refreshes rotating Slack bot tokens, for Bolt and for ``bots`` alike (None for a
     single-workspace bot token, which does not rotate)."""
@@ -107,24 +116,37 @@ class Runtime:
     (``bot.held_claims``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
-    starts running any more (``CommandContext.stopping``)."""
+    starts running any more (``AppPorts.stopping``)."""
 
     @classmethod
     def open(
-        cls, settings: Settings, *, demo: bool = False, resolver: Resolver | None = None
+        cls,
+        settings: Settings,
+        *,
+        demo: bool = False,
+        resolver: Resolver | None = None,
+        families: Sequence[Family] = FAMILIES,
     ) -> Runtime:
         """Storage and collaborators for this process; refuses to run without a secret key
         unless in demo mode (storage.secrets says why).  ``resolver`` reads the service's
-        host names (the system's unless a test gives its own)."""
+        host names (the system's unless a test gives its own); ``families``: what the app
+        answers (``commands/families.py``)."""
         box = SecretBox.from_settings(settings.secret_keys, demo=demo)
         storage = Storage.open(settings.callops_db, box, default_timezone=settings.callops_timezone)
-        return cls.build(settings, storage, resolver=resolver)
+        return cls.build(settings, storage, resolver=resolver, families=families)
 
     @classmethod
     def build(
-        cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None
+        cls,
+        settings: Settings,
+        storage: Storage,
+        *,
+        resolver: Resolver | None = None,
+        families: Sequence[Family] = FAMILIES,
     ) -> Runtime:
-        """The collaborators on an open ``storage`` (tests give it their own clock)."""
+        """The collaborators on an open ``storage`` (tests give it their own clock), for
+        an app made of ``families``: every table the app reads is built from them here."""
+        registry = build_registry(families)
         for secret in settings.secret_values():
             logs.remember_secret(secret)  # kept out of every log line from here on
         metrics = Metrics()
@@ -153,15 +175,19 @@ class Runtime:
                 zones,
                 watch=RuleWatch(storage, digests),
                 chores=(
-                    lambda _now: tell_unmasked_workspaces(
-                        storage, bots, outbox, settings.admin_ids
+                    in_registry(
+                        registry,
+                        lambda _now: tell_unmasked_workspaces(
+                            storage, bots, outbox, settings.admin_ids
+                        ),
                     ),
-                    privacy.run,
+                    in_registry(registry, privacy.run),
                 ),
                 anomalies=AnomalyWatch(storage, digests, zones),
             ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
+            registry=registry,
             tokens=tokens,
             addresses=addresses,
             ledger=ledger,
@@ -318,15 +344,24 @@ class Runtime:
             offset=offset,
             storage=self.storage,
             slack=WebApiLookup(client),
-            public_url=self.settings.callops_public_url,
             files=WebApiFiles(client, team=team_id, ledger=self.ledger),
-            digests=self.digests,
-            messenger=WebApiMessenger(client, team=team_id, ledger=self.ledger),
+            messenger=WebApiMessenger(
+                client, responses=self.responses, team=team_id, ledger=self.ledger
+            ),
+            app=self.app_ports,
             audience=audience or channel_audience,
             channel_audience=channel_audience,
             slack_locale=slack[0],
             slack_tz=slack[1],
+        )
+
+    @functools.cached_property
+    def app_ports(self) -> AppPorts:
+        """What every context carries of this process, made once (``ctx.app``)."""
+        return AppPorts(
+            digests=self.digests,
             addresses=self.addresses,
+            public_url=self.settings.callops_public_url,
             stopping=lambda: self.stopping,
         )
 
@@ -341,6 +376,19 @@ class Runtime:
         await self.clients.close()
         await self.bots.close()
         await self.responses.close()
+
+
+def in_registry(
+    registry: Registry, chore: Callable[[datetime], Awaitable[object]]
+) -> Callable[[datetime], Awaitable[object]]:
+    """A scheduler chore that runs with the app's tables in use (what it writes names
+    commands in the reader's words)."""
+
+    async def run(now: datetime) -> object:
+        with registry.using():
+            return await chore(now)
+
+    return run
 
 
 def database_figures(storage: Storage) -> DatabaseFigures:

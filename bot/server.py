@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -20,10 +21,10 @@ from slack_bolt.async_app import AsyncApp
 
 from bot import health, metrics_http
 from bot.app import create_app
-from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
 from bot.http_door import SERVER_LOG, encoded_body_refusal
+from bot.jobs import JobRunner, TeamContexts
 from bot.observe import request_middleware
 from bot.request_guard import SlackRequestGuard
 from bot.runtime import Runtime
@@ -75,19 +76,21 @@ async def workers(
     drain: Drain | None = None,
 ) -> AsyncIterator[None]:
     """The scheduler (unless ``scheduler`` is False: another process runs it) and the
-    approval sweeper, for the block; ``readiness`` watches them.  At the end the
-    scheduler finishes its tick within what is left of ``drain``'s budget."""
-    sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt))
+    families' background jobs (``bot.jobs``), for the block; ``readiness`` watches
+    them.  At the end the scheduler finishes its tick within what is left of
+    ``drain``'s budget."""
+    jobs = JobRunner(rt.registry, TeamContexts(rt.storage, rt.bots, rt))
     async with contextlib.AsyncExitStack() as stack:
         if scheduler:
             rt.scheduler.start()
             stack.push_async_callback(_within, drain, rt.scheduler.stop, "scheduler stopped")
             if readiness is not None:
                 readiness.watch("scheduler", lambda: rt.scheduler.running)
-        sweeper.start()
-        stack.push_async_callback(sweeper.stop)
+        jobs.start()
+        stack.push_async_callback(jobs.stop)
         if readiness is not None:
-            readiness.watch("approval_sweeper", lambda: sweeper.running)
+            for probe in jobs.probes:
+                readiness.watch(probe, functools.partial(jobs.running, probe))
         yield
 
 

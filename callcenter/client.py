@@ -44,9 +44,9 @@ class CallCenter:
     """Client of one call-center account (one API key).
 
     ``timeout`` and ``transport`` configure the httpx client this object creates and
-    closes; given a ``transport``, each request is built here and handed to it directly
-    (``HttpCore`` says why).  Pass ``http_client`` instead to share a client you own (its
-    own timeouts, hooks and cookies apply and ``close()`` leaves it open).
+    closes (given a ``transport``, httpx reads no proxy from the environment: the
+    transport decides where requests go).  Pass ``http_client`` instead to share a client
+    you own (its own timeouts, hooks and cookies apply and ``close()`` leaves it open).
     ``token_cache`` keeps the token between processes.  ``sleep`` and ``clock`` exist so
     tests can steer time.
     """
@@ -85,7 +85,6 @@ class CallCenter:
             retry=policy,
             token_cache=token_cache,
             clock=clock,
-            transport=transport if owns_client else None,
         )
         self.auth = Auth(self._core)
         self.users = Users(self._core)

@@ -16,9 +16,8 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from commands.admin.connection import not_connected
 from commands.campaigns import cards as campaigns
-from commands.families import INTERACTIONS
 from commands.kernel import help
-from commands.kernel.catalog import MAX_WORDS, match, role_allows, usage_for_reader
+from commands.kernel.catalog import MAX_WORDS, role_allows, usage_for_reader
 from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, tokenize
@@ -26,9 +25,11 @@ from commands.kernel.help import role_name
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
 from commands.kernel.reply import (
+    Also,
     FieldErrors,
     OpenModal,
     Outcome,
+    PublishHome,
     Reply,
     Rerun,
     StepFailed,
@@ -39,6 +40,7 @@ from commands.kernel.reply import (
 from commands.kernel.resolve import AmbiguousCampaign, CampaignNotFound
 from commands.kernel.text import code, mention, number, truncate
 from commands.kernel.values import FORM_OUT_OF_DATE, OutOfDate, read_step_inputs
+from commands.registry import Registry
 from storage import Outcome as AuditOutcome
 from storage import Role
 from storage.errors import StorageBusyError
@@ -53,18 +55,74 @@ MAX_COMMAND_CHARS = 1000
 short enough that what a reply carries of it (a Next button's value, a choice button's
 command) stays within Slack's limits."""
 
+# Each way in takes the app's ``registry`` (``commands/registry.py``): its catalog and
+# routes find the handler, and its tables are in use while the handler runs (a usage line
+# in the reader's words, the action a request names).
 
-async def dispatch(ctx: CommandContext, text: str) -> Outcome:
+
+async def dispatch(ctx: CommandContext, text: str, *, registry: Registry) -> Outcome:
+    """Run one typed command and always come back with something to show the user."""
+    with registry.using():
+        return await _dispatch(ctx, text, registry)
+
+
+async def dispatch_click(ctx: CommandContext, click: Click, *, registry: Registry) -> Outcome:
+    """Run the handler that owns a clicked button (``_dispatch_click``)."""
+    with registry.using():
+        return await _dispatch_click(ctx, click, registry)
+
+
+async def validate_submission(
+    ctx: CommandContext, submission: Submission, *, registry: Registry
+) -> FieldErrors | None:
+    """The fast first answer to a submitted form (``_validate_submission``)."""
+    with registry.using():
+        return await _validate_submission(ctx, submission, registry)
+
+
+async def dispatch_submission(
+    ctx: CommandContext, submission: Submission, *, registry: Registry
+) -> Outcome:
+    """Run an accepted form's handler (after ``validate_submission`` let it through)."""
+    with registry.using():
+        return await _dispatch_submission(ctx, submission, registry)
+
+
+async def dispatch_shortcut(
+    ctx: CommandContext, shortcut: Shortcut, *, registry: Registry
+) -> Outcome:
+    """Run the handler of a shortcut, after the same role check as a typed command."""
+    with registry.using():
+        return await _dispatch_shortcut(ctx, shortcut, registry)
+
+
+async def dispatch_step(ctx: CommandContext, run: StepRun, *, registry: Registry) -> Outcome:
+    """Run a workflow step (``_dispatch_step``)."""
+    with registry.using():
+        return await _dispatch_step(ctx, run, registry)
+
+
+async def home_filled(outcome: Outcome, ctx: CommandContext, registry: Registry) -> Outcome:
+    """An App Home answer with its view: the family that declares the Home tab renders it
+    (``Family.home``) when the handler asked for it as it is now (``PublishHome()``)."""
+    if isinstance(outcome, PublishHome) and outcome.view is None and registry.home is not None:
+        return PublishHome(await registry.home(ctx))
+    if isinstance(outcome, Also):
+        return Also(await home_filled(outcome.answer, ctx, registry), outcome.tell)
+    return outcome
+
+
+async def _dispatch(ctx: CommandContext, text: str, registry: Registry) -> Outcome:
     """Run one typed command and always come back with something to show the user."""
     if len(text) > MAX_COMMAND_CHARS:
-        return too_long(text)
+        return too_long(text, registry)
     try:
         tokens = tokenize(text)
     except UsageError as exc:
         return error(exc.message)
     if not tokens:
         return await help.help_command(ctx, [])
-    found = match(tokens)
+    found = registry.catalog.match(tokens)
     if found is None:
         return unknown_command(tokens)
     spec, args = found
@@ -73,21 +131,23 @@ async def dispatch(ctx: CommandContext, text: str) -> Outcome:
     if spec.name not in NEEDS_NO_CONNECTION and ctx.cc is None:
         return not_connected(ctx)
     typed = [*spec.words, *args]
-    return await _guarded(spec.name, spec.handler(ctx, args), ctx, usage=spec.usage, typed=typed)
+    return await _guarded(
+        spec.name, spec.handler(ctx, args), ctx, registry, usage=spec.usage, typed=typed
+    )
 
 
-async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
+async def _dispatch_click(ctx: CommandContext, click: Click, registry: Registry) -> Outcome:
     """Run the handler that owns a clicked button, after the same role check as a typed
     command; a ``Rerun`` is answered as the typed command it stands for."""
-    route = INTERACTIONS.click(click.action_id)
+    route = registry.interactions.click(click.action_id)
     if route is None:
         return error(_("This button is no longer in use; run the command again."))
     if not role_allows(ctx.role, route.role):
         await _audit_refusal(ctx, route.audit_as or route.action_id, route.role)
         return refused(_("This button"), route.role, ctx.role, ctx.user_id)
-    outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx)
+    outcome = await _guarded(route.action_id, route.handler(ctx, click), ctx, registry)
     if isinstance(outcome, Rerun):
-        again = await dispatch(ctx.at(outcome.offset), outcome.command)
+        again = await _dispatch(ctx.at(outcome.offset), outcome.command, registry)
         if outcome.replace_original:
             # The clicked message (a page, a "Which one?" picker) gives way to the answer.
             if isinstance(again, Reply):
@@ -98,10 +158,12 @@ async def dispatch_click(ctx: CommandContext, click: Click) -> Outcome:
     return outcome
 
 
-async def validate_submission(ctx: CommandContext, submission: Submission) -> FieldErrors | None:
+async def _validate_submission(
+    ctx: CommandContext, submission: Submission, registry: Registry
+) -> FieldErrors | None:
     """The fast first answer to a submitted form: messages on its fields, or None to
     accept it.  A person without the form's role is refused here, on its first field."""
-    route = INTERACTIONS.submission(submission.callback_id)
+    route = registry.interactions.submission(submission.callback_id)
     if route is None:
         return FieldErrors({"": _("This form is no longer in use.")})
     if not role_allows(ctx.role, route.role):
@@ -133,19 +195,23 @@ async def validate_submission(ctx: CommandContext, submission: Submission) -> Fi
     return FieldErrors({k: truncate(v, 150) for k, v in problems.items()}) if problems else None
 
 
-async def dispatch_submission(ctx: CommandContext, submission: Submission) -> Outcome:
+async def _dispatch_submission(
+    ctx: CommandContext, submission: Submission, registry: Registry
+) -> Outcome:
     """Run an accepted form's handler (after ``validate_submission`` let it through)."""
-    route = INTERACTIONS.submission(submission.callback_id)
+    route = registry.interactions.submission(submission.callback_id)
     if route is None or not role_allows(ctx.role, route.role):
         return error(_("This form can no longer be submitted."))
     if submission.malformed is not None:
         return error(_(FORM_OUT_OF_DATE))
-    return await _guarded(route.callback_id, route.handler(ctx, submission), ctx)
+    return await _guarded(route.callback_id, route.handler(ctx, submission), ctx, registry)
 
 
-async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
+async def _dispatch_shortcut(
+    ctx: CommandContext, shortcut: Shortcut, registry: Registry
+) -> Outcome:
     """Run the handler of a shortcut, after the same role check as a typed command."""
-    route = INTERACTIONS.shortcut(shortcut.callback_id)
+    route = registry.interactions.shortcut(shortcut.callback_id)
     if route is None:
         return error(_("This shortcut is no longer offered by callops."))
     if not role_allows(ctx.role, route.role):
@@ -154,17 +220,17 @@ async def dispatch_shortcut(ctx: CommandContext, shortcut: Shortcut) -> Outcome:
         return refused(what, route.role, ctx.role, ctx.user_id)
     if ctx.cc is None:
         return not_connected(ctx)
-    return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx)
+    return await _guarded(route.callback_id, route.handler(ctx, shortcut), ctx, registry)
 
 
-async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
+async def _dispatch_step(ctx: CommandContext, run: StepRun, registry: Registry) -> Outcome:
     """Run a workflow step for the person who started the workflow, after the same role
     check as a typed command (fail closed: nobody known is nobody allowed).  A run no
     person started acts as the workflow, with the role an admin gave workflows (viewer
     until then), through the same checks and policy.  A step's failure is words, not a
     message: every ``Reply`` a handler or the checks come back with becomes
     ``StepFailed`` with the same words, in plain text."""
-    route = INTERACTIONS.step(run.callback_id)
+    route = registry.interactions.step(run.callback_id)
     if route is None:
         return StepFailed(
             _("callops has no step '{step}'; remove it from the workflow.").format(
@@ -187,7 +253,7 @@ async def dispatch_step(ctx: CommandContext, run: StepRun) -> Outcome:
     except OutOfDate as exc:
         log.warning("step %r refused: %s", route.callback_id, exc)
         return StepFailed(_(exc.words))
-    outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx)
+    outcome = await _guarded(route.callback_id, route.handler(ctx, run), ctx, registry)
     if isinstance(outcome, Reply):
         return StepFailed(plain_words(outcome))
     return outcome
@@ -216,6 +282,7 @@ async def _guarded(
     name: str,
     work: Awaitable[Outcome],
     ctx: CommandContext,
+    registry: Registry,
     *,
     usage: str | None = None,
     typed: list[str] | None = None,
@@ -231,8 +298,8 @@ async def _guarded(
     except Exception as exc:
         return failure(name, exc, ctx, usage=usage, typed=typed)
     if isinstance(outcome, OpenModal) and outcome.fill is not None:
-        outcome.fill = _guarded_fill(name, outcome.view, outcome.fill, ctx)
-    return outcome
+        outcome.fill = _guarded_fill(name, outcome.view, outcome.fill, ctx, registry)
+    return await home_filled(outcome, ctx, registry)
 
 
 def failure(
@@ -279,11 +346,19 @@ def failure(
 
 
 def _guarded_fill(
-    name: str, placeholder: View, fill: Callable[[], Awaitable[View]], ctx: CommandContext
+    name: str,
+    placeholder: View,
+    fill: Callable[[], Awaitable[View]],
+    ctx: CommandContext,
+    registry: Registry,
 ) -> Callable[[], Awaitable[View]]:
+    """The form's content, made after the modal opened (in the delivery, after the
+    dispatcher returned: so within the app's registry again)."""
+
     async def safely() -> View:
         try:
-            return await fill()
+            with registry.using():
+                return await fill()
         except Exception as exc:
             reply = failure(name, exc, ctx)
             return View(
@@ -298,16 +373,13 @@ def _guarded_fill(
 
 
 async def _audit_refusal(ctx: CommandContext, what: str, needed: Role) -> None:
-    if ctx.storage is not None:
-        await ctx.audit(
-            what, {}, outcome=AuditOutcome.REFUSED, detail=f"needs {needed}, is {ctx.role}"
-        )
+    await ctx.audit(what, {}, outcome=AuditOutcome.REFUSED, detail=f"needs {needed}, is {ctx.role}")
 
 
-def too_long(text: str) -> Reply:
+def too_long(text: str, registry: Registry) -> Reply:
     """A command past ``MAX_COMMAND_CHARS``: what was wrong, and the usage of the command
     it starts with (when it starts with one)."""
-    found = match(text.split()[:MAX_WORDS])
+    found = registry.catalog.match(text.split()[:MAX_WORDS])
     usage = found[0].usage if found else "help [command]"
     return error(
         _(

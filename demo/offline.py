@@ -34,8 +34,9 @@ from bot.server import EVENTS_PATH, serving
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS
-from commands.kernel.catalog import COMMANDS
+from commands.families import FAMILIES
 from commands.notifications.notify import callback_url
+from commands.registry import build_registry
 from demo.sample_leads import sample_leads
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
@@ -81,8 +82,10 @@ class Demo:
 
 
 def completions() -> list[tuple[str, str, str]]:
-    """The composer's completion list, from the one command table the parser uses."""
-    return [(spec.name, spec.usage, spec.summary) for spec in COMMANDS]
+    """The composer's completion list, from the command table the app's parser uses
+    (built from the same families as the runtime's)."""
+    catalog = build_registry(FAMILIES).catalog
+    return [(spec.name, spec.usage, spec.summary) for spec in catalog.commands]
 
 
 def app_manifest() -> dict[str, Any]:

@@ -11,9 +11,10 @@ supervisor approves one in #approvals.  ``digest``: the manager runs the sample 
 campaign it is meant for, whose card shows its lead list.  ``calls``: the live calls, each
 with its id, agent and campaign, after one is moved with its Transfer form.
 ``console-vi``: the demo as shipped, in Vietnamese: Hương reads the help, a campaign's
-card and the sample digest with its chart in #digests.  ``anomaly-vi``: the same, after
-Viettel stops answering (the console's incident control) an anomaly alert in
-#call-center with its band chart in the thread.  The other scenes show the demo
+card and the sample digest with its chart in #digests.  ``insights-vi``: Hương asks for
+today's insights (``phan-tich``).  ``anomaly-vi``: after Viettel stops answering (the
+console's incident control), an anomaly alert in #call-center with its band chart in the
+thread.  The other scenes show the demo
 read in English (its workspace, Hương and Minh set so, as the console tests read it).  Without
 ``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
 pictures change when the app's messages do. ``make screenshot`` runs it after installing
@@ -198,6 +199,17 @@ async def anomaly_scene(page: Page, demo: Demo) -> None:
     await fit(page, "messages", first=asked)
 
 
+async def insights_scene(page: Page, demo: Demo) -> None:
+    """Hương asks for today's insights in Vietnamese: the KPIs against their usual band,
+    the chart, the best hours to call, the networks, the agents."""
+    await open_console(page, demo, SUPERVISOR, CALL_CENTER)
+    await command(page, "/callops phan-tich")
+    title = in_language("vi", "Insights: {scope}, {day}").split(":")[0]
+    reply = page.locator("#messages .message.ephemeral", has_text=title).last
+    await expect(reply).to_be_visible()
+    await fit(page, "messages", first=reply)
+
+
 async def agents_on_calls(demo: Demo, count: int, within: float = 90.0) -> None:
     """Wait (on the emulator's own real-time simulation) until ``count`` live calls have
     an agent on them."""
@@ -252,9 +264,10 @@ SCENES = {
     "campaign-card": campaign_card_scene,
     "calls": calls_scene,
     "console-vi": vietnamese_scene,
+    "insights-vi": insights_scene,
     "anomaly-vi": anomaly_scene,
 }
-SHIPPED = frozenset({"console-vi", "anomaly-vi"})
+SHIPPED = frozenset({"console-vi", "insights-vi", "anomaly-vi"})
 """Scenes of the demo exactly as it starts (the others read it in English)."""
 
 

@@ -1,7 +1,7 @@
 """Approval policy per workspace: for each kind of risky action, what it takes to run it.
 
 The store keeps what an admin set, by kind; the kinds themselves and their defaults are
-declared with the actions, in ``commands/approvals/kinds.py``.
+declared with the actions, each in its family (``ActionSpec.policy``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A request is to see what callops holds (``access``) or to erase it (``erase``).  It is
 received (when the customer asked, which may be before it was typed in), acknowledged
 (when an admin took it in callops), due (15 days after it was received, by the reading
-in the README), handled by someone, and done with a report.  The number is sealed while
+in docs/privacy.md), handled by someone, and done with a report.  The number is sealed while
 the request is open, so the work can be done, and dropped once it is: only its keyed
 hash stays, so the request can still be found by the number.
 """

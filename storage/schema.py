@@ -142,6 +142,7 @@ workspaces = Table(
     _flag("mask_phones", default=0),
     _text("timezone_source"),
     _int("retention_days", nullable=False, default=90),
+    _text("chart_mode", nullable=False, default="native"),
 )
 
 people = Table(

@@ -106,6 +106,8 @@ def check_id(value: str, what: str) -> str:
 LANGUAGES = ("vi", "en")
 """The languages a person or a workspace may choose (the app's catalogs)."""
 NAME_ORDERS = ("family-first", "given-first")
+CHART_MODES = ("native", "image")
+"""How a workspace's charts are sent: Slack's data_visualization block, or a PNG."""
 
 
 def check_language(code: str | None) -> str | None:

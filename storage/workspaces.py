@@ -22,6 +22,7 @@ from storage.errors import N_, InvalidValueError, NotFoundError, SecretDecryptEr
 from storage.schema import Flag, service_tokens, workspaces
 from storage.secrets import SecretBox
 from storage.validation import (
+    CHART_MODES,
     NAME_ORDERS,
     check_base_url,
     check_id,
@@ -70,6 +71,9 @@ class Workspace:
     retention_days: int = 90
     """Days customers' numbers and names stay in the messages and files callops posted
     (then they are rewritten without them, and files deleted)."""
+    chart_mode: str = "native"
+    """How charts are sent: ``native`` (Slack's data_visualization block, where a chart
+    fits) or ``image`` (a PNG, always)."""
     timezone_source: str | None = None
     """Who chose ``timezone``: None (the process default), ``slack`` (the connecting
     admin's Slack zone) or ``admin`` (``settings timezone``)."""
@@ -282,6 +286,11 @@ class WorkspaceStore(SealedStore):
         if not 0 <= days <= 3650:
             raise InvalidValueError(N_("a retention is 0 to 3650 days"))
         return self._update(team_id, {"retention_days": days})
+
+    def set_chart_mode(self, team_id: str, mode: str) -> Workspace:
+        if mode not in CHART_MODES:
+            raise InvalidValueError(N_("charts are sent native or as an image"))
+        return self._update(team_id, {"chart_mode": mode})
 
     def set_channels(
         self,

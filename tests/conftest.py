@@ -9,7 +9,9 @@ cannot fall out of one (``make check`` runs ``-m check``, ``make test`` runs the
 
 * ``browser``: drives headless Chromium (it uses the ``browser`` fixture);
 * ``server``: talks to servers on loopback (emulator, Slack stand-in, the app, PostgreSQL):
-  it lives in a folder of end-to-end tests, or uses a fixture that starts one;
+  it lives in a folder of end-to-end tests, or uses a fixture that starts one; or runs a
+  program from a Debian package ``make test`` installs (``espeak_ng``), so ``make check``
+  needs none;
 * ``check``: everything else: pure code, SQLite on disk, in-process fakes.
 
 A ``check`` test that opens a network connection or listens on a port anyway fails and
@@ -19,6 +21,7 @@ says how to move it, so ``make check`` stays fast and never needs a server.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,12 +29,14 @@ from typing import Any
 
 import pytest
 
-import commands.families  # noqa: F401  (as the app: the approval workflow reads its actions)
 from callcenter.addresses import LOOPBACK_NETWORKS
+from commands.registry import Registry
 from commands.reports.figures import SHARED
+from commands.reports.insights import forget_usual_levels
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
+from tests.registry import APP
 
 # A store call made on the event loop fails the test that made it (storage.offload), in
 # this process and in every process a test starts: a forgotten ``off_loop`` cannot hide.
@@ -42,13 +47,26 @@ set_loop_guard("strict")
 # refusal give their own settings.
 os.environ["CALLOPS_SERVICE_NETWORKS"] = LOOPBACK_NETWORKS
 
+
+@pytest.fixture(autouse=True)
+def app_registry() -> Iterator[Registry]:
+    with APP.using():
+        yield APP
+
+
 TESTS = Path(__file__).resolve().parent
 TIERS = ("check", "server", "browser")
 BROWSER_FIXTURES = frozenset({"browser"})
 SERVER_DIRS = frozenset({"bot", "contract", "demo", "emulator", "replicas", "slack_standin"})
 """Folders of end-to-end tests: every test in them runs against loopback servers."""
-SERVER_FIXTURES = frozenset({"emulator_server", "emulator", "slack", "demo", "receiver"})
-"""Fixtures, outside those folders, that start a server."""
+SERVER_FIXTURES = frozenset(
+    {"emulator_server", "emulator", "slack", "demo", "receiver", "espeak_ng"}
+    | {"postgres_server", "postgres_template", "postgres_module_db"}
+)
+"""Fixtures, outside those folders, that start a server or run a Debian package's program."""
+SERVER_PARAMS = {"engine": "postgresql"}
+"""A parameter that puts a test on a server: the storage suite's run on PostgreSQL (its
+server fixtures are asked for inside ``db_url``, so the test does not name them)."""
 SERVER_MODULES = frozenset(
     {
         "callcenter/test_upload.py",  # streams an upload to an inline loopback server
@@ -66,6 +84,15 @@ def emulator_server() -> Iterator[EmulatorServer]:
 
 
 @pytest.fixture
+def espeak_ng() -> str:
+    """The espeak-ng binary (Debian's ``espeak-ng``, installed by ``make test``): the
+    autocall preview spoken with its Vietnamese voice, the Listen button."""
+    binary = shutil.which("espeak-ng")
+    assert binary is not None, "the test needs Debian's espeak-ng (make test installs it)"
+    return binary
+
+
+@pytest.fixture
 def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
     emulator_server.reset()
     yield emulator_server
@@ -74,8 +101,9 @@ def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
 @pytest.fixture(autouse=True)
 def _counts_start_afresh() -> None:
     """Figures are shared for a minute within a process (``commands.reports.shared``);
-    each test starts without those of the test before."""
+    each test starts without those of the test before; so do the usual levels."""
     SHARED.clear()
+    forget_usual_levels()
 
 
 def tier_of(item: pytest.Item) -> str:
@@ -92,6 +120,9 @@ def tier_of(item: pytest.Item) -> str:
     if where.parts[0] in SERVER_DIRS or where.as_posix() in SERVER_MODULES:
         return "server"
     if fixtures & SERVER_FIXTURES:
+        return "server"
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if any(params.get(name) == value for name, value in SERVER_PARAMS.items()):
         return "server"
     return "check"
 

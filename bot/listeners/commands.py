@@ -40,9 +40,10 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         ctx = await builder(context).build()
         ctx.response_url = command.get("response_url") or None
         with use_audience(ctx.audience):
-            outcome = await dispatch(ctx, command.get("text") or "")
+            outcome = await dispatch(ctx, command.get("text") or "", registry=rt.registry)
             surface = Surface(
-                messenger=ctx.messenger or WebApiMessenger(builder(context).client),
+                messenger=ctx.messenger
+                or WebApiMessenger(builder(context).client, responses=rt.responses),
                 respond=respond,
                 trigger_id=command.get("trigger_id"),
                 private_metadata=json.dumps({"channel": command.get("channel_id")}),
@@ -58,7 +59,7 @@ def register(app: AsyncApp, rt: Runtime) -> None:
     ) -> None:
         # Named once per request, for the log lines, by ``name_the_work`` (before Bolt's
         # authorize); the task running this listener inherited that context.
-        name = logs.command.get() or command_name(command.get("text") or "")
+        name = logs.command.get() or command_name(command.get("text") or "", rt.registry)
         try:
             if not await builder(context).claimed(functools.partial(tell, respond)):
                 return  # a replay, or the database too busy to tell (the person was told)

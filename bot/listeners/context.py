@@ -34,6 +34,7 @@ from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
+from commands.registry import Registry
 from storage import off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
@@ -165,15 +166,21 @@ class OpenedFrom(Metadata):
     channel: Annotated[str, StringConstraints(pattern=r"^[CDG][A-Z0-9]{2,30}$")] | None = None
 
 
-async def name_the_work(
-    body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
-) -> None:
+def name_the_work(
+    registry: Registry,
+) -> Callable[[dict[str, Any], AsyncBoltContext, Callable[[], Awaitable[None]]], Awaitable[None]]:
     """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
-    of this request on its log lines, from before Bolt asks Slack who the bot is.  Over
-    HTTP the request already has its correlation id (``bot.observe``); over Socket Mode
-    it gets one here."""
-    logs.begin(team=context.team_id, name=work_name(body), keep_id=True)
-    await next()
+    of this request on its log lines (named by the app's ``registry``), from before Bolt
+    asks Slack who the bot is.  Over HTTP the request already has its correlation id
+    (``bot.observe``); over Socket Mode it gets one here."""
+
+    async def naming(
+        body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
+    ) -> None:
+        logs.begin(team=context.team_id, name=work_name(body, registry), keep_id=True)
+        await next()
+
+    return naming
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:

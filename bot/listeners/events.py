@@ -17,6 +17,7 @@ from bot.messenger import WebApiMessenger
 from bot.observe import counted
 from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER
 from bot.runtime import Runtime
+from commands.dispatch import home_filled
 from commands.kernel.i18n import use_audience
 from commands.kernel.reply import PublishHome
 from storage import Outcome, off_loop_quick, patience
@@ -61,9 +62,12 @@ def register(app: AsyncApp, rt: Runtime) -> None:
             return
         with counted(rt.metrics, "event", "app_home_opened"):
             ctx = await builder(context).build()
-            messenger = ctx.messenger or WebApiMessenger(builder(context).client)
-            with use_audience(ctx.audience):
-                await deliver(PublishHome(), Surface(messenger=messenger, respond=None), ctx)
+            messenger = ctx.messenger or WebApiMessenger(
+                builder(context).client, responses=rt.responses
+            )
+            with use_audience(ctx.audience), rt.registry.using():
+                home = await home_filled(PublishHome(), ctx, rt.registry)
+                await deliver(home, Surface(messenger=messenger, respond=None), ctx)
 
     async def wipe(team: str, reason: str) -> None:
         # API key, cached tokens, installations and callback token in one transaction,

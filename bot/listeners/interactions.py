@@ -1,9 +1,9 @@
 """Every button, form, shortcut and workflow step of every family, registered generically.
 
 A listener acknowledges, builds the context, hands the click, submission, shortcut or
-step run to the dispatcher and delivers the outcome; the ids come from the families'
-``INTERACTIONS`` (``commands/families.py``) and no domain logic, role check or literal id
-lives here.
+step run to the dispatcher and delivers the outcome; the ids come from the registry the
+app was built with (``Runtime.registry``, ``commands/registry.py``) and no domain logic,
+role check or literal id lives here.
 
 A workflow step arrives as Slack's ``function_executed`` event; Bolt's ``app.function``
 acknowledges it at once, puts the run's just-in-time token on the client, and gives the
@@ -40,7 +40,6 @@ from commands.dispatch import (
     dispatch_submission,
     validate_submission,
 )
-from commands.families import INTERACTIONS
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import use_audience
 from commands.kernel.interactions import Click, Shortcut, StepRun, Submission
@@ -70,11 +69,12 @@ async def on_click(
 ) -> None:
     await ack()
     click = Click.from_payload(body, action)
+    registry = builder(context).rt.registry
     await _run(
         context,
         respond,
-        ("click", click_name(click.action_id)),
-        lambda ctx: dispatch_click(ctx, click),
+        ("click", click_name(click.action_id, registry)),
+        lambda ctx: dispatch_click(ctx, click, registry=registry),
         click.trigger_id,
         click.view_id,
     )
@@ -112,7 +112,7 @@ async def _answer(
 ) -> None:
     """Deliver a click's or shortcut's outcome where it came from."""
     surface = Surface(
-        messenger=ctx.messenger or WebApiMessenger(found.client),
+        messenger=ctx.messenger or WebApiMessenger(found.client, responses=found.rt.responses),
         respond=answerable(respond),
         trigger_id=trigger_id,
         private_metadata=json.dumps({"channel": ctx.channel_id}),
@@ -136,18 +136,20 @@ async def on_submission(ack: AsyncAck, view: dict[str, Any], context: AsyncBoltC
         else:
             await ack()  # a replay: answered, and nothing more
         return
-    with counted(found.rt.metrics, "submission", submission_name(submission.callback_id)) as tally:
+    registry = found.rt.registry
+    named = submission_name(submission.callback_id, registry)
+    with counted(found.rt.metrics, "submission", named) as tally:
         ctx = await found.build()
         with use_audience(ctx.audience):
-            problems = await validate_submission(ctx, submission)
+            problems = await validate_submission(ctx, submission, registry=registry)
             if problems is not None:
                 tally.record(problems)
                 await ack(response_action="errors", errors=problems.errors)
                 return
             await ack()
-            outcome = await dispatch_submission(ctx, submission)
+            outcome = await dispatch_submission(ctx, submission, registry=registry)
             tally.record(outcome)
-            messenger = ctx.messenger or WebApiMessenger(found.client)
+            messenger = ctx.messenger or WebApiMessenger(found.client, responses=found.rt.responses)
             await deliver(outcome, Surface(messenger=messenger, respond=None), ctx)
 
 
@@ -159,11 +161,12 @@ async def on_shortcut(
 ) -> None:
     await ack()
     shortcut = Shortcut.from_payload(body)
+    registry = builder(context).rt.registry
     await _run(
         context,
         respond,
-        ("shortcut", shortcut_name(shortcut.callback_id)),
-        lambda ctx: dispatch_shortcut(ctx, shortcut),
+        ("shortcut", shortcut_name(shortcut.callback_id, registry)),
+        lambda ctx: dispatch_shortcut(ctx, shortcut, registry=registry),
         shortcut.trigger_id,
     )
 
@@ -179,27 +182,27 @@ def register(app: AsyncApp, rt: Runtime) -> None:
         run = StepRun.from_event(event, token=context.function_bot_access_token)
         team = context.team_id or ""
         client = await rt.bots.get(team) or client
-        with counted(rt.metrics, "step", step_name(run.callback_id)) as tally:
+        with counted(rt.metrics, "step", step_name(run.callback_id, rt.registry)) as tally:
             if run.user_id:
                 ctx = await rt.context(client, team_id=team, user_id=run.user_id, channel_id=None)
             else:
                 ctx = await rt.workflow_context(client, team, run.actor)
             with use_audience(ctx.audience):
-                outcome = await dispatch_step(ctx, run)
+                outcome = await dispatch_step(ctx, run, registry=rt.registry)
                 tally.record(outcome)
                 surface = Surface(
-                    messenger=ctx.messenger or WebApiMessenger(client),
+                    messenger=ctx.messenger or WebApiMessenger(client, responses=rt.responses),
                     respond=None,
                     step=StepAnswer(complete=complete, fail=fail),
                 )
                 await deliver(outcome, surface, ctx)
 
     # Each held in the runtime's tasks while it runs: a stopping process answers them first.
-    for click in INTERACTIONS.clicks:
+    for click in rt.registry.interactions.clicks:
         app.action(click.matcher())(tracked(rt.background, on_click))
-    for submission in INTERACTIONS.submissions:
+    for submission in rt.registry.interactions.submissions:
         app.view(submission.callback_id)(tracked(rt.background, on_submission))
-    for shortcut in INTERACTIONS.shortcuts:
+    for shortcut in rt.registry.interactions.shortcuts:
         app.shortcut(shortcut.callback_id)(tracked(rt.background, on_shortcut))
-    for step in INTERACTIONS.steps:
+    for step in rt.registry.interactions.steps:
         app.function(step.callback_id)(tracked(rt.background, on_step))

@@ -51,7 +51,7 @@ from commands.kernel.reply import (
 from commands.kernel.text import day_time, escape
 from commands.kernel.values import Metadata, read_metadata
 from storage import Outcome as AuditOutcome
-from storage import Role, Storage
+from storage import Role
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 from storage.validation import UrlProblem, base_url_problem, shown_url
@@ -209,7 +209,7 @@ async def status(ctx: CommandContext, args: list[str]) -> Reply:
 
 
 async def disconnect_clicked(ctx: CommandContext, click: Click) -> Outcome:
-    storage = _storage(ctx)
+    storage = ctx.storage
     removed = await off_loop(storage.workspaces.disconnect, ctx.team_id)
     await ctx.audit("workspace.disconnect", {}, detail=None if removed else "already disconnected")
     text = (
@@ -294,14 +294,14 @@ async def accept_connection(ctx: CommandContext, submission: Submission) -> dict
     """The connect form is answered within Slack's 3 seconds: the address is checked by
     the one rule for where the service may be, the key is checked with the service, and
     both are saved only when they work, so a refusal lands on the field it concerns."""
-    storage = _storage(ctx)
+    storage = ctx.storage
     base_url = text(submission.values, BASE_URL_BLOCK)
     api_key = text(submission.values, API_KEY_BLOCK)
     problem = base_url_problem(base_url)
     if problem is not None:
         problems: dict[str, str] | None = {BASE_URL_BLOCK: _(URL_PROBLEMS[problem])}
     else:
-        problems = await verify_key(base_url, api_key, ctx.addresses or ServiceAddresses())
+        problems = await verify_key(base_url, api_key, ctx.app.addresses)
     if problems is None:
         try:
             # Connected from Slack: the admin's own zone and language, unless chosen.
@@ -342,9 +342,3 @@ async def connected(ctx: CommandContext, submission: Submission) -> Outcome:
         emoji=":white_check_mark:",
     )
     return Also(PublishHome(), Tell(ctx.user_id, reply, channel=str(channel)))
-
-
-def _storage(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise RuntimeError("connecting needs the app's database")
-    return ctx.storage

@@ -18,6 +18,7 @@ FAMILY = Family(
             "connect",
             N_("Connect this workspace to the call-center service."),
             Role.ADMIN,
+            ("connect",),
             family="general",
             handler=connection.connect,
         ),
@@ -27,6 +28,7 @@ FAMILY = Family(
             "disconnect",
             N_("Forget this workspace's API key and tokens."),
             Role.ADMIN,
+            ("disconnect",),
             family="general",
             handler=connection.disconnect,
         ),
@@ -36,6 +38,7 @@ FAMILY = Family(
             "status",
             N_("Show the connection: domain and user behind the key."),
             Role.VIEWER,
+            ("status",),
             family="general",
             handler=connection.status,
         ),
@@ -45,6 +48,7 @@ FAMILY = Family(
             "policy",
             N_("Show or change who must approve what."),
             Role.ADMIN,
+            ("policy",),
             handler=policy.show_policy,
         ),
         CommandSpec(
@@ -65,6 +69,7 @@ FAMILY = Family(
             "policy channel #channel|none",
             N_("Where approval cards are posted."),
             Role.ADMIN,
+            ("policy channel #approvals",),
             handler=policy.policy_channel,
         ),
         CommandSpec(
@@ -73,6 +78,7 @@ FAMILY = Family(
             "role @user|workflows admin|operator|viewer",
             N_("Give a Slack user, or workflows run without a person, a role."),
             Role.ADMIN,
+            ("role @mai operator", "role workflows viewer"),
             handler=policy.role,
         ),
         CommandSpec(
@@ -90,11 +96,12 @@ FAMILY = Family(
             "cai-dat",
             N_(
                 "settings [language vi|en [#channel]] [timezone <IANA name>] "
-                "[names family-first|given-first] [mask-phones on|off] [retention <days>]"
+                "[names family-first|given-first] [mask-phones on|off] [retention <days>] "
+                "[charts native|image]"
             ),
             N_(
-                "Show or change the workspace's language, time zone, names, masked numbers "
-                "and how long customers' data stay in messages."
+                "Show or change the workspace's language, time zone, names, masked numbers, "
+                "how long customers' data stay in messages, and how charts are sent."
             ),
             Role.ADMIN,
             (
@@ -102,6 +109,7 @@ FAMILY = Family(
                 "settings language en #support",
                 "settings timezone Asia/Ho_Chi_Minh",
                 "settings mask-phones on",
+                "settings charts image",
             ),
             handler=settings.settings,
         ),

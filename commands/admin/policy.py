@@ -22,7 +22,6 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.approvals import actions
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import all_policies, policy_for
 from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
@@ -61,24 +60,25 @@ SET_USAGE = (
 )
 
 
-def parse_kind(text: str) -> ActionKind:
+def parse_kind(text: str) -> str:
     """A kind by its name (``campaign.start``) or the part after the dot (``start``)."""
     wanted = text.strip().lower().replace("-", "_")
-    for kind in ActionKind:
-        if wanted == kind.value:
+    declared = actions.in_use().kinds
+    for kind in declared:
+        if wanted == kind:
             return kind
-    matches = [k for k in ActionKind if k.value.split(".", 1)[1] == wanted]
+    matches = [k for k in declared if k.split(".", 1)[1] == wanted]
     if len(matches) == 1:
         return matches[0]
     raise UsageError(
         _("'{text}' is not a kind of action; use one of {kinds}.").format(
-            text=text, kinds=", ".join(k.value for k in ActionKind)
+            text=text, kinds=", ".join(declared)
         ),
         SET_USAGE,
     )
 
 
-def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
+def policy_line(kind: str, policy: KindPolicy) -> str:
     parts = [_(MODE_WORDS[policy.mode])]
     if policy.mode is Mode.APPROVAL:
         if policy.approvers == ADMINS:
@@ -99,8 +99,8 @@ def policy_line(kind: ActionKind, policy: KindPolicy) -> str:
     try:
         title = _(actions.spec_for(kind).title)
     except LookupError:
-        title = kind.value
-    return f"*{escape(title)}* {code(kind.value)}\n" + " · ".join(parts)
+        title = kind
+    return f"*{escape(title)}* {code(kind)}\n" + " · ".join(parts)
 
 
 def policy_reply(storage: Storage, team_id: str) -> Reply:
@@ -130,7 +130,7 @@ async def show_policy(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("To change the policy use `policy set` or `policy channel`."), usage_of("policy")
         )
-    return await off_loop(policy_reply, ctx.db(), ctx.team_id)
+    return await off_loop(policy_reply, ctx.storage, ctx.team_id)
 
 
 UNKNOWN_PERSON = N_(
@@ -167,7 +167,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     if len(positional) != 1 or not options:
         raise UsageError(_("Give one kind of action and what to change."), SET_USAGE)
     kind = parse_kind(positional[0])
-    storage = ctx.db()
+    storage = ctx.storage
     policy = await off_loop(policy_for, storage.policies, ctx.team_id, kind)
     changes: dict[str, object] = {}
     for key, value in options.items():
@@ -210,7 +210,7 @@ async def set_policy(ctx: CommandContext, args: list[str]) -> Reply:
     await ctx.audit(
         "policy.set",
         {
-            "kind": kind.value,
+            "kind": kind,
             "mode": updated.mode.value,
             "approvers": updated.approvers
             if updated.approvers == ADMINS
@@ -232,7 +232,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("policy channel")
     if len(args) != 1:
         raise UsageError(_("Name one channel, or none."), usage)
-    storage = ctx.db()
+    storage = ctx.storage
     if args[0].lower() == "none":
         await off_loop(storage.workspaces.ensure, ctx.team_id)
         await off_loop(storage.workspaces.set_channels, ctx.team_id, approvals=None)
@@ -243,7 +243,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
         raise UsageError(
             _("'{token}' is not a channel: write #channel.").format(token=args[0]), usage
         )
-    found = await ctx.slack.channel(ref.id or ref.name or "") if ctx.slack else None
+    found = await ctx.slack.channel(ref.id or ref.name or "")
     channel_id = found.id if found else ref.id
     if channel_id is None:
         return error(
@@ -267,7 +267,7 @@ async def policy_channel(ctx: CommandContext, args: list[str]) -> Reply:
 
 async def role(ctx: CommandContext, args: list[str]) -> Reply | Also:
     usage = usage_of("role")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         stored = await off_loop(storage.roles.list_roles, ctx.team_id)
         workflows = stored.pop(WORKFLOWS, DEFAULT_ROLE)

@@ -6,6 +6,7 @@
     settings timezone Asia/Ho_Chi_Minh
     settings names family-first|given-first
     settings mask-phones on|off      customers' numbers in channel posts
+    settings charts native|image     charts drawn by Slack (where they fit) or sent as PNGs
 
 A bad value changes nothing and says which values there are; every change is audited.
 """
@@ -34,16 +35,22 @@ from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.reply import Reply, notice
 from commands.kernel.text import code, escape
 from commands.privacy.overview import MASKING_NOTICE
+from commands.reports.chart_blocks import CHART_MODES, DEFAULT_MODE, chart_mode
 from storage import Person, Storage, Workspace
 from storage.errors import InvalidValueError
 from storage.offload import off_loop
 
 AUTO = "auto"
-SETTINGS = ("language", "timezone", "names", "mask-phones", "retention")
+SETTINGS = ("language", "timezone", "names", "mask-phones", "retention", "charts")
 SWITCHES = {"on": True, "off": False}
 NOT_A_LANGUAGE = N_(  # the same words as for lang= (commands.kernel.audiences)
     "'{value}' is not a language callops speaks: use {choices}."
 )
+CHART_MODE_WORDS = {
+    "native": N_("drawn by Slack where they fit, else as images"),
+    "image": N_("sent as images"),
+}
+"""``settings charts``'s two values, in words (``storage.validation.CHART_MODES``)."""
 NAME_ORDER_WORDS = {
     "family-first": N_("family name first (Nguyễn Văn An)"),
     "given-first": N_("given name first (Văn An Nguyễn)"),
@@ -70,7 +77,7 @@ def _choice(word: str, choices: tuple[str, ...], usage: str, refusal: str) -> st
 
 async def language(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("language")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         person = await off_loop(storage.people.get, ctx.team_id, ctx.user_id)
         return _your_language(ctx, person, usage)
@@ -121,7 +128,7 @@ def _your_language(ctx: CommandContext, person: Person | None, usage: str) -> Re
 
 async def settings(ctx: CommandContext, args: list[str]) -> Reply:
     usage = usage_of("settings")
-    storage = ctx.db()
+    storage = ctx.storage
     if not args:
         workspace = await off_loop(storage.workspaces.get, ctx.team_id)
         channels = await off_loop(storage.channel_languages.all, ctx.team_id)
@@ -160,6 +167,11 @@ def settings_reply(
             _("Keep customers' data in messages"),
             _("{days} days").format(days=workspace.retention_days if workspace else 90),
             _default_or_admin(workspace is None or workspace.retention_days == 90),
+        ),
+        _line(
+            _("Charts"),
+            _(CHART_MODE_WORDS[chart_mode(workspace)]),
+            _default_or_admin(chart_mode(workspace) == DEFAULT_MODE),
         ),
     ]
     for channel, language in sorted((channels or {}).items()):
@@ -329,6 +341,23 @@ async def _set_retention(ctx: CommandContext, storage: Storage, value: str, usag
 MAX_RETENTION_DAYS = 3650
 
 
+async def _set_charts(ctx: CommandContext, storage: Storage, value: str, usage: str) -> Reply:
+    mode = _choice(
+        value, CHART_MODES, usage, _("'{value}' is not a way of sending charts: use {choices}.")
+    )
+    await _save(
+        ctx, storage, "settings.charts", {"charts": mode}, storage.workspaces.set_chart_mode, mode
+    )
+    if mode == "image":
+        return _changed(_("Charts are now sent as images (PNG files) after their message."))
+    return _changed(
+        _(
+            "Charts are now drawn by Slack inside their message, with a summary in words; "
+            "one too large for Slack's charts is still sent as an image."
+        )
+    )
+
+
 async def _save(
     ctx: CommandContext,
     storage: Storage,
@@ -353,6 +382,7 @@ _CHANGES: dict[str, Change] = {
     "names": _set_names,
     "mask-phones": _set_mask_phones,
     "retention": _set_retention,
+    "charts": _set_charts,
 }
 
 

@@ -25,7 +25,6 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from commands.approvals import actions
-from commands.approvals.actions import execution_env
 from commands.approvals.workflow import (
     APPROVE_ACTION,
     CANCEL_ACTION,
@@ -43,10 +42,10 @@ from commands.approvals.workflow import (
     state_name,
     title_of,
 )
+from commands.kernel.actions import Proposal, execution_env
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, current_language
 from commands.kernel.modals import modal
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, context_line, error, section
 from commands.kernel.text import escape, mention, truncate, when
 from storage import ADMINS, Approval, ApprovalState, Mode, Storage
@@ -75,8 +74,6 @@ async def open_for(
 async def propose(ctx: CommandContext, proposal: Proposal) -> Reply:
     """What a command hands back for an action: the requester's prompt, or, when the
     policy asks for nothing, the result of running it now."""
-    if ctx.storage is None:
-        return error(_("This action needs the app's database, which is not available here."))
     try:
         approval, mode = await open_for(ctx, ctx.storage, proposal, channel_id=ctx.channel_id)
     except RequestRefused as exc:

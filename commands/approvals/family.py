@@ -6,7 +6,7 @@ Approvers need no fixed role here: the policy says who may decide each request, 
 from __future__ import annotations
 
 from commands.approvals import interactions as approval
-from commands.approvals import workflow
+from commands.approvals import sweep, workflow
 from commands.kernel.family import Family
 from commands.kernel.interactions import OnClick, OnSubmit
 from storage import Role
@@ -27,4 +27,5 @@ FAMILY = Family(
             validate=approval.deny_reason,
         ),
     ),
+    jobs=sweep.JOBS,
 )

@@ -14,7 +14,6 @@ import logging
 from dataclasses import KW_ONLY, dataclass
 
 from commands.approvals import actions
-from commands.approvals.actions import ExecutionEnv, execution_env
 from commands.approvals.cards import asked, card, concluded, outcome_note
 from commands.approvals.workflow import (
     cancel,
@@ -26,6 +25,7 @@ from commands.approvals.workflow import (
     run_approved,
     step_outcome,
 )
+from commands.kernel.actions import ExecutionEnv, execution_env
 from commands.kernel.audiences import for_person
 from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext, Messenger, StepExecution
@@ -70,8 +70,6 @@ class ApprovalFlow:
     """The Slack side of one team's approvals, for one request or one sweep."""
 
     def __init__(self, ctx: CommandContext) -> None:
-        if ctx.storage is None or ctx.messenger is None:
-            raise RuntimeError("the approval flow needs the database and Slack")
         self.ctx = ctx
         self.storage: Storage = ctx.storage
         self.slack: Messenger = ctx.messenger
@@ -206,7 +204,7 @@ class ApprovalFlow:
         then update its card.  Returns the finished approval, or None when another
         caller owns the execution."""
         try:
-            if self.ctx.stopping():
+            if self.ctx.app.stopping():
                 # Stopping (SIGTERM): an action started now might be cut off before its
                 # outcome is known; said plainly instead, and nothing is sent.
                 finished = await not_run(self.storage, approval.team_id, approval.id)

@@ -4,10 +4,10 @@ A process that dies between an approval and its outcome leaves the request ``app
 (it died before claiming it) or ``executing`` (it died during the service call, so
 nobody knows whether the call got through).  Left alone, such a request is stuck for
 good: its card says "running…", a new click is told "it is running", and the requester
-never hears.  The approval sweeper (``bot.approval_sweeper``) calls ``recover`` at start
-and on its timer with what ``ApprovalStore.abandoned`` finds: executions whose lease ran
-out (the process that held it stopped renewing) and approvals never claimed within
-``APPROVED_GRACE``.
+never hears.  The approvals family's jobs (``commands/approvals/sweep.py``) call
+``recover`` at start and on their timer with what ``ApprovalStore.abandoned`` finds:
+executions whose lease ran out (the process that held it stopped renewing) and
+approvals never claimed within ``APPROVED_GRACE``.
 
 - ``approved``, never claimed: nothing was sent.  It ends ``failed`` with "not run"; the
   decision was made long ago, and running it now, unattended, could surprise everyone.
@@ -30,9 +30,9 @@ from typing import Any
 from callcenter import CallCenter
 from callcenter.errors import CallCenterError
 from commands.approvals import actions
-from commands.approvals.actions import Observation
 from commands.approvals.flow import ApprovalFlow, plain_message
 from commands.approvals.workflow import NOT_RUN_TEXT
+from commands.kernel.actions import Observation
 from commands.kernel.i18n import N_, _
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, Outcome, Storage

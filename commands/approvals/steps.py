@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from commands.approvals.cards import open_for
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import RequestRefused, step_outcome
+from commands.kernel.actions import Proposal
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import StepRun
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Nothing, Outcome, StepFailed, StepPending
 from storage import ApprovalState
 from storage.offload import off_loop
@@ -41,8 +41,6 @@ async def request_from_step(
 ) -> Outcome:
     """Ask for ``proposal`` on behalf of the person running the step; ``outputs`` maps
     each of the step's outputs to a key of the action's result."""
-    if ctx.storage is None or ctx.messenger is None:
-        return StepFailed(_("This step needs the app's database and Slack, which are not here."))
     if not run.token:
         return StepFailed(_("Slack gave no token with this step, so it cannot be answered."))
     flow = ApprovalFlow(ctx)

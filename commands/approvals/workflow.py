@@ -29,12 +29,10 @@ from typing import Any
 
 from callcenter import errors
 from commands.approvals import actions
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
-from commands.approvals.kinds import DEFAULT_POLICY, ActionKind
+from commands.kernel.actions import ActionRefused, ActionResult, ExecutionEnv, Proposal
 from commands.kernel.audiences import for_channel
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, audience, current_language, pgettext, use_audience
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
 from commands.kernel.text import escape, mention, truncate
 from storage import Approval, ApprovalState, KindPolicy, Mode, Outcome, PolicyStore, Role, Storage
@@ -61,14 +59,15 @@ REASON_BLOCK = "reason"
 
 def policy_for(policies: PolicyStore, team_id: str, kind: str) -> KindPolicy:
     """What ``kind`` takes in the workspace: what its admins set, else the default."""
-    kind = ActionKind(kind)
-    return policies.stored(team_id, kind) or DEFAULT_POLICY[kind]
+    default = actions.spec_for(kind).policy
+    return policies.stored(team_id, kind) or default
 
 
-def all_policies(policies: PolicyStore, team_id: str) -> dict[ActionKind, KindPolicy]:
+def all_policies(policies: PolicyStore, team_id: str) -> dict[str, KindPolicy]:
     """Every kind's policy in the workspace (a stored kind no longer declared is left out)."""
     stored = policies.overrides(team_id)
-    return {kind: stored.get(kind.value, default) for kind, default in DEFAULT_POLICY.items()}
+    defaults = actions.in_use().default_policies()
+    return {kind: stored.get(kind, default) for kind, default in defaults.items()}
 
 
 def update_policy(
@@ -152,13 +151,11 @@ def open_request(
     proposal: Proposal,
 ) -> tuple[Approval, Mode]:
     """Record the request (audited) and return it with the mode the policy gives it."""
-    kind = ActionKind(proposal.kind)
+    kind = proposal.kind
     expected = actions.spec_for(kind).params
     if not issubclass(type(proposal.params), expected):
         # A model of another kind would be stored, then fail only when someone approves.
-        raise TypeError(
-            f"{kind.value} takes {expected.__name__}, not {type(proposal.params).__name__}"
-        )
+        raise TypeError(f"{kind} takes {expected.__name__}, not {type(proposal.params).__name__}")
     params = proposal.params.to_json()
     policy = policy_for(storage.policies, team_id, kind)
     refusal: tuple[str, str] | None = None
@@ -179,9 +176,7 @@ def open_request(
         refusal = (f"needs {policy.min_role.value}", said.format(action=action))
     if refusal is not None:
         detail, message = refusal
-        storage.audit.append(
-            team_id, user_id, kind.value, params, outcome=Outcome.REFUSED, detail=detail
-        )
+        storage.audit.append(team_id, user_id, kind, params, outcome=Outcome.REFUSED, detail=detail)
         raise RequestRefused(message)
     approval = storage.approvals.create(
         team_id, kind, params, user_id, policy=policy, channel=channel_id
@@ -192,7 +187,7 @@ def open_request(
     storage.audit.append(
         team_id,
         user_id,
-        kind.value,
+        kind,
         params,
         outcome=Outcome.REQUESTED,
         detail=f"{policy.mode.value} {approval.id}",

@@ -28,13 +28,7 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Template
-from commands.approvals.actions import (
-    ActionRefused,
-    ActionResult,
-    ExecutionEnv,
-)
 from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
 from commands.calls.preview import (
     Preview,
     ValueRefused,
@@ -47,6 +41,13 @@ from commands.calls.records import find_records_button
 from commands.calls.speech import calendar_date
 from commands.campaigns.control import is_running
 from commands.directory.listings import placeholders
+from commands.kernel.actions import (
+    ActionParams,
+    ActionRefused,
+    ActionResult,
+    ExecutionEnv,
+    Proposal,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.formats import money, write_date
@@ -57,7 +58,6 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.matching import alternatives, fold, suggest
 from commands.kernel.modals import modal
 from commands.kernel.phones import blocked_numbers, normalize_phone, phone_problem, show_phone
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, section
 from commands.kernel.resolve import all_campaigns, is_phone_like, leading_campaign, pick_campaign
 from commands.kernel.service_words import campaign_type_words
@@ -68,6 +68,9 @@ from commands.rules.evidence import Evidence, log_decision
 from commands.rules.guard import REFUSED_ACTION, Decision, decide, decree, is_advertising
 from storage import Approval, Storage
 from storage.offload import off_loop
+
+AUTOCALL_KIND = "autocall.push"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 AUTOCALL_CALLBACK = "autocall_form"
 LOCK_SWEEP_EVERY = 100
@@ -475,14 +478,6 @@ async def refusal(
     if problem:
         return error(problem, usage_of("autocall"))
     cc = ctx.client()
-    if ctx.storage is None:
-        if phone in await blocked_numbers(cc):
-            return error(
-                _("{phone} is on the blacklist: it must not be called. Nothing was sent.").format(
-                    phone=show_phone(phone)
-                )
-            )
-        return None
     decision = await decide(
         cc,
         ctx.storage,
@@ -527,8 +522,6 @@ def brand_warning(brand: str) -> str:
 async def brand_to_say(ctx: CommandContext, campaign: Campaign) -> str | None:
     """The registered brand an advertising call from ``campaign`` should say first
     (None: no brand set, or not an advertising campaign)."""
-    if ctx.storage is None:
-        return None
     rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
     return rules.brand if rules.brand and is_advertising(campaign, rules) else None
 
@@ -543,7 +536,7 @@ def push_proposal(
 ) -> Proposal:
     said = preview(template, values)
     return Proposal(
-        ActionKind.AUTOCALL_PUSH,
+        AUTOCALL_KIND,
         AutocallParams(
             campaign_uuid=campaign.campaign_uuid,
             campaign_name=campaign.campaign_name,

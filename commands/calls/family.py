@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
 from commands.calls import autocall, callback, listen, live, records, steps, transfer
+from commands.kernel.actions import APPROVAL, CONFIRM, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.forms import Form
@@ -21,6 +20,7 @@ FAMILY = Family(
             "calls",
             N_("Live calls, with Transfer buttons."),
             Role.VIEWER,
+            ("calls",),
             handler=live.live_calls,
         ),
         CommandSpec(
@@ -53,7 +53,8 @@ FAMILY = Family(
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.CALL_TRANSFER,
+            kind=transfer.TRANSFER_KIND,
+            policy=CONFIRM,
             title=N_("Transfer a live call"),
             confirm_label=N_("Transfer"),
             params=transfer.TransferParams,
@@ -62,7 +63,8 @@ FAMILY = Family(
             unknown_outcome=N_("the call may or may not have been transferred"),
         ),
         ActionSpec(
-            kind=ActionKind.AUTOCALL_PUSH,
+            kind=autocall.AUTOCALL_KIND,
+            policy=APPROVAL,
             title=N_("Push an automated call"),
             confirm_label=N_("Push the call"),
             params=autocall.AutocallParams,

@@ -118,7 +118,7 @@ async def listen_clicked(ctx: CommandContext, click: Click) -> Outcome:
         said = preview(template, dict(asked.values))
     except ValueRefused:
         return error(_("This button is out of date; run the command again."))
-    if said.text is None or ctx.files is None:
+    if said.text is None:
         return error(_("There is nothing to listen to here."))
     async with turn():  # a few recordings at once; the others wait here, each answered
         return await _speak_and_send(ctx.files, ctx.user_id, said.text, campaign.campaign_name)

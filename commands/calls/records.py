@@ -63,11 +63,7 @@ async def find_records_clicked(ctx: CommandContext, click: Click) -> Outcome:
         ref = RecordsRef.model_validate_json(click.value)
     except ValidationError:
         return out_of_date
-    request = (
-        await off_loop(ctx.storage.approvals.get, ctx.team_id, ref.request)
-        if ctx.storage is not None
-        else None
-    )
+    request = await off_loop(ctx.storage.approvals.get, ctx.team_id, ref.request)
     phone = str(request.params.get("phone_number") or "") if request is not None else ""
     if request is None or not _PHONE.match(phone):
         return out_of_date

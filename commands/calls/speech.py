@@ -6,7 +6,7 @@ spaces are read one by one, a value prefixed with ``#`` is a number, and a date 
 ``dd/mm/yyyy`` or ``yyyy-mm-dd``.  ``reading`` classifies a value the same way and says
 it in words, so a supervisor (and the approver) hears the call before any customer.
 
-The spec leaves two things open, and this is how callops reads it (the README says so
+The spec leaves two things open, and this is how callops reads it (docs/autocalls.md says so
 too): an amount is read as a whole number of đồng without the word "đồng" (templates
 write the unit themselves: "số tiền {{amount}} đồng"), and a ``#`` number is read as a
 cardinal number whose optional decimal part, after ``,`` or ``.``, is read "phẩy" and

@@ -37,13 +37,14 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter, errors
 from callcenter.models import ActiveCall, User
-from commands.approvals.actions import (
+from commands.approvals.cards import propose
+from commands.kernel.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ExecutionEnv,
+    Proposal,
 )
-from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import text
@@ -53,11 +54,13 @@ from commands.kernel.interactions import Click, FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice, section
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import Role
+
+TRANSFER_KIND = "call.transfer"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 TRANSFER_BUTTON = "call_transfer"
 """Each live call's button is ``call_transfer_<row>``; its value names the call."""
@@ -424,7 +427,7 @@ async def transfer(ctx: CommandContext, args: list[str]) -> Reply:
     if owner is not None and not signed_in(owner):
         # Asked first: the prompt's confirm is the "anyway".
         note = f":warning: *{logged_out_question(ext, owner)}*"
-    proposal = Proposal(ActionKind.CALL_TRANSFER, _params(call, ext, leg), prompt_note=note)
+    proposal = Proposal(TRANSFER_KIND, _params(call, ext, leg), prompt_note=note)
     return await propose(ctx, proposal)
 
 
@@ -506,7 +509,7 @@ async def build_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Pro
     if call is None:
         return _ended(call_id)
     leg = _leg(str(values.get(LEG_BLOCK) or "")) or "aleg"
-    return Proposal(ActionKind.CALL_TRANSFER, _params(call, chosen_extension(values)[0], leg))
+    return Proposal(TRANSFER_KIND, _params(call, chosen_extension(values)[0], leg))
 
 
 async def transfer_clicked(ctx: CommandContext, click: Click) -> Outcome:

@@ -29,7 +29,7 @@ from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
@@ -62,7 +62,7 @@ from storage.offload import off_loop
 
 CAMPAIGN_TYPES = ("autocall", "autodialer", "inbound", "manual")
 PAGE_SIZE = 10
-OPEN_ACTION = "campaign_open"
+OPEN_ACTION = OPEN_CAMPAIGN
 CHOOSE_ACTION = "campaign_choose"
 REFRESH_ACTION = "campaign_refresh"
 
@@ -490,11 +490,7 @@ async def show_campaign(ctx: CommandContext, args: list[str]) -> Reply:
     stats, (lead_list, missing) = await asyncio.gather(
         _stats(cc, campaign), _lead_list(cc, campaign)
     )
-    rules = (
-        await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
-        if ctx.storage is not None
-        else None
-    )
+    rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
     card = campaign_card(
         campaign,
         stats,

@@ -15,15 +15,20 @@ from typing import Any, Literal
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import (
+    ActionParams,
+    ActionRefused,
+    ActionResult,
+    ExecutionEnv,
+    Observation,
+    Proposal,
+)
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import N_, _, ngettext
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Reply, notice
 from commands.kernel.resolve import all_campaigns, pick_campaign
 from commands.kernel.text import escape, number, status_label, status_word, truncate
@@ -37,6 +42,12 @@ from commands.rules.dialing_hours import (
 from commands.rules.guard import in_vietnam, is_advertising, window_words
 from storage.offload import off_loop
 
+START_KIND = "campaign.start"
+PAUSE_KIND = "campaign.pause"
+STOP_KIND = "campaign.stop"
+PAUSE_ALL_KIND = "campaign.pause_all"
+"""The kinds of action declared in this family's ``FAMILY``, with their requests."""
+
 PAUSE_ALL_CONCURRENCY = 8
 """Campaigns paused at the same time by the emergency brake."""
 LISTED_NAMES = 15
@@ -44,10 +55,10 @@ LISTED_NAMES = 15
 Status = Literal["start", "pause", "stop"]
 """The switch positions a command can ask for (``campaigns.set_status``)."""
 
-KIND_OF: dict[Status, ActionKind] = {
-    "start": ActionKind.CAMPAIGN_START,
-    "pause": ActionKind.CAMPAIGN_PAUSE,
-    "stop": ActionKind.CAMPAIGN_STOP,
+KIND_OF: dict[Status, str] = {
+    "start": START_KIND,
+    "pause": PAUSE_KIND,
+    "stop": STOP_KIND,
 }
 STATE_WORD = {"start": "running", "running": "running", "pause": "paused", "stop": "stopped"}
 """Which statuses are the same state (``start`` and the statistics' ``running``)."""
@@ -176,7 +187,7 @@ async def proposal_for(ctx: CommandContext, campaign: Campaign, status: Status) 
     calling_hours: tuple[int, int] | None = None
     asked_at: str | None = None
     fit: HoursFix | None = None
-    if status == "start" and ctx.storage is not None:
+    if status == "start":
         rules = await off_loop(ctx.storage.calling_rules.rules, ctx.team_id)
         if is_advertising(campaign, rules):
             window = rules.hours_of(campaign.campaign_uuid)
@@ -363,4 +374,4 @@ async def pause_all(ctx: CommandContext, args: list[str]) -> Reply:
             for c in running
         )
     )
-    return await propose(ctx, Proposal(ActionKind.CAMPAIGN_PAUSE_ALL, params))
+    return await propose(ctx, Proposal(PAUSE_ALL_KIND, params))

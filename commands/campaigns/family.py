@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
 from commands.campaigns import cards, control, steps, switch
+from commands.kernel.actions import APPROVAL, CONFIRM, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -38,6 +37,7 @@ FAMILY = Family(
             N_("start <campaign>"),
             N_("Start a campaign (needs approval)."),
             Role.OPERATOR,
+            ('start "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.start,
         ),
         CommandSpec(
@@ -46,6 +46,7 @@ FAMILY = Family(
             N_("pause <campaign>"),
             N_("Pause a campaign."),
             Role.OPERATOR,
+            ('pause "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.pause,
         ),
         CommandSpec(
@@ -54,6 +55,7 @@ FAMILY = Family(
             "pause all",
             N_("Emergency brake: pause every started campaign."),
             Role.OPERATOR,
+            ("pause all",),
             handler=control.pause_all,
         ),
         CommandSpec(
@@ -62,6 +64,7 @@ FAMILY = Family(
             N_("stop <campaign>"),
             N_("Stop a campaign."),
             Role.OPERATOR,
+            ('stop "Telesale thẻ tín dụng HCM đợt 3"',),
             handler=control.stop,
         ),
     ),
@@ -69,6 +72,7 @@ FAMILY = Family(
         *tuple(
             ActionSpec(
                 kind=kind,
+                policy=policy,
                 title=title,
                 confirm_label=label,
                 params=control.ControlParams,
@@ -77,21 +81,24 @@ FAMILY = Family(
                 unknown_outcome=unknown,
                 observe=control.observe_control,
             )
-            for kind, title, label, unknown in (
+            for kind, policy, title, label, unknown in (
                 (
-                    ActionKind.CAMPAIGN_START,
+                    control.START_KIND,
+                    APPROVAL,
                     N_("Start campaign"),
                     N_("Start"),
                     N_("the campaign may or may not have started"),
                 ),
                 (
-                    ActionKind.CAMPAIGN_PAUSE,
+                    control.PAUSE_KIND,
+                    CONFIRM,
                     N_("Pause campaign"),
                     N_("Pause"),
                     N_("the campaign may or may not be paused"),
                 ),
                 (
-                    ActionKind.CAMPAIGN_STOP,
+                    control.STOP_KIND,
+                    CONFIRM,
                     N_("Stop campaign"),
                     N_("Stop"),
                     N_("the campaign may or may not be stopped"),
@@ -99,7 +106,8 @@ FAMILY = Family(
             )
         ),
         ActionSpec(
-            kind=ActionKind.CAMPAIGN_PAUSE_ALL,
+            kind=control.PAUSE_ALL_KIND,
+            policy=CONFIRM,
             title=N_("Pause all campaigns"),
             confirm_label=N_("Pause all"),
             params=control.PauseAllParams,

@@ -34,7 +34,6 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from commands.campaigns.cards import OPEN_ACTION
 from commands.digests import anomalies
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
@@ -48,7 +47,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.durations import is_duration, parse_minutes, recent_words
 from commands.kernel.grammar import UsageError, check_keys, split_options, unescape_slack
 from commands.kernel.i18n import N_, _, ngettext, use_audience
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.matching import did_you_mean
 from commands.kernel.reply import Outcome, Post, Reply, context_line, error, notice, section
 from commands.kernel.resolve import (
@@ -157,10 +156,6 @@ _OP_WORDS = {
 }
 _OP_VALUE = re.compile(r"^(>=|<=|=>|=<|>|<)\s*(.*)$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?%?$")
-
-
-def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Alerts are not available here (no database)."))
 
 
 @dataclass(frozen=True)
@@ -289,7 +284,7 @@ def fired_message(
                 ),
                 ButtonElement(
                     text=_("Open campaign"),
-                    action_id=f"{OPEN_ACTION}_0",
+                    action_id=f"{OPEN_CAMPAIGN}_0",
                     value=stats.campaign_uuid,
                 ),
             ]
@@ -335,7 +330,7 @@ def recovered_message(alert: Alert, stats: DialerFigures, value: float) -> Reply
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
-    storage = _storage(ctx)
+    storage = ctx.storage
     positional, options = split_options(args)
     opts = {k.lower(): v for k, v in options.items()}
     language = post_language(opts, usage)
@@ -444,7 +439,7 @@ def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> Sect
 async def list_alerts(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("alert list takes no arguments."), usage_of("alert list"))
-    storage = _storage(ctx)
+    storage = ctx.storage
     alerts = await off_loop(storage.alerts.list, ctx.team_id)
     if not alerts:
         return notice(
@@ -465,7 +460,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert remove")
     if len(args) != 1:
         raise UsageError(_("Give the alert's id (alert list shows them)."), usage)
-    storage = _storage(ctx)
+    storage = ctx.storage
     alert = await off_loop(storage.alerts.get, ctx.team_id, args[0].strip().lower())
     if alert is None:
         raise UsageError(
@@ -481,7 +476,7 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Snooze on an alert: silent until then, and said in the alert's thread."""
-    storage = _store(ctx)
+    storage = ctx.storage
     alert = await off_loop(storage.alerts.get, ctx.team_id, token(click.value))
     if alert is None:
         return error(_("That alert was removed."))
@@ -506,9 +501,3 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     channel = ctx.channel_id or alert.channel
     note.ephemeral = True
     return Post(channel, replace(note, ephemeral=False), thread_ts=click.message_ts, otherwise=note)
-
-
-def _store(ctx: CommandContext) -> Storage:
-    if ctx.storage is None:
-        raise RuntimeError("alerts need the app's database")
-    return ctx.storage

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -32,13 +32,14 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter import CallCenter
+from callcenter.errors import CallCenterError
 from callcenter.models import AgentTime
-from commands.campaigns.cards import OPEN_ACTION
 from commands.digests.schedules import DigestPeriod
 from commands.kernel.channels import channel_readers
 from commands.kernel.context import CommandContext
+from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, ngettext, pgettext, use_audience
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.periods import Window
 from commands.kernel.reply import Nothing, Outcome, Post, Reply, context_line, notice, section
 from commands.kernel.resolve import all_campaigns
@@ -56,7 +57,14 @@ from commands.kernel.text import (
     zone_name,
 )
 from commands.kernel.values import OutOfDate, Token, Value, read_fields
-from commands.reports.chart import Bar, render_bar_chart
+from commands.reports.chart_blocks import (
+    DEFAULT_MODE,
+    ChartMode,
+    ChartParts,
+    ChartSpec,
+    Series,
+    chart_parts,
+)
 from commands.reports.figures import (
     ALL_DIALER,
     WHOLE,
@@ -70,14 +78,19 @@ from commands.reports.figures import (
     occupancy,
     worked,
 )
+from commands.reports.insights import INSIGHTS_TZ, Insights, gather_insights, insights_blocks
 from commands.reports.progress import shown_in_thread
 from commands.reports.stats import MAX_WINDOW_MINUTES, stats_reply
 from commands.reports.tally import Progress
 from commands.rules.consent import ending_words
+from commands.rules.guard import DECREE_HOURS
 from storage.offload import off_loop
 
-SECTIONS = ("totals", "campaigns", "agents", "chart")
-"""What a digest can hold, in the order it is shown; all of them unless told otherwise."""
+SECTIONS = ("totals", "campaigns", "agents", "chart", "insights")
+"""What a digest can hold, in the order it is shown."""
+DEFAULT_SECTIONS = ("totals", "campaigns", "agents", "chart")
+"""What a digest holds unless told otherwise: ``insights`` reads four weeks of call
+records (once a day per campaign, then kept), so it is asked for, not given."""
 FULL_REPORT_ACTION = "digest_full_report"
 MAX_CAMPAIGNS = 5
 """Campaigns a digest lists: each gets its Open button (as many as ``MAX_CAMPAIGN_BUTTONS``)."""
@@ -95,18 +108,22 @@ CHART_TITLES = {
     "day": N_("Calls per day, {scope}, {window}"),
 }
 """The chart's title per ``DigestPeriod.interval``."""
+CHART_SHORT_TITLES = {
+    "hour": N_("Calls per hour, {scope}"),
+    "day": N_("Calls per day, {scope}"),
+}
+"""Slack's own chart's title (50 characters), the digest's header saying the period."""
 
 
 @dataclass
 class DigestContent:
-    """One digest ready to post: the message, and the chart to upload after it."""
+    """One digest ready to post: the message (with the chart in it when Slack draws it),
+    and the chart's PNG to upload after it when the chart is sent as an image."""
 
     reply: Reply
     figures: CallFigures
     previous: CallFigures
-    chart_png: bytes | None = None
-    chart_title: str = ""
-    chart_filename: str = "digest.png"
+    chart: ChartParts | None = None
     campaigns: list[DialerFigures] = field(default_factory=list)
 
 
@@ -119,7 +136,7 @@ class DigestRequest:
     campaigns: tuple[str, ...] = ()
     """Campaign UUIDs the digest is about; empty: the whole call center (and the busiest
     autodialer campaigns in its campaigns section)."""
-    sections: tuple[str, ...] = SECTIONS
+    sections: tuple[str, ...] = DEFAULT_SECTIONS
     digest_id: str | None = None
     schedule: str | None = None
     """For the footer: ``every day at 08:00``."""
@@ -138,6 +155,12 @@ class DigestRequest:
     watch's count, ``commands/rules/watch.py``)."""
     looser_rules: tuple[str, ...] = ()
     """The calling rules set looser than Decree 91, in words (``hours 22:00–02:00``)."""
+    calling_hours: tuple[int, int] = DECREE_HOURS
+    """The calling rules' hours (Vietnam's minutes after midnight): the insights
+    section's best hours to call lie within them."""
+    chart_mode: ChartMode = DEFAULT_MODE
+    """How the workspace reads charts (``settings charts``): drawn by Slack in the
+    message where the chart fits, or a PNG after it."""
 
 
 def full_report_value(period: DigestPeriod, digest_id: str | None) -> str:
@@ -239,18 +262,19 @@ async def build_digest(
     progress: Progress | None = None,
 ) -> DigestContent:
     period = request.period
-    sections = request.sections or SECTIONS
+    sections = request.sections or DEFAULT_SECTIONS
     at = now or datetime.now(period.tz)
     chart_window = _chart_window(period)
     separate_chart = "chart" in sections and chart_window.start != period.start
     bare = Scope.of(request.campaigns, {})
-    scope, current, previous, dialer, agents, charted = await asyncio.gather(
+    scope, current, previous, dialer, agents, charted, insight = await asyncio.gather(
         digest_scope(cc, request.campaigns),
         call_figures(cc, bare, period.window(), progress=progress),
         call_figures(cc, bare, Window(period.previous_start, period.previous_until)),
         _dialer(cc, period, request.campaigns, at) if "campaigns" in sections else _nothing(),
         _agents(cc, period.window()) if "agents" in sections else _nothing(),
         call_figures(cc, bare, chart_window) if separate_chart else _nothing(),
+        _insights(cc, request, at) if "insights" in sections else _nothing(),
     )
     current, previous = replace(current, scope=scope), replace(previous, scope=scope)
     shown = _pick_campaigns(dialer or [], request.campaigns)
@@ -282,6 +306,8 @@ async def build_digest(
         blocks.extend(_campaign_blocks(shown, counts, period, at, chosen=bool(request.campaigns)))
     if "agents" in sections:
         blocks.extend(_agent_blocks(agents or [], period, scope))
+    if "insights" in sections:
+        blocks.extend(insights_blocks(insight))
     if request.refused_calls:
         blocks.append(
             context_line(
@@ -308,6 +334,14 @@ async def build_digest(
                 )
             )
         )
+    chart: ChartParts | None = None
+    if "chart" in sections:
+        charted_figures = replace(charted, scope=scope) if separate_chart else current
+        stamp = period.end.strftime("%Y%m%d-%H%M")
+        filename = f"callops-digest-{request.digest_id or 'preview'}-{stamp}.png"
+        spec = _chart_spec(charted_figures, period, filename)
+        chart = await chart_parts(spec, request.chart_mode)
+        blocks.extend(chart.blocks)  # the summary, and the chart when Slack draws it
     blocks.append(_buttons(shown, period, request.digest_id))
     footer = []
     if request.schedule:
@@ -316,7 +350,7 @@ async def build_digest(
                 id=escape(request.digest_id or ""), schedule=escape(request.schedule)
             )
         )
-    if "chart" in sections and request.chart_follows:
+    if chart is not None and not chart.native and request.chart_follows:
         footer.append(_("chart below"))
     if footer:
         blocks.append(context_line(" · ".join(footer)))
@@ -338,12 +372,34 @@ async def build_digest(
         previous=previous,
         campaigns=shown,
     )
-    if "chart" in sections:
-        chart = replace(charted, scope=scope) if separate_chart else current
-        content.chart_png, content.chart_title = await _chart(chart, period)
-        stamp = period.end.strftime("%Y%m%d-%H%M")
-        content.chart_filename = f"callops-digest-{request.digest_id or 'preview'}-{stamp}.png"
+    content.chart = chart
     return content
+
+
+def insights_day(period: DigestPeriod) -> date:
+    """The day (Vietnam's) a digest's insights are about: the day its period ends in; for
+    a period of a day or more that ends before noon (a daily digest at 08:00), the day
+    before, which it covers the most of."""
+    last = (period.end - timedelta(seconds=1)).astimezone(INSIGHTS_TZ)
+    if period.seconds >= 86400 and last.hour < 12:
+        return last.date() - timedelta(days=1)
+    return last.date()
+
+
+async def _insights(cc: CallCenter, request: DigestRequest, at: datetime) -> Insights | str:
+    """The insights of the digest's day (of its one campaign, else the call center), or
+    why they could not be read (escaped words)."""
+    last = insights_day(request.period)
+    try:
+        campaign = None
+        if len(request.campaigns) == 1:
+            found = [c for c in await all_campaigns(cc) if c.campaign_uuid == request.campaigns[0]]
+            campaign = found[0] if found else None
+        return await gather_insights(
+            cc, last, campaign=campaign, allowed=request.calling_hours, now=at
+        )
+    except CallCenterError as exc:
+        return describe_failure(exc).inline
 
 
 def _pick_campaigns(items: Sequence[DialerFigures], chosen: Sequence[str]) -> list[DialerFigures]:
@@ -520,7 +576,7 @@ def _buttons(
         ButtonElement(
             text=truncate(_("Open {name}").format(name=s.name or _("campaign")), 75),
             # Unique within the message: Slack refuses repeated action ids.
-            action_id=f"{OPEN_ACTION}_{i}",
+            action_id=f"{OPEN_CAMPAIGN}_{i}",
             value=s.campaign_uuid,
         )
         for i, s in enumerate(shown[:MAX_CAMPAIGN_BUTTONS])
@@ -535,18 +591,16 @@ def _buttons(
     return ActionsBlock(elements=elements)
 
 
-async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str]:
+def _chart_spec(figures: CallFigures, period: DigestPeriod, filename: str) -> ChartSpec:
+    """The digest's chart: answered and not answered calls per hour (or per day), with
+    the busiest one said in words beside it."""
     window = figures.window
     interval = DigestPeriod(window.start, window.end, window.start, period.tz).interval
-    bars = [
-        Bar(
-            # Translators: a day's bar under the chart, a strftime format: "Mon 23".
-            label=moment.strftime("%H" if interval == "hour" else _("%a %d")),
-            answered=counts.answered,
-            not_answered=counts.calls - counts.answered,
-        )
-        for moment, counts in figures.buckets(interval)
-    ]
+    buckets = figures.buckets(interval)
+    # Translators: a day's bar under the chart, a strftime format: "Mon 23".
+    labels = tuple(m.strftime("%H" if interval == "hour" else _("%a %d")) for m, _c in buckets)
+    answered = tuple(float(c.answered) for _m, c in buckets)
+    missed = tuple(float(c.calls - c.answered) for _m, c in buckets)
     # Plain words in the picture and the file's title: no arrows, no dashes.
     to = pgettext("a span of time in a chart's title: 08:00 to 12:00", "to")
     span = window.label().replace(" → ", f" {to} ").replace("–", "-")
@@ -558,9 +612,43 @@ async def _chart(figures: CallFigures, period: DigestPeriod) -> tuple[bytes, str
         x_label = _("hour ({zone})").format(zone=zone)
     else:
         x_label = _("day ({zone})").format(zone=zone)
-    # Drawing and PNG encoding run in a thread, off the event loop the other digests share.
-    png = await asyncio.to_thread(render_bar_chart, bars, title=title, x_label=x_label)
-    return png, title
+    calls = [a + m for a, m in zip(answered, missed, strict=True)]
+    total = int(sum(calls))
+    if total:
+        busiest = max(range(len(calls)), key=lambda i: calls[i])
+        if interval == "hour":
+            words = ngettext(
+                "{n} call, {answered} answered; the busiest hour was {label} ({most} calls).",
+                "{n} calls, {answered} answered; the busiest hour was {label} ({most} calls).",
+                total,
+            )
+        else:
+            words = ngettext(
+                "{n} call, {answered} answered; the busiest day was {label} ({most} calls).",
+                "{n} calls, {answered} answered; the busiest day was {label} ({most} calls).",
+                total,
+            )
+        summary = words.format(
+            n=number(total),
+            answered=number(int(sum(answered))),
+            label=labels[busiest],
+            most=number(int(calls[busiest])),
+        )
+    else:
+        summary = _("No calls in this period.")
+    return ChartSpec(
+        kind="bar",
+        title=title,
+        labels=labels,
+        series=(Series(_("answered"), answered), Series(_("not answered"), missed)),
+        x_title=x_label,
+        y_title=_("calls"),
+        summary=summary,
+        filename=filename,
+        native_title=_(CHART_SHORT_TITLES.get(interval, CHART_SHORT_TITLES["day"])).format(
+            scope=figures.scope.plain()
+        ),
+    )
 
 
 # --- the full report (posted in the digest's thread on request) ----------------------
@@ -599,8 +687,6 @@ async def full_report(
 async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Full report: posted once in the digest's thread (a second click is told it is
     there already); from an ephemeral preview, shown only to the person who asked."""
-    if ctx.storage is None:
-        raise RuntimeError("the full report needs the app's database")
     digest_id, period = read_full_report_value(click.value, ctx.tz)
     digest = await off_loop(ctx.storage.digests.get, ctx.team_id, digest_id) if digest_id else None
     if digest is not None:  # its own clock, which may differ from the workspace's now
@@ -628,16 +714,12 @@ async def full_report_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return reply
 
     if in_thread and channel is not None and ts is not None:
-        if ctx.messenger is not None:
-            # A count that takes a while says so in the thread, then becomes the report.
-            with use_audience(readers):
-                shown = await shown_in_thread(ctx.messenger, channel, ts, report)
-            if shown is None:
-                return Nothing()
-            reply = shown
-        else:
-            reply = await report()
-        return Post(channel, reply, thread_ts=ts, otherwise=replace(reply, ephemeral=True))
+        # A count that takes a while says so in the thread, then becomes the report.
+        with use_audience(readers):
+            shown = await shown_in_thread(ctx.messenger, channel, ts, report)
+        if shown is None:
+            return Nothing()
+        return Post(channel, shown, thread_ts=ts, otherwise=replace(shown, ephemeral=True))
     reply = await report()
     reply.ephemeral = True
     return reply

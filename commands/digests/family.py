@@ -18,7 +18,8 @@ FAMILY = Family(
             "ban-tin them",
             N_(
                 "digest add #channel <daily HH:MM|weekdays HH:MM|weekly <day> HH:MM|hourly|cron>"
-                " [campaign ...] [sections=totals,campaigns,agents,chart] [lang=vi|en]"
+                " [campaign ...] [sections=totals,campaigns,agents,chart,insights]"
+                " [lang=vi|en]"
             ),
             N_("Schedule a statistics digest."),
             Role.OPERATOR,
@@ -34,6 +35,7 @@ FAMILY = Family(
             "digest list",
             N_("Scheduled digests."),
             Role.VIEWER,
+            ("digest list",),
             handler=manage.list_digests,
         ),
         CommandSpec(
@@ -42,6 +44,7 @@ FAMILY = Family(
             "digest remove <id>",
             N_("Delete a digest."),
             Role.OPERATOR,
+            ("digest remove 3",),
             handler=manage.remove,
         ),
         CommandSpec(
@@ -50,6 +53,7 @@ FAMILY = Family(
             "digest pause <id>",
             N_("Pause a digest."),
             Role.OPERATOR,
+            ("digest pause 3",),
             handler=manage.pause,
         ),
         CommandSpec(
@@ -58,6 +62,7 @@ FAMILY = Family(
             "digest resume <id>",
             N_("Resume a digest."),
             Role.OPERATOR,
+            ("digest resume 3",),
             handler=manage.resume,
         ),
         CommandSpec(
@@ -66,6 +71,7 @@ FAMILY = Family(
             "digest run <id>",
             N_("Post a digest now."),
             Role.OPERATOR,
+            ("digest run 3",),
             handler=manage.run,
         ),
         CommandSpec(
@@ -74,6 +80,7 @@ FAMILY = Family(
             "digest preview [id]",
             N_("Show a digest to you only."),
             Role.VIEWER,
+            ("digest preview", "digest preview 3"),
             handler=manage.preview,
         ),
         CommandSpec(
@@ -100,6 +107,7 @@ FAMILY = Family(
             "alert list",
             N_("Threshold alerts."),
             Role.VIEWER,
+            ("alert list",),
             handler=alerts.list_alerts,
         ),
         CommandSpec(
@@ -108,6 +116,7 @@ FAMILY = Family(
             "alert remove <id>",
             N_("Delete an alert."),
             Role.OPERATOR,
+            ("alert remove 2",),
             handler=alerts.remove,
         ),
     ),

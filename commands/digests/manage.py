@@ -1,6 +1,6 @@
 """``digest add|list|remove|pause|resume|run|preview``: statistics that arrive on their own.
 
-    digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart]
+    digest add #channel <when> [campaign ...] [sections=totals,campaigns,agents,chart,insights]
     digest list | digest remove <id> | digest pause <id> | digest resume <id>
     digest run <id>          post it now, for its latest complete period (and offer
                              "Up to now": from that period's end until the click)
@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from commands.digests.content import SECTIONS, DigestRequest, build_digest
+from commands.digests.content import DEFAULT_SECTIONS, SECTIONS, DigestRequest, build_digest
 from commands.digests.schedules import (
     DigestPeriod,
     ScheduleError,
@@ -41,7 +41,7 @@ from commands.digests.schedules import (
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.catalog import usage_of
 from commands.kernel.channels import channel_for_posting
-from commands.kernel.context import CommandContext, DigestActions, DigestPostError
+from commands.kernel.context import CommandContext, DigestPostError
 from commands.kernel.grammar import UsageError, check_keys, split_options
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.interactions import Click
@@ -55,6 +55,7 @@ from commands.kernel.resolve import (
 )
 from commands.kernel.text import clip, code, day_time, escape, number, zone_name
 from commands.kernel.values import Token, Value, read_fields
+from commands.reports.chart_blocks import chart_mode
 from commands.reports.progress import shown_in_steps
 from commands.reports.tally import Progress
 from commands.rules.consent import ending_soon
@@ -73,10 +74,6 @@ _TITLES = {
 }
 _CALL_DIGEST = N_("Call digest: {period}")
 """A digest's title by its schedule's kind (a cron schedule's is the last)."""
-
-
-def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Digests are not available here (no database)."))
 
 
 def parse_sections(text: str, usage: str) -> tuple[str, ...]:
@@ -111,7 +108,7 @@ def _request(digest: DigestSchedule, period: DigestPeriod, *, why: str) -> Diges
         period=period,
         title=digest_title(digest.schedule, period.label()),
         campaigns=digest.campaigns,
-        sections=digest.sections or SECTIONS,
+        sections=digest.sections or DEFAULT_SECTIONS,
         digest_id=digest.id,
         schedule=f"{parse_schedule(digest.schedule).describe()} "
         f"({zone_name(ZoneInfo(digest.timezone))})",
@@ -159,7 +156,7 @@ async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSch
     usage = usage_of(name)
     if len(args) != 1:
         raise UsageError(_("Give the digest's id (digest list shows them)."), usage)
-    found = await off_loop(_storage(ctx).digests.get, ctx.team_id, args[0].strip().lower())
+    found = await off_loop(ctx.storage.digests.get, ctx.team_id, args[0].strip().lower())
     if found is None:
         raise UsageError(
             _("There is no digest '{id}' in this workspace.").format(id=args[0]), "digest list"
@@ -168,8 +165,7 @@ async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSch
 
 
 def _changed(ctx: CommandContext) -> None:
-    if ctx.digests is not None:
-        ctx.digests.changed(ctx.team_id)
+    ctx.app.digests.changed(ctx.team_id)
 
 
 async def _campaign_uuids(
@@ -198,7 +194,7 @@ async def _campaign_uuids(
 
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("digest add")
-    storage = _storage(ctx)
+    storage = ctx.storage
     positional, options = split_options(args)
     if not positional:
         raise UsageError(_("Name the channel the digest goes to, then when."), usage)
@@ -207,7 +203,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     )
     opts = {k.lower(): v for k, v in options.items()}
     language = post_language(opts, usage)
-    sections = parse_sections(opts["sections"], usage) if "sections" in opts else SECTIONS
+    sections = parse_sections(opts["sections"], usage) if "sections" in opts else DEFAULT_SECTIONS
     channel_token, words = positional[0], positional[1:]
     try:
         schedule, campaign_words = parse_when(words)
@@ -264,7 +260,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         channel=f"<#{channel}>" + post_language_note(language),
         when=escape(when),
     )
-    if sections != SECTIONS:
+    if sections != DEFAULT_SECTIONS:
         text += " " + _("Sections: {sections}.").format(sections=", ".join(sections))
     return notice(text, emoji=":calendar:")
 
@@ -280,7 +276,9 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
         else _("busiest autodialer campaigns")
     )
     sections = (
-        _("all sections") if set(d.sections or SECTIONS) == set(SECTIONS) else ", ".join(d.sections)
+        _("all sections")
+        if set(d.sections or DEFAULT_SECTIONS) == set(DEFAULT_SECTIONS)
+        else ", ".join(d.sections)
     )
     where = _("{id} {state} · *{schedule}* ({zone}) in {channel}").format(
         id=code(d.id),
@@ -298,15 +296,15 @@ def _row(d: DigestSchedule, names: dict[str, str], now: datetime) -> SectionBloc
 async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("digest list takes no arguments."), usage_of("digest list"))
-    digests = await off_loop(_storage(ctx).digests.list, ctx.team_id)
+    digests = await off_loop(ctx.storage.digests.list, ctx.team_id)
     if not digests:
         return notice(
             _("No digests yet. Schedule one with `/callops digest add #channel daily 08:00`."),
             emoji=":calendar:",
         )
     names: dict[str, str] = {}
-    if any(d.campaigns for d in digests) and ctx.cc is not None:
-        names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.cc)}
+    if any(d.campaigns for d in digests):
+        names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(ctx.client())}
     now = datetime.now(UTC)
     blocks: list[Block] = [HeaderBlock(text=_("Digests ({n})").format(n=len(digests)))]
     blocks.extend(_row(d, names, now) for d in digests[:45])
@@ -324,7 +322,7 @@ async def list_digests(ctx: CommandContext, args: list[str]) -> Outcome:
 async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> Outcome:
     name = "digest pause" if paused else "digest resume"
     digest = await _require(ctx, args, name)
-    storage = _storage(ctx)
+    storage = ctx.storage
     await off_loop(storage.digests.set_paused, ctx.team_id, digest.id, paused=paused)
     await ctx.audit(name.replace(" ", "."), {"digest": digest.id})
     _changed(ctx)
@@ -355,7 +353,7 @@ async def resume(ctx: CommandContext, args: list[str]) -> Outcome:
 
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest remove")
-    storage = _storage(ctx)
+    storage = ctx.storage
     await off_loop(storage.digests.remove, ctx.team_id, digest.id)
     await ctx.audit(
         "digest.remove",
@@ -365,15 +363,9 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     return notice(_("Digest {id} removed.").format(id=code(digest.id)), emoji=":wastebasket:")
 
 
-def _digests(ctx: CommandContext) -> DigestActions:
-    if ctx.digests is None:
-        raise UsageError(_("Digests cannot be posted from here."))
-    return ctx.digests
-
-
 async def run(ctx: CommandContext, args: list[str]) -> Outcome:
     digest = await _require(ctx, args, "digest run")
-    poster = _digests(ctx)
+    poster = ctx.app.digests
     now = datetime.now(UTC)
     try:
         channel = await poster.post_now(ctx.team_id, digest.id, at=now)
@@ -427,7 +419,7 @@ def read_up_to_now(value: str) -> tuple[str, str]:
 async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """Up to now, under a ``digest run`` answer: the digest from its latest slot until
     this click, posted once however often the button is clicked."""
-    storage = _storage(ctx)
+    storage = ctx.storage
     digest_id, asked_at = read_up_to_now(click.value)
     digest = await off_loop(storage.digests.get, ctx.team_id, digest_id)
     if digest is None:
@@ -438,7 +430,7 @@ async def up_to_now_clicked(ctx: CommandContext, click: Click) -> Outcome:
         return notice(_("That digest, up to now, is posted already."))
     now = datetime.now(UTC)
     try:
-        channel = await _digests(ctx).post_now(
+        channel = await ctx.app.digests.post_now(
             ctx.team_id, digest.id, at=now, up_to_now=True, asked_by=ctx.user_id
         )
     except DigestPostError as exc:
@@ -470,6 +462,7 @@ async def with_rules_facts(storage: Storage, team_id: str, request: DigestReques
         refused_calls=await refused_between(storage, team_id, start, end),
         against_rules=await against_rules_between(storage, team_id, start, end),
         looser_rules=await looser_words(storage, team_id),
+        calling_hours=(await off_loop(storage.calling_rules.rules, team_id)).hours,
         consents_ending=await ending_soon(storage, team_id, datetime.now(UTC)),
     )
 
@@ -488,7 +481,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
             schedule="daily 00:00",
             timezone=ctx.tz.key,
             campaigns=(),
-            sections=SECTIONS,
+            sections=DEFAULT_SECTIONS,
             paused=False,
             created_by=ctx.user_id,
             created_at=0.0,
@@ -499,9 +492,12 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         why = escape(last_complete_words(digest))
     else:
         why = _("yesterday, as a daily digest shows it")
-    request = replace(request_for(digest, latest_slot(digest), why=why), chart_follows=False)
-    if ctx.storage is not None:
-        request = await with_rules_facts(ctx.storage, ctx.team_id, request)
+    request = replace(
+        request_for(digest, latest_slot(digest), why=why),
+        chart_follows=False,
+        chart_mode=chart_mode(ctx.workspace),
+    )
+    request = await with_rules_facts(ctx.storage, ctx.team_id, request)
     cc = ctx.client()
 
     async def shown(progress: Progress) -> Reply:
@@ -509,7 +505,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         reply = content.reply
         reply.ephemeral = True
         reply.text = _("Preview: {digest}").format(digest=reply.text)
-        if "chart" in request.sections:
+        if content.chart is not None and not content.chart.native:  # else in the preview
             note = _(
                 "Preview, only you can see it; when posted, the digest is followed by its chart."
             )
@@ -518,7 +514,7 @@ async def preview(ctx: CommandContext, args: list[str]) -> Outcome:
         reply.blocks.insert(1, context_line(note))
         return reply
 
-    if ctx.messenger is None or ctx.response_url is None:
+    if ctx.response_url is None:
         return await shown(lambda done, total: None)
     # A preview counted from a busy week's records says so while it counts.
     return await shown_in_steps(ctx.messenger, ctx.response_url, shown)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
 from commands.directory import groups, listings, users
+from commands.kernel.actions import APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.forms import Form
@@ -20,6 +19,7 @@ FAMILY = Family(
             "users",
             N_("Users of the call center."),
             Role.VIEWER,
+            ("users",),
             handler=listings.users,
         ),
         CommandSpec(
@@ -28,6 +28,7 @@ FAMILY = Family(
             "groups",
             N_("Groups of users."),
             Role.VIEWER,
+            ("groups",),
             handler=listings.groups,
         ),
         CommandSpec(
@@ -36,6 +37,7 @@ FAMILY = Family(
             "templates",
             N_("Call templates and their placeholders."),
             Role.VIEWER,
+            ("templates",),
             handler=listings.templates,
         ),
         CommandSpec(
@@ -44,6 +46,7 @@ FAMILY = Family(
             "carriers",
             N_("Carriers and their free capacity."),
             Role.VIEWER,
+            ("carriers",),
             handler=listings.carriers,
         ),
         CommandSpec(
@@ -52,6 +55,7 @@ FAMILY = Family(
             "gateways",
             N_("SIP gateways."),
             Role.VIEWER,
+            ("gateways",),
             handler=listings.gateways,
         ),
         CommandSpec(
@@ -60,6 +64,7 @@ FAMILY = Family(
             "blacklist",
             N_("Blocked numbers."),
             Role.VIEWER,
+            ("blacklist",),
             handler=listings.blacklist,
         ),
         CommandSpec(
@@ -68,6 +73,7 @@ FAMILY = Family(
             N_("group add <name> [-- <description>]"),
             N_("Create a group."),
             Role.OPERATOR,
+            ("group add Telesale HN -- Nhóm telesale Hà Nội",),
             handler=groups.group_add,
         ),
         CommandSpec(
@@ -76,6 +82,7 @@ FAMILY = Family(
             N_("group edit <name>"),
             N_("Edit a group (opens a form)."),
             Role.OPERATOR,
+            ("group edit Telesale",),
             handler=groups.group_edit,
         ),
         CommandSpec(
@@ -84,12 +91,14 @@ FAMILY = Family(
             N_("user edit <username>"),
             N_("Edit a user (opens a form)."),
             Role.ADMIN,
+            ("user edit agent.mai",),
             handler=users.user_edit,
         ),
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.GROUP_CREATE,
+            kind=groups.CREATE_KIND,
+            policy=APPROVAL,
             title=N_("Create a group"),
             confirm_label=N_("Create the group"),
             params=groups.GroupCreateParams,
@@ -98,7 +107,8 @@ FAMILY = Family(
             unknown_outcome=N_("the group may or may not have been created"),
         ),
         ActionSpec(
-            kind=ActionKind.GROUP_UPDATE,
+            kind=groups.UPDATE_KIND,
+            policy=APPROVAL,
             title=N_("Change a group"),
             confirm_label=N_("Save the group"),
             params=groups.GroupUpdateParams,
@@ -107,7 +117,8 @@ FAMILY = Family(
             unknown_outcome=N_("the group may or may not have been changed"),
         ),
         ActionSpec(
-            kind=ActionKind.USER_UPDATE,
+            kind=users.UPDATE_KIND,
+            policy=APPROVAL,
             title=N_("Change a user"),
             confirm_label=N_("Save the user"),
             params=users.UserUpdateParams,

@@ -29,14 +29,15 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from callcenter.models import Campaign, GroupCreate, GroupUpdate, User
 from callcenter.rules import check_group_name, check_name
-from commands.approvals.actions import (
+from commands.approvals.cards import propose
+from commands.directory.options import MAX_OPTIONS, option
+from commands.kernel.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ExecutionEnv,
+    Proposal,
 )
-from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
-from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import text
@@ -45,11 +46,14 @@ from commands.kernel.i18n import N_, _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, notice
 from commands.kernel.resolve import all_campaigns
 from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
+
+CREATE_KIND = "group.create"
+UPDATE_KIND = "group.update"
+"""The kinds of action declared in this family's ``FAMILY``, with their requests."""
 
 GROUP_CALLBACK = "group_edit_form"
 NAME_RULE = N_("letters, digits, spaces, dots, hyphens and underscores")
@@ -141,7 +145,7 @@ async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
             ).format(name=taken.group_name, uuid=taken.group_uuid)
         )
     params = GroupCreateParams(group_name=name, group_description=description)
-    return await propose(ctx, Proposal(ActionKind.GROUP_CREATE, params))
+    return await propose(ctx, Proposal(CREATE_KIND, params))
 
 
 # --- group edit -----------------------------------------------------------------------
@@ -343,7 +347,7 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
             ).format(name=f"*{clip(before.group_name, 100)}*"),
             emoji=":information_source:",
         )
-    return Proposal(ActionKind.GROUP_UPDATE, params)
+    return Proposal(UPDATE_KIND, params)
 
 
 def _listing(names: Sequence[str], empty: str) -> str:

@@ -25,13 +25,14 @@ from slack_sdk.models.views import View
 
 from callcenter import errors
 from callcenter.models import User, UserUpdate
-from commands.approvals.actions import (
+from commands.directory.options import MAX_OPTIONS, option
+from commands.kernel.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ExecutionEnv,
+    Proposal,
 )
-from commands.approvals.kinds import ActionKind
-from commands.directory.options import MAX_OPTIONS, option
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import text
@@ -40,10 +41,12 @@ from commands.kernel.i18n import _
 from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, section
 from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
+
+UPDATE_KIND = "user.update"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 USER_CALLBACK = "user_edit_form"
 LEVELS = ("admin", "agent")
@@ -240,7 +243,7 @@ async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -
         password=str(values.get("password") or ""),
         confirm_password=str(values.get("confirm_password") or ""),
     )
-    return Proposal(ActionKind.USER_UPDATE, params)
+    return Proposal(UPDATE_KIND, params)
 
 
 def _yes_no(value: bool) -> str:

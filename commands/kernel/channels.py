@@ -20,10 +20,6 @@ async def channel_for_posting(ctx: CommandContext, token: str, usage: str) -> st
         raise UsageError(
             _("'{token}' is not a channel; name one like #call-center.").format(token=token), usage
         )
-    if ctx.slack is None:
-        if ref.id is None:
-            raise UsageError(_("Pick the channel from Slack's list so I get its id."), usage)
-        return ref.id
     found = await ctx.slack.channel(ref.id or ref.name or "")
     if found is None:
         label = f"#{ref.name}" if ref.name else token
@@ -49,7 +45,7 @@ async def channel_readers(
     """Who reads a message posted (or added to) in ``channel``: ``language`` when the post
     has its own, else the channel's own (``settings language vi|en #channel``), else the
     workspace's.  Decided per message, whoever clicked."""
-    if ctx.storage is None or not channel:
+    if not channel:
         return for_channel(ctx.workspace, language)
     own = await off_loop(ctx.storage.channel_languages.get, ctx.team_id, channel)
     return for_channel(ctx.workspace, language, own)

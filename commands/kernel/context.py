@@ -1,7 +1,13 @@
-"""What every command handler is given: who asked, where, with which role, and a client.
+"""What every command handler is given: who asked, where, with which role, and the ports.
 
 Built by ``bot/`` for each request; handlers never look anything up in Slack or the
-database themselves, which keeps them testable against the emulator alone.
+database themselves, which keeps them testable against the emulator alone.  The ports
+every family uses (the database, Slack's look-ups, files and messages) are required
+fields, so no handler checks for them; what the process holds once for a few families
+(the digest poster, the service's addresses, the public URL, whether it is stopping)
+is one shared ``AppPorts`` (``ctx.app``).  Only the call-center client may be missing:
+a workspace may not be connected yet, which the dispatcher answers before a handler
+that needs the service runs.
 """
 
 from __future__ import annotations
@@ -16,8 +22,7 @@ from slack_sdk.models.views import View
 
 from callcenter import CallCenter
 from callcenter.addresses import ServiceAddresses
-from commands.kernel.grammar import UsageError
-from commands.kernel.i18n import Audience, _
+from commands.kernel.i18n import Audience
 from commands.kernel.reply import Reply
 from commands.kernel.slack_files import SlackFiles
 from storage import Outcome, Role, Storage, Workspace
@@ -141,13 +146,52 @@ class DigestPostError(Exception):
     """Slack refused a digest post; the message says why in words for people."""
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
+class AppPorts:
+    """What the process holds once and only a few families use: made by ``bot/`` when
+    it starts, given unchanged to every request (``ctx.app``), so no handler checks
+    whether it is there."""
+
+    digests: DigestActions
+    """Posting a digest now (``digest run``) and telling this process's scheduler that
+    the schedules changed (the digests family)."""
+    addresses: ServiceAddresses
+    """Where the call-center service may be, with the resolver that reads its names
+    (``callcenter.addresses``): the connect form checks a new address against it."""
+    public_url: str | None
+    """The app's own public base URL (``CALLOPS_PUBLIC_URL``), for the callback URL the
+    notifications family gives the service; None when not configured."""
+    stopping: Callable[[], bool]
+    """Whether this process is stopping (SIGTERM): work that could be cut off before
+    its outcome is known (running an approved action) is not started then."""
+
+
+@dataclass(kw_only=True)
 class CommandContext:
+    """One request: who asks, where, with which role, and the ports every family uses.
+
+    The ports (``storage``, ``slack``, ``files``, ``messenger``, ``app``) are always
+    there, so handlers use them without checking; ``cc`` alone may be missing, because
+    a workspace may not be connected yet, and the dispatcher answers that before any
+    handler that needs the service runs (handlers ask ``client()``)."""
+
     team_id: str
     user_id: str
     channel_id: str | None
+    """Where the request came from; None for a workflow run or background work."""
     role: Role
-    tz: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    tz: ZoneInfo
+    """The workspace's time zone."""
+    storage: Storage
+    """The app's database (settings, rules, approvals, the audit log)."""
+    slack: SlackLookup
+    """Channel look-ups (is the bot in that channel?) and permalinks."""
+    files: SlackFiles
+    """Files shared in Slack (a CSV to read) and files sent to people."""
+    messenger: Messenger
+    """Messages besides the answer (cards, thread notes, App Home, modals)."""
+    app: AppPorts
+    """What the process holds once, for the few families that use it."""
     cc: CallCenter | None = None
     """``None`` when the workspace is not connected; handlers that need it ask ``client()``."""
     workspace: Workspace | None = None
@@ -156,20 +200,6 @@ class CommandContext:
     """Where the service is, for ``status``; never the key."""
     offset: int = 0
     """Where a paged listing starts; set when someone clicks Next or Previous."""
-    storage: Storage | None = None
-    """The app's database, for commands that keep settings (notification routes, ...)."""
-    slack: SlackLookup | None = None
-    """Channel look-ups (is the bot in that channel?); None where no Slack client is at hand."""
-    public_url: str | None = None
-    """The app's own public base URL (``CALLOPS_PUBLIC_URL``), e.g. for its callback URL."""
-    files: SlackFiles | None = None
-    """Files shared in Slack (the lead upload's CSV); None where no Slack client is at hand."""
-    digests: DigestActions | None = None
-    """Posting a digest now (``digest run``) and telling this process's scheduler that the
-    schedules changed; None where no Slack client is at hand."""
-    messenger: Messenger | None = None
-    """Messages besides the answer (cards, thread notes, App Home); None where no Slack
-    client is at hand."""
     audience: Audience = field(default_factory=Audience)
     """Who reads the answer: the person's language (their choice, else their Slack
     locale, else the workspace's) and the workspace's name order; ``bot/`` runs the
@@ -181,16 +211,9 @@ class CommandContext:
     """The person's Slack locale, as Slack last said it (None: not known yet)."""
     slack_tz: str | None = None
     """The person's Slack time zone, as Slack last said it (None: not known yet)."""
-    addresses: ServiceAddresses | None = None
-    """Where the call-center service may be, with the resolver that reads its names
-    (``callcenter.addresses``); None: public addresses only, the system's resolver."""
     response_url: str | None = None
     """The typed command's own ``response_url``: for an answer said in steps (a note that
     a long count is under way, then the answer in its place); None for clicks and forms."""
-
-    stopping: Callable[[], bool] = field(default=lambda: False)
-    """Whether this process is stopping (SIGTERM): work that could be cut off before
-    its outcome is known (running an approved action) is not started then."""
 
     def at(self, offset: int) -> CommandContext:
         """The same request, showing a listing from ``offset`` (a Next/Previous click)."""
@@ -201,12 +224,6 @@ class CommandContext:
             raise NotConnectedError
         return self.cc
 
-    def db(self, refusal: str | None = None) -> Storage:
-        """The app's database, or a refusal (``refusal``, else the general one) without it."""
-        if self.storage is None:
-            raise UsageError(refusal or _("The app's database is not available here."))
-        return self.storage
-
     async def audit(
         self,
         action: str,
@@ -215,10 +232,7 @@ class CommandContext:
         outcome: str = Outcome.OK,
         detail: str | None = None,
     ) -> None:
-        """Record in the audit log what the person asking did; only handlers that were
-        given the app's database call it."""
-        if self.storage is None:
-            raise RuntimeError("the audit log needs the app's database")
+        """Record in the audit log what the person asking did."""
         await off_loop(
             self.storage.audit.append,
             self.team_id,

@@ -1,19 +1,29 @@
 """One declaration per family: everything a domain package adds to the app.
 
 Each package's ``family.py`` holds one ``FAMILY``; ``commands/families.py`` lists them,
-and the catalog, the dispatcher, the approval workflow, the manifest and the bot read
-that list, so no module registers anything when it is imported.
+and ``commands/registry.py`` builds from a list the tables the app reads (the catalog,
+the action table, the routes), so no module registers anything when it is imported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from commands.approvals.actions import ActionSpec
+from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
+from commands.kernel.jobs import Job
+
+if TYPE_CHECKING:
+    from slack_sdk.models.views import View
+
+    from commands.kernel.context import CommandContext
+
+HomeRenderer = Callable[["CommandContext"], Awaitable["View"]]
+"""What renders the App Home tab for the person in the context."""
 
 
 @dataclass(frozen=True)
@@ -31,3 +41,8 @@ class Family:
     """Modals answered by the family's own handler (not a request)."""
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    """Its background work (``commands/kernel/jobs.py``), run by every serving process."""
+    home: HomeRenderer | None = None
+    """The App Home tab as it is now, for one person (the reports family's wallboard);
+    one family of the app declares it, and ``PublishHome()`` shows it."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from commands.kernel.actions import Proposal
 from commands.kernel.context import CommandContext
 from commands.kernel.interactions import FormValues, Meta
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import Reply
 from storage import Role
 

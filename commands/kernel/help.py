@@ -22,14 +22,7 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.kernel import paging
-from commands.kernel.catalog import (
-    COMMANDS,
-    CommandSpec,
-    heads,
-    match,
-    role_allows,
-    usage_for_reader,
-)
+from commands.kernel.catalog import CommandSpec, in_use, role_allows, usage_for_reader
 from commands.kernel.context import CommandContext
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
@@ -108,7 +101,7 @@ def example_line(spec: CommandSpec, example: str) -> str:
 def _families() -> dict[str, list[CommandSpec]]:
     """Commands grouped by family, in the catalog's order."""
     grouped: dict[str, list[CommandSpec]] = {}
-    for spec in COMMANDS:
+    for spec in in_use().commands:
         grouped.setdefault(spec.family, []).append(spec)
     return grouped
 
@@ -213,7 +206,7 @@ async def help_command(ctx: CommandContext, args: list[str]) -> Reply:
         from commands.reports.kpis import metrics_reply
 
         return metrics_reply()
-    found = match(args)
+    found = in_use().match(args)
     if found is not None and not found[1]:
         return command_help(found[0], ctx.role)
     family = _family(args)
@@ -239,7 +232,7 @@ def _family(tokens: list[str]) -> tuple[str, list[CommandSpec], list[str]] | Non
     """The commands that start with the first word typed (``digest``; ``ban-tin`` or
     ``ban tin`` in Vietnamese) as that word is written, those commands, and the words
     after it; None when no command starts so."""
-    grouped = heads()
+    grouped = in_use().heads()
     for count in (2, 1):
         if len(tokens) < count:
             continue
@@ -306,15 +299,15 @@ def _nearest_heads(tokens: list[str]) -> tuple[str, str, str]:
     words compared with the first word, Vietnamese aliases with as many words."""
     word = tokens[0]
     found: dict[str, tuple[float, int]] = {}
-    for choice, score in scored_choices(word, {s.words[0] for s in COMMANDS}):
+    for choice, score in scored_choices(word, {s.words[0] for s in in_use().commands}):
         found[choice] = (score, 1)
-    for spec in COMMANDS:
+    for spec in in_use().commands:
         written = spec.alias.split()[0]
         count = _tokens_for(tokens, len(fold(written).split()))
         for choice, score in scored_choices(" ".join(tokens[:count]), [written]):
             if score > found.get(choice, (0.0, 0))[0]:
                 found[choice] = (score, count)
-    english = {s.words[0] for s in COMMANDS}
+    english = {s.words[0] for s in in_use().commands}
     top = max((score for score, _count in found.values()), default=0.0)
     kept = {
         choice: scored
@@ -345,6 +338,7 @@ FAMILY = Family(
             N_("help [command]"),
             N_("List the commands, or explain one."),
             Role.VIEWER,
+            ("help", "help digest"),
             family="general",
             handler=help_command,
         ),

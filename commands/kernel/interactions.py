@@ -34,6 +34,10 @@ Meta = dict[str, Any]
 """The modal's ``private_metadata``, as JSON."""
 INTERACTIVITY_INPUT = "interactivity"
 """Every step's input of type ``slack#/types/interactivity``: who runs it."""
+OPEN_CAMPAIGN = "campaign_open"
+"""The Open campaign button (``campaign_open_<n>``, its value the campaign's UUID): the
+campaigns family answers it, and the cards of other families (a lead, a call, a digest,
+an alert) place it, so its id lives here, below both."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ class Submission:
         return cls(
             callback_id=str(view.get("callback_id") or ""),
             values=values,
-            metadata=read_metadata(view),
+            metadata=_decoded_metadata(view),
             malformed=malformed,
         )
 
@@ -451,7 +455,9 @@ def _value(entry: _Entry) -> Any:
     return entry.value
 
 
-def read_metadata(view: Mapping[str, Any]) -> Meta:
+def _decoded_metadata(view: Mapping[str, Any]) -> Meta:
+    """The modal's ``private_metadata`` JSON as a dict (empty when it is not one); a
+    form reads its fields from it through ``values.read_metadata``, typed."""
     try:
         value = json.loads(view.get("private_metadata") or "{}")
     except json.JSONDecodeError:

@@ -22,7 +22,7 @@ import re
 from contextvars import ContextVar
 
 import phonenumbers
-from phonenumbers import PhoneNumberFormat, PhoneNumberType
+from phonenumbers import Leniency, PhoneNumberFormat, PhoneNumberType
 
 from callcenter import CallCenter
 from callcenter.rules import check_phone
@@ -32,6 +32,8 @@ _SEPARATORS = re.compile(r"[\s\-.()]")
 _MOBILE = re.compile(r"(?:\+84|0084|84|0)([35789]\d{8})")
 """A Vietnamese mobile number written the common ways, read without the library (which
 reads these the same): a registry file has millions of them."""
+_TRAILING = re.compile(r"\D+$")
+"""What is left of ``0912 345 678 ext. 12`` once its extension is cut off."""
 REGION = "VN"
 RULE_WORDS = N_("10 digits starting 03, 05, 07, 08 or 09, or 84 followed by 8 digits or more")
 """The service's phone rule (spec 7.2) in words; shown with ``rule_words()``."""
@@ -220,36 +222,24 @@ async def blocked_numbers(cc: CallCenter) -> set[str]:
     return {normalize_phone(entry.phone_number) async for entry in cc.blacklist.iterate()}
 
 
-_DIGIT_RUN = re.compile(r"\+?\d(?:[\d\s.\-()]*\d)?")
-_DIGIT_GROUP = re.compile(r"\+?\d+")
-_MOST_DIGITS = 13
-
-
 def find_phones(text: str) -> list[str]:
     """Every number in free text that the service would accept, normalized, in order and
     once each: ``Khách hàng gọi lại số 0912 345 678 nhé`` -> ``["0912345678"]``.
 
-    People space numbers out (``0912 345 678``, ``0912.345.678``, ``+84 912-345-678``) and
-    write several in a row, so each run of digits and separators is read group by group,
-    taking the longest run of groups that makes a valid number, then going on after it."""
+    ``phonenumbers.PhoneNumberMatcher`` finds the numbers (spaced, dotted, bracketed, with
+    ``+84``, an extension after them) at ``POSSIBLE`` leniency: the service's rule, not
+    the numbering plan, decides which are customers' numbers (``0992...`` is one to the
+    service though no carrier has it yet), so each match is read by ``normalize_phone``
+    and kept when the service would accept it.  Two spaced-out numbers with only a space
+    between them (``0912 345 678 0987 654 321``) read as one too long to be a number, as
+    the library reads them; a comma or a word between them separates them."""
     found: list[str] = []
-    for run in _DIGIT_RUN.finditer(text):
-        groups = _DIGIT_GROUP.findall(run.group())
-        start = 0
-        while start < len(groups):
-            best: tuple[int, str] | None = None
-            joined = ""
-            for end in range(start, len(groups)):
-                joined += groups[end]
-                if len(joined.lstrip("+")) > _MOST_DIGITS:
-                    break
-                candidate = normalize_phone(joined)
-                if not check_phone(candidate):
-                    best = (end, candidate)
-            if best is None:
-                start += 1
-                continue
-            if best[1] not in found:
-                found.append(best[1])
-            start = best[0] + 1
+    for match in phonenumbers.PhoneNumberMatcher(text, REGION, leniency=Leniency.POSSIBLE):
+        written = match.raw_string
+        extension = match.number.extension
+        if extension:  # ``0912 345 678 ext. 12``: the number is what comes before
+            written = _TRAILING.sub("", written[: written.rfind(extension)])
+        candidate = normalize_phone(written)
+        if not check_phone(candidate) and candidate not in found:
+            found.append(candidate)
     return found

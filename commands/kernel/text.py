@@ -19,12 +19,11 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from callcenter.timefmt import parse_time
-from commands.kernel.formats import CLOCK as CLOCK
 from commands.kernel.formats import duration as duration
 from commands.kernel.formats import money as money
 from commands.kernel.formats import number as number
 from commands.kernel.formats import percent as percent
-from commands.kernel.formats import write_day
+from commands.kernel.formats import write_clock, write_day
 from commands.kernel.i18n import N_, _, current_language
 
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
@@ -251,7 +250,7 @@ def clock(value: Moment, tz: ZoneInfo | None = None, *, seconds: bool = False) -
     moment = _local(value, tz)
     if moment is None:
         return "–"
-    return moment.strftime(CLOCK + (":%S" if seconds else ""))
+    return write_clock(moment, seconds=seconds)
 
 
 def when(value: Moment, tz: ZoneInfo, *, now: datetime | None = None) -> str:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.forms import Form
@@ -42,12 +41,14 @@ FAMILY = Family(
             N_("list <list_uuid>"),
             N_("A lead list's totals."),
             Role.VIEWER,
+            ("list 3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d",),
             handler=lists.show_list,
         ),
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.LEAD_INSERT,
+            kind=insert.INSERT_KIND,
+            policy=APPROVAL,
             title=N_("Add a lead"),
             confirm_label=N_("Add the lead"),
             params=insert.LeadParams,
@@ -57,7 +58,8 @@ FAMILY = Family(
             follow_ups=insert.lead_follow_ups,
         ),
         ActionSpec(
-            kind=ActionKind.LEAD_UPLOAD,
+            kind=upload.UPLOAD_KIND,
+            policy=APPROVAL,
             title=N_("Upload leads"),
             confirm_label=N_("Upload the leads"),
             params=upload.UploadParams,

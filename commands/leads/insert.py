@@ -26,13 +26,14 @@ from slack_sdk.models.views import View
 from callcenter import errors
 from callcenter.models import LEAD_OPTIONAL_FIELDS, LeadCreate, LeadList
 from callcenter.rules import LIST_UUID_MIN_LENGTH, check_list_uuid
-from commands.approvals.actions import (
+from commands.approvals.cards import propose
+from commands.kernel.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ExecutionEnv,
+    Proposal,
 )
-from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
 from commands.kernel.catalog import usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.forms import text
@@ -47,7 +48,6 @@ from commands.kernel.phones import (
     rule_words,
     show_phone,
 )
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, notice, section
 from commands.kernel.resolve import is_phone_like
 from commands.kernel.text import clip, code, truncate
@@ -57,6 +57,9 @@ from commands.leads.target import find_list
 from commands.rules.guard import dnc_for_list
 from commands.rules.watch import list_warning, list_warning_note, with_warning
 from storage import Approval, Role
+
+INSERT_KIND = "lead.insert"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 ADD_LEAD_BUTTON = "lead_list_add"
 """A lead list's Add lead button (on the campaign card); its value names the list."""
@@ -256,7 +259,7 @@ async def lead_proposal(
         phone_number=phone,
         fields={k: v for k, v in fields.items() if v},
     )
-    return Proposal(ActionKind.LEAD_INSERT, params)
+    return Proposal(INSERT_KIND, params)
 
 
 async def insert_lead(ctx: CommandContext, args: list[str]) -> Outcome:

@@ -25,10 +25,9 @@ from slack_sdk.models.blocks import (
 
 from callcenter import errors
 from callcenter.models import Lead
-from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
-from commands.kernel.interactions import Click
+from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Outcome, Reply, context_line, error, labelled, notice
 from commands.kernel.service_words import lead_status_words
@@ -67,7 +66,7 @@ def lead_card(lead: Lead, ctx: CommandContext) -> Reply:
     if lead.campaign_uuid:
         buttons.append(
             ButtonElement(
-                text=_("Open campaign"), action_id=f"{OPEN_ACTION}_0", value=lead.campaign_uuid
+                text=_("Open campaign"), action_id=f"{OPEN_CAMPAIGN}_0", value=lead.campaign_uuid
             )
         )
     if is_uuid(lead.lead_uuid) and lead.phone_number.strip():

@@ -25,20 +25,20 @@ from pathlib import Path
 from pydantic import Field
 
 from callcenter import errors
-from commands.approvals.actions import (
+from commands.approvals.cards import propose
+from commands.kernel.actions import (
+    ActionParams,
     ActionRefused,
     ActionResult,
     ExecutionEnv,
+    Proposal,
 )
-from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
-from commands.kernel.catalog import usage_of
+from commands.kernel.catalog import usage_for_reader, usage_of
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
 from commands.kernel.phones import blocked_numbers
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, Rerun, context_line, error, notice
 from commands.kernel.slack_files import FileDownloadError, SharedFile, SlackFiles
 from commands.kernel.text import clip, code, escape, number, ratio_percent
@@ -55,6 +55,9 @@ from commands.leads.target import ListTarget, find_list
 from commands.rules.guard import DncLookup, dnc_for_list
 from commands.rules.watch import list_warning, with_warning
 from storage import Role
+
+UPLOAD_KIND = "lead.upload"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 UPLOAD_LEADS_BUTTON = "lead_list_upload"
 """A lead list's Upload leads button (on the campaign card); its value names the campaign."""
@@ -110,7 +113,10 @@ def how_to_share(found: ListTarget) -> str:
         "{command} here again. The file needs a "
         "`phone_number` column; other columns are lead fields (`lead_name`, "
         "`contract_number`, …)."
-    ).format(list=list_name, command=code("/callops leads upload " + typed_target(found)))
+    ).format(
+        list=list_name,
+        command=code("/callops " + usage_for_reader("leads upload " + typed_target(found))),
+    )
 
 
 class UploadParams(ActionParams):
@@ -245,7 +251,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             _("Give the campaign (or the UUID of the list) to upload into."),
             usage_of("leads upload"),
         )
-    if ctx.files is None or not ctx.channel_id:
+    if not ctx.channel_id:
         return error(_("Run this in the channel where you shared the CSV."))
     cc = ctx.client()
     found, _rest = await find_list(cc, args)
@@ -255,7 +261,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
     list_uuid = lead_list.list_uuid
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:
-        here = await ctx.slack.channel(ctx.channel_id) if ctx.slack else None
+        here = await ctx.slack.channel(ctx.channel_id)
         if here is not None and not here.is_member:
             return error(
                 _(
@@ -296,7 +302,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
         reasons=dict(report.reasons),
         problems=tuple(report.problems),
     )
-    outcome = await propose(ctx, Proposal(ActionKind.LEAD_UPLOAD, params))
+    outcome = await propose(ctx, Proposal(UPLOAD_KIND, params))
     if where and isinstance(outcome, Reply):
         outcome.blocks.append(context_line(where))
     warning = await list_warning(cc, ctx.storage, ctx.team_id, list_uuid, datetime.now(UTC))

@@ -23,7 +23,6 @@ from slack_sdk.models.blocks import (
 
 from callcenter.models import Cdr
 from commands.calls.live import direction_label
-from commands.campaigns.cards import OPEN_ACTION
 from commands.kernel.call_words import (
     cause_words,
     outcome_words,
@@ -32,6 +31,7 @@ from commands.kernel.call_words import (
     unknown_cause,
 )
 from commands.kernel.i18n import _
+from commands.kernel.interactions import OPEN_CAMPAIGN
 from commands.kernel.names import written_name
 from commands.kernel.periods import SERVICE_TZ
 from commands.kernel.phones import show_parties
@@ -190,7 +190,7 @@ def _opens(cdr: Cdr) -> list[ButtonElement]:
     if is_uuid(cdr.campaign_uuid):
         buttons.append(
             ButtonElement(
-                text=_("Open campaign"), action_id=f"{OPEN_ACTION}_0", value=cdr.campaign_uuid
+                text=_("Open campaign"), action_id=f"{OPEN_CAMPAIGN}_0", value=cdr.campaign_uuid
             )
         )
     return buttons

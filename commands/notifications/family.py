@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import APPROVAL, CONFIRM, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -19,12 +18,18 @@ FAMILY = Family(
             "notify [add|list|remove|attach|detach|rotate]",
             N_("Post call records from the service's callbacks to channels."),
             Role.ADMIN,
+            (
+                "notify",
+                "notify add #call-feed status=answered,busy",
+                'notify attach "Nhắc thanh toán HN đợt 3"',
+            ),
             handler=notify.notify_command,
         ),
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.NOTIFY_ROTATE,
+            kind=notify.ROTATE_KIND,
+            policy=CONFIRM,
             title=N_("New callback URL"),
             confirm_label=N_("Rotate the URL"),
             params=notify.RotateParams,
@@ -33,7 +38,8 @@ FAMILY = Family(
             unknown_outcome=N_("some campaigns may or may not point at the new URL"),
         ),
         ActionSpec(
-            kind=ActionKind.NOTIFY_ATTACH,
+            kind=notify.ATTACH_KIND,
+            policy=APPROVAL,
             title=N_("Campaign call-record callbacks"),
             confirm_label=N_("Apply"),
             params=notify.AttachParams,

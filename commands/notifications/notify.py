@@ -34,10 +34,16 @@ from slack_sdk.models.blocks import (
 
 from callcenter import CallCenter, errors
 from callcenter.models import Campaign, Cdr
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv, Observation
 from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
 from commands.campaigns.control import CampaignRef
+from commands.kernel.actions import (
+    ActionParams,
+    ActionRefused,
+    ActionResult,
+    ExecutionEnv,
+    Observation,
+    Proposal,
+)
 from commands.kernel.audiences import LANGUAGE_OPTION, post_language, post_language_note
 from commands.kernel.call_words import fold_status, status_words
 from commands.kernel.catalog import usage_for_reader
@@ -47,7 +53,6 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.grammar import UsageError, check_keys, parse_direction, split_options
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.matching import alternatives, suggest
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import (
     CampaignNotFound,
@@ -58,6 +63,10 @@ from commands.kernel.resolve import (
 from commands.kernel.text import clip, code, escape, number, truncate
 from storage import NotificationRoute, Storage
 from storage.offload import off_loop
+
+ATTACH_KIND = "notify.attach"
+ROTATE_KIND = "notify.rotate"
+"""The kinds of action declared in this family's ``FAMILY``, with their requests."""
 
 CALLBACK_PREFIX = "/callbacks/"
 
@@ -142,13 +151,9 @@ def callback_url(public_url: str | None, token: str) -> str:
 # --- the command ------------------------------------------------------------------------
 
 
-def _storage(ctx: CommandContext) -> Storage:
-    return ctx.db(_("Call notifications are not available here (no database)."))
-
-
 async def _workspace_url(ctx: CommandContext, storage: Storage) -> str:
     token = await off_loop(storage.callback_tokens.get_or_create, ctx.team_id)
-    return callback_url(ctx.public_url, token)
+    return callback_url(ctx.app.public_url, token)
 
 
 async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
@@ -195,7 +200,7 @@ async def notify_command(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 async def show(ctx: CommandContext) -> Reply:
-    storage = _storage(ctx)
+    storage = ctx.storage
     url = await _workspace_url(ctx, storage)
     campaigns = await all_campaigns(ctx.client())
     attached = [c for c in campaigns if c.callback_url == url]
@@ -299,7 +304,7 @@ def optout_key_of(args: list[str], usage: str) -> tuple[list[str], str | None]:
 
 
 async def add_route(ctx: CommandContext, args: list[str]) -> Outcome:
-    storage = _storage(ctx)
+    storage = ctx.storage
     usage = USAGE["add"]
     args, optout_key = optout_key_of(args, usage)
     positional, options = split_options(args)
@@ -413,7 +418,7 @@ def describe_route(route: NotificationRoute, campaign_names: Mapping[str, str]) 
 
 
 async def list_routes(ctx: CommandContext) -> Reply:
-    storage = _storage(ctx)
+    storage = ctx.storage
     routes = await off_loop(storage.routes.list, ctx.team_id)
     if not routes:
         return notice(
@@ -436,7 +441,7 @@ async def list_routes(ctx: CommandContext) -> Reply:
 
 
 def remove_route(ctx: CommandContext, args: list[str]) -> Reply:
-    storage = _storage(ctx)
+    storage = ctx.storage
     if len(args) != 1:
         raise UsageError(_("Name one route id (see `/callops notify list`)."), USAGE["remove"])
     route_id = args[0].strip().lower()
@@ -566,11 +571,11 @@ async def execute_rotate(params: RotateParams, env: ExecutionEnv) -> ActionResul
 async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     """Ask for a new callback URL (a confirm by default policy), offering to move the
     campaigns on the old one in the same request."""
-    storage = _storage(ctx)
+    storage = ctx.storage
     old = await off_loop(storage.callback_tokens.get, ctx.team_id)
     stale: list[Campaign] = []
     if old:
-        old_url = callback_url(ctx.public_url, old)
+        old_url = callback_url(ctx.app.public_url, old)
         stale = [c for c in await all_campaigns(ctx.client()) if c.callback_url == old_url]
     params = RotateParams(
         reattach=reattach,
@@ -581,7 +586,7 @@ async def rotate(ctx: CommandContext, *, reattach: bool) -> Reply:
     note = None
     if stale and reattach:
         note = _("To rotate without moving them: `/callops notify rotate only`.")
-    return await propose(ctx, Proposal(ActionKind.NOTIFY_ROTATE, params, prompt_note=note))
+    return await propose(ctx, Proposal(ROTATE_KIND, params, prompt_note=note))
 
 
 def host_of(url: str) -> str:
@@ -593,7 +598,7 @@ def host_of(url: str) -> str:
 async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) -> Outcome:
     """Ask to attach (or detach) a campaign's callbacks: the approval flow shows exactly
     what will change and runs it once, when the policy's approval or confirm is given."""
-    storage = _storage(ctx)
+    storage = ctx.storage
     sub = "attach" if attach else "detach"
     if not args:
         raise UsageError(_("Name the campaign."), USAGE[sub])
@@ -613,7 +618,7 @@ async def request_attach(ctx: CommandContext, args: list[str], *, attach: bool) 
         callback_token_url=url,
         replaces_host=host_of(campaign.callback_url) if campaign.callback_url else None,
     )
-    return await propose(ctx, Proposal(ActionKind.NOTIFY_ATTACH, params))
+    return await propose(ctx, Proposal(ATTACH_KIND, params))
 
 
 class AttachParams(ActionParams):

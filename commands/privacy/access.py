@@ -17,7 +17,7 @@ from storage.privacy_requests import PrivacyRequest
 async def send_access_answer(ctx: CommandContext, request: PrivacyRequest, phone: str) -> bool:
     """Write the CSV, send it, close the request; False when Slack did not take it (the
     request stays open and is listed)."""
-    storage = ctx.db()
+    storage = ctx.storage
     held = await off_loop(holdings, storage, ctx.team_id, phone)
     fd, path = tempfile.mkstemp(prefix="callops-access-", suffix=".csv")
     try:
@@ -32,7 +32,7 @@ async def send_access_answer(ctx: CommandContext, request: PrivacyRequest, phone
                 writer.writerow(
                     [phone, "Slack", kind, post.file_id or "", post.channel, post.ts or ""]
                 )
-        sent = ctx.files is not None and await ctx.files.send_to(
+        sent = await ctx.files.send_to(
             ctx.user_id,
             filename=f"callops-access-{request.id}.csv",
             path=path,

@@ -24,13 +24,17 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from commands.approvals.actions import ActionRefused, ActionResult, ExecutionEnv
 from commands.approvals.cards import propose
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import (
+    ActionParams,
+    ActionRefused,
+    ActionResult,
+    ExecutionEnv,
+    Proposal,
+)
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import N_, _, ngettext
 from commands.kernel.phones import show_phone
-from commands.kernel.proposal import ActionParams, Proposal
 from commands.kernel.reply import Outcome, Reply, section
 from commands.kernel.text import code, escape, number, truncate
 from commands.privacy.find import table_words, typed_phone
@@ -38,6 +42,9 @@ from commands.privacy.requests import DUE_DAYS, due_after
 from storage import off_loop
 from storage.personal_data import Erased, erase_everywhere
 from storage.privacy_posts import PostedNumber
+
+ERASE_KIND = "privacy.erase"
+"""The kind of action declared in this family's ``FAMILY``."""
 
 ERASE_ACTION = "privacy.erase.done"
 """The audit log's entry for an erasure carried out (the number's hash, what was done)."""
@@ -52,7 +59,7 @@ class EraseParams(ActionParams):
 
 async def erase(ctx: CommandContext, args: list[str]) -> Outcome:
     phone = typed_phone(args, "privacy erase")
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     request = await off_loop(
         lambda: storage.privacy_requests.open(
@@ -65,7 +72,7 @@ async def erase(ctx: CommandContext, args: list[str]) -> Outcome:
         )
     )
     params = EraseParams(request_id=request.id, shown=show_phone(phone, mask=True))
-    return await propose(ctx, Proposal(ActionKind.PRIVACY_ERASE, params))
+    return await propose(ctx, Proposal(ERASE_KIND, params))
 
 
 def describe_erase(params: EraseParams) -> str:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from commands.approvals.actions import ActionSpec
-from commands.approvals.kinds import ActionKind
+from commands.kernel.actions import ADMIN_APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -20,6 +19,7 @@ FAMILY = Family(
             "privacy",
             N_("Customers' personal data: masking, where it goes, how to find and erase it."),
             Role.ADMIN,
+            ("privacy",),
             handler=overview.overview,
         ),
         CommandSpec(
@@ -49,6 +49,7 @@ FAMILY = Family(
             "privacy requests",
             N_("Customers' requests about their data, with their due dates."),
             Role.ADMIN,
+            ("privacy requests",),
             handler=requests.listing,
         ),
         CommandSpec(
@@ -63,7 +64,8 @@ FAMILY = Family(
     ),
     actions=(
         ActionSpec(
-            kind=ActionKind.PRIVACY_ERASE,
+            kind=erase.ERASE_KIND,
+            policy=ADMIN_APPROVAL,
             title=N_("Erase a customer's data"),
             confirm_label=N_("Erase"),
             params=erase.EraseParams,

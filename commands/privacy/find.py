@@ -89,7 +89,7 @@ def holdings(storage: Storage, team_id: str, phone: str) -> Holdings:
 
 async def find(ctx: CommandContext, args: list[str]) -> Outcome:
     phone = typed_phone(args, "privacy find")
-    storage = ctx.db()
+    storage = ctx.storage
     held = await off_loop(holdings, storage, ctx.team_id, phone)
     await ctx.audit(
         "privacy.find", {"phone_hash": storage.privacy_posts.phone_hash(phone)}, detail=None
@@ -145,7 +145,7 @@ async def _place_line(
     state = " " + _("(rewritten without it)") if redacted else ""
     if file_id:
         return "• " + _("file {file} in {channel}").format(file=code(file_id), channel=where)
-    permalink = await ctx.slack.permalink(channel, ts) if ctx.slack and ts else None
+    permalink = await ctx.slack.permalink(channel, ts) if ts else None
     label = _("message")
     shown = link(permalink, label) if permalink else label + " " + code(ts or "?")
     if not permalink and ts:

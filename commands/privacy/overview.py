@@ -41,7 +41,7 @@ def database_place(storage: Storage) -> tuple[str, str]:
 
 
 async def overview(ctx: CommandContext, args: list[str]) -> Outcome:
-    storage = ctx.db()
+    storage = ctx.storage
     workspace = await off_loop(storage.workspaces.get, ctx.team_id)
     masked = workspace is None or workspace.mask_phones
     listed = await off_loop(storage.privacy_requests.listing, ctx.team_id, since=storage.clock())

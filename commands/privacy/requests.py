@@ -4,7 +4,7 @@
 what (access or erasure), received, acknowledged, due, days left, who handles it.
 ``privacy request add <phone> access|erase [received=DD/MM/YYYY]`` records one that came by
 phone or letter (received that day, else today).  By our reading of Law 91/2025/QH15 and
-Decree 356/2025/ND-CP (README), a request is acknowledged within 2 working days and
+Decree 356/2025/ND-CP (docs/privacy.md), a request is acknowledged within 2 working days and
 completed within 15 days of being received; callops acknowledges it the moment it is
 recorded and counts the 15 days from when it was received.
 """
@@ -76,7 +76,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
         raise UsageError(_("Say which request it is: access or erase."), usage)
     kind = words[-1].lower()
     phone = typed_phone(words[:-1], "privacy request add")
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     given = {k.lower(): v for k, v in options.items()}.get("received")
     received = _received(given, ctx.tz, now) if given else now
@@ -125,7 +125,7 @@ async def _answer_access(ctx: CommandContext, request: PrivacyRequest, phone: st
 async def listing(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("privacy requests takes nothing more."), usage_of("privacy requests"))
-    storage = ctx.db()
+    storage = ctx.storage
     now = storage.clock()
     found = await off_loop(
         storage.privacy_requests.listing, ctx.team_id, since=now - RECENT_DAYS * 86400

@@ -54,8 +54,6 @@ def show_number_block(ref: str) -> ActionsBlock:
 async def show_number_clicked(ctx: CommandContext, click: Click) -> Outcome:
     """The numbers of the clicked post, to the clicker alone; audited."""
     value = read(ShowNumberValue, click.value)
-    if ctx.storage is None:
-        return notice(_("This button is out of date; run the command again."), emoji=":warning:")
     storage = ctx.storage
     phones = await off_loop(storage.privacy_posts.numbers_of, ctx.team_id, value.ref)
     if phones is None:

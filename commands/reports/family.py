@@ -6,7 +6,7 @@ from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep
-from commands.reports import cdr, stats, steps, wallboard
+from commands.reports import cdr, insights, stats, steps, wallboard
 from storage import Role
 
 FAMILY = Family(
@@ -36,6 +36,7 @@ FAMILY = Family(
             N_("monitor [campaign ...]"),
             N_("Autodialer statistics: leads, connection and dropped rates, agents."),
             Role.VIEWER,
+            ("monitor", 'monitor "Telesale thẻ tín dụng HCM đợt 3"'),
             handler=stats.monitor,
         ),
         CommandSpec(
@@ -44,6 +45,7 @@ FAMILY = Family(
             N_("agents [period]"),
             N_("Agent time: talk, wait, pause."),
             Role.VIEWER,
+            ("agents", "agents week"),
             handler=stats.agents,
         ),
         CommandSpec(
@@ -52,7 +54,20 @@ FAMILY = Family(
             N_("extensions [period]"),
             N_("Calls per extension."),
             Role.VIEWER,
+            ("extensions", "extensions yesterday"),
             handler=stats.extensions,
+        ),
+        CommandSpec(
+            "insights",
+            "phan-tich",
+            N_("insights [campaign] [today|yesterday|YYYY-MM-DD]"),
+            N_(
+                "A day against its usual levels: KPIs now, best hours to call, networks "
+                "below their usual, agents off the team's figures, agents needed."
+            ),
+            Role.VIEWER,
+            ("insights", "insights Summer yesterday"),
+            handler=insights.insights,
         ),
     ),
     clicks=(
@@ -88,4 +103,5 @@ FAMILY = Family(
             role=Role.VIEWER,
         ),
     ),
+    home=wallboard.wallboard,
 )

@@ -265,6 +265,23 @@ class UsualLearner:
             counter = self._slots[slot] = KpiCounter()
         counter.add_record(record)
 
+    def hourly(self, scope: Scope) -> dict[int, KpiCounts]:
+        """``scope``'s counts per local hour, every day fed added together (fed one day,
+        that day's hours): what today is compared with the usual levels by."""
+        counters: dict[int, KpiCounter] = {}
+        for (slot_scope, _day, clock), counter in self._slots.items():
+            if slot_scope != scope:
+                continue
+            total = counters.setdefault(clock, KpiCounter())
+            total.values = [a + b for a, b in zip(total.values, counter.values, strict=True)]
+            for key, n in counter.keys.items():
+                total.keys[key] = total.keys.get(key, 0) + n
+        return {clock: c.counts() for clock, c in sorted(counters.items())}
+
+    def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
+        """The scopes fed, of one kind or all, sorted."""
+        return sorted({s for s, _d, _h in self._slots if kind is None or s.kind == kind})
+
     def levels(self) -> UsualLevels:
         weeks: dict[tuple[Scope, int, int], list[KpiCounts]] = {}
         for (scope, day, clock), counter in self._slots.items():

@@ -18,7 +18,7 @@ from callcenter.models import Campaign
 from commands.kernel.context import CommandContext
 from commands.kernel.i18n import _, ngettext
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Rerun, context_line, error
+from commands.kernel.reply import Outcome, Rerun, context_line
 from commands.kernel.text import number
 from commands.kernel.values import Token, Value, read
 from commands.rules.guard import (
@@ -92,8 +92,6 @@ def rules_blocks(campaign: Campaign, rules: CallingRules, role: Role) -> list[Bl
 
 async def switch_clicked(ctx: CommandContext, click: Click) -> Outcome:
     value = read(SwitchValue, click.value)
-    if ctx.storage is None:
-        return error(_("The app's database is not available here."))
     await off_loop(
         ctx.storage.calling_rules.set_advertising,
         ctx.team_id,

@@ -203,7 +203,7 @@ async def check(ctx: CommandContext, args: list[str]) -> Outcome:
                 n=MAX_CHECKED
             )
         )
-    storage = ctx.db()
+    storage = ctx.storage
     cc = ctx.client()
     now = datetime.now(UTC)
     blocks: list[Block] = [HeaderBlock(text=_("Calling rules for a number, now"))]

@@ -228,7 +228,7 @@ def _looser_lines(
 
 
 async def compliance(ctx: CommandContext, args: list[str]) -> Outcome:
-    storage = ctx.db()
+    storage = ctx.storage
     span = parse_span(args, ctx.tz, datetime.now(ctx.tz))
     since, until = span.start.timestamp(), span.end.timestamp()
     decisions = await off_loop(storage.gate_log.between, ctx.team_id, since, until)
@@ -310,9 +310,7 @@ def write_csv(path: Path, decisions: list[GateDecision], tz: ZoneInfo) -> None:
 
 async def export_clicked(ctx: CommandContext, click: Click) -> Outcome:
     value = read(ExportValue, click.value)
-    storage = ctx.db()
-    if ctx.files is None:
-        return error(_("I cannot send files here."))
+    storage = ctx.storage
     decisions = await off_loop(storage.gate_log.between, ctx.team_id, value.start, value.end)
     with tempfile.TemporaryDirectory(prefix="callops-compliance-") as folder:
         path = Path(folder) / "callops-compliance.csv"

@@ -94,7 +94,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     today = datetime.now(VIETNAM).date()
     until = _until(given["until"], command, today) if given.get("until") else None
     campaign = await _campaign(ctx, rest)
-    storage = ctx.db()
+    storage = ctx.storage
     made = await off_loop(
         partial(
             storage.call_lists.add_consent,
@@ -147,7 +147,7 @@ def _expiry(consent: Consent) -> str:
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     phone, rest = _phone_and_rest(args, "consent remove")
     campaign = await _campaign(ctx, rest)
-    storage = ctx.db()
+    storage = ctx.storage
     ended = await off_loop(
         partial(
             storage.call_lists.remove_consents,
@@ -199,7 +199,7 @@ async def check(ctx: CommandContext, args: list[str]) -> Outcome:
     phone, rest = _phone_and_rest(args, "consent check")
     if rest:
         raise UsageError(_("consent check takes one phone number."), usage_of("consent check"))
-    found, registry, optout = await off_loop(_state, ctx.db(), ctx.team_id, phone)
+    found, registry, optout = await off_loop(_state, ctx.storage, ctx.team_id, phone)
     now = datetime.now(UTC).timestamp()
     lines = [_line(c, now, ctx) for c in found] or [_("No consent recorded.")]
     shown = show_phone(phone)
@@ -230,7 +230,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("consent list takes no words."), usage_of("consent list"))
     now = datetime.now(UTC).timestamp()
-    live = await off_loop(partial(ctx.db().call_lists.live_consents, now=now), ctx.team_id)
+    live = await off_loop(partial(ctx.storage.call_lists.live_consents, now=now), ctx.team_id)
     blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_("Consents in force")))]
     if not live:
         blocks.append(section(_("No consent in force. `consent add` records one.")))

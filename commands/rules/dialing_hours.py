@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from callcenter.models import Campaign
+from commands.kernel.actions import ActionParams
 from commands.kernel.i18n import _
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
-from commands.kernel.proposal import ActionParams
 from commands.kernel.text import escape
 from commands.rules.guard import Window, clock, decree, window_words, within
 

@@ -94,7 +94,7 @@ def _reason(args: list[str], command: str) -> tuple[list[str], str | None]:
 async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     words, reason = _reason(args, "dnc add")
     numbers = typed_numbers(words, "dnc add")
-    storage = ctx.db()
+    storage = ctx.storage
     added = await off_loop(
         partial(storage.call_lists.add_optout, source=TYPED, by=ctx.user_id, reason=reason),
         ctx.team_id,
@@ -119,7 +119,7 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
 async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
     words, reason = _reason(args, "dnc remove")
     numbers = typed_numbers(words, "dnc remove")
-    storage = ctx.db()
+    storage = ctx.storage
     removed = await off_loop(
         partial(storage.call_lists.remove_optout, by=ctx.user_id, reason=reason),
         ctx.team_id,
@@ -232,7 +232,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             _("dnc upload takes no words: share the CSV here, then run it."),
             usage_of("dnc upload"),
         )
-    if ctx.files is None or not ctx.channel_id:
+    if not ctx.channel_id:
         return error(_("Run this in the channel where you shared the CSV."))
     shared = await ctx.files.latest_csv(ctx.channel_id, ctx.user_id)
     if shared is None:
@@ -244,7 +244,7 @@ async def upload(ctx: CommandContext, args: list[str]) -> Outcome:
             ),
             emoji=":page_facing_up:",
         )
-    storage = ctx.db()
+    storage = ctx.storage
     with tempfile.TemporaryDirectory(prefix="callops-dnc-") as folder:
         path = Path(folder) / "registry.csv"
         try:

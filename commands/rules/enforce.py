@@ -46,7 +46,7 @@ async def enforce(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) != 1 or args[0].lower() not in ON_WORDS:
         raise UsageError(_("Say on or off."), usage_of("rules enforce"))
     on = ON_WORDS[args[0].lower()]
-    storage = ctx.db()
+    storage = ctx.storage
     await off_loop(storage.rule_watch.set_enforce, ctx.team_id, on, by=ctx.user_id)
     await ctx.audit("rules.enforce", {"enforce": on})
     settings = await off_loop(storage.rule_watch.settings, ctx.team_id)

@@ -29,6 +29,7 @@ FAMILY = Family(
             "rules",
             N_("The calling rules: hours, calls per number, do-not-call list (Decree 91)."),
             Role.VIEWER,
+            ("rules",),
             handler=manage.show,
         ),
         CommandSpec(
@@ -49,6 +50,10 @@ FAMILY = Family(
                 "shows the campaigns whose name has it first."
             ),
             Role.ADMIN,
+            (
+                'rules advertising "Nhắc thanh toán HN đợt 3" off',
+                "rules advertising match=OTP off",
+            ),
             handler=manage.advertising,
         ),
         CommandSpec(
@@ -57,6 +62,7 @@ FAMILY = Family(
             "rules frequency <N>",
             N_("Advertising calls one number may get in 24 hours."),
             Role.ADMIN,
+            ("rules frequency 1",),
             handler=manage.frequency,
         ),
         CommandSpec(
@@ -74,6 +80,7 @@ FAMILY = Family(
             N_("rules enforce on|off"),
             N_("Pause advertising campaigns outside the calling hours, start them again after."),
             Role.ADMIN,
+            ("rules enforce on",),
             handler=enforce.enforce,
         ),
         CommandSpec(
@@ -82,6 +89,7 @@ FAMILY = Family(
             N_('rules brand "<registered brand name>"|off'),
             N_("The brand name advertising autocalls should say in their first sentence."),
             Role.ADMIN,
+            ('rules brand "Ngân hàng ACB"',),
             handler=manage.brand,
         ),
         CommandSpec(
@@ -108,6 +116,7 @@ FAMILY = Family(
             N_("dnc remove <phone> ... [reason=<text>]"),
             N_("Take numbers off the company's opt-out list."),
             Role.ADMIN,
+            ("dnc remove 0912345678 reason=added by mistake",),
             handler=dnc.remove,
         ),
         CommandSpec(
@@ -116,6 +125,7 @@ FAMILY = Family(
             N_("dnc check <phone>"),
             N_("Every calling rule for a number now, and whether it may be called."),
             Role.VIEWER,
+            ("dnc check 0912345678",),
             handler=check.check,
         ),
         CommandSpec(
@@ -124,6 +134,7 @@ FAMILY = Family(
             "dnc upload",
             N_("Make the CSV you shared here the national registry's new version."),
             Role.ADMIN,
+            ("dnc upload",),
             handler=dnc.upload,
         ),
         CommandSpec(
@@ -132,6 +143,7 @@ FAMILY = Family(
             "dnc list",
             N_("Both do-not-call lists: counts, latest changes, registry versions."),
             Role.VIEWER,
+            ("dnc list",),
             handler=lists.show_lists,
         ),
         CommandSpec(
@@ -140,6 +152,7 @@ FAMILY = Family(
             N_("dnc export [version=N]"),
             N_("Send yourself both lists as a CSV by direct message."),
             Role.ADMIN,
+            ("dnc export", "dnc export version=2"),
             handler=lists.export,
         ),
         CommandSpec(
@@ -157,6 +170,7 @@ FAMILY = Family(
             N_("consent remove <phone> [campaign]"),
             N_("End a customer's consents."),
             Role.OPERATOR,
+            ("consent remove 0912345678",),
             handler=consent.remove,
         ),
         CommandSpec(
@@ -165,6 +179,7 @@ FAMILY = Family(
             N_("consent check <phone>"),
             N_("A number's consents and whether advertising calls may reach it."),
             Role.VIEWER,
+            ("consent check 0912345678",),
             handler=consent.check,
         ),
         CommandSpec(
@@ -173,6 +188,7 @@ FAMILY = Family(
             "consent list",
             N_("Consents in force, soonest to end first."),
             Role.VIEWER,
+            ("consent list",),
             handler=consent.show,
         ),
     ),

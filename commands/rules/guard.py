@@ -4,7 +4,7 @@ Decree 91/2020/ND-CP allows advertising calls only within set hours, at most a s
 number to one number in 24 hours, and never to a number on the do-not-call list.  These
 checks run where callops places or prepares calls (an autocall push, a lead into an
 advertising campaign's list, a campaign start); what does not go through callops they
-cannot guard, and the README says so.
+cannot guard, and docs/compliance.md says so.
 
 Every rule is read on Vietnam's clock (``DECREE_TZ``): the hours are the called
 person's, whatever zone a workspace or a reader chose to see times in.

@@ -227,7 +227,7 @@ def _version_line(version: tuple[int, float, str | None, str, int, int, int], tz
 async def show_lists(ctx: CommandContext, args: list[str]) -> Outcome:
     if args:
         raise UsageError(_("dnc list takes no words."), usage_of("dnc list"))
-    seen = await off_loop(_overview, ctx.db(), ctx.team_id)
+    seen = await off_loop(_overview, ctx.storage, ctx.team_id)
     blocks: list[Block] = [HeaderBlock(text=PlainTextObject(text=_("Do-not-call lists")))]
     optout = ngettext(
         "*{title}*: {n} number. It refuses every call of every campaign ({decree}).",
@@ -326,9 +326,7 @@ async def export(ctx: CommandContext, args: list[str]) -> Outcome:
                 _("version= takes a version number (1, 2, ...)."), usage_of("dnc export")
             )
         version = int(raw)
-    if ctx.files is None:
-        return error(_("I cannot send files from here."))
-    storage = ctx.db()
+    storage = ctx.storage
     with tempfile.TemporaryDirectory(prefix="callops-lists-") as folder:
         path = Path(folder) / "do-not-call.csv"
         rows = await off_loop(write_export, storage, ctx.team_id, path, version, ctx.tz)

@@ -159,7 +159,7 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
             ).format(word=args[0][:40]),
             usage_of("rules"),
         )
-    storage = ctx.db()
+    storage = ctx.storage
     rules = await off_loop(storage.calling_rules.rules, ctx.team_id)
     dnc = await lists_field(storage, ctx.team_id)
     hours_text = _("*Advertising calls*\n{window}, Vietnam time").format(
@@ -203,14 +203,13 @@ async def show(ctx: CommandContext, args: list[str]) -> Outcome:
         title = _("*Looser than Decree 91*")
         blocks.append(section("\n".join([title, *lines])))
         blocks.append(context_line(decree_allows()))
-    if ctx.cc is not None:
-        campaigns = [c for c in await all_campaigns(ctx.cc) if c.type in OUTBOUND_TYPES]
-        lines = [_class_line(c, rules, ctx.tz) for c in campaigns]
-        if lines:
-            shown = lines[:SHOWN_CAMPAIGNS]
-            if len(lines) > SHOWN_CAMPAIGNS:
-                shown.append(_("…and {n} more.").format(n=number(len(lines) - SHOWN_CAMPAIGNS)))
-            blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(shown)))
+    campaigns = [c for c in await all_campaigns(ctx.client()) if c.type in OUTBOUND_TYPES]
+    lines = [_class_line(c, rules, ctx.tz) for c in campaigns]
+    if lines:
+        shown = lines[:SHOWN_CAMPAIGNS]
+        if len(lines) > SHOWN_CAMPAIGNS:
+            shown.append(_("…and {n} more.").format(n=number(len(lines) - SHOWN_CAMPAIGNS)))
+        blocks.append(section(_("*Outbound campaigns*\n") + "\n".join(shown)))
     blocks.append(
         context_line(
             _(
@@ -246,7 +245,6 @@ async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) > 1:
         campaign = pick_campaign(await all_campaigns(ctx.client()), " ".join(args[1:]))
         campaign_uuid = campaign.campaign_uuid
-    ctx.db()
     if hours_looser(window):
         return ask_looser(
             _(
@@ -261,7 +259,7 @@ async def hours(ctx: CommandContext, args: list[str]) -> Outcome:
 async def set_hours(
     ctx: CommandContext, window: tuple[int, int], campaign_uuid: str, *, looser: bool
 ) -> Reply:
-    storage = ctx.db()
+    storage = ctx.storage
     scope = _("every advertising campaign")
     if campaign_uuid:
         campaign = pick_campaign(await all_campaigns(ctx.client()), campaign_uuid)
@@ -402,7 +400,7 @@ async def classify_clicked(ctx: CommandContext, click: Click) -> Outcome:
 
 async def classify(ctx: CommandContext, chosen: list[Campaign], on: bool) -> Reply:
     """Mark ``chosen`` advertising (``on``) or service, all in one write, audited."""
-    storage = ctx.db()
+    storage = ctx.storage
     await off_loop(
         storage.calling_rules.set_advertising_many,
         ctx.team_id,
@@ -439,7 +437,6 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
             usage_of("rules frequency"),
         )
     count = int(args[0])
-    ctx.db()
     if frequency_looser(count):
         return ask_looser(
             _(
@@ -452,7 +449,7 @@ async def frequency(ctx: CommandContext, args: list[str]) -> Outcome:
 
 
 async def set_frequency(ctx: CommandContext, count: int, *, looser: bool) -> Reply:
-    storage = ctx.db()
+    storage = ctx.storage
     await off_loop(storage.calling_rules.set_frequency, ctx.team_id, count, by=ctx.user_id)
     await ctx.audit("rules.frequency", {"frequency": count, "looser_than_decree": looser})
     text = _("One number may now get at most {n} advertising calls in 24 hours.").format(
@@ -478,7 +475,7 @@ async def brand(ctx: CommandContext, args: list[str]) -> Outcome:
             _("A brand name is at most {n} characters.").format(n=MAX_BRAND),
             usage_of("rules brand"),
         )
-    storage = ctx.db()
+    storage = ctx.storage
     cleared = name.lower() == "off"
     await off_loop(
         storage.calling_rules.set_brand, ctx.team_id, None if cleared else name, by=ctx.user_id

@@ -223,7 +223,7 @@ async def refused_clicked(ctx: CommandContext, click: Click) -> Outcome:
         if not phone or phone_problem(phone):
             return error(_("This button is out of date; run the command again."))
         source = TYPED
-    storage = ctx.db()
+    storage = ctx.storage
     added = await off_loop(
         _add,
         storage,

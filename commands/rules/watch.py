@@ -62,7 +62,7 @@ async def channel(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("rules channel")
     if len(args) != 1:
         raise UsageError(_("Give one channel, e.g. #compliance, or off."), usage)
-    storage = ctx.db()
+    storage = ctx.storage
     if args[0].lower() in OFF_WORDS:
         await off_loop(storage.rule_watch.set_channel, ctx.team_id, None, by=ctx.user_id)
         await ctx.audit("rules.channel", {"channel": None})

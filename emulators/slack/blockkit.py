@@ -16,6 +16,8 @@ from typing import Any
 from slack_sdk.models.blocks import Block, BlockElement
 from slack_sdk.models.views import View
 
+from emulators.slack import dataviz
+
 MESSAGE_BLOCK_LIMIT = 50
 VIEW_BLOCK_LIMIT = 100
 TEXT_LIMIT = 40_000
@@ -50,6 +52,7 @@ def check_blocks(
     if len(blocks) > limit:
         problems.append(f"no more than {limit} items allowed [json-pointer:{pointer}]")
     problems.extend(_table_placement(blocks, pointer, in_view))
+    problems.extend(_chart_placement(blocks, pointer, in_view))
     seen_block_ids: set[str] = set()
     seen_action_ids: set[str] = set()
     for index, raw in enumerate(blocks):
@@ -75,6 +78,8 @@ def check_blocks(
 
 
 def _check_one_block(raw: dict[str, Any], where: str) -> list[str]:
+    if raw.get("type") == dataviz.TYPE:  # not modelled by slack_sdk
+        return dataviz.check_data_visualization(raw, where)
     try:
         parsed = Block.parse(copy.deepcopy(raw))
     except Exception as exc:
@@ -124,6 +129,24 @@ def _table_placement(blocks: list[Any], pointer: str, in_view: bool) -> list[str
     return [
         f"only one table block is allowed per message [json-pointer:{pointer}/{i}]"
         for i in tables[1:]
+    ]
+
+
+def _chart_placement(blocks: list[Any], pointer: str, in_view: bool) -> list[str]:
+    """A ``data_visualization`` block goes in a message, at most two per message."""
+    charts = [
+        i for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("type") == dataviz.TYPE
+    ]
+    if in_view:
+        return [
+            f"data_visualization blocks can only be used in messages "
+            f"[json-pointer:{pointer}/{i}/type]"
+            for i in charts
+        ]
+    return [
+        f"no more than {dataviz.PER_MESSAGE_MAX} data_visualization blocks are allowed "
+        f"per message [json-pointer:{pointer}/{i}]"
+        for i in charts[dataviz.PER_MESSAGE_MAX :]
     ]
 
 

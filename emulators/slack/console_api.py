@@ -54,6 +54,7 @@ STATIC_FILES = (
     "console.css",
     "console.js",
     "blocks.js",
+    "dataviz.js",
     "dom.js",
     "mrkdwn.js",
     "emoji.json",  # the shortcode table, written by scripts/emoji_table.py

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.approval_sweeper import ApprovalSweeper, FlowSweep
+from bot.jobs import JobRunner, TeamContexts
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -176,7 +176,14 @@ async def clocked(
 
 async def sweep(rt: Runtime) -> int:
     """One run of the background sweep (what the 30 s task does)."""
-    return len(await ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt)).sweep_once())
+    expired = await jobs(rt).run_once("approvals.expire")
+    assert isinstance(expired, list)
+    return len(expired)
+
+
+def jobs(rt: Runtime, *, every: float | None = None) -> JobRunner:
+    """The families' background jobs on ``rt``, as a serving process runs them."""
+    return JobRunner(rt.registry, TeamContexts(rt.storage, rt.bots, rt), every=every)
 
 
 async def second_app(settings: Settings, slack: SlackStandIn) -> AsyncIterator[Runtime]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign
@@ -29,6 +28,7 @@ from tests.bot.approval_helpers import (
     clocked,
     confirm,
     give_roles,
+    jobs,
     prompt_for,
     puts,
     shown,
@@ -61,7 +61,9 @@ def only_request(rt: Runtime) -> Approval:
 
 
 async def recover(rt: Runtime) -> list[Approval]:
-    return await ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt)).recover_once()
+    settled = await jobs(rt).run_once("approvals.recover")
+    assert isinstance(settled, list)
+    return settled
 
 
 async def thread_note(slack: SlackStandIn, card: JSON) -> JSON:

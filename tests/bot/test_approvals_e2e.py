@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot.approval_sweeper import ApprovalSweeper, FlowSweep
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
@@ -40,6 +38,7 @@ from tests.bot.approval_helpers import (
     clocked,
     confirm,
     ephemeral_with,
+    jobs,
     prompt_for,
     puts,
     second_app,
@@ -328,7 +327,7 @@ async def test_a_prompt_too_old_to_rewrite_is_corrected_when_withdraw_is_clicked
     """Slack lets a prompt be rewritten for 30 minutes; a request decided later (a long
     expiry) leaves the button, and its click shows how the request ended."""
     rt, clock = clocked
-    update_policy(rt.storage.policies, TEAM, ActionKind.CAMPAIGN_START, expiry_seconds=2 * 3600)
+    update_policy(rt.storage.policies, TEAM, "campaign.start", expiry_seconds=2 * 3600)
     target, card = await requested_start(rt, slack, pbx)
     asked = await ephemeral_with(slack, AGENT, "Asked for approval")
     clock.advance(40 * 60)
@@ -353,7 +352,7 @@ async def test_the_background_sweep_updates_overdue_cards_by_itself(
     rt, clock = clocked
     target, card = await requested_start(rt, slack, pbx)
     clock.advance(31 * 60)
-    sweeper = ApprovalSweeper(rt.storage, rt.bots, FlowSweep(rt), every=0.05)
+    sweeper = jobs(rt, every=0.05)
     sweeper.start()
     try:
         expired = await card_now(slack, APPROVALS, card["ts"], settled)

@@ -15,7 +15,6 @@ import pytest
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign, UserUpdate
-from commands.approvals.kinds import ActionKind
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
@@ -346,7 +345,7 @@ async def test_autocall_is_approved_and_keeps_the_call_id_with_its_card(
     assert len(pushes) == 1
     assert pushes[0]["body"]["param"] == {"name": "<!here>"}
     approval = app.storage.approvals.list(TEAM)[0]
-    assert approval.kind == ActionKind.AUTOCALL_PUSH and approval.state is ApprovalState.DONE
+    assert approval.kind == "autocall.push" and approval.state is ApprovalState.DONE
     result = approval.result
     assert result["call_id"] in shown(done) and result["lead_uuid"] in shown(done)
     assert (result["channel"], result["ts"]) == (APPROVALS, card["ts"])

@@ -15,7 +15,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.settings import Settings
 from callcenter import CallCenter
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind
 from commands.kernel.resolve import all_campaigns
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import (
@@ -305,7 +304,7 @@ async def test_a_confirm_only_policy_attaches_at_one_click(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
 ) -> None:
     async with feed_app(settings, slack, pbx) as (rt, base):
-        rt.storage.policies.set(TEAM, ActionKind.NOTIFY_ATTACH, KindPolicy(Mode.CONFIRM))
+        rt.storage.policies.set(TEAM, "notify.attach", KindPolicy(Mode.CONFIRM))
         prompt = await ask(slack, f'notify attach "{CAMPAIGN}"')
         await slack.driver.block_action(
             user=SUPERVISOR, action_id="approval_confirm", ephemeral_ts=prompt["ts"]
@@ -335,7 +334,7 @@ async def test_an_autocall_pushed_from_slack_gets_its_outcome_under_its_message(
         approvals = rt.storage.approvals
         request = approvals.create(
             TEAM,
-            ActionKind.AUTOCALL_PUSH,
+            "autocall.push",
             {"campaign_uuid": target.campaign_uuid, "phone_number": "0912345678"},
             SUPERVISOR,
             policy=KindPolicy(Mode.CONFIRM),
@@ -379,7 +378,7 @@ async def test_an_autocall_pushed_through_slack_gets_its_outcome_in_the_cards_th
     pbx.set_call_mode("immediate")
     async with feed_app(settings, slack, pbx) as (rt, base):
         virtual_pace(rt, slack)
-        rt.storage.policies.set(TEAM, ActionKind.AUTOCALL_PUSH, KindPolicy(Mode.CONFIRM))
+        rt.storage.policies.set(TEAM, "autocall.push", KindPolicy(Mode.CONFIRM))
         target = await campaign_named(cc, CAMPAIGN)
         await cc.campaigns.set_fields(target.campaign_uuid, callback_url=callback_url(rt, base))
         rt.storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)

@@ -15,7 +15,6 @@ import pytest
 
 from bot.runtime import Runtime
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from commands.rules.compliance import EXPORT
 from commands.rules.guard import DECREE_TZ
@@ -91,7 +90,7 @@ async def test_ten_concurrent_pushes_without_approval_place_one_call(
 ) -> None:
     pbx.set_call_mode("manual")
     app.storage.calling_rules.set_frequency(TEAM, 1)
-    update_policy(app.storage.policies, TEAM, ActionKind.AUTOCALL_PUSH, mode=Mode.NONE)
+    update_policy(app.storage.policies, TEAM, "autocall.push", mode=Mode.NONE)
     text = f"autocall {greeting.campaign_uuid} 0912345678 name=An"
     deliveries = await asyncio.gather(
         *(slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text=text) for _ in range(10))
@@ -318,7 +317,7 @@ async def test_a_push_the_service_refused_gives_its_place_back_a_lost_answer_kee
 ) -> None:
     pbx.set_call_mode("manual")
     app.storage.calling_rules.set_frequency(TEAM, 1)
-    update_policy(app.storage.policies, TEAM, ActionKind.AUTOCALL_PUSH, mode=Mode.NONE)
+    update_policy(app.storage.policies, TEAM, "autocall.push", mode=Mode.NONE)
 
     async def push(phone: str) -> list[str]:
         before = len(app.storage.gate_log.between(TEAM, 0, 4e9))

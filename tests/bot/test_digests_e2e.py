@@ -248,7 +248,11 @@ async def test_two_schedulers_on_one_database_do_not_double_post(
         await other.close()
         other.storage.close()
     assert one.posted + two.posted == 2
-    assert one.taken + two.taken == 2
+    # Every slot a scheduler found due and did not post, it found taken by the other.
+    # (Whether the second looks before the first has finished is the event loop's
+    # business: with a native chart a digest is posted in fewer steps.)
+    assert one.taken + two.taken == one.due + two.due - 2
+    assert one.failed + two.failed == 0
     assert len(digests_in(slack, CALL_CENTER)) == 2
 
 
@@ -337,6 +341,8 @@ async def test_digest_numbers_are_the_call_records_of_the_period(
 async def test_the_chart_is_a_png_uploaded_in_three_steps(
     app: Runtime, slack: SlackStandIn
 ) -> None:
+    """With ``settings charts image`` (native charts: ``test_native_charts_e2e.py``)."""
+    assert "sent as images" in shown(await ask(slack, "settings charts image"))
     await add_digest(slack, "#call-center daily 08:00 sections=totals,chart")
     slot = latest_fire(trigger_for("daily 08:00", HCM), datetime.now(HCM) - timedelta(days=1))
     assert slot is not None
@@ -385,8 +391,10 @@ async def test_run_now_full_report_and_preview(app: Runtime, slack: SlackStandIn
 
     preview = await ask(slack, "digest preview", user="U0002")
     assert "only you can see it" in shown(preview) and "Daily digest" in shown(preview)
-    # One thing said about the chart: it follows the posted digest, not "below" a preview.
-    assert "when posted, the digest is followed by its chart" in shown(preview)
+    # One thing said about the chart: Slack draws it in the preview itself (as an image
+    # it would follow the posted digest), never "below" a preview.
+    assert '"type": "data_visualization"' in shown(preview)
+    assert "when posted, the digest is followed by its chart" not in shown(preview)
     assert "chart below" not in shown(preview)
     assert [e.action for e in app.storage.audit.entries(TEAM)][-1] == "digest.run"
 

@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.runtime import Runtime
-from commands.families import INTERACTIONS
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
 from emulators.slack.signing import signed_headers
 from tests import strategies
+from tests.registry import INTERACTIONS
 
 EXAMPLES = 6
 """Values per declared id (over 40 ids, so a few hundred requests in all)."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -66,10 +65,9 @@ async def test_a_hundred_listen_clicks_are_all_answered_a_few_voices_at_a_time(
     reminder: Campaign,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    espeak_ng: str,
 ) -> None:
-    real = shutil.which("espeak-ng")
-    assert real is not None, "the tests need Debian's espeak-ng (make install-test-packages)"
-    bin_dir = counting_espeak(tmp_path, real)
+    bin_dir = counting_espeak(tmp_path, espeak_ng)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     reply = await listen_reply(slack, reminder)
     clicks = 100

@@ -9,9 +9,12 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import create_app
 from bot.runtime import Runtime
-from commands.families import INTERACTIONS
+from commands.calls.transfer import TRANSFER_BUTTON
+from commands.campaigns.family import FAMILY as CAMPAIGNS
+from commands.kernel.help import FAMILY as HELP
 from commands.kernel.interactions import OnClick
 from emulators.slack import TEAM
+from tests.registry import INTERACTIONS
 
 USER = "U0001"
 
@@ -146,3 +149,19 @@ def test_ids_are_declared_once() -> None:
     shortcuts = [route.callback_id for route in INTERACTIONS.shortcuts]
     steps = [route.callback_id for route in INTERACTIONS.steps]
     assert len(shortcuts) == len(set(shortcuts)) and len(steps) == len(set(steps))
+
+
+async def test_an_app_answers_only_the_families_it_was_given(app: Runtime) -> None:
+    """Two apps side by side, built from two lists: the one without the calls family has
+    no listener for its buttons, and no ``calls`` command in its catalog."""
+    small = Runtime.build(app.settings, app.storage, families=(HELP, CAMPAIGNS))
+    try:
+        assert small.registry.catalog.match(["calls"]) is None
+        assert app.registry.catalog.match(["calls"]) is not None
+        transfer = click_body(f"{TRANSFER_BUTTON}_0")
+        full, partial = create_app(app), create_app(small)
+        answered = await full.async_dispatch(AsyncBoltRequest(body=transfer, mode="socket_mode"))
+        unheard = await partial.async_dispatch(AsyncBoltRequest(body=transfer, mode="socket_mode"))
+        assert (answered.status, unheard.status) == (200, 404)
+    finally:
+        await small.close()

@@ -12,10 +12,10 @@ import pytest
 
 from bot.runtime import Runtime
 from commands.dispatch import MAX_COMMAND_CHARS
-from commands.kernel.catalog import COMMANDS
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
 from tests.bot.approval_helpers import ask
 from tests.bot.test_commands_e2e import shown
+from tests.registry import CATALOG
 
 LONG_WORD = ("&<>ệ" * 250)[:900]
 MANY_WORDS = " ".join(["y"] * 300)
@@ -48,7 +48,7 @@ async def test_every_command_with_long_input_answers_within_slacks_limits(
     app: Runtime, slack: SlackStandIn, tail: str
 ) -> None:
     broken = []
-    for spec in COMMANDS:
+    for spec in CATALOG.commands:
         shown_text = await answer_to(slack, f"{spec.name} {tail}")
         if "Something went wrong" in shown_text:
             broken.append(spec.name)

@@ -14,6 +14,7 @@ from bot import logs
 from bot.metrics import DatabaseFigures, Metrics, route_template, slack_method
 from bot.observe import ack_kind, command_name, work_name
 from bot.settings import Settings
+from tests.registry import APP
 
 
 def test_call_center_paths_become_route_templates() -> None:
@@ -36,15 +37,15 @@ def test_slack_methods_are_named_by_the_api_not_the_url() -> None:
 
 
 def test_command_names_come_from_the_catalog_never_from_the_text() -> None:
-    assert command_name("") == "help"
-    assert command_name("campaigns") == "campaigns"
-    assert command_name('campaign start "Sales HN"') == command_name("campaign start x")
-    assert command_name("drop table xoxb-123") == "unknown"
-    assert command_name('"unterminated') == "unknown"
+    assert command_name("", APP) == "help"
+    assert command_name("campaigns", APP) == "campaigns"
+    assert command_name('campaign start "Sales HN"', APP) == command_name("campaign start x", APP)
+    assert command_name("drop table xoxb-123", APP) == "unknown"
+    assert command_name('"unterminated', APP) == "unknown"
     assert work_name(
-        {"type": "block_actions", "actions": [{"action_id": "callops_page_next"}]}
+        {"type": "block_actions", "actions": [{"action_id": "callops_page_next"}]}, APP
     ) == ("callops_page")
-    assert work_name({"type": "event_callback", "event": {"type": "<script>"}}) == "unknown"
+    assert work_name({"type": "event_callback", "event": {"type": "<script>"}}, APP) == "unknown"
 
 
 def test_ack_kind_reads_the_body_slack_sent() -> None:

@@ -1,6 +1,7 @@
 """Answers through ``response_url`` (``bot.response_urls``): what reaches Slack is what
-Bolt's own ``respond`` would have sent, every answer of the process shares one session,
-and a dropped connection is tried once more, never more."""
+Bolt's own ``respond`` would have sent, every answer of the process (a command's reply, a
+click's rewrite) shares one session, and a dropped connection is tried once more, never
+more."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ import pytest
 from aiohttp import web
 from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_sdk.models.blocks import Block, SectionBlock
+from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.messenger import WebApiMessenger
 from bot.response_urls import ResponseUrls, SharedRespond
+from commands.kernel.reply import notice
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
 from tests.slack_standin.loopback import Receiver, connected_receiver, serve
 
@@ -66,13 +70,88 @@ async def test_an_answer_is_the_message_bolts_own_respond_would_post(
     assert posted["blocks"] == reference["blocks"]
 
 
-async def test_answers_share_one_session(
-    slack: SlackStandIn, receiver: Receiver, urls: ResponseUrls
+class Recording:
+    """A response_url that keeps each request's JSON body and the connection it came on."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.peers: list[object] = []
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        self.bodies.append(await request.json())
+        assert request.transport is not None
+        self.peers.append(request.transport.get_extra_info("peername"))
+        return web.json_response({"ok": True})
+
+
+@pytest.fixture
+async def recording() -> AsyncIterator[tuple[Recording, str]]:
+    server = Recording()
+    app = web.Application()
+    app.router.add_post("/response/1", server.handle)
+    async with serve(app, "/response/1") as url:
+        yield server, url
+
+
+async def test_answers_and_rewrites_share_one_connection(
+    recording: tuple[Recording, str], urls: ResponseUrls
 ) -> None:
-    first = pooled(urls, await a_response_url(slack))
-    second = pooled(urls, await a_response_url(slack))
-    assert (await first(text="one")).status_code == (await second(text="two")).status_code == 200
-    assert first.session is second.session and not first.session.closed
+    server, url = recording
+    messenger = WebApiMessenger(AsyncWebClient(), responses=urls)
+    assert (await pooled(urls, url)(text="one")).status_code == 200
+    assert await messenger.rewrite(url, notice("two"))
+    assert (await pooled(urls, url)(text="three")).status_code == 200
+    assert await messenger.rewrite(url, notice("four"))
+    assert [b["text"].rsplit(" ", 1)[-1] for b in server.bodies] == [
+        "one",
+        "two",
+        "three",
+        "four",
+    ]
+    assert server.bodies[1]["replace_original"] is True
+    assert len(set(server.peers)) == 1  # one kept-alive connection, not one per answer
+
+
+BOLT_CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((), {"delete_original": True}),
+    (("plain",), {"blocks": [], "attachments": []}),
+    (({"text": "whole", "blocks": [], "replace_original": True},), {}),
+    (({"blocks": [SectionBlock(text="no text", block_id="b")]},), {}),
+    (
+        ("all",),
+        {
+            "attachments": [{"text": "a"}],
+            "response_type": "in_channel",
+            "unfurl_links": False,
+            "unfurl_media": True,
+            "thread_ts": "1.2",
+            "metadata": {"event_type": "x", "event_payload": {}},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), BOLT_CALLS)
+async def test_every_argument_makes_the_body_bolts_respond_makes(
+    recording: tuple[Recording, str],
+    urls: ResponseUrls,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    server, url = recording
+    await pooled(urls, url)(*args, **kwargs)
+    await AsyncRespond(response_url=url)(*args, **kwargs)
+    ours, bolts = server.bodies
+    assert ours == bolts
+
+
+async def test_an_unknown_field_in_a_whole_message_is_refused_as_bolt_refuses_it(
+    urls: ResponseUrls,
+) -> None:
+    with pytest.raises(TypeError):
+        await pooled(urls, "http://127.0.0.1:9/never")({"text": "x", "colour": "red"})
+    with pytest.raises(TypeError):
+        await AsyncRespond(response_url="http://127.0.0.1:9/never")({"text": "x", "colour": "red"})
 
 
 def test_a_request_without_a_response_url_keeps_bolts_respond(urls: ResponseUrls) -> None:

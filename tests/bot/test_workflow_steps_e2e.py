@@ -10,7 +10,6 @@ from typing import Any
 from bot.runtime import Runtime
 from callcenter import CallCenter
 from callcenter.models import Campaign
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from commands.directory.listings import placeholders
 from emulators.pbx.testing import EmulatorServer
@@ -372,7 +371,7 @@ async def test_the_approval_card_needs_an_approvals_channel(
 
 
 def no_approvals(rt: Runtime) -> None:
-    for kind in (ActionKind.AUTOCALL_PUSH, ActionKind.LEAD_INSERT):
+    for kind in ("autocall.push", "lead.insert"):
         update_policy(rt.storage.policies, TEAM, kind, mode=Mode.NONE)
 
 

@@ -49,9 +49,9 @@ async def test_a_listing_reaches_the_service_with_its_query_intact() -> None:
     assert (first.url.params["limit"], first.url.params["offset"]) == ("10", "0")
 
 
-async def test_the_transport_road_sends_what_the_client_would() -> None:
-    """Built on a transport, the client hands each request to it; handed an httpx
-    client, it sends through that client.  The service sees the same requests."""
+async def test_a_client_built_on_a_transport_sends_what_a_client_handed_in_would() -> None:
+    """Built on a transport or handed an httpx client, every request goes through
+    ``AsyncClient.request``: the service sees the same requests either way."""
     service = FakeService()
     service.route("GET", "/v3/campaign", lambda request: json_response(200, page([], 50, 0, 0)))
     service.route("POST", "/v3/group", lambda r: json_response(200, {"created": True}))

@@ -14,6 +14,7 @@ from cryptography.fernet import Fernet
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
 from storage import Role, SecretBox, Storage
+from tests.contexts import command_context
 
 if TYPE_CHECKING:
     from emulators.pbx.testing import EmulatorServer
@@ -36,11 +37,18 @@ def storage(tmp_path: Path) -> Iterator[Storage]:
 
 
 @pytest.fixture
-def make_ctx(cc: CallCenter) -> MakeContext:
+def make_ctx(cc: CallCenter, storage: Storage) -> MakeContext:
     def make(offset: int = 0, role: Role = Role.VIEWER, **kw: Any) -> CommandContext:
-        return CommandContext(
-            team_id="T1", user_id="U1", channel_id="C1", role=role, tz=TZ, cc=cc,
-            offset=offset, **kw,
-        )  # fmt: skip
+        return command_context(storage, role=role, tz=TZ, cc=cc, offset=offset, **kw)
+
+    return make
+
+
+@pytest.fixture
+def unconnected(storage: Storage) -> MakeContext:
+    """Contexts of a workspace not connected to the service yet (help, rendering)."""
+
+    def make(role: Role = Role.VIEWER, **kw: Any) -> CommandContext:
+        return command_context(storage, role=role, tz=TZ, **kw)
 
     return make

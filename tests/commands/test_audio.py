@@ -1,4 +1,6 @@
-"""The preview spoken by espeak-ng: a real WAV whose length fits the words."""
+"""The preview spoken by espeak-ng: a real WAV whose length fits the words (the server
+tier: it runs Debian's espeak-ng, which ``make test`` installs and ``make check`` does
+not need)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from commands.calls.audio import speak, speaker
 from commands.calls.speech import read_value
 
 
-async def test_a_preview_is_spoken_into_a_wav_of_fitting_length(tmp_path: Path) -> None:
-    assert speaker() is not None, "espeak-ng is installed by make test (Makefile packages)"
+async def test_a_preview_is_spoken_into_a_wav_of_fitting_length(
+    tmp_path: Path, espeak_ng: str
+) -> None:
+    assert speaker() == espeak_ng
     short, long = tmp_path / "short.wav", tmp_path / "long.wav"
     amount = read_value("1500000").words
     assert await speak(f"Số tiền {amount} đồng.", short)

@@ -22,6 +22,7 @@ from commands.kernel.resolve import AmbiguousCampaign
 from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import buttons, payload, visible
+from tests.registry import APP
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 LONG_NAME = "Chiến dịch <!channel> & khách hàng " * 20  # about 700 characters
@@ -45,7 +46,9 @@ def walk(node: Any, key: str) -> list[Any]:
 async def test_section_text_3000_help_with_an_argument_that_grows_when_escaped(
     make_ctx: MakeContext,
 ) -> None:
-    reply = await dispatch(make_ctx(), "help " + "&" * 900)  # 4,500 characters escaped
+    reply = await dispatch(
+        make_ctx(), "help " + "&" * 900, registry=APP
+    )  # 4,500 characters escaped
     assert isinstance(reply, Reply)
     sections = [b for b in payload(reply)["blocks"] if b["type"] == "section"]
     assert sections and all(len(b["text"]["text"]) <= 3000 for b in sections if "text" in b)
@@ -125,6 +128,6 @@ def test_message_50_blocks_a_reply_of_many_blocks_is_cut_and_says_so() -> None:
 
 async def test_message_50_blocks_every_listing_pages_instead(make_ctx: MakeContext) -> None:
     for command in ("campaigns", "users", "templates", "calls", "cdr", "monitor", "agents"):
-        reply = await dispatch(make_ctx(role=Role.ADMIN), command)
+        reply = await dispatch(make_ctx(role=Role.ADMIN), command, registry=APP)
         assert isinstance(reply, Reply)
         payload(reply)  # asserts no more than 50 blocks, without relying on fit()

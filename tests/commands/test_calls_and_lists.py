@@ -8,7 +8,6 @@ from callcenter import CallCenter
 from callcenter.models import ActiveCall, LeadList, User
 from commands.calls.live import agent_for_call, agents_on_call, live_calls
 from commands.calls.transfer import extension_owners, transfer_modal
-from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
@@ -18,6 +17,7 @@ from emulators.pbx.testing import EmulatorServer
 from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import payload, visible
+from tests.registry import CATALOG
 
 
 async def test_no_live_calls_is_said_plainly(pbx: EmulatorServer, make_ctx: MakeContext) -> None:
@@ -103,7 +103,7 @@ def test_the_agent_is_the_user_whose_extension_is_a_party() -> None:
 async def test_calls_takes_no_arguments(make_ctx: MakeContext) -> None:
     with pytest.raises(UsageError) as caught:
         await live_calls(make_ctx(), ["now"])
-    assert caught.value.usage == find("calls").usage  # type: ignore[union-attr]
+    assert caught.value.usage == CATALOG.find("calls").usage  # type: ignore[union-attr]
 
 
 async def test_list_card_shows_the_service_totals(cc: CallCenter, make_ctx: MakeContext) -> None:

@@ -6,7 +6,6 @@ import pytest
 
 from callcenter import CallCenter
 from commands.dispatch import dispatch
-from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError, tokenize
 from commands.kernel.periods import parse_moment, to_service
 from commands.kernel.phones import show_phone
@@ -15,8 +14,9 @@ from commands.kernel.text import number
 from commands.reports.cdr import PAGE_SIZE, call_records
 from tests.commands.conftest import TZ, MakeContext
 from tests.commands.helpers import buttons, next_page, table_rows, visible
+from tests.registry import APP, CATALOG
 
-CDR_USAGE = find("cdr").usage  # type: ignore[union-attr]
+CDR_USAGE = CATALOG.find("cdr").usage  # type: ignore[union-attr]
 
 
 async def _service_total(cc: CallCenter, start: str, end: str, **filters: str) -> int:
@@ -73,7 +73,7 @@ async def test_campaign_by_prefix_and_an_ambiguous_one(
     prefix = dialer.campaign_name.split()[0]
     matches = [c for c in campaigns if c.campaign_name.casefold().startswith(prefix.casefold())]
     assert len(matches) > 1
-    choose = await dispatch(make_ctx(), f"cdr campaign={prefix} status=answered")
+    choose = await dispatch(make_ctx(), f"cdr campaign={prefix} status=answered", registry=APP)
     assert isinstance(choose, Reply)
     values = [b["value"] for b in buttons(choose) if b["action_id"].startswith("campaign_choose")]
     # The choice keeps the other filter and names the campaign by its UUID.

@@ -13,7 +13,6 @@ from slack_sdk.models.views import View
 from callcenter import CallCenter
 from callcenter.models import ActiveCall, ActiveCallList, Campaign, StatsRow
 from commands.admin.connection import HOME_CONNECT_ACTION as CONNECT_ACTION
-from commands.kernel.context import CommandContext
 from commands.kernel.periods import parse_period
 from commands.kernel.text import duration, escape, number, percent, ratio_percent
 from commands.reports.figures import CallFigures, Scope
@@ -28,8 +27,9 @@ from commands.reports.wallboard import (
     wallboard_view,
 )
 from emulators.pbx.testing import EmulatorServer
-from storage import Role
+from storage import Role, Storage
 from tests.commands.conftest import TZ, MakeContext
+from tests.contexts import command_context
 
 
 def serialize(view: View) -> dict[str, Any]:
@@ -208,12 +208,10 @@ async def test_a_slow_section_is_cut_off_at_its_deadline(
     assert "*Live calls*" in text
 
 
-async def test_unreachable_service_says_so_and_still_offers_refresh() -> None:
+async def test_unreachable_service_says_so_and_still_offers_refresh(storage: Storage) -> None:
     base = f"http://127.0.0.1:{closed_port()}"
     async with CallCenter(base, "some-key", max_retries=0, timeout=2) as down:
-        ctx = CommandContext(
-            team_id="T1", user_id="U1", channel_id=None, role=Role.VIEWER, tz=TZ, cc=down
-        )
+        ctx = command_context(storage, channel_id=None, tz=TZ, cc=down)
         view = await wallboard(ctx)
     text = visible(view)
     assert f":red_circle: *{base}*: the call-center service cannot be reached" in text
@@ -223,10 +221,10 @@ async def test_unreachable_service_says_so_and_still_offers_refresh() -> None:
     assert [b["action_id"] for b in buttons(view)] == [REFRESH_ACTION]
 
 
-async def test_a_refused_key_is_the_connection_state(pbx: EmulatorServer) -> None:
+async def test_a_refused_key_is_the_connection_state(pbx: EmulatorServer, storage: Storage) -> None:
     async with CallCenter(pbx.base_url, "not-the-key", max_retries=0) as refused:
-        ctx = CommandContext(
-            team_id="T1", user_id="U1", channel_id=None, role=Role.ADMIN, tz=TZ, cc=refused,
+        ctx = command_context(
+            storage, channel_id=None, role=Role.ADMIN, tz=TZ, cc=refused,
             base_url=f"http://user:secret@127.0.0.1:{pbx.port}/?api_key=leak",
         )  # fmt: skip
         view = await wallboard(ctx)
@@ -290,12 +288,12 @@ def test_unavailable_is_rendered_from_a_snapshot_too(make_ctx: MakeContext) -> N
     assert ":red_circle: *https://pbx.example.com*: the call-center service cannot be" in text
 
 
-async def test_unconnected_workspace_gets_the_welcome() -> None:
+async def test_unconnected_workspace_gets_the_welcome(unconnected: MakeContext) -> None:
     admin = not_connected_home(Role.ADMIN)
     assert "Welcome to callops" in visible(admin)
     assert [b["action_id"] for b in buttons(admin)] == [CONNECT_ACTION]
     viewer = not_connected_home(Role.VIEWER)
     assert buttons(viewer) == []
     assert "Ask a callops admin" in visible(viewer)
-    ctx = CommandContext(team_id="T1", user_id="U1", channel_id=None, role=Role.OPERATOR, tz=TZ)
+    ctx = unconnected(Role.OPERATOR, channel_id=None)
     assert visible(await wallboard(ctx)) == visible(viewer)

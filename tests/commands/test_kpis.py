@@ -14,7 +14,6 @@ import pytest
 
 from callcenter import CallCenter
 from callcenter.models import Cdr
-from commands.kernel.context import CommandContext
 from commands.kernel.help import help_command
 from commands.kernel.i18n import use_language
 from commands.kernel.networks import network_of
@@ -24,7 +23,7 @@ from commands.reports import tally as tally_module
 from commands.reports.kpis import KPIS, KpiCounts, KpiTally
 from commands.reports.tally import fold_records
 from emulators.pbx.testing import EmulatorServer
-from storage import Role
+from tests.commands.conftest import MakeContext
 from tests.commands.helpers import visible
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
@@ -221,8 +220,10 @@ async def test_each_kpi_of_a_seeded_day_is_the_emulators_records_counted(
     )
 
 
-async def test_help_metrics_defines_every_kpi_in_both_languages() -> None:
-    ctx = CommandContext("T1", "U1", "C1", Role.VIEWER, tz=VN)
+async def test_help_metrics_defines_every_kpi_in_both_languages(
+    unconnected: MakeContext,
+) -> None:
+    ctx = unconnected()
     english = visible(await help_command(ctx, ["metrics"]))
     for name in ("(ASR)", "(ACD)", "Answer rate", "Abandonment rate", "Service level"):
         assert name in english

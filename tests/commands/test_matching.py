@@ -21,6 +21,7 @@ from commands.kernel.resolve import (
 from storage import Role
 from tests.commands.conftest import MakeContext
 from tests.commands.helpers import buttons, visible
+from tests.registry import APP
 
 
 @pytest.mark.parametrize(
@@ -143,7 +144,9 @@ async def test_several_campaigns_typed_one_after_another(cc: CallCenter) -> None
 async def test_which_one_buttons_carry_the_whole_command(
     cc: CallCenter, make_ctx: MakeContext
 ) -> None:
-    reply = await dispatch(make_ctx(), "cdr from=2020-01-01 campaign=goi lai status=busy")
+    reply = await dispatch(
+        make_ctx(), "cdr from=2020-01-01 campaign=goi lai status=busy", registry=APP
+    )
     assert isinstance(reply, Reply) and "Which one?" in visible(reply)
     target = next(c for c in await _campaigns(cc) if c.campaign_name == "Gọi lại khách hàng CT")
     values = {b["text"]["text"]: b["value"] for b in buttons(reply)}
@@ -157,7 +160,7 @@ async def test_a_command_too_long_to_read_gets_no_button(make_ctx: MakeContext) 
     with a UUID for the name) always fits Slack's 2,000; a longer one is refused first."""
     letter = "An " * 700
     reply = await dispatch(
-        make_ctx(role=Role.OPERATOR), f"autocall nhac lich 0912345678 name={letter}"
+        make_ctx(role=Role.OPERATOR), f"autocall nhac lich 0912345678 name={letter}", registry=APP
     )
     assert isinstance(reply, Reply)
     assert buttons(reply) == []
@@ -165,8 +168,8 @@ async def test_a_command_too_long_to_read_gets_no_button(make_ctx: MakeContext) 
 
 
 async def test_a_mistyped_campaign_type_is_named(make_ctx: MakeContext) -> None:
-    reply = await dispatch(make_ctx(), "campaigns autocal")
+    reply = await dispatch(make_ctx(), "campaigns autocal", registry=APP)
     assert isinstance(reply, Reply)
     assert "'autocal' is not a campaign type. Did you mean `campaigns autocall`?" in visible(reply)
-    listing = await dispatch(make_ctx(), "Campaigns AUTOCALL")
+    listing = await dispatch(make_ctx(), "Campaigns AUTOCALL", registry=APP)
     assert isinstance(listing, Reply) and "Autocall campaigns" in visible(listing)

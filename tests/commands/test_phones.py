@@ -109,6 +109,13 @@ def test_a_number_found_in_a_message_is_read_the_same_way() -> None:
     assert find_phones(text) == ["0912345678", "0987654321"]
 
 
+def test_numbers_in_a_message_are_found_by_the_service_s_rule_not_the_numbering_plan() -> None:
+    # An extension is no part of the number dialled; 0992 is no carrier's yet but the
+    # service accepts it; 8 digits are not a Vietnamese mobile number with 84 left out.
+    text = "0912345678 ext. 12, 0987.654.321#3; 0992 012 117 và 12066183"
+    assert find_phones(text) == ["0912345678", "0987654321", "0992012117"]
+
+
 def test_the_refusal_is_in_the_reader_s_language() -> None:
     with use_audience(Audience(language="vi")):
         problem = phone_problem("12345")

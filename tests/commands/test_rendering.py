@@ -35,7 +35,6 @@ from commands.directory.listings import (
     templates_reply,
     users_reply,
 )
-from commands.kernel.context import CommandContext
 from commands.kernel.periods import Window, parse_period
 from commands.kernel.reply import Reply
 from commands.leads.lists import list_card
@@ -47,16 +46,12 @@ from commands.reports.stats import (
     monitor_reply,
     stats_reply,
 )
-from storage import Role
+from tests.commands.conftest import MakeContext
 from tests.commands.helpers import dumps, payload, raw_cells, table_rows, visible
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 PING = "<!channel> <@U123> <#C1|x>"
 LONG = "Ω" * 5000
-
-
-def _ctx(offset: int = 0) -> CommandContext:
-    return CommandContext("T1", "U1", "C1", Role.VIEWER, tz=TZ, offset=offset)
 
 
 def _mrkdwn(node: object) -> list[str]:
@@ -86,7 +81,7 @@ def _assert_shown_as_typed(reply: Reply) -> None:
     assert any(PING in cell for cell in raw_cells(reply))
 
 
-def test_live_calls_escape_and_page() -> None:
+def test_live_calls_escape_and_page(unconnected: MakeContext) -> None:
     now = datetime(2026, 11, 7, 8, 0, tzinfo=UTC)
     calls = [
         ActiveCall(
@@ -101,7 +96,7 @@ def test_live_calls_escape_and_page() -> None:
     ]
     # A user whose extension is the calls' source is their agent; their name is escaped.
     agent = User(user_uuid="u-1", username="x", first_name=PING, extension=PING)
-    reply = calls_reply(calls, _ctx(), users=[agent], now=now)
+    reply = calls_reply(calls, unconnected(), users=[agent], now=now)
     _assert_no_ping(reply)
     text = visible(reply)
     assert "Live calls: 40" in text and "Showing 1–15 of 40 live calls." in text
@@ -109,7 +104,7 @@ def test_live_calls_escape_and_page() -> None:
     assert text.count("agent *&lt;!channel&gt;") == 15
 
 
-def test_lead_list_card_escapes_names() -> None:
+def test_lead_list_card_escapes_names(unconnected: MakeContext) -> None:
     card = list_card(
         LeadList(
             list_uuid="0" * 36,
@@ -121,14 +116,14 @@ def test_lead_list_card_escapes_names() -> None:
             total_success=8,
             total_fail=2,
         ),
-        _ctx(),
+        unconnected(),
     )
     _assert_no_ping(card)
     text = visible(card)
     assert "*1,234*" in text and "8 (80.0%)" in text and "2 (20.0%)" in text
 
 
-def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
+def test_call_record_rows_escape_and_link_only_web_recordings(unconnected: MakeContext) -> None:
     query = parse_query([], TZ)
     records = [
         Cdr(
@@ -146,7 +141,7 @@ def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
         ),
         Cdr(id="2", status="answered", billsec=30, recording_url="javascript:alert(1)"),
     ]
-    reply = records_reply(records, total=2, query=query, ctx=_ctx())
+    reply = records_reply(records, total=2, query=query, ctx=unconnected())
     _assert_shown_as_typed(reply)
     header, first, second = table_rows(reply)
     row = dict(zip(header, first, strict=True))
@@ -157,8 +152,8 @@ def test_call_record_rows_escape_and_link_only_web_recordings() -> None:
     assert row["Time"] == "Sat 07 Nov 08:00:00"  # the service's UTC shown in Ho Chi Minh City
 
 
-def test_reports_escape_names() -> None:
-    ctx = _ctx()
+def test_reports_escape_names(unconnected: MakeContext) -> None:
+    ctx = unconnected()
     period = parse_period("week", TZ)
     rows = [StatsRow(time=f"2026-11-0{d} 00:00:00", total=10, answered=5) for d in range(1, 8)]
     stats = stats_reply(CallFigures.of_rows(Scope(), period.window(), rows), "day")

@@ -7,7 +7,6 @@ from datetime import datetime
 import pytest
 
 from callcenter import CallCenter
-from commands.kernel.catalog import find
 from commands.kernel.grammar import UsageError
 from commands.kernel.periods import parse_period
 from commands.kernel.text import duration, number, ratio_percent
@@ -15,6 +14,7 @@ from commands.reports.stats import agents, extensions, monitor, stats
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import TZ, MakeContext
 from tests.commands.helpers import next_page, payload, table_rows, visible
+from tests.registry import CATALOG
 
 
 async def test_stats_yesterday_matches_the_service(cc: CallCenter, make_ctx: MakeContext) -> None:
@@ -62,7 +62,7 @@ async def test_stats_bad_arguments(make_ctx: MakeContext, args: list[str], says:
     with pytest.raises(UsageError) as caught:
         await stats(make_ctx(), args)
     assert says in caught.value.message
-    assert caught.value.usage == find("stats").usage  # type: ignore[union-attr]
+    assert caught.value.usage == CATALOG.find("stats").usage  # type: ignore[union-attr]
 
 
 async def test_monitor_all_and_one_campaign(
@@ -84,7 +84,7 @@ async def test_monitor_all_and_one_campaign(
 
 
 async def test_monitor_bad_arguments(make_ctx: MakeContext) -> None:
-    usage = find("monitor").usage  # type: ignore[union-attr]
+    usage = CATALOG.find("monitor").usage  # type: ignore[union-attr]
     for args, says in ((["zzz nothing"], "No campaign"), (["window=soon"], "window=")):
         with pytest.raises(UsageError) as caught:
             await monitor(make_ctx(), args)

@@ -9,11 +9,9 @@ from sqlalchemy import update
 
 from callcenter import CallCenter
 from callcenter.models import User
-from commands.approvals.actions import ExecutionEnv
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import cancel, expire_due, open_request, run_approved
 from commands.directory.users import UserUpdateParams, settings_of
-from commands.kernel.proposal import Proposal
+from commands.kernel.actions import ExecutionEnv, Proposal
 from emulators.pbx.testing import EmulatorServer
 from storage import Approval, ApprovalState, Role, Storage
 from storage.schema import approvals
@@ -46,7 +44,7 @@ def ask(storage: Storage, user: User) -> Approval:
         user_id=ADMIN,
         role=Role.ADMIN,
         channel_id="C1",
-        proposal=Proposal(ActionKind.USER_UPDATE, params),
+        proposal=Proposal("user.update", params),
     )
     return approval
 

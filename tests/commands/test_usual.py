@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from callcenter.models import Cdr
+from commands.reports import kpis, usual
 from commands.reports.usual import (
     CENTER,
     USUAL_KPIS,
@@ -126,3 +129,26 @@ def test_the_window_is_the_four_whole_weeks_before_today() -> None:
     window = usual_window(date(2026, 11, 30), VN)
     assert window.start.isoformat() == "2026-11-02T00:00:00+07:00"
     assert window.end.isoformat() == "2026-11-30T00:00:00+07:00"
+
+
+def kept_after(pages: int) -> int:
+    """Bytes the learner's own code holds after ``pages`` pages of one hour of calls."""
+    template = hour_of_calls(MONDAYS[0], 10)
+    tracemalloc.start()
+    learner = UsualLearner(VN)
+    for page in range(pages):
+        learner.add_page([r.model_copy(update={"id": f"{page}-{r.id}"}) for r in template])
+    gc.collect()
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(True, usual.__file__), tracemalloc.Filter(True, kpis.__file__)]
+    )
+    tracemalloc.stop()
+    assert learner.records == pages * len(template)
+    return sum(stat.size for stat in snapshot.statistics("filename"))
+
+
+def test_the_learners_memory_does_not_grow_with_the_records() -> None:
+    kept_after(3)  # warm caches (the network of each number, the local hours)
+    small, large = kept_after(10), kept_after(100)
+    # The same few counters per scope, day and hour; 2,000 records grow nothing.
+    assert large < small + 8192, (small, large)

@@ -1,5 +1,7 @@
 """A digest in the browser: the demo's sample digest is listed, posted on demand into
-#digests, and its chart is an image the console shows from the stand-in's file store."""
+#digests, and its chart is drawn by the console from the message's data_visualization
+block; set to ``settings charts image``, it is an image the console shows from the
+stand-in's file store."""
 
 from __future__ import annotations
 
@@ -22,6 +24,15 @@ async def test_running_the_sample_digest_posts_its_chart(console: Console, demo:
     await console.type_command(f"/callops digest run {digest.id}")
     posted = console.messages.filter(has=console.page.locator(".header-block", has_text="digest"))
     await expect(posted.last).to_contain_text("calls")
+    drawn = posted.last.locator(".dataviz-block[data-chart='bar']")
+    await expect(drawn.locator(".dataviz-title")).to_contain_text("Calls per")
+    await expect(drawn.locator(".dataviz-legend")).to_contain_text("not answered")
+    assert await drawn.locator("rect.dataviz-bar").count() > 0
+    assert await console.page.locator("#messages img.shared-image").count() == 0
+
+    await console.type_command("/callops settings charts image")
+    await expect(console.ephemerals.last).to_contain_text("sent as images")
+    await console.type_command(f"/callops digest run {digest.id}")
     chart = console.page.locator("#messages img.shared-image").last
     await expect(chart).to_be_visible()
     await expect(chart).not_to_have_js_property("naturalWidth", 0)

@@ -19,7 +19,6 @@ import pytest
 from cryptography.fernet import Fernet
 
 from commands.approvals.cards import asked, card, concluded, deny_modal, outcome_note, prompt
-from commands.approvals.kinds import ActionKind
 from commands.approvals.recovery import recovered_note
 from commands.approvals.workflow import (
     RequestRefused,
@@ -32,8 +31,8 @@ from commands.approvals.workflow import (
     step_outcome,
 )
 from commands.campaigns.control import ControlParams
+from commands.kernel.actions import Proposal
 from commands.kernel.i18n import Audience, use_audience
-from commands.kernel.proposal import Proposal
 from commands.kernel.reply import StepFailed
 from storage import Approval, Role, SecretBox, Storage
 from tests.i18n.shown import data_words, english_left, shown
@@ -64,8 +63,8 @@ def storage(tmp_path: Path, clock: Clock) -> Iterator[Storage]:
         yield opened
 
 
-def ask(storage: Storage, kind: ActionKind = ActionKind.CAMPAIGN_START) -> Approval:
-    status = "start" if kind is ActionKind.CAMPAIGN_START else "pause"
+def ask(storage: Storage, kind: str = "campaign.start") -> Approval:
+    status = "start" if kind == "campaign.start" else "pause"
     params = ControlParams(
         campaign_uuid="6a1f0c1e-0000-4000-8000-000000000001",
         campaign_name=NAME,
@@ -136,7 +135,7 @@ async def test_an_approval_from_request_to_outcome_reads_in_vietnamese(
         [expired] = expire_due(storage, TEAM)
         texts += settled_surfaces(expired)
         # A confirm: the requester alone decides.
-        confirm = ask(storage, ActionKind.CAMPAIGN_PAUSE)
+        confirm = ask(storage, "campaign.pause")
         texts += shown(prompt(confirm, TZ))
         # Recovery's notes for a run a stopped process left behind.
         for result in ({"unknown": True}, {"not_run": True}, {"text": "Đã tạm dừng."}):
@@ -145,7 +144,7 @@ async def test_an_approval_from_request_to_outcome_reads_in_vietnamese(
         with pytest.raises(RequestRefused) as viewer:
             open_request(
                 storage, team_id=TEAM, user_id=APPROVER, role=Role.VIEWER, channel_id="C1",
-                proposal=Proposal(ActionKind.CAMPAIGN_PAUSE, ControlParams(
+                proposal=Proposal("campaign.pause", ControlParams(
                     campaign_uuid="6a1f0c1e-0000-4000-8000-000000000001", status="pause"
                 )),
             )  # fmt: skip

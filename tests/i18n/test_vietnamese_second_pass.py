@@ -13,11 +13,9 @@ import io
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-import commands.families  # noqa: F401 - fills the catalog of commands
 from callcenter.models import Template
 from commands.calls.autocall import field_label
 from commands.calls.preview import preview, preview_mrkdwn
-from commands.kernel.catalog import COMMANDS
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.periods import Window
 from commands.kernel.reply import error
@@ -29,13 +27,14 @@ from commands.kernel.service_words import (
 )
 from commands.leads.csv_check import check_leads_csv
 from tests.i18n.shown import english_left
+from tests.registry import CATALOG
 
 VI = Audience(language="vi")
 
 
 def test_every_usage_line_under_an_error_uses_the_vietnamese_command_words() -> None:
     with use_audience(VI):
-        for spec in COMMANDS:
+        for spec in CATALOG.commands:
             said = error("x", spec.usage).text
             line = said.split("`/callops ", 1)[1].split("`", 1)[0].replace("&lt;", "<")
             assert line.startswith(spec.alias), (spec.name, line)
@@ -130,10 +129,10 @@ def test_every_usage_lines_placeholders_read_in_vietnamese() -> None:
 
     placeholder = re.compile(r"<([^<>]*[a-z]{3,}[^<>]*)>")
     with use_audience(VI):
-        lines = {spec.name: usage_for_reader(spec.usage) for spec in COMMANDS}
+        lines = {spec.name: usage_for_reader(spec.usage) for spec in CATALOG.commands}
     left = {
         spec.name: (lines[spec.name], kept)
-        for spec in COMMANDS
+        for spec in CATALOG.commands
         if (kept := [p for p in placeholder.findall(spec.usage) if f"<{p}>" in lines[spec.name]])
     }
     assert not left, left

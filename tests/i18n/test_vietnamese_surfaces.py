@@ -18,18 +18,23 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from cryptography.fernet import Fernet
+from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
 from commands.dispatch import dispatch
-from commands.kernel.catalog import COMMANDS
+from commands.families import FAMILIES
 from commands.kernel.context import CommandContext
+from commands.kernel.help import example_line
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.reply import OpenModal, Reply, UpdateModal
 from commands.notifications.call_card import call_card, outcome_card
 from commands.reports.wallboard import not_connected_home, status_modal, wallboard
 from emulators.pbx.testing import EmulatorServer
+from emulators.slack import APPROVALS, CALL_CENTER, SlackStandIn
 from storage import Role, SecretBox, Storage
+from tests.contexts import command_context
 from tests.i18n.shown import data_words, english_left, shown
+from tests.registry import APP, CATALOG
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM = "T1"
@@ -47,19 +52,36 @@ async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
 def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
     box = SecretBox([Fernet.generate_key().decode()])
     with Storage.open(tmp_path / "db.sqlite", box) as opened:
-        opened.workspaces.connect(TEAM, pbx.base_url, pbx.api_key, timezone=TZ.key)
+        # Connected by a Vietnamese-speaking admin: the workspace reads Vietnamese, so
+        # ``language auto`` (the person follows the workspace) answers in it too.
+        opened.workspaces.connect(
+            TEAM, pbx.base_url, pbx.api_key, timezone=TZ.key, admin_locale="vi-VN"
+        )
         yield opened
 
 
-def context(cc: CallCenter, storage: Storage, pbx: EmulatorServer) -> CommandContext:
-    return CommandContext(
-        team_id=TEAM, user_id="U0101", channel_id="C0CENTER", role=Role.ADMIN, tz=TZ, cc=cc,
-        storage=storage, workspace=storage.workspaces.get(TEAM), base_url=pbx.base_url,
+@pytest.fixture
+async def slack() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as stand_in:
+        yield stand_in
+
+
+def context(
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
+) -> CommandContext:
+    """An admin's context in the stand-in's #call-center, where the bot is."""
+    client = AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)
+    return command_context(
+        storage, team_id=TEAM, user_id="U0101", channel_id=CALL_CENTER, role=Role.ADMIN, tz=TZ,
+        cc=cc, workspace=storage.workspaces.get(TEAM), base_url=pbx.base_url, client=client,
     )  # fmt: skip
 
 
-def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
-    """Each command of the catalog with sensible arguments from the seeded data."""
+def seeded_lines(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
+    """Lines beyond the commands' own examples: the seeded data's real names and ids (a
+    campaign of each status, a live call, a list), and wrong input, so answers that
+    succeed and refusals are read too.  Optional: every command is run through its
+    examples whether or not it is named here."""
     campaigns = pbx.state("campaigns")
     by_status = {c["status"]: c["campaign_name"] for c in reversed(campaigns)}
     autocall = next(c["campaign_name"] for c in campaigns if c["type"] == "autocall")
@@ -68,11 +90,10 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
     groups = pbx.state("groups")
     name = campaigns[0]["campaign_name"]
     agent = next((u["username"] for u in users if u["username"].startswith("agent")), "x")
-    channel = "<#C0DIGEST|digests>"
+    channel = f"<#{CALL_CENTER}|call-center>"
     return {
         "help": ["help", "help campaign", "help writing", "help metrics"],
         "connect": ["connect"],
-        "disconnect": [],  # run last, on its own: it forgets the workspace
         "status": ["status"],
         "campaigns": ["campaigns", "campaigns autocall"],
         "campaign": [f'campaign "{name}"', "campaign khong-co-chien-dich-nay"],
@@ -94,6 +115,7 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "monitor": ["monitor"],
         "agents": ["agents"],
         "extensions": ["extensions"],
+        "insights": ["insights", f'insights "{name}" yesterday', "insights week"],
         "users": ["users"],
         "groups": ["groups"],
         "templates": ["templates"],
@@ -116,7 +138,7 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
         "notify": ["notify", "notify list"],
         "policy": ["policy"],
         "policy set": ["policy set campaign.start mode=approval"],
-        "policy channel": ["policy channel <#C0APPROVALS|approvals>"],
+        "policy channel": [f"policy channel <#{APPROVALS}|approvals>"],
         "role": ["role <@U0102|mai> operator"],
         "listen": [f'listen "{autocall}" name=An', f'listen "{autocall}" name=31/02/2026'],
         "rules": ["rules"],
@@ -154,8 +176,10 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
             "settings names sideways",
             "settings retention soon",
             "settings retention 30",
-            "settings language vi <#C0DIGEST|digests>",
+            f"settings language vi {channel}",
             "settings language",
+            "settings charts pictures",
+            "settings charts image",
         ],
         "privacy": ["privacy"],
         "privacy find": ["privacy find 0912345678", "privacy find 12"],
@@ -175,11 +199,43 @@ def typed(pbx: EmulatorServer, call_id: str) -> dict[str, list[str]]:
     }
 
 
+LAST = "disconnect"
+"""Run last: it forgets the workspace the other commands need."""
+
+
+def typed(extra: dict[str, list[str]]) -> list[str]:
+    """Every command of every family, family by family: each of its examples as a
+    Vietnamese reader types it (``tam-dung tat-ca``, as ``help`` shows it to them), then
+    its lines in ``extra``; ``disconnect`` last."""
+    specs = [spec for family in FAMILIES for spec in family.commands]
+    unknown = set(extra) - {spec.name for spec in specs}
+    assert not unknown, f"not commands of the catalog: {unknown}"
+    lines: list[str] = []
+    last: list[str] = []
+    with use_audience(VI):
+        for spec in specs:
+            own = [example_line(spec, example) for example in spec.examples]
+            (last if spec.name == LAST else lines).extend([*own, *extra.get(spec.name, [])])
+    return [*lines, "chiendich", *last]
+
+
+FREE_TEXT = re.compile(r"(?:\b(?:reason|source)=(\"[^\"]*\"|\S.*?)(?= \w+=|$)|#([\w-]+))")
+"""Free text the reader types (``reason=``, ``source=``) and channel names (``#approvals``)."""
+
+
+def typed_words(lines: list[str]) -> frozenset[str]:
+    """The reader's own words in ``lines``: shown back as they were typed (a do-not-call
+    entry's reason, a channel not found), they are theirs, not text to translate."""
+    return data_words(part for line in lines for found in FREE_TEXT.findall(line) for part in found)
+
+
 def english_command_words(texts: list[str]) -> list[str]:
     """``/callops privacy erase`` in a Vietnamese text: a command pointed to by its English
     words, where the reader types the alias (``/callops rieng-tu xoa``).  The help's
     "``/callops xem-chien-dich <tên>`` hoặc ``/callops campaign <tên>``" names both."""
-    english = {spec.words[0] for spec in COMMANDS} - {spec.alias.split()[0] for spec in COMMANDS}
+    english = {spec.words[0] for spec in CATALOG.commands} - {
+        spec.alias.split()[0] for spec in CATALOG.commands
+    }
     return [
         f"{word} in {text[:160]!r}"
         for text in texts
@@ -208,18 +264,16 @@ async def seeded(pbx: EmulatorServer, cc: CallCenter) -> frozenset[str]:
 
 
 async def test_every_command_reads_in_vietnamese(
-    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
 ) -> None:
     calls = (await cc.calls.list()).data
-    commands = typed(pbx, calls[0].call_id if calls else "no-such-call")
-    assert set(commands) == {c.name for c in COMMANDS}, "a command of the catalog is not run"
-    ctx = context(cc, storage, pbx)
-    lines = [*(text for texts in commands.values() for text in texts), "chiendich", "disconnect"]
-    data = await seeded(pbx, cc)
+    lines = typed(seeded_lines(pbx, calls[0].call_id if calls else "no-such-call"))
+    ctx = context(cc, storage, pbx, slack)
+    data = await seeded(pbx, cc) | typed_words(lines)
     problems: list[str] = []
     with use_audience(VI):
         for text in lines:
-            outcome = await dispatch(ctx, text)
+            outcome = await dispatch(ctx, text, registry=APP)
             texts = outcome_texts(outcome)
             problems += [f"/callops {text}: {p}" for p in english_left(texts, data)]
             problems += [f"/callops {text}: {p}" for p in english_command_words(texts)]
@@ -229,9 +283,9 @@ async def test_every_command_reads_in_vietnamese(
 
 
 async def test_the_home_tab_status_and_call_cards_read_in_vietnamese(
-    cc: CallCenter, storage: Storage, pbx: EmulatorServer
+    cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
 ) -> None:
-    ctx = context(cc, storage, pbx)
+    ctx = context(cc, storage, pbx, slack)
     records = list((await cc.cdrs.list(limit=10)).data)
     surfaces: dict[str, list[str]] = {}
     with use_audience(VI):

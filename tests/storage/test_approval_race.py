@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 from typing import Any
 
-from commands.approvals.kinds import ActionKind
 from storage import ApprovalState, SecretBox, Storage
 from tests.storage import race_worker
 from tests.storage.conftest import decide
@@ -37,7 +36,7 @@ def test_two_processes_racing_give_exactly_one_winner_every_time(db_url: str, ke
             wins = {name: 0 for name in deciders}
             for round_no in range(ROUNDS):
                 params = {"campaign_uuid": f"c-{round_no}", "round": round_no}
-                approval = store.approvals.create(TEAM, ActionKind.CAMPAIGN_START, params, "U_REQ")
+                approval = store.approvals.create(TEAM, "campaign.start", params, "U_REQ")
                 for queue in jobs.values():
                     queue.put(("decide", approval.id, approval.params_hash))
                 outcomes = [results.get(timeout=30) for _ in workers]
@@ -52,9 +51,7 @@ def test_two_processes_racing_give_exactly_one_winner_every_time(db_url: str, ke
 
                 # Now both try to run it: one runs, with exactly the approved parameters.
                 if final.state is not ApprovalState.APPROVED:
-                    approval = store.approvals.create(
-                        TEAM, ActionKind.CAMPAIGN_START, params, "U_REQ"
-                    )
+                    approval = store.approvals.create(TEAM, "campaign.start", params, "U_REQ")
                     decide(store, TEAM, approval, decider="U_ADMIN")
                 for queue in jobs.values():
                     queue.put(("claim", approval.id, None))

@@ -3,7 +3,6 @@ address of the requester's prompt, used once and only while Slack still honours 
 
 from __future__ import annotations
 
-from commands.approvals.kinds import ActionKind
 from storage import Approval, Role, Storage
 from tests.storage.conftest import FakeClock, raw
 
@@ -13,7 +12,7 @@ URL = "https://hooks.slack.test/actions/T1/123/abcdef"
 
 
 def _new(store: Storage) -> Approval:
-    return store.approvals.create(T, ActionKind.USER_UPDATE, {"user_uuid": "u-1"}, "U_REQ")
+    return store.approvals.create(T, "user.update", {"user_uuid": "u-1"}, "U_REQ")
 
 
 def _raw(store: Storage) -> str:

@@ -4,7 +4,6 @@ from collections.abc import Callable
 
 import pytest
 
-from commands.approvals.kinds import ActionKind
 from commands.approvals.workflow import update_policy
 from storage import (
     Approval,
@@ -32,7 +31,7 @@ PARAMS = {"campaign_uuid": "c-1", "status": "running", "nested": {"b": 2, "a": [
 
 
 def _new(store: Storage) -> Approval:
-    return store.approvals.create(T, ActionKind.CAMPAIGN_START, PARAMS, REQUESTER)
+    return store.approvals.create(T, "campaign.start", PARAMS, REQUESTER)
 
 
 def _approve(store: Storage, a: Approval) -> Approval:
@@ -206,9 +205,9 @@ def test_deciders_the_policy_does_not_allow_are_refused(
 
 
 def test_the_policy_is_snapshotted_when_the_request_is_made(store: Storage) -> None:
-    store.policies.set(T, ActionKind.LEAD_UPLOAD, KindPolicy(Mode.APPROVAL, approvers=("U_NAMED",)))
-    approval = store.approvals.create(T, ActionKind.LEAD_UPLOAD, {"rows": 3}, REQUESTER)
-    store.policies.reset(T, ActionKind.LEAD_UPLOAD)  # back to "any admin"
+    store.policies.set(T, "lead.upload", KindPolicy(Mode.APPROVAL, approvers=("U_NAMED",)))
+    approval = store.approvals.create(T, "lead.upload", {"rows": 3}, REQUESTER)
+    store.policies.reset(T, "lead.upload")  # back to "any admin"
     with pytest.raises(ApprovalForbiddenError):
         _approve(store, approval)
     decided = decide(store, T, approval, decider="U_NAMED", role=Role.VIEWER)
@@ -217,7 +216,7 @@ def test_the_policy_is_snapshotted_when_the_request_is_made(store: Storage) -> N
 
 def test_a_confirm_request_is_confirmed_by_its_requester_alone(store: Storage) -> None:
     approval = store.approvals.create(
-        T, ActionKind.CAMPAIGN_PAUSE, {"c": 1}, REQUESTER, policy=KindPolicy(Mode.CONFIRM)
+        T, "campaign.pause", {"c": 1}, REQUESTER, policy=KindPolicy(Mode.CONFIRM)
     )
     with pytest.raises(ApprovalForbiddenError):
         _approve(store, approval)  # an admin who did not ask
@@ -242,7 +241,7 @@ def test_an_admin_may_cancel_someone_elses_request_but_an_operator_may_not(
 def test_expiry_sweep_returns_only_overdue_pending_requests(
     store: Storage, clock: FakeClock
 ) -> None:
-    update_policy(store.policies, T, ActionKind.CAMPAIGN_START, expiry_seconds=60)
+    update_policy(store.policies, T, "campaign.start", expiry_seconds=60)
     early = _new(store)
     clock.advance(30)
     late = _new(store)
@@ -280,7 +279,7 @@ def test_unknown_requests_and_non_json_params_are_refused(store: Storage) -> Non
     with pytest.raises(NotFoundError):
         store.approvals.claim_for_execution(T, "nope")
     with pytest.raises(InvalidValueError):
-        store.approvals.create(T, ActionKind.CAMPAIGN_START, {"x": object()}, REQUESTER)
+        store.approvals.create(T, "campaign.start", {"x": object()}, REQUESTER)
 
 
 def test_parameters_hash_the_same_whatever_the_key_order() -> None:

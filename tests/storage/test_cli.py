@@ -15,7 +15,6 @@ from cryptography.fernet import Fernet
 from sqlalchemy import insert, inspect
 
 from callcenter import CallCenter, errors
-from commands.approvals.kinds import ActionKind
 from storage import (
     LATEST_VERSION,
     ApprovalState,
@@ -296,8 +295,8 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.roles.set_role(team, "U_OP", Role.OPERATOR, granted_by="U_ADMIN")
     store.people.seen(team, "U_OP", "vi-VN", "Asia/Ho_Chi_Minh")
     store.people.choose_language(team, "U_OP", "en")
-    store.policies.set(team, ActionKind.LEAD_UPLOAD, KindPolicy(Mode.APPROVAL, approvers=("U7",)))
-    pushed = store.approvals.create(team, ActionKind.AUTOCALL_PUSH, {"phone": "0912"}, "U_OP")
+    store.policies.set(team, "lead.upload", KindPolicy(Mode.APPROVAL, approvers=("U7",)))
+    pushed = store.approvals.create(team, "autocall.push", {"phone": "0912"}, "U_OP")
     store.approvals.decide(
         team,
         pushed.id,
@@ -310,7 +309,7 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
     store.approvals.finish(
         team, pushed.id, ok=True, result={"call_id": "call-1", "channel": "C1", "ts": "1.5"}
     )
-    user = store.approvals.create(team, ActionKind.USER_UPDATE, {"user_uuid": "u-1"}, "U_OP")
+    user = store.approvals.create(team, "user.update", {"user_uuid": "u-1"}, "U_OP")
     store.approval_secrets.keep_secret(team, user.id, {"password": "pw-in-approval"})
     store.approval_secrets.remember_prompt(team, user.id, "https://hooks.slack.test/actions/1")
     store.step_runs.link(

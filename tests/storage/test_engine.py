@@ -15,7 +15,6 @@ import psycopg
 import pytest
 from sqlalchemy.exc import DBAPIError
 
-from commands.approvals.kinds import ActionKind
 from storage import (
     LATEST_VERSION,
     InstallationRecord,
@@ -199,7 +198,7 @@ def test_on_postgresql_a_poster_skips_a_row_another_is_taking_without_waiting(
 
 def test_the_push_behind_a_call_record_is_found_by_its_exact_call_id(store: Storage) -> None:
     def pushed(call_id: str, ts: str) -> None:
-        approval = store.approvals.create("T1", ActionKind.AUTOCALL_PUSH, {"n": ts}, "U1")
+        approval = store.approvals.create("T1", "autocall.push", {"n": ts}, "U1")
         decide(store, "T1", approval)
         store.approvals.claim_for_execution("T1", approval.id)
         store.approvals.finish(
@@ -238,7 +237,7 @@ def test_wiping_a_workspace_deletes_its_secrets_and_clears_them_from_the_files(
     store.installations.save(InstallationRecord(user_id="U1", team_id="T1", bot_token="xoxb-w"))
     store.callback_tokens.rotate("T1")
     store.workspaces.connect("T2", "http://127.0.0.1:9", "kept-api-key")
-    request_id = store.approvals.create("T1", ActionKind.USER_UPDATE, {"user_uuid": "u"}, "U1").id
+    request_id = store.approvals.create("T1", "user.update", {"user_uuid": "u"}, "U1").id
     store.approval_secrets.keep_secret("T1", request_id, {"password": "wiped-password"})
     store.step_runs.link(
         "T1",

@@ -9,7 +9,6 @@ import pytest
 
 from bot.token_cache import WorkspaceTokenCache
 from callcenter import CallCenter
-from commands.approvals.kinds import ActionKind
 from storage import Role, Storage
 from storage.errors import NotFoundError
 from tests.storage.conftest import decide
@@ -43,7 +42,7 @@ def test_each_workspace_reaches_only_its_own_domain(store: Storage, emulator: An
 
 
 def test_no_store_returns_or_changes_another_workspaces_rows(store: Storage) -> None:
-    approval = store.approvals.create(A, ActionKind.CAMPAIGN_START, {"c": 1}, "U1")
+    approval = store.approvals.create(A, "campaign.start", {"c": 1}, "U1")
     store.roles.set_role(A, "U1", Role.ADMIN)
     store.audit.append(A, "U1", "campaign.start", {})
     digest = store.digests.add(A, channel="C1", schedule="daily", timezone="UTC", created_by="U1")

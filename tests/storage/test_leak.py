@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from commands.approvals.kinds import ActionKind
 from storage import InstallationRecord, SecretBox, Storage
 from tests.postgres import PostgresServer
 from tests.storage.conftest import Cli, decide, sqlite_path
@@ -75,7 +74,7 @@ def test_no_secret_reaches_the_database_files_or_the_logs(
         callback_token = store.callback_tokens.rotate("T1")
         approval = store.approvals.create(
             "T1",
-            ActionKind.USER_UPDATE,
+            "user.update",
             {"username": "agent7", "password": password, "confirm_password": password},
             "U1",
         )

@@ -3,7 +3,6 @@ oldest post, and approval requests by state, over every workspace, on both engin
 
 from __future__ import annotations
 
-from commands.approvals.kinds import ActionKind
 from storage import ApprovalState, Role, Storage
 from tests.storage.conftest import FakeClock
 
@@ -27,8 +26,8 @@ def test_queue_depth_and_oldest_follow_the_queue(store: Storage, clock: FakeCloc
 
 def test_approvals_are_counted_by_state_across_workspaces(store: Storage) -> None:
     assert store.approvals.count_by_state() == dict.fromkeys(ApprovalState, 0)
-    a = store.approvals.create("T1", ActionKind.CAMPAIGN_START, {"c": 1}, "U1")
-    store.approvals.create("T2", ActionKind.CAMPAIGN_START, {"c": 2}, "U2")
+    a = store.approvals.create("T1", "campaign.start", {"c": 1}, "U1")
+    store.approvals.create("T2", "campaign.start", {"c": 2}, "U2")
     store.approvals.decide(
         "T1", a.id, decider="U9", decider_role=Role.ADMIN, approve=False,
         params_hash=a.params_hash,

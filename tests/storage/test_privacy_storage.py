@@ -4,7 +4,6 @@ reported where it cannot; records aged out to hashes."""
 
 from __future__ import annotations
 
-from commands.approvals.kinds import ActionKind
 from storage import Storage
 from storage.personal_data import age_out, erase_everywhere, where_held
 from tests.storage.conftest import FakeClock, raw
@@ -63,7 +62,7 @@ def test_erasing_hashes_the_opt_out_keeps_refusing_and_reports_what_it_cannot_ch
     store.calling_rules.record_push("T1", PHONE, "camp-1")
     store.audit.append("T1", "U1", "autocall.push", {"phone_number": PHONE})
     # A request still waiting for its approver: it may yet run, so it keeps the number.
-    store.approvals.create("T1", ActionKind.AUTOCALL_PUSH, {"phone_number": PHONE}, "U1")
+    store.approvals.create("T1", "autocall.push", {"phone_number": PHONE}, "U1")
     phone_hash = store.privacy_posts.phone_hash(PHONE)
     held = {h.table for h in where_held(store.db, store.box, "T1", PHONE, phone_hash)}
     assert {"optout_numbers", "outbound_pushes", "audit_log", "approvals"} <= held

@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 from cryptography.fernet import Fernet
 
-from commands.approvals.kinds import ActionKind
 from storage import InstallationRecord, SecretBox, Storage, rotate_secrets
 from storage.errors import InvalidSecretKeyError, MissingSecretKeyError, SecretDecryptError
 from storage.secrets import secret_columns
@@ -85,7 +84,7 @@ def test_every_secret_column_is_encrypted_at_rest(store: Storage) -> None:
 def _fill(store: Storage) -> None:
     store.workspaces.connect("T1", "http://127.0.0.1:9", "api-key-plain")
     store.workspaces.save_cached_token("T1", "service-token", 2e9)
-    store.approvals.create("T1", ActionKind.USER_UPDATE, {"password": "pw"}, "U1")
+    store.approvals.create("T1", "user.update", {"password": "pw"}, "U1")
     store.installations.save(
         InstallationRecord(user_id="U1", team_id="T1", bot_token="xoxb-1", user_token="xoxp-1")
     )

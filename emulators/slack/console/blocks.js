@@ -13,6 +13,7 @@
 
 import { el } from "./dom.js";
 import { emojiFor, mrkdwn, plainText, textObject } from "./mrkdwn.js";
+import { renderDataViz } from "./dataviz.js";
 import { renderTable } from "./table.js";
 
 function textOf(obj) {
@@ -461,6 +462,7 @@ const RENDERERS = {
   input,
   rich_text: richText,
   table: (block, ctx) => renderTable(block, (cell) => richText(cell, ctx)),
+  data_visualization: (block) => renderDataViz(block),
 };
 
 export function renderBlocks(blocks, ctx) {

@@ -1,7 +1,7 @@
 """anomaly_episodes, anomaly_checks: anomaly alerts' episodes and the check's claim.
 
-Revision ID: 0017
-Revises: 0016
+Revision ID: 0018
+Revises: 0017
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from alembic import op
 FLOAT: sa.Double[float] = sa.Double().with_variant(sa.REAL(), "sqlite")
 INT = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
-revision = "0017"
-down_revision = "0016"
+revision = "0018"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,75 @@
+"""Registries are values: the app's tables are built from the families it is given, and
+importing a module fills none of them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from commands.approvals import actions
+from commands.calls.family import FAMILY as CALLS
+from commands.campaigns.family import FAMILY as CAMPAIGNS
+from commands.kernel import catalog
+from commands.kernel.help import FAMILY as HELP
+from commands.registry import build_registry
+from tests.registry import APP
+
+
+def test_importing_the_catalog_and_the_workflow_fills_nothing() -> None:
+    """In a fresh interpreter, every family imported and nothing put in use: no table
+    answers, so no code can lean on one filled by an import."""
+    probe = (
+        "import commands.families, commands.dispatch, commands.approvals.workflow\n"
+        "from commands.kernel import catalog\n"
+        "from commands.approvals import actions\n"
+        "looks = (catalog.in_use, actions.in_use,\n"
+        "         lambda: catalog.usage_of('campaigns'),\n"
+        "         lambda: actions.spec_for('campaign.start'))\n"
+        "for look in looks:\n"
+        "    try:\n"
+        "        look()\n"
+        "    except LookupError:\n"
+        "        continue\n"
+        "    raise SystemExit('a table was filled by importing')\n"
+        "print('empty')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "empty"
+
+
+def test_two_apps_from_two_lists_answer_different_commands() -> None:
+    small = build_registry((HELP, CAMPAIGNS))
+    other = build_registry((HELP, CALLS))
+    assert small.catalog.match(["campaigns"]) is not None
+    assert other.catalog.match(["campaigns"]) is None
+    assert other.catalog.match(["calls"]) is not None
+    assert small.catalog.match(["calls"]) is None
+    assert small.actions.kinds == (
+        "campaign.start",
+        "campaign.pause",
+        "campaign.stop",
+        "campaign.pause_all",
+    )
+    assert other.actions.kinds == ("call.transfer", "autocall.push")
+    assert small.interactions.click("campaign_open_3") is not None
+    assert other.interactions.click("campaign_open_3") is None
+    # The full app answers both, and a table in use is the one of the block.
+    assert APP.catalog.match(["calls"]) is not None
+    with other.using():
+        assert catalog.in_use() is other.catalog
+        assert actions.in_use().kinds == other.actions.kinds
+        with pytest.raises(LookupError):
+            actions.spec_for("campaign.start")
+    assert catalog.in_use() is APP.catalog
+
+
+def test_a_family_listed_twice_or_words_named_twice_stop_the_app() -> None:
+    with pytest.raises(ValueError, match="listed twice"):
+        build_registry((HELP, CAMPAIGNS, CAMPAIGNS))
+    with pytest.raises(ValueError, match="names both"):
+        catalog.Catalog([*CAMPAIGNS.commands, CAMPAIGNS.commands[0]])
