@@ -44,6 +44,8 @@ from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.periods import Window
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import all_campaigns
+from commands.kernel.text import escape
+from commands.reports.chart_blocks import chart_mode, chart_parts
 from commands.reports.kpis import KpiTally
 from commands.reports.tally import IN_FLIGHT, fold_records
 from commands.reports.usual import (
@@ -191,7 +193,7 @@ class AnomalyWatch:
                     report.quiet += await self._close_quiet(alert, lasting, tz, now, readers)
             for reading in readings:
                 episode = episodes.get((reading.scope.kind, reading.scope.key))
-                context = _Check(alert, reading, tz, now, hour, slot, readers)
+                context = _Check(alert, reading, tz, now, hour, slot, readers, workspace)
                 if episode is None:
                     if reading.outside and await self._open(context, cc, levels):
                         report.opened += 1
@@ -273,23 +275,33 @@ class AnomalyWatch:
             else:
                 await fold_records(cc, hours, start_date=low, end_date=high)
             with use_audience(check.readers):
-                png = rules.chart_png(
+                spec = rules.chart_spec(
                     episode,
                     hours.of(check.reading.scope),
                     levels,
                     check.hour.weekday(),
                     check.hour.hour,
                 )
-                title = rules.chart_title(episode)
+                if spec is None:
+                    return
+                parts = await chart_parts(spec, chart_mode(check.workspace))
+            if parts.png is None:  # Slack draws it: the chart is a reply in the thread
+                await self.poster.post_reply(
+                    alert.team_id,
+                    alert.channel,
+                    Reply(text=escape(parts.title), blocks=parts.blocks, ephemeral=False),
+                    thread_ts=ts,
+                )
+                return
             client = await self.poster.bots.get(alert.team_id)
             if client is None:
                 return
             await self.poster.outbox.upload(
-                client, alert.channel, team=alert.team_id, content=png,
-                filename=f"anomaly-{episode.id}.png", title=title, alt_txt=title,
+                client, alert.channel, team=alert.team_id, content=parts.png,
+                filename=parts.filename, title=parts.title, alt_txt=parts.title,
                 thread_ts=ts, request_file_info=False,
             )  # fmt: skip
-        except (errors.CallCenterError, SlackApiError) as exc:
+        except (errors.CallCenterError, SlackApiError, DigestPostError) as exc:
             log.warning("anomaly chart of alert %s (team %s): %s", alert.id, alert.team_id, exc)
 
     async def _update(self, check: _Check, episode: Episode) -> bool:
@@ -401,3 +413,4 @@ class _Check:
     hour: datetime
     slot: str
     readers: Audience
+    workspace: Workspace | None

@@ -47,7 +47,7 @@ from commands.kernel.networks import network_of
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import CampaignNotFound, all_campaigns, campaign_queries, pick_campaign
 from commands.kernel.text import clip, clock, code, day_time, escape, zone_name
-from commands.reports.band_chart import BandHour, render_band_chart
+from commands.reports.chart_blocks import Band, ChartSpec, Series
 from commands.reports.kpis import KPIS, NETWORK_NOTE, KpiCounter, KpiCounts
 from commands.reports.tally import LocalHours
 from commands.reports.usual import (
@@ -509,35 +509,52 @@ class ScopeHours:
         return {h: c.counts() for (s, h), c in self._counters.items() if s == scope}
 
 
-def chart_png(
+def chart_spec(
     episode: Episode,
     hours: Mapping[int, KpiCounts],
     levels: UsualLevels,
     weekday: int,
     now_hour: int,
-) -> bytes:
-    """The episode's chart: today's hours of its KPI against the usual band."""
+) -> ChartSpec | None:
+    """The episode's chart: today's hours of its KPI (those with enough calls and a
+    band, up to now) against the usual band; None when no hour has both."""
     kpi = episode.kpi
     definition = USUAL_KPIS[kpi]
     scope = Scope("network" if episode.scope_kind == "network" else "campaign", episode.scope_key)
-    rows: list[BandHour] = []
-    for hour in range(24):
+    labels: list[str] = []
+    values: list[float] = []
+    lows: list[float] = []
+    highs: list[float] = []
+    for hour in range(now_hour + 1):
         band = levels.band(scope, kpi, weekday, hour)
         counts = hours.get(hour)
-        value = None
-        if counts is not None and definition.denominator(counts) >= MIN_HOUR_CALLS:
-            value = definition.value(counts)
-        if hour > now_hour or (band is None and value is None):
+        if band is None or counts is None or definition.denominator(counts) < MIN_HOUR_CALLS:
             continue
-        rows.append(
-            BandHour(
-                f"{hour:02d}",
-                band.low if band else None,
-                band.value if band else None,
-                band.high if band else None,
-                value,
-            )
-        )
-    title = chart_title(episode)
+        value = definition.value(counts)
+        if value is None:
+            continue
+        labels.append(f"{hour:02d}:00")
+        values.append(round(value, 1))
+        lows.append(round(band.low, 1))
+        highs.append(round(band.high, 1))
+    if not labels:
+        return None
+    name = kpi_label(kpi)
     unit = "%" if definition.unit == "percent" else _("seconds")
-    return render_band_chart(rows, title=title, unit=unit, percent=definition.unit == "percent")
+    return ChartSpec(
+        kind="line",
+        title=chart_title(episode),
+        labels=tuple(labels),
+        series=(Series(_("today"), tuple(values)),),
+        band=Band(tuple(lows), tuple(highs), _("usual band")),
+        x_title=_("hour"),
+        y_title=f"{name} ({unit})",
+        filename=f"anomaly-{episode.id}.png",
+        additive=False,
+        native_title=clip_plain(name, 50),
+    )
+
+
+def clip_plain(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (plain text: a chart's title)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -101,7 +101,9 @@ async def test_an_incident_is_found_updated_in_place_and_closed_on_recovery(
     assert "below its usual band" in text and "Since 17:30" in text
     assert "alert_snooze_1h" in text
     thread = slack.thread(CALL_CENTER, post["ts"])
-    assert any(m.get("upload") for m in thread), "the chart with the band is in the thread"
+    charts = [m for m in thread if '"data_visualization"' in shown(m)]
+    assert len(charts) == 1, "Slack draws the chart with the band, in the thread"
+    assert "usual band low" in shown(charts[0]) and "usual band high" in shown(charts[0])
 
     later = await watch(app).tick(at(day, 18, 40))
     assert later.opened == 0 and later.updated >= 1
@@ -221,3 +223,16 @@ async def test_an_episode_without_calls_to_judge_closes_as_quiet(
     assert quiet.quiet >= 1 and quiet.opened == 0
     closed = shown(slack.message(CALL_CENTER, post["ts"]) or {})
     assert "not been enough calls to judge it" in closed and "alert_snooze_1h" not in closed
+
+
+async def test_a_workspace_reading_images_gets_the_band_chart_as_a_png(
+    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+) -> None:
+    _server, day = month
+    await ask(slack, "settings charts image")
+    await ask(slack, "alert add #call-center anomaly")
+    assert (await watch(app).tick(at(day, 17, 30))).opened >= 1
+    post = next(p for p in anomaly_posts(slack) if "Viettel" in shown(p))
+    thread = slack.thread(CALL_CENTER, post["ts"])
+    assert any(m.get("upload") for m in thread), "the chart with the band is in the thread"
+    assert not any('"data_visualization"' in shown(m) for m in thread)
