@@ -195,7 +195,7 @@ async def anomaly_scene(page: Page, demo: Demo) -> None:
     post = page.locator("#messages .message", has_text="Viettel").last
     await expect(post).to_be_visible()
     await post.locator(".thread-link").click()
-    await expect(page.locator("#thread img")).to_have_count(1)
+    await expect(page.locator("#thread .dataviz-block")).to_have_count(1)
     await fit(page, "messages", first=asked)
 
 
