@@ -20,6 +20,7 @@ from datetime import datetime
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
+from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
@@ -178,6 +179,7 @@ class Runtime:
                     ),
                     in_registry(registry, privacy.run),
                 ),
+                anomalies=AnomalyWatch(storage, digests, zones),
             ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
