@@ -54,8 +54,7 @@ import httpx
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from bot import logs
-from bot.metrics import Metrics
-from bot.metrics_hooks import CountingTransport
+from bot.metrics import CountingTransport, Metrics
 from bot.settings import Settings
 from callcenter import CallCenter, TokenCache
 from callcenter.addresses import AddressRefused, ServiceAddresses

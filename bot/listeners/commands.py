@@ -23,7 +23,7 @@ from slack_bolt.response import BoltResponse
 from bot import logs
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
-from bot.observe import command_name, outcome_label
+from bot.metrics import command_name, outcome_label
 from bot.runtime import Runtime
 from bot.slack_ports import WebApiMessenger
 from commands.dispatch import database_busy, dispatch
