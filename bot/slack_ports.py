@@ -26,7 +26,8 @@
   digests) check this when they are set up, so the admin hears "invite me first" at once
   instead of the posts failing with ``not_in_channel`` in the middle of the night.
 
-Each is a thin object over the request's ``AsyncWebClient``: making one does no work.
+The messenger, the files and the look-up are thin objects over the request's
+``AsyncWebClient`` (making one does no work); ``ResponseUrls`` is made once per process.
 """
 
 from __future__ import annotations
