@@ -35,6 +35,7 @@ from slack_sdk.models.blocks import (
 )
 
 from commands.digests import anomalies
+from commands.digests.snooze_ids import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
     post_language,
@@ -71,9 +72,6 @@ from commands.reports.figures import DialerFigures
 from commands.reports.stats import MAX_WINDOW_MINUTES, MONITOR_WINDOW_MINUTES, dialer_line
 from storage import Alert, Storage
 from storage.offload import off_loop
-
-SNOOZE_HOUR_ACTION = "alert_snooze_1h"
-SNOOZE_TOMORROW_ACTION = "alert_snooze_tomorrow"
 
 
 @dataclass(frozen=True)

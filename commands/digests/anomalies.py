@@ -36,6 +36,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement
 
 from callcenter.models import Cdr
+from commands.digests.snooze_ids import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION
 from commands.kernel.audiences import post_language_aside
 from commands.kernel.channels import channel_for_posting
 from commands.kernel.context import CommandContext
@@ -47,7 +48,7 @@ from commands.kernel.networks import network_of
 from commands.kernel.reply import Outcome, Reply, context_line, notice, section
 from commands.kernel.resolve import CampaignNotFound, all_campaigns, campaign_queries, pick_campaign
 from commands.kernel.text import clip, clock, code, day_time, escape, zone_name
-from commands.reports.chart_blocks import Band, ChartSpec, Series
+from commands.reports.chart_spec import Band, ChartSpec, Series
 from commands.reports.kpis import KPIS, NETWORK_NOTE, KpiCounter, KpiCounts
 from commands.reports.tally import LocalHours
 from commands.reports.usual import (
@@ -387,10 +388,6 @@ def episode_reply(
     blocks: list[Block] = [section(headline), context_line(detail)]
     if episode.scope_kind == "network":
         blocks.append(context_line(":information_source: " + escape(_(NETWORK_NOTE))))
-    # The threshold alerts' Snooze buttons: one flow for both (imported here, as that
-    # module reaches this one for ``alert add ... anomaly``).
-    from commands.digests.alerts import SNOOZE_HOUR_ACTION, SNOOZE_TOMORROW_ACTION
-
     blocks.append(
         ActionsBlock(
             elements=[

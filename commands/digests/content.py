@@ -57,14 +57,8 @@ from commands.kernel.text import (
     zone_name,
 )
 from commands.kernel.values import OutOfDate, Token, Value, read_fields
-from commands.reports.chart_blocks import (
-    DEFAULT_MODE,
-    ChartMode,
-    ChartParts,
-    ChartSpec,
-    Series,
-    chart_parts,
-)
+from commands.reports.chart_blocks import DEFAULT_MODE, ChartMode, ChartParts, chart_parts
+from commands.reports.chart_spec import ChartSpec, Series
 from commands.reports.figures import (
     ALL_DIALER,
     WHOLE,

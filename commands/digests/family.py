@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from commands.digests import alerts, content, manage
+from commands.digests import alerts, content, manage, snooze_ids
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -122,8 +122,8 @@ FAMILY = Family(
     ),
     clicks=(
         OnClick(manage.UP_TO_NOW_ACTION, manage.up_to_now_clicked, role=Role.OPERATOR),
-        OnClick(alerts.SNOOZE_HOUR_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
-        OnClick(alerts.SNOOZE_TOMORROW_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
+        OnClick(snooze_ids.SNOOZE_HOUR_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
+        OnClick(snooze_ids.SNOOZE_TOMORROW_ACTION, alerts.snooze_clicked, role=Role.OPERATOR),
         OnClick(content.FULL_REPORT_ACTION, content.full_report_clicked),
         OnClick(progress.STOP_ACTION, progress.stop_clicked),
     ),

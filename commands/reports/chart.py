@@ -17,15 +17,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
-if TYPE_CHECKING:
-    from commands.reports.chart_blocks import ChartSpec
-
 from commands.kernel.formats import number
 from commands.kernel.i18n import _
+from commands.reports.chart_spec import ChartSpec, Series
 
 WIDTH = 960
 HEIGHT = 420
@@ -95,8 +92,6 @@ def _nice_ceiling(value: int) -> tuple[int, int]:
 def render_bar_chart(bars: Sequence[Bar], *, title: str, x_label: str) -> bytes:
     """A PNG of ``bars``, answered stacked on not answered, with a title, both axis
     labels, y ticks and a legend (``render_spec`` of the same numbers)."""
-    from commands.reports.chart_blocks import ChartSpec, Series
-
     spec = ChartSpec(
         kind="bar",
         title=title,

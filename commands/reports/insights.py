@@ -56,15 +56,8 @@ from commands.kernel.text import (
     percent,
     truncate,
 )
-from commands.reports.chart_blocks import (
-    DV,
-    Band,
-    ChartMode,
-    ChartSpec,
-    Series,
-    chart_mode,
-    chart_parts,
-)
+from commands.reports.chart_blocks import DV, ChartMode, chart_mode, chart_parts
+from commands.reports.chart_spec import Band, ChartSpec, Series
 from commands.reports.erlang import agents_needed
 from commands.reports.figures import agent_figures
 from commands.reports.kpis import SERVICE_LEVEL_SECONDS, KpiCounts, KpiTally

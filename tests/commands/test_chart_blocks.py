@@ -15,15 +15,13 @@ from commands.kernel.i18n import use_language
 from commands.reports.chart import HEIGHT, WIDTH, render_spec
 from commands.reports.chart_blocks import (
     DV,
-    Band,
-    ChartSpec,
-    Series,
     chart_parts,
     charts_for_message,
     coarsened,
     native_block,
     summary_text,
 )
+from commands.reports.chart_spec import Band, ChartSpec, Series
 from emulators.slack.blockkit import check_blocks
 
 HOURS = tuple(f"{h:02d}" for h in range(8, 20))
