@@ -12,7 +12,7 @@ campaign it is meant for, whose card shows its lead list.  ``calls``: the live c
 with its id, agent and campaign, after one is moved with its Transfer form.
 ``console-vi``: the demo as shipped, in Vietnamese: Hương reads the help, a campaign's
 card and the sample digest with its chart in #digests.  ``insights-vi``: Hương asks for
-today's insights (``phan-tich``).  ``anomaly-vi``: after Viettel stops answering (the
+yesterday's insights (``phan-tich``) after five weeks of traffic.  ``anomaly-vi``: after Viettel stops answering (the
 console's incident control), an anomaly alert in #call-center with its band chart in the
 thread.  The other scenes show the demo
 read in English (its workspace, Hương and Minh set so, as the console tests read it).  Without
@@ -200,13 +200,20 @@ async def anomaly_scene(page: Page, demo: Demo) -> None:
 
 
 async def insights_scene(page: Page, demo: Demo) -> None:
-    """Hương asks for today's insights in Vietnamese: the KPIs against their usual band,
-    the chart, the best hours to call, the networks, the agents."""
+    """Hương asks in Vietnamese for yesterday's insights, after five weeks of a call
+    center's traffic: the KPIs against their usual band, the chart, the best hours to
+    call, the networks, the agents."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    now = demo.pbx.now()
+    await asyncio.to_thread(demo.pbx.fill_volume, 3000, now - 35 * 86400, now)
+    yesterday = datetime.fromtimestamp(now, ZoneInfo("Asia/Ho_Chi_Minh")).date() - timedelta(1)
     await open_console(page, demo, SUPERVISOR, CALL_CENTER)
-    await command(page, "/callops phan-tich")
+    await command(page, f"/callops phan-tich {yesterday.isoformat()}")
     title = in_language("vi", "Insights: {scope}, {day}").split(":")[0]
     reply = page.locator("#messages .message.ephemeral", has_text=title).last
-    await expect(reply).to_be_visible()
+    await expect(reply).to_be_visible(timeout=180_000)  # four weeks of records are read
     await fit(page, "messages", first=reply)
 
 
