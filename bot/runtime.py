@@ -34,7 +34,6 @@ from bot.privacy_notice import tell_unmasked_workspaces
 from bot.privacy_work import PrivacyWorker
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
-from bot.rule_watch import RuleWatch
 from bot.service_clients import Binding, ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
@@ -172,7 +171,6 @@ class Runtime:
                 storage,
                 digests,
                 zones,
-                watch=RuleWatch(storage, digests),
                 chores=(
                     in_registry(
                         registry,

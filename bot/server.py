@@ -24,10 +24,11 @@ from bot.app import create_app
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
 from bot.http_door import SERVER_LOG, encoded_body_refusal
-from bot.jobs import JobRunner, TeamContexts
+from bot.jobs import JobRunner, env_of
 from bot.observe import request_middleware
 from bot.request_guard import SlackRequestGuard
 from bot.runtime import Runtime
+from commands.kernel.jobs import SCHEDULER, SERVING
 
 log = logging.getLogger(__name__)
 
@@ -75,23 +76,34 @@ async def workers(
     readiness: health.Readiness | None = None,
     drain: Drain | None = None,
 ) -> AsyncIterator[None]:
-    """The scheduler (unless ``scheduler`` is False: another process runs it) and the
-    families' background jobs (``bot.jobs``), for the block; ``readiness`` watches
-    them.  At the end the scheduler finishes its tick within what is left of
-    ``drain``'s budget."""
-    jobs = JobRunner(rt.registry, TeamContexts(rt.storage, rt.bots, rt))
+    """The scheduler and the families' jobs that run with it (unless ``scheduler`` is
+    False: another process runs them) and the families' jobs of every serving process
+    (``bot.jobs``), for the block; ``readiness`` watches them.  At the end the scheduler
+    finishes its tick within what is left of ``drain``'s budget."""
+    places = (SERVING, SCHEDULER) if scheduler else (SERVING,)
+    jobs = JobRunner(rt.registry, env_of(rt), where=places)
     async with contextlib.AsyncExitStack() as stack:
         if scheduler:
             rt.scheduler.start()
             stack.push_async_callback(_within, drain, rt.scheduler.stop, "scheduler stopped")
-            if readiness is not None:
-                readiness.watch("scheduler", lambda: rt.scheduler.running)
         jobs.start()
         stack.push_async_callback(jobs.stop)
         if readiness is not None:
-            for probe in jobs.probes:
-                readiness.watch(probe, functools.partial(jobs.running, probe))
+            for probe, alive in job_checks(rt, jobs, scheduler=scheduler).items():
+                readiness.watch(probe, alive)
         yield
+
+
+def job_checks(rt: Runtime, jobs: JobRunner, *, scheduler: bool) -> dict[str, Callable[[], bool]]:
+    """The readiness checks of the workers: each probe of ``jobs``; ``scheduler`` alive
+    while the scheduler and every job reporting under it are."""
+    checks: dict[str, Callable[[], bool]] = {
+        probe: functools.partial(jobs.running, probe) for probe in jobs.probes
+    }
+    if scheduler:
+        with_jobs = checks.get("scheduler")
+        checks["scheduler"] = lambda: rt.scheduler.running and (with_jobs is None or with_jobs())
+    return checks
 
 
 async def _within(drain: Drain | None, step: Callable[[], Awaitable[None]], done: str) -> None:

@@ -42,7 +42,8 @@ class Family:
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
     jobs: tuple[Job, ...] = ()
-    """Its background work (``commands/kernel/jobs.py``), run by every serving process."""
+    """Its background work (``commands/kernel/jobs.py``), each job run by every serving
+    process or by the scheduler's one, as it says."""
     home: HomeRenderer | None = None
     """The App Home tab as it is now, for one person (the reports family's wallboard);
     one family of the app declares it, and ``PublishHome()`` shows it."""
