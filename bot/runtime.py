@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -30,8 +29,6 @@ from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
-from bot.privacy_notice import tell_unmasked_workspaces
-from bot.privacy_work import PrivacyWorker
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import Binding, ServiceClients
@@ -157,7 +154,6 @@ class Runtime:
         ledger = PostLedger(storage)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
-        privacy = PrivacyWorker(storage, bots, outbox)
         digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
         return cls(
             settings=settings,
@@ -167,20 +163,7 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(
-                storage,
-                digests,
-                zones,
-                chores=(
-                    in_registry(
-                        registry,
-                        lambda _now: tell_unmasked_workspaces(
-                            storage, bots, outbox, settings.admin_ids
-                        ),
-                    ),
-                    in_registry(registry, privacy.run),
-                ),
-            ),
+            scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             registry=registry,
@@ -372,19 +355,6 @@ class Runtime:
         await self.clients.close()
         await self.bots.close()
         await self.responses.close()
-
-
-def in_registry(
-    registry: Registry, chore: Callable[[datetime], Awaitable[object]]
-) -> Callable[[datetime], Awaitable[object]]:
-    """A scheduler chore that runs with the app's tables in use (what it writes names
-    commands in the reader's words)."""
-
-    async def run(now: datetime) -> object:
-        with registry.using():
-            return await chore(now)
-
-    return run
 
 
 def database_figures(storage: Storage) -> DatabaseFigures:
