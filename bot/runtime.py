@@ -44,7 +44,6 @@ from commands.kernel.context import AppPorts, CommandContext
 from commands.kernel.family import Family
 from commands.kernel.i18n import Audience
 from commands.kernel.phones import start_shown
-from commands.privacy.reveal import REVEAL_ROLE
 from commands.registry import Registry, build_registry
 from storage import (
     DEFAULT_ROLE,
@@ -151,7 +150,7 @@ class Runtime:
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        ledger = PostLedger(storage)
+        ledger = PostLedger(storage, button=registry.reveal.button if registry.reveal else None)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
         digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
@@ -210,9 +209,15 @@ class Runtime:
             role,
             offset,
             facts,
-            audience=for_person(person, workspace, locale, masked=not role.at_least(REVEAL_ROLE)),
+            audience=for_person(person, workspace, locale, masked=not self._sees_numbers(role)),
             slack=(locale, tz),
         )
+
+    def _sees_numbers(self, role: Role) -> bool:
+        """Whether ``role`` reads customers' numbers in full (the role the app's families
+        declare, ``Registry.reveal``; nobody when none does)."""
+        reveal = self.registry.reveal
+        return reveal is not None and role.at_least(reveal.role)
 
     def _remember(
         self,

@@ -11,11 +11,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from slack_sdk.models.blocks import Block
+
 from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
 from commands.kernel.jobs import Job
+from storage import Role
 
 if TYPE_CHECKING:
     from slack_sdk.models.views import View
@@ -24,6 +27,16 @@ if TYPE_CHECKING:
 
 HomeRenderer = Callable[["CommandContext"], Awaitable["View"]]
 """What renders the App Home tab for the person in the context."""
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """How the app shows customers' numbers (the privacy family declares it): in full to
+    ``role`` and above, masked to the rest; a post that shows them masked gets
+    ``button(ref)``, which reveals them to whoever clicks and may see them."""
+
+    role: Role
+    button: Callable[[str], Block]
 
 
 @dataclass(frozen=True)
@@ -47,3 +60,6 @@ class Family:
     home: HomeRenderer | None = None
     """The App Home tab as it is now, for one person (the reports family's wallboard);
     one family of the app declares it, and ``PublishHome()`` shows it."""
+    reveal: Reveal | None = None
+    """How customers' numbers are shown (one family of the app declares it: bot/ reads
+    the role and the button from the registry)."""
