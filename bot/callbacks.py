@@ -14,7 +14,7 @@ nothing was stored, and the service may send it again.  An accepted record is qu
 durably, in the same transaction that marks it seen, and the answer goes back at once:
 posting to Slack happens afterwards, in ``bot.call_feed``, at Slack's pace.  An outbound
 campaign call is also noted, in the same trip, for the calling rules' watch to judge
-(``bot.rule_watch``), once however often it is sent.
+(``commands/rules/watch_jobs.py``), once however often it is sent.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
                 kinds=feed_kinds(matched, record),
             )
             fact = noted(record)
-            if fact is not None:  # judged against the calling rules (bot/rule_watch.py)
+            if fact is not None:  # judged by the rules family's watch (its job)
                 storage.rule_watch.note(team, [fact])
             return queued
 
