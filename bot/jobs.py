@@ -251,7 +251,12 @@ class JobRunner:
                 await task
 
     async def _forever(self, every: float, jobs: list[Job]) -> None:
+        """Rounds ``every`` seconds apart, start to start (a minute's job runs once a
+        minute however long a round takes); a round longer than the period is followed
+        by the next at once, never by two."""
+        loop = asyncio.get_running_loop()
         while True:
+            next_round = loop.time() + every
             with self._registry.using():
                 for job in jobs:
                     logs.begin(name=job.name)  # this run's log lines, one correlation id
@@ -261,4 +266,4 @@ class JobRunner:
                         log.warning("%s: the database is busy; trying again later", job.name)
                     except Exception:  # one bad run must not stop the next ones
                         log.exception("%s failed", job.name)
-            await asyncio.sleep(every)
+            await asyncio.sleep(max(0.0, next_round - loop.time()))
