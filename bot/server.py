@@ -63,7 +63,7 @@ def build_web_app(
     readiness = readiness or health.Readiness(rt.storage)
     health.install(web_app, readiness)
     metrics_http.install(web_app, rt.metrics)
-    install_call_feed(web_app, rt.storage, rt.call_feed)
+    install_call_feed(web_app, rt.storage, rt.call_feed, rt.registry.on_record)
     readiness.watch("call_feed", lambda: rt.call_feed.running)
     return web_app
 

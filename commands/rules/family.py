@@ -203,4 +203,6 @@ FAMILY = Family(
         OnClick(compliance.EXPORT, compliance.export_clicked, role=Role.ADMIN),
     ),
     jobs=watch_jobs.JOBS,
+    # A key pressed to opt out is a refusal; an outbound campaign call is noted for the watch.
+    on_record=(refusals.refuse_by_key, watch.note_record),
 )

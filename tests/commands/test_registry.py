@@ -18,6 +18,7 @@ from commands.kernel.jobs import SCHEDULER, SERVING
 from commands.privacy.family import FAMILY as PRIVACY
 from commands.privacy.reveal import SHOW_NUMBER_BLOCK
 from commands.registry import build_registry
+from commands.rules import refusals, watch
 from storage import Role
 from tests.registry import APP
 
@@ -98,3 +99,8 @@ def test_each_job_says_where_it_runs() -> None:
         "privacy.notice": SCHEDULER,
         "privacy.work": SCHEDULER,
     }
+
+
+def test_what_families_take_from_a_called_back_record_comes_with_them() -> None:
+    assert APP.on_record == (refusals.refuse_by_key, watch.note_record)
+    assert build_registry((HELP, CAMPAIGNS)).on_record == ()  # an app without the rules
