@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -79,11 +80,18 @@ class RuleWatch:
     """The calling rules' watch of every workspace with a rules channel or enforcing;
     posts through the process's paced outbox."""
 
-    def __init__(self, env: JobEnv, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        env: JobEnv,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        limit: asyncio.Semaphore | None = None,
+    ) -> None:
+        """``limit``: the bound on teams worked at once, shared with the other pass."""
         self._env = env
         self._storage = env.storage
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._limit = asyncio.Semaphore(CONCURRENCY)
+        self._limit = limit or asyncio.Semaphore(CONCURRENCY)
 
     async def tick(self, now: datetime | None = None) -> WatchReport:
         """The minute's work at ``now`` (default: the clock) for every watched workspace,
@@ -262,14 +270,26 @@ class RuleWatch:
         return None
 
 
+_LIMITS: weakref.WeakKeyDictionary[JobEnv, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+"""One bound per process's ports: the minute's work and the quick pass together work on
+at most ``CONCURRENCY`` teams at once."""
+
+
+def _watch(env: JobEnv) -> RuleWatch:
+    limit = _LIMITS.get(env)
+    if limit is None:
+        limit = _LIMITS[env] = asyncio.Semaphore(CONCURRENCY)
+    return RuleWatch(env, limit=limit)
+
+
 async def watch_minute(env: JobEnv) -> WatchReport:
     """The minute's work at the clock's now."""
-    return await RuleWatch(env).tick()
+    return await _watch(env).tick()
 
 
 async def judge_noted(env: JobEnv) -> WatchReport:
     """The quick pass over the records callbacks noted."""
-    return await RuleWatch(env).judge_noted()
+    return await _watch(env).judge_noted()
 
 
 JOBS = (

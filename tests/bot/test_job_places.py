@@ -12,6 +12,7 @@ from bot.jobs import JobRunner, env_of
 from bot.runtime import Runtime
 from bot.settings import Settings
 from commands.kernel.jobs import SCHEDULER, SERVING
+from commands.rules.watch_jobs import WatchReport
 
 
 @pytest.fixture
@@ -49,3 +50,10 @@ async def test_the_scheduler_check_follows_its_jobs(rt: Runtime) -> None:
     finally:
         await runner.stop()
     assert not runner.running("scheduler")
+
+
+async def test_the_watch_jobs_run_on_the_process_ports(rt: Runtime) -> None:
+    runner = JobRunner(rt.registry, env_of(rt))  # runs a job wherever it is meant to run
+    minute, quick = await runner.run_once("rules.watch"), await runner.run_once("rules.judge")
+    assert isinstance(minute, WatchReport) and isinstance(quick, WatchReport)
+    assert (minute.teams, quick.teams) == (0, 0)  # nobody watched yet: nothing read or posted
