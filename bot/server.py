@@ -1,9 +1,9 @@
 """Serving the app: HTTP (Bolt's one request URL plus health and OAuth pages) or Socket Mode.
 
 Both build the same Bolt app on the same runtime and run the same workers beside it (the
-digest and alert scheduler, the approval sweeper), so a feature tested over one transport
-behaves the same over the other.  The processes that run them for good are in
-``bot.cli_app``.
+digest and alert scheduler and the families' jobs, ``bot.jobs``), so a feature tested
+over one transport behaves the same over the other.  The processes that run them for
+good are in ``bot.cli_app``.
 """
 
 from __future__ import annotations
