@@ -50,10 +50,12 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
+from bot.anomaly_watch import AnomalyWatch
 from bot.digest_post import DigestPoster, workspace_failure
 from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
+from commands.digests.anomalies import is_anomaly
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
@@ -75,6 +77,9 @@ CLAIM_MARGIN = 60.0
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
 JUDGE_JOB = "callops-rule-watch"
+ANOMALY_JOB = "callops-anomalies"
+"""The anomaly alerts' check: a job of its own, so the day's first learning of the usual
+levels (four days of records) never holds up a digest."""
 JUDGE_SECONDS = 15
 """How often the call records callbacks brought are judged against the calling rules."""
 
@@ -116,10 +121,13 @@ class DigestScheduler:
         clock: Callable[[], datetime] | None = None,
         watch: RuleWatch | None = None,
         chores: Sequence[Callable[[datetime], Awaitable[object]]] = (),
+        anomalies: AnomalyWatch | None = None,
     ) -> None:
         self._storage = storage
         self.watch = watch
         """The calling rules' watch, run after the alerts on every tick."""
+        self.anomalies = anomalies
+        """The anomaly alerts' check (``bot.anomaly_watch``), a job of its own each minute."""
         self._chores = tuple(chores)
         """Other once-a-minute work that must run in one place (the privacy notice)."""
         self.poster = poster
@@ -167,6 +175,15 @@ class DigestScheduler:
                 id=JUDGE_JOB,
                 coalesce=True,
                 misfire_grace_time=JUDGE_SECONDS,
+                max_instances=1,
+            )
+        if self.anomalies is not None:
+            scheduler.add_job(
+                self._anomaly_tick,
+                CronTrigger(second=30, timezone=UTC),
+                id=ANOMALY_JOB,
+                coalesce=True,
+                misfire_grace_time=50,
                 max_instances=1,
             )
         scheduler.start()
@@ -247,6 +264,10 @@ class DigestScheduler:
             log.warning("scheduler tick: the database is busy; the next tick catches up")
         except Exception:
             log.exception("scheduler tick failed")
+        except asyncio.CancelledError:
+            # ``stop`` gave the tick its grace and cut it: a stop, not a failure (the
+            # slots it held are claimed in the database and taken up after the restart).
+            log.info("scheduler tick cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)
@@ -265,6 +286,26 @@ class DigestScheduler:
             log.warning("rule watch: the database is busy; the next pass catches up")
         except Exception:
             log.exception("rule watch pass failed")
+        except asyncio.CancelledError:
+            log.info("rule watch pass cut short by the stop")
+        finally:
+            if task is not None:
+                self._ticks.discard(task)
+
+    async def _anomaly_tick(self) -> None:
+        """The anomaly alerts' check of this minute (``bot.anomaly_watch``)."""
+        if self.anomalies is None:
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self._ticks.add(task)
+        try:
+            logs.begin(name="anomalies")
+            await self.anomalies.tick(self._clock())
+        except StorageBusyError:
+            log.warning("anomaly check: the database is busy; the next minute catches up")
+        except Exception:
+            log.exception("anomaly check failed")
         finally:
             if task is not None:
                 self._ticks.discard(task)
@@ -482,7 +523,8 @@ class DigestScheduler:
         moment = now or self._clock()
         by_team: dict[str, list[Alert]] = defaultdict(list)
         for alert in await off_loop(self._storage.alerts.all):
-            by_team[alert.team_id].append(alert)
+            if not is_anomaly(alert):  # those are the anomaly watch's
+                by_team[alert.team_id].append(alert)
         report = AlertReport()
         await asyncio.gather(
             *(self._bounded(self._check_team(t, a, moment, report)) for t, a in by_team.items())

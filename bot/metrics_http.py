@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from bot.http_door import SERVER_LOG
 from bot.metrics import Metrics
+from bot.request_guard import SERVER_LOG
 from storage import off_loop
 
 METRICS_PATH = "/metrics"

@@ -38,7 +38,7 @@ from bot.metrics_hooks import slack_retry_handlers
 from bot.post_ledger import PostLedger, Shown
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
-from commands.kernel.reply import Reply, fit
+from commands.kernel.reply import Reply, block_dict, fit
 from commands.kernel.text import fallback
 from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
@@ -339,7 +339,7 @@ def _ts(response: AsyncSlackResponse) -> str | None:
 
 def _content(message: Message) -> dict[str, Any]:
     # The fallback text goes out as safe as the blocks (no broadcast, no bidi controls).
-    return {"text": fallback(message.text), "blocks": [b.to_dict() for b in fit(message.blocks)]}
+    return {"text": fallback(message.text), "blocks": [block_dict(b) for b in fit(message.blocks)]}
 
 
 async def answered(

@@ -1,77 +1,43 @@
-"""The door of ``POST /slack/events``: signed, fresh, well-formed and first-seen, or refused.
+"""The door of the HTTP server: what reaches Bolt is signed, fresh, well-formed and
+first-seen; everything else is answered here with one log line and no traceback.
 
-Bolt checks signatures too, but only after it has parsed the body and the timestamp, and
-its parsers raise on what an attacker sends (``X-Slack-Request-Timestamp: abc``,
-``payload=notjson``, a JSON list, 30,000 ``[``): a 500 with a traceback, from anyone,
-for free.  This aiohttp middleware stands in front of Bolt's handler and answers such
-requests itself, with one log line and no traceback:
+``docs/door.md`` lists every guarantee and the test that shows it.  In short, on
+``POST /slack/events`` (``SlackRequestGuard``): 401 for a timestamp or signature that is
+missing, malformed, 5 minutes off or wrong (checked on the headers before the body is
+read; the body is read no further than aiohttp's ``client_max_size``: 413), 400 for a
+signed body Slack never sends (``_check_body``), 401 for a replay; on it and on
+``/callbacks/…``, 415 for a ``Content-Encoding`` (``encoded_body_refusal``); and what
+aiohttp's own parser refuses is logged as one line (``ParserRefusals``).
 
-- 401 when the timestamp or signature is missing, malformed, more than 5 minutes off, or
-  does not match the body (Slack's v0 signature, checked with slack_sdk's
-  ``SignatureVerifier``);
-- 401 when the exact signature was seen before (a replay: the same bytes sent again
-  within Slack's 5-minute window).  Seen signatures are kept in the database
-  (``DedupStore.mark_event``), so every process of the app refuses a replay.  Slack
-  itself never sends the same signature twice: a request it retries
-  (``X-Slack-Retry-Num``) is signed again with a new timestamp, and the event dedup of
-  ``bot.listeners.events`` handles it as before;
-- 400 when the signed body is not what Slack sends: not UTF-8, form fields beyond reason,
-  a ``payload`` or JSON body that is not a JSON object, nesting or value counts beyond
-  ``bot.bounded_json``'s bounds, fields not of the type Slack sends
-  (``bot.slack_shapes``);
-- 503 (with ``Retry-After``) when the replay check cannot reach the database.
-
-Everything else goes on to Bolt untouched.
-
-The replay claim is a write, and Slack's acknowledgement must not wait on a write lock
-(another process, a backup or an admin's ``sqlite3`` may hold it for many seconds).  So
-the guard claims the signature with a short patience (`QUICK_LOCK_WAIT`, one try, off the
-event loop on threads kept for acknowledgements: ``storage.off_loop_quick``) and, when
-the database is busy:
-
-- an Events API request (a JSON body: events, workflow steps) gets 503 with
-  ``Retry-After``; Slack sends events again, signed anew, so nothing is lost;
-- a slash command or an interaction (a form body: Slack never resends those) goes on to
-  Bolt with its claim *pending*: its signature is held in ``bot.held_claims``, where the
-  context middleware finds it (``bot.listeners.context``).  It is acknowledged at once
-  like any other, and the work path claims the signature, with the usual retries, before it does
-  anything else (``ContextBuilder.claimed`` in ``bot.listeners.context``): a replay found
-  then does nothing; a claim that still cannot be made tells the person the database is
-  busy and that nothing was done.  Such a signature is held in the process
-  (``bot.held_claims``) from the door on, and written to the database by the first claim
-  that finds it free, so its replays are refused during the lock and after it.  Only a
-  form submission, whose answer is its
-  acknowledgement, claims within Slack's 3 seconds (`SUBMISSION_LOCK_WAIT`) and says so
-  on the form when it cannot.
-
-So replay protection holds for every request, and no acknowledgement waits longer than
-`QUICK_LOCK_WAIT` for the database.
-
-"Nothing was changed" must stay true after the lock, on every replica and after a
-restart, though the refused signature may be in no database yet (it was busy) and in
-one process's memory only.  So a slash command or an interaction runs only when its
-replay claim is made within `CLAIM_WINDOW` seconds of its signed timestamp: the door
-refuses one older than that (Slack sends each within a second or so of signing it, and
-never sends it again; only a replay is late), and a work path whose claim stays busy
-keeps trying until the window has closed before it says "busy, nothing was changed".
-From that moment no process can claim it and run it.  This asks the servers' clocks
-to agree with Slack's within a few seconds (NTP), as Slack's own 5-minute rule does.
+A replay is refused by every process: a slash command's or an interaction's signature
+is claimed in the database (``DedupStore.mark_event``) before Bolt sees it.  An Events
+API request is not claimed here: Slack resends events (signed anew) and the event dedup
+(``bot.listeners.context``) acts on each ``event_id`` once, answering 503 with
+``Retry-After`` while the database is busy.  The claim waits for another writer's lock
+at most ``QUICK_LOCK_WAIT``; when the database is busy the request goes on, its claim
+made in the background and held here (``HeldClaims``) until it is made or its
+``CLAIM_WINDOW`` closes, and its work path waits for it before any work
+(``ContextBuilder.claimed``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qs
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from bot.held_claims import HeldClaims
-from storage import DedupStore, off_loop_quick, patience
+from storage import DedupStore, off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -89,18 +55,79 @@ REPLAY_TEAM = "*"
 """The dedup "team" of seen signatures (a signature is unique across teams)."""
 RETRY_AFTER = "5"
 QUICK_LOCK_WAIT = 0.2
-"""Seconds the guard's replay claim waits for another writer's lock (one try) before the
-request is answered without it (see the module's docstring)."""
+"""Seconds the door's claim waits for another writer's lock (one try)."""
 CLAIM_WINDOW = 10.0
 """Seconds after its signed timestamp within which a slash command or an interaction
-must have its replay claim made to run (see the module's docstring)."""
+must have its replay claim made to run: Slack sends each within a second or so of
+signing it and never again, so only a replay is later, and "busy, nothing was changed"
+stays true on every replica once the window has closed."""
 SUBMISSION_LOCK_WAIT = 0.5
 """Seconds a form submission's pending claim may wait (one try): its answer is due in 3."""
+KEEP_SECONDS = 330.0
+"""How long a held signature matters: Slack's 5-minute window, and a little more."""
 
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+SERVER_LOG = logging.getLogger("callops.http")
+"""The logger aiohttp's request handler writes to (``AppRunner(logger=...)``)."""
+
+
+class ParserRefusals(logging.Filter):
+    """A request aiohttp's parser refused (a header too long, an unknown HTTP version, a
+    bad ``Content-Length``) is the sender's mistake: one line, without the traceback
+    aiohttp logs with it.  A real error of the server keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        raised = record.exc_info[1] if record.exc_info else None
+        exc = raised
+        for _ in range(4):  # the parser's refusal, or what it was raised from
+            if exc is None or isinstance(exc, HttpProcessingError):
+                break
+            exc = exc.__cause__
+        if not isinstance(exc, HttpProcessingError):
+            return True
+        if isinstance(raised, RequestPayloadError):
+            return False  # the unread body of a request answered already (a 415)
+        reason = exc.message.splitlines()[0] if exc.message else type(exc).__name__
+        record.msg = "refused a malformed HTTP request (%s %s): %s"
+        record.args = (exc.code, type(exc).__name__, reason[:200])
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.exc_info = record.exc_text = None
+        return True
+
+
+SERVER_LOG.addFilter(ParserRefusals())
+
+
+def encoded_body_refusal(*paths: str) -> Any:
+    """A middleware answering 415 to a request with a ``Content-Encoding`` on ``paths`` (a
+    path ending in ``/`` covers everything under it): a body is verified as sent, and
+    aiohttp would decompress it while reading, before any check."""
+    exact = frozenset(p for p in paths if not p.endswith("/"))
+    prefixes = tuple(p for p in paths if p.endswith("/"))
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        path = request.path
+        if "Content-Encoding" in request.headers and (path in exact or path.startswith(prefixes)):
+            shown = path if path in exact else path.rsplit("/", 1)[0] + "/…"  # no token
+            log.info(
+                "refused %s %s from %s: content_encoding_not_accepted",
+                request.method,
+                shown,
+                request.remote,
+            )
+            refusal = web.json_response(
+                {"ok": False, "error": "content_encoding_not_accepted"}, status=415
+            )
+            refusal.force_close()  # its body is not read: the client's next request waits not
+            return refusal
+        return await handler(request)
+
+    return middleware
 
 
 class Refused(Exception):
@@ -110,27 +137,18 @@ class Refused(Exception):
         self.error = error
 
 
-def _check_body(body: bytes, content_type: str) -> bool:
-    """400 unless ``body`` is a JSON object, or a form whose ``payload`` (if any) is one;
-    True for an Events API request (JSON)."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Refused(400, "body_not_utf8") from None
+def _check_body(text: str, content_type: str) -> bool:
+    """400 unless ``text`` is a JSON object, or a form whose ``payload`` (if any) is one,
+    as Slack sends them; True for an Events API request (JSON)."""
     # Read as Bolt will read it (slack_bolt.request.internals.parse_body).
-    is_json = content_type == "application/json" or text.startswith("{")
-    if is_json:
+    if content_type == "application/json" or text.startswith("{"):
         _json_object(text)
         return True
     try:
-        form = parse_qs(
-            text, keep_blank_values=True, strict_parsing=False, max_num_fields=MAX_FORM_FIELDS
-        )
+        form = parse_qs(text, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
     except ValueError:
         raise Refused(400, "too_many_form_fields") from None
-    if "command" in form and not all(
-        (form.get(field) or [""])[0] for field in SLASH_COMMAND_FIELDS
-    ):
+    if "command" in form and not all((form.get(f) or [""])[0] for f in SLASH_COMMAND_FIELDS):
         raise Refused(400, "slash_command_without_team_user_or_response_url")
     payloads = form.get("payload")
     if payloads is not None:
@@ -152,6 +170,35 @@ def _json_object(text: str) -> None:
         raise Refused(400, "malformed_payload: " + wrong)
 
 
+Claim = asyncio.Task[bool | None]
+"""A claim the door left to the background: True (run the request), False (a replay),
+None (its claim window closed first: nothing may run it now, anywhere)."""
+
+
+@dataclass
+class HeldClaims:
+    """Claims the database was too busy to take at the door, each made in the background
+    until its claim window closes (``SlackRequestGuard._claim_until``): a replay of one is
+    refused at once while it is held, and its work path waits for it
+    (``ContextBuilder.claimed``).  Once Slack's 5 minutes are over it is stale anyway."""
+
+    clock: Callable[[], float] = time.monotonic
+    _held: dict[str, tuple[float, Claim]] = field(default_factory=dict)
+
+    def hold(self, signature: str, claiming: Claim) -> None:
+        now = self.clock()
+        for old in [s for s, (until, _) in self._held.items() if until <= now]:
+            del self._held[old]
+        self._held[signature] = (now + KEEP_SECONDS, claiming)
+
+    def get(self, signature: str) -> Claim | None:
+        found = self._held.get(signature)
+        return found[1] if found is not None and found[0] > self.clock() else None
+
+    def holds(self, signature: str) -> bool:
+        return self.get(signature) is not None
+
+
 class SlackRequestGuard:
     def __init__(
         self,
@@ -159,19 +206,21 @@ class SlackRequestGuard:
         seen: DedupStore,
         *,
         path: str,
+        held: HeldClaims,
+        spawn: Callable[..., asyncio.Task[Any]],
         clock: Callable[[], float] = time.time,
-        held: HeldClaims | None = None,
     ) -> None:
         self._verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self._seen = seen
         self._path = path
+        self._held = held
+        self._spawn = spawn
+        """Starts a claim left to the background, held by the runtime's tasks."""
         self._clock = clock
-        # Signatures let through or refused while the database was busy (`HeldClaims`).
-        self._held = held if held is not None else HeldClaims()
 
     async def check(self, request: web.Request) -> None:
-        """Raise ``Refused`` for a request Bolt must not see; a request whose replay claim
-        is left pending (the database was busy) has its signature held."""
+        """Raise ``Refused`` for a request Bolt must not see; a form request whose claim
+        the busy database could not take goes on with its signature held."""
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
         if not _TIMESTAMP.match(timestamp):
@@ -180,46 +229,52 @@ class SlackRequestGuard:
             raise Refused(401, "stale_timestamp")
         if not _SIGNATURE.match(signature):
             raise Refused(401, "missing_or_malformed_signature")
-        body = await request.read()
         try:
-            text = body.decode("utf-8")
+            text = (await request.read()).decode("utf-8")  # at most client_max_size
         except UnicodeDecodeError:
             raise Refused(401, "invalid_signature") from None  # Slack signs UTF-8 only
         if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
-        is_event = _check_body(body, request.content_type)
+        if _check_body(text, request.content_type):
+            return  # an event: its event_id is claimed by the event dedup
         run_by = int(timestamp) + CLAIM_WINDOW
-        if not is_event and self._clock() > run_by:
-            # Slack sent it long ago and never sends it twice: a replay, maybe of a
-            # request another process refused as busy, which must never run now.
+        if self._clock() > run_by or self._held.holds(signature):
             raise Refused(401, "replayed_request")
-        if self._held.holds(signature):
-            raise Refused(401, "replayed_request")
-        unwritten = self._held.to_write()
         try:
-            first = await off_loop_quick(self._claim_quickly, signature, unwritten)
+            first = await off_loop_quick(self._claim_quickly, signature)
         except StorageBusyError:
-            if is_event:
-                log.info("slack request: database busy; event refused for Slack to resend")
-                raise Refused(503, "try_again_later") from None
-            if not self._held.hold(signature, run_by):
+            if self._held.holds(signature):  # the same request, sent twice at once
                 raise Refused(401, "replayed_request") from None
-            log.info("slack request: database busy; replay claim left to the work path")
+            claiming = self._spawn(self._claim_until(signature, run_by), name="callops-claim")
+            self._held.hold(signature, claiming)
+            log.info("slack request: database busy; replay claim left to the background")
             return
         except Exception as exc:  # the database, whatever its engine, is unavailable
             log.warning("slack request: replay check unavailable (%s)", type(exc).__name__)
             raise Refused(503, "try_again_later") from None
-        self._held.written(unwritten)
         if not first:
             raise Refused(401, "replayed_request")
 
-    def _claim_quickly(self, signature: str, unwritten: list[str]) -> bool:
-        """The claim, after those of requests refused while the database was busy
-        (``unwritten``): from now on every process knows them."""
+    def _claim_quickly(self, signature: str) -> bool:
         with patience(QUICK_LOCK_WAIT, tries=1):
-            for held in unwritten:
-                claim(self._seen, held)
             return claim(self._seen, signature)
+
+    async def _claim_until(self, signature: str, run_by: float) -> bool | None:
+        """The claim of a request let through while the database was busy, tried (with
+        the store's usual patience) until its claim window closes: past it no process
+        may claim it, so "busy, nothing was changed" stays true on every replica."""
+        while True:
+            try:
+                first = await off_loop(claim, self._seen, signature)
+            except StorageBusyError:
+                if self._clock() >= run_by:
+                    return None
+                continue
+            except Exception as exc:
+                log.warning("slack request: claim not made (%s)", type(exc).__name__)
+                return None
+            # Made once its window had closed: another process would refuse it now.
+            return None if first and self._clock() > run_by else first
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -245,8 +300,4 @@ class SlackRequestGuard:
 def claim(seen: DedupStore, signature: str) -> bool:
     """Mark a request's signature seen: True the first time, False for a replay. Blocking
     (a database write): off the event loop."""
-    return seen.mark_event(REPLAY_TEAM, _replay_key(signature))
-
-
-def _replay_key(signature: str) -> str:
-    return "sig:" + signature
+    return seen.mark_event(REPLAY_TEAM, "sig:" + signature)

@@ -13,25 +13,26 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from zoneinfo import ZoneInfo
+from datetime import datetime
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
+from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
-from bot.held_claims import HeldClaims
 from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
+from bot.request_guard import HeldClaims
 from bot.response_urls import ResponseUrls
 from bot.roles import RoleResolver, SlackPerson
-from bot.service_clients import Binding, ServiceClients
+from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_files import WebApiFiles
 from bot.slack_lookup import WebApiLookup
@@ -65,9 +66,6 @@ LOCALE_REFRESH_SECONDS = 86_400.0
 FIRST_LOOK_SECONDS = 1.0
 """How long a request waits for ``users.info`` to learn a new person's language before
 its first answer (commands answer after Slack's acknowledgement, within 3 s)."""
-
-TeamFacts = tuple[Binding | None, ZoneInfo, Workspace | None]
-"""A team's call-center binding, time zone and workspace row, as a context needs them."""
 
 
 @dataclass
@@ -107,7 +105,7 @@ class Runtime:
     """Notes the customers' numbers each post shows (``bot.post_ledger``)."""
     held_claims: HeldClaims = field(default_factory=HeldClaims)
     """Replay claims the database was too busy to take, held until it can
-    (``bot.held_claims``)."""
+    (``bot.request_guard.HeldClaims``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
     starts running any more (``AppPorts.stopping``)."""
@@ -162,7 +160,12 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones),
+            scheduler=DigestScheduler(
+                storage,
+                digests,
+                zones,
+                anomalies=AnomalyWatch(storage, digests, zones),
+            ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             registry=registry,
@@ -170,14 +173,6 @@ class Runtime:
             addresses=addresses,
             ledger=ledger,
         )
-
-    def _team_facts(self, team_id: str) -> TeamFacts:
-        """What a context needs from the database, in one query (``get_with_key``), in one
-        trip off the event loop."""
-        return self._facts_of(*self.storage.workspaces.get_with_key(team_id))
-
-    def _facts_of(self, workspace: Workspace | None, api_key: str | None) -> TeamFacts:
-        return self.clients.binding_of(workspace, api_key), self.zones.of(workspace), workspace
 
     async def context(
         self,
@@ -200,7 +195,6 @@ class Runtime:
         self._remember(client, team_id, user_id, person, said)
         locale = said.locale if said and said.locale else person.slack_locale if person else None
         tz = said.tz if said and said.tz else person.slack_tz if person else None
-        facts = self._facts_of(workspace, api_key)
         return await self._context(
             client,
             team_id,
@@ -208,7 +202,7 @@ class Runtime:
             channel_id,
             role,
             offset,
-            facts,
+            (workspace, api_key),
             audience=for_person(person, workspace, locale, masked=not self._sees_numbers(role)),
             slack=(locale, tz),
         )
@@ -306,14 +300,15 @@ class Runtime:
         channel_id: str | None,
         role: Role,
         offset: int,
-        facts: TeamFacts | None = None,
+        stored: tuple[Workspace | None, str | None] | None = None,
         *,
         audience: Audience | None = None,
         slack: tuple[str | None, str | None] = (None, None),
     ) -> CommandContext:
-        if facts is None:
-            facts = await off_loop(self._team_facts, team_id)
-        binding, tz, workspace = facts
+        if stored is None:  # one query, one trip off the event loop
+            stored = await off_loop(self.storage.workspaces.get_with_key, team_id)
+        workspace, api_key = stored
+        binding = self.clients.binding_of(workspace, api_key)
         channel_audience = for_channel(workspace)
         start_shown()  # what this request writes for a channel is noted from here
         return CommandContext(
@@ -321,7 +316,7 @@ class Runtime:
             user_id=user_id,
             channel_id=channel_id,
             role=role,
-            tz=tz,
+            tz=self.zones.of(workspace),
             cc=await self.clients.client_for(team_id, binding),
             workspace=workspace,
             base_url=binding.base_url if binding else None,

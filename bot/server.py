@@ -23,10 +23,9 @@ from bot import health, metrics_http
 from bot.app import create_app
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
-from bot.http_door import SERVER_LOG, encoded_body_refusal
 from bot.jobs import JobRunner, env_of
 from bot.observe import request_middleware
-from bot.request_guard import SlackRequestGuard
+from bot.request_guard import SERVER_LOG, SlackRequestGuard, encoded_body_refusal
 from bot.runtime import Runtime
 from commands.kernel.jobs import SCHEDULER, SERVING
 
@@ -56,6 +55,7 @@ def build_web_app(
         rt.storage.dedup,
         path=EVENTS_PATH,
         held=rt.held_claims,
+        spawn=rt.background.spawn,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.insert(1, encoded_body_refusal(EVENTS_PATH, CALLBACKS_PREFIX))

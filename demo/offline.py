@@ -208,6 +208,7 @@ async def running_demo(
         await asyncio.to_thread(pbx.start)
         stack.callback(pbx.stop)
         slack = SlackStandIn(port=port, completions=completions(), manifest=app_manifest())
+        slack.console.emulator_url = pbx.base_url  # the page's incident control
         await slack.start()
         try:
             settings = demo_settings(slack, workdir / "callops-demo.db")

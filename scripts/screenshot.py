@@ -12,7 +12,9 @@ campaign it is meant for, whose card shows its lead list.  ``calls``: the live c
 with its id, agent and campaign, after one is moved with its Transfer form.
 ``console-vi``: the demo as shipped, in Vietnamese: Hương reads the help, a campaign's
 card and the sample digest with its chart in #digests.  ``insights-vi``: Hương asks for
-today's insights (``phan-tich``).  The other scenes show the demo
+today's insights (``phan-tich``).  ``anomaly-vi``: after Viettel stops answering (the
+console's incident control), an anomaly alert in #call-center with its band chart in the
+thread.  The other scenes show the demo
 read in English (its workspace, Hương and Minh set so, as the console tests read it).  Without
 ``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
 pictures change when the app's messages do. ``make screenshot`` runs it after installing
@@ -165,6 +167,38 @@ async def vietnamese_scene(page: Page, demo: Demo) -> None:
     await fit(page, "messages", first=help_reply)
 
 
+async def anomaly_scene(page: Page, demo: Demo) -> None:
+    """The demo as shipped, in Vietnamese: five weeks of a call center's traffic, Viettel
+    stops answering at 17:00 (set from the console's sidebar), Hương asks for anomaly
+    alerts, and the check of 17:40 posts one in #call-center, its chart in the thread."""
+    from datetime import datetime, time, timedelta
+    from zoneinfo import ZoneInfo
+
+    hcm = ZoneInfo("Asia/Ho_Chi_Minh")
+    day = datetime.fromtimestamp(demo.pbx.now(), hcm).date() + timedelta(days=1)
+    end = datetime.combine(day, time(17, 40), hcm)
+    await asyncio.to_thread(demo.pbx.freeze_clock, end.timestamp())
+    start = datetime.combine(day - timedelta(days=35), time(0, 0), hcm).timestamp()
+    five = end.timestamp() - 2400
+    await asyncio.to_thread(demo.pbx.fill_volume, 3000, start, five)
+    await open_console(page, demo, SUPERVISOR, CALL_CENTER)
+    await page.locator("#incident-input").fill("network=Viettel:answer=0.05:from=17:00")
+    await page.locator("#incident-add").click()
+    await expect(page.locator("#incident-list li")).to_have_count(1)
+    await asyncio.to_thread(demo.pbx.fill_volume, 3000, five, end.timestamp())
+    await command(page, "/callops canh-bao them #call-center bat-thuong")
+    asked = page.locator("#messages .message.ephemeral").last
+    await expect(asked).to_be_visible()
+    watch = demo.rt.scheduler.anomalies
+    assert watch is not None
+    await watch.tick(end)
+    post = page.locator("#messages .message", has_text="Viettel").last
+    await expect(post).to_be_visible()
+    await post.locator(".thread-link").click()
+    await expect(page.locator("#thread .dataviz-block")).to_have_count(1)
+    await fit(page, "messages", first=asked)
+
+
 async def insights_scene(page: Page, demo: Demo) -> None:
     """Hương asks for today's insights in Vietnamese: the KPIs against their usual band,
     the chart, the best hours to call, the networks, the agents."""
@@ -231,8 +265,9 @@ SCENES = {
     "calls": calls_scene,
     "console-vi": vietnamese_scene,
     "insights-vi": insights_scene,
+    "anomaly-vi": anomaly_scene,
 }
-SHIPPED = frozenset({"console-vi", "insights-vi"})
+SHIPPED = frozenset({"console-vi", "insights-vi", "anomaly-vi"})
 """Scenes of the demo exactly as it starts (the others read it in English)."""
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
 from storage.alerts import AlertStore
+from storage.anomalies import AnomalyStore
 from storage.approval_secrets import ApprovalSecretStore
 from storage.approvals import ApprovalStore
 from storage.audit import AuditLog
@@ -112,6 +113,7 @@ class Storage:
         self.audit = AuditLog(db, clock=clock)
         self.digests = DigestStore(db, clock=clock)
         self.alerts = AlertStore(db, clock=clock)
+        self.anomalies = AnomalyStore(db, clock=clock)
         self.notices = NoticeStore(db, clock=clock)
         self.routes = RouteStore(db, clock=clock)
         self.callback_tokens = CallbackTokenStore(db, box, clock=clock)

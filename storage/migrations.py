@@ -38,7 +38,7 @@ SECRET_SUFFIX = "_enc"  # noqa: S105 - a column-name suffix, not a password
 BASELINE = 11
 """The version the numbered migrations ended at: the first revision's number."""
 
-LATEST_VERSION = 17
+LATEST_VERSION = 18
 """The newest revision's number (`tests/storage/test_upgrade.py` checks it is the head)."""
 
 _SCRIPTS = Path(__file__).with_name("alembic")

@@ -443,6 +443,48 @@ alert_fired = Table(
     _text("message_ts"),
 )
 
+anomaly_episodes = Table(
+    "anomaly_episodes",
+    metadata,
+    _text("id", primary_key=True),
+    _text("team_id", nullable=False),
+    Column("alert_id", Text, ForeignKey("alerts.id", ondelete="CASCADE"), nullable=False),
+    _text("scope_kind", nullable=False),
+    CheckConstraint("scope_kind IN ('campaign', 'network')"),
+    _text("scope_key", nullable=False),
+    _text("scope_name", nullable=False),
+    _text("kpi", nullable=False),
+    _text("open_key"),
+    _real("opened_at", nullable=False),
+    _real("value", nullable=False),
+    _real("usual", nullable=False),
+    _real("low", nullable=False),
+    _real("high", nullable=False),
+    _int("calls", nullable=False),
+    _text("checked_slot", nullable=False),
+    _text("channel"),
+    _text("message_ts"),
+    _real("closed_at"),
+    _text("closed_how"),
+    CheckConstraint("closed_how IN ('recovered', 'snoozed', 'quiet')"),
+    Index("anomaly_episodes_open", "open_key", unique=True),
+    Index("anomaly_episodes_alert", "alert_id", "closed_at"),
+)
+"""One anomaly alert's episode: a KPI out of its usual band for a campaign or a network,
+from the check that found it to the one that saw it back.  ``open_key`` (alert, scope,
+KPI) is set while it lasts and cleared when it closes: its uniqueness lets only one
+checker open an episode, in any process."""
+
+anomaly_checks = Table(
+    "anomaly_checks",
+    metadata,
+    _text("team_id", primary_key=True),
+    _text("slot", nullable=False),
+    _real("claimed_at", nullable=False),
+)
+"""The latest minute whose anomaly check a process claimed, per workspace: of several
+replicas ticking in the same minute, one checks."""
+
 workspace_notices = Table(
     "workspace_notices",
     metadata,

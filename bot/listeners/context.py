@@ -1,48 +1,43 @@
 """The one Bolt middleware that knows who is asking: it puts a ``ContextBuilder`` on
 Bolt's ``context`` for every request, read from what Bolt already extracted (team,
-enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).
+enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).  The
+listener builds the ``CommandContext`` (the person's role, from Slack and the database)
+after acknowledging: Slack's 3 seconds are never spent here.
 
-Building the ``CommandContext`` asks Slack for the person's admin flag and the database
-for their role, so it is left to the listener, which does it after acknowledging:
-Slack's 3 seconds are never spent here.
-
-A request whose replay claim the request guard could not make (the database was busy;
-``bot.request_guard`` says why it was let through) has its signature held in
-``Runtime.held_claims``; found there by the request's own signature, it is carried as
-``ContextBuilder.pending_claim``, and the listener settles it with ``claimed`` before any
-work, so a replay still acts never and a busy database is told, not waited on.
+The same middleware acts on each Events API ``event_id`` once (Slack redelivers an event
+it thinks was not acknowledged), and a request whose replay claim the door could not make
+(``bot.request_guard``: the database was busy) carries its signature as
+``ContextBuilder.pending_claim``, which the listener settles with ``claimed`` before any
+work.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import StringConstraints, ValidationError
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.observe import work_name
-from bot.request_guard import claim
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
 from commands.registry import Registry
-from storage import off_loop, off_loop_quick, patience
-from storage.errors import StorageBusyError
+from storage import off_loop_quick, patience
 
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
-LATE_CLAIM_EVERY = 0.25
-"""Seconds between two tries at a refused form's claim while the database is busy."""
 
 
 @dataclass(frozen=True)
@@ -52,9 +47,9 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
-    pending_claim: str | None = None
-    """The signature whose replay claim is still to be made (the guard found the database
-    busy), else None."""
+    pending_claim: Claim | None = None
+    """The replay claim the door left to the background (the database was busy), else
+    None."""
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
@@ -67,73 +62,26 @@ class ContextBuilder:
         *,
         lock_wait: float | None = None,
     ) -> bool:
-        """True when the request may go on: its replay claim was made at the door, or is
-        made now (with the usual retries, or one try of ``lock_wait`` seconds).  False for
-        a replay (nothing is done), or when the database is still busy: ``tell`` (if any)
-        then gets the busy message, and nothing was done."""
-        signature = self.pending_claim
-        if signature is None:
+        """True when the request may go on: its replay claim was made at the door, or by
+        the claim the door left to the background (waited for, or for ``lock_wait``
+        seconds at most: a form's answer is due in 3).  False for a replay, or when the
+        database stayed busy: ``tell`` (if any) then gets the busy message, and nothing
+        was done (a form's claim goes on, so its replays are refused once it is made)."""
+        claiming = self.pending_claim
+        if claiming is None:
             return True
-        run_by = self.rt.held_claims.run_by(signature)
         try:
-            # A short claim is one an answer to Slack waits on: on the threads kept for those.
-            offload = off_loop if lock_wait is None else off_loop_quick
-            while True:
-                try:
-                    first = await offload(self._claim, signature, lock_wait)
-                    break
-                except StorageBusyError:
-                    # Until the claim window closes (``CLAIM_WINDOW``): past it no process
-                    # may claim it, so "nothing was changed" stays true everywhere.
-                    if lock_wait is not None or time.time() >= run_by:
-                        raise
-        except StorageBusyError:
-            # Held until the database takes it, so its replays are refused meanwhile.
-            self.rt.held_claims.gave_up(signature)
-            if lock_wait is not None:
-                # A form is answered within Slack's 3 s, long before its claim window
-                # closes: the claim is written as soon as the database takes it, so a
-                # replay to another replica is refused from then on, not only here.
-                self.rt.background.spawn(
-                    self._claim_later(signature, run_by), name="callops-late-claim"
-                )
+            first = await asyncio.wait_for(asyncio.shield(claiming), lock_wait)
+        except TimeoutError:
+            first = None
+        if first is None:
             log.warning("request refused: the database stayed busy; nothing was done")
-            if tell is not None:
-                await tell(database_busy())
-            return False
-        self.rt.held_claims.claimed(signature)
-        if first and lock_wait is None and 0 < run_by < time.time():
-            # Claimed once the window had closed: it may not run any more (another
-            # process would refuse it now), so it is refused here too, as busy.
-            log.warning("request refused: claimed after its window; nothing was done")
             if tell is not None:
                 await tell(database_busy())
             return False
         if not first:
             log.info("replayed request ignored (its claim was made after the ack)")
-            return False
-        return True
-
-    async def _claim_later(self, signature: str, run_by: float) -> None:
-        """Write a refused request's claim once the database takes it, until its claim
-        window closes (every process refuses it after that anyway)."""
-        while time.time() <= run_by:
-            try:
-                await off_loop(claim, self.rt.storage.dedup, signature)
-            except StorageBusyError:
-                await asyncio.sleep(LATE_CLAIM_EVERY)
-                continue
-            except Exception:
-                log.warning("could not record a refused request's claim", exc_info=True)
-                return
-            self.rt.held_claims.written([signature])
-            return
-
-    def _claim(self, signature: str, lock_wait: float | None) -> bool:
-        if lock_wait is None:
-            return claim(self.rt.storage.dedup, signature)
-        with patience(lock_wait, tries=1):
-            return claim(self.rt.storage.dedup, signature)
+        return first
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -184,6 +132,10 @@ def name_the_work(
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:
+    def first_delivery(team: str, event_id: str) -> bool:
+        with patience(QUICK_LOCK_WAIT, tries=1):
+            return rt.storage.dedup.mark_event(team, event_id)
+
     @app.middleware
     async def callops_context(
         req: AsyncBoltRequest,
@@ -191,14 +143,27 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         context: AsyncBoltContext,
         client: AsyncWebClient,
         next: Callable[[], Awaitable[None]],
-    ) -> None:
+    ) -> BoltResponse | None:
+        event_id, team = body.get("event_id"), context.team_id
+        if body.get("type") == "event_callback" and event_id and team:
+            try:
+                # Before the acknowledgement, so briefly: Slack resends an event refused now.
+                first = await off_loop_quick(first_delivery, team, str(event_id))
+            except Exception as exc:  # busy, or unavailable
+                log.info(
+                    "event %s: the database is busy (%s); refused", event_id, type(exc).__name__
+                )
+                return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
+            if not first:
+                log.info("event %s already handled; ignoring the retry", event_id)
+                return BoltResponse(status=200, body="")
         rt.responses.pool(context)
-        team = context.team_id
         user = context.user_id
         if team and user:
             signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending = signature if signature and rt.held_claims.pending(signature) else None
+            pending = rt.held_claims.get(signature) if signature else None
             context[CONTEXT_KEY] = ContextBuilder(
                 rt, client, team, user, _channel(body, context), pending
             )
         await next()
+        return None

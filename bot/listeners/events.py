@@ -4,57 +4,26 @@ secrets: a revoked installation must leave no usable API key behind)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp, AsyncBoltContext
-from slack_bolt.response import BoltResponse
 
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.listeners.tracking import tracking
 from bot.messenger import WebApiMessenger
 from bot.observe import counted
-from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER
 from bot.runtime import Runtime
 from commands.dispatch import home_filled
 from commands.kernel.i18n import use_audience
 from commands.kernel.reply import PublishHome
-from storage import Outcome, off_loop_quick, patience
-from storage.errors import StorageBusyError
+from storage import Outcome
 from storage.offload import off_loop
 
 log = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, rt: Runtime) -> None:
-    @app.middleware
-    async def drop_redelivered_events(
-        body: dict[str, Any], next: Callable[[], Awaitable[None]]
-    ) -> BoltResponse | None:
-        """Slack redelivers an event it thinks was not acknowledged; act on each id once."""
-        event_id = body.get("event_id")
-        team = body.get("team_id")
-        is_event = body.get("type") == "event_callback" and event_id and team
-        if not is_event:
-            await next()
-            return None
-        try:
-            # Before the acknowledgement, so briefly: Slack resends an event refused now.
-            first = await off_loop_quick(first_delivery, str(team), str(event_id))
-        except StorageBusyError:
-            log.info("event %s: the database is busy; refused for Slack to resend", event_id)
-            return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
-        if not first:
-            log.info("event %s already handled; ignoring the retry", event_id)
-            return BoltResponse(status=200, body="")
-        await next()
-        return None
-
-    def first_delivery(team: str, event_id: str) -> bool:
-        with patience(QUICK_LOCK_WAIT, tries=1):
-            return rt.storage.dedup.mark_event(team, event_id)
-
     @app.event("app_home_opened")
     @tracking(rt.background)
     async def home_opened(event: dict[str, Any], context: AsyncBoltContext) -> None:

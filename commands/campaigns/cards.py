@@ -33,7 +33,7 @@ from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
 from commands.kernel.periods import WEEKDAY_SHORT, WEEKDAYS
-from commands.kernel.reply import Outcome, Reply, Rerun, context_line, section
+from commands.kernel.reply import Outcome, Reply, Rerun, context_line, header, section
 from commands.kernel.resolve import (
     AmbiguousCampaign,
     CampaignMatch,
@@ -128,7 +128,7 @@ def campaigns_reply(
     title = _(LIST_TITLES.get(kind) or LIST_TITLES[None])
     counts = Counter(c.status for c in campaigns)
     summary = " · ".join(f"{status_label(s)} {n}" for s, n in sorted(counts.items()))
-    blocks: list[Block] = [HeaderBlock(text=title)]
+    blocks: list[Block] = [header(title)]
     if summary:
         blocks.append(context_line(summary))
     blocks.extend(campaign_table(page))

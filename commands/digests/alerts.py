@@ -34,6 +34,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from commands.digests import anomalies
 from commands.kernel.audiences import (
     LANGUAGE_OPTION,
     post_language,
@@ -207,6 +208,8 @@ def parse_condition(tokens: list[str], usage: str) -> tuple[Condition, list[str]
 
 def describe(alert: Alert) -> str:
     """``dropped-call rate > 5%`` (plain text, not escaped)."""
+    if anomalies.is_anomaly(alert):
+        return anomalies.describe(alert)
     metric = METRICS.get(alert.metric)
     unit = "%" if metric and metric.percent else ""
     label = _(metric.label) if metric else alert.metric
@@ -329,12 +332,17 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
     usage = usage_of("alert add")
     storage = ctx.storage
     positional, options = split_options(args)
-    check_keys(options, ("window", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage)
     opts = {k.lower(): v for k, v in options.items()}
     language = post_language(opts, usage)
     if not positional:
         raise UsageError(_("Name the channel the alert goes to."), usage)
     channel_token, words = positional[0], positional[1:]
+    if words and anomalies.is_word(words[0]):
+        check_keys(
+            options, ("metric", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage
+        )
+        return await anomalies.add(ctx, storage, channel_token, words[1:], opts, language, usage)
+    check_keys(options, ("window", LANGUAGE_OPTION), what=_("an option of alert add"), usage=usage)
     condition, rest = parse_condition(words, usage)
     window_text = opts.get("window")
     campaign_words: list[str] = []
@@ -405,7 +413,11 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
 
 def _alert_row(alert: Alert, storage: Storage, tz: ZoneInfo, now: float) -> SectionBlock:
     scope = clip(alert.campaign_name, 60) if alert.campaign_name else _("every running campaign")
-    fired = storage.alerts.fired(alert.team_id, alert.id)
+    fired: Sequence[object] = storage.alerts.fired(alert.team_id, alert.id)
+    if anomalies.is_anomaly(alert):
+        if not alert.campaign_name:
+            scope = _("every campaign and every mobile network")
+        fired = storage.anomalies.open_of(alert.team_id, alert.id)
     if fired:
         state = _(":rotating_light: firing on {n}").format(n=len(fired))
     else:
@@ -469,7 +481,8 @@ async def snooze_clicked(ctx: CommandContext, click: Click) -> Outcome:
     if alert is None:
         return error(_("That alert was removed."))
     kind = "1h" if click.action_id == SNOOZE_HOUR_ACTION else "tomorrow"
-    until = snooze_until(kind, datetime.now(UTC), ctx.tz)
+    # The database's clock, the one the checks compare ``snoozed_until`` with.
+    until = snooze_until(kind, datetime.fromtimestamp(storage.clock(), UTC), ctx.tz)
     await off_loop(storage.alerts.snooze, ctx.team_id, alert.id, until.timestamp())
     await ctx.audit(
         "alert.snooze",

@@ -86,10 +86,19 @@ FAMILY = Family(
         CommandSpec(
             "alert add",
             "canh-bao them",
-            N_("alert add #channel <metric> <op> <value> [campaign] [window] [lang=vi|en]"),
-            N_("Alert a channel when a statistic crosses a threshold."),
+            N_(
+                "alert add #channel <metric> <op> <value> | anomaly [campaign ...] [window] "
+                "[metric=<kpi>] [lang=vi|en]"
+            ),
+            N_(
+                "Alert a channel when a statistic crosses a threshold, or when a KPI leaves "
+                "its usual band."
+            ),
             Role.OPERATOR,
-            ("alert add #call-center dropped_rate > 5",),
+            (
+                "alert add #call-center dropped_rate > 5",
+                "alert add #call-center anomaly metric=asr",
+            ),
             handler=alerts.add,
         ),
         CommandSpec(

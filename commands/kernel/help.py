@@ -28,7 +28,7 @@ from commands.kernel.family import Family
 from commands.kernel.i18n import N_, Language, _, current_language
 from commands.kernel.interactions import OnClick
 from commands.kernel.matching import alternatives, fold, scored_choices
-from commands.kernel.reply import WRITING_TOPIC, Reply, context_line, section
+from commands.kernel.reply import WRITING_TOPIC, Reply, context_line, once, section
 from commands.kernel.text import code, escape, truncate
 from storage import Role
 
@@ -135,7 +135,7 @@ def _overview(role: Role, language: Language) -> tuple[Block, ...]:
     if language == "en":
         elements.append(MarkdownTextObject(text=VIETNAMESE_NOTE))
     blocks.append(ContextBlock(elements=elements))
-    return tuple(blocks)
+    return tuple(once(block) for block in blocks)
 
 
 VIETNAMESE_NOTE = (

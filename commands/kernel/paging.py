@@ -7,15 +7,16 @@ kept between pages, and a stale page stays consistent with itself.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import Field
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement, ContextBlock
 
 from commands.kernel.context import CommandContext
-from commands.kernel.i18n import _
+from commands.kernel.i18n import Language, _, current_language
 from commands.kernel.interactions import Click
-from commands.kernel.reply import Outcome, Rerun, context_line
+from commands.kernel.reply import Outcome, Rerun, context_line, once
 from commands.kernel.text import number
 from commands.kernel.values import Text, Value, compact_json, read
 
@@ -72,7 +73,16 @@ def showing(
 def pager(
     command: str, offset: int, page_size: int, total: int
 ) -> list[ActionsBlock | ContextBlock]:
-    """Previous/Next buttons when there is more than one page; none otherwise."""
+    """Previous/Next buttons when there is more than one page; none otherwise (the same
+    page of the same command makes the same blocks, built once: never change them)."""
+    return list(_pager(command, offset, page_size, total, current_language()))
+
+
+@lru_cache(maxsize=256)
+def _pager(
+    command: str, offset: int, page_size: int, total: int, language: Language
+) -> tuple[ActionsBlock | ContextBlock, ...]:
+    """``language`` is the reader's (the one ``_`` uses): part of the cache's key."""
     buttons: list[ButtonElement] = []
     if offset > 0:
         buttons.append(
@@ -96,8 +106,8 @@ def pager(
             "More results follow, but this command is too long to page with a button: "
             "narrow it to see them."
         )
-        return [context_line(note)]
-    return [ActionsBlock(block_id="pager", elements=buttons)] if buttons else []
+        return (context_line(note),)
+    return (once(ActionsBlock(block_id="pager", elements=buttons)),) if buttons else ()
 
 
 async def page_clicked(ctx: CommandContext, click: Click) -> Outcome:

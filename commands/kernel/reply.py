@@ -9,11 +9,19 @@ say than its answer (a note in a thread, a DM) says it in its outcome (``Post``,
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, TypeVar
 
-from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
 from slack_sdk.models.views import View
 
 from commands.kernel.catalog import usage_for_reader
@@ -44,10 +52,10 @@ class Reply:
 
     def payload(self) -> dict[str, Any]:
         """The dict for ``respond()`` / ``chat.postMessage`` (blocks validated by their
-        ``to_dict``)."""
+        ``to_dict``, once for a block built ``once``)."""
         return {
             "text": fallback(self.text),
-            "blocks": [b.to_dict() for b in fit(self.blocks)],
+            "blocks": [block_dict(b) for b in fit(self.blocks)],
             "response_type": "ephemeral" if self.ephemeral else "in_channel",
             "replace_original": self.replace_original,
         }
@@ -194,9 +202,48 @@ def fit(blocks: list[Block], limit: int = MAX_MESSAGE_BLOCKS) -> list[Block]:
     return kept
 
 
+B = TypeVar("B", bound=Block)
+
+_dicts: dict[int, dict[str, Any] | None] = {}
+"""The dict of each block built ``once``, by the block's id while the block lives (None
+until a reply first needs it)."""
+
+
+def once(block: B) -> B:
+    """``block``, never changed from now on: its dict is made (and validated) by its
+    ``to_dict`` the first time a reply needs it, then reused for as long as the block
+    lives.  ``slack_sdk`` validates on every ``to_dict`` by listing and reading every
+    attribute of every object (about 25 µs each): for the blocks a cache hands to every
+    request (``help``, a header, a listing's buttons) that was most of a command's CPU."""
+    key = id(block)
+    if key not in _dicts:
+        _dicts[key] = None
+        weakref.finalize(block, _dicts.pop, key, None)  # before the id can be reused
+    return block
+
+
+def block_dict(block: Block) -> dict[str, Any]:
+    """``block.to_dict()``, made once for a block built ``once``."""
+    key = id(block)
+    if key not in _dicts:
+        return block.to_dict()
+    made = _dicts[key]
+    if made is None:
+        made = _dicts[key] = block.to_dict()
+    return made
+
+
+@lru_cache(maxsize=1024)
 def section(text: str) -> SectionBlock:
-    """A section of mrkdwn, cut to what Slack takes in one."""
-    return SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT)))
+    """A section of mrkdwn, cut to what Slack takes in one (one block per text: never
+    change it)."""
+    return once(SectionBlock(text=MarkdownTextObject(text=truncate(text, SECTION_TEXT_LIMIT))))
+
+
+@lru_cache(maxsize=256)
+def header(text: str) -> HeaderBlock:
+    """A header block (one per text: never change it)."""
+    return once(HeaderBlock(text=text))
 
 
 def labelled(pairs: Iterable[tuple[str, str]]) -> list[MarkdownTextObject]:
@@ -205,9 +252,10 @@ def labelled(pairs: Iterable[tuple[str, str]]) -> list[MarkdownTextObject]:
     return [MarkdownTextObject(text=truncate(f"*{k}*\n{v}", FIELD_TEXT_LIMIT)) for k, v in pairs]
 
 
+@lru_cache(maxsize=1024)
 def context_line(text: str) -> ContextBlock:
-    """A line of mrkdwn in small print (a context block)."""
-    return ContextBlock(elements=[MarkdownTextObject(text=text)])
+    """A line of mrkdwn in small print (a context block; one per text: never change it)."""
+    return once(ContextBlock(elements=[MarkdownTextObject(text=text)]))
 
 
 def _one_section(body: str) -> Reply:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
@@ -26,7 +27,8 @@ from slack_sdk.models.blocks import (
     TableBlock,
 )
 
-from commands.kernel.i18n import _
+from commands.kernel.i18n import Language, _, current_language
+from commands.kernel.reply import once
 from commands.kernel.text import truncate, unbidi
 
 MAX_ROWS = 100
@@ -86,10 +88,21 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[Cell]]) -> TableBlo
         return None
     if any(len(row) != len(columns) for row in rows):
         raise ValueError("every row needs one cell per column")
+    return _table(tuple(columns), tuple(tuple(row) for row in rows), current_language())
+
+
+@lru_cache(maxsize=256)
+def _table(
+    columns: tuple[Column, ...], rows: tuple[tuple[Cell, ...], ...], language: Language
+) -> TableBlock:
+    """The same rows make the same block, built once (``reply.once``): never change it.
+    ``language`` is the reader's (the one ``_`` uses): part of the cache's key."""
     header = [_text(_(c.title)) for c in columns]
-    return TableBlock(
-        rows=[header, *([_cell(value) for value in row] for row in rows)],
-        column_settings=[{"align": c.align} for c in columns],
+    return once(
+        TableBlock(
+            rows=[header, *([_cell(value) for value in row] for row in rows)],
+            column_settings=[{"align": c.align} for c in columns],
+        )
     )
 
 
@@ -108,7 +121,14 @@ class RowButton:
 
 def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> ActionsBlock:
     """An actions block of buttons, within the limits ``ButtonElement`` checks, except that
-    a text longer than Slack's 75 characters is cut (``…``) instead of refused."""
+    a text longer than Slack's 75 characters is cut (``…``) instead of refused.  The same
+    buttons make the same block, built once (``reply.once``: a listing shows the same rows
+    to everyone who asks): never change it."""
+    return _row_buttons(block_id, tuple(buttons))
+
+
+@lru_cache(maxsize=512)
+def _row_buttons(block_id: str, buttons: tuple[RowButton, ...]) -> ActionsBlock:
     if not 0 < len(buttons) <= BUTTONS_PER_ROW:
         raise ValueError(f"a row holds 1 to {BUTTONS_PER_ROW} buttons")
     elements = []
@@ -120,4 +140,4 @@ def row_buttons(block_id: str, buttons: Sequence[RowButton]) -> ActionsBlock:
             raise ValueError("a button's action id or value is longer than Slack allows")
         cut = truncate(unbidi(b.text), ButtonElement.text_max_length)
         elements.append(ButtonElement(text=cut, action_id=b.action_id, value=b.value))
-    return ActionsBlock(block_id=block_id, elements=elements)
+    return once(ActionsBlock(block_id=block_id, elements=elements))

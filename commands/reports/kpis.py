@@ -4,7 +4,7 @@ A manager reads the industry's figures (answer-seizure ratio, service level, ave
 handle time…), not raw counts.  This module is their one definition: each ``Kpi`` says
 its formula, the call-record fields it reads (only fields the service's interface
 documents for a call record, ``callcenter.models.Cdr``), the period and scope it is
-counted over, and what it cannot know; ``help metrics`` and the README say the same.
+counted over, and what it cannot know; ``help metrics`` and docs/kpis.md say the same.
 
 ``KpiTally`` counts them as a stream: it is a ``PageFold`` (``commands.reports.tally``),
 fed by ``fold_records`` alone or beside a ``CallTally`` (``Folds``), and keeps a few
@@ -166,7 +166,7 @@ KPIS: tuple[Kpi, ...] = (
         N_("What the customer did after pressing a key, unless an agent took the call."),
     ),
 )
-"""Every KPI, in the order the help and the README list them."""
+"""Every KPI, in the order the help and docs/digests.md list them."""
 
 NOT_IN_RECORDS = N_(
     "Call records cannot tell wrap-up (after-call work) time, occupancy (agents' time "
@@ -411,7 +411,7 @@ CANNOT_KNOW = N_("Cannot know")
 
 def metrics_reply() -> Reply:
     """``help metrics``: every KPI's definition in the reader's language, the same
-    words as the README's "KPIs"."""
+    words as docs/digests.md's "KPIs"."""
     values = definition_values()
     blocks: list[Block] = [
         HeaderBlock(text=_(METRICS_TITLE)),

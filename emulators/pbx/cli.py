@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from emulators.pbx.config import CALL_MODES, DEMO_API_KEYS, EmulatorConfig
+from emulators.pbx.incidents import IncidentSpec
 from emulators.pbx.volume import Volume
 
 
@@ -37,6 +38,15 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="add a real call center's records to domain demo: CALLS_PER_DAY on each of "
         "the DAYS days before today (default 7) and today's share so far, e.g. 500000:7",
     )
+    parser.add_argument(
+        "--incident",
+        action="append",
+        default=[],
+        metavar="network=<name>:answer=<share>:from=HH:MM[:until=HH:MM]",
+        help="from that time today (Vietnam's clock), outbound calls to that mobile "
+        "network's numbers are answered with that probability (0..1); campaign=<name> in "
+        "place of network= for one campaign; may be given more than once",
+    )
     parser.set_defaults(func=run)
 
 
@@ -47,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         volume = Volume.parse(args.volume) if args.volume else None
+        incidents = tuple(IncidentSpec.parse(text) for text in args.incident)
         config = EmulatorConfig(
             seed=args.seed,
             token_ttl=args.token_ttl,
@@ -56,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
             db=args.db,
             timezone=args.timezone,
             volume=volume,
+            incidents=incidents,
         )
     except ValueError as exc:
         print(f"callops emulator: {exc}", file=sys.stderr)
@@ -74,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         f"Demo API keys (public): {DEMO_API_KEYS[0]} (domain demo), "
         f"{DEMO_API_KEYS[1]} (domain demo2)"
     )
+    for spec in incidents:
+        print(f"Incident: {spec} (Vietnam's clock)")
     print("Control surface: /_emulator/  -  Ctrl-C to stop")
     sys.stdout.flush()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from emulators.pbx.incidents import IncidentSpec
 from emulators.pbx.volume import Volume
 
 CALL_MODES: tuple[str, ...] = ("immediate", "timed", "manual")
@@ -26,6 +27,9 @@ class EmulatorConfig:
     tick_seconds: float = 0.2
     volume: Volume | None = None
     """A real call center's records on top of the seeded data (``--volume``)."""
+    incidents: tuple[IncidentSpec, ...] = ()
+    """Networks or campaigns that stop answering (``--incident``), placed on the day
+    the emulator starts."""
 
     def __post_init__(self) -> None:
         if self.call_mode not in CALL_MODES:

@@ -19,6 +19,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from callcenter.models import Cdr
+from emulators.pbx.incidents import Incidents
 from emulators.pbx.schema import CDR_FIELDS
 from emulators.pbx.timeutil import SERVICE_FORMAT
 
@@ -210,6 +211,7 @@ class CampaignRef:
     leads: tuple[tuple[str, str, str], ...]
     placeholders: tuple[str, ...]
     agents: tuple[Agent, ...]
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,8 @@ def load_context(conn: sqlite3.Connection, domain_uuid: str, rng: random.Random)
         ).fetchone()
         if row is not None:
             placeholders = tuple(placeholders_of(json.loads(row[0]).get("content", "")))
-        campaigns.append(CampaignRef(campaign_uuid, ctype, leads, placeholders, members))
+        name = str(json.loads(body).get("campaign_name", ""))
+        campaigns.append(CampaignRef(campaign_uuid, ctype, leads, placeholders, members, name))
     customers = tuple((phone_number(rng), person(rng).full) for _ in range(400))
     caller = conn.execute(
         "SELECT body FROM carriers WHERE domain_uuid = ? ORDER BY seq LIMIT 1", (domain_uuid,)
@@ -341,10 +344,18 @@ class CdrFactory:
     """Builds historical call records for one domain; used by the seed and by
     ``/_emulator/cdrs/generate`` (100,000 records in a few seconds)."""
 
-    def __init__(self, ctx: DomainContext, rng: random.Random, tz: tzinfo) -> None:
+    def __init__(
+        self,
+        ctx: DomainContext,
+        rng: random.Random,
+        tz: tzinfo,
+        incidents: Incidents | None = None,
+    ) -> None:
         self.ctx = ctx
         self.rng = rng
         self.tz = tz
+        self.incidents = incidents
+        """A network or campaign that stops answering (``emulators.pbx.incidents``)."""
         self._host = f"{ctx.domain_name}.pbx.example.com"
         self._minutes: dict[int, str] = {}
 
@@ -419,6 +430,20 @@ class CdrFactory:
                 from_number=agent.extension if agent else "",
                 to_number=other.extension if other else "",
             )
+        if self.incidents and direction == "outbound":
+            hit = self.incidents.outcome(
+                status,
+                direction=direction,
+                customer=customer,
+                campaign=(campaign.campaign_uuid, campaign.name) if campaign else None,
+                at=t_start,
+                rng=rng,
+            )
+            if hit != status and campaign is not None and app == "autodialer":
+                # An autodialer call has an agent only when the customer answered.
+                pool = campaign.agents or ctx.agents
+                agent = rng.choice(pool) if pool and hit == "answered" else None
+            status = hit
         answered = status == "answered"
         ring = rng.randrange(3, 20) if answered else rng.randrange(3, 35)
         talk = int(rng.lognormvariate(4.3, 0.9)) + 5 if answered else 0

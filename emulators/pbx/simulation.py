@@ -206,7 +206,18 @@ class Simulator:
         ).fetchone()
         if blocked and outcome is None:
             outcome, ring_seconds, talk_seconds = "phone-block", 0.0, 0.0
-        outcome = outcome or fd.pick(rng, fd.SIM_OUTCOMES.get(kind, fd.SIM_OUTCOMES["outbound"]))
+        if outcome is None:
+            drawn = fd.pick(rng, fd.SIM_OUTCOMES.get(kind, fd.SIM_OUTCOMES["outbound"]))
+            outcome = self.emu.incidents.outcome(
+                drawn,
+                direction=direction,
+                customer=customer,
+                campaign=(campaign["campaign_uuid"], str(campaign.get("campaign_name", "")))
+                if campaign
+                else None,
+                at=at,
+                rng=rng,
+            )
         if ring_seconds is None:
             ring_seconds = {
                 "answered": rng.uniform(3, 15),

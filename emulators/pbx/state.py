@@ -17,6 +17,7 @@ from emulators.pbx.callbacks import CallbackSender
 from emulators.pbx.clock import EmulatorClock
 from emulators.pbx.config import EmulatorConfig
 from emulators.pbx.faults import Faults
+from emulators.pbx.incidents import Incidents
 from emulators.pbx.journal import Journal
 from emulators.pbx.seed import seed_database
 from emulators.pbx.simulation import Simulator
@@ -39,12 +40,19 @@ class Emulator:
         self.config = config
         self.tz = config.tz
         self.clock = EmulatorClock()
+        self.incidents = self._start_incidents()
+        """Networks or campaigns not answering now (``emulators.pbx.incidents``)."""
         pristine = new_database()
         seed_database(pristine, config.seed, self.clock.now(), self.tz)
         self.volume_records = 0
         if config.volume is not None:
             self.volume_records = seed_volume(
-                pristine, config.seed, self.clock.now(), self.tz, config.volume
+                pristine,
+                config.seed,
+                self.clock.now(),
+                self.tz,
+                config.volume,
+                incidents=self.incidents,
             )
         self.store = Store(pristine, config.db, spill=config.volume is not None)
         self.journal = Journal()
@@ -52,6 +60,10 @@ class Emulator:
         self.callbacks = CallbackSender(self.journal, self.clock.now)
         self.domains = self._load_domains()
         self.sim = Simulator(self)
+
+    def _start_incidents(self) -> Incidents:
+        now = self.clock.now()
+        return Incidents(tuple(spec.at(now) for spec in self.config.incidents))
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -80,12 +92,14 @@ class Emulator:
         )
 
     def reset(self) -> None:
-        """Back to the seeded state: data, clock, call mode, faults and journal."""
+        """Back to the seeded state: data, clock, call mode, faults, journal and the
+        incidents given at start-up."""
         self.store.reset()
         self.clock.reset()
         self.journal.clear()
         self.faults.reset()
         self.sim.reset()
+        self.incidents.items = self._start_incidents().items
 
     def tick(self) -> None:
         self.sim.run_until(self.clock.now())

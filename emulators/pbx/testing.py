@@ -19,6 +19,7 @@ from fastapi import FastAPI
 
 from emulators.pbx.app import create_app
 from emulators.pbx.config import DEMO_API_KEYS, EmulatorConfig
+from emulators.pbx.incidents import IncidentSpec
 from emulators.pbx.state import Emulator
 from emulators.pbx.volume import Volume
 
@@ -40,6 +41,7 @@ class EmulatorServer:
         db: str | None = None,
         timezone: str = "UTC",
         volume: Volume | None = None,
+        incidents: tuple[IncidentSpec, ...] = (),
     ) -> None:
         self.config = EmulatorConfig(
             seed=seed,
@@ -50,6 +52,7 @@ class EmulatorServer:
             db=db,
             timezone=timezone,
             volume=volume,
+            incidents=incidents,
         )
         self.base_url = ""
         self.port = 0
@@ -216,6 +219,24 @@ class EmulatorServer:
         if days is not None:
             body["days"] = days
         self._control("POST", "cdrs/generate", json=body)
+
+    def fill_volume(
+        self, calls_per_day: int, start: float, end: float, domain: str = "demo"
+    ) -> int:
+        """Add a call center's traffic over ``start``..``end`` (what has ended by the
+        emulator clock); returns how many records were added."""
+        body = {"calls_per_day": calls_per_day, "start": start, "end": end, "domain": domain}
+        return int(self._control("POST", "cdrs/volume", json=body)["inserted"])
+
+    def add_incident(self, incident: str, *, replace: bool = False) -> list[dict[str, Any]]:
+        """``network=Viettel:answer=0.05:from=10:00``: in force from then, today."""
+        found: list[dict[str, Any]] = self._control(
+            "POST", "incidents", json={"incident": incident, "replace": replace}
+        )
+        return found
+
+    def clear_incidents(self) -> None:
+        self._control("DELETE", "incidents")
 
     def originate(self, **kw: Any) -> dict[str, Any]:
         """Place a live call (default: an inbound customer call in domain ``demo``);

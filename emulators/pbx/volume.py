@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 
 from emulators.pbx import fakedata as fd
+from emulators.pbx.incidents import Incidents
 from emulators.pbx.schema import CDR_INSERT
 from emulators.pbx.timeutil import day_start
 
@@ -108,15 +109,11 @@ def day_starts(rng: random.Random, start: float, count: int) -> list[int]:
     return sorted(base + hour * 3600 + rng.randrange(3600) for hour in hours)
 
 
-def seed_volume(
-    conn: sqlite3.Connection,
-    seed: int,
-    now: float,
-    tz: tzinfo,
-    volume: Volume,
-    domain_name: str = "demo",
-) -> int:
-    """Add the volume's records to ``domain_name``; returns how many were written."""
+def volume_context(
+    conn: sqlite3.Connection, seed: int, domain_name: str
+) -> tuple[str, fd.DomainContext]:
+    """The domain's uuid and what its volume records refer to, its customers spread
+    over the networks by share (the same for a seed, whatever the span filled)."""
     row = conn.execute(
         "SELECT domain_uuid FROM domains WHERE domain_name = ?", (domain_name,)
     ).fetchone()
@@ -131,6 +128,21 @@ def seed_volume(
             (mobile_number(base_rng), fd.person(base_rng).full) for _ in range(CUSTOMERS)
         ),
     )
+    return domain_uuid, ctx
+
+
+def seed_volume(
+    conn: sqlite3.Connection,
+    seed: int,
+    now: float,
+    tz: tzinfo,
+    volume: Volume,
+    domain_name: str = "demo",
+    incidents: Incidents | None = None,
+) -> int:
+    """Add the volume's records to ``domain_name``; returns how many were written.
+    Today's records after an incident's start follow it (``incidents``)."""
+    _, ctx = volume_context(conn, seed, domain_name)
     today = datetime.fromtimestamp(day_start(now, tz), tz).replace(tzinfo=None)
     written = 0
     conn.execute("BEGIN")
@@ -138,16 +150,47 @@ def seed_volume(
         for back in range(volume.days, -1, -1):
             day = today - timedelta(days=back)
             rng = random.Random(f"volume:{seed}:{domain_name}:{day.date().isoformat()}")
-            factory = VolumeFactory(ctx, rng, tz)
+            factory = VolumeFactory(ctx, rng, tz, incidents)
             starts = day_starts(rng, day.replace(tzinfo=tz).timestamp(), volume.calls_per_day)
             if back == 0:
                 starts = [t for t in starts if t + 600 < now]
-            for first in range(0, len(starts), CHUNK):
-                rows = factory.rows(starts[first : first + CHUNK])
-                conn.executemany(CDR_INSERT, rows)
-                written += len(rows)
+            written += _write(conn, factory, starts)
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
     return written
+
+
+def fill_span(
+    conn: sqlite3.Connection,
+    seed: int,
+    now: float,
+    tz: tzinfo,
+    calls_per_day: int,
+    span: tuple[float, float],
+    domain_name: str = "demo",
+    incidents: Incidents | None = None,
+) -> int:
+    """Add a call center's traffic of ``calls_per_day`` to the part of ``span``
+    (start, end) that has ended by ``now`` (a call started 10 minutes ago has ended);
+    returns how many records were written.  Each (day, span) draws from its own stream,
+    so two spans of one day never repeat a record's id."""
+    _, ctx = volume_context(conn, seed, domain_name)
+    first, last = span[0], min(span[1], now - 600)
+    written = 0
+    day = datetime.fromtimestamp(day_start(first, tz), tz).replace(tzinfo=None)
+    while day.replace(tzinfo=tz).timestamp() < last:
+        key = f"volume:{seed}:{domain_name}:{day.date().isoformat()}:{first:.0f}:{last:.0f}"
+        rng = random.Random(key)
+        factory = VolumeFactory(ctx, rng, tz, incidents)
+        starts = day_starts(rng, day.replace(tzinfo=tz).timestamp(), calls_per_day)
+        written += _write(conn, factory, [t for t in starts if first <= t < last])
+        day += timedelta(days=1)
+    return written
+
+
+def _write(conn: sqlite3.Connection, factory: VolumeFactory, starts: list[int]) -> int:
+    for first in range(0, len(starts), CHUNK):
+        conn.executemany(CDR_INSERT, factory.rows(starts[first : first + CHUNK]))
+    return len(starts)

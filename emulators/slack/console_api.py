@@ -25,6 +25,8 @@ Routes, all under ``/console``:
 * ``GET /console/samples/<name>``: a sample file the demo offers to share (``samples``),
   which the page then shares like any file from the visitor's computer.
 * Workflow steps and shortcuts: ``console_workflows.py``.
+* The call-center emulator's incidents (a network that stops answering):
+  ``console_incidents.py``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from pathlib import Path
 from aiohttp import BodyPartReader, web
 
 from emulators.slack.bus import StandInEvent
+from emulators.slack.console_incidents import add_incident_routes
 from emulators.slack.core import Core
 from emulators.slack.driver import Delivery, SlackDriver
 from emulators.slack.model import JSON, User
@@ -58,6 +61,7 @@ STATIC_FILES = (
     "table.js",
     "workflows.js",
     "workflows.css",
+    "incidents.js",
 )
 LIVE_KINDS = frozenset(
     {
@@ -127,6 +131,9 @@ class ConsoleConfig:
     """Send the app a ``message`` event when someone posts (or shares a file) in a channel
     it is in."""
     samples: list[SampleFile] = field(default_factory=list)
+    emulator_url: str = ""
+    """The call-center emulator, for the page's incident control (``console_incidents``);
+    "" when the console has none."""
 
 
 class ConsoleError(Exception):
@@ -166,6 +173,7 @@ def add_console_routes(
     app.router.add_post("/console/api/file", _json(_share_file))
     app.router.add_get("/console/files/{file_id}/{name}", _file)
     app.router.add_get("/console/samples/{name}", _sample)
+    add_incident_routes(app, lambda: config.emulator_url)
 
     async def end_streams(_: web.Application) -> None:
         for queue in list(streams):

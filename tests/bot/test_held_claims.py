@@ -1,10 +1,12 @@
-"""Replay claims the database was too busy to take, held in the process: a replay of one
-is refused while it is held, a claim the work path made lets it go, one the work path
-gave up on waits to be written, and Slack's 5 minutes later it is forgotten."""
+"""Replay claims the door left to the background while the database was busy, held in
+the process: a replay of one is refused while it is held, its work path finds it by
+the request's signature, and Slack's 5 minutes later it is forgotten."""
 
 from __future__ import annotations
 
-from bot.held_claims import KEEP_SECONDS, HeldClaims
+import asyncio
+
+from bot.request_guard import KEEP_SECONDS, HeldClaims
 
 
 class Clock:
@@ -15,25 +17,21 @@ class Clock:
         return self.now
 
 
-def test_a_held_signature_refuses_its_replays_until_the_database_has_it() -> None:
-    clock = Clock()
-    held = HeldClaims(clock=clock)
-    assert held.hold("v0=a")
-    assert not held.hold("v0=a") and held.holds("v0=a")  # an exact replay
-    assert held.to_write() == [] and held.pending("v0=a")  # its work path claims it itself
-    held.gave_up("v0=a")
-    assert held.to_write() == ["v0=a"] and held.holds("v0=a") and not held.pending("v0=a")
-    held.written(["v0=a"])
-    assert not held.holds("v0=a") and held.to_write() == []
+async def claimed(result: bool | None) -> bool | None:
+    return result
 
 
-def test_a_claim_made_by_the_work_path_lets_it_go_and_old_ones_are_forgotten() -> None:
+async def test_a_held_claim_is_found_by_its_signature_until_slack_s_window_is_over() -> None:
     clock = Clock()
     held = HeldClaims(clock=clock)
-    held.hold("v0=b")
-    held.claimed("v0=b")
-    assert not held.holds("v0=b")
-    held.hold("v0=c")
-    held.gave_up("v0=c")
+    claiming = asyncio.ensure_future(claimed(True))
+    held.hold("v0=a", claiming)
+    assert held.holds("v0=a") and held.get("v0=a") is claiming
+    assert not held.holds("v0=b") and held.get("v0=b") is None
+    assert await claiming is True
+    assert held.holds("v0=a")  # made: its replays are refused here still, and in the database
     clock.now += KEEP_SECONDS + 1  # Slack's window is over: a replay is stale anyway
-    assert not held.holds("v0=c") and held.to_write() == []
+    assert not held.holds("v0=a")
+    held.hold("v0=c", asyncio.ensure_future(claimed(None)))
+    assert held.get("v0=a") is None and held.holds("v0=c")
+    await asyncio.sleep(0)

@@ -348,6 +348,12 @@ def _fill_every_table(store: Storage) -> dict[str, str]:
         created_by="U_OP",
     )  # fmt: skip
     store.alerts.mark_fired(team, alert.id, "camp-1", 7.5)
+    store.anomalies.claim_check(team, "2026-11-30T10:40Z")
+    store.anomalies.open(
+        team, alert.id, scope_kind="network", scope_key="Viettel", scope_name="Viettel",
+        kpi="answer_rate", value=12.0, usual=55.0, low=45.0, high=65.0, calls=80,
+        slot="2026-11-30T10:40Z",
+    )  # fmt: skip
     store.notices.open(team, "service", detail="down", channel="C1")
     store.audit.append(team, "U_OP", "campaign.start", {"campaign": "Summer"})
     store.calling_rules.set_hours(team, (8 * 60, 17 * 60), by="U_OP")

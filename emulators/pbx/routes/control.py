@@ -1,7 +1,8 @@
 """The control surface for tests, benchmarks and the demo: ``/_emulator/...`` (no auth).
 
-Reset, clock, call mode, faults, journal, bulk call records, live calls placed and
-moved by hand, and read helpers for state the service's own interface does not show.
+Reset, clock, call mode, faults, journal, bulk call records (a call center's traffic
+over a span too), incidents (a network or campaign that stops answering), live calls
+placed and moved by hand, and read helpers for state the service's own interface does not show.
 None of it is journaled or subject to injected faults.
 """
 
@@ -21,12 +22,14 @@ from emulators.pbx.bodies import read_json
 from emulators.pbx.config import CALL_MODES
 from emulators.pbx.errors import field_errors, not_found, string_error
 from emulators.pbx.faults import ScriptedFault
+from emulators.pbx.incidents import IncidentError, IncidentSpec
 from emulators.pbx.owned import owned
 from emulators.pbx.paging import json_response
 from emulators.pbx.presence import on_calls
 from emulators.pbx.schema import CDR_INSERT
 from emulators.pbx.state import Domain, Emulator, emulator
 from emulators.pbx.timeutil import day_start, fmt_iso, fmt_service
+from emulators.pbx.volume import MAX_CALLS_PER_DAY, fill_span
 
 router = APIRouter(prefix="/_emulator", tags=["emulator control"])
 
@@ -73,6 +76,26 @@ class GenerateBody(ControlBody):
     count: int = Field(ge=1, le=MAX_GENERATE)
     domain: str = "demo"
     days: int = Field(30, ge=1, le=3660)
+
+
+class VolumeBody(ControlBody):
+    calls_per_day: int = Field(ge=1, le=MAX_CALLS_PER_DAY)
+    start: float
+    end: float
+    domain: str = "demo"
+
+
+class IncidentBody(ControlBody):
+    """``{"incident": "network=Viettel:answer=0.05:from=10:00"}``, or its parts."""
+
+    incident: str | None = None
+    network: str | None = None
+    campaign: str | None = None
+    answer: float | None = Field(None, ge=0, le=1)
+    start: str | None = Field(None, alias="from")
+    until: str | None = None
+    replace: bool = False
+    """Clear the incidents in force first."""
 
 
 class OriginateBody(ControlBody):
@@ -266,6 +289,67 @@ async def generate_cdrs(request: Request) -> Response:
             "seconds": round(time.perf_counter() - started, 3),
         }
     )
+
+
+@router.post("/cdrs/volume")
+async def fill_volume(request: Request) -> Response:
+    """Add a call center's traffic (``--volume``'s shape) over ``start``..``end``; the
+    records follow the incidents in force."""
+    emu = emulator(request)
+    body: VolumeBody = await _body(request, VolumeBody)
+    if body.end <= body.start or body.end - body.start > 62 * 86400:
+        raise field_errors([{"end": "end must be after start, within 62 days"}])
+    _domain(emu, body.domain)
+    started = time.perf_counter()
+    with emu.store.tx() as conn:
+        written = fill_span(
+            conn,
+            emu.config.seed,
+            emu.now(),
+            emu.tz,
+            body.calls_per_day,
+            (body.start, body.end),
+            body.domain,
+            emu.incidents,
+        )
+    return json_response({"inserted": written, "seconds": round(time.perf_counter() - started, 3)})
+
+
+@router.get("/incidents")
+async def get_incidents(request: Request) -> Response:
+    return json_response(emulator(request).incidents.views())
+
+
+@router.post("/incidents")
+async def add_incident(request: Request) -> Response:
+    """A network or campaign stops answering from a time (Vietnam's clock), today."""
+    emu = emulator(request)
+    body: IncidentBody = await _body(request, IncidentBody)
+    try:
+        if body.incident:
+            spec = IncidentSpec.parse(body.incident)
+        else:
+            spec = IncidentSpec.of(
+                network=body.network,
+                campaign=body.campaign,
+                answer=body.answer,
+                start=body.start,
+                until=body.until,
+            )
+    except IncidentError as exc:
+        raise field_errors([{"incident": str(exc)}]) from None
+    if body.replace:
+        emu.incidents.items.clear()
+    emu.incidents.items.append(spec.at(emu.now()))
+    return json_response(emu.incidents.views())
+
+
+@router.delete("/incidents")
+async def clear_incidents(request: Request) -> Response:
+    """Every network and campaign answers as usual again."""
+    emu = emulator(request)
+    emu.incidents.items.clear()
+    return json_response([])
 
 
 @router.get("/calls")

@@ -11,6 +11,7 @@ import { $, el, getJSON } from "./dom.js";
 import { renderBlocks, renderFiles } from "./blocks.js";
 import { mrkdwn } from "./mrkdwn.js";
 import { installWorkflows } from "./workflows.js";
+import { installIncidents } from "./incidents.js";
 
 const app = {
   workspace: null,
@@ -693,6 +694,7 @@ async function start() {
   const channel = ws.channels.find((c) => c.id === wanted || c.name === wanted);
   app.view = wanted === "home" || wanted === "app" ? wanted : channel ? channel.id : ws.channels[0].id;
   await installWorkflows({ user: () => app.user, view: () => app.view, post, status, workspace: ws });
+  await installIncidents({ status });
   listen();
   show(app.view);
   document.body.dataset.ready = "1";
