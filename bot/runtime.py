@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from slack_sdk.web.async_client import AsyncWebClient
 
