@@ -17,7 +17,7 @@ Two figures, each with its target (``--roads`` measures the third instead):
 
 3. ``--roads``: the client as callops builds it (``bot.service_clients``: every request
    through httpx's ``AsyncClient.request``, reads sent over aiohttp by
-   ``bot.service_transport``) against the same client on httpx's own transport
+   ``bot.service_clients``) against the same client on httpx's own transport
    (``ServiceAddresses.transport``, what writes use).  Before 2026-11-29 the client also
    handed each request to the transport past ``AsyncClient.request``; the run that
    dropped that is in ``benchmarks/README.md``.  The emulator runs in its own
@@ -52,8 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
 
-from bot.service_clients import tls_context
-from bot.service_transport import service_transport
+from bot.service_clients import service_transport, tls_context
 from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS, ServiceAddresses, ServiceNetworks
 

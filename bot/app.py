@@ -24,8 +24,7 @@ from bot.installation_store import (
 )
 from bot.listeners import register_all
 from bot.listeners.context import name_the_work
-from bot.metrics import Metrics
-from bot.metrics_hooks import slack_retry_handlers
+from bot.metrics import Metrics, slack_retry_handlers
 from bot.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 each knowing which request it belongs to, and neither ever showing a secret.
 
 Which request: three context variables, set where work starts (``begin``: per HTTP
-request by ``bot.observe``'s middleware, per Slack request by the listeners' context
+request by ``bot.metrics``'s middleware, per Slack request by the listeners' context
 middleware, per scheduler tick and digest slot, per call-feed post) and read by
 ``ContextFilter`` into every record.  asyncio copies them into the tasks a request
 spawns (the command run after its ack) and ``storage.off_loop`` into the database

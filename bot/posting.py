@@ -33,8 +33,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-from bot.metrics import Metrics
-from bot.metrics_hooks import slack_retry_handlers
+from bot.metrics import Metrics, slack_retry_handlers
 from bot.post_ledger import PostLedger, Shown
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher

@@ -22,20 +22,16 @@ from bot import logs
 from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
+from bot.context_lookups import RoleResolver, SlackPerson, TeamZones
 from bot.digest_post import DigestPoster
 from bot.digest_scheduler import DigestScheduler
-from bot.messenger import WebApiMessenger
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
 from bot.request_guard import HeldClaims
-from bot.response_urls import ResponseUrls
-from bot.roles import RoleResolver, SlackPerson
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
-from bot.slack_files import WebApiFiles
-from bot.slack_lookup import WebApiLookup
-from bot.time_zones import TeamZones
+from bot.slack_ports import ResponseUrls, WebApiFiles, WebApiLookup, WebApiMessenger
 from bot.token_rotation import TokenRefresher
 from callcenter.addresses import Resolver, ServiceAddresses, SystemResolver
 from commands.families import FAMILIES

@@ -24,7 +24,7 @@ from bot.app import create_app
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
 from bot.jobs import JobRunner, env_of
-from bot.observe import request_middleware
+from bot.metrics import request_middleware
 from bot.request_guard import SERVER_LOG, SlackRequestGuard, encoded_body_refusal
 from bot.runtime import Runtime
 from commands.kernel.jobs import SCHEDULER, SERVING
@@ -46,7 +46,7 @@ def build_web_app(
     call-record receiver ``/callbacks/{token}`` added; the call feed runs while it serves
     (and hands its leases back when the server shuts down).
     Every request gets a correlation id for its log lines, and each answer on
-    ``/slack/events`` is timed (``bot.observe``), guard included."""
+    ``/slack/events`` is timed (``bot.metrics``), guard included."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     web_app = server.web_app
     secret = rt.settings.slack_signing_secret

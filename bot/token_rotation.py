@@ -32,8 +32,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.metrics import Metrics
-from bot.metrics_hooks import SlackCallCounter
+from bot.metrics import Metrics, SlackCallCounter
 from bot.settings import Settings
 from storage import InstallationRecord, RefreshClaim, Storage, off_loop
 

@@ -14,11 +14,9 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.messenger import WebApiMessenger
 from bot.runtime import Runtime
 from bot.settings import Settings
-from bot.slack_files import WebApiFiles
-from bot.slack_lookup import WebApiLookup
+from bot.slack_ports import WebApiFiles, WebApiLookup, WebApiMessenger
 from commands.kernel.context import CommandContext
 from storage import Role, Storage
 

@@ -3,7 +3,7 @@ private name (``_build_message``) or of a private or internal module
 (``slack_bolt.context.respond.internals``, ``slack_sdk.webhook.internal_utils``), and no
 ``_name`` attribute read off something imported from them.  A library's private parts
 change without notice between releases; what we need of them we write with its public
-API (``bot/response_urls.py`` sends Bolt's ``respond`` arguments through slack_sdk's
+API (``bot/slack_ports.py`` sends Bolt's ``respond`` arguments through slack_sdk's
 ``send_dict``)."""
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ from slack_bolt.response import BoltResponse
 from bot import logs
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
-from bot.messenger import WebApiMessenger
-from bot.observe import command_name, outcome_label
+from bot.metrics import command_name, outcome_label
 from bot.runtime import Runtime
+from bot.slack_ports import WebApiMessenger
 from commands.dispatch import database_busy, dispatch
 from commands.kernel.i18n import _, use_audience
 from commands.kernel.reply import Reply, error

@@ -25,7 +25,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
-from bot.observe import work_name
+from bot.metrics import work_name
 from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
@@ -120,7 +120,7 @@ def name_the_work(
     """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
     of this request on its log lines (named by the app's ``registry``), from before Bolt
     asks Slack who the bot is.  Over HTTP the request already has its correlation id
-    (``bot.observe``); over Socket Mode it gets one here."""
+    (``bot.metrics``); over Socket Mode it gets one here."""
 
     async def naming(
         body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]

@@ -11,9 +11,9 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from bot.delivery import Surface, deliver
 from bot.listeners.context import builder
 from bot.listeners.tracking import tracking
-from bot.messenger import WebApiMessenger
-from bot.observe import counted
+from bot.metrics import counted
 from bot.runtime import Runtime
+from bot.slack_ports import WebApiMessenger
 from commands.dispatch import home_filled
 from commands.kernel.i18n import use_audience
 from commands.kernel.reply import PublishHome

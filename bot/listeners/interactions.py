@@ -29,10 +29,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.delivery import StepAnswer, Surface, answerable, deliver
 from bot.listeners.context import ContextBuilder, builder
 from bot.listeners.tracking import tracked
-from bot.messenger import WebApiMessenger
-from bot.observe import click_name, counted, shortcut_name, step_name, submission_name
+from bot.metrics import click_name, counted, shortcut_name, step_name, submission_name
 from bot.request_guard import SUBMISSION_LOCK_WAIT
 from bot.runtime import Runtime
+from bot.slack_ports import WebApiMessenger
 from commands.dispatch import (
     dispatch_click,
     dispatch_shortcut,

@@ -54,8 +54,17 @@ def number(value: int | float) -> str:
     """Thousands separated, the way a wallboard shows counts (one decimal for a
     fraction, rounded half to even as Babel rounds the decimal written: ``0.25`` is
     ``0.2``): ``1,234,567`` / ``1.234.567``."""
-    fraction = isinstance(value, float) and not value.is_integer()
-    return format_decimal(value, format=ONE_DECIMAL if fraction else WHOLE, locale=_locale())
+    if isinstance(value, float) and not value.is_integer():
+        return format_decimal(value, format=ONE_DECIMAL, locale=_locale())
+    return _whole(value, current_language())
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _whole(value: int | float, language: Language) -> str:
+    """A whole number as ``language`` writes it.  Kept: the same counts come back on
+    every listing, and Babel's ``apply`` (a ``Decimal``, its quantum, the locale's
+    symbols) costs more than the rest of a table's row."""
+    return format_decimal(value, format=WHOLE, locale=locale_of(language))
 
 
 @functools.cache

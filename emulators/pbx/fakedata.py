@@ -358,6 +358,9 @@ class CdrFactory:
         """A network or campaign that stops answering (``emulators.pbx.incidents``)."""
         self._host = f"{ctx.domain_name}.pbx.example.com"
         self._minutes: dict[int, str] = {}
+        self.ended_by: int | None = None
+        """When set, no call ends after it (records of a day still going on: a long call
+        begun before now is cut at now rather than ending in the future)."""
 
     def _fmt(self, t: int) -> str:
         # Zone offsets are whole minutes, so a minute's prefix is shared by its seconds:
@@ -450,6 +453,8 @@ class CdrFactory:
         if status == "drop":
             talk = 0
             ring = rng.randrange(5, 15)
+        if self.ended_by is not None and t_start + ring + talk > self.ended_by:
+            talk = max(1, self.ended_by - t_start - ring) if answered else 0
         t_end = t_start + ring + talk
         rec.update(
             direction=direction,

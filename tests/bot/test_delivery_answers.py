@@ -14,8 +14,7 @@ from slack_bolt.async_app import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.delivery import Surface, deliver
-from bot.messenger import WebApiMessenger
-from bot.response_urls import ResponseUrls, SharedRespond
+from bot.slack_ports import ResponseUrls, SharedRespond, WebApiMessenger
 from commands.kernel.reply import notice
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, SecretBox, Storage
@@ -52,10 +51,10 @@ async def test_a_refused_answer_is_logged_without_its_url(
         )
         for n in range(5):  # Slack takes five answers per response_url
             await deliver(notice(f"answer {n}"), surface, ctx)
-        with caplog.at_level(logging.WARNING, logger="bot.response_urls"):
+        with caplog.at_level(logging.WARNING, logger="bot.slack_ports"):
             await deliver(notice("one too many"), surface, ctx)
     finally:
         await urls.close()
-    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.response_urls"]
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.slack_ports"]
     assert "404" in line and url not in line
     assert [e["text"] for e in slack.ephemerals(SUPERVISOR)][-1].endswith("answer 4")

@@ -11,8 +11,15 @@ from cryptography.fernet import Fernet
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot import logs
-from bot.metrics import DatabaseFigures, Metrics, route_template, slack_method
-from bot.observe import ack_kind, command_name, work_name
+from bot.metrics import (
+    DatabaseFigures,
+    Metrics,
+    ack_kind,
+    command_name,
+    route_template,
+    slack_method,
+    work_name,
+)
 from bot.settings import Settings
 from tests.registry import APP
 

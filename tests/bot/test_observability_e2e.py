@@ -237,7 +237,7 @@ async def test_a_served_command_logs_json_with_one_correlation_id(
     assert mine and all(line["team"] == TEAM for line in mine)
     assert len({line["correlation_id"] for line in mine}) == 1
     loggers = {line["logger"] for line in mine}
-    assert "bot.observe" in loggers  # the ack, answered by the request's own task
+    assert "bot.metrics" in loggers  # the ack, answered by the request's own task
     assert "bot.listeners.commands" in loggers  # the command, run after the ack
     done = next(line for line in mine if line["message"] == "/callops campaigns: ok")
     assert {"time", "level", "logger", "message"} <= done.keys()

@@ -1,4 +1,4 @@
-"""Answers through ``response_url`` (``bot.response_urls``): what reaches Slack is what
+"""Answers through ``response_url`` (``bot.slack_ports``): what reaches Slack is what
 Bolt's own ``respond`` would have sent, every answer of the process (a command's reply, a
 click's rewrite) shares one session, and a dropped connection is tried once more, never
 more."""
@@ -15,8 +15,7 @@ from slack_bolt.async_app import AsyncBoltContext, AsyncRespond
 from slack_sdk.models.blocks import Block, SectionBlock
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.messenger import WebApiMessenger
-from bot.response_urls import ResponseUrls, SharedRespond
+from bot.slack_ports import ResponseUrls, SharedRespond, WebApiMessenger
 from commands.kernel.reply import notice
 from emulators.slack import CALL_CENTER, DIGESTS, SUPERVISOR, SlackStandIn
 from tests.slack_standin.loopback import Receiver, connected_receiver, serve

@@ -1,4 +1,4 @@
-"""The call-center client as the bot builds it (``bot.service_transport``), against the
+"""The call-center client as the bot builds it (``bot.service_clients``), against the
 emulator on loopback: reads go through aiohttp's pool and writes through httpx's, and
 either way a failure says what happened and an effectful call is never sent twice."""
 
@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from bot.service_transport import service_transport
+from bot.service_clients import service_transport
 from callcenter import CallCenter, errors
 from callcenter.addresses import LOOPBACK_NETWORKS, ServiceAddresses, ServiceNetworks
 from callcenter.models import GroupCreate

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.token_cache import WorkspaceTokenCache
+from bot.service_clients import WorkspaceTokenCache
 from callcenter import CallCenter
 from storage import Role, Storage
 from storage.errors import NotFoundError

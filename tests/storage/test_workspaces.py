@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.token_cache import WorkspaceTokenCache
+from bot.service_clients import WorkspaceTokenCache
 from callcenter.tokens import CachedToken, TokenCache
 from storage import ServiceToken, Storage
 from storage.errors import InvalidValueError, NotFoundError

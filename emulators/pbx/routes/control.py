@@ -270,6 +270,7 @@ async def generate_cdrs(request: Request) -> Response:
     rng = random.Random(f"generate:{emu.config.seed}:{body.count}:{emu.now()}")
     factory = fd.CdrFactory(fd.load_context(emu.conn, domain.domain_uuid, rng), rng, emu.tz)
     now = emu.now()
+    factory.ended_by = int(now)
     first = day_start(now, emu.tz) - (body.days - 1) * 86400
     done = 0
     with emu.store.tx() as conn:

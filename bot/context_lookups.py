@@ -1,9 +1,16 @@
-"""Who is an admin: Slack's own admins and owners, ``CALLOPS_ADMINS``, then stored roles;
-and, from the same ``users.info`` answer, the person's Slack locale and time zone.
+"""The look-ups a request's context is built from besides the database's row: who is an
+admin, what Slack says of the person, and the team's time zone.
 
-``users.info`` is asked at most once per user every few minutes (with
-``include_locale``, so the one call says both); if Slack cannot say, the user is treated
-as not a workspace admin (fail closed) and keeps their stored role.
+Who is an admin: Slack's own admins and owners, ``CALLOPS_ADMINS``, then stored roles;
+and, from the same ``users.info`` answer, the person's Slack locale and time zone
+(``RoleResolver``).  ``users.info`` is asked at most once per user every few minutes
+(with ``include_locale``, so the one call says both); if Slack cannot say, the user is
+treated as not a workspace admin (fail closed) and keeps their stored role.
+
+Each team's time zone (``TeamZones``): the one its workspace was given, else
+``CALLOPS_TIMEZONE``.  Digests, alerts, call cards and approval cards show times in it
+too; they take it as a plain ``Callable[[str], ZoneInfo]`` so none of them needs the
+runtime to ask.
 """
 
 from __future__ import annotations
@@ -11,11 +18,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from storage import Role, effective_role
+from storage import Role, Storage, Workspace, effective_role
 
 log = logging.getLogger(__name__)
 
@@ -79,3 +87,16 @@ class RoleResolver:
             return Role.ADMIN, None  # nothing Slack says can change it: no users.info call
         said = await self.slack_person(client, team_id, user_id)
         return effective_role(stored, is_workspace_admin=said.is_admin, is_env_admin=False), said
+
+
+class TeamZones:
+    def __init__(self, storage: Storage, default: str) -> None:
+        self._storage = storage
+        self._default = default
+
+    def __call__(self, team_id: str) -> ZoneInfo:
+        return self.of(self._storage.workspaces.get(team_id))
+
+    def of(self, workspace: Workspace | None) -> ZoneInfo:
+        """The zone of a workspace row already read."""
+        return ZoneInfo(workspace.timezone if workspace else self._default)
