@@ -14,13 +14,15 @@ nothing was stored, and the service may send it again.  An accepted record is qu
 durably, in the same transaction that marks it seen, and the answer goes back at once:
 posting to Slack happens afterwards, in ``bot.call_feed``, at Slack's pace.  An outbound
 campaign call is also noted, in the same trip, for the calling rules' watch to judge
-(``bot.rule_watch``), once however often it is sent.
+(``commands/rules/watch_jobs.py``), once however often it is sent: what the families do
+with a record they declare (``Family.on_record``, run before the record is queued).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
@@ -29,9 +31,8 @@ from pydantic import ValidationError
 from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
+from commands.kernel.family import RecordObserver
 from commands.notifications.notify import feed_kinds, matching_channels
-from commands.rules.refusals import refuse_by_key
-from commands.rules.watch import noted
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
 
@@ -95,7 +96,10 @@ class RouteCache:
         return cached[1]
 
 
-def make_receiver(storage: Storage, feed: CallFeed) -> Any:
+def make_receiver(
+    storage: Storage, feed: CallFeed, observers: Sequence[RecordObserver] = ()
+) -> Any:
+    """``observers``: what the app's families do with each record (``Registry.on_record``)."""
     routes = RouteCache(storage)
 
     def unavailable(what: str, exc: Exception) -> web.Response:
@@ -113,10 +117,12 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
-            # A route's opt-out key pressed is a refusal, taken before the record is
-            # marked seen: if storing fails, the service's resend adds it (once: the
-            # number is the list's key).
-            refuse_by_key(storage, team, matched, record)
+            # What the families take from the record (a route's opt-out key pressed is a
+            # refusal; a campaign call is noted for the rules), before the record is
+            # marked seen: if storing fails, the service's resend gives it to them again,
+            # and each writes it once.
+            for observe in observers:
+                observe(storage, team, matched, record)
             queued = store.accept(
                 team,
                 record_id,
@@ -125,9 +131,6 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
                 outcome=outcome,
                 kinds=feed_kinds(matched, record),
             )
-            fact = noted(record)
-            if fact is not None:  # judged against the calling rules (bot/rule_watch.py)
-                storage.rule_watch.note(team, [fact])
             return queued
 
     async def receive(request: web.Request) -> web.Response:
@@ -184,9 +187,14 @@ def make_receiver(storage: Storage, feed: CallFeed) -> Any:
     return receive
 
 
-def install_call_feed(web_app: web.Application, storage: Storage, feed: CallFeed) -> None:
+def install_call_feed(
+    web_app: web.Application,
+    storage: Storage,
+    feed: CallFeed,
+    observers: Sequence[RecordObserver] = (),
+) -> None:
     """Add the receiver to the app's web server and run the poster while it serves."""
-    web_app.router.add_post(CALLBACK_ROUTE, make_receiver(storage, feed))
+    web_app.router.add_post(CALLBACK_ROUTE, make_receiver(storage, feed, observers))
 
     async def start(_: web.Application) -> None:
         feed.start()

@@ -23,10 +23,12 @@ from typing import Any
 from bot import logs, metrics_http
 from bot.app import ConfigurationError
 from bot.drain import Drain
+from bot.jobs import JobRunner, env_of
 from bot.metrics_http import METRICS_PATH
 from bot.runtime import Runtime
 from bot.server import EVENTS_PATH, serving, socket_mode
 from bot.settings import Settings
+from commands.kernel.jobs import SCHEDULER
 from storage.errors import StorageError
 from storage.offload import off_loop
 
@@ -144,7 +146,8 @@ async def scheduler_forever(
     metrics_host: str = "0.0.0.0",  # noqa: S104 - a scrape target listens
     metrics_port: int | None = None,
 ) -> None:
-    """``callops scheduler``: only the scheduler, for a deployment whose web processes run
+    """``callops scheduler``: only the scheduler and the families' jobs that run with it
+    (``bot.jobs``: the rule watch, the privacy chores), for a deployment whose web processes run
     with ``--no-scheduler`` (one scheduler in all; a second one would post nothing twice,
     but would fetch everything twice).  With ``metrics_port``, its metrics (digests
     posted and failed, the call-center and Slack calls they made) are served there."""
@@ -154,8 +157,10 @@ async def scheduler_forever(
             "SLACK_CLIENT_ID/SLACK_CLIENT_SECRET with installations in CALLOPS_DB."
         )
     rt = await off_loop(Runtime.open, settings)
+    jobs = JobRunner(rt.registry, env_of(rt), where=(SCHEDULER,))
     try:
         rt.scheduler.start()
+        jobs.start()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 where = ""
@@ -168,6 +173,7 @@ async def scheduler_forever(
                 print(f"callops: scheduler running ({count} active digests{where})", flush=True)
                 await asyncio.Event().wait()
         finally:
+            await jobs.stop()
             await rt.scheduler.stop()
     finally:
         await rt.close()

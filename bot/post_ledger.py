@@ -3,10 +3,11 @@
 Rendering for a channel notes every customer's number it writes
 (``commands.kernel.phones.take_shown``); the outbox hands what was noted to this ledger
 with the post, which gives a masked post its Show number button (a reference, never the
-number) and, once Slack has the post, writes one row per number to
-``storage.privacy_posts``: so ``privacy find`` finds the post by the number's keyed hash,
-``privacy erase`` and retention rewrite it, and Show number reveals it.  Noting never
-stops a post: a database that cannot take the row is logged (without the number).
+number; the button the app's families declare, ``Registry.reveal``) and, once Slack has
+the post, writes one row per number to ``storage.privacy_posts``: so ``privacy find``
+finds the post by the number's keyed hash, ``privacy erase`` and retention rewrite it,
+and Show number reveals it.  Noting never stops a post: a database that cannot take the
+row is logged (without the number).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from slack_sdk.models.blocks import Block
+
 from commands.kernel.phones import take_shown
-from commands.privacy.reveal import show_number_block
 from storage import Storage, off_loop
 from storage.privacy_posts import new_ref
 
@@ -37,8 +39,10 @@ class Shown:
 
 
 class PostLedger:
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, *, button: Callable[[str], Block] | None = None) -> None:
+        """``button(ref)``: the row a masked post gets (None: no button)."""
         self._storage = storage
+        self._button = button
 
     async def prepare(
         self, message: M, *, team: str, channel: str, ts: str | None = None
@@ -54,8 +58,8 @@ class PostLedger:
         if ts is not None:
             ref = await self._safely(self._storage.privacy_posts.ref_of, team, channel, ts)
         shown = Shown(phones=phones, masked=masked, ref=ref or new_ref())
-        if masked:
-            message = _with_button(message, shown.ref)
+        if masked and self._button is not None:
+            message = _with_button(message, self._button(shown.ref))
         return message, shown
 
     async def posted(
@@ -98,9 +102,9 @@ class PostLedger:
         return found if isinstance(found, str) else None
 
 
-def _with_button(message: M, ref: str) -> M:
+def _with_button(message: M, button: Block) -> M:
     blocks = getattr(message, "blocks", None)
     if not isinstance(blocks, list) or not dataclasses.is_dataclass(message):
         return message
-    kept = [b for b in blocks if getattr(b, "block_id", None) != "privacy_show_number"]
-    return dataclasses.replace(message, blocks=[*kept, show_number_block(ref)])  # type: ignore[type-var]
+    kept = [b for b in blocks if getattr(b, "block_id", None) != button.block_id]
+    return dataclasses.replace(message, blocks=[*kept, button])  # type: ignore[type-var]

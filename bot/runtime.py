@@ -13,9 +13,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -29,10 +28,7 @@ from bot.digest_scheduler import DigestScheduler
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
-from bot.privacy_notice import tell_unmasked_workspaces
-from bot.privacy_work import PrivacyWorker
 from bot.request_guard import HeldClaims
-from bot.rule_watch import RuleWatch
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_ports import ResponseUrls, WebApiFiles, WebApiLookup, WebApiMessenger
@@ -44,7 +40,6 @@ from commands.kernel.context import AppPorts, CommandContext
 from commands.kernel.family import Family
 from commands.kernel.i18n import Audience
 from commands.kernel.phones import start_shown
-from commands.privacy.reveal import REVEAL_ROLE
 from commands.registry import Registry, build_registry
 from storage import (
     DEFAULT_ROLE,
@@ -148,10 +143,9 @@ class Runtime:
         tokens = TokenRefresher.from_settings(settings, storage, metrics=metrics)
         bots = BotClients(settings, storage, tokens, metrics=metrics)
         zones = TeamZones(storage, settings.callops_timezone)
-        ledger = PostLedger(storage)
+        ledger = PostLedger(storage, button=registry.reveal.button if registry.reveal else None)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
-        privacy = PrivacyWorker(storage, bots, outbox)
         digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
         return cls(
             settings=settings,
@@ -165,16 +159,6 @@ class Runtime:
                 storage,
                 digests,
                 zones,
-                watch=RuleWatch(storage, digests),
-                chores=(
-                    in_registry(
-                        registry,
-                        lambda _now: tell_unmasked_workspaces(
-                            storage, bots, outbox, settings.admin_ids
-                        ),
-                    ),
-                    in_registry(registry, privacy.run),
-                ),
                 anomalies=AnomalyWatch(storage, digests, zones),
             ),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
@@ -214,9 +198,15 @@ class Runtime:
             role,
             offset,
             (workspace, api_key),
-            audience=for_person(person, workspace, locale, masked=not role.at_least(REVEAL_ROLE)),
+            audience=for_person(person, workspace, locale, masked=not self._sees_numbers(role)),
             slack=(locale, tz),
         )
+
+    def _sees_numbers(self, role: Role) -> bool:
+        """Whether ``role`` reads customers' numbers in full (the role the app's families
+        declare, ``Registry.reveal``; nobody when none does)."""
+        reveal = self.registry.reveal
+        return reveal is not None and role.at_least(reveal.role)
 
     def _remember(
         self,
@@ -360,19 +350,6 @@ class Runtime:
         await self.clients.close()
         await self.bots.close()
         await self.responses.close()
-
-
-def in_registry(
-    registry: Registry, chore: Callable[[datetime], Awaitable[object]]
-) -> Callable[[datetime], Awaitable[object]]:
-    """A scheduler chore that runs with the app's tables in use (what it writes names
-    commands in the reader's words)."""
-
-    async def run(now: datetime) -> object:
-        with registry.using():
-            return await chore(now)
-
-    return run
 
 
 def database_figures(storage: Storage) -> DatabaseFigures:

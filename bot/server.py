@@ -1,9 +1,9 @@
 """Serving the app: HTTP (Bolt's one request URL plus health and OAuth pages) or Socket Mode.
 
 Both build the same Bolt app on the same runtime and run the same workers beside it (the
-digest and alert scheduler, the approval sweeper), so a feature tested over one transport
-behaves the same over the other.  The processes that run them for good are in
-``bot.cli_app``.
+digest and alert scheduler and the families' jobs, ``bot.jobs``), so a feature tested
+over one transport behaves the same over the other.  The processes that run them for
+good are in ``bot.cli_app``.
 """
 
 from __future__ import annotations
@@ -23,10 +23,11 @@ from bot import health, metrics_http
 from bot.app import create_app
 from bot.callbacks import install_call_feed
 from bot.drain import Drain
-from bot.jobs import JobRunner, TeamContexts
+from bot.jobs import JobRunner, env_of
 from bot.metrics import request_middleware
 from bot.request_guard import SERVER_LOG, SlackRequestGuard, encoded_body_refusal
 from bot.runtime import Runtime
+from commands.kernel.jobs import SCHEDULER, SERVING
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ def build_web_app(
     readiness = readiness or health.Readiness(rt.storage)
     health.install(web_app, readiness)
     metrics_http.install(web_app, rt.metrics)
-    install_call_feed(web_app, rt.storage, rt.call_feed)
+    install_call_feed(web_app, rt.storage, rt.call_feed, rt.registry.on_record)
     readiness.watch("call_feed", lambda: rt.call_feed.running)
     return web_app
 
@@ -75,23 +76,34 @@ async def workers(
     readiness: health.Readiness | None = None,
     drain: Drain | None = None,
 ) -> AsyncIterator[None]:
-    """The scheduler (unless ``scheduler`` is False: another process runs it) and the
-    families' background jobs (``bot.jobs``), for the block; ``readiness`` watches
-    them.  At the end the scheduler finishes its tick within what is left of
-    ``drain``'s budget."""
-    jobs = JobRunner(rt.registry, TeamContexts(rt.storage, rt.bots, rt))
+    """The scheduler and the families' jobs that run with it (unless ``scheduler`` is
+    False: another process runs them) and the families' jobs of every serving process
+    (``bot.jobs``), for the block; ``readiness`` watches them.  At the end the scheduler
+    finishes its tick within what is left of ``drain``'s budget."""
+    places = (SERVING, SCHEDULER) if scheduler else (SERVING,)
+    jobs = JobRunner(rt.registry, env_of(rt), where=places)
     async with contextlib.AsyncExitStack() as stack:
         if scheduler:
             rt.scheduler.start()
             stack.push_async_callback(_within, drain, rt.scheduler.stop, "scheduler stopped")
-            if readiness is not None:
-                readiness.watch("scheduler", lambda: rt.scheduler.running)
         jobs.start()
         stack.push_async_callback(jobs.stop)
         if readiness is not None:
-            for probe in jobs.probes:
-                readiness.watch(probe, functools.partial(jobs.running, probe))
+            for probe, alive in job_checks(rt, jobs, scheduler=scheduler).items():
+                readiness.watch(probe, alive)
         yield
+
+
+def job_checks(rt: Runtime, jobs: JobRunner, *, scheduler: bool) -> dict[str, Callable[[], bool]]:
+    """The readiness checks of the workers: each probe of ``jobs``; ``scheduler`` alive
+    while the scheduler and every job reporting under it are."""
+    checks: dict[str, Callable[[], bool]] = {
+        probe: functools.partial(jobs.running, probe) for probe in jobs.probes
+    }
+    if scheduler:
+        with_jobs = checks.get("scheduler")
+        checks["scheduler"] = lambda: rt.scheduler.running and (with_jobs is None or with_jobs())
+    return checks
 
 
 async def _within(drain: Drain | None, step: Callable[[], Awaitable[None]], done: str) -> None:

@@ -25,7 +25,7 @@ from commands.approvals.actions import ActionTable
 from commands.approvals.interactions import form_route
 from commands.kernel import catalog
 from commands.kernel.catalog import Catalog
-from commands.kernel.family import Family, HomeRenderer
+from commands.kernel.family import Family, HomeRenderer, RecordObserver, Reveal
 from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
 from commands.kernel.jobs import Job
@@ -41,6 +41,12 @@ class Registry:
     """Every family's background jobs, in the families' order (``bot/jobs.py`` runs them)."""
     home: HomeRenderer | None
     """What the App Home tab shows (the one family that declares ``home``)."""
+    on_record: tuple[RecordObserver, ...] = ()
+    """What the families do with each call record called back, in their order
+    (``bot/callbacks.py`` runs them)."""
+    reveal: Reveal | None = None
+    """Who sees customers' numbers in full and the button of a masked post (the one
+    family that declares ``reveal``); None: nobody, and no button."""
 
     @contextlib.contextmanager
     def using(self) -> Iterator[Registry]:
@@ -71,6 +77,9 @@ def build_registry(families: Iterable[Family]) -> Registry:
     homes = [family.home for family in families if family.home is not None]
     if len(homes) > 1:
         raise ValueError("more than one family declares the App Home tab")
+    reveals = [family.reveal for family in families if family.reveal is not None]
+    if len(reveals) > 1:
+        raise ValueError("more than one family declares how customers' numbers are shown")
     return Registry(
         families=families,
         catalog=Catalog(
@@ -91,4 +100,6 @@ def build_registry(families: Iterable[Family]) -> Registry:
         ),
         jobs=jobs,
         home=homes[0] if homes else None,
+        on_record=tuple(observer for family in families for observer in family.on_record),
+        reveal=reveals[0] if reveals else None,
     )

@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 NEW_WORKSPACE_MASKS: Final = 1
 """A workspace created from now on masks customers' numbers in channels (personal data
 under Law 91/2025/QH15); the column's own default stays 0, so a workspace that was
-created before keeps the setting it had (its admins are told once: ``bot/privacy_notice``)."""
+created before keeps the setting it had (its admins are told once: the privacy family's
+``notice.py``)."""
 
 
 class _Unchanged:

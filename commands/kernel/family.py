@@ -7,15 +7,19 @@ the action table, the routes), so no module registers anything when it is import
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from slack_sdk.models.blocks import Block
+
+from callcenter.models import Cdr
 from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
 from commands.kernel.jobs import Job
+from storage import NotificationRoute, Role, Storage
 
 if TYPE_CHECKING:
     from slack_sdk.models.views import View
@@ -24,6 +28,24 @@ if TYPE_CHECKING:
 
 HomeRenderer = Callable[["CommandContext"], Awaitable["View"]]
 """What renders the App Home tab for the person in the context."""
+
+
+RecordObserver = Callable[[Storage, str, Sequence[NotificationRoute], Cdr], object]
+"""What a family does with each call record the service calls back to a team: given the
+database, the team, the team's routes the record matches, and the record, on the
+receiver's database thread (blocking), before the record is queued; a resend runs it
+again, so what it writes must be written once (an opt-out, a record noted for the
+rules)."""
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """How the app shows customers' numbers (the privacy family declares it): in full to
+    ``role`` and above, masked to the rest; a post that shows them masked gets
+    ``button(ref)``, which reveals them to whoever clicks and may see them."""
+
+    role: Role
+    button: Callable[[str], Block]
 
 
 @dataclass(frozen=True)
@@ -42,7 +64,14 @@ class Family:
     shortcuts: tuple[OnShortcut, ...] = ()
     steps: tuple[OnStep, ...] = ()
     jobs: tuple[Job, ...] = ()
-    """Its background work (``commands/kernel/jobs.py``), run by every serving process."""
+    """Its background work (``commands/kernel/jobs.py``), each job run by every serving
+    process or by the scheduler's one, as it says."""
     home: HomeRenderer | None = None
     """The App Home tab as it is now, for one person (the reports family's wallboard);
     one family of the app declares it, and ``PublishHome()`` shows it."""
+    on_record: tuple[RecordObserver, ...] = ()
+    """What it does with each call record the service calls back (the receiver runs the
+    app's observers in the families' order)."""
+    reveal: Reveal | None = None
+    """How customers' numbers are shown (one family of the app declares it: bot/ reads
+    the role and the button from the registry)."""

@@ -10,7 +10,7 @@ number masked, never the number itself.  Once approved:
   audit log, append-only, keeps what it holds as the record of what was done;
 - every message callops posted that shows the number is rewritten without it (and without
   the customer's name: the whole card gives way to a note), every file holding it is
-  deleted: by the privacy worker (``bot/privacy_work.py``), at Slack's pace, resumed after
+  deleted: by the privacy worker (``commands/privacy/work.py``), at Slack's pace, resumed after
   a restart, once across replicas;
 - the report says what was changed and what could not be, and why; it goes to the admin
   who asked, by direct message, when the last message is done.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from commands.kernel.actions import ADMIN_APPROVAL, ActionSpec
 from commands.kernel.catalog import CommandSpec
-from commands.kernel.family import Family
+from commands.kernel.family import Family, Reveal
 from commands.kernel.i18n import N_
 from commands.kernel.interactions import OnClick
-from commands.privacy import erase, find, overview, requests, reveal
+from commands.privacy import erase, find, notice, overview, requests, reveal, work
 from storage import Role
 
 FAMILY = Family(
@@ -78,4 +78,7 @@ FAMILY = Family(
         # Anyone may click: a viewer is answered with the number masked.
         OnClick(reveal.SHOW_NUMBER_BUTTON, reveal.show_number_clicked, role=Role.VIEWER),
     ),
+    reveal=Reveal(role=reveal.REVEAL_ROLE, button=reveal.show_number_block),
+    # Once a minute where the scheduler runs: the notice first, then the worker.
+    jobs=(notice.JOB, work.JOB),
 )

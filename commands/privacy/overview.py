@@ -19,7 +19,7 @@ from storage import Storage, off_loop
 
 MASKING_NOTICE = "privacy.masking-default"
 """The ``workspace_notices`` kind of the one notice telling a workspace from before that
-new workspaces mask customers' numbers (``bot/privacy_notice.py``); opened too when an
+new workspaces mask customers' numbers (``notice.py``); opened too when an
 admin sets ``mask-phones`` either way: they have chosen."""
 
 

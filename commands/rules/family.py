@@ -17,6 +17,7 @@ from commands.rules import (
     manage,
     refusals,
     watch,
+    watch_jobs,
 )
 from storage import Role
 
@@ -201,4 +202,7 @@ FAMILY = Family(
         OnClick(manage.CLASSIFY, manage.classify_clicked, role=Role.ADMIN),
         OnClick(compliance.EXPORT, compliance.export_clicked, role=Role.ADMIN),
     ),
+    jobs=watch_jobs.JOBS,
+    # A key pressed to opt out is a refusal; an outbound campaign call is noted for the watch.
+    on_record=(refusals.refuse_by_key, watch.note_record),
 )

@@ -15,6 +15,7 @@ digests and by ``placed_against_rules`` (the compliance command's figure).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -38,7 +39,7 @@ from commands.kernel.values import token
 from commands.rules.dialing_hours import hours_fix
 from commands.rules.guard import Window, clock, is_advertising, minutes_of, window_words, within
 from commands.rules.lists import refused_numbers
-from storage import Storage
+from storage import NotificationRoute, Storage
 from storage.calling_rules import CallingRules
 from storage.offload import off_loop
 from storage.rule_watch import NotedRecord
@@ -103,6 +104,16 @@ async def settings_lines(storage: Storage, team_id: str) -> list[str]:
 
 
 # --- call records ----------------------------------------------------------------------
+
+
+def note_record(
+    storage: Storage, team_id: str, routes: Sequence[NotificationRoute], record: Cdr
+) -> int:
+    """The rules family's look at a record called back (blocking, on the receiver's
+    database thread): an outbound campaign call is noted for the watch to judge, once
+    however often it is sent; how many were new."""
+    fact = noted(record)
+    return 0 if fact is None else storage.rule_watch.note(team_id, [fact])
 
 
 def noted(record: Cdr) -> NotedRecord | None:

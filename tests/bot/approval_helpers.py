@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.jobs import JobRunner, TeamContexts
+from bot.jobs import JobRunner, env_of
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -183,7 +183,7 @@ async def sweep(rt: Runtime) -> int:
 
 def jobs(rt: Runtime, *, every: float | None = None) -> JobRunner:
     """The families' background jobs on ``rt``, as a serving process runs them."""
-    return JobRunner(rt.registry, TeamContexts(rt.storage, rt.bots, rt), every=every)
+    return JobRunner(rt.registry, env_of(rt), every=every)
 
 
 async def second_app(settings: Settings, slack: SlackStandIn) -> AsyncIterator[Runtime]:

@@ -2,9 +2,10 @@
 the service placed against the calling rules, and the warning on leads going into an
 advertising campaign that dials outside the hours.
 
-Through the Slack stand-in against the emulator.  The rule watch runs on the scheduler's
-minute; the tests call that minute's work (``scheduler.watch.tick``) with the ``now``
-they choose, on one runtime or on two sharing one database, as two replicas would.
+Through the Slack stand-in against the emulator.  The rule watch is the rules family's job
+where the scheduler runs, once a minute; the tests call that minute's work
+(``RuleWatch.tick``, on the runtime's job ports) with the ``now`` they choose, on one
+runtime or on two sharing one database, as two replicas would.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 
-from bot.rule_watch import POSTS_PER_PASS, RuleWatch
+from bot.jobs import env_of
 from bot.runtime import Runtime
 from bot.server import serving
 from bot.settings import Settings
@@ -29,6 +30,7 @@ from callcenter.models import Campaign
 from commands.kernel.resolve import all_campaigns
 from commands.rules.enforce import RULES_REQUESTER
 from commands.rules.watch import VIETNAM, placed_against_rules
+from commands.rules.watch_jobs import POSTS_PER_PASS, RuleWatch
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, TEAM, SlackStandIn
 from storage.rule_watch import LEASE
@@ -50,9 +52,7 @@ def hhmm(moment: datetime) -> str:
 
 
 def watch_of(rt: Runtime) -> RuleWatch:
-    watch = rt.scheduler.watch
-    assert watch is not None
-    return watch
+    return RuleWatch(env_of(rt))
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -13,7 +14,12 @@ from commands.calls.family import FAMILY as CALLS
 from commands.campaigns.family import FAMILY as CAMPAIGNS
 from commands.kernel import catalog
 from commands.kernel.help import FAMILY as HELP
+from commands.kernel.jobs import SCHEDULER, SERVING
+from commands.privacy.family import FAMILY as PRIVACY
+from commands.privacy.reveal import SHOW_NUMBER_BLOCK
 from commands.registry import build_registry
+from commands.rules import refusals, watch
+from storage import Role
 from tests.registry import APP
 
 
@@ -73,3 +79,28 @@ def test_a_family_listed_twice_or_words_named_twice_stop_the_app() -> None:
         build_registry((HELP, CAMPAIGNS, CAMPAIGNS))
     with pytest.raises(ValueError, match="names both"):
         catalog.Catalog([*CAMPAIGNS.commands, CAMPAIGNS.commands[0]])
+
+
+def test_the_privacy_family_hands_over_who_sees_numbers_and_the_button() -> None:
+    assert APP.reveal is not None and APP.reveal.role is Role.OPERATOR
+    assert APP.reveal.button("ref12345").block_id == SHOW_NUMBER_BLOCK
+    assert build_registry((HELP, CAMPAIGNS)).reveal is None  # nobody then, and no button
+    with pytest.raises(ValueError, match="customers' numbers"):
+        build_registry((HELP, PRIVACY, replace(CAMPAIGNS, reveal=PRIVACY.reveal)))
+
+
+def test_each_job_says_where_it_runs() -> None:
+    places = {job.name: job.where for job in APP.jobs}
+    assert places == {
+        "approvals.recover": SERVING,
+        "approvals.expire": SERVING,
+        "rules.watch": SCHEDULER,
+        "rules.judge": SCHEDULER,
+        "privacy.notice": SCHEDULER,
+        "privacy.work": SCHEDULER,
+    }
+
+
+def test_what_families_take_from_a_called_back_record_comes_with_them() -> None:
+    assert APP.on_record == (refusals.refuse_by_key, watch.note_record)
+    assert build_registry((HELP, CAMPAIGNS)).on_record == ()  # an app without the rules

@@ -5,7 +5,8 @@ keeps the setting it had, so nothing changes under its people's feet.  Its admin
 told once, by direct message, what changed and how to mask their numbers too.  Once is
 a row in ``workspace_notices`` (``storage.notices``): opened by the first scheduler that
 gets there, in any process, and opened as well when an admin sets ``mask-phones``
-either way (they have chosen; nothing to tell).
+either way (they have chosen; nothing to tell).  It is the family's job
+``privacy.notice`` (``JOB``), run once a minute where the scheduler runs.
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from slack_sdk.errors import SlackApiError
-
-from bot.posting import BotClients, SlackOutbox
 from commands.kernel.audiences import for_person
 from commands.kernel.i18n import _, use_audience
+from commands.kernel.jobs import SCHEDULER, Job, JobEnv, JobOutbox, SlackRefused
 from commands.kernel.reply import Reply, section
 from commands.privacy.overview import MASKING_NOTICE, typed
 from storage import Role, Storage, off_loop
@@ -49,45 +48,46 @@ def notice_reply() -> Reply:
 
 
 async def _admins(
-    storage: Storage, bots: BotClients, team_id: str, env: Iterable[str]
+    storage: Storage, outbox: JobOutbox, team_id: str, env: Iterable[str]
 ) -> list[str]:
     stored = await off_loop(storage.roles.list_roles, team_id)
     people = {user for user, role in stored.items() if role is Role.ADMIN and user[:1] in "UW"}
     people.update(env)
-    client = await bots.get(team_id)
-    if client is not None:
+    if await outbox.reachable(team_id):
         try:
-            listing = await client.users_list(limit=200)
-            for member in listing.get("members") or []:
-                if not isinstance(member, dict) or member.get("is_bot") or member.get("deleted"):
-                    continue
-                if member.get("is_admin") or member.get("is_owner"):
-                    people.add(str(member.get("id")))
-        except SlackApiError as exc:
-            log.info("users.list for the masking notice: %s", exc.response.get("error"))
+            people.update(await outbox.workspace_admins(team_id))
+        except SlackRefused as exc:
+            log.info("users.list for the masking notice: %s", exc.error)
     return sorted(p for p in people if p)
 
 
-async def tell_unmasked_workspaces(
-    storage: Storage, bots: BotClients, outbox: SlackOutbox, env_admins: Iterable[str]
-) -> int:
+async def tell_unmasked_workspaces(env: JobEnv) -> int:
     """Tell the admins of each workspace that still shows numbers in full, once; returns
     how many workspaces were told now."""
+    storage, outbox = env.storage, env.outbox
     told = 0
     for team_id in await off_loop(_unmasked_without_notice, storage):
         if not await off_loop(storage.notices.open, team_id, MASKING_NOTICE):
             continue  # another process got there first
-        client = await bots.get(team_id)
-        if client is None:
+        if not await outbox.reachable(team_id):
             continue
         workspace = await off_loop(storage.workspaces.get, team_id)
-        for admin in await _admins(storage, bots, team_id, env_admins):
+        for admin in await _admins(storage, outbox, team_id, env.admins):
             person = await off_loop(storage.people.get, team_id, admin)
             with use_audience(for_person(person, workspace)):
                 reply = notice_reply()
             try:
-                await outbox.post(client, admin, reply, team=team_id)
-            except SlackApiError as exc:
-                log.info("masking notice to an admin: %s", exc.response.get("error"))
+                await outbox.post(team_id, admin, reply)
+            except SlackRefused as exc:
+                log.info("masking notice to an admin: %s", exc.error)
         told += 1
     return told
+
+
+JOB = Job(
+    name="privacy.notice",
+    run=tell_unmasked_workspaces,
+    every=60.0,
+    probe="scheduler",
+    where=SCHEDULER,
+)

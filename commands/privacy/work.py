@@ -7,6 +7,8 @@ again once its lease lapses, so work resumes after a restart), rewrites each mes
 once through the paced outbox (Slack's one message a second per channel, a 429's
 ``Retry-After`` honoured) and deletes each file, and notes what became of it.  A request
 whose posts are all done is finished, once, and its report goes to the admin who asked.
+It is the family's job ``privacy.work`` (``JOBS``), run once a minute where the scheduler
+runs, after the masking notice (``notice.py``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,9 @@ import logging
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
-
-from bot.posting import BotClients, SlackOutbox, rate_limited
 from commands.kernel.audiences import for_channel, for_person
 from commands.kernel.i18n import use_audience
+from commands.kernel.jobs import SCHEDULER, Job, JobEnv, JobOutbox, SlackRefused
 from commands.privacy.erase import erase_report, removed_note
 from commands.privacy.requests import reminder
 from storage import Storage, off_loop
@@ -36,13 +35,14 @@ BATCH = 30
 """Posts claimed per run: at one message a second per channel, one minute's work."""
 RETENTION = "retention"
 """The ``erase_request`` of posts aged out."""
+EVERY = 60.0
+"""Once a minute, as on the scheduler's tick it ran on before."""
 GONE = frozenset({"message_not_found", "channel_not_found", "file_not_found", "file_deleted"})
 
 
 class PrivacyWorker:
-    def __init__(self, storage: Storage, bots: BotClients, outbox: SlackOutbox) -> None:
+    def __init__(self, storage: Storage, outbox: JobOutbox) -> None:
         self._storage = storage
-        self._bots = bots
         self._outbox = outbox
 
     async def run(self, now: datetime | None = None) -> int:
@@ -82,8 +82,7 @@ class PrivacyWorker:
             key = f"privacy-reminder:{request.id}"
             if not await off_loop(storage.dedup.mark_event, request.team_id, key):
                 continue
-            client = await self._bots.get(request.team_id)
-            if client is None:
+            if not await self._outbox.reachable(request.team_id):
                 continue
             workspace = await off_loop(storage.workspaces.get, request.team_id)
             target = (workspace.approvals_channel if workspace else None) or request.handled_by
@@ -92,9 +91,9 @@ class PrivacyWorker:
             with use_audience(for_channel(workspace)):
                 reply = reminder(request)
             try:
-                await self._outbox.post(client, target, reply, team=request.team_id)
-            except SlackApiError as exc:
-                log.info("privacy reminder not delivered: %s", exc.response.get("error"))
+                await self._outbox.post(request.team_id, target, reply)
+            except SlackRefused as exc:
+                log.info("privacy reminder not delivered: %s", exc.error)
 
     def _age_out(self) -> int:
         """Mark for rewriting the posts older than each workspace keeps customers' data,
@@ -116,33 +115,29 @@ class PrivacyWorker:
     async def _handle(
         self, team: str, channel: str, ts: str | None, file_id: str | None, why: str | None
     ) -> str | None:
-        client = await self._bots.get(team)
-        if client is None:
+        if not await self._outbox.reachable(team):
             return None
         try:
             if file_id:
-                await client.files_delete(file=file_id)
+                await self._outbox.delete_file(team, file_id)
                 return "deleted"
             if ts:
-                await self._rewrite(client, team, channel, ts, why)
+                await self._rewrite(team, channel, ts, why)
                 return "rewritten"
-        except SlackApiError as exc:
-            error = str(exc.response.get("error") or "error")
-            if rate_limited(exc):
+        except SlackRefused as exc:
+            if exc.rate_limited:
                 return None
-            return ("gone:" if error in GONE else "failed:") + error
+            return ("gone:" if exc.error in GONE else "failed:") + exc.error
         except (OSError, TimeoutError) as exc:
             log.info("privacy worker: Slack unreachable (%s); retried later", type(exc).__name__)
             return None
         return "failed:nothing"
 
-    async def _rewrite(
-        self, client: AsyncWebClient, team: str, channel: str, ts: str, why: str | None
-    ) -> None:
+    async def _rewrite(self, team: str, channel: str, ts: str, why: str | None) -> None:
         workspace = await off_loop(self._storage.workspaces.get, team)
         with use_audience(for_channel(workspace)):
             note = removed_note(retention=why == RETENTION)
-        await self._outbox.update(client, channel, ts, note, team=team)
+        await self._outbox.update(team, channel, ts, note)
 
     async def _finish_requests(self) -> None:
         storage = self._storage
@@ -168,19 +163,24 @@ class PrivacyWorker:
         tables: list[Erased],
         posts: list[PostedNumber],
     ) -> None:
-        client = await self._bots.get(team)
-        if client is None:
+        if not await self._outbox.reachable(team):
             return
         workspace = await off_loop(self._storage.workspaces.get, team)
         person = await off_loop(self._storage.people.get, team, admin)
         with use_audience(for_person(person, workspace)):
             reply = erase_report(request_id, tables, posts)
         try:
-            await self._outbox.post(client, admin, reply, team=team)
-        except SlackApiError as exc:
-            log.warning(
-                "privacy worker: the report was not delivered (%s)", exc.response.get("error")
-            )
+            await self._outbox.post(team, admin, reply)
+        except SlackRefused as exc:
+            log.warning("privacy worker: the report was not delivered (%s)", exc.error)
+
+
+async def work(env: JobEnv) -> int:
+    """One run of the worker on the process's outbox; posts handled."""
+    return await PrivacyWorker(env.storage, env.outbox).run()
+
+
+JOB = Job(name="privacy.work", run=work, every=EVERY, probe="scheduler", where=SCHEDULER)
 
 
 def remind_at(due_at: float) -> float:
