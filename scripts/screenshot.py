@@ -12,10 +12,10 @@ campaign it is meant for, whose card shows its lead list.  ``calls``: the live c
 with its id, agent and campaign, after one is moved with its Transfer form.
 ``console-vi``: the demo as shipped, in Vietnamese: Hương reads the help, a campaign's
 card and the sample digest with its chart in #digests.  ``insights-vi``: Hương asks for
-yesterday's insights (``phan-tich``) after five weeks of traffic.  ``anomaly-vi``: after Viettel stops answering (the
-console's incident control), an anomaly alert in #call-center with its band chart in the
-thread.  The other scenes show the demo
-read in English (its workspace, Hương and Minh set so, as the console tests read it).  Without
+yesterday's insights (``phan-tich``) after five weeks of traffic.  ``anomaly-vi``: after
+Viettel stops answering (the console's incident control), an anomaly alert in
+#call-center with its band chart in the thread.  The other scenes show the demo read in
+English (its workspace, Hương and Minh set so, as the console tests read it).  Without
 ``--scene`` all are taken, each from a fresh demo.  Nothing is drawn by hand, so the
 pictures change when the app's messages do. ``make screenshot`` runs it after installing
 the Debian packages it needs (``chromium``, and ``fonts-noto-color-emoji`` for Slack's
