@@ -571,6 +571,15 @@ class CallFeed:
         (posted by an attempt whose answer never came back) leave the queue."""
         shown = await self._shown_in_channel(batch[0], channel)
         found = [row for row in batch if row.record_id in shown]
+        # A customer's later calls of the day are replies in the thread of their first
+        # card, which the channel's own history does not list: a row taken before that
+        # the channel does not show is looked for in its thread too.
+        for row in batch:
+            if row.record_id in shown or (row.lease_owner is None and not row.attempts):
+                continue
+            root = await self._thread_root(row)
+            if root is not None and await self._already_posted(row, channel, thread_ts=root):
+                found.append(row)
         for row in found:
             await off_loop(self._storage.call_feed.remove, row.seq)
         if found:
@@ -581,7 +590,20 @@ class CallFeed:
                 channel,
             )
             self.found += len(found)
-        return [row for row in batch if row.record_id not in shown]
+        return [row for row in batch if row not in found]
+
+    async def _thread_root(self, row: QueuedRecord) -> str | None:
+        """The thread this row's card goes in (its customer's first card of the day in
+        the channel), if there is one yet."""
+        cdr = await off_loop(self._record, row)
+        subject = thread_subject(cdr)
+        if not subject:
+            return None
+        tz, _readers = await off_loop(self._readers, row.team_id, row.lane)
+        day = call_day(cdr, tz, datetime.fromtimestamp(row.received_at, UTC))
+        return await off_loop(
+            self._storage.call_feed.thread_root, row.team_id, row.lane, day, subject
+        )
 
     async def _post_outcome(self, head: QueuedRecord) -> None:
         store = self._storage.call_feed
