@@ -1,5 +1,6 @@
 """The digest and alert scheduler: every minute, post the digests that fell due, check
-the alerts and run the calling rules' watch (``bot/rule_watch.py``).
+the alerts, and check for anomalies (``bot/anomaly_watch.py``); the calling rules' watch
+is the rules family's job (``commands/rules/watch_jobs.py``).
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
@@ -52,7 +53,6 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot import logs
 from bot.anomaly_watch import AnomalyWatch
 from bot.digest_post import DigestPoster, workspace_failure
-from bot.rule_watch import RuleWatch
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.anomalies import is_anomaly
@@ -76,12 +76,9 @@ CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
-JUDGE_JOB = "callops-rule-watch"
 ANOMALY_JOB = "callops-anomalies"
 """The anomaly alerts' check: a job of its own, so the day's first learning of the usual
 levels (four days of records) never holds up a digest."""
-JUDGE_SECONDS = 15
-"""How often the call records callbacks brought are judged against the calling rules."""
 
 
 @dataclass
@@ -119,17 +116,11 @@ class DigestScheduler:
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
-        watch: RuleWatch | None = None,
-        chores: Sequence[Callable[[datetime], Awaitable[object]]] = (),
         anomalies: AnomalyWatch | None = None,
     ) -> None:
         self._storage = storage
-        self.watch = watch
-        """The calling rules' watch, run after the alerts on every tick."""
         self.anomalies = anomalies
         """The anomaly alerts' check (``bot.anomaly_watch``), a job of its own each minute."""
-        self._chores = tuple(chores)
-        """Other once-a-minute work that must run in one place (the privacy notice)."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -168,15 +159,6 @@ class DigestScheduler:
             coalesce=True,
             max_instances=1,
         )
-        if self.watch is not None:
-            scheduler.add_job(
-                self._judge_tick,
-                IntervalTrigger(seconds=JUDGE_SECONDS, timezone=UTC),
-                id=JUDGE_JOB,
-                coalesce=True,
-                misfire_grace_time=JUDGE_SECONDS,
-                max_instances=1,
-            )
         if self.anomalies is not None:
             scheduler.add_job(
                 self._anomaly_tick,
@@ -255,9 +237,6 @@ class DigestScheduler:
                     report.recovered,
                 )
             await self.check_alerts(now)
-            if self.watch is not None:
-                await self.watch.tick(now)
-            await self.run_chores(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
@@ -268,26 +247,6 @@ class DigestScheduler:
             # ``stop`` gave the tick its grace and cut it: a stop, not a failure (the
             # slots it held are claimed in the database and taken up after the restart).
             log.info("scheduler tick cut short by the stop")
-        finally:
-            if task is not None:
-                self._ticks.discard(task)
-
-    async def _judge_tick(self) -> None:
-        """The rule watch's quick pass: records callbacks noted, judged and posted."""
-        if self.watch is None:
-            return
-        task = asyncio.current_task()
-        if task is not None:
-            self._ticks.add(task)
-        try:
-            logs.begin(name="rule-watch")
-            await self.watch.judge_noted()
-        except StorageBusyError:
-            log.warning("rule watch: the database is busy; the next pass catches up")
-        except Exception:
-            log.exception("rule watch pass failed")
-        except asyncio.CancelledError:
-            log.info("rule watch pass cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)
@@ -306,19 +265,11 @@ class DigestScheduler:
             log.warning("anomaly check: the database is busy; the next minute catches up")
         except Exception:
             log.exception("anomaly check failed")
+        except asyncio.CancelledError:
+            log.info("anomaly check cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)
-
-    async def run_chores(self, now: datetime) -> None:
-        """The other once-a-minute work; one failing does not stop the next."""
-        for chore in self._chores:
-            try:
-                await chore(now)
-            except StorageBusyError:
-                log.warning("scheduler chore: the database is busy; the next tick catches up")
-            except Exception:
-                log.exception("scheduler chore failed")
 
     # --- the table of digests -----------------------------------------------------------
 

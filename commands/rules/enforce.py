@@ -2,7 +2,7 @@
 
 The service's campaigns dial within hours of their own, which may reach outside the
 hours Decree 91/2020/ND-CP allows.  With enforcing on (off by default), each minute's
-check (``bot/rule_watch.py``) pauses every running advertising campaign once the calling
+check (``commands/rules/watch_jobs.py``) pauses every running advertising campaign once the calling
 hours of that campaign closed, on Vietnam's clock, and starts again, when they open, the
 campaigns it paused itself (remembered in the database; one started or stopped by a
 person meanwhile is left as it is).  Each pause and start is claimed first as a slot in

@@ -6,7 +6,7 @@ campaigns dial on their own.  Their call records (by callback or by the listing)
 judged here against the calling rules of Decree 91/2020/ND-CP on Vietnam's clock: an
 advertising call started outside the calling hours, to a number on the do-not-call list,
 or beyond the calls one number may get in 24 hours, is a breach.  Each is posted once in
-the rules channel (``bot/rule_watch.py`` reads the records and posts) and counted in
+the rules channel (``commands/rules/watch_jobs.py`` reads the records and posts) and counted in
 digests and by ``placed_against_rules`` (the compliance command's figure).
 
     rules channel #channel     where rule events go (``rules channel off``: nowhere)
