@@ -304,9 +304,10 @@ class AnomalyWatch:
         except (errors.CallCenterError, SlackApiError, DigestPostError) as exc:
             log.warning("anomaly chart of alert %s (team %s): %s", alert.id, alert.team_id, exc)
 
-    async def _update(self, check: _Check, episode: Episode) -> bool:
+    async def _touch(self, check: _Check, episode: Episode) -> Episode | None:
+        """The episode with this minute's reading noted (None if it is closed)."""
         reading = check.reading
-        touched = await off_loop(
+        return await off_loop(
             lambda: self._storage.anomalies.touch(
                 episode.team_id,
                 episode.id,
@@ -318,6 +319,9 @@ class AnomalyWatch:
                 calls=reading.calls,
             )
         )
+
+    async def _update(self, check: _Check, episode: Episode) -> bool:
+        touched = await self._touch(check, episode)
         if touched is None or touched.message_ts is None:
             return False
         with use_audience(check.readers):
@@ -326,19 +330,7 @@ class AnomalyWatch:
 
     async def _recover(self, check: _Check, episode: Episode) -> bool:
         storage = self._storage
-        reading = check.reading
-        await off_loop(
-            lambda: storage.anomalies.touch(
-                episode.team_id,
-                episode.id,
-                slot=check.slot,
-                value=reading.value,
-                usual=reading.band.value,
-                low=reading.band.low,
-                high=reading.band.high,
-                calls=reading.calls,
-            )
-        )
+        await self._touch(check, episode)
         closed = await off_loop(storage.anomalies.close, episode.team_id, episode.id, "recovered")
         if closed is None:
             return False
