@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import tracemalloc
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
+from callcenter.models import Cdr
 from commands.approvals.workflow import Decision, decide
 from commands.kernel.grammar import tokenize
 from commands.kernel.paging import read_page_value
@@ -93,3 +97,27 @@ def decide_as(
     """``user``, an admin, approves (or denies) ``approval`` as its card showed it."""
     vote = partial(decide, storage, approval.team_id, approval.id, user=user, role=Role.ADMIN)
     return vote(approve=approve, params_hash=approval.params_hash, reason=reason or None)
+
+
+class Folder(Protocol):
+    """A fold over pages of call records (``KpiTally``, ``UsualLearner``)."""
+
+    records: int
+
+    def add_page(self, records: Sequence[Cdr]) -> None: ...
+
+
+def bytes_kept(fold: Folder, template: Sequence[Cdr], pages: int, modules: Sequence[str]) -> int:
+    """Bytes ``modules``' own code holds after ``fold`` took ``pages`` pages of
+    ``template`` (new ids each page); other threads' allocations (an emulator's) are left
+    out."""
+    tracemalloc.start()
+    for page in range(pages):
+        fold.add_page([r.model_copy(update={"id": f"{page}-{r.id}"}) for r in template])
+    gc.collect()
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(True, module) for module in modules]
+    )
+    tracemalloc.stop()
+    assert fold.records == pages * len(template)
+    return sum(stat.size for stat in snapshot.statistics("filename"))

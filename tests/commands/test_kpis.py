@@ -3,8 +3,6 @@ and over the emulator's seeded records of a chosen day, counted in its own datab
 
 from __future__ import annotations
 
-import gc
-import tracemalloc
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,7 +22,7 @@ from commands.reports.kpis import KPIS, KpiCounts, KpiTally
 from commands.reports.tally import fold_records
 from emulators.pbx.testing import EmulatorServer
 from tests.commands.conftest import MakeContext
-from tests.commands.helpers import visible
+from tests.commands.helpers import bytes_kept, visible
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
 
@@ -240,20 +238,9 @@ async def test_help_metrics_defines_every_kpi_in_both_languages(
 
 
 def kept_after(pages: int) -> int:
-    """Bytes the tally's own code holds after ``pages`` pages of the same calls (new ids
-    each page); other threads' allocations (an emulator's) are left out."""
-    template = hand_made()
-    tracemalloc.start()
-    tally = KpiTally(VN)
-    for page in range(pages):
-        tally.add_page([r.model_copy(update={"id": f"{page}-{r.id}"}) for r in template])
-    gc.collect()
-    snapshot = tracemalloc.take_snapshot().filter_traces(
-        [tracemalloc.Filter(True, kpis.__file__), tracemalloc.Filter(True, tally_module.__file__)]
-    )
-    tracemalloc.stop()
-    assert tally.records == pages * len(template)
-    return sum(stat.size for stat in snapshot.statistics("filename"))
+    """Bytes the tally's own code holds after ``pages`` pages of the same calls."""
+    modules = (kpis.__file__, tally_module.__file__)
+    return bytes_kept(KpiTally(VN), hand_made(), pages, modules)
 
 
 def test_the_tallys_memory_does_not_grow_with_the_records() -> None:

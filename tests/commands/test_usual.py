@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import gc
-import tracemalloc
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
@@ -23,6 +21,7 @@ from commands.reports.usual import (
     usual_window,
     widths_outside,
 )
+from tests.commands.helpers import bytes_kept
 
 VN = ZoneInfo("Asia/Ho_Chi_Minh")
 MONDAYS = [date(2026, 11, 2) + timedelta(weeks=w) for w in range(4)]
@@ -134,17 +133,7 @@ def test_the_window_is_the_four_whole_weeks_before_today() -> None:
 def kept_after(pages: int) -> int:
     """Bytes the learner's own code holds after ``pages`` pages of one hour of calls."""
     template = hour_of_calls(MONDAYS[0], 10)
-    tracemalloc.start()
-    learner = UsualLearner(VN)
-    for page in range(pages):
-        learner.add_page([r.model_copy(update={"id": f"{page}-{r.id}"}) for r in template])
-    gc.collect()
-    snapshot = tracemalloc.take_snapshot().filter_traces(
-        [tracemalloc.Filter(True, usual.__file__), tracemalloc.Filter(True, kpis.__file__)]
-    )
-    tracemalloc.stop()
-    assert learner.records == pages * len(template)
-    return sum(stat.size for stat in snapshot.statistics("filename"))
+    return bytes_kept(UsualLearner(VN), template, pages, (usual.__file__, kpis.__file__))
 
 
 def test_the_learners_memory_does_not_grow_with_the_records() -> None:
