@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,7 +17,6 @@ from bot.runtime import Runtime
 from callcenter.models import Campaign
 from commands.approvals.workflow import update_policy
 from commands.rules.compliance import EXPORT
-from commands.rules.guard import DECREE_TZ
 from commands.rules.manage import CLASSIFY, CONFIRM_LOOSER
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
@@ -35,21 +34,13 @@ from tests.bot.approval_helpers import (
     settled,
     shown,
 )
-from tests.bot.test_calling_rules_e2e import set_rule
+from tests.bot.rule_helpers import hhmm, hours_ahead, minutes, set_rule, vietnam_now
 from tests.bot.test_lead_actions_e2e import blacklisted
 
 pytestmark = pytest.mark.usefixtures("approvals")
 
 PUSHES = "/v3/autocall/import"
 NEW_YORK = "America/New_York"
-
-
-def hhmm(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
-
-
-def vietnam_now() -> datetime:
-    return datetime.now(UTC).astimezone(DECREE_TZ)
 
 
 def placed(pbx: EmulatorServer) -> int:
@@ -109,19 +100,15 @@ async def test_a_workspace_in_new_york_does_not_move_the_hours(
     await ask(slack, f"settings timezone {NEW_YORK}")
     now = vietnam_now()
     # Hours that are open now in New York but closed now in Vietnam.
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    app.storage.calling_rules.set_hours(
-        TEAM, (later.hour * 60 + later.minute, after.hour * 60 + after.minute)
-    )
+    later, after = hours_ahead()
+    app.storage.calling_rules.set_hours(TEAM, minutes(later, after))
     reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
     said = shown(reply)
     assert "Decree 91/2020/ND-CP" in said and "Vietnam time" in said, said
     assert f"({hhmm(later)} " in said  # Vietnam's time beside the reader's
     assert placed(pbx) == 0 and app.storage.approvals.list(TEAM) == []
     before, since = now - timedelta(hours=1), now + timedelta(hours=1)
-    app.storage.calling_rules.set_hours(
-        TEAM, (before.hour * 60 + before.minute, since.hour * 60 + since.minute)
-    )
+    app.storage.calling_rules.set_hours(TEAM, minutes(before, since))
     await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
 
 
@@ -222,11 +209,8 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     assert "May receive an advertising call now:* no, until" in reply
     assert "May receive a service call now:* yes" in reply
     # Hours closed now: the verdict waits for them too.
-    now = vietnam_now()
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    app.storage.calling_rules.set_hours(
-        TEAM, (later.hour * 60 + later.minute, after.hour * 60 + after.minute)
-    )
+    later, after = hours_ahead()
+    app.storage.calling_rules.set_hours(TEAM, minutes(later, after))
     reply = shown(await ask(slack, "dnc check 0356789012", user=AGENT))
     assert "0 advertising calls in the last 24 hours, of 1 allowed" in reply
     assert f"closed now; next allowed at {hhmm(later)}" in reply
