@@ -138,6 +138,11 @@ async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
         return [c async for c in cc.campaigns.iterate()]
 
 
+async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
+    """A stopped manual campaign of the seed: one that an approved ``start`` starts."""
+    return next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
+
+
 async def campaign(pbx: EmulatorServer, uuid: str) -> Campaign:
     return next(c for c in await campaigns(pbx) if c.campaign_uuid == uuid)
 

@@ -25,6 +25,7 @@ from tests.bot.approval_helpers import (
     ephemeral_with,
     puts,
     settled,
+    stopped_campaign,
     sweep,
 )
 from tests.bot.test_commands_e2e import ask, shown
@@ -206,7 +207,7 @@ async def test_a_scheduled_start_still_waits_for_an_approver(
 ) -> None:
     operators_and_channel(app)
     app.storage.roles.set_role(TEAM, WORKFLOWS, Role.OPERATOR)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     delivery = await slack.driver.run_step(
         "campaign_start",
         user=SUPERVISOR,
@@ -226,10 +227,6 @@ async def test_a_scheduled_start_still_waits_for_an_approver(
 # --- actions: the same policy and approval as /callops ---------------------------------
 
 
-def stopped(items: list[Campaign]) -> Campaign:
-    return next(c for c in items if c.status == "stop" and c.type == "manual")
-
-
 def operators_and_channel(rt: Runtime) -> None:
     """AGENT runs workflows (operator); SUPERVISOR and MANAGER are admins; cards in #approvals."""
     rt.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
@@ -247,7 +244,7 @@ async def test_a_start_under_approval_completes_only_after_another_admin_approve
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     operators_and_channel(app)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     card = await card_for(slack, target.campaign_uuid)
     assert "<@U0002>" in shown(card)
@@ -284,7 +281,7 @@ async def test_a_denied_start_fails_the_step_with_the_reason(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     operators_and_channel(app)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_name)
     card = await card_for(slack, target.campaign_uuid)
     await click_card(slack, card, "approval_deny", MANAGER, APPROVALS)
@@ -305,7 +302,7 @@ async def test_an_unanswered_start_fails_the_step_when_it_expires(
 ) -> None:
     rt, clock = clocked
     operators_and_channel(rt)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     card = await card_for(slack, target.campaign_uuid)
     await slack.wait_for(lambda: rt.storage.approvals.list(TEAM)[0].message_ts)
@@ -361,7 +358,7 @@ async def test_the_approval_card_needs_an_approvals_channel(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     done = await run(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     assert done.state == "failed" and "/callops policy channel" in str(done.error)
     assert app.storage.approvals.list(TEAM)[0].state is ApprovalState.CANCELLED
