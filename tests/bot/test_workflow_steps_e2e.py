@@ -19,6 +19,8 @@ from storage import WORKFLOWS, ApprovalState, Mode, Role
 from tests.bot.approval_helpers import (
     SteppedClock,
     button_ids,
+    campaign,
+    campaigns,
     card_now,
     click_card,
     clocked,
@@ -46,11 +48,6 @@ async def started(slack: SlackStandIn, step: str, user: str, **inputs: Any) -> s
     delivery = await slack.driver.run_step(step, user=user, inputs=inputs)
     assert delivery.in_time
     return str(delivery.payload["event"]["function_execution_id"])
-
-
-async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        return [c async for c in cc.campaigns.iterate()]
 
 
 def one(items: list[Campaign], kind: str, status: str) -> Campaign:
@@ -135,10 +132,7 @@ async def test_a_viewer_is_refused_and_nothing_changes(
         "The step 'Start a campaign' needs the operator role; you are a viewer. "
         f"An admin can change that with /callops role <@{AGENT}> operator."
     )
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == paused.campaign_uuid).status
-        == "pause"
-    )
+    assert (await campaign(pbx, paused.campaign_uuid)).status == "pause"
     assert app.storage.approvals.list(TEAM) == []
     assert "campaign_start" in [e.action for e in app.storage.audit.entries(TEAM)]
 
@@ -181,7 +175,7 @@ async def test_a_scheduled_pause_acts_with_the_role_given_to_workflows(
         "schedule or an event), so it acts with the role given to workflows, viewer. An "
         "admin can change that with /callops role workflows operator."
     )
-    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    status = await campaign(pbx, running.campaign_uuid)
     assert status.status == "start"
 
     given = await ask(slack, "role workflows operator")
@@ -194,7 +188,7 @@ async def test_a_scheduled_pause_acts_with_the_role_given_to_workflows(
     done = await unattended(slack, "campaign_pause", campaign=running.campaign_uuid)
     assert done.state == "completed", done.error
     assert done.outputs == {"status": "pause", "campaign_id": running.campaign_uuid}
-    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    status = await campaign(pbx, running.campaign_uuid)
     assert status.status == "pause"
     pauses = [e for e in app.storage.audit.entries(TEAM) if e.action == "campaign.pause"]
     assert [e.outcome for e in pauses] == ["requested", "approved", "ok"]
@@ -253,19 +247,13 @@ async def test_a_start_under_approval_completes_only_after_another_admin_approve
     # The requester cannot approve their own request; the step keeps waiting.
     await click_card(slack, card, "approval_approve", AGENT, APPROVALS)
     assert slack.step_run(run_id).state == "running"
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "stop"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "stop"
 
     approved = await click_card(slack, card, "approval_approve", MANAGER, APPROVALS)
     done = await slack.wait_for_step(run_id)
     assert done.state == "completed", done.error
     assert done.outputs == {"status": "start", "campaign_id": target.campaign_uuid}
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "start"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "start"
     settled_card = await card_now(slack, APPROVALS, card["ts"], settled)
     assert settled_card["text"].endswith(": done")
     answered_with_run_token(slack)
@@ -290,10 +278,7 @@ async def test_a_denied_start_fails_the_step_with_the_reason(
     done = await slack.wait_for_step(run_id)
     assert done.state == "failed"
     assert done.error == "Start campaign was denied by <@U0003>: Not before the briefing"
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "stop"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "stop"
     answered_with_run_token(slack)
 
 
