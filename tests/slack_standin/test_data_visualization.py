@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
+from tests.slack_standin.refusals import refused
 
 
 def line_chart() -> dict[str, Any]:
@@ -45,12 +45,6 @@ def pie_chart() -> dict[str, Any]:
             "segments": [{"label": "Viettel", "value": 45}, {"label": "Vinaphone", "value": 0.5}],
         },
     }
-
-
-async def refused(call: object) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return dict(caught.value.response.data)
 
 
 async def test_every_documented_chart_type_is_accepted(
