@@ -138,6 +138,20 @@ async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
         return [c async for c in cc.campaigns.iterate()]
 
 
+async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> JSON:
+    """The newest view ``user`` has open with ``callback_id`` (waited for)."""
+    return await slack.wait_for(
+        lambda: next(
+            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
+        )
+    )
+
+
+async def result_card(slack: SlackStandIn, needle: str) -> JSON:
+    """The card of a confirmed action, posted where it was asked, once it has settled."""
+    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
+
+
 async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
     """A stopped manual campaign of the seed: one that an approved ``start`` starts."""
     return next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")

@@ -32,7 +32,6 @@ from tests.bot.approval_helpers import (
     audit_outcomes,
     button_ids,
     campaign,
-    campaigns,
     card_in,
     card_now,
     clocked,
@@ -44,6 +43,7 @@ from tests.bot.approval_helpers import (
     second_app,
     settled,
     shown,
+    stopped_campaign,
     sweep,
     use_approvals_channel,
 )
@@ -51,10 +51,6 @@ from tests.bot.approval_helpers import (
 __all__ = ["clocked"]
 
 VOLATILE = {"status", "run_id", "updated_at"}
-
-
-async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
-    return next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
 
 
 async def requested_start(

@@ -27,11 +27,11 @@ from tests.bot.approval_helpers import (
     campaigns,
     card_in,
     confirm,
+    latest_view,
     prompt_for,
     shown,
 )
 from tests.bot.rule_helpers import hhmm, hours_ahead, hours_opening_later, set_rule, vietnam_now
-from tests.bot.test_call_actions_e2e import latest_view
 from tests.bot.test_commands_e2e import expect_replies
 
 pytestmark = pytest.mark.usefixtures("roles")
