@@ -60,12 +60,6 @@ def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
         yield opened
 
 
-@pytest.fixture
-async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
-        yield stand_in
-
-
 def context(
     cc: CallCenter, storage: Storage, pbx: EmulatorServer, slack: SlackStandIn
 ) -> CommandContext:
