@@ -188,9 +188,11 @@ async def test_every_outbound_campaign_has_a_class_set_by_someone(
     assert "Nothing was changed" in shown(reply)
 
 
-async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
+async def the_one_call_allowed(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
+    """One advertising call a day per number, and that one placed to 0912345678 after
+    approval: the next to that number is refused by frequency."""
     pbx.set_call_mode("manual")
     app.storage.calling_rules.set_frequency(TEAM, 1)
     await confirm(
@@ -198,6 +200,12 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     )
     done = await approved(slack, "0912 *** 678")
     assert done["text"].endswith(": done"), shown(done)
+
+
+async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    await the_one_call_allowed(app, slack, pbx, greeting)
     await ask(slack, "dnc add 0987654321", user=AGENT)
     blocked = await blacklisted(pbx)
     reply = shown(await ask(slack, "dnc check 0912345678", user=AGENT))
@@ -249,13 +257,8 @@ async def test_an_advertising_autocall_without_the_brand_first_is_warned_not_ref
 async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    pbx.set_call_mode("manual")
-    app.storage.calling_rules.set_frequency(TEAM, 1)
     # One call placed after approval, then refused by frequency, by the list, by the hours.
-    await confirm(
-        slack, await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
-    )
-    assert (await approved(slack, "0912 *** 678"))["text"].endswith(": done")
+    await the_one_call_allowed(app, slack, pbx, greeting)
     push = f"autocall {greeting.campaign_uuid} {{}} name=An"
     assert "Calls per number" in shown(await ask(slack, push.format("0912345678"), user=AGENT))
     await ask(slack, "dnc add 0987654321", user=AGENT)
