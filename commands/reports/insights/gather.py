@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from callcenter import CallCenter
 from callcenter.models import Campaign
 from commands.kernel.periods import Window
+from commands.kernel.resolve import all_users
 from commands.reports.chart_blocks import DV
 from commands.reports.erlang import agents_needed
 from commands.reports.figures import agent_figures
@@ -172,7 +173,7 @@ def _staffing(
 
 
 async def _ready_now(cc: CallCenter) -> int:
-    users = [u async for u in cc.users.iterate(page_size=100)]
+    users = await all_users(cc)
     calls = await cc.calls.list()
     now = datetime.now(UTC)
     return agent_figures(users, calls.data, Window.instant(now, INSIGHTS_TZ)).free
