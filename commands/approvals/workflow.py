@@ -31,6 +31,7 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.kernel.actions import ActionRefused, ActionResult, ExecutionEnv, Proposal
 from commands.kernel.audiences import for_channel
+from commands.kernel.errors import MessageError
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, audience, current_language, pgettext, use_audience
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
@@ -84,12 +85,8 @@ def update_policy(
     return policy
 
 
-class RequestRefused(Exception):
+class RequestRefused(MessageError):
     """The requester may not ask for this action (plain-text reason)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)
