@@ -22,6 +22,7 @@ from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, 
 from storage import Role, SecretBox, Storage
 from tests.blocks import elements
 from tests.bot.test_commands_e2e import shown
+from tests.clocks import SteppedClock
 
 __all__ = ["shown"]
 
@@ -37,19 +38,6 @@ async def ask(slack: SlackStandIn, text: str, user: str = SUPERVISOR) -> JSON:
     return await slack.wait_for(
         lambda: next((m for m in slack.ephemerals(user) if m["ts"] not in seen), None)
     )
-
-
-class SteppedClock:
-    """The storage clock, moved by the test (approvals expire without waiting)."""
-
-    def __init__(self, start: float) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def give_roles(rt: Runtime) -> None:

@@ -27,7 +27,6 @@ from emulators.slack import (
 )
 from storage import ApprovalState
 from tests.bot.approval_helpers import (
-    SteppedClock,
     ask,
     audit_outcomes,
     button_ids,
@@ -47,6 +46,7 @@ from tests.bot.approval_helpers import (
     sweep,
     use_approvals_channel,
 )
+from tests.clocks import SteppedClock
 
 __all__ = ["clocked"]
 

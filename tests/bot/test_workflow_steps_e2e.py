@@ -17,7 +17,6 @@ from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackSt
 from emulators.slack.workflows import StepRun
 from storage import WORKFLOWS, ApprovalState, Mode, Role
 from tests.bot.approval_helpers import (
-    SteppedClock,
     button_ids,
     campaign,
     campaigns,
@@ -31,6 +30,7 @@ from tests.bot.approval_helpers import (
     sweep,
 )
 from tests.bot.test_commands_e2e import ask, shown
+from tests.clocks import SteppedClock
 
 __all__ = ["clocked"]
 
