@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS
 from commands.registry import Registry
 from commands.reports.figures import SHARED
@@ -97,6 +98,13 @@ def espeak_ng() -> str:
 def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
     emulator_server.reset()
     yield emulator_server
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    """A client of the emulator that retries once: a test sees a failure at once."""
+    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
+        yield client
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ with the command and the text it is in.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -40,12 +40,6 @@ TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 TEAM = "T1"
 VI = Audience(language="vi")
 DATA_TABLES = ("users", "groups", "campaigns", "lists")
-
-
-@pytest.fixture
-async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
-    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
-        yield client
 
 
 @pytest.fixture
