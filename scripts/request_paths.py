@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -72,10 +71,6 @@ class Recorder:
         finally:
             self.on = False
         return self.files
-
-
-def shown(message: dict[str, Any]) -> str:
-    return str(message.get("text", "")) + json.dumps(message.get("blocks", []), ensure_ascii=False)
 
 
 async def main() -> None:

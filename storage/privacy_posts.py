@@ -57,14 +57,17 @@ _OLDER = (
     .order_by(_P.posted_at, _P.id)
     .limit(bindparam("limit"))
 )
+_MESSAGE_UNREDACTED = (
+    _P.team_id == bindparam("team"),
+    _P.channel == bindparam("where_channel"),
+    _P.ts == bindparam("where_ts"),
+    _P.redacted_at.is_(None),
+)
+"""One message's posts not redacted yet (an UPDATE's where binds other names than the
+columns it sets)."""
 _REDACT = (
     update(privacy_posts)
-    .where(
-        _P.team_id == bindparam("team"),
-        _P.channel == bindparam("where_channel"),
-        _P.ts == bindparam("where_ts"),
-        _P.redacted_at.is_(None),
-    )
+    .where(*_MESSAGE_UNREDACTED)
     .values(phone_enc=None, redacted_at=bindparam("now"))
 )
 
@@ -109,12 +112,7 @@ _LEASE = (
 )
 _SETTLE_MESSAGE = (
     update(privacy_posts)
-    .where(
-        _P.team_id == bindparam("team"),
-        _P.channel == bindparam("where_channel"),
-        _P.ts == bindparam("where_ts"),
-        _P.redacted_at.is_(None),
-    )
+    .where(*_MESSAGE_UNREDACTED)
     .values(
         phone_enc=None, redacted_at=bindparam("now"), outcome=bindparam("said"), lease_until=None
     )

@@ -25,6 +25,11 @@ def plain(text: str) -> dict[str, Any]:
     return {"type": "plain_text", "text": text}
 
 
+def option(text: str, value: str) -> dict[str, Any]:
+    """A select's or a radio group's option."""
+    return {"text": plain(text), "value": value}
+
+
 def text_input(block_id: str, label: str) -> dict[str, Any]:
     """An input block holding one plain-text field, whose action id is ``value``."""
     return {

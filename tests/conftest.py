@@ -23,17 +23,19 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS
 from commands.registry import Registry
 from commands.reports.figures import SHARED
 from commands.reports.insights import forget_usual_levels
 from emulators.pbx.testing import EmulatorServer
+from emulators.slack import SlackStandIn
 from emulators.slack.mrkdwn import AUDIT
 from storage import set_loop_guard
 from tests.registry import APP
@@ -96,6 +98,21 @@ def espeak_ng() -> str:
 def pbx(emulator_server: EmulatorServer) -> Iterator[EmulatorServer]:
     emulator_server.reset()
     yield emulator_server
+
+
+@pytest.fixture
+async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
+    """A client of the emulator that retries once: a test sees a failure at once."""
+    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
+        yield client
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[SlackStandIn]:
+    """The Slack stand-in on loopback, fresh for each test (the end-to-end tests of
+    ``tests/bot`` give theirs the app's manifest)."""
+    async with SlackStandIn() as stand_in:
+        yield stand_in
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ from commands.approvals.cards import concluded, deny_modal, hash_from_block, ope
 from commands.approvals.flow import ApprovalFlow
 from commands.approvals.workflow import (
     REASON_BLOCK,
+    Decision,
     RequestRefused,
     cancel,
     decide,
@@ -116,6 +117,17 @@ async def withdraw(ctx: CommandContext, click: Click) -> Outcome:
     return _replacing(notice(_("Cancelled. Nothing was done."), emoji=":heavy_multiplication_x:"))
 
 
+async def _unmoved(flow: ApprovalFlow, decision: Decision) -> str:
+    """An approval or a denial that changed nothing: the card catches up with a request
+    that has ended (settled meanwhile, or found expired by this very decision), and the
+    words that say why."""
+    if decision.approval.state.is_final:
+        await flow.update_card(decision.approval)
+    if decision.expired_now:
+        await flow.settled(decision.approval)
+    return decision.message or _("Nothing changed.")
+
+
 async def approve(ctx: CommandContext, click: Click) -> Outcome:
     flow = _flow(ctx)
     try:
@@ -132,11 +144,7 @@ async def approve(ctx: CommandContext, click: Click) -> Outcome:
     except LookupError:
         return notice(_("This request no longer exists."))
     if not decision.moved:
-        if decision.approval.state.is_final:
-            await flow.update_card(decision.approval)
-        if decision.expired_now:
-            await flow.settled(decision.approval)
-        return notice(decision.message or _("Nothing changed."), emoji=":no_entry_sign:")
+        return notice(await _unmoved(flow, decision), emoji=":no_entry_sign:")
     await flow.update_card(decision.approval)
     await flow.run(decision.approval)
     return Nothing()
@@ -211,12 +219,7 @@ async def deny_submitted(ctx: CommandContext, submission: Submission) -> Outcome
     except LookupError:
         return error(_("This request is gone."))
     if not decision.moved:
-        if decision.approval.state.is_final:
-            await flow.update_card(decision.approval)
-        if decision.expired_now:
-            await flow.settled(decision.approval)
-        said = decision.message or _("Nothing changed.")
-        return notice(truncate(said, 300), emoji=":warning:")
+        return notice(truncate(await _unmoved(flow, decision), 300), emoji=":warning:")
     await flow.update_card(decision.approval)
     await flow.settled(decision.approval)
     return Nothing()

@@ -31,6 +31,7 @@ from callcenter import errors
 from commands.approvals import actions
 from commands.kernel.actions import ActionRefused, ActionResult, ExecutionEnv, Proposal
 from commands.kernel.audiences import for_channel
+from commands.kernel.errors import MessageError
 from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, audience, current_language, pgettext, use_audience
 from commands.kernel.reply import Reply, StepCompleted, StepFailed, plain_words
@@ -84,12 +85,8 @@ def update_policy(
     return policy
 
 
-class RequestRefused(Exception):
+class RequestRefused(MessageError):
     """The requester may not ask for this action (plain-text reason)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -361,6 +358,14 @@ NOT_RUN_TEXT = N_(
 """What a request approved but never run says (recovery, or a process that was stopping)."""
 
 
+NOT_RUN_DETAIL = "not run: the app was stopping"
+
+
+def _runner(claimed: Approval) -> str:
+    """Whose name a run is audited in: who approved it (who asked, when none had to)."""
+    return claimed.decider or claimed.requester
+
+
 async def not_run(storage: Storage, team_id: str, approval_id: str) -> Approval:
     """Settle an approved request without running it: the process is stopping (SIGTERM),
     and an action started now might not finish before it exits, leaving nobody able to
@@ -371,15 +376,7 @@ async def not_run(storage: Storage, team_id: str, approval_id: str) -> Approval:
     if claimed.channel and claimed.message_ts:
         data.update(channel=claimed.channel, ts=claimed.message_ts)
     finished = await off_loop(storage.approvals.finish, team_id, approval_id, ok=False, result=data)
-    await off_loop(
-        storage.audit.append,
-        team_id,
-        claimed.decider or claimed.requester,
-        claimed.kind,
-        claimed.params,
-        outcome=Outcome.FAILED,
-        detail=f"{claimed.id}: not run: the app was stopping",
-    )
+    await off_loop(_audit, storage, claimed, _runner(claimed), Outcome.FAILED, NOT_RUN_DETAIL)
     return finished
 
 
@@ -416,7 +413,7 @@ async def run_approved(
     if result.announce:
         data["announce"] = result.announce
     outcome = Outcome.OK if result.ok else Outcome.FAILED
-    detail = f"{claimed.id}: {truncate(result.text, 500)}"
+    detail = truncate(result.text, 500)
     try:
         finished = await off_loop(
             storage.approvals.finish, team_id, approval_id, ok=result.ok, result=data
@@ -427,15 +424,7 @@ async def run_approved(
         detail += " (finished after recovery had settled it)"
         raise
     finally:
-        await off_loop(
-            storage.audit.append,
-            team_id,
-            claimed.decider or claimed.requester,
-            claimed.kind,
-            claimed.params,
-            outcome=outcome,
-            detail=detail,
-        )
+        await off_loop(_audit, storage, claimed, _runner(claimed), outcome, detail)
     return finished
 
 

@@ -36,6 +36,7 @@ from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_parties
 from commands.kernel.reply import Reply, context_line, notice
+from commands.kernel.resolve import all_users
 from commands.kernel.text import (
     clip,
     code,
@@ -205,6 +206,6 @@ async def _directory(ctx: CommandContext) -> list[User] | None:
     """Every user (their extensions name the agents on the calls); None when the
     directory cannot be read, so the calls still show, their agents unknown."""
     try:
-        return [u async for u in ctx.client().users.iterate(page_size=100)]
+        return await all_users(ctx.client())
     except errors.CallCenterError:
         return None

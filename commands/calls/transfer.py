@@ -55,6 +55,7 @@ from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import OpenModal, Outcome, Reply, notice, section
+from commands.kernel.resolve import all_users
 from commands.kernel.text import clip, code, escape, truncate
 from commands.kernel.values import Metadata, Token, Value, read, read_metadata, token
 from storage import Role
@@ -199,12 +200,8 @@ def extension_owners(users: Sequence[User]) -> dict[str, User]:
 
 async def read_directory(cc: CallCenter) -> dict[str, User] | None:
     """The directory's extensions, or None when it cannot be read within the deadline."""
-
-    async def read() -> list[User]:
-        return [u async for u in cc.users.iterate(page_size=100)]
-
     try:
-        return extension_owners(await asyncio.wait_for(read(), DIRECTORY_DEADLINE))
+        return extension_owners(await asyncio.wait_for(all_users(cc), DIRECTORY_DEADLINE))
     except (TimeoutError, errors.CallCenterError):
         return None
 

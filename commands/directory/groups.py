@@ -47,7 +47,7 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.reply import OpenModal, Outcome, Reply, context_line, error, notice
-from commands.kernel.resolve import all_campaigns
+from commands.kernel.resolve import all_campaigns, all_users
 from commands.kernel.text import clip, code, number, truncate
 from commands.kernel.values import Metadata, Token, read_metadata
 
@@ -134,7 +134,7 @@ async def group_add(ctx: CommandContext, args: list[str]) -> Reply:
             or _("A {what} may use only {rule}.").format(what=_("group name"), rule=_(NAME_RULE)),
             usage_of("group add"),
         )
-    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    people = await all_users(ctx.client())
     taken = find_group(people, name)
     if taken is not None:
         return error(
@@ -261,7 +261,7 @@ async def group_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if not args:
         raise UsageError(_("Which group? Give its name or UUID."), usage_of("group edit"))
     cc = ctx.client()
-    people = [u async for u in cc.users.iterate(page_size=100)]
+    people = await all_users(cc)
     group = find_group(people, " ".join(args))
     if group is None:
         query = " ".join(args)
@@ -301,7 +301,7 @@ async def build_group_form(ctx: CommandContext, values: FormValues, meta: Meta) 
     """The form as a request, once the new name is free and something changes; the group
     as it is now goes with it, for the card's before → after."""
     cc = ctx.client()
-    people = [u async for u in cc.users.iterate(page_size=100)]
+    people = await all_users(cc)
     users = {u.user_uuid: name_of(u, u.username) for u in people}
     campaign_names = {c.campaign_uuid: c.campaign_name for c in await all_campaigns(cc)}
     form = read_metadata(GroupFormMeta, meta)

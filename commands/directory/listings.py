@@ -39,6 +39,7 @@ from commands.kernel.names import name_of
 from commands.kernel.paging import pager, showing
 from commands.kernel.phones import show_phone
 from commands.kernel.reply import Reply, context_line, section
+from commands.kernel.resolve import all_users
 from commands.kernel.service_words import voice_words
 from commands.kernel.tables import Cell, Column, table
 from commands.kernel.text import clip, code, number, truncate
@@ -262,7 +263,7 @@ def groups_reply(entries: Sequence[GroupMembers], *, offset: int) -> Reply:
 
 async def groups(ctx: CommandContext, args: list[str]) -> Reply:
     _no_args("groups", args)
-    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    people = await all_users(ctx.client())
     return groups_reply(gather_groups(people), offset=ctx.offset)
 
 

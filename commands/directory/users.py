@@ -42,6 +42,7 @@ from commands.kernel.interactions import FormValues, Meta
 from commands.kernel.modals import modal
 from commands.kernel.names import name_of
 from commands.kernel.reply import OpenModal, Outcome, Reply, error, section
+from commands.kernel.resolve import all_users
 from commands.kernel.text import clip, code
 from commands.kernel.values import Metadata, Token, read_metadata
 
@@ -143,7 +144,7 @@ async def user_edit(ctx: CommandContext, args: list[str]) -> Outcome:
     if len(args) != 1:
         raise UsageError(_("Give one username."), usage_of("user edit"))
     wanted = args[0].strip().lstrip("@").casefold()
-    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    people = await all_users(ctx.client())
     user = next((u for u in people if u.username.casefold() == wanted), None)
     if user is None:
         return error(
@@ -222,7 +223,7 @@ class UserFormMeta(Metadata):
 
 async def build_user_form(ctx: CommandContext, values: FormValues, meta: Meta) -> Proposal | Reply:
     flags = set(values.get("flags") or [])
-    people = [u async for u in ctx.client().users.iterate(page_size=100)]
+    people = await all_users(ctx.client())
     roles = known_roles(people)
     role_uuid = str(values.get("role") or "")
     form = read_metadata(UserFormMeta, meta)

@@ -29,6 +29,7 @@ from slack_sdk.models.blocks import ButtonElement
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
+from commands.kernel.errors import MessageError
 from commands.kernel.i18n import N_
 from commands.kernel.slack_files import SlackFiles
 from storage import Approval, KindPolicy, Mode, Role, Storage
@@ -121,12 +122,8 @@ class ActionResult:
     """Escaped mrkdwn to post in the approvals channel as well (the emergency brake)."""
 
 
-class ActionRefused(Exception):
+class ActionRefused(MessageError):
     """Re-validation at execution failed; nothing was sent.  ``message`` is plain text."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass

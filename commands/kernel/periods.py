@@ -179,11 +179,12 @@ def _clock(moment: datetime) -> str:
 
 def _single_day(start: datetime, end: datetime) -> bool:
     """Whether [start, end) lies within ``start``'s local day."""
-    next_midnight = _midnight(start.date() + timedelta(days=1), _zone(start))
+    next_midnight = _midnight(start.date() + timedelta(days=1), zone_of(start))
     return end <= next_midnight
 
 
-def _zone(moment: datetime) -> ZoneInfo:
+def zone_of(moment: datetime) -> ZoneInfo:
+    """The zone ``moment`` is written in (UTC when it has no named zone)."""
     zone = moment.tzinfo
     return zone if isinstance(zone, ZoneInfo) else ZoneInfo("UTC")
 

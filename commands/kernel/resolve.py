@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from callcenter import CallCenter
-from callcenter.models import Campaign
+from callcenter.models import Campaign, User
 from commands.kernel.i18n import _
 from commands.kernel.matching import clear_winner, closest_names, fold
 
@@ -112,7 +112,13 @@ def pick_campaign(campaigns: Sequence[Campaign], query: str) -> Campaign:
 
 
 async def all_campaigns(cc: CallCenter) -> list[Campaign]:
+    """Every campaign of the service, read 100 to a page."""
     return [c async for c in cc.campaigns.iterate(page_size=100)]
+
+
+async def all_users(cc: CallCenter) -> list[User]:
+    """Every user of the directory, read 100 to a page."""
+    return [u async for u in cc.users.iterate(page_size=100)]
 
 
 # --- where a campaign name ends among typed words ----------------------------------------

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from commands.kernel.errors import MessageError
+
 
 @dataclass(frozen=True)
 class SharedFile:
@@ -49,9 +51,5 @@ class SlackFiles(Protocol):
         ...
 
 
-class FileDownloadError(Exception):
+class FileDownloadError(MessageError):
     """Slack would not hand the file over (plain-text reason)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message

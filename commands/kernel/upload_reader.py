@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from commands.kernel.errors import MessageError
 from commands.kernel.formats import number
 from commands.kernel.i18n import _
 
@@ -39,12 +40,8 @@ DELIMITERS = (",", ";", "\t")
 _REPLACEMENT = "\ufffd"
 
 
-class UploadRefused(Exception):
+class UploadRefused(MessageError):
     """The file cannot be read as a table at all (plain text, the person's language)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

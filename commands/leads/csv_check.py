@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
+from commands.kernel.errors import MessageError
 from commands.kernel.i18n import _, ngettext, pgettext
 from commands.kernel.phones import normalize_phone, phone_problem, show_phone
 from commands.kernel.text import number
@@ -26,12 +27,8 @@ MAX_PROBLEMS = 10
 """Problems listed in the summary; every one is in the invalid-rows file."""
 
 
-class CsvFormatError(Exception):
+class CsvFormatError(MessageError):
     """The file cannot be read as a lead CSV at all (plain-text reason)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 @dataclass(frozen=True)

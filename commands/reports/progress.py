@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from slack_sdk.models.blocks import ActionsBlock, ButtonElement
 
@@ -63,6 +63,23 @@ def _note(counting: Counting, token: str) -> Reply:
     return Reply(text=text, blocks=[section(text), ActionsBlock(elements=[stop])])
 
 
+async def _started(
+    work: Callable[[Counting], Awaitable[Reply]], first_word: float | None
+) -> tuple[Counting, asyncio.Task[Reply]]:
+    """Start ``work`` and give it ``first_word`` seconds: done by then, it is answered as
+    usual; else its caller puts up a note."""
+    counting = Counting()
+    task = asyncio.ensure_future(work(counting))
+    await asyncio.wait({task}, timeout=FIRST_WORD if first_word is None else first_word)
+    return counting, task
+
+
+async def _ticks(task: asyncio.Task[Reply], every: float | None) -> AsyncIterator[None]:
+    """Once every ``every`` seconds while ``task`` runs: when to rewrite its note."""
+    while not (await asyncio.wait({task}, timeout=EVERY if every is None else every))[0]:
+        yield
+
+
 async def shown_in_thread(
     messenger: Messenger,
     channel: str,
@@ -75,12 +92,8 @@ async def shown_in_thread(
     """Run ``work``.  Its reply, for the caller to post, when it finished within
     ``first_word`` seconds (or the note could not be posted); else None: the note in the
     thread already became the result (or says the count was stopped)."""
-    first_word = FIRST_WORD if first_word is None else first_word
-    every = EVERY if every is None else every
-    counting = Counting()
-    task = asyncio.ensure_future(work(counting))
-    done, _pending = await asyncio.wait({task}, timeout=first_word)
-    if done:
+    counting, task = await _started(work, first_word)
+    if task.done():
         return task.result()
     token = secrets.token_urlsafe(12)
     posted = await messenger.post(channel, _note(counting, token), thread_ts=thread_ts)
@@ -88,10 +101,7 @@ async def shown_in_thread(
         return await task
     _RUNNING[token] = task
     try:
-        while True:
-            done, _pending = await asyncio.wait({task}, timeout=every)
-            if done:
-                break
+        async for _tick in _ticks(task, every):
             await messenger.update(posted.channel, posted.ts, _note(counting, token))
         reply = task.result()
     except asyncio.CancelledError:
@@ -124,12 +134,8 @@ async def shown_in_steps(
     seconds, a note says the count is under way (through the command's ``response_url``,
     rewritten a couple of times with how far it got), and the answer, marked
     ``replace_original``, takes the note's place; stopped, the note says so."""
-    first_word = FIRST_WORD if first_word is None else first_word
-    every = EVERY if every is None else every
-    counting = Counting()
-    task = asyncio.ensure_future(work(counting))
-    done, _pending = await asyncio.wait({task}, timeout=first_word)
-    if done:
+    counting, task = await _started(work, first_word)
+    if task.done():
         return task.result()
     token = secrets.token_urlsafe(12)
     if not await messenger.rewrite(response_url, _note(counting, token)):
@@ -137,10 +143,7 @@ async def shown_in_steps(
     _RUNNING[token] = task
     updates = 0
     try:
-        while True:
-            done, _pending = await asyncio.wait({task}, timeout=every)
-            if done:
-                break
+        async for _tick in _ticks(task, every):
             if updates < UPDATES_BY_URL:
                 updates += 1
                 await messenger.rewrite(response_url, _note(counting, token))

@@ -43,7 +43,7 @@ from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import _
 from commands.kernel.interactions import Click, Shortcut
 from commands.kernel.modals import modal
-from commands.kernel.periods import Window, parse_period
+from commands.kernel.periods import Window, parse_period, zone_of
 from commands.kernel.phones import show_parties
 from commands.kernel.reply import (
     SECTION_TEXT_LIMIT,
@@ -55,6 +55,7 @@ from commands.kernel.reply import (
     labelled,
     section,
 )
+from commands.kernel.resolve import all_campaigns, all_users
 from commands.kernel.service_words import campaign_type_words
 from commands.kernel.text import (
     campaign_label,
@@ -128,7 +129,7 @@ class Snapshot:
     @property
     def moment(self) -> Window:
         """The live sections' window: this one moment."""
-        return Window.instant(self.now, _zone(self.now))
+        return Window.instant(self.now, zone_of(self.now))
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -149,19 +150,6 @@ async def _guarded(work: Awaitable[T], seconds: float) -> T | Unavailable:
         )
 
 
-async def _campaigns(cc: CallCenter) -> list[Campaign]:
-    return [c async for c in cc.campaigns.iterate(page_size=100)]
-
-
-async def _users(cc: CallCenter) -> list[User]:
-    return [u async for u in cc.users.iterate(page_size=100)]
-
-
-def _zone(moment: datetime) -> ZoneInfo:
-    zone = moment.tzinfo
-    return zone if isinstance(zone, ZoneInfo) else ZoneInfo("UTC")
-
-
 async def snapshot(
     ctx: CommandContext, *, now: datetime | None = None, section_seconds: float = SECTION_TIMEOUT
 ) -> Snapshot:
@@ -170,10 +158,10 @@ async def snapshot(
     moment = (now or datetime.now(UTC)).astimezone(ctx.tz).replace(microsecond=0)
     today = parse_period("today", ctx.tz, now=moment).window()
     campaigns, dialer, calls, users, counted, insight = await asyncio.gather(
-        _guarded(_campaigns(cc), section_seconds),
+        _guarded(all_campaigns(cc), section_seconds),
         _guarded(dialer_figures(cc, WINDOW_MINUTES, at=moment, tz=ctx.tz), section_seconds),
         _guarded(cc.calls.list(), section_seconds),
-        _guarded(_users(cc), section_seconds),
+        _guarded(all_users(cc), section_seconds),
         _guarded(call_figures(cc, Scope(), today), section_seconds),
         _guarded(_insights(cc, moment), section_seconds),
     )

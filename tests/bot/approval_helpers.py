@@ -22,6 +22,7 @@ from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, 
 from storage import Role, SecretBox, Storage
 from tests.blocks import elements
 from tests.bot.test_commands_e2e import shown
+from tests.clocks import SteppedClock
 
 __all__ = ["shown"]
 
@@ -37,19 +38,6 @@ async def ask(slack: SlackStandIn, text: str, user: str = SUPERVISOR) -> JSON:
     return await slack.wait_for(
         lambda: next((m for m in slack.ephemerals(user) if m["ts"] not in seen), None)
     )
-
-
-class SteppedClock:
-    """The storage clock, moved by the test (approvals expire without waiting)."""
-
-    def __init__(self, start: float) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def give_roles(rt: Runtime) -> None:
@@ -136,6 +124,25 @@ def puts(pbx: EmulatorServer, path: str) -> list[JSON]:
 async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         return [c async for c in cc.campaigns.iterate()]
+
+
+async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> JSON:
+    """The newest view ``user`` has open with ``callback_id`` (waited for)."""
+    return await slack.wait_for(
+        lambda: next(
+            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
+        )
+    )
+
+
+async def result_card(slack: SlackStandIn, needle: str) -> JSON:
+    """The card of a confirmed action, posted where it was asked, once it has settled."""
+    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
+
+
+async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
+    """A stopped manual campaign of the seed: one that an approved ``start`` starts."""
+    return next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
 
 
 async def campaign(pbx: EmulatorServer, uuid: str) -> Campaign:

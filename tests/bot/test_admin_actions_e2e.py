@@ -27,6 +27,7 @@ from tests.bot.approval_helpers import (
     confirm,
     ephemeral_with,
     give_roles,
+    latest_view,
     prompt_for,
     settled,
     shown,
@@ -45,14 +46,6 @@ def database_bytes(settings: Settings) -> bytes:
         if path.exists():
             found += path.read_bytes()
     return found
-
-
-async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> dict[str, Any]:
-    return await slack.wait_for(
-        lambda: next(
-            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
-        )
-    )
 
 
 async def approve(slack: SlackStandIn, card: dict[str, Any], user: str = MANAGER) -> None:

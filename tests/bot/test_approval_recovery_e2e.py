@@ -20,7 +20,6 @@ from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, SlackStandIn
 from storage import Approval, ApprovalState, Role
 from storage.approvals import EXECUTION_LEASE
 from tests.bot.approval_helpers import (
-    SteppedClock,
     audit_outcomes,
     campaign,
     card_in,
@@ -35,6 +34,7 @@ from tests.bot.approval_helpers import (
     use_approvals_channel,
 )
 from tests.bot.test_approvals_e2e import path_of, requested_start
+from tests.clocks import SteppedClock
 
 __all__ = ["clocked"]
 

@@ -27,12 +27,10 @@ from emulators.slack import (
 )
 from storage import ApprovalState
 from tests.bot.approval_helpers import (
-    SteppedClock,
     ask,
     audit_outcomes,
     button_ids,
     campaign,
-    campaigns,
     card_in,
     card_now,
     clocked,
@@ -44,17 +42,15 @@ from tests.bot.approval_helpers import (
     second_app,
     settled,
     shown,
+    stopped_campaign,
     sweep,
     use_approvals_channel,
 )
+from tests.clocks import SteppedClock
 
 __all__ = ["clocked"]
 
 VOLATILE = {"status", "run_id", "updated_at"}
-
-
-async def stopped_campaign(pbx: EmulatorServer) -> Campaign:
-    return next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
 
 
 async def requested_start(

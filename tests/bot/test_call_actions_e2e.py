@@ -30,7 +30,9 @@ from tests.bot.approval_helpers import (
     confirm,
     ephemeral_with,
     give_roles,
+    latest_view,
     prompt_for,
+    result_card,
     settled,
     shown,
 )
@@ -54,18 +56,6 @@ def button_for(listing: JSON, call_id: str) -> str:
 
 def transfers(pbx: EmulatorServer, call_id: str) -> list[JSON]:
     return pbx.journal(method="POST", path=f"/v1/call/{call_id}/transfer")
-
-
-async def latest_view(slack: SlackStandIn, user: str, callback_id: str) -> JSON:
-    return await slack.wait_for(
-        lambda: next(
-            (v for v in reversed(slack.views(user)) if v.get("callback_id") == callback_id), None
-        )
-    )
-
-
-async def result_card(slack: SlackStandIn, needle: str) -> JSON:
-    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
 @pytest.mark.usefixtures("roles")

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import io
 import wave
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from bot.runtime import Runtime
 from callcenter.models import Campaign
-from commands.rules.guard import DECREE_TZ, refused_between
-from commands.rules.manage import CONFIRM_LOOSER
+from commands.rules.guard import refused_between
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.approval_helpers import (
@@ -28,40 +27,17 @@ from tests.bot.approval_helpers import (
     campaigns,
     card_in,
     confirm,
+    latest_view,
     prompt_for,
     shown,
 )
-from tests.bot.test_call_actions_e2e import latest_view
+from tests.bot.rule_helpers import hhmm, hours_ahead, hours_opening_later, set_rule, vietnam_now
 from tests.bot.test_commands_e2e import expect_replies
 
 pytestmark = pytest.mark.usefixtures("roles")
 
 PUSHES = "/v3/autocall/import"
 JSON = dict[str, Any]
-
-
-def hhmm(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
-
-
-def vietnam_now() -> datetime:
-    """Now on the decree's clock, which the rules read whatever the workspace shows."""
-    return datetime.now(UTC).astimezone(DECREE_TZ)
-
-
-async def set_rule(slack: SlackStandIn, text: str) -> JSON:
-    """Type a ``rules`` change as an admin; one looser than the decree asks first, and
-    its "Set it anyway" is clicked.  The reply that says what was set."""
-    reply = await ask(slack, text)
-    if CONFIRM_LOOSER not in button_ids(reply):
-        return reply
-    seen = {m["ts"] for m in slack.ephemerals(SUPERVISOR)}
-    await slack.driver.block_action(
-        user=SUPERVISOR, action_id=CONFIRM_LOOSER, ephemeral_ts=reply["ts"]
-    )
-    return await slack.wait_for(
-        lambda: next((m for m in slack.ephemerals(SUPERVISOR) if m["ts"] not in seen), None)
-    )
 
 
 @pytest.mark.usefixtures("approvals")
@@ -144,7 +120,7 @@ async def test_hours_that_exclude_now_refuse_with_the_next_allowed_time(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
     now = vietnam_now()  # the rules read Vietnam's clock
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
+    later, after = hours_ahead()
     reply = await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
     assert "now allowed" in shown(reply)
     reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
@@ -210,11 +186,7 @@ async def test_rules_are_admins_to_change_and_a_campaign_can_be_taken_out(
         ("rules hours 8 until 5", "HH:MM-HH:MM"),
         ("rules hours 08:00 - 16:30", "allowed 08:00–16:30"),
     )
-    now = vietnam_now()
-    await set_rule(
-        slack,
-        f"rules hours {hhmm(now + timedelta(hours=2))}-{hhmm(now + timedelta(hours=3))}",
-    )
+    await hours_opening_later(slack)
     reply = await ask(slack, f"rules advertising {greeting.campaign_uuid} off")
     assert "no longer apply" in shown(reply)
     await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")

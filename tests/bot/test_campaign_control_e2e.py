@@ -11,7 +11,7 @@ import pytest
 from bot.runtime import Runtime
 from callcenter.models import Campaign
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, TEAM, SlackStandIn
+from emulators.slack import AGENT, APPROVALS, TEAM, SlackStandIn
 from storage import Role
 from tests.bot.approval_helpers import (
     ask,
@@ -24,7 +24,7 @@ from tests.bot.approval_helpers import (
     give_roles,
     prompt_for,
     puts,
-    settled,
+    result_card,
     shown,
 )
 
@@ -48,11 +48,6 @@ async def autodialer_card(slack: SlackStandIn, pbx: EmulatorServer) -> tuple[Cam
     """A running autodialer campaign and its card as AGENT sees it."""
     target = await running(pbx, "autodialer")
     return target, await ask(slack, f"campaign {target.campaign_uuid}", user=AGENT)
-
-
-async def result_card(slack: SlackStandIn, needle: str) -> dict[str, Any]:
-    """The card of a confirmed action, posted where it was asked, once it has settled."""
-    return await slack.wait_for_message(CALL_CENTER, lambda m: needle in shown(m) and settled(m))
 
 
 @pytest.mark.usefixtures("roles")

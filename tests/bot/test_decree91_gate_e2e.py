@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,7 +17,6 @@ from bot.runtime import Runtime
 from callcenter.models import Campaign
 from commands.approvals.workflow import update_policy
 from commands.rules.compliance import EXPORT
-from commands.rules.guard import DECREE_TZ
 from commands.rules.manage import CLASSIFY, CONFIRM_LOOSER
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, MANAGER, SUPERVISOR, TEAM, SlackStandIn
@@ -35,21 +34,13 @@ from tests.bot.approval_helpers import (
     settled,
     shown,
 )
-from tests.bot.test_calling_rules_e2e import set_rule
+from tests.bot.rule_helpers import hhmm, hours_ahead, minutes, set_rule, vietnam_now
 from tests.bot.test_lead_actions_e2e import blacklisted
 
 pytestmark = pytest.mark.usefixtures("approvals")
 
 PUSHES = "/v3/autocall/import"
 NEW_YORK = "America/New_York"
-
-
-def hhmm(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
-
-
-def vietnam_now() -> datetime:
-    return datetime.now(UTC).astimezone(DECREE_TZ)
 
 
 def placed(pbx: EmulatorServer) -> int:
@@ -109,19 +100,15 @@ async def test_a_workspace_in_new_york_does_not_move_the_hours(
     await ask(slack, f"settings timezone {NEW_YORK}")
     now = vietnam_now()
     # Hours that are open now in New York but closed now in Vietnam.
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    app.storage.calling_rules.set_hours(
-        TEAM, (later.hour * 60 + later.minute, after.hour * 60 + after.minute)
-    )
+    later, after = hours_ahead()
+    app.storage.calling_rules.set_hours(TEAM, minutes(later, after))
     reply = await ask(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An", user=AGENT)
     said = shown(reply)
     assert "Decree 91/2020/ND-CP" in said and "Vietnam time" in said, said
     assert f"({hhmm(later)} " in said  # Vietnam's time beside the reader's
     assert placed(pbx) == 0 and app.storage.approvals.list(TEAM) == []
     before, since = now - timedelta(hours=1), now + timedelta(hours=1)
-    app.storage.calling_rules.set_hours(
-        TEAM, (before.hour * 60 + before.minute, since.hour * 60 + since.minute)
-    )
+    app.storage.calling_rules.set_hours(TEAM, minutes(before, since))
     await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
 
 
@@ -201,9 +188,11 @@ async def test_every_outbound_campaign_has_a_class_set_by_someone(
     assert "Nothing was changed" in shown(reply)
 
 
-async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
+async def the_one_call_allowed(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
+    """One advertising call a day per number, and that one placed to 0912345678 after
+    approval: the next to that number is refused by frequency."""
     pbx.set_call_mode("manual")
     app.storage.calling_rules.set_frequency(TEAM, 1)
     await confirm(
@@ -211,6 +200,12 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     )
     done = await approved(slack, "0912 *** 678")
     assert done["text"].endswith(": done"), shown(done)
+
+
+async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
+    app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
+) -> None:
+    await the_one_call_allowed(app, slack, pbx, greeting)
     await ask(slack, "dnc add 0987654321", user=AGENT)
     blocked = await blacklisted(pbx)
     reply = shown(await ask(slack, "dnc check 0912345678", user=AGENT))
@@ -222,11 +217,8 @@ async def test_dnc_check_answers_every_rule_with_a_verdict_per_class(
     assert "May receive an advertising call now:* no, until" in reply
     assert "May receive a service call now:* yes" in reply
     # Hours closed now: the verdict waits for them too.
-    now = vietnam_now()
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    app.storage.calling_rules.set_hours(
-        TEAM, (later.hour * 60 + later.minute, after.hour * 60 + after.minute)
-    )
+    later, after = hours_ahead()
+    app.storage.calling_rules.set_hours(TEAM, minutes(later, after))
     reply = shown(await ask(slack, "dnc check 0356789012", user=AGENT))
     assert "0 advertising calls in the last 24 hours, of 1 allowed" in reply
     assert f"closed now; next allowed at {hhmm(later)}" in reply
@@ -265,13 +257,8 @@ async def test_an_advertising_autocall_without_the_brand_first_is_warned_not_ref
 async def test_compliance_counts_the_events_and_exports_one_row_per_decision(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, greeting: Campaign
 ) -> None:
-    pbx.set_call_mode("manual")
-    app.storage.calling_rules.set_frequency(TEAM, 1)
     # One call placed after approval, then refused by frequency, by the list, by the hours.
-    await confirm(
-        slack, await prompt_for(slack, f"autocall {greeting.campaign_uuid} 0912345678 name=An")
-    )
-    assert (await approved(slack, "0912 *** 678"))["text"].endswith(": done")
+    await the_one_call_allowed(app, slack, pbx, greeting)
     push = f"autocall {greeting.campaign_uuid} {{}} name=An"
     assert "Calls per number" in shown(await ask(slack, push.format("0912345678"), user=AGENT))
     await ask(slack, "dnc add 0987654321", user=AGENT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,7 +16,7 @@ import pytest
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
-from callcenter.models import ActiveCallList
+from callcenter.models import ActiveCallList, Campaign
 from commands.kernel.i18n import use_language
 from commands.reports.insights import gather_insights, usual_levels
 from commands.reports.wallboard import Snapshot, Unavailable, wallboard_view
@@ -99,11 +99,19 @@ def outbound_month(campaign: str) -> list[tuple[Any, ...]]:
     return rows
 
 
+async def seeded_campaign(
+    pbx: EmulatorServer, month: Callable[[str], list[tuple[Any, ...]]] = outbound_month
+) -> Campaign:
+    """An outbound campaign of the seed, with ``month``'s call records in the emulator."""
+    campaign: Campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
+    seed(pbx, month(campaign.campaign_uuid))
+    return campaign
+
+
 async def test_insights_of_a_chosen_day_in_both_languages(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
-    seed(pbx, outbound_month(campaign.campaign_uuid))
+    campaign = await seeded_campaign(pbx)
     app.storage.calling_rules.set_hours(TEAM, DECREE_HOURS)
     reply = shown(await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01"))
     assert campaign.campaign_name in reply and "01/06/2026" in reply
@@ -177,8 +185,7 @@ async def clocked(
 async def test_a_digest_with_the_insights_section(
     clocked: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
-    seed(pbx, outbound_month(campaign.campaign_uuid))
+    campaign = await seeded_campaign(pbx)
     clocked.storage.calling_rules.set_hours(TEAM, DECREE_HOURS)
     made = shown(
         await ask(
@@ -224,8 +231,7 @@ async def test_the_home_tab_has_the_insights_tile(
 async def test_the_home_tile_of_a_chosen_day_in_both_languages(
     app: Runtime, pbx: EmulatorServer
 ) -> None:
-    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
-    seed(pbx, outbound_month(campaign.campaign_uuid))
+    campaign = await seeded_campaign(pbx)
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         found = await gather_insights(cc, DAY, campaign=campaign)
     ctx = command_context(
@@ -292,8 +298,7 @@ def charts_in(message: dict[str, Any]) -> list[dict[str, Any]]:
 async def test_insights_draws_the_day_inside_its_usual_band_natively(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
-    seed(pbx, charted_month(campaign.campaign_uuid))
+    campaign = await seeded_campaign(pbx, charted_month)
     reply = await ask(slack, f"insights {campaign.campaign_uuid} 2026-06-01")
     (chart,) = charts_in(reply)
     assert chart["title"] == "Answer rate by hour against the usual"
@@ -313,8 +318,7 @@ async def test_insights_draws_the_day_inside_its_usual_band_natively(
 
 
 async def test_askers_at_once_share_one_walk_of_the_four_weeks(pbx: EmulatorServer) -> None:
-    campaign = next(c for c in await campaigns_of(pbx) if c.type != "inbound")
-    seed(pbx, outbound_month(campaign.campaign_uuid))
+    campaign = await seeded_campaign(pbx)
     pbx.clear_journal()
     async with CallCenter(pbx.base_url, pbx.api_key) as cc:
         (first, n), (second, m) = await asyncio.gather(

@@ -14,8 +14,7 @@ from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role, Workspace
 from tests.blocks import elements
-from tests.bot.approval_helpers import button_ids, card_in, confirm, prompt_for
-from tests.bot.test_approvals_e2e import stopped_campaign
+from tests.bot.approval_helpers import button_ids, card_in, confirm, prompt_for, stopped_campaign
 from tests.bot.test_commands_e2e import ask, expect_replies, shown
 from tests.bot.test_connect_e2e import top_view
 

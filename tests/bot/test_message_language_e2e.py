@@ -26,19 +26,16 @@ from tests.bot.approval_helpers import (
     card_now,
     click_card,
     confirm,
+    latest_view,
     prompt_for,
     use_approvals_channel,
 )
-from tests.bot.test_call_actions_e2e import latest_view
 from tests.bot.test_commands_e2e import shown
+from tests.bot.test_language_e2e import speaks
 from tests.i18n.shown import data_words, english_left
 
 JSON = dict[str, Any]
 VIETNAMESE = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)
-
-
-def speaks(slack: SlackStandIn, user: str, locale: str) -> None:
-    slack.core.state.user(user, TEAM).locale = locale
 
 
 async def stopped(pbx: EmulatorServer) -> list[Campaign]:

@@ -11,8 +11,8 @@ from callcenter import CallCenter
 from callcenter.models import User
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, SlackStandIn
-from tests.bot.approval_helpers import ask, shown
-from tests.bot.test_call_actions_e2e import latest_view, options_of
+from tests.bot.approval_helpers import ask, latest_view, shown
+from tests.bot.test_call_actions_e2e import options_of
 
 EXTENSION = "1001"
 

@@ -37,7 +37,7 @@ from storage.rule_watch import LEASE
 from storage.schema import rule_watch_records
 from tests.bot.approval_helpers import button_ids, give_roles
 from tests.bot.feed_helpers import callback_url
-from tests.bot.test_calling_rules_e2e import set_rule
+from tests.bot.rule_helpers import hhmm, hours_opening_later, set_rule
 from tests.bot.test_commands_e2e import ask, shown
 
 RULES_CHANNEL = "<#C0001|call-center>"
@@ -45,10 +45,6 @@ TELESALE = "Telesale thẻ tín dụng HCM"
 """A running autodialer campaign of the seed: advertising by its type."""
 REMINDERS = "Nhắc lịch hẹn HN"
 """A running autocall campaign of the seed (not OTP): advertising by its type too."""
-
-
-def hhmm(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
 
 
 def watch_of(rt: Runtime) -> RuleWatch:
@@ -295,9 +291,7 @@ async def test_a_lead_into_a_campaign_dialing_outside_the_hours_warns_with_the_f
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    now = datetime.now(VIETNAM)
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    later = await hours_opening_later(slack)
     reply = await ask(slack, f"lead {TELESALE} 0912345678 lead_name=An", user=AGENT)
     said = shown(reply)
     assert "is dialing now" in said and "outside the calling hours" in said
@@ -316,9 +310,7 @@ async def test_an_upload_into_a_campaign_dialing_outside_the_hours_warns_and_pau
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    now = datetime.now(VIETNAM)
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    await hours_opening_later(slack)
     rows = ["phone_number,lead_name", "0912345678,An", "0356789012,Chi"]
     await slack.driver.file_share(
         user=AGENT, channel=CALL_CENTER, name="leads.csv", content="\n".join(rows).encode()
@@ -344,9 +336,7 @@ async def test_the_lead_form_warns_in_its_prompt_too(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     give_roles(app)
-    now = datetime.now(VIETNAM)
-    later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-    await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+    later = await hours_opening_later(slack)
     await slack.driver.slash_command(user=AGENT, channel=CALL_CENTER, text=f"lead {TELESALE}")
     form = await slack.wait_for(
         lambda: next((v for v in slack.views(AGENT) if v.get("callback_id") == "lead_form"), None)
@@ -366,9 +356,7 @@ async def test_a_breach_posted_by_a_process_that_stopped_is_not_posted_again(
     settings: Settings, slack: SlackStandIn, pbx: EmulatorServer, cc: CallCenter
 ) -> None:
     async with watch_app(settings, slack, pbx) as (rt, base):
-        now = datetime.now(VIETNAM)
-        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-        await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await hours_opening_later(slack)
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         telesale = await campaign_named(cc, TELESALE)
         pbx.set_call_mode("immediate")
@@ -401,8 +389,7 @@ async def test_many_breaches_in_one_pass_are_said_together_after_a_few(
 ) -> None:
     async with watch_app(settings, slack, pbx) as (rt, _):
         now = datetime.now(VIETNAM)
-        later, after = now + timedelta(hours=2), now + timedelta(hours=3)
-        await set_rule(slack, f"rules hours {hhmm(later)}-{hhmm(after)}")
+        await hours_opening_later(slack)
         await ask(slack, f"rules channel {RULES_CHANNEL}")
         await quiet(cc)
         telesale = await campaign_named(cc, TELESALE)

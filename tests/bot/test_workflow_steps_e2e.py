@@ -17,17 +17,20 @@ from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackSt
 from emulators.slack.workflows import StepRun
 from storage import WORKFLOWS, ApprovalState, Mode, Role
 from tests.bot.approval_helpers import (
-    SteppedClock,
     button_ids,
+    campaign,
+    campaigns,
     card_now,
     click_card,
     clocked,
     ephemeral_with,
     puts,
     settled,
+    stopped_campaign,
     sweep,
 )
 from tests.bot.test_commands_e2e import ask, shown
+from tests.clocks import SteppedClock
 
 __all__ = ["clocked"]
 
@@ -45,11 +48,6 @@ async def started(slack: SlackStandIn, step: str, user: str, **inputs: Any) -> s
     delivery = await slack.driver.run_step(step, user=user, inputs=inputs)
     assert delivery.in_time
     return str(delivery.payload["event"]["function_execution_id"])
-
-
-async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        return [c async for c in cc.campaigns.iterate()]
 
 
 def one(items: list[Campaign], kind: str, status: str) -> Campaign:
@@ -134,10 +132,7 @@ async def test_a_viewer_is_refused_and_nothing_changes(
         "The step 'Start a campaign' needs the operator role; you are a viewer. "
         f"An admin can change that with /callops role <@{AGENT}> operator."
     )
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == paused.campaign_uuid).status
-        == "pause"
-    )
+    assert (await campaign(pbx, paused.campaign_uuid)).status == "pause"
     assert app.storage.approvals.list(TEAM) == []
     assert "campaign_start" in [e.action for e in app.storage.audit.entries(TEAM)]
 
@@ -180,7 +175,7 @@ async def test_a_scheduled_pause_acts_with_the_role_given_to_workflows(
         "schedule or an event), so it acts with the role given to workflows, viewer. An "
         "admin can change that with /callops role workflows operator."
     )
-    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    status = await campaign(pbx, running.campaign_uuid)
     assert status.status == "start"
 
     given = await ask(slack, "role workflows operator")
@@ -193,7 +188,7 @@ async def test_a_scheduled_pause_acts_with_the_role_given_to_workflows(
     done = await unattended(slack, "campaign_pause", campaign=running.campaign_uuid)
     assert done.state == "completed", done.error
     assert done.outputs == {"status": "pause", "campaign_id": running.campaign_uuid}
-    status = next(c for c in await campaigns(pbx) if c.campaign_uuid == running.campaign_uuid)
+    status = await campaign(pbx, running.campaign_uuid)
     assert status.status == "pause"
     pauses = [e for e in app.storage.audit.entries(TEAM) if e.action == "campaign.pause"]
     assert [e.outcome for e in pauses] == ["requested", "approved", "ok"]
@@ -206,7 +201,7 @@ async def test_a_scheduled_start_still_waits_for_an_approver(
 ) -> None:
     operators_and_channel(app)
     app.storage.roles.set_role(TEAM, WORKFLOWS, Role.OPERATOR)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     delivery = await slack.driver.run_step(
         "campaign_start",
         user=SUPERVISOR,
@@ -226,10 +221,6 @@ async def test_a_scheduled_start_still_waits_for_an_approver(
 # --- actions: the same policy and approval as /callops ---------------------------------
 
 
-def stopped(items: list[Campaign]) -> Campaign:
-    return next(c for c in items if c.status == "stop" and c.type == "manual")
-
-
 def operators_and_channel(rt: Runtime) -> None:
     """AGENT runs workflows (operator); SUPERVISOR and MANAGER are admins; cards in #approvals."""
     rt.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
@@ -247,7 +238,7 @@ async def test_a_start_under_approval_completes_only_after_another_admin_approve
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     operators_and_channel(app)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     card = await card_for(slack, target.campaign_uuid)
     assert "<@U0002>" in shown(card)
@@ -256,19 +247,13 @@ async def test_a_start_under_approval_completes_only_after_another_admin_approve
     # The requester cannot approve their own request; the step keeps waiting.
     await click_card(slack, card, "approval_approve", AGENT, APPROVALS)
     assert slack.step_run(run_id).state == "running"
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "stop"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "stop"
 
     approved = await click_card(slack, card, "approval_approve", MANAGER, APPROVALS)
     done = await slack.wait_for_step(run_id)
     assert done.state == "completed", done.error
     assert done.outputs == {"status": "start", "campaign_id": target.campaign_uuid}
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "start"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "start"
     settled_card = await card_now(slack, APPROVALS, card["ts"], settled)
     assert settled_card["text"].endswith(": done")
     answered_with_run_token(slack)
@@ -284,7 +269,7 @@ async def test_a_denied_start_fails_the_step_with_the_reason(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     operators_and_channel(app)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_name)
     card = await card_for(slack, target.campaign_uuid)
     await click_card(slack, card, "approval_deny", MANAGER, APPROVALS)
@@ -293,10 +278,7 @@ async def test_a_denied_start_fails_the_step_with_the_reason(
     done = await slack.wait_for_step(run_id)
     assert done.state == "failed"
     assert done.error == "Start campaign was denied by <@U0003>: Not before the briefing"
-    assert (
-        next(c for c in await campaigns(pbx) if c.campaign_uuid == target.campaign_uuid).status
-        == "stop"
-    )
+    assert (await campaign(pbx, target.campaign_uuid)).status == "stop"
     answered_with_run_token(slack)
 
 
@@ -305,7 +287,7 @@ async def test_an_unanswered_start_fails_the_step_when_it_expires(
 ) -> None:
     rt, clock = clocked
     operators_and_channel(rt)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     run_id = await started(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     card = await card_for(slack, target.campaign_uuid)
     await slack.wait_for(lambda: rt.storage.approvals.list(TEAM)[0].message_ts)
@@ -361,7 +343,7 @@ async def test_the_approval_card_needs_an_approvals_channel(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     app.storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-    target = stopped(await campaigns(pbx))
+    target = await stopped_campaign(pbx)
     done = await run(slack, "campaign_start", AGENT, campaign=target.campaign_uuid)
     assert done.state == "failed" and "/callops policy channel" in str(done.error)
     assert app.storage.approvals.list(TEAM)[0].state is ApprovalState.CANCELLED

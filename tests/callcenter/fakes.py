@@ -17,22 +17,8 @@ from callcenter import CallCenter
 
 API_KEY = "sk-live-SECRET-0123456789"
 BASE_URL = "http://127.0.0.1:8900"
-T0 = 1_700_000_000.0
 
 Route = Callable[[httpx.Request], httpx.Response | Awaitable[httpx.Response]]
-
-
-class Clock:
-    """A wall clock the test moves by hand."""
-
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class Sleeps:

@@ -10,14 +10,13 @@ import pytest
 from callcenter import CachedToken, errors
 from callcenter.tokens import DEFAULT_LIFETIME, expires_at_from, renew_margin
 from tests.callcenter.fakes import (
-    T0,
-    Clock,
     FakeService,
     bearer,
     json_response,
     token_body,
     user,
 )
+from tests.clocks import T0, SteppedClock
 
 
 def serve_user(service: FakeService) -> None:
@@ -68,7 +67,7 @@ async def test_token_renewed_shortly_before_expiry(expired_in: int) -> None:
     service.route(
         "POST", "/v3/auth/token", lambda r: json_response(200, token_body("t", expired_in))
     )
-    clock = Clock()
+    clock = SteppedClock()
     async with service.client(clock=clock) as cc:
         await cc.users.get("u1")
         clock.advance(3600 - 361)  # 361 s left: more than 10 % of the hour
@@ -201,7 +200,7 @@ async def test_cached_token_is_used_without_a_token_request() -> None:
     service = FakeService()
     serve_user(service)
     cache = MemoryCache(CachedToken("from-cache", T0 + 3600))
-    async with service.client(token_cache=cache, clock=Clock()) as cc:
+    async with service.client(token_cache=cache, clock=SteppedClock()) as cc:
         await cc.users.get("u1")
     assert service.token_requests == 0
     assert bearer(service.calls("GET", "/v3/user/u1")[0]) == "Bearer from-cache"
@@ -211,7 +210,7 @@ async def test_fetched_token_is_saved_and_an_expired_cached_one_replaced() -> No
     service = FakeService()
     serve_user(service)
     cache = MemoryCache(CachedToken("stale", T0 + 10))
-    async with service.client(token_cache=cache, clock=Clock()) as cc:
+    async with service.client(token_cache=cache, clock=SteppedClock()) as cc:
         await cc.users.get("u1")
     assert service.token_requests == 1
     assert cache.token == CachedToken("tok-1", T0 + 3600)
@@ -223,7 +222,7 @@ async def test_refused_key_clears_the_cache() -> None:
     service.route("GET", "/v3/user/u1", lambda r: json_response(401, {"error": "expired"}))
     service.route("POST", "/v3/auth/token", lambda r: json_response(400, {"error": "invalid key"}))
     cache = MemoryCache(CachedToken("old", T0 + 3600))
-    async with service.client(token_cache=cache, clock=Clock()) as cc:
+    async with service.client(token_cache=cache, clock=SteppedClock()) as cc:
         with pytest.raises(errors.AuthenticationError) as caught:
             await cc.users.get("u1")
     assert caught.value.message == "invalid key"
@@ -234,7 +233,7 @@ async def test_auth_token_adopts_the_token_and_verify_does_not() -> None:
     service = FakeService()
     serve_user(service)
     cache = MemoryCache()
-    async with service.client(token_cache=cache, clock=Clock()) as cc:
+    async with service.client(token_cache=cache, clock=SteppedClock()) as cc:
         checked = await cc.auth.verify()
         assert checked.token == "tok-1"
         assert cache.saves == 0

@@ -3,7 +3,7 @@ app's database on disk."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -17,17 +17,11 @@ from storage import Role, SecretBox, Storage
 from tests.contexts import command_context
 
 if TYPE_CHECKING:
-    from emulators.pbx.testing import EmulatorServer
+    pass
 
 TZ = ZoneInfo("Asia/Ho_Chi_Minh")
 
 MakeContext = Callable[..., CommandContext]
-
-
-@pytest.fixture
-async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
-    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
-        yield client
 
 
 @pytest.fixture

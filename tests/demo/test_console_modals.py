@@ -10,17 +10,10 @@ from playwright.async_api import expect
 
 from demo.offline import Demo
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, Delivery
+from tests.blocks import option, plain
 from tests.demo.conftest import BROWSER, Console
 
 pytestmark = BROWSER
-
-
-def plain(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": text}
-
-
-def option(text: str, value: str) -> dict[str, Any]:
-    return {"text": plain(text), "value": value}
 
 
 def field(block_id: str, label: str, element: dict[str, Any], **extra: Any) -> dict[str, Any]:

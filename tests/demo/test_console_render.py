@@ -14,18 +14,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from demo.offline import Demo
 from emulators.slack import CALL_CENTER, SUPERVISOR, Delivery
+from tests.blocks import option, plain
 from tests.demo.conftest import BROWSER, Console
 from tests.shortcodes import console_table, used_by_app
 
 pytestmark = BROWSER
-
-
-def plain(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": text}
-
-
-def option(text: str, value: str) -> dict[str, Any]:
-    return {"text": plain(text), "value": value}
 
 
 def bot_client(demo: Demo) -> AsyncWebClient:

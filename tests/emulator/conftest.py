@@ -7,6 +7,7 @@ import json
 import queue
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -14,6 +15,13 @@ import httpx
 import pytest
 
 from emulators.pbx.testing import EmulatorServer
+
+
+def fmt(epoch: float) -> str:
+    """A Unix time as the service writes wall-clock times (``YYYY-MM-DD HH:MM:SS``), in
+    UTC: the emulator's zone in these tests."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
 
 SPEC_ACTIVE_CALL = {
     "call_id",

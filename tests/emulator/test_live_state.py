@@ -12,18 +12,13 @@ once the call has ended.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime
 from typing import Any
 
 from emulators.pbx.testing import EmulatorServer
-from tests.emulator.conftest import SPEC_ACTIVE_CALL, Api
+from tests.emulator.conftest import SPEC_ACTIVE_CALL, Api, fmt
 
 STEP_SECONDS = 15
 STEPS = 24
-
-
-def fmt(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def start(api: Api, campaign: dict[str, Any], **changes: Any) -> None:

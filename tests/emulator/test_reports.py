@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from emulators.pbx.testing import EmulatorServer
-from tests.emulator.conftest import Api
-
-
-def fmt(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
+from tests.emulator.conftest import Api, fmt
 
 
 def every_record(api: Api, **params: Any) -> list[dict[str, Any]]:

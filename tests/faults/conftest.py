@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,12 +11,6 @@ import pytest
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import SlackStandIn
 from tests.faults.processes import Deployment
-
-
-@pytest.fixture
-async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
-        yield stand_in
 
 
 @pytest.fixture

@@ -25,10 +25,9 @@ import httpx
 
 from bot.feed_metadata import read_payload
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import APPROVALS, CALL_CENTER, SUPERVISOR, SlackStandIn
 from emulators.slack.driver import Delivery
-from storage import Role
-from tests.bot.approval_helpers import campaigns, card_in, confirm, prompt_for
+from tests.bot.approval_helpers import card_in, confirm, prompt_for, stopped_campaign
 from tests.bot.feed_helpers import make_record
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
@@ -89,12 +88,9 @@ async def run(
 ) -> DrainRun:
     """The scenario; the caller resets the emulator's latency afterwards."""
     result = DrainRun()
-    with deployment.storage() as storage:
-        storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-        storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
-        storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
-        token = storage.callback_tokens.get_or_create(TEAM)
-    start = next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
+    deployment.let_agent_ask()
+    token = deployment.route_calls()
+    start = await stopped_campaign(pbx)
     first = await deployment.start()
     processes = [first]
     try:

@@ -23,8 +23,8 @@ from cryptography.fernet import Fernet
 
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import TEAM, SlackStandIn
-from storage import SecretBox, Storage
+from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from storage import Role, SecretBox, Storage
 
 CALLOPS = Path(sys.executable).with_name("callops")
 START_TIMEOUT = 30.0
@@ -83,6 +83,26 @@ class Deployment:
     def storage(self) -> Storage:
         """The test's own connection to the app's database (another process's view)."""
         return Storage.open(self.callops_db, SecretBox.from_settings([self.secret_key]))
+
+    def let_agent_ask(self) -> None:
+        """The seed's agent may ask for actions (operator); their cards go to #approvals."""
+        with self.storage() as storage:
+            storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
+            storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
+
+    def route_calls(self, *channels: str) -> str:
+        """Every call's card to ``channels`` (#call-center when none is named); the
+        token of the callback URL the service posts its records to."""
+        with self.storage() as storage:
+            for channel in channels or (CALL_CENTER,):
+                storage.routes.add(TEAM, channel=channel, created_by=SUPERVISOR)
+            return storage.callback_tokens.get_or_create(TEAM)
+
+    def feed_drained(self) -> bool:
+        """Whether the call feed has posted every record queued (none pending), as the
+        database says: what a kill test waits for once its processes are back."""
+        with self.storage() as storage:
+            return storage.call_feed.pending() == 0
 
     def connect_workspace(self) -> None:
         with self.storage() as storage:

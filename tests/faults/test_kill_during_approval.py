@@ -14,23 +14,22 @@ import functools
 import time
 from typing import Any
 
-from callcenter import CallCenter
-from callcenter.models import Campaign
 from commands.kernel.phones import show_phone
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, SUPERVISOR, TEAM, SlackStandIn
-from storage import Role
-from tests.bot.approval_helpers import card_in, confirm, prompt_for, shown
+from tests.bot.approval_helpers import (
+    campaigns,
+    card_in,
+    confirm,
+    prompt_for,
+    shown,
+    stopped_campaign,
+)
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
 
 PHONE = "0912000111"
 HOLD_MS = 8000
-
-
-async def campaigns(pbx: EmulatorServer) -> list[Campaign]:
-    async with CallCenter(pbx.base_url, pbx.api_key) as cc:
-        return [c async for c in cc.campaigns.iterate()]
 
 
 def told(slack: SlackStandIn, ts: str) -> dict[str, Any] | None:
@@ -53,11 +52,9 @@ async def settled(slack: SlackStandIn, ts: str) -> dict[str, Any]:
 async def test_kill_9_during_approved_executions_settles_both_after_a_restart(
     deployment: Deployment, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
-    with deployment.storage() as storage:
-        storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-        storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
+    deployment.let_agent_ask()
+    start = await stopped_campaign(pbx)
     seeded = await campaigns(pbx)
-    start = next(c for c in seeded if c.status == "stop" and c.type == "manual")
     push = next(
         c
         for c in seeded

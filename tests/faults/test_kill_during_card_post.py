@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from emulators.slack import APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import APPROVALS, CALL_CENTER, SlackStandIn
 from tests.bot.feed_helpers import make_record
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
@@ -27,10 +27,7 @@ def cards_of(slack: SlackStandIn, channel: str, record_id: str) -> list[dict[str
 async def test_kill_9_while_slacks_answer_is_held_leaves_one_card_per_channel(
     deployment: Deployment, slack: SlackStandIn
 ) -> None:
-    with deployment.storage() as storage:
-        for channel in (CALL_CENTER, APPROVALS):
-            storage.routes.add(TEAM, channel=channel, created_by=SUPERVISOR)
-        token = storage.callback_tokens.get_or_create(TEAM)
+    token = deployment.route_calls(CALL_CENTER, APPROVALS)
     record = make_record()
     first = await deployment.start()
     processes = [first]
@@ -47,11 +44,7 @@ async def test_kill_9_while_slacks_answer_is_held_leaves_one_card_per_channel(
 
         processes.append(await deployment.start())
 
-        def drained() -> bool:
-            with deployment.storage() as storage:
-                return storage.call_feed.pending() == 0
-
-        await until(drained, within=60)
+        await until(deployment.feed_drained, within=60)
     finally:
         for process in processes:
             await process.stop()

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from bot.feed_metadata import FOLD_KIND, read_payload
-from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SlackStandIn
 from tests.bot.feed_helpers import card_counts, make_record
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
@@ -38,9 +38,7 @@ async def test_kill_9_while_a_folded_message_is_edited_leaves_every_record_once(
     deployment: Deployment, slack: SlackStandIn
 ) -> None:
     slack.channel_pace(True, updates=True)
-    with deployment.storage() as storage:
-        storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
-        token = storage.callback_tokens.get_or_create(TEAM)
+    token = deployment.route_calls()
     first = [make_record(to_number=f"09123400{k:02d}") for k in range(6)]
     second = [make_record(to_number=f"09123401{k:02d}") for k in range(4)]
     process = await deployment.start()
@@ -63,11 +61,7 @@ async def test_kill_9_while_a_folded_message_is_edited_leaves_every_record_once(
 
         processes.append(await deployment.start())
 
-        def drained() -> bool:
-            with deployment.storage() as storage:
-                return storage.call_feed.pending() == 0
-
-        await until(drained, within=90)
+        await until(deployment.feed_drained, within=90)
     finally:
         for started in processes:
             await started.stop()

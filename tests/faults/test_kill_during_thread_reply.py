@@ -14,7 +14,7 @@ from collections import Counter
 
 import httpx
 
-from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import CALL_CENTER, SlackStandIn
 from tests.bot.feed_helpers import card_counts, make_record
 from tests.faults.processes import Deployment
 from tests.faults.waiting import until
@@ -23,9 +23,7 @@ from tests.faults.waiting import until
 async def test_kill_9_while_a_thread_reply_is_held_leaves_every_record_once(
     deployment: Deployment, slack: SlackStandIn
 ) -> None:
-    with deployment.storage() as storage:
-        storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
-        token = storage.callback_tokens.get_or_create(TEAM)
+    token = deployment.route_calls()
     customer = "0912345678"
     first = make_record(to_number=customer)
     again = make_record(to_number=customer)  # the same customer: a reply in the thread
@@ -50,11 +48,7 @@ async def test_kill_9_while_a_thread_reply_is_held_leaves_every_record_once(
             for record in behind:  # queued behind the row the dead process held
                 assert (await http.post(url, json=record)).status_code == 200
 
-        def drained() -> bool:
-            with deployment.storage() as storage:
-                return storage.call_feed.pending() == 0
-
-        await until(drained, within=90)
+        await until(deployment.feed_drained, within=90)
     finally:
         for started in processes:
             await started.stop()

@@ -11,7 +11,7 @@ with the command and the text it is in.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -43,12 +43,6 @@ DATA_TABLES = ("users", "groups", "campaigns", "lists")
 
 
 @pytest.fixture
-async def cc(pbx: EmulatorServer) -> AsyncIterator[CallCenter]:
-    async with CallCenter(pbx.base_url, pbx.api_key, max_retries=1) as client:
-        yield client
-
-
-@pytest.fixture
 def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
     box = SecretBox([Fernet.generate_key().decode()])
     with Storage.open(tmp_path / "db.sqlite", box) as opened:
@@ -58,12 +52,6 @@ def storage(tmp_path: Path, pbx: EmulatorServer) -> Iterator[Storage]:
             TEAM, pbx.base_url, pbx.api_key, timezone=TZ.key, admin_locale="vi-VN"
         )
         yield opened
-
-
-@pytest.fixture
-async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
-        yield stand_in
 
 
 def context(

@@ -33,12 +33,6 @@ REPLICAS = 3
 
 
 @pytest.fixture
-async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
-        yield stand_in
-
-
-@pytest.fixture
 def database(postgres_server: PostgresServer) -> Iterator[str]:
     url = postgres_server.create_database()
     yield url

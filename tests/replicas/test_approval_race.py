@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import APPROVALS, MANAGER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
 from tests.bot.approval_helpers import (
     campaign,
-    campaigns,
     card_in,
     card_now,
     confirm,
@@ -18,6 +17,7 @@ from tests.bot.approval_helpers import (
     puts,
     settled,
     shown,
+    stopped_campaign,
 )
 from tests.faults.processes import AppProcess, Deployment
 from tests.replicas.balancer import RoundRobin
@@ -30,11 +30,10 @@ async def test_two_approvals_on_two_replicas_start_the_campaign_once(
     slack: SlackStandIn,
     pbx: EmulatorServer,
 ) -> None:
+    deployment.let_agent_ask()
     with deployment.storage() as storage:
-        storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
         storage.roles.set_role(TEAM, MANAGER, Role.ADMIN)
-        storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
-    stopped = next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
+    stopped = await stopped_campaign(pbx)
     await confirm(slack, await prompt_for(slack, f"start {stopped.campaign_uuid}"))
     card = await card_in(slack, APPROVALS, stopped.campaign_uuid)
 

@@ -87,12 +87,8 @@ async def test_a_thousand_callbacks_with_a_replica_killed_midway_post_each_card_
     def all_posted() -> bool:
         return set(card_counts(slack, channels)) >= wanted
 
-    def drained() -> bool:
-        with deployment.storage() as storage:
-            return storage.call_feed.pending() == 0
-
     await until(all_posted, within=240, every=1.0)
-    await until(drained, within=60, every=0.5)
+    await until(deployment.feed_drained, within=60, every=0.5)
     counts = card_counts(slack, channels)
     twice = {record: n for record, n in counts.items() if n > 1}
     assert not twice, f"{len(twice)} records have more than one card"

@@ -20,10 +20,16 @@ import signal
 import httpx
 
 from emulators.pbx.testing import EmulatorServer
-from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
+from emulators.slack import APPROVALS, CALL_CENTER, SUPERVISOR, SlackStandIn
 from emulators.slack.driver import Delivery
-from storage import Role
-from tests.bot.approval_helpers import ask, campaigns, card_in, confirm, prompt_for, shown
+from tests.bot.approval_helpers import (
+    ask,
+    card_in,
+    confirm,
+    prompt_for,
+    shown,
+    stopped_campaign,
+)
 from tests.bot.feed_helpers import make_record
 from tests.faults.drain_scenario import answered, shown_count
 from tests.faults.processes import Deployment
@@ -38,12 +44,9 @@ async def test_a_rolling_restart_of_two_replicas_under_traffic_loses_nothing(
     deployment: Deployment, balancer: RoundRobin, slack: SlackStandIn, pbx: EmulatorServer
 ) -> None:
     deployment.extra_env["CALLOPS_DRAIN_SECONDS"] = "20"
-    with deployment.storage() as storage:
-        storage.roles.set_role(TEAM, AGENT, Role.OPERATOR)
-        storage.workspaces.set_channels(TEAM, approvals=APPROVALS)
-        storage.routes.add(TEAM, channel=CALL_CENTER, created_by=SUPERVISOR)
-        token = storage.callback_tokens.get_or_create(TEAM)
-    start = next(c for c in await campaigns(pbx) if c.status == "stop" and c.type == "manual")
+    deployment.let_agent_ask()
+    token = deployment.route_calls()
+    start = await stopped_campaign(pbx)
     acked: list[Delivery] = []
     clicks: list[Delivery] = []
     not_acked = 0

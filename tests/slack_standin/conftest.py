@@ -10,12 +10,6 @@ from tests.slack_standin.loopback import Receiver, connected_receiver
 
 
 @pytest.fixture
-async def slack() -> AsyncIterator[SlackStandIn]:
-    async with SlackStandIn() as stand_in:
-        yield stand_in
-
-
-@pytest.fixture
 def client(slack: SlackStandIn) -> AsyncWebClient:
     """The app's view of Slack: a real slack_sdk client pointed at the stand-in."""
     return AsyncWebClient(token=slack.bot_token(), base_url=slack.api_url)

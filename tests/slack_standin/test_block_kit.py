@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
+from tests.slack_standin.refusals import refused
 
 
 def section(text: str, block_id: str | None = None) -> dict[str, Any]:
@@ -16,12 +16,6 @@ def section(text: str, block_id: str | None = None) -> dict[str, Any]:
     if block_id:
         block["block_id"] = block_id
     return block
-
-
-async def refused(call: object) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return dict(caught.value.response.data)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import aiohttp
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import (
@@ -16,14 +15,9 @@ from emulators.slack import (
     SUPERVISOR,
     SlackStandIn,
 )
+from tests.slack_standin.refusals import error_of
 
 SECTION = [{"type": "section", "text": {"type": "mrkdwn", "text": "*3* campaigns running"}}]
-
-
-async def error_of(call: object) -> str:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return str(caught.value.response["error"])
 
 
 async def test_post_message_is_stored_with_slacks_shape(

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
+from tests.slack_standin.refusals import refused
 
 
 def line_chart() -> dict[str, Any]:
@@ -45,12 +45,6 @@ def pie_chart() -> dict[str, Any]:
             "segments": [{"label": "Viettel", "value": 45}, {"label": "Vinaphone", "value": 0.5}],
         },
     }
-
-
-async def refused(call: object) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return dict(caught.value.response.data)
 
 
 async def test_every_documented_chart_type_is_accepted(
@@ -131,38 +125,36 @@ BAD: list[tuple[str, Any, str]] = [
 ]
 
 
+BAD_PIE: list[tuple[str, Any, str]] = [
+    ("a zero segment", lambda b: b["chart"]["segments"][0].update(value=0), "greater than 0"),
+    ("no segments", lambda b: b["chart"].update(segments=[]), "non-empty array"),
+    (
+        "seven segments",
+        lambda b: b["chart"].update(segments=[{"label": str(i), "value": 1} for i in range(7)]),
+        "no more than 6 items",
+    ),
+    ("an empty label", lambda b: b["chart"]["segments"][0].update(label=""), "non-empty string"),
+]
+"""What a pie may not be (``BAD`` is what a series chart may not be)."""
+
+
 @pytest.mark.parametrize(
-    ("change", "fragment"), [(c, f) for _, c, f in BAD], ids=[n for n, *_ in BAD]
+    ("base", "change", "fragment"),
+    [(line_chart, c, f) for _, c, f in BAD] + [(pie_chart, c, f) for _, c, f in BAD_PIE],
+    ids=[f"series: {n}" for n, *_ in BAD] + [f"pie: {n}" for n, *_ in BAD_PIE],
 )
-async def test_a_series_chart_breaking_a_limit_is_refused(
-    slack: SlackStandIn, client: AsyncWebClient, change: Any, fragment: str
+async def test_a_chart_breaking_a_limit_is_refused(
+    slack: SlackStandIn,
+    client: AsyncWebClient,
+    base: Callable[[], dict[str, Any]],
+    change: Any,
+    fragment: str,
 ) -> None:
-    block = _edit(change, line_chart)
+    block = _edit(change, base)
     body = await refused(client.chat_postMessage(channel=CALL_CENTER, text="t", blocks=[block]))
     assert body["error"] == "invalid_blocks"
     assert any(fragment in e for e in body["errors"]), body["errors"]
     assert slack.messages(CALL_CENTER) == []
-
-
-@pytest.mark.parametrize(
-    ("change", "fragment"),
-    [
-        (lambda b: b["chart"]["segments"][0].update(value=0), "greater than 0"),
-        (lambda b: b["chart"].update(segments=[]), "non-empty array"),
-        (
-            lambda b: b["chart"].update(segments=[{"label": str(i), "value": 1} for i in range(7)]),
-            "no more than 6 items",
-        ),
-        (lambda b: b["chart"]["segments"][0].update(label=""), "non-empty string"),
-    ],
-)
-async def test_a_pie_breaking_a_limit_is_refused(
-    slack: SlackStandIn, client: AsyncWebClient, change: Any, fragment: str
-) -> None:
-    block = _edit(change, pie_chart)
-    body = await refused(client.chat_postMessage(channel=CALL_CENTER, text="t", blocks=[block]))
-    assert body["error"] == "invalid_blocks"
-    assert any(fragment in e for e in body["errors"]), body["errors"]
 
 
 async def test_three_charts_in_one_message_or_one_in_a_view_are_refused(

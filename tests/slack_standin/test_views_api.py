@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import AGENT, SUPERVISOR, SlackStandIn
 from tests.blocks import modal, text_input
+from tests.slack_standin.refusals import error_of
 
 
 def form(title: str = "Connect") -> dict[str, Any]:
@@ -20,12 +19,6 @@ HOME = {
     "type": "home",
     "blocks": [{"type": "header", "text": {"type": "plain_text", "text": "Wallboard"}}],
 }
-
-
-async def error_of(call: object) -> str:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return str(caught.value.response["error"])
 
 
 async def test_views_open_uses_a_trigger_once(slack: SlackStandIn, client: AsyncWebClient) -> None:

@@ -13,11 +13,11 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.complete.async_complete import AsyncComplete
 from slack_bolt.context.fail.async_fail import AsyncFail
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from emulators.slack import CALL_CENTER, SUPERVISOR, SlackStandIn
 from tests.slack_standin.loopback import Receiver, serve
+from tests.slack_standin.refusals import refused
 
 MANIFEST: dict[str, Any] = {
     "functions": {
@@ -56,12 +56,6 @@ def table(rows: int, cells: int = 2) -> dict[str, Any]:
             [{"type": "raw_text", "text": f"{r}.{c}"} for c in range(cells)] for r in range(rows)
         ],
     }
-
-
-async def refused(call: object) -> dict[str, Any]:
-    with pytest.raises(SlackApiError) as caught:
-        await call  # type: ignore[misc]
-    return dict(caught.value.response.data)
 
 
 # --- the table block ---------------------------------------------------------------------

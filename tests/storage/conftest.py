@@ -29,6 +29,7 @@ from storage import (
 )
 from storage.migrations import revision_id
 from storage.schema import DATA_TABLES
+from tests.clocks import SteppedClock
 from tests.postgres import PostgresServer, postgres_server
 
 __all__ = ["postgres_server"]  # the session's server, a fixture of this suite
@@ -36,17 +37,8 @@ __all__ = ["postgres_server"]  # the session's server, a fixture of this suite
 ENGINES = ("sqlite", "postgresql")
 
 
-class FakeClock:
-    """A clock the test moves by hand, so expiry is tested without waiting."""
-
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+FakeClock = SteppedClock
+"""Storage's clock in these tests (``tests.clocks``): expiry without waiting."""
 
 
 @pytest.fixture
