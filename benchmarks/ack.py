@@ -55,6 +55,7 @@ import asyncio
 import contextlib
 import math
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -67,7 +68,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -1081,14 +1082,15 @@ def run_capacity(args: Namespace) -> bool:
         f"{args.rate_seconds:g} s each",
         flush=True,
     )
+    load = os.getloadavg()[0]  # before the run: what else the machine was doing
+    started = datetime.now(UTC)
     results = asyncio.run(measure_capacity(args))
     lines = capacity_table(results)
     print("\n".join(lines))
     if not args.no_readme:
-        compare = f" --compare {args.compare_hint}" if args.compare else ""
         intro = [
-            f"`.venv/bin/python benchmarks/ack.py --parts capacity{compare}` — "
-            f"{date.today().isoformat()}",
+            f"`{shown_command(args)}` — {started:%Y-%m-%d, %H:%M} UTC, load average "
+            f"{load:.1f} before the run.",
             "",
             "callops as deployed (`callops serve --no-scheduler`), the emulator and the Slack "
             "stand-in as separate processes on loopback, the emulator answering every call "
@@ -1113,6 +1115,22 @@ def run_capacity(args: Namespace) -> bool:
         ]
         write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
     return all(r.best_rate and all(f.answered == f.commands for f in r.cpu) for r in results)
+
+
+def shown_command(args: Namespace) -> str:
+    """The command line as run, for the README: the ``--compare`` tree named by
+    ``--compare-hint``, without ``--compare-hint`` and ``--no-readme``."""
+    words = [".venv/bin/python", "benchmarks/ack.py"]
+    given = iter(args.argv)
+    for word in given:
+        name, eq, _value = word.partition("=")
+        if name in ("--compare", "--compare-hint") and not eq:
+            next(given, None)  # the option's value
+        if name == "--compare":
+            words += ["--compare", args.compare_hint]
+        elif name not in ("--compare-hint", "--no-readme"):
+            words.append(word)
+    return " ".join(w if w == args.compare_hint else shlex.quote(w) for w in words)
 
 
 CAPACITY_HEADING = "## CPU per command and capacity of one process (benchmarks/ack.py)"
@@ -1180,6 +1198,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    args.argv = argv
     if args.serve:
         return serve_comparison(args.serve, args.port)
     parts = {p.strip() for p in args.parts.split(",")}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -27,7 +28,7 @@ from storage.gate_log import GateLogStore
 from storage.installations import InstallationStore, OAuthStateStore
 from storage.notices import NoticeStore
 from storage.notifications import CallbackTokenStore, DedupStore, RouteStore
-from storage.people import PeopleStore, Person
+from storage.people import ROLE_AND_PERSON, PeopleStore, Person, role_and_person_of
 from storage.policy import PolicyStore
 from storage.privacy_posts import PrivacyPostStore
 from storage.privacy_requests import PrivacyRequestStore
@@ -43,7 +44,7 @@ from storage.schema import (
 )
 from storage.secrets import SecretBox, rotate_secrets
 from storage.step_runs import StepRunStore
-from storage.workspaces import Workspace, WorkspaceStore
+from storage.workspaces import WITH_KEY_COLUMNS, Workspace, WorkspaceStore
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,13 @@ _SECRET_TABLES = (
     step_runs,
 )
 """The tables a workspace wipe deletes secrets from."""
+
+_WHO = ROLE_AND_PERSON.subquery("who")
+_REQUESTER = select(_WHO, *WITH_KEY_COLUMNS).select_from(
+    _WHO.outerjoin(workspaces, workspaces.c.team_id == bindparam("team_id"))
+)
+"""``Storage.requester`` in one statement: the person's role and row (always one row of
+scalar subqueries) beside the workspace's row and sealed key, if there is one."""
 
 
 @dataclass(frozen=True)
@@ -152,13 +160,14 @@ class Storage:
     def requester(self, team_id: str, user_id: str) -> Requester:
         """What every request's context reads: the person's stored role and language
         settings, the workspace (with its settings) and its API key (decrypted), in one
-        trip to the database (each trip costs a connection checkout and SQLAlchemy's own
-        work)."""
+        trip to the database and one statement (each trip costs a connection checkout,
+        each statement SQLAlchemy's own work)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
 
     def _requester_in(self, conn: Connection, team_id: str, user_id: str) -> Requester:
-        role, person = self.people.role_and_person_in(conn, team_id, user_id)
-        workspace, api_key = self.workspaces.get_with_key_in(conn, team_id)
+        row = conn.execute(_REQUESTER, {"team_id": team_id, "user_id": user_id}).mappings().one()
+        role, person = role_and_person_of(row)
+        workspace, api_key = self.workspaces.workspace_and_key_of(row)
         return Requester(role, workspace, api_key, person)
 
     def wipe_workspace_secrets(self, team_id: str) -> WipeResult:

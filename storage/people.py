@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import RowMapping
 
 from storage._rows import Store
 from storage.database import upsert
@@ -39,7 +39,7 @@ _P = people.c
 _KEY = (_P.team_id == bindparam("team_id"), _P.user_id == bindparam("user_id"))
 _GET = select(_P.language, _P.slack_locale, _P.slack_tz, _P.seen_at).where(*_KEY)
 _R = roles.c
-_ROLE_AND_PERSON = select(
+ROLE_AND_PERSON = select(
     select(_R.role)
     .where(_R.team_id == bindparam("team_id"), _R.user_id == bindparam("user_id"))
     .scalar_subquery()
@@ -50,26 +50,30 @@ _ROLE_AND_PERSON = select(
     ),
     select(_P.updated_at).where(*_KEY).scalar_subquery().label("known"),
 )
-"""A person's stored role and their row, in one statement: each statement a request
-runs costs SQLAlchemy's own work, and every request reads both (by primary key)."""
+"""A person's stored role and their row, always one row (by primary key):
+``Storage.requester`` reads it beside the workspace's row in one statement, since each
+statement a request runs costs SQLAlchemy's own work; ``role_and_person_of`` reads it."""
 
 
 _CHOOSE = upsert(people, "language", "updated_at")
 _SEEN = upsert(people, "slack_locale", "slack_tz", "seen_at", "updated_at")
 
 
+def role_and_person_of(row: RowMapping) -> tuple[Role | None, Person | None]:
+    """The stored role and the person (None for someone never stored) of a row holding
+    ``ROLE_AND_PERSON``'s columns."""
+    role = row["role"]
+    person = (
+        None
+        if row["known"] is None
+        else Person(row["language"], row["slack_locale"], row["slack_tz"], row["seen_at"])
+    )
+    return (Role(role) if role else None), person
+
+
 class PeopleStore(Store):
     def get(self, team_id: str, user_id: str) -> Person | None:
         return self._one(Person, _GET, {"team_id": team_id, "user_id": user_id})
-
-    def role_and_person_in(
-        self, conn: Connection, team_id: str, user_id: str
-    ) -> tuple[Role | None, Person | None]:
-        """The person's stored role and their row (None for someone never stored)."""
-        row = conn.execute(_ROLE_AND_PERSON, {"team_id": team_id, "user_id": user_id}).one()
-        role, language, locale, tz, seen_at, known = tuple(row)
-        person = None if known is None else Person(language, locale, tz, seen_at)
-        return (Role(role) if role else None), person
 
     def choose_language(self, team_id: str, user_id: str, language: str | None) -> None:
         """The person's own language; None clears it (they follow their Slack locale)."""

@@ -102,7 +102,9 @@ _COLUMNS = (
 _GET = select(*_COLUMNS).where(_W.team_id == bindparam("team"))
 _LIST = select(*_COLUMNS).order_by(_W.team_id)
 _API_KEY = select(_W.api_key_enc).where(_W.team_id == bindparam("team"))
-_GET_WITH_KEY = select(*_COLUMNS, _W.api_key_enc).where(_W.team_id == bindparam("team"))
+WITH_KEY_COLUMNS = (*_COLUMNS, _W.api_key_enc)
+"""A workspace row with its sealed API key (``workspace_and_key_of`` reads it)."""
+_GET_WITH_KEY = select(*WITH_KEY_COLUMNS).where(_W.team_id == bindparam("team"))
 _CACHED_TOKEN = select(_T.token_enc, _T.expires_at).where(_T.team_id == bindparam("team"))
 _FORGET_TOKENS = delete(service_tokens).where(_T.team_id == bindparam("team"))
 _DISCONNECT = (
@@ -148,8 +150,14 @@ class WorkspaceStore(SealedStore):
     def get_with_key_in(
         self, conn: Connection, team_id: str
     ) -> tuple[Workspace | None, str | None]:
-        row = conn.execute(_GET_WITH_KEY, {"team": team_id}).mappings().first()
-        if row is None:
+        return self.workspace_and_key_of(
+            conn.execute(_GET_WITH_KEY, {"team": team_id}).mappings().first()
+        )
+
+    def workspace_and_key_of(self, row: RowMapping | None) -> tuple[Workspace | None, str | None]:
+        """The workspace and its API key (decrypted) of a row holding ``WITH_KEY_COLUMNS``
+        (None, or a ``team_id`` of None from an outer join: no such workspace)."""
+        if row is None or row["team_id"] is None:
             return None, None
         sealed = row["api_key_enc"]
         return from_row(Workspace, row), None if sealed is None else self._box.decrypt(sealed)
