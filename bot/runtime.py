@@ -45,6 +45,7 @@ from storage import (
     DEFAULT_ROLE,
     WORKFLOWS,
     Person,
+    Requester,
     Role,
     SecretBox,
     Storage,
@@ -177,11 +178,13 @@ class Runtime:
         user_id: str,
         channel_id: str | None,
         offset: int = 0,
+        known: Requester | None = None,
     ) -> CommandContext:
         """The command context of one request: role from Slack and storage, the team's
         service client, its time zone.  No call-center request is made here; the database
-        is asked once (``Storage.requester``), off the event loop."""
-        stored_role, workspace, api_key, person = await off_loop(
+        is asked once (``Storage.requester``), off the event loop, unless the door read it
+        with the request's replay claim (``known``)."""
+        stored_role, workspace, api_key, person = known or await off_loop(
             self.storage.requester, team_id, user_id
         )
         role, said = await self.roles.role_given(client, team_id, user_id, stored_role)

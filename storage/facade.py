@@ -164,6 +164,21 @@ class Storage:
         each statement SQLAlchemy's own work)."""
         return self.db.each(lambda conn: self._requester_in(conn, team_id, user_id))
 
+    def first_request(
+        self, team_id: str, event_id: str, asker: tuple[str, str] | None
+    ) -> tuple[bool, Requester | None]:
+        """Mark a request seen (``DedupStore.mark_event``: True the first time) and, for a
+        request whose ``asker`` (team, user) is known, read what its context reads
+        (``requester``), in one trip: each trip off the event loop costs a thread hop and a
+        connection checkout, and every command needs both.  The mark is written last, so on
+        PostgreSQL a failed read leaves the request unmarked (nothing runs it either)."""
+
+        def work(conn: Connection) -> tuple[bool, Requester | None]:
+            known = self._requester_in(conn, *asker) if asker else None
+            return self.dedup.mark_event_in(conn, team_id, event_id), known
+
+        return self.db.each(work)
+
     def _requester_in(self, conn: Connection, team_id: str, user_id: str) -> Requester:
         row = conn.execute(_REQUESTER, {"team_id": team_id, "user_id": user_id}).mappings().one()
         role, person = role_and_person_of(row)

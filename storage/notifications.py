@@ -178,8 +178,11 @@ class DedupStore(Store):
         return conn.execute(self._db.pick(_MARK_CALLBACK), values).rowcount == 1
 
     def mark_event(self, team_id: str, event_id: str) -> bool:
+        return self._db.each(lambda conn: self.mark_event_in(conn, team_id, event_id))
+
+    def mark_event_in(self, conn: Connection, team_id: str, event_id: str) -> bool:
         values = {"team_id": team_id, "event_id": event_id, "processed_at": self._clock()}
-        return self._db.change(self._db.pick(_MARK_EVENT), values) == 1
+        return conn.execute(self._db.pick(_MARK_EVENT), values).rowcount == 1
 
     def prune(self, older_than: float) -> int:
         """Forget ids processed before `older_than` (Unix seconds); returns how many."""

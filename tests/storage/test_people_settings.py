@@ -46,6 +46,19 @@ def test_a_persons_choice_and_slack_locale_come_with_their_role(
     assert store.requester("T2", "U1").person is None
 
 
+def test_a_first_request_is_marked_and_its_asker_read_in_one_go(store: Storage) -> None:
+    store.workspaces.connect("T1", "https://pbx.example.test", "key")
+    store.roles.set_role("T1", "U1", Role.ADMIN)
+    first, known = store.first_request("*", "sig:a", ("T1", "U1"))
+    assert first and known == store.requester("T1", "U1")
+    assert known.role is Role.ADMIN and known.api_key == "key"
+    # The same id again is a replay, whoever asks; the mark is the dedup's own.
+    assert store.first_request("*", "sig:a", ("T1", "U1"))[0] is False
+    assert store.dedup.mark_event("*", "sig:a") is False
+    # Without an asker nothing is read.
+    assert store.first_request("*", "sig:b", None) == (True, None)
+
+
 def test_a_language_callops_does_not_speak_is_refused(store: Storage) -> None:
     with pytest.raises(InvalidValueError):
         store.people.choose_language("T1", "U1", "fr")
