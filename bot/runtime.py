@@ -184,9 +184,9 @@ class Runtime:
         service client, its time zone.  No call-center request is made here; the database
         is asked once (``Storage.requester``), off the event loop, unless the door read it
         with the request's replay claim (``known``)."""
-        stored_role, workspace, api_key, person = known or await off_loop(
-            self.storage.requester, team_id, user_id
-        )
+        if known is None:
+            known = await off_loop(self.storage.requester, team_id, user_id)
+        stored_role, workspace, api_key, person = known
         role, said = await self.roles.role_given(client, team_id, user_id, stored_role)
         if said is None and not _language_known(person):
             said = await self._first_look(client, team_id, user_id)
