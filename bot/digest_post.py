@@ -29,18 +29,19 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
+from bot.jobs import BotOutbox
 from bot.metrics import Metrics
 from bot.posting import BotClients, SlackOutbox
 from bot.service_clients import ServiceClients
-from callcenter import CallCenter, errors
+from callcenter import CallCenter
+from commands.digests import on_hold
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request, with_rules_facts
 from commands.digests.schedules import slot_key
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
-from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
-from commands.kernel.reply import Reply, notice
+from commands.kernel.reply import Reply
 from commands.kernel.text import escape
 from commands.reports.chart_blocks import ChartParts, chart_mode
 from storage import DigestSchedule, Storage, Workspace
@@ -54,9 +55,6 @@ DIGEST_EVENT = "callops_digest"
 BURST = 3
 """Posts to one channel that may go at once before the pace applies: a digest is two
 posts, its message and its chart, which Slack's short bursts let through together."""
-
-SERVICE_NOTICE = "service"
-"""The notice kind of a workspace whose call-center service cannot be used."""
 
 _SLACK_WORDS = {
     "not_in_channel": N_("I am not in <#{channel}> any more; invite me back (/invite @CallOps)"),
@@ -82,21 +80,6 @@ class Posted:
 
 def digest_metadata(digest_id: str, slot: str) -> dict[str, Any]:
     return {"event_type": DIGEST_EVENT, "event_payload": {"digest_id": digest_id, "slot": slot}}
-
-
-def workspace_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` will recur for every post of the workspace (so: tell people once)."""
-    return (
-        isinstance(exc, errors.CallCenterError | NotConnectedError)
-        and describe_failure(exc).workspace_wide
-    )
-
-
-def failure_words(exc: BaseException) -> str:
-    """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
-    if isinstance(exc, errors.CallCenterError | NotConnectedError):
-        return describe_failure(exc).cause
-    return _("something went wrong on our side")
 
 
 def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
@@ -307,32 +290,11 @@ class DigestPoster:
     # --- one notice per broken workspace ------------------------------------------------
 
     async def tell_failure(self, team_id: str, channel: str, exc: BaseException) -> bool:
-        """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
-        workspace = await off_loop(self._storage.workspaces.get, team_id)
-        where = (workspace.digests_channel if workspace else None) or channel
-        if not await off_loop(
-            self._storage.notices.open,
-            team_id,
-            SERVICE_NOTICE,
-            detail=type(exc).__name__,
-            channel=where,
-        ):
-            return False
-        with use_audience(for_channel(workspace)):
-            text = _(
-                "Scheduled digests and alerts of this workspace are on hold: {why}. "
-                "An admin can check with `/callops status` and reconnect with `/callops connect`. "
-                "I keep trying at each slot and will not repeat this message; posts resume on "
-                "their own once it works."
-            ).format(why=failure_words(exc))
-            reply = notice(text, emoji=":warning:")
-        try:
-            await self.post_reply(team_id, where, reply)
-        except DigestPostError as post_error:
-            log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
-        log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)
-        return True
+        """Post the workspace's one notice about ``exc`` (if none is open); True if posted
+        (``commands.digests.on_hold``)."""
+        outbox = BotOutbox(self.bots, self.outbox)
+        return await on_hold.tell_failure(self._storage, outbox, team_id, channel, exc)
 
     def tell_recovery(self, team_id: str) -> bool:
         """The service works again for ``team_id``: the next failure is told afresh."""
-        return self._storage.notices.close(team_id, SERVICE_NOTICE)
+        return on_hold.tell_recovery(self._storage, team_id)

@@ -1,6 +1,6 @@
 """The digest and alert scheduler: every minute, post the digests that fell due, check
-the alerts, and check for anomalies (``bot/anomaly_watch.py``); the calling rules' watch
-is the rules family's job (``commands/rules/watch_jobs.py``).
+and check the alerts; the anomaly check (``commands/digests/anomaly_watch.py``) and the
+calling rules' watch (``commands/rules/watch_jobs.py``) are their families' jobs.
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
@@ -51,11 +51,11 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
-from bot.anomaly_watch import AnomalyWatch
-from bot.digest_post import DigestPoster, workspace_failure
+from bot.digest_post import DigestPoster
 from callcenter import errors
 from commands.digests import alerts as alert_rules
 from commands.digests.anomalies import is_anomaly
+from commands.digests.on_hold import workspace_failure
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
@@ -76,9 +76,6 @@ CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
-ANOMALY_JOB = "callops-anomalies"
-"""The anomaly alerts' check: a job of its own, so the day's first learning of the usual
-levels (four days of records) never holds up a digest."""
 
 
 @dataclass
@@ -116,11 +113,8 @@ class DigestScheduler:
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
-        anomalies: AnomalyWatch | None = None,
     ) -> None:
         self._storage = storage
-        self.anomalies = anomalies
-        """The anomaly alerts' check (``bot.anomaly_watch``), a job of its own each minute."""
         self.poster = poster
         self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
@@ -159,15 +153,6 @@ class DigestScheduler:
             coalesce=True,
             max_instances=1,
         )
-        if self.anomalies is not None:
-            scheduler.add_job(
-                self._anomaly_tick,
-                CronTrigger(second=30, timezone=UTC),
-                id=ANOMALY_JOB,
-                coalesce=True,
-                misfire_grace_time=50,
-                max_instances=1,
-            )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -247,26 +232,6 @@ class DigestScheduler:
             # ``stop`` gave the tick its grace and cut it: a stop, not a failure (the
             # slots it held are claimed in the database and taken up after the restart).
             log.info("scheduler tick cut short by the stop")
-        finally:
-            if task is not None:
-                self._ticks.discard(task)
-
-    async def _anomaly_tick(self) -> None:
-        """The anomaly alerts' check of this minute (``bot.anomaly_watch``)."""
-        if self.anomalies is None:
-            return
-        task = asyncio.current_task()
-        if task is not None:
-            self._ticks.add(task)
-        try:
-            logs.begin(name="anomalies")
-            await self.anomalies.tick(self._clock())
-        except StorageBusyError:
-            log.warning("anomaly check: the database is busy; the next minute catches up")
-        except Exception:
-            log.exception("anomaly check failed")
-        except asyncio.CancelledError:
-            log.info("anomaly check cut short by the stop")
         finally:
             if task is not None:
                 self._ticks.discard(task)

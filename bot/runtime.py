@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
-from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.context_lookups import RoleResolver, SlackPerson, TeamZones
@@ -155,12 +154,7 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(
-                storage,
-                digests,
-                zones,
-                anomalies=AnomalyWatch(storage, digests, zones),
-            ),
+            scheduler=DigestScheduler(storage, digests, zones),
             call_feed=CallFeed(storage, clients, bots, outbox, zones),
             metrics=metrics,
             registry=registry,

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
+from zoneinfo import ZoneInfo
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
-from storage import Storage
+from storage import Storage, Workspace
 
 Where = Literal["serving", "scheduler"]
 SERVING: Where = "serving"
@@ -61,14 +62,30 @@ class JobOutbox(Protocol):
         reply: Reply,
         *,
         metadata: Mapping[str, Any] | None = None,
+        thread_ts: str | None = None,
         burst: int = 1,
     ) -> str:
-        """Post as the bot at the channel's pace (``burst`` posts may go at once);
-        returns the message's ts."""
+        """Post as the bot at the channel's pace (``burst`` posts may go at once), in
+        the thread of ``thread_ts`` if given; returns the message's ts."""
         ...
 
     async def update(self, team_id: str, channel: str, ts: str, reply: Reply) -> None:
         """Rewrite the message ``ts`` at the channel's pace."""
+        ...
+
+    async def upload(
+        self,
+        team_id: str,
+        channel: str,
+        *,
+        content: bytes,
+        filename: str,
+        title: str,
+        thread_ts: str | None = None,
+        burst: int = 1,
+    ) -> None:
+        """Upload a file (a chart's PNG, ``title`` its alt text too) at the channel's
+        pace, in the thread of ``thread_ts`` if given."""
         ...
 
     async def delete_file(self, team_id: str, file_id: str) -> None:
@@ -102,6 +119,10 @@ class JobEnv(Protocol):
     @property
     def admins(self) -> frozenset[str]:
         """The people ``CALLOPS_ADMINS`` makes admins in every workspace."""
+        ...
+
+    def zone(self, workspace: Workspace | None) -> ZoneInfo:
+        """A workspace's time zone (its own, else the deployment's ``CALLOPS_TIMEZONE``)."""
         ...
 
     async def service(self, team_id: str) -> CallCenter:

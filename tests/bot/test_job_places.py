@@ -1,6 +1,6 @@
 """Which process runs which family job: every serving process runs the approval sweeper,
-and only the process with the scheduler runs the rule watch and the privacy chores, as
-they ran on the scheduler's tick before they were the families' jobs."""
+and only the process with the scheduler runs the anomaly check, the rule watch and the
+privacy chores, as they ran on the scheduler's tick before they were the families' jobs."""
 
 from __future__ import annotations
 
@@ -35,7 +35,13 @@ async def test_a_process_without_the_scheduler_runs_only_the_serving_jobs(rt: Ru
     assert names(serving) == ["approvals.recover", "approvals.expire"]
     assert serving.probes == ("approval_sweeper",)
     alone = JobRunner(rt.registry, env, where=(SCHEDULER,))  # callops scheduler
-    assert names(alone) == ["rules.watch", "rules.judge", "privacy.notice", "privacy.work"]
+    assert names(alone) == [
+        "digests.anomalies",
+        "rules.watch",
+        "rules.judge",
+        "privacy.notice",
+        "privacy.work",
+    ]
     assert alone.probes == ("scheduler",)
     both = JobRunner(rt.registry, env, where=(SERVING, SCHEDULER))
     assert set(names(both)) == set(names(serving)) | set(names(alone))
