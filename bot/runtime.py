@@ -155,7 +155,7 @@ class Runtime:
             zones=zones,
             digests=digests,
             scheduler=DigestScheduler(storage, digests, zones),
-            call_feed=CallFeed(storage, clients, bots, outbox, zones),
+            call_feed=CallFeed(storage, clients, bots, outbox, zones, feed=registry.feed),
             metrics=metrics,
             registry=registry,
             tokens=tokens,

@@ -16,6 +16,7 @@ from slack_sdk.models.blocks import Block
 from callcenter.models import Cdr
 from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
+from commands.kernel.feed import Feed
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
 from commands.kernel.jobs import Job
@@ -75,3 +76,6 @@ class Family:
     reveal: Reveal | None = None
     """How customers' numbers are shown (one family of the app declares it: bot/ reads
     the role and the button from the registry)."""
+    feed: Feed | None = None
+    """How call records called back are routed and shown in channels (one family of the
+    app declares it: the call feed in bot/ reads it from the registry)."""
