@@ -1,11 +1,11 @@
-"""The digest and alert scheduler: every minute, post the digests that fell due, check
-and check the alerts; the anomaly check (``commands/digests/anomaly_watch.py``) and the
+"""The digest scheduler: every minute, post the digests that fell due; the alerts' and
+the anomalies' checks (``commands/digests/alert_watch.py``, ``anomaly_watch.py``) and the
 calling rules' watch (``commands/rules/watch_jobs.py``) are their families' jobs.
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
-``run_due(now)`` and ``check_alerts(now)``.  Tests call those two directly with any
-``now``: the clock is a parameter, so a DST change or a restart is a value, not a wait.
+``run_due(now)``.  Tests call it directly with any ``now``: the clock is a parameter,
+so a DST change or a restart is a value, not a wait.
 
 Which slot is due is decided from storage and the schedule alone, never from memory:
 
@@ -39,8 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -52,16 +51,10 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster
-from callcenter import errors
-from commands.digests import alerts as alert_rules
-from commands.digests.anomalies import is_anomaly
 from commands.digests.on_hold import workspace_failure
 from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
-from commands.kernel.audiences import for_channel
-from commands.kernel.context import DigestPostError, NotConnectedError
-from commands.kernel.i18n import Audience, use_audience
-from commands.reports.figures import DialerFigures, dialer_figures
-from storage import Alert, DigestSchedule, Storage, Workspace
+from commands.kernel.context import DigestPostError
+from storage import DigestSchedule, Storage
 from storage.errors import StorageBusyError
 from storage.feed_pruning import PRUNE_EVERY, Pruned
 from storage.offload import off_loop
@@ -92,14 +85,6 @@ class TickReport:
     peak_concurrency: int = 0
     outcomes: dict[str, str] = field(default_factory=dict)
     """Digest id -> ``posted``, ``failed: <why>`` or ``taken``."""
-
-
-@dataclass
-class AlertReport:
-    checked: int = 0
-    fired: int = 0
-    recovered: int = 0
-    failed_teams: int = 0
 
 
 class DigestScheduler:
@@ -221,7 +206,6 @@ class DigestScheduler:
                     report.taken,
                     report.recovered,
                 )
-            await self.check_alerts(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
@@ -431,115 +415,3 @@ class DigestScheduler:
             detail=why,
         )
         return f"failed: {why}"
-
-    # --- alerts -------------------------------------------------------------------------
-
-    async def check_alerts(self, now: datetime | None = None) -> AlertReport:
-        """Check every workspace's alerts against its autodialer statistics."""
-        moment = now or self._clock()
-        by_team: dict[str, list[Alert]] = defaultdict(list)
-        for alert in await off_loop(self._storage.alerts.all):
-            if not is_anomaly(alert):  # those are the anomaly watch's
-                by_team[alert.team_id].append(alert)
-        report = AlertReport()
-        await asyncio.gather(
-            *(self._bounded(self._check_team(t, a, moment, report)) for t, a in by_team.items())
-        )
-        return report
-
-    async def _bounded(self, work: Awaitable[None]) -> None:
-        async with self._limit:
-            await work
-
-    async def _check_team(
-        self, team_id: str, alerts: Sequence[Alert], now: datetime, report: AlertReport
-    ) -> None:
-        stamp = now.timestamp()
-        awake = [a for a in alerts if not (a.snoozed_until and a.snoozed_until > stamp)]
-        if not awake:
-            return
-        windows = sorted({a.window_minutes for a in awake})
-        tz, workspace = await off_loop(self._zone_and_workspace, team_id)
-        channels = await off_loop(self._storage.channel_languages.all, team_id)
-        try:
-            cc = await self.poster.service(team_id)
-            fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
-        except (errors.CallCenterError, NotConnectedError) as exc:
-            report.failed_teams += 1
-            if workspace_failure(exc):
-                await self.poster.tell_failure(team_id, awake[0].channel, exc)
-            else:
-                log.warning("alerts of team %s: %s", team_id, exc)
-            return
-        await off_loop(self.poster.tell_recovery, team_id)
-        stats = dict(zip(windows, fetched, strict=True))
-        for alert in awake:
-            for item in alert_rules.watched(alert, stats[alert.window_minutes]):
-                value = alert_rules.value_of(alert, item)
-                if value is None:
-                    continue
-                report.checked += 1
-                # The channel's readers: the alert's own language, else the channel's,
-                # else the workspace's.
-                readers = for_channel(workspace, alert.language, channels.get(alert.channel))
-                if alert_rules.is_crossed(alert, value):
-                    if await self._fire(alert, item, value, tz, now, readers):
-                        report.fired += 1
-                elif await self._recover(alert, item, value, readers):
-                    report.recovered += 1
-
-    def _zone_and_workspace(self, team_id: str) -> tuple[ZoneInfo, Workspace | None]:
-        return self._zone_of(team_id), self._storage.workspaces.get(team_id)
-
-    async def _fire(
-        self,
-        alert: Alert,
-        item: DialerFigures,
-        value: float,
-        tz: ZoneInfo,
-        now: datetime,
-        readers: Audience,
-    ) -> bool:
-        storage = self._storage
-        subject = item.campaign_uuid
-        if not await off_loop(storage.alerts.mark_fired, alert.team_id, alert.id, subject, value):
-            return False
-        with use_audience(readers):
-            message = alert_rules.fired_message(alert, item, value, tz, now)
-        try:
-            ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
-        except DigestPostError as exc:
-            # Not told is not fired: re-arm so the next minute tries again.
-            await off_loop(storage.alerts.recover, alert.team_id, alert.id, subject)
-            log.warning("alert %s (team %s): %s", alert.id, alert.team_id, exc)
-            return False
-        await off_loop(
-            storage.alerts.attach_message,
-            alert.team_id,
-            alert.id,
-            subject,
-            channel=alert.channel,
-            ts=ts,
-        )
-        return True
-
-    async def _recover(
-        self, alert: Alert, item: DialerFigures, value: float, readers: Audience
-    ) -> bool:
-        fired = await off_loop(
-            self._storage.alerts.recover, alert.team_id, alert.id, item.campaign_uuid
-        )
-        if fired is None:
-            return False
-        with use_audience(readers):
-            message = alert_rules.recovered_message(alert, item, value)
-        try:
-            await self.poster.post_reply(
-                alert.team_id,
-                fired.channel or alert.channel,
-                message,
-                thread_ts=fired.message_ts,
-            )
-        except DigestPostError as exc:
-            log.warning("alert %s (team %s) recovery: %s", alert.id, alert.team_id, exc)
-        return True

@@ -1,6 +1,7 @@
 """Which process runs which family job: every serving process runs the approval sweeper,
-and only the process with the scheduler runs the anomaly check, the rule watch and the
-privacy chores, as they ran on the scheduler's tick before they were the families' jobs."""
+and only the process with the scheduler runs the alerts' and anomalies' checks, the rule
+watch and the privacy chores, as they ran on the scheduler's tick before they were the
+families' jobs."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ async def test_a_process_without_the_scheduler_runs_only_the_serving_jobs(rt: Ru
     assert serving.probes == ("approval_sweeper",)
     alone = JobRunner(rt.registry, env, where=(SCHEDULER,))  # callops scheduler
     assert names(alone) == [
+        "digests.alerts",
         "digests.anomalies",
         "rules.watch",
         "rules.judge",

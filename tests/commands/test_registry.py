@@ -97,6 +97,7 @@ def test_each_job_says_where_it_runs() -> None:
     assert places == {
         "approvals.recover": SERVING,
         "approvals.expire": SERVING,
+        "digests.alerts": SCHEDULER,
         "digests.anomalies": SCHEDULER,
         "rules.watch": SCHEDULER,
         "rules.judge": SCHEDULER,
