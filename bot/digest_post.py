@@ -26,7 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from apscheduler.triggers.cron import CronTrigger
 from slack_sdk.errors import SlackApiError
 
 from bot.jobs import BotOutbox
@@ -37,7 +39,7 @@ from callcenter import CallCenter
 from commands.digests import on_hold
 from commands.digests.content import DigestRequest, build_digest
 from commands.digests.manage import request_for, run_request, with_rules_facts
-from commands.digests.schedules import slot_key
+from commands.digests.schedules import latest_fire, slot_key, trigger_for
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
 from commands.kernel.i18n import N_, _, use_audience
@@ -285,6 +287,32 @@ class DigestPoster:
                 exc.response.get("error"),
             )
             return False
+        return True
+
+    # --- what the scheduler asks of the digests family -----------------------------------
+
+    @staticmethod
+    def trigger(digest: DigestSchedule) -> CronTrigger:
+        """When ``digest`` fires, in its zone; raises ``ValueError`` for a schedule that
+        cannot be read (stored by an older version, say)."""
+        return trigger_for(digest.schedule, ZoneInfo(digest.timezone))
+
+    @staticmethod
+    def latest_slot(trigger: CronTrigger, at: datetime) -> datetime | None:
+        """The last fire time of ``trigger`` at or before ``at``."""
+        return latest_fire(trigger, at)
+
+    @staticmethod
+    def slot_key(slot: datetime) -> str:
+        """How a slot is recorded in the database (the UTC instant)."""
+        return slot_key(slot)
+
+    async def held_up(self, team_id: str, channel: str, exc: BaseException) -> bool:
+        """Whether ``exc`` holds up every post of the workspace (the service refused or
+        failed); if so the workspace's one notice is posted, unless it is open already."""
+        if not on_hold.workspace_failure(exc):
+            return False
+        await self.tell_failure(team_id, channel, exc)
         return True
 
     # --- one notice per broken workspace ------------------------------------------------

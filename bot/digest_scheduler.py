@@ -30,8 +30,11 @@ Fan-out: all due digests of all workspaces run concurrently, at most ``concurren
 time, each within ``digest_timeout``.  A workspace whose service fails gets one notice
 (``DigestPoster.tell_failure``) and holds up nobody else.
 
-It needs the database, the poster and each team's time zone, nothing else; whoever serves
-calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in ``bot.cli_app``).
+It needs the database and the poster, nothing else: what a schedule means (its trigger,
+its slots) and whether a failure holds up the whole workspace, it asks the poster
+(``bot.digest_post``, the one module of ``bot/`` that names the digests family).  Whoever
+serves calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in
+``bot.cli_app``).
 """
 
 from __future__ import annotations
@@ -51,8 +54,6 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
 from bot.digest_post import DigestPoster
-from commands.digests.on_hold import workspace_failure
-from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
 from commands.kernel.context import DigestPostError
 from storage import DigestSchedule, Storage
 from storage.errors import StorageBusyError
@@ -92,7 +93,6 @@ class DigestScheduler:
         self,
         storage: Storage,
         poster: DigestPoster,
-        zone_of: Callable[[str], ZoneInfo],
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
@@ -101,7 +101,6 @@ class DigestScheduler:
     ) -> None:
         self._storage = storage
         self.poster = poster
-        self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
         self._grace = misfire_grace
         self._timeout = digest_timeout
@@ -249,8 +248,8 @@ class DigestScheduler:
         trigger = self._triggers.get(key)
         if trigger is None:
             try:
-                trigger = trigger_for(digest.schedule, ZoneInfo(digest.timezone))
-            except (ScheduleError, ValueError) as exc:
+                trigger = self.poster.trigger(digest)
+            except ValueError as exc:
                 log.warning("digest %s has an unreadable schedule: %s", digest.id, exc)
                 return None
             self._triggers[key] = trigger
@@ -279,12 +278,12 @@ class DigestScheduler:
             candidate = self._first_candidate(digest, trigger)
             if candidate is None or candidate > now:
                 continue
-            slot = latest_fire(trigger, now.astimezone(ZoneInfo(digest.timezone)))
+            slot = self.poster.latest_slot(trigger, now.astimezone(ZoneInfo(digest.timezone)))
             if slot is None or slot.timestamp() < digest.updated_at:
                 continue
             if now - slot > self._grace:
                 continue
-            if digest.last_slot is not None and digest.last_slot >= slot_key(slot):
+            if digest.last_slot is not None and digest.last_slot >= self.poster.slot_key(slot):
                 continue
             found.append((digest, slot))
         return found
@@ -322,7 +321,7 @@ class DigestScheduler:
 
     async def _post_slot(self, digest: DigestSchedule, slot: datetime) -> str:
         storage = self._storage
-        key = slot_key(slot)
+        key = self.poster.slot_key(slot)
         if not await off_loop(storage.digests.claim_slot, digest.team_id, digest.id, key):
             return "taken"
         return await self._post_claimed(digest, slot, key)
@@ -394,9 +393,8 @@ class DigestScheduler:
 
     async def _slot_failed(self, digest: DigestSchedule, key: str, exc: BaseException) -> str:
         storage = self._storage
-        if workspace_failure(exc):
+        if await self.poster.held_up(digest.team_id, digest.channel, exc):
             why = type(exc).__name__
-            await self.poster.tell_failure(digest.team_id, digest.channel, exc)
         elif isinstance(exc, DigestPostError):
             why = str(exc)
             log.warning("digest %s (team %s): %s", digest.id, digest.team_id, why)

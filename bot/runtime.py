@@ -154,7 +154,7 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(storage, digests, zones),
+            scheduler=DigestScheduler(storage, digests),
             call_feed=CallFeed(storage, clients, bots, outbox, zones, feed=registry.feed),
             metrics=metrics,
             registry=registry,

@@ -121,7 +121,7 @@ def test_the_notifications_family_hands_over_how_records_are_told() -> None:
 
 NOT_FAMILIES = frozenset({"kernel", "registry", "dispatch", "families"})
 """The packages of ``commands`` that are no family: what bot/ may import."""
-STILL_NAMING_FAMILIES = frozenset({"bot/digest_post.py", "bot/digest_scheduler.py"})
+STILL_NAMING_FAMILIES = frozenset({"bot/digest_post.py"})
 """The bot/ modules that still import a family's module; it only shrinks."""
 
 
