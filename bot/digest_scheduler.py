@@ -31,9 +31,9 @@ time, each within ``digest_timeout``.  A workspace whose service fails gets one 
 (``DigestPoster.tell_failure``) and holds up nobody else.
 
 It needs the database and the poster, nothing else: what a schedule means (its trigger,
-its slots) and whether a failure holds up the whole workspace, it asks the poster
-(``bot.digest_post``, the one module of ``bot/`` that names the digests family).  Whoever
-serves calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in
+its slots) and whether a failure holds up the whole workspace, it asks the poster, which
+asks the digests family's declaration (``Registry.digests``); it names no family.
+Whoever serves calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in
 ``bot.cli_app``).
 """
 
@@ -222,7 +222,11 @@ class DigestScheduler:
     # --- the table of digests -----------------------------------------------------------
 
     async def reload(self) -> None:
-        """Rebuild the digest table from storage (every team, paused ones left out)."""
+        """Rebuild the digest table from storage (every team, paused ones left out; none
+        in an app without digests)."""
+        if not self.poster.schedules:
+            self._set_table([])
+            return
         self._set_table(await off_loop(self._storage.digests.active))
 
     def _reload_soon(self) -> None:

@@ -145,7 +145,9 @@ class Runtime:
         ledger = PostLedger(storage, button=registry.reveal.button if registry.reveal else None)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
-        digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
+        digests = DigestPoster(
+            storage, clients, bots, outbox, digests=registry.digests, metrics=metrics
+        )
         return cls(
             settings=settings,
             storage=storage,

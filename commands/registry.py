@@ -30,6 +30,7 @@ from commands.kernel.feed import Feed
 from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
 from commands.kernel.jobs import Job
+from commands.kernel.scheduled import Digests
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Registry:
     feed: Feed | None = None
     """How call records called back are routed and shown (the one family that declares
     ``feed``); None: records are taken and told nowhere."""
+    digests: Digests | None = None
+    """What digests' schedules mean and their posts say (the one family that declares
+    ``digests``); None: no digest is scheduled or posted."""
 
     @contextlib.contextmanager
     def using(self) -> Iterator[Registry]:
@@ -87,6 +91,9 @@ def build_registry(families: Iterable[Family]) -> Registry:
     feeds = [family.feed for family in families if family.feed is not None]
     if len(feeds) > 1:
         raise ValueError("more than one family declares how call records are told")
+    digests = [family.digests for family in families if family.digests is not None]
+    if len(digests) > 1:
+        raise ValueError("more than one family declares the digests")
     return Registry(
         families=families,
         catalog=Catalog(
@@ -110,4 +117,5 @@ def build_registry(families: Iterable[Family]) -> Registry:
         on_record=tuple(observer for family in families for observer in family.on_record),
         reveal=reveals[0] if reveals else None,
         feed=feeds[0] if feeds else None,
+        digests=digests[0] if digests else None,
     )

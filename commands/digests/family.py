@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from commands.digests import alert_watch, alerts, anomaly_watch, content, manage, snooze_ids
+from commands.digests import (
+    alert_watch,
+    alerts,
+    anomaly_watch,
+    content,
+    manage,
+    scheduled,
+    snooze_ids,
+)
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -128,4 +136,5 @@ FAMILY = Family(
         OnClick(progress.STOP_ACTION, progress.stop_clicked),
     ),
     jobs=(alert_watch.JOB, anomaly_watch.JOB),
+    digests=scheduled.DIGESTS,
 )

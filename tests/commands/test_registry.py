@@ -14,6 +14,7 @@ import pytest
 from commands.approvals import actions
 from commands.calls.family import FAMILY as CALLS
 from commands.campaigns.family import FAMILY as CAMPAIGNS
+from commands.digests.family import FAMILY as DIGESTS
 from commands.kernel import catalog
 from commands.kernel.help import FAMILY as HELP
 from commands.kernel.jobs import SCHEDULER, SERVING
@@ -119,10 +120,15 @@ def test_the_notifications_family_hands_over_how_records_are_told() -> None:
         build_registry((HELP, NOTIFICATIONS, replace(CAMPAIGNS, feed=NOTIFICATIONS.feed)))
 
 
+def test_the_digests_family_hands_over_what_schedules_and_posts_mean() -> None:
+    assert APP.digests is not None and APP.digests is DIGESTS.digests
+    assert build_registry((HELP, CAMPAIGNS)).digests is None  # no digest is posted then
+    with pytest.raises(ValueError, match="the digests"):
+        build_registry((HELP, DIGESTS, replace(CAMPAIGNS, digests=DIGESTS.digests)))
+
+
 NOT_FAMILIES = frozenset({"kernel", "registry", "dispatch", "families"})
 """The packages of ``commands`` that are no family: what bot/ may import."""
-STILL_NAMING_FAMILIES = frozenset({"bot/digest_post.py"})
-"""The bot/ modules that still import a family's module; it only shrinks."""
 
 
 def family_imports(path: Path) -> list[str]:
@@ -142,14 +148,13 @@ def family_imports(path: Path) -> list[str]:
     return found
 
 
-def test_bot_names_no_family_but_those_left() -> None:
-    """bot/ runs what the families declare (jobs, the feed, the reveal) from the
-    registry; a bot/ module importing a family's module fails here, and a module that
-    stops doing so must leave ``STILL_NAMING_FAMILIES``."""
+def test_bot_names_no_family() -> None:
+    """bot/ runs what the families declare (jobs, the feed, the digests, the reveal)
+    from the registry; a bot/ module importing a family's module fails here."""
     root = Path(__file__).resolve().parents[2]
     naming = {
         path.relative_to(root).as_posix(): imports
         for path in sorted((root / "bot").rglob("*.py"))
         if (imports := family_imports(path))
     }
-    assert set(naming) == STILL_NAMING_FAMILIES, naming
+    assert naming == {}, naming
