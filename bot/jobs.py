@@ -3,13 +3,13 @@
 A runner runs the jobs of the places it is given (``SERVING``: every serving process,
 ``bot.server.workers``; ``SCHEDULER``: the process that runs the scheduler, that one or
 ``callops scheduler``).  Jobs of the same period run in one loop, one after the other
-in the families' order: at once when the process starts, then every period.  Each
-runs with the app's tables in use (``Registry.using``) and on its own: a database too
-busy is a warning and the next round catches up, any other failure is logged, and
-neither stops the next job or the next round.  What a job does is claimed in the
-database, so replicas never do it twice.  ``TeamContexts`` is the ``JobEnv`` on this
-process's parts: its paced outbox (``BotOutbox``), its service clients and the context
-of work nobody clicked.
+in the families' order (a job ``alone`` in a loop of its own): at once when the process
+starts, then every period.  Each runs with the app's tables in use (``Registry.using``)
+and on its own: a database too busy is a warning and the next round catches up, any
+other failure is logged, and neither stops the next job or the next round.  What a job
+does is claimed in the database, so replicas never do it twice.  ``TeamContexts`` is the
+``JobEnv`` on this process's parts: its paced outbox (``BotOutbox``), its service
+clients and the context of work nobody clicked.
 """
 
 from __future__ import annotations
@@ -263,11 +263,12 @@ class JobRunner:
     def start(self) -> None:
         if self._tasks:
             return
-        rounds: dict[float, list[Job]] = {}
+        rounds: dict[tuple[float, str], list[Job]] = {}
         for job in self.jobs:
-            rounds.setdefault(self._every or job.every, []).append(job)
+            every = self._every or job.every
+            rounds.setdefault((every, job.name if job.alone else ""), []).append(job)
         loop = asyncio.get_running_loop()
-        for every, jobs in rounds.items():
+        for (every, _alone), jobs in rounds.items():
             name = ",".join(job.name for job in jobs)
             self._tasks.append(loop.create_task(self._forever(every, jobs), name=name))
 

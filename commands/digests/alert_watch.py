@@ -188,4 +188,11 @@ async def check_minute(env: JobEnv) -> AlertReport:
     return await AlertWatch(env).tick()
 
 
-JOB = Job(name="digests.alerts", run=check_minute, every=MINUTE, probe=PROBE, where=SCHEDULER)
+JOB = Job(
+    name="digests.alerts",
+    run=check_minute,
+    every=MINUTE,
+    probe=PROBE,
+    where=SCHEDULER,
+    alone=True,  # a slow service holds up no other job
+)

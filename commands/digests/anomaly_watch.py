@@ -433,4 +433,11 @@ async def check_minute(env: JobEnv) -> AnomalyReport:
     return await watch_of(env).tick(datetime.now(UTC))
 
 
-JOB = Job(name="digests.anomalies", run=check_minute, every=MINUTE, probe=PROBE, where=SCHEDULER)
+JOB = Job(
+    name="digests.anomalies",
+    run=check_minute,
+    every=MINUTE,
+    probe=PROBE,
+    where=SCHEDULER,
+    alone=True,  # a day's first learning of the bands holds up no other job
+)

@@ -145,9 +145,13 @@ class Job:
     every: float
     """Seconds between two runs; the first is at the process's start.  Jobs of the same
     ``every`` (and ``where``) run one after the other, in the families' order, each on
-    its own: one that fails is logged and the next still runs."""
+    its own: one that fails is logged and the next still runs (unless ``alone``)."""
     probe: str
     """The readiness check it reports under (``/readyz``), shared by jobs that go
     together: ``approval_sweeper``; ``scheduler`` for the scheduler's own check."""
     where: Where = SERVING
     """Which processes run it (``SERVING``, ``SCHEDULER``)."""
+    alone: bool = False
+    """Run in a loop of its own rather than after the other jobs of its period: for work
+    that may take long now and then (the anomaly check's first learning of a day), so
+    it holds up no other job (the rule watch's enforcing of the calling hours)."""
