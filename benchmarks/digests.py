@@ -154,7 +154,7 @@ async def run(workspaces: int, latency_ms: int, concurrency: int, inject_429: in
         print(f"set up {len(placed)} workspaces in {time.perf_counter() - started:.1f} s")
 
         rt = Runtime.build(settings, storage)
-        scheduler = DigestScheduler(rt.storage, rt.digests, rt.timezone, concurrency=concurrency)
+        scheduler = DigestScheduler(rt.storage, rt.digests, concurrency=concurrency)
         slack.channel_pace(True)
         if inject_429:
             slack.ratelimit("chat.postMessage", times=inject_429, retry_after=1)

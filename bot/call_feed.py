@@ -2,7 +2,7 @@
 
 The receiver only queues (it must answer the service at once); this worker posts. Slack
 allows about one message per second per channel, so the records waiting for a channel go
-out together, in the channel's folded message (``commands.notifications.fold_card``):
+out together, in the channel's folded message (``Feed.fold``, the registry's ``feed``):
 posted once, then edited with each second's new records while it is the channel's latest
 feed message, young and not full.  A channel's delay so stays within a few seconds however
 fast records come; a record alone in a quiet channel still gets its card, and a notable
@@ -59,16 +59,9 @@ from bot.service_clients import ServiceClients
 from callcenter.errors import CallCenterError
 from callcenter.models import Cdr
 from commands.kernel.audiences import for_channel
+from commands.kernel.feed import Card, Feed
 from commands.kernel.i18n import Audience, use_audience
 from commands.kernel.resolve import all_campaigns
-from commands.notifications.call_card import (
-    CallCard,
-    call_card,
-    call_day,
-    outcome_card,
-    thread_subject,
-)
-from commands.notifications.fold_card import FOLD_ROWS, METADATA_BUDGET, fold_card
 from storage import OpenFold, QueuedRecord, Storage
 from storage.errors import StorageBusyError, StorageError
 from storage.offload import off_loop
@@ -157,8 +150,11 @@ class CallFeed:
         outbox: SlackOutbox,
         zone_of: Callable[[str], ZoneInfo],
         *,
+        feed: Feed | None,
         max_in_flight: int = 16,
     ) -> None:
+        """``feed``: how records are routed and shown (the family's that declares it,
+        ``Registry.feed``; None: every record is told nowhere)."""
         if outbox.pace is None:
             raise ValueError("the call feed posts at Slack's pace: give it a paced outbox")
         self._storage = storage
@@ -167,6 +163,7 @@ class CallFeed:
         self._outbox = outbox
         self._pace: ChannelPace = outbox.pace
         self._zone_of = zone_of
+        self.feed = feed
         self._max_in_flight = max_in_flight
         self._clock: Clock = time.time
         self._sleep: Sleep | None = None
@@ -187,6 +184,14 @@ class CallFeed:
         """Rows found already posted by an earlier attempt (not posted again)."""
         self.folds = 0
         """Folded messages posted (each then edited while it takes more records)."""
+
+    @property
+    def _cards(self) -> Feed:
+        """The declared feed; only a record queued for a channel asks for it, and none
+        is when no family declares one (the receiver routes nowhere)."""
+        if self.feed is None:
+            raise LookupError("no family of this app declares the call feed")
+        return self.feed
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -382,10 +387,10 @@ class CallFeed:
         tz, readers = await off_loop(self._readers, team, channel)
         name = await self._campaign_name(team, cdr)
         with use_audience(readers):
-            card = call_card(cdr, tz=tz, campaign_name=name)
+            card = self._cards.card(cdr, tz=tz, campaign_name=name)
         received = datetime.fromtimestamp(head.received_at, UTC)
-        day = call_day(cdr, tz, received)
-        subject = thread_subject(cdr)
+        day = self._cards.day(cdr, tz, received)
+        subject = self._cards.subject(cdr)
         root = await off_loop(store.thread_root, team, channel, day, subject) if subject else None
         found = await self._already_posted(head, channel, thread_ts=root)
         if found is not None:
@@ -422,7 +427,7 @@ class CallFeed:
         """The channel's folded message if it still takes records: young and not full."""
         if fold is None or self._clock() - fold.opened_at >= FOLD_MAX_AGE:
             return None
-        return fold if len(fold.records) < FOLD_ROWS else None
+        return fold if len(fold.records) < self._cards.fold_rows else None
 
     async def _post_fold(self, head: QueuedRecord, held: list[int]) -> None:
         """Post the records waiting for a channel: one alone as its card when the channel
@@ -432,17 +437,17 @@ class CallFeed:
         team, channel = head.team_id, head.lane
         fold = self._live(await off_loop(store.fold, team, channel))
         used = len(json.dumps([r.get("id", "") for r in fold.records])) if fold else 2
-        if fold and used + len(json.dumps(head.record_id)) + 2 > METADATA_BUDGET:
+        if fold and used + len(json.dumps(head.record_id)) + 2 > self._cards.metadata_budget:
             fold = None  # its metadata could name no more records
             used = 2
-        room = FOLD_ROWS - (len(fold.records) if fold else 0)
+        room = self._cards.fold_rows - (len(fold.records) if fold else 0)
         batch = await off_loop(
             store.take_fold,
             head,
             self._owner,
             LEASE_SECONDS,
             room,
-            METADATA_BUDGET - used,
+            self._cards.metadata_budget - used,
             NOTE_ROOM,
         )
         if not batch:  # a notable record, its channel within its pace: on its own
@@ -502,7 +507,7 @@ class CallFeed:
         tz, readers = await off_loop(self._readers, team, channel)
         names = await self._campaign_names(team)
         with use_audience(readers):
-            card = fold_card(cdrs, tz=tz, names=names, notable=notable)
+            card = self._cards.fold(cdrs, tz=tz, names=names, notable=notable)
         metadata = fold_metadata([str(p.get("id", "")) for p in records])
         client = await self._client(team)
         try:
@@ -555,7 +560,7 @@ class CallFeed:
         tz, readers = await off_loop(self._readers, team, channel)
         name = await self._campaign_name(team, cdr)
         with use_audience(readers):
-            card = call_card(cdr, tz=tz, campaign_name=name)
+            card = self._cards.card(cdr, tz=tz, campaign_name=name)
         try:
             await self._post(head, channel, card, thread_ts=fold.root_ts)
         except SlackApiError as exc:
@@ -596,11 +601,11 @@ class CallFeed:
         """The thread this row's card goes in (its customer's first card of the day in
         the channel), if there is one yet."""
         cdr = await off_loop(self._record, row)
-        subject = thread_subject(cdr)
+        subject = self._cards.subject(cdr)
         if not subject:
             return None
         tz, _readers = await off_loop(self._readers, row.team_id, row.lane)
-        day = call_day(cdr, tz, datetime.fromtimestamp(row.received_at, UTC))
+        day = self._cards.day(cdr, tz, datetime.fromtimestamp(row.received_at, UTC))
         return await off_loop(
             self._storage.call_feed.thread_root, row.team_id, row.lane, day, subject
         )
@@ -630,7 +635,7 @@ class CallFeed:
         tz, readers = await off_loop(self._readers, head.team_id, None)
         name = await self._campaign_name(head.team_id, cdr)
         with use_audience(readers):
-            card = outcome_card(cdr, tz=tz, campaign_name=name)
+            card = self._cards.outcome(cdr, tz=tz, campaign_name=name)
         try:
             await self._post(head, pushed.channel, card, thread_ts=pushed.ts)
         except SlackApiError as exc:
@@ -657,7 +662,7 @@ class CallFeed:
         return self._zone_of(team_id), for_channel(workspace, language, own)
 
     async def _post(
-        self, head: QueuedRecord, channel: str, card: CallCard, *, thread_ts: str | None
+        self, head: QueuedRecord, channel: str, card: Card, *, thread_ts: str | None
     ) -> str | None:
         """One post at the channel's pace; transport failures become retries."""
         client = await self._client(head.team_id)

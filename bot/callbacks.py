@@ -32,7 +32,6 @@ from bot import bounded_json, logs
 from bot.call_feed import CallFeed
 from callcenter.models import Cdr
 from commands.kernel.family import RecordObserver
-from commands.notifications.notify import feed_kinds, matching_channels
 from storage import NotificationRoute, Storage, patience
 from storage.offload import off_loop
 
@@ -101,6 +100,7 @@ def make_receiver(
 ) -> Any:
     """``observers``: what the app's families do with each record (``Registry.on_record``)."""
     routes = RouteCache(storage)
+    declared = feed.feed  # which routes a record goes to (``Registry.feed``)
 
     def unavailable(what: str, exc: Exception) -> web.Response:
         log.warning("callback: cannot %s (%s); answered 503", what, type(exc).__name__)
@@ -113,7 +113,7 @@ def make_receiver(
         store = storage.call_feed
         with patience(LOCK_WAIT, tries=LOCK_TRIES):
             matched = routes.routes(team)
-            channels = matching_channels(matched, record)
+            channels = declared.channels(matched, record) if declared else []
             outcome = record.app.strip().lower() == "autocall" and (
                 store.pushed_message(team, record_id) is not None or store.push_in_flight(team)
             )
@@ -129,7 +129,7 @@ def make_receiver(
                 record.model_dump(mode="json"),
                 channels,
                 outcome=outcome,
-                kinds=feed_kinds(matched, record),
+                kinds=declared.kinds(matched, record) if declared else None,
             )
             return queued
 

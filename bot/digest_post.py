@@ -1,11 +1,11 @@
-"""Putting one digest (or one alert) in its channel, and saying once when a workspace can't.
+"""Putting one digest in its channel, and saying once when a workspace can't.
 
 ``DigestPoster`` is what ``digest run`` calls through ``ctx.app.digests`` and what
-the scheduler calls for each due slot: build the content against the workspace's service,
-post the message (the chart in it, when Slack draws it), upload the chart's PNG right
-after it when the workspace reads charts as images or the chart does not fit Slack's own,
-both through the process's
-``SlackOutbox`` at the channel's pace.
+the scheduler calls for each due slot: have the digests family build the content against
+the workspace's service (``Registry.digests``, a ``commands.kernel.scheduled.Digests``
+the family declares), post the message (the chart in it, when Slack draws it), upload the
+chart's PNG right after it when the workspace reads charts as images or the chart does
+not fit Slack's own, both through the process's ``SlackOutbox`` at the channel's pace.
 
 Each digest message carries Slack message metadata naming its digest and slot
 (``DIGEST_EVENT``), so the scheduler can tell, for a slot claimed by a process that died,
@@ -15,7 +15,8 @@ again.
 Failures come in two kinds.  A workspace-wide one (its API key refused, the service
 unreachable or failing, no connection at all) would repeat for every slot of every digest,
 so it is told once, in the workspace's digest channel, and remembered in storage until a
-later attempt succeeds.  Anything else (Slack refusing one channel, say) belongs to that
+later attempt succeeds (the family says which and how: ``Digests.held_up``,
+``tell_failure``).  Anything else (Slack refusing one channel, say) belongs to that
 one post and is recorded with its slot.
 """
 
@@ -23,26 +24,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from apscheduler.triggers.cron import CronTrigger
 from slack_sdk.errors import SlackApiError
 
+from bot.jobs import BotOutbox
 from bot.metrics import Metrics
 from bot.posting import BotClients, SlackOutbox
 from bot.service_clients import ServiceClients
-from callcenter import CallCenter, errors
-from commands.digests.content import DigestRequest, build_digest
-from commands.digests.manage import request_for, run_request, with_rules_facts
-from commands.digests.schedules import slot_key
+from callcenter import CallCenter
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import DigestPostError, NotConnectedError
-from commands.kernel.failures import describe_failure
 from commands.kernel.i18n import N_, _, use_audience
-from commands.kernel.reply import Reply, notice
+from commands.kernel.reply import Reply
+from commands.kernel.scheduled import Chart, Digests
 from commands.kernel.text import escape
-from commands.reports.chart_blocks import ChartParts, chart_mode
 from storage import DigestSchedule, Storage, Workspace
 from storage.offload import off_loop
 
@@ -54,9 +53,6 @@ DIGEST_EVENT = "callops_digest"
 BURST = 3
 """Posts to one channel that may go at once before the pace applies: a digest is two
 posts, its message and its chart, which Slack's short bursts let through together."""
-
-SERVICE_NOTICE = "service"
-"""The notice kind of a workspace whose call-center service cannot be used."""
 
 _SLACK_WORDS = {
     "not_in_channel": N_("I am not in <#{channel}> any more; invite me back (/invite @CallOps)"),
@@ -84,21 +80,6 @@ def digest_metadata(digest_id: str, slot: str) -> dict[str, Any]:
     return {"event_type": DIGEST_EVENT, "event_payload": {"digest_id": digest_id, "slot": slot}}
 
 
-def workspace_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` will recur for every post of the workspace (so: tell people once)."""
-    return (
-        isinstance(exc, errors.CallCenterError | NotConnectedError)
-        and describe_failure(exc).workspace_wide
-    )
-
-
-def failure_words(exc: BaseException) -> str:
-    """Why digests and alerts stopped, in words an admin can act on (mrkdwn, escaped)."""
-    if isinstance(exc, errors.CallCenterError | NotConnectedError):
-        return describe_failure(exc).cause
-    return _("something went wrong on our side")
-
-
 def slack_failure(exc: SlackApiError, channel: str) -> DigestPostError:
     code = str(exc.response.get("error") or "unknown_error")
     known = _SLACK_WORDS.get(code)
@@ -118,14 +99,24 @@ class DigestPoster:
         bots: BotClients,
         outbox: SlackOutbox,
         *,
+        digests: Digests | None,
         metrics: Metrics | None = None,
     ) -> None:
+        """``digests``: what the digests family says a schedule and a post are
+        (``Registry.digests``; None: an app without digests, which posts none)."""
         self._storage = storage
+        self.digests = digests
         self._metrics = metrics
         self._services = services
         self.bots = bots
         self.outbox = outbox
         self._listeners: list[Callable[[str], None]] = []
+
+    @property
+    def _family(self) -> Digests:
+        if self.digests is None:
+            raise LookupError("no family of this app declares the digests")
+        return self.digests
 
     # --- ctx.app.digests (AppPorts) -----------------------------------------------------
 
@@ -143,7 +134,7 @@ class DigestPoster:
         # The post is the channel's, whoever runs it: its title and its "why" are written
         # in the digest's language (else the channel's), not the language of the person.
         with use_audience(for_channel(workspace, digest.language, own)):
-            request = run_request(digest, at, up_to_now=up_to_now, asked_by=asked_by)
+            request = self._family.for_now(digest, at, up_to_now=up_to_now, asked_by=asked_by)
         posted = await self.post_request(digest, request)
         return posted.channel
 
@@ -166,10 +157,10 @@ class DigestPoster:
 
     async def post(self, digest: DigestSchedule, slot: datetime) -> Posted:
         """Build and post ``digest`` for the period that ends at ``slot``."""
-        return await self.post_request(digest, request_for(digest, slot), slot=slot)
+        return await self.post_request(digest, self._family.for_slot(digest, slot), slot=slot)
 
     async def post_request(
-        self, digest: DigestSchedule, request: DigestRequest, *, slot: datetime | None = None
+        self, digest: DigestSchedule, request: object, *, slot: datetime | None = None
     ) -> Posted:
         """Build and post ``digest`` as ``request`` describes it, its chart after it; a
         scheduled slot's post names the slot in its metadata, so a post whose answer was
@@ -187,21 +178,23 @@ class DigestPoster:
         return posted
 
     async def _post_request(
-        self, digest: DigestSchedule, request: DigestRequest, slot: datetime | None
+        self, digest: DigestSchedule, request: object, slot: datetime | None
     ) -> Posted:
         cc = await self.service(digest.team_id)
         workspace, own = await off_loop(self._workspace_and_channel, digest.team_id, digest.channel)
         # The channel's readers: the digest's own language, else the channel's, else the
         # workspace's.
         with use_audience(for_channel(workspace, digest.language, own)):
-            request = await with_rules_facts(self._storage, digest.team_id, request)
-            request = replace(request, chart_mode=chart_mode(workspace))
-            content = await build_digest(cc, request)
+            content = await self._family.compose(cc, self._storage, workspace, digest, request)
         ts = await self.post_reply(
             digest.team_id,
             digest.channel,
             content.reply,
-            metadata=digest_metadata(digest.id, slot_key(slot)) if slot is not None else None,
+            metadata=(
+                digest_metadata(digest.id, self._family.slot_key(slot))
+                if slot is not None
+                else None
+            ),
         )
         uploaded = inline = False
         if content.chart is not None:
@@ -263,7 +256,7 @@ class DigestPoster:
         return None
 
     async def post_chart(
-        self, team_id: str, channel: str, chart: ChartParts, *, thread_ts: str | None = None
+        self, team_id: str, channel: str, chart: Chart, *, thread_ts: str | None = None
     ) -> bool:
         """What a chart needs after the message that carries its blocks (an alert's, an
         insight's, a digest's): its PNG uploaded when it is sent as an image; nothing when
@@ -304,35 +297,42 @@ class DigestPoster:
             return False
         return True
 
+    # --- what the scheduler asks of the digests family -----------------------------------
+
+    @property
+    def schedules(self) -> bool:
+        """Whether the app has digests to schedule (a family declares them)."""
+        return self.digests is not None
+
+    def trigger(self, digest: DigestSchedule) -> CronTrigger:
+        """When ``digest`` fires, in its zone; raises ``ValueError`` for a schedule that
+        cannot be read (stored by an older version, say)."""
+        return self._family.trigger(digest)
+
+    def latest_slot(self, trigger: CronTrigger, at: datetime) -> datetime | None:
+        """The last fire time of ``trigger`` at or before ``at``."""
+        return self._family.latest_slot(trigger, at)
+
+    def slot_key(self, slot: datetime) -> str:
+        """How a slot is recorded in the database (the UTC instant)."""
+        return self._family.slot_key(slot)
+
+    async def held_up(self, team_id: str, channel: str, exc: BaseException) -> bool:
+        """Whether ``exc`` holds up every post of the workspace (the service refused or
+        failed); if so the workspace's one notice is posted, unless it is open already."""
+        if self.digests is None or not self.digests.held_up(exc):
+            return False
+        await self.tell_failure(team_id, channel, exc)
+        return True
+
     # --- one notice per broken workspace ------------------------------------------------
 
     async def tell_failure(self, team_id: str, channel: str, exc: BaseException) -> bool:
-        """Post the workspace's one notice about ``exc`` (if none is open); True if posted."""
-        workspace = await off_loop(self._storage.workspaces.get, team_id)
-        where = (workspace.digests_channel if workspace else None) or channel
-        if not await off_loop(
-            self._storage.notices.open,
-            team_id,
-            SERVICE_NOTICE,
-            detail=type(exc).__name__,
-            channel=where,
-        ):
-            return False
-        with use_audience(for_channel(workspace)):
-            text = _(
-                "Scheduled digests and alerts of this workspace are on hold: {why}. "
-                "An admin can check with `/callops status` and reconnect with `/callops connect`. "
-                "I keep trying at each slot and will not repeat this message; posts resume on "
-                "their own once it works."
-            ).format(why=failure_words(exc))
-            reply = notice(text, emoji=":warning:")
-        try:
-            await self.post_reply(team_id, where, reply)
-        except DigestPostError as post_error:
-            log.warning("team %s: could not post the failure notice: %s", team_id, post_error)
-        log.warning("team %s: digests on hold: %s", team_id, type(exc).__name__)
-        return True
+        """Post the workspace's one notice about ``exc`` (if none is open); True if posted
+        (``commands.digests.on_hold``)."""
+        outbox = BotOutbox(self.bots, self.outbox)
+        return await self._family.tell_failure(self._storage, outbox, team_id, channel, exc)
 
     def tell_recovery(self, team_id: str) -> bool:
         """The service works again for ``team_id``: the next failure is told afresh."""
-        return self._storage.notices.close(team_id, SERVICE_NOTICE)
+        return self.digests is not None and self.digests.tell_recovery(self._storage, team_id)

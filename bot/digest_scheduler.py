@@ -1,11 +1,11 @@
-"""The digest and alert scheduler: every minute, post the digests that fell due, check
-the alerts, and check for anomalies (``bot/anomaly_watch.py``); the calling rules' watch
-is the rules family's job (``commands/rules/watch_jobs.py``).
+"""The digest scheduler: every minute, post the digests that fell due; the alerts' and
+the anomalies' checks (``commands/digests/alert_watch.py``, ``anomaly_watch.py``) and the
+calling rules' watch (``commands/rules/watch_jobs.py``) are their families' jobs.
 
 APScheduler's ``AsyncIOScheduler`` runs one job in the app's event loop, once a minute
 (``coalesce=True``, a misfire grace time, one instance at a time), and that job calls
-``run_due(now)`` and ``check_alerts(now)``.  Tests call those two directly with any
-``now``: the clock is a parameter, so a DST change or a restart is a value, not a wait.
+``run_due(now)``.  Tests call it directly with any ``now``: the clock is a parameter,
+so a DST change or a restart is a value, not a wait.
 
 Which slot is due is decided from storage and the schedule alone, never from memory:
 
@@ -30,8 +30,11 @@ Fan-out: all due digests of all workspaces run concurrently, at most ``concurren
 time, each within ``digest_timeout``.  A workspace whose service fails gets one notice
 (``DigestPoster.tell_failure``) and holds up nobody else.
 
-It needs the database, the poster and each team's time zone, nothing else; whoever serves
-calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in ``bot.cli_app``).
+It needs the database and the poster, nothing else: what a schedule means (its trigger,
+its slots) and whether a failure holds up the whole workspace, it asks the poster, which
+asks the digests family's declaration (``Registry.digests``); it names no family.
+Whoever serves calls ``start`` and ``stop`` (``bot.server``, or ``callops scheduler`` in
+``bot.cli_app``).
 """
 
 from __future__ import annotations
@@ -39,8 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -51,17 +53,9 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot import logs
-from bot.anomaly_watch import AnomalyWatch
-from bot.digest_post import DigestPoster, workspace_failure
-from callcenter import errors
-from commands.digests import alerts as alert_rules
-from commands.digests.anomalies import is_anomaly
-from commands.digests.schedules import ScheduleError, latest_fire, slot_key, trigger_for
-from commands.kernel.audiences import for_channel
-from commands.kernel.context import DigestPostError, NotConnectedError
-from commands.kernel.i18n import Audience, use_audience
-from commands.reports.figures import DialerFigures, dialer_figures
-from storage import Alert, DigestSchedule, Storage, Workspace
+from bot.digest_post import DigestPoster
+from commands.kernel.context import DigestPostError
+from storage import DigestSchedule, Storage
 from storage.errors import StorageBusyError
 from storage.feed_pruning import PRUNE_EVERY, Pruned
 from storage.offload import off_loop
@@ -76,9 +70,6 @@ CLAIM_MARGIN = 60.0
 """Seconds past the digest timeout after which an unfinished claim has no live process."""
 TICK_JOB = "callops-tick"
 PRUNE_JOB = "callops-prune"
-ANOMALY_JOB = "callops-anomalies"
-"""The anomaly alerts' check: a job of its own, so the day's first learning of the usual
-levels (four days of records) never holds up a digest."""
 
 
 @dataclass
@@ -97,32 +88,19 @@ class TickReport:
     """Digest id -> ``posted``, ``failed: <why>`` or ``taken``."""
 
 
-@dataclass
-class AlertReport:
-    checked: int = 0
-    fired: int = 0
-    recovered: int = 0
-    failed_teams: int = 0
-
-
 class DigestScheduler:
     def __init__(
         self,
         storage: Storage,
         poster: DigestPoster,
-        zone_of: Callable[[str], ZoneInfo],
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         misfire_grace: timedelta = DEFAULT_MISFIRE_GRACE,
         digest_timeout: float = DEFAULT_DIGEST_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
-        anomalies: AnomalyWatch | None = None,
     ) -> None:
         self._storage = storage
-        self.anomalies = anomalies
-        """The anomaly alerts' check (``bot.anomaly_watch``), a job of its own each minute."""
         self.poster = poster
-        self._zone_of = zone_of
         self._limit = asyncio.Semaphore(concurrency)
         self._grace = misfire_grace
         self._timeout = digest_timeout
@@ -159,15 +137,6 @@ class DigestScheduler:
             coalesce=True,
             max_instances=1,
         )
-        if self.anomalies is not None:
-            scheduler.add_job(
-                self._anomaly_tick,
-                CronTrigger(second=30, timezone=UTC),
-                id=ANOMALY_JOB,
-                coalesce=True,
-                misfire_grace_time=50,
-                max_instances=1,
-            )
         scheduler.start()
         self._aps = scheduler
         log.info("scheduler started")
@@ -236,7 +205,6 @@ class DigestScheduler:
                     report.taken,
                     report.recovered,
                 )
-            await self.check_alerts(now)
         except StorageBusyError:
             # Another process holds the write lock; the next tick catches up (slots are
             # claimed in the database, so nothing runs twice).
@@ -251,30 +219,14 @@ class DigestScheduler:
             if task is not None:
                 self._ticks.discard(task)
 
-    async def _anomaly_tick(self) -> None:
-        """The anomaly alerts' check of this minute (``bot.anomaly_watch``)."""
-        if self.anomalies is None:
-            return
-        task = asyncio.current_task()
-        if task is not None:
-            self._ticks.add(task)
-        try:
-            logs.begin(name="anomalies")
-            await self.anomalies.tick(self._clock())
-        except StorageBusyError:
-            log.warning("anomaly check: the database is busy; the next minute catches up")
-        except Exception:
-            log.exception("anomaly check failed")
-        except asyncio.CancelledError:
-            log.info("anomaly check cut short by the stop")
-        finally:
-            if task is not None:
-                self._ticks.discard(task)
-
     # --- the table of digests -----------------------------------------------------------
 
     async def reload(self) -> None:
-        """Rebuild the digest table from storage (every team, paused ones left out)."""
+        """Rebuild the digest table from storage (every team, paused ones left out; none
+        in an app without digests)."""
+        if not self.poster.schedules:
+            self._set_table([])
+            return
         self._set_table(await off_loop(self._storage.digests.active))
 
     def _reload_soon(self) -> None:
@@ -300,8 +252,8 @@ class DigestScheduler:
         trigger = self._triggers.get(key)
         if trigger is None:
             try:
-                trigger = trigger_for(digest.schedule, ZoneInfo(digest.timezone))
-            except (ScheduleError, ValueError) as exc:
+                trigger = self.poster.trigger(digest)
+            except ValueError as exc:
                 log.warning("digest %s has an unreadable schedule: %s", digest.id, exc)
                 return None
             self._triggers[key] = trigger
@@ -330,12 +282,12 @@ class DigestScheduler:
             candidate = self._first_candidate(digest, trigger)
             if candidate is None or candidate > now:
                 continue
-            slot = latest_fire(trigger, now.astimezone(ZoneInfo(digest.timezone)))
+            slot = self.poster.latest_slot(trigger, now.astimezone(ZoneInfo(digest.timezone)))
             if slot is None or slot.timestamp() < digest.updated_at:
                 continue
             if now - slot > self._grace:
                 continue
-            if digest.last_slot is not None and digest.last_slot >= slot_key(slot):
+            if digest.last_slot is not None and digest.last_slot >= self.poster.slot_key(slot):
                 continue
             found.append((digest, slot))
         return found
@@ -373,7 +325,7 @@ class DigestScheduler:
 
     async def _post_slot(self, digest: DigestSchedule, slot: datetime) -> str:
         storage = self._storage
-        key = slot_key(slot)
+        key = self.poster.slot_key(slot)
         if not await off_loop(storage.digests.claim_slot, digest.team_id, digest.id, key):
             return "taken"
         return await self._post_claimed(digest, slot, key)
@@ -445,9 +397,8 @@ class DigestScheduler:
 
     async def _slot_failed(self, digest: DigestSchedule, key: str, exc: BaseException) -> str:
         storage = self._storage
-        if workspace_failure(exc):
+        if await self.poster.held_up(digest.team_id, digest.channel, exc):
             why = type(exc).__name__
-            await self.poster.tell_failure(digest.team_id, digest.channel, exc)
         elif isinstance(exc, DigestPostError):
             why = str(exc)
             log.warning("digest %s (team %s): %s", digest.id, digest.team_id, why)
@@ -466,115 +417,3 @@ class DigestScheduler:
             detail=why,
         )
         return f"failed: {why}"
-
-    # --- alerts -------------------------------------------------------------------------
-
-    async def check_alerts(self, now: datetime | None = None) -> AlertReport:
-        """Check every workspace's alerts against its autodialer statistics."""
-        moment = now or self._clock()
-        by_team: dict[str, list[Alert]] = defaultdict(list)
-        for alert in await off_loop(self._storage.alerts.all):
-            if not is_anomaly(alert):  # those are the anomaly watch's
-                by_team[alert.team_id].append(alert)
-        report = AlertReport()
-        await asyncio.gather(
-            *(self._bounded(self._check_team(t, a, moment, report)) for t, a in by_team.items())
-        )
-        return report
-
-    async def _bounded(self, work: Awaitable[None]) -> None:
-        async with self._limit:
-            await work
-
-    async def _check_team(
-        self, team_id: str, alerts: Sequence[Alert], now: datetime, report: AlertReport
-    ) -> None:
-        stamp = now.timestamp()
-        awake = [a for a in alerts if not (a.snoozed_until and a.snoozed_until > stamp)]
-        if not awake:
-            return
-        windows = sorted({a.window_minutes for a in awake})
-        tz, workspace = await off_loop(self._zone_and_workspace, team_id)
-        channels = await off_loop(self._storage.channel_languages.all, team_id)
-        try:
-            cc = await self.poster.service(team_id)
-            fetched = await asyncio.gather(*(dialer_figures(cc, w, at=now, tz=tz) for w in windows))
-        except (errors.CallCenterError, NotConnectedError) as exc:
-            report.failed_teams += 1
-            if workspace_failure(exc):
-                await self.poster.tell_failure(team_id, awake[0].channel, exc)
-            else:
-                log.warning("alerts of team %s: %s", team_id, exc)
-            return
-        await off_loop(self.poster.tell_recovery, team_id)
-        stats = dict(zip(windows, fetched, strict=True))
-        for alert in awake:
-            for item in alert_rules.watched(alert, stats[alert.window_minutes]):
-                value = alert_rules.value_of(alert, item)
-                if value is None:
-                    continue
-                report.checked += 1
-                # The channel's readers: the alert's own language, else the channel's,
-                # else the workspace's.
-                readers = for_channel(workspace, alert.language, channels.get(alert.channel))
-                if alert_rules.is_crossed(alert, value):
-                    if await self._fire(alert, item, value, tz, now, readers):
-                        report.fired += 1
-                elif await self._recover(alert, item, value, readers):
-                    report.recovered += 1
-
-    def _zone_and_workspace(self, team_id: str) -> tuple[ZoneInfo, Workspace | None]:
-        return self._zone_of(team_id), self._storage.workspaces.get(team_id)
-
-    async def _fire(
-        self,
-        alert: Alert,
-        item: DialerFigures,
-        value: float,
-        tz: ZoneInfo,
-        now: datetime,
-        readers: Audience,
-    ) -> bool:
-        storage = self._storage
-        subject = item.campaign_uuid
-        if not await off_loop(storage.alerts.mark_fired, alert.team_id, alert.id, subject, value):
-            return False
-        with use_audience(readers):
-            message = alert_rules.fired_message(alert, item, value, tz, now)
-        try:
-            ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
-        except DigestPostError as exc:
-            # Not told is not fired: re-arm so the next minute tries again.
-            await off_loop(storage.alerts.recover, alert.team_id, alert.id, subject)
-            log.warning("alert %s (team %s): %s", alert.id, alert.team_id, exc)
-            return False
-        await off_loop(
-            storage.alerts.attach_message,
-            alert.team_id,
-            alert.id,
-            subject,
-            channel=alert.channel,
-            ts=ts,
-        )
-        return True
-
-    async def _recover(
-        self, alert: Alert, item: DialerFigures, value: float, readers: Audience
-    ) -> bool:
-        fired = await off_loop(
-            self._storage.alerts.recover, alert.team_id, alert.id, item.campaign_uuid
-        )
-        if fired is None:
-            return False
-        with use_audience(readers):
-            message = alert_rules.recovered_message(alert, item, value)
-        try:
-            await self.poster.post_reply(
-                alert.team_id,
-                fired.channel or alert.channel,
-                message,
-                thread_ts=fired.message_ts,
-            )
-        except DigestPostError as exc:
-            log.warning("alert %s (team %s) recovery: %s", alert.id, alert.team_id, exc)
-        return True

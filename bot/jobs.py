@@ -3,13 +3,13 @@
 A runner runs the jobs of the places it is given (``SERVING``: every serving process,
 ``bot.server.workers``; ``SCHEDULER``: the process that runs the scheduler, that one or
 ``callops scheduler``).  Jobs of the same period run in one loop, one after the other
-in the families' order: at once when the process starts, then every period.  Each
-runs with the app's tables in use (``Registry.using``) and on its own: a database too
-busy is a warning and the next round catches up, any other failure is logged, and
-neither stops the next job or the next round.  What a job does is claimed in the
-database, so replicas never do it twice.  ``TeamContexts`` is the ``JobEnv`` on this
-process's parts: its paced outbox (``BotOutbox``), its service clients and the context
-of work nobody clicked.
+in the families' order (a job ``alone`` in a loop of its own): at once when the process
+starts, then every period.  Each runs with the app's tables in use (``Registry.using``)
+and on its own: a database too busy is a warning and the next round catches up, any
+other failure is logged, and neither stops the next job or the next round.  What a job
+does is claimed in the database, so replicas never do it twice.  ``TeamContexts`` is the
+``JobEnv`` on this process's parts: its paced outbox (``BotOutbox``), its service
+clients and the context of work nobody clicked.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
+from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -31,7 +32,7 @@ from commands.kernel.context import CommandContext, NotConnectedError
 from commands.kernel.jobs import NOT_INSTALLED, SERVING, Job, JobEnv, JobOutbox, SlackRefused, Where
 from commands.kernel.reply import Reply
 from commands.registry import Registry
-from storage import Storage
+from storage import Storage, Workspace
 from storage.errors import StorageBusyError
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class BotOutbox:
         reply: Reply,
         *,
         metadata: Mapping[str, Any] | None = None,
+        thread_ts: str | None = None,
         burst: int = 1,
     ) -> str:
         client = await self._client(team_id)
@@ -79,6 +81,7 @@ class BotOutbox:
                 channel,
                 reply,
                 team=team_id,
+                thread_ts=thread_ts,
                 metadata=dict(metadata) if metadata is not None else None,
                 burst=burst,
             )
@@ -88,6 +91,25 @@ class BotOutbox:
         client = await self._client(team_id)
         with refused():
             await self._outbox.update(client, channel, ts, reply, team=team_id)
+
+    async def upload(
+        self,
+        team_id: str,
+        channel: str,
+        *,
+        content: bytes,
+        filename: str,
+        title: str,
+        thread_ts: str | None = None,
+        burst: int = 1,
+    ) -> None:
+        client = await self._client(team_id)
+        with refused():
+            await self._outbox.upload(
+                client, channel, team=team_id, burst=burst, content=content,
+                filename=filename, title=title, alt_txt=title, request_file_info=False,
+                **({"thread_ts": thread_ts} if thread_ts else {}),
+            )  # fmt: skip
 
     async def delete_file(self, team_id: str, file_id: str) -> None:
         client = await self._client(team_id)
@@ -140,8 +162,11 @@ class TeamContexts:
         outbox: SlackOutbox,
         services: ServiceClients,
         admins: Iterable[str] = (),
+        timezone: str = "UTC",
     ) -> None:
+        """``timezone``: the zone of a workspace that has none of its own."""
         self._storage = storage
+        self._timezone = timezone
         self._bots = bots
         self._contexts = contexts
         self._outbox = BotOutbox(bots, outbox)
@@ -159,6 +184,9 @@ class TeamContexts:
     @property
     def admins(self) -> frozenset[str]:
         return self._admins
+
+    def zone(self, workspace: Workspace | None) -> ZoneInfo:
+        return ZoneInfo(workspace.timezone if workspace else self._timezone)
 
     async def service(self, team_id: str) -> CallCenter:
         cc = await self._services.get(team_id)
@@ -183,6 +211,7 @@ def env_of(rt: Runtime) -> TeamContexts:
         outbox=rt.digests.outbox,
         services=rt.clients,
         admins=rt.settings.admin_ids,
+        timezone=rt.settings.callops_timezone,
     )
 
 
@@ -234,11 +263,12 @@ class JobRunner:
     def start(self) -> None:
         if self._tasks:
             return
-        rounds: dict[float, list[Job]] = {}
+        rounds: dict[tuple[float, str], list[Job]] = {}
         for job in self.jobs:
-            rounds.setdefault(self._every or job.every, []).append(job)
+            every = self._every or job.every
+            rounds.setdefault((every, job.name if job.alone else ""), []).append(job)
         loop = asyncio.get_running_loop()
-        for every, jobs in rounds.items():
+        for (every, _alone), jobs in rounds.items():
             name = ",".join(job.name for job in jobs)
             self._tasks.append(loop.create_task(self._forever(every, jobs), name=name))
 

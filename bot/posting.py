@@ -37,9 +37,9 @@ from bot.metrics import Metrics, slack_retry_handlers
 from bot.post_ledger import PostLedger, Shown
 from bot.settings import Settings
 from bot.token_rotation import TokenRefresher
+from commands.kernel.feed import Card
 from commands.kernel.reply import Reply, block_dict, fit
 from commands.kernel.text import fallback
-from commands.notifications.call_card import CallCard
 from storage import Storage, off_loop
 from storage.privacy_posts import new_ref
 
@@ -178,7 +178,7 @@ def rate_limited(exc: SlackApiError) -> bool:
     return bool(exc.response.status_code == 429 or exc.response.get("error") == "ratelimited")
 
 
-Message = Reply | CallCard
+Message = Reply | Card
 """What a sender hands the outbox: an answer or notice, a call card, a folded message."""
 
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
-from bot.anomaly_watch import AnomalyWatch
 from bot.background import CLOSE_GRACE, BackgroundTasks
 from bot.call_feed import CallFeed
 from bot.context_lookups import RoleResolver, SlackPerson, TeamZones
@@ -147,7 +146,9 @@ class Runtime:
         ledger = PostLedger(storage, button=registry.reveal.button if registry.reveal else None)
         # the background senders' one pace per channel
         outbox = SlackOutbox(ChannelPace(), ledger=ledger)
-        digests = DigestPoster(storage, clients, bots, outbox, metrics=metrics)
+        digests = DigestPoster(
+            storage, clients, bots, outbox, digests=registry.digests, metrics=metrics
+        )
         return cls(
             settings=settings,
             storage=storage,
@@ -156,13 +157,8 @@ class Runtime:
             bots=bots,
             zones=zones,
             digests=digests,
-            scheduler=DigestScheduler(
-                storage,
-                digests,
-                zones,
-                anomalies=AnomalyWatch(storage, digests, zones),
-            ),
-            call_feed=CallFeed(storage, clients, bots, outbox, zones),
+            scheduler=DigestScheduler(storage, digests),
+            call_feed=CallFeed(storage, clients, bots, outbox, zones, feed=registry.feed),
             metrics=metrics,
             registry=registry,
             tokens=tokens,

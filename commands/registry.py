@@ -26,9 +26,11 @@ from commands.approvals.interactions import form_route
 from commands.kernel import catalog
 from commands.kernel.catalog import Catalog
 from commands.kernel.family import Family, HomeRenderer, RecordObserver, Reveal
+from commands.kernel.feed import Feed
 from commands.kernel.help import FAMILY_TITLES
 from commands.kernel.interactions import Interactions
 from commands.kernel.jobs import Job
+from commands.kernel.scheduled import Digests
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,12 @@ class Registry:
     reveal: Reveal | None = None
     """Who sees customers' numbers in full and the button of a masked post (the one
     family that declares ``reveal``); None: nobody, and no button."""
+    feed: Feed | None = None
+    """How call records called back are routed and shown (the one family that declares
+    ``feed``); None: records are taken and told nowhere."""
+    digests: Digests | None = None
+    """What digests' schedules mean and their posts say (the one family that declares
+    ``digests``); None: no digest is scheduled or posted."""
 
     @contextlib.contextmanager
     def using(self) -> Iterator[Registry]:
@@ -80,6 +88,12 @@ def build_registry(families: Iterable[Family]) -> Registry:
     reveals = [family.reveal for family in families if family.reveal is not None]
     if len(reveals) > 1:
         raise ValueError("more than one family declares how customers' numbers are shown")
+    feeds = [family.feed for family in families if family.feed is not None]
+    if len(feeds) > 1:
+        raise ValueError("more than one family declares how call records are told")
+    digests = [family.digests for family in families if family.digests is not None]
+    if len(digests) > 1:
+        raise ValueError("more than one family declares the digests")
     return Registry(
         families=families,
         catalog=Catalog(
@@ -102,4 +116,6 @@ def build_registry(families: Iterable[Family]) -> Registry:
         home=homes[0] if homes else None,
         on_record=tuple(observer for family in families for observer in family.on_record),
         reveal=reveals[0] if reveals else None,
+        feed=feeds[0] if feeds else None,
+        digests=digests[0] if digests else None,
     )

@@ -21,8 +21,8 @@ first forty calls of an hour wander more than a whole hour does.  An episode the
 until the value is back in the band, or within one sampling error of it; in between it
 neither opens nor closes one, so an alert does not flap at the band's edge.
 
-The check itself (once a minute, one process) is ``bot.anomaly_watch``; this module
-parses the command, judges the figures and writes the posts.
+The check itself (once a minute, one process) is ``anomaly_watch``, the family's job;
+this module parses the command, judges the figures and writes the posts.
 """
 
 from __future__ import annotations

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from commands.digests import alerts, content, manage, snooze_ids
+from commands.digests import (
+    alert_watch,
+    alerts,
+    anomaly_watch,
+    content,
+    manage,
+    scheduled,
+    snooze_ids,
+)
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
 from commands.kernel.i18n import N_
@@ -127,4 +135,6 @@ FAMILY = Family(
         OnClick(content.FULL_REPORT_ACTION, content.full_report_clicked),
         OnClick(progress.STOP_ACTION, progress.stop_clicked),
     ),
+    jobs=(alert_watch.JOB, anomaly_watch.JOB),
+    digests=scheduled.DIGESTS,
 )

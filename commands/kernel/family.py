@@ -16,9 +16,11 @@ from slack_sdk.models.blocks import Block
 from callcenter.models import Cdr
 from commands.kernel.actions import ActionSpec
 from commands.kernel.catalog import CommandSpec
+from commands.kernel.feed import Feed
 from commands.kernel.forms import Form
 from commands.kernel.interactions import OnClick, OnShortcut, OnStep, OnSubmit
 from commands.kernel.jobs import Job
+from commands.kernel.scheduled import Digests
 from storage import NotificationRoute, Role, Storage
 
 if TYPE_CHECKING:
@@ -75,3 +77,9 @@ class Family:
     reveal: Reveal | None = None
     """How customers' numbers are shown (one family of the app declares it: bot/ reads
     the role and the button from the registry)."""
+    feed: Feed | None = None
+    """How call records called back are routed and shown in channels (one family of the
+    app declares it: the call feed in bot/ reads it from the registry)."""
+    digests: Digests | None = None
+    """What a digest's schedule means and what its post says (one family of the app
+    declares it: the digest scheduler and poster in bot/ read it from the registry)."""

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
+from zoneinfo import ZoneInfo
 
 from callcenter import CallCenter
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
-from storage import Storage
+from storage import Storage, Workspace
 
 Where = Literal["serving", "scheduler"]
 SERVING: Where = "serving"
@@ -61,14 +62,30 @@ class JobOutbox(Protocol):
         reply: Reply,
         *,
         metadata: Mapping[str, Any] | None = None,
+        thread_ts: str | None = None,
         burst: int = 1,
     ) -> str:
-        """Post as the bot at the channel's pace (``burst`` posts may go at once);
-        returns the message's ts."""
+        """Post as the bot at the channel's pace (``burst`` posts may go at once), in
+        the thread of ``thread_ts`` if given; returns the message's ts."""
         ...
 
     async def update(self, team_id: str, channel: str, ts: str, reply: Reply) -> None:
         """Rewrite the message ``ts`` at the channel's pace."""
+        ...
+
+    async def upload(
+        self,
+        team_id: str,
+        channel: str,
+        *,
+        content: bytes,
+        filename: str,
+        title: str,
+        thread_ts: str | None = None,
+        burst: int = 1,
+    ) -> None:
+        """Upload a file (a chart's PNG, ``title`` its alt text too) at the channel's
+        pace, in the thread of ``thread_ts`` if given."""
         ...
 
     async def delete_file(self, team_id: str, file_id: str) -> None:
@@ -104,6 +121,10 @@ class JobEnv(Protocol):
         """The people ``CALLOPS_ADMINS`` makes admins in every workspace."""
         ...
 
+    def zone(self, workspace: Workspace | None) -> ZoneInfo:
+        """A workspace's time zone (its own, else the deployment's ``CALLOPS_TIMEZONE``)."""
+        ...
+
     async def service(self, team_id: str) -> CallCenter:
         """The team's call-center client; raises ``NotConnectedError`` when the team has
         none."""
@@ -124,9 +145,13 @@ class Job:
     every: float
     """Seconds between two runs; the first is at the process's start.  Jobs of the same
     ``every`` (and ``where``) run one after the other, in the families' order, each on
-    its own: one that fails is logged and the next still runs."""
+    its own: one that fails is logged and the next still runs (unless ``alone``)."""
     probe: str
     """The readiness check it reports under (``/readyz``), shared by jobs that go
     together: ``approval_sweeper``; ``scheduler`` for the scheduler's own check."""
     where: Where = SERVING
     """Which processes run it (``SERVING``, ``SCHEDULER``)."""
+    alone: bool = False
+    """Run in a loop of its own rather than after the other jobs of its period: for work
+    that may take long now and then (the anomaly check's first learning of a day), so
+    it holds up no other job (the rule watch's enforcing of the calling hours)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 from commands.kernel.actions import APPROVAL, CONFIRM, ActionSpec
 from commands.kernel.catalog import CommandSpec
 from commands.kernel.family import Family
+from commands.kernel.feed import Feed
 from commands.kernel.i18n import N_
-from commands.notifications import notify
+from commands.notifications import call_card, fold_card, notify
 from storage import Role
 
 FAMILY = Family(
@@ -48,5 +49,16 @@ FAMILY = Family(
             unknown_outcome=N_("the campaign's callback may or may not have changed"),
             observe=notify.observe_attach,
         ),
+    ),
+    feed=Feed(
+        channels=notify.matching_channels,
+        kinds=notify.feed_kinds,
+        card=call_card.call_card,
+        outcome=call_card.outcome_card,
+        fold=fold_card.fold_card,
+        day=call_card.call_day,
+        subject=call_card.thread_subject,
+        fold_rows=fold_card.FOLD_ROWS,
+        metadata_budget=fold_card.METADATA_BUDGET,
     ),
 )

@@ -1,6 +1,6 @@
 """Shared by the digest and alert end-to-end tests: the app with a steerable storage clock
-and no background scheduler (the tests call ``run_due``/``check_alerts`` with their own
-``now``), and small readers of what landed in the Slack stand-in."""
+and no background scheduler (the tests call ``run_due`` and the jobs' ``tick`` with their
+own ``now``), and small readers of what landed in the Slack stand-in."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Threshold alerts end to end: made in Slack, checked by the scheduler against the
-emulator's autodialer statistics (steered with scripted answers), told once per crossing,
-re-armed by a recovery, silenced by Snooze."""
+"""Threshold alerts end to end: made in Slack, checked by the digests family's alert job
+(``AlertWatch``, on the runtime's job ports) against the emulator's autodialer
+statistics (steered with scripted answers), told once per crossing, re-armed by a
+recovery, silenced by Snooze."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.jobs import env_of
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
+from commands.digests.alert_watch import AlertWatch
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from tests.bot.digest_helpers import FakeClock, app_with_clock, shown
@@ -78,27 +81,27 @@ async def test_an_alert_fires_once_and_rearms_after_recovery(
         5.0,
         60,
     )
-    sched = app.scheduler
+    sched = AlertWatch(env_of(app))
     now = datetime.now(UTC)
 
     answer_with(pbx, campaign, dropped=7.5)
-    assert (await sched.check_alerts(now)).fired == 1
+    assert (await sched.tick(now)).fired == 1
     first = alert_posts(slack)
     assert len(first) == 1
     assert "Dropped-call rate is 7.5%" in shown(first[0])
     assert campaign.campaign_name in shown(first[0])
 
     answer_with(pbx, campaign, dropped=8.0)
-    assert (await sched.check_alerts(now + timedelta(minutes=1))).fired == 0
+    assert (await sched.tick(now + timedelta(minutes=1))).fired == 0
     assert len(alert_posts(slack)) == 1
 
     answer_with(pbx, campaign, dropped=2.0)
-    assert (await sched.check_alerts(now + timedelta(minutes=2))).recovered == 1
+    assert (await sched.tick(now + timedelta(minutes=2))).recovered == 1
     thread = slack.thread(CALL_CENTER, first[0]["ts"])
     assert any("Back to normal" in shown(m) for m in thread[1:])
 
     answer_with(pbx, campaign, dropped=9.0)
-    assert (await sched.check_alerts(now + timedelta(minutes=3))).fired == 1
+    assert (await sched.tick(now + timedelta(minutes=3))).fired == 1
     assert len(alert_posts(slack)) == 2
 
 
@@ -107,10 +110,10 @@ async def test_snooze_silences_then_reminds_once(
 ) -> None:
     await ask(slack, "alert add #call-center dropped_rate > 5")
     alert = app.storage.alerts.list(TEAM)[0]
-    sched = app.scheduler
+    sched = AlertWatch(env_of(app))
     now = datetime.now(UTC)
     answer_with(pbx, campaign, dropped=12.0)
-    await sched.check_alerts(now)
+    await sched.tick(now)
     posted = alert_posts(slack)[0]
 
     await slack.driver.block_action(
@@ -131,12 +134,12 @@ async def test_snooze_silences_then_reminds_once(
     assert until is not None and abs(until - (now.timestamp() + 3600)) < 60
 
     pbx.clear_journal()
-    quiet = await sched.check_alerts(now + timedelta(minutes=30))
+    quiet = await sched.tick(now + timedelta(minutes=30))
     assert quiet.checked == 0 and pbx.journal(path=DIALER_PATH) == []
     assert len(alert_posts(slack)) == 1
 
     answer_with(pbx, campaign, dropped=11.0)
-    assert (await sched.check_alerts(now + timedelta(minutes=62))).fired == 1
+    assert (await sched.tick(now + timedelta(minutes=62))).fired == 1
     assert len(alert_posts(slack)) == 2
     assert "alert.snooze" in [e.action for e in app.storage.audit.entries(TEAM)]
 
@@ -145,9 +148,9 @@ async def test_snooze_until_tomorrow_ends_at_local_midnight(
     app: Runtime, slack: SlackStandIn, pbx: EmulatorServer, campaign: Any
 ) -> None:
     await ask(slack, "alert add #call-center agents_ready below 5")
-    sched = app.scheduler
+    sched = AlertWatch(env_of(app))
     answer_with(pbx, campaign, dropped=0.0, ready=1)
-    assert (await sched.check_alerts(datetime.now(UTC))).fired == 1
+    assert (await sched.tick(datetime.now(UTC))).fired == 1
     posted = alert_posts(slack)[0]
     assert "Agents ready is 1" in shown(posted)
     await slack.driver.block_action(

@@ -13,10 +13,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.anomaly_watch import AnomalyWatch, learn_weekday
+from bot.jobs import env_of
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
+from commands.digests.anomaly_watch import AnomalyWatch, learn_weekday
 from commands.reports.usual import network_scope
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
@@ -57,8 +58,14 @@ async def app(
 
 
 def watch(rt: Runtime) -> AnomalyWatch:
-    assert rt.scheduler.anomalies is not None
-    return rt.scheduler.anomalies
+    """The digests family's anomaly check on the runtime's job ports."""
+    return AnomalyWatch(env_of(rt))
+
+
+@pytest.fixture
+def check(app: Runtime) -> AnomalyWatch:
+    """The app's check, one for the test: it learns the usual levels once a day."""
+    return watch(app)
 
 
 def anomaly_posts(slack: SlackStandIn) -> list[dict[str, Any]]:
@@ -78,7 +85,7 @@ async def test_the_usual_band_is_learned_from_the_generated_month(
 
 
 async def test_an_incident_is_found_updated_in_place_and_closed_on_recovery(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     reply = await ask(slack, "alert add <#C0001|call-center> anomaly")
@@ -86,11 +93,11 @@ async def test_an_incident_is_found_updated_in_place_and_closed_on_recovery(
     alert = app.storage.alerts.list(TEAM)[0]
     assert (alert.op, alert.metric) == ("anomaly", "answer_rate")
 
-    before = await watch(app).tick(at(day, 16, 40))
+    before = await check.tick(at(day, 16, 40))
     assert before.readings > 0 and before.opened == 0
     assert anomaly_posts(slack) == []
 
-    found = await watch(app).tick(at(day, 17, 30))
+    found = await check.tick(at(day, 17, 30))
     assert found.opened >= 1
     posts = anomaly_posts(slack)
     viettel = [p for p in posts if "Viettel" in shown(p)]
@@ -105,14 +112,14 @@ async def test_an_incident_is_found_updated_in_place_and_closed_on_recovery(
     assert len(charts) == 1, "Slack draws the chart with the band, in the thread"
     assert "usual band low" in shown(charts[0]) and "usual band high" in shown(charts[0])
 
-    later = await watch(app).tick(at(day, 18, 40))
+    later = await check.tick(at(day, 18, 40))
     assert later.opened == 0 and later.updated >= 1
     assert len([p for p in anomaly_posts(slack) if "Viettel" in shown(p)]) == 1
     updated = slack.message(CALL_CENTER, post["ts"])
     assert updated is not None and "18:40" in shown(updated) and "Since 17:30" in shown(updated)
     assert [e for e in slack.journal("chat.update") if e.params.get("ts") == post["ts"]]
 
-    recovered = await watch(app).tick(at(day, 19, 55))
+    recovered = await check.tick(at(day, 19, 55))
     assert recovered.recovered >= 1
     closed = slack.message(CALL_CENTER, post["ts"])
     assert closed is not None and "Recovered" in shown(closed)
@@ -123,14 +130,18 @@ async def test_an_incident_is_found_updated_in_place_and_closed_on_recovery(
 
 
 async def test_a_replayed_check_and_a_second_replica_post_once(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date], settings: Settings
+    check: AnomalyWatch,
+    app: Runtime,
+    slack: SlackStandIn,
+    month: tuple[EmulatorServer, date],
+    settings: Settings,
 ) -> None:
     _server, day = month
     await ask(slack, "alert add #call-center anomaly")
     moment = at(day, 17, 35)
-    first = await watch(app).tick(moment)
+    first = await check.tick(moment)
     assert first.opened >= 1
-    again = await watch(app).tick(moment)
+    again = await check.tick(moment)
     assert again.taken == 1 and again.opened == 0
     other = runtime_on(settings, FakeClock(moment))  # another process on the same database
     try:
@@ -143,7 +154,7 @@ async def test_a_replayed_check_and_a_second_replica_post_once(
 
 
 async def test_snooze_closes_the_episode_and_tells_it_again_afterwards(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     await ask(slack, "alert add #call-center anomaly")
@@ -151,7 +162,7 @@ async def test_snooze_closes_the_episode_and_tells_it_again_afterwards(
     clock = app.storage.clock
     assert isinstance(clock, FakeClock)
     clock.set(at(day, 17, 25))
-    assert (await watch(app).tick(at(day, 17, 25))).opened >= 1
+    assert (await check.tick(at(day, 17, 25))).opened >= 1
     post = next(p for p in anomaly_posts(slack) if "Viettel" in shown(p))
 
     await slack.driver.block_action(
@@ -163,22 +174,22 @@ async def test_snooze_closes_the_episode_and_tells_it_again_afterwards(
     snoozed = app.storage.alerts.require(TEAM, alert.id).snoozed_until
     assert snoozed == at(day, 18, 25).timestamp()
 
-    quiet = await watch(app).tick(at(day, 17, 50))
+    quiet = await check.tick(at(day, 17, 50))
     assert quiet.snoozed >= 1 and quiet.opened == 0
     assert "snoozed" in shown(slack.message(CALL_CENTER, post["ts"]) or {})
     assert len([p for p in anomaly_posts(slack) if "Viettel" in shown(p)]) == 1
 
-    told = await watch(app).tick(at(day, 18, 30))
+    told = await check.tick(at(day, 18, 30))
     assert told.opened >= 1
     assert len([p for p in anomaly_posts(slack) if "Viettel" in shown(p)]) == 2
 
 
 async def test_the_post_is_written_in_the_alerts_language(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     await ask(slack, "alert add #call-center anomaly lang=vi")
-    assert (await watch(app).tick(at(day, 17, 30))).opened >= 1
+    assert (await check.tick(at(day, 17, 30))).opened >= 1
     post = next(m for m in slack.messages(CALL_CENTER) if "Viettel" in shown(m))
     text = shown(post)
     assert "Tỷ lệ nghe máy" in text and "nhà mạng di động" in text, text
@@ -186,7 +197,7 @@ async def test_the_post_is_written_in_the_alerts_language(
 
 
 async def test_a_normal_week_raises_no_anomaly(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     await ask(slack, "alert add #call-center anomaly")
@@ -194,7 +205,7 @@ async def test_a_normal_week_raises_no_anomaly(
     readings = 0
     for back in range(7, 0, -1):
         for hh in range(8, 23, 2):
-            report = await watch(app).tick(at(day - timedelta(days=back), hh, 45))
+            report = await check.tick(at(day - timedelta(days=back), hh, 45))
             assert report.opened == 0, (back, hh, [shown(m)[:300] for m in anomaly_posts(slack)])
             readings += report.readings
     assert readings > 50, "the week was judged, not skipped"
@@ -210,28 +221,28 @@ async def test_a_metric_without_a_band_is_refused_plainly(
 
 
 async def test_an_episode_without_calls_to_judge_closes_as_quiet(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     await ask(slack, "alert add #call-center anomaly")
-    assert (await watch(app).tick(at(day, 17, 30))).opened >= 1
+    assert (await check.tick(at(day, 17, 30))).opened >= 1
     post = next(p for p in anomaly_posts(slack) if "Viettel" in shown(p))
     # The generated traffic ends at 20:30 that day: the next morning has no calls.
-    still = await watch(app).tick(at(day, 19, 20))
+    still = await check.tick(at(day, 19, 20))
     assert still.quiet == 0
-    quiet = await watch(app).tick(at(day + timedelta(days=1), 9, 0))
+    quiet = await check.tick(at(day + timedelta(days=1), 9, 0))
     assert quiet.quiet >= 1 and quiet.opened == 0
     closed = shown(slack.message(CALL_CENTER, post["ts"]) or {})
     assert "not been enough calls to judge it" in closed and "alert_snooze_1h" not in closed
 
 
 async def test_a_workspace_reading_images_gets_the_band_chart_as_a_png(
-    app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
+    check: AnomalyWatch, app: Runtime, slack: SlackStandIn, month: tuple[EmulatorServer, date]
 ) -> None:
     _server, day = month
     await ask(slack, "settings charts image")
     await ask(slack, "alert add #call-center anomaly")
-    assert (await watch(app).tick(at(day, 17, 30))).opened >= 1
+    assert (await check.tick(at(day, 17, 30))).opened >= 1
     post = next(p for p in anomaly_posts(slack) if "Viettel" in shown(p))
     thread = slack.thread(CALL_CENTER, post["ts"])
     assert any(m.get("upload") for m in thread), "the chart with the band is in the thread"

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from bot.jobs import env_of
 from bot.runtime import Runtime
 from bot.settings import Settings
 from callcenter import CallCenter
+from commands.digests.alert_watch import AlertWatch
 from emulators.pbx.testing import EmulatorServer
 from emulators.slack import AGENT, APPROVALS, CALL_CENTER, SUPERVISOR, TEAM, SlackStandIn
 from storage import Role
@@ -73,7 +75,7 @@ async def test_a_channel_set_to_english_gets_english_alerts_in_a_vietnamese_work
     await ask(slack, "alert add <#C0001|call-center> dropped_rate &gt; 5")
     campaign = await autodialer(pbx)
     answer_with(pbx, campaign, dropped=7.5)
-    assert (await app.scheduler.check_alerts(datetime.now(UTC))).fired == 1
+    assert (await AlertWatch(env_of(app)).tick(datetime.now(UTC))).fired == 1
     [post] = alert_posts(slack)
     said = shown(post)
     assert "Dropped-call rate is 7.5%" in said and "the last hour" in said, said

@@ -1,9 +1,11 @@
 """Which process runs which family job: every serving process runs the approval sweeper,
-and only the process with the scheduler runs the rule watch and the privacy chores, as
-they ran on the scheduler's tick before they were the families' jobs."""
+and only the process with the scheduler runs the alerts' and anomalies' checks, the rule
+watch and the privacy chores, as they ran on the scheduler's tick before they were the
+families' jobs."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -35,7 +37,14 @@ async def test_a_process_without_the_scheduler_runs_only_the_serving_jobs(rt: Ru
     assert names(serving) == ["approvals.recover", "approvals.expire"]
     assert serving.probes == ("approval_sweeper",)
     alone = JobRunner(rt.registry, env, where=(SCHEDULER,))  # callops scheduler
-    assert names(alone) == ["rules.watch", "rules.judge", "privacy.notice", "privacy.work"]
+    assert names(alone) == [
+        "digests.alerts",
+        "digests.anomalies",
+        "rules.watch",
+        "rules.judge",
+        "privacy.notice",
+        "privacy.work",
+    ]
     assert alone.probes == ("scheduler",)
     both = JobRunner(rt.registry, env, where=(SERVING, SCHEDULER))
     assert set(names(both)) == set(names(serving)) | set(names(alone))
@@ -50,6 +59,20 @@ async def test_the_scheduler_check_follows_its_jobs(rt: Runtime) -> None:
     finally:
         await runner.stop()
     assert not runner.running("scheduler")
+
+
+async def test_a_job_alone_runs_in_a_loop_of_its_own(rt: Runtime) -> None:
+    """The digests family's checks may be slow now and then (a day's first learning of
+    the usual bands, a slow service): each has its own loop, so the rule watch's
+    enforcing of the calling hours never waits for them."""
+    runner = JobRunner(rt.registry, env_of(rt), where=(SCHEDULER,), every=3600.0)
+    runner.start()
+    try:
+        loops = {task.get_name() for task in asyncio.all_tasks()}
+    finally:
+        await runner.stop()
+    assert {"digests.alerts", "digests.anomalies"} <= loops
+    assert "rules.watch,rules.judge,privacy.notice,privacy.work" in loops
 
 
 async def test_the_watch_jobs_run_on_the_process_ports(rt: Runtime) -> None:

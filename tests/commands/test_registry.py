@@ -3,18 +3,22 @@ importing a module fills none of them."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from commands.approvals import actions
 from commands.calls.family import FAMILY as CALLS
 from commands.campaigns.family import FAMILY as CAMPAIGNS
+from commands.digests.family import FAMILY as DIGESTS
 from commands.kernel import catalog
 from commands.kernel.help import FAMILY as HELP
 from commands.kernel.jobs import SCHEDULER, SERVING
+from commands.notifications.family import FAMILY as NOTIFICATIONS
 from commands.privacy.family import FAMILY as PRIVACY
 from commands.privacy.reveal import SHOW_NUMBER_BLOCK
 from commands.registry import build_registry
@@ -94,6 +98,8 @@ def test_each_job_says_where_it_runs() -> None:
     assert places == {
         "approvals.recover": SERVING,
         "approvals.expire": SERVING,
+        "digests.alerts": SCHEDULER,
+        "digests.anomalies": SCHEDULER,
         "rules.watch": SCHEDULER,
         "rules.judge": SCHEDULER,
         "privacy.notice": SCHEDULER,
@@ -104,3 +110,51 @@ def test_each_job_says_where_it_runs() -> None:
 def test_what_families_take_from_a_called_back_record_comes_with_them() -> None:
     assert APP.on_record == (refusals.refuse_by_key, watch.note_record)
     assert build_registry((HELP, CAMPAIGNS)).on_record == ()  # an app without the rules
+
+
+def test_the_notifications_family_hands_over_how_records_are_told() -> None:
+    assert APP.feed is not None and APP.feed is NOTIFICATIONS.feed
+    assert APP.feed.fold_rows > 1 and APP.feed.metadata_budget > 0
+    assert build_registry((HELP, CAMPAIGNS)).feed is None  # records are then told nowhere
+    with pytest.raises(ValueError, match="call records"):
+        build_registry((HELP, NOTIFICATIONS, replace(CAMPAIGNS, feed=NOTIFICATIONS.feed)))
+
+
+def test_the_digests_family_hands_over_what_schedules_and_posts_mean() -> None:
+    assert APP.digests is not None and APP.digests is DIGESTS.digests
+    assert build_registry((HELP, CAMPAIGNS)).digests is None  # no digest is posted then
+    with pytest.raises(ValueError, match="the digests"):
+        build_registry((HELP, DIGESTS, replace(CAMPAIGNS, digests=DIGESTS.digests)))
+
+
+NOT_FAMILIES = frozenset({"kernel", "registry", "dispatch", "families"})
+"""The packages of ``commands`` that are no family: what bot/ may import."""
+
+
+def family_imports(path: Path) -> list[str]:
+    """The family modules (``commands.<family>...``) that ``path`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "commands" and len(parts) > 1 and parts[1] not in NOT_FAMILIES:
+                found.append(name)
+                break
+    return found
+
+
+def test_bot_names_no_family() -> None:
+    """bot/ runs what the families declare (jobs, the feed, the digests, the reveal)
+    from the registry; a bot/ module importing a family's module fails here."""
+    root = Path(__file__).resolve().parents[2]
+    naming = {
+        path.relative_to(root).as_posix(): imports
+        for path in sorted((root / "bot").rglob("*.py"))
+        if (imports := family_imports(path))
+    }
+    assert naming == {}, naming

@@ -19,28 +19,31 @@ Each minute, per workspace with anomaly alerts:
 A snoozed alert is not checked; its open episodes are closed as snoozed (the post says
 so), so that a KPI still out when the snooze ends is told once more, in a new post.
 
-The clock is a parameter (``tick(now)``): tests drive it with the emulator's frozen
-clock, never the wall's.
+The check is the digests family's job ``digests.anomalies`` (``JOB``), run once a minute
+where the scheduler runs, apart from the digests' tick (a day's first learning of the
+usual levels never holds up a digest).  It posts through the process's paced outbox
+(``JobEnv.outbox``).  The clock is a parameter (``tick(now)``): tests drive it with the
+emulator's frozen clock, never the wall's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from slack_sdk.errors import SlackApiError
-
-from bot.digest_post import DigestPoster, workspace_failure
 from callcenter import CallCenter, errors
 from commands.digests import anomalies as rules
+from commands.digests.on_hold import tell_failure, tell_recovery, workspace_failure
 from commands.kernel.audiences import for_channel
-from commands.kernel.context import DigestPostError, NotConnectedError
+from commands.kernel.context import NotConnectedError
 from commands.kernel.i18n import Audience, use_audience
+from commands.kernel.jobs import SCHEDULER, Job, JobEnv, SlackRefused
 from commands.kernel.periods import Window
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import all_campaigns
@@ -63,6 +66,10 @@ from storage.offload import off_loop
 log = logging.getLogger(__name__)
 
 Learn = Callable[[CallCenter, date, ZoneInfo], Awaitable[UsualLevels]]
+
+BURST = 3
+"""Posts to one channel that may go at once before the pace applies (an episode's post
+and its chart, as a digest's)."""
 
 
 async def learn_weekday(cc: CallCenter, today: date, tz: ZoneInfo) -> UsualLevels:
@@ -97,18 +104,18 @@ class AnomalyReport:
 
 
 class AnomalyWatch:
+    """The anomaly alerts' check on a process's ports; keeps the usual levels it
+    learned for the day."""
+
     def __init__(
         self,
-        storage: Storage,
-        poster: DigestPoster,
-        zone_of: Callable[[str], ZoneInfo],
+        env: JobEnv,
         *,
         learn: Learn = learn_weekday,
         concurrency: int = 8,
     ) -> None:
-        self._storage = storage
-        self.poster = poster
-        self._zone_of = zone_of
+        self._env = env
+        self._storage: Storage = env.storage
         self._learn = learn
         self._limit = asyncio.Semaphore(concurrency)
         self._levels: dict[str, tuple[date, UsualLevels]] = {}
@@ -158,7 +165,7 @@ class AnomalyWatch:
         local = now.astimezone(tz)
         hour = local.replace(minute=0, second=0, microsecond=0)
         try:
-            cc = await self.poster.service(team)
+            cc = await self._env.service(team)
             levels = await self._levels_of(team, cc, local.date(), tz)
             tally = KpiTally(tz)
             low, high = Window(hour, local).service_bounds()
@@ -169,11 +176,11 @@ class AnomalyWatch:
         except (errors.CallCenterError, NotConnectedError) as exc:
             report.failed_teams += 1
             if workspace_failure(exc):
-                await self.poster.tell_failure(team, awake[0].channel, exc)
+                await tell_failure(storage, self._env.outbox, team, awake[0].channel, exc)
             else:
                 log.warning("anomaly check of team %s: %s", team, exc)
             return
-        await off_loop(self.poster.tell_recovery, team)
+        await off_loop(tell_recovery, storage, team)
         campaigns, networks = tally.campaign_counts(), tally.network_counts()
         for alert in awake:
             readers = for_channel(workspace, alert.language, channels.get(alert.channel))
@@ -204,11 +211,8 @@ class AnomalyWatch:
                     report.updated += 1
 
     def _team_facts(self, team: str) -> tuple[ZoneInfo, Workspace | None, dict[str, str]]:
-        return (
-            self._zone_of(team),
-            self._storage.workspaces.get(team),
-            self._storage.channel_languages.all(team),
-        )
+        workspace = self._storage.workspaces.get(team)
+        return self._env.zone(workspace), workspace, self._storage.channel_languages.all(team)
 
     async def _levels_of(self, team: str, cc: CallCenter, today: date, tz: ZoneInfo) -> UsualLevels:
         kept = self._levels.get(team)
@@ -245,11 +249,11 @@ class AnomalyWatch:
         with use_audience(check.readers):
             message = rules.episode_reply(alert, episode, check.tz, check.now, check.hour)
         try:
-            ts = await self.poster.post_reply(alert.team_id, alert.channel, message)
-        except DigestPostError as exc:
+            ts = await self._post(alert.team_id, alert.channel, message)
+        except SlackRefused as exc:
             # Not told is not opened: the next minute tries again.
             await off_loop(storage.anomalies.forget, alert.team_id, episode.id)
-            log.warning("anomaly alert %s (team %s): %s", alert.id, alert.team_id, exc)
+            log.warning("anomaly alert %s (team %s): %s", alert.id, alert.team_id, exc.error)
             return False
         await off_loop(
             lambda: storage.anomalies.attach(
@@ -286,22 +290,18 @@ class AnomalyWatch:
                     return
                 parts = await chart_parts(spec, chart_mode(check.workspace))
             if parts.png is None:  # Slack draws it: the chart is a reply in the thread
-                await self.poster.post_reply(
+                await self._post(
                     alert.team_id,
                     alert.channel,
                     Reply(text=escape(parts.title), blocks=parts.blocks, ephemeral=False),
                     thread_ts=ts,
                 )
                 return
-            client = await self.poster.bots.get(alert.team_id)
-            if client is None:
-                return
-            await self.poster.outbox.upload(
-                client, alert.channel, team=alert.team_id, content=parts.png,
-                filename=parts.filename, title=parts.title, alt_txt=parts.title,
-                thread_ts=ts, request_file_info=False,
+            await self._env.outbox.upload(
+                alert.team_id, alert.channel, content=parts.png, filename=parts.filename,
+                title=parts.title, thread_ts=ts,
             )  # fmt: skip
-        except (errors.CallCenterError, SlackApiError, DigestPostError) as exc:
+        except (errors.CallCenterError, SlackRefused) as exc:
             log.warning("anomaly chart of alert %s (team %s): %s", alert.id, alert.team_id, exc)
 
     async def _touch(self, check: _Check, episode: Episode) -> Episode | None:
@@ -340,14 +340,14 @@ class AnomalyWatch:
         await self._rewrite(closed, message)
         if closed.message_ts:
             try:
-                await self.poster.post_reply(
+                await self._post(
                     closed.team_id,
                     closed.channel or check.alert.channel,
                     note,
                     thread_ts=closed.message_ts,
                 )
-            except DigestPostError as exc:
-                log.warning("anomaly recovery of alert %s: %s", check.alert.id, exc)
+            except SlackRefused as exc:
+                log.warning("anomaly recovery of alert %s: %s", check.alert.id, exc.error)
         return True
 
     async def _close_snoozed(
@@ -381,17 +381,20 @@ class AnomalyWatch:
         """``chat.update`` of the episode's post; a refusal is logged, not retried."""
         if not episode.channel or not episode.message_ts:
             return False
-        client = await self.poster.bots.get(episode.team_id)
-        if client is None:
-            return False
         try:
-            await self.poster.outbox.update(
-                client, episode.channel, episode.message_ts, message, team=episode.team_id
+            await self._env.outbox.update(
+                episode.team_id, episode.channel, episode.message_ts, message
             )
-        except SlackApiError as exc:
-            log.warning("anomaly post %s: %s", episode.id, exc.response.get("error"))
+        except SlackRefused as exc:
+            log.warning("anomaly post %s: %s", episode.id, exc.error)
             return False
         return True
+
+    async def _post(
+        self, team: str, channel: str, message: Reply, *, thread_ts: str | None = None
+    ) -> str:
+        """Post as the bot at the channel's pace; raises ``SlackRefused``."""
+        return await self._env.outbox.post(team, channel, message, thread_ts=thread_ts, burst=BURST)
 
 
 @dataclass(frozen=True)
@@ -406,3 +409,35 @@ class _Check:
     slot: str
     readers: Audience
     workspace: Workspace | None
+
+
+MINUTE = 60.0
+PROBE = "scheduler"
+"""The check is the scheduler's work: ``/readyz`` says so under its check."""
+
+_WATCHES: weakref.WeakKeyDictionary[JobEnv, AnomalyWatch] = weakref.WeakKeyDictionary()
+"""One watch per process's ports, so the usual levels are learned once a day there."""
+
+
+def watch_of(env: JobEnv) -> AnomalyWatch:
+    """The anomaly watch of the process whose ports ``env`` are."""
+    watch = _WATCHES.get(env)
+    if watch is None:
+        watch = _WATCHES[env] = AnomalyWatch(env)
+    return watch
+
+
+async def check_minute(env: JobEnv) -> AnomalyReport:
+    """This minute's check, at the clock's now (the minute is claimed per workspace, so
+    a round that runs twice in a minute, or on two replicas, checks once)."""
+    return await watch_of(env).tick(datetime.now(UTC))
+
+
+JOB = Job(
+    name="digests.anomalies",
+    run=check_minute,
+    every=MINUTE,
+    probe=PROBE,
+    where=SCHEDULER,
+    alone=True,  # a day's first learning of the bands holds up no other job
+)
