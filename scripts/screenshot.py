@@ -189,9 +189,10 @@ async def anomaly_scene(page: Page, demo: Demo) -> None:
     await command(page, "/callops canh-bao them #call-center bat-thuong")
     asked = page.locator("#messages .message.ephemeral").last
     await expect(asked).to_be_visible()
-    watch = demo.rt.scheduler.anomalies
-    assert watch is not None
-    await watch.tick(end)
+    from bot.jobs import env_of
+    from commands.digests.anomaly_watch import watch_of
+
+    await watch_of(env_of(demo.rt)).tick(end)
     post = page.locator("#messages .message", has_text="Viettel").last
     await expect(post).to_be_visible()
     await post.locator(".thread-link").click()
