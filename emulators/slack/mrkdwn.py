@@ -117,19 +117,16 @@ def check_markup(kind: str, method: str, params: dict[str, Any]) -> tuple[int, l
 class MarkupAudit:
     """Every stray ``<`` any stand-in in this process was sent, and how much was looked at.
 
-    Tests take a ``mark()`` before and read ``since(mark)`` after; ``requests`` shows the
-    scan was handed the stand-in's requests at all (a modal of plain text alone has no
-    mrkdwn to scan), ``scanned`` how many mrkdwn texts they held.  Findings are kept in
-    full (a demo that runs for days sends none, or the app has a bug to fix)."""
+    Tests take a ``mark()`` before and read ``since(mark)`` after; ``scanned`` shows the
+    scan saw something at all.  Findings are kept in full (a demo that runs for days sends
+    none, or the app has a bug to fix)."""
 
-    requests: int = 0
     scanned: int = 0
     findings: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, where: str, scanned: int, findings: list[str]) -> None:
         with self._lock:
-            self.requests += 1
             self.scanned += scanned
             self.findings.extend(f"{where}: {finding}" for finding in findings)
 
