@@ -1,14 +1,7 @@
-"""The one Bolt middleware that knows who is asking: it puts a ``ContextBuilder`` on
-Bolt's ``context`` for every request, read from what Bolt already extracted (team,
-enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).  The
-listener builds the ``CommandContext`` (the person's role, from Slack and the database)
-after acknowledging: Slack's 3 seconds are never spent here.
-
-The same middleware acts on each Events API ``event_id`` once (Slack redelivers an event
-it thinks was not acknowledged), and a request whose replay claim the door could not make
-(``bot.request_guard``: the database was busy) carries its signature as
-``ContextBuilder.pending_claim``, which the listener settles with ``claimed`` before any
-work.
+"""The Bolt middleware that knows who is asking: a ``ContextBuilder`` on Bolt's ``context``
+for every request, from what Bolt already extracted; the listener builds the
+``CommandContext`` after acknowledging.  It also acts on each Events API ``event_id`` once,
+and hands a request the replay claim the door left pending (``docs/door.md``).
 """
 
 from __future__ import annotations
@@ -38,6 +31,7 @@ from storage import off_loop_quick, patience
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
+Next = Callable[[], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -47,9 +41,7 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
-    pending_claim: Claim | None = None
-    """The replay claim the door left to the background (the database was busy), else
-    None."""
+    pending_claim: Claim | None = None  # the door's claim left to the background, if any
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
@@ -57,31 +49,24 @@ class ContextBuilder:
         )
 
     async def claimed(
-        self,
-        tell: Callable[[Reply], Awaitable[Any]] | None,
-        *,
-        lock_wait: float | None = None,
+        self, tell: Callable[[Reply], Awaitable[Any]] | None, *, lock_wait: float | None = None
     ) -> bool:
-        """True when the request may go on: its replay claim was made at the door, or by
-        the claim the door left to the background (waited for, or for ``lock_wait``
-        seconds at most: a form's answer is due in 3).  False for a replay, or when the
-        database stayed busy: ``tell`` (if any) then gets the busy message, and nothing
-        was done (a form's claim goes on, so its replays are refused once it is made)."""
-        claiming = self.pending_claim
-        if claiming is None:
+        """True when the request may go on: claimed at the door, or by its pending claim
+        (waited for ``lock_wait`` seconds at most: a form's answer is due in 3).  Else a
+        replay, or the database stayed busy: ``tell`` gets the busy message, nothing done."""
+        if self.pending_claim is None:
             return True
         try:
-            first = await asyncio.wait_for(asyncio.shield(claiming), lock_wait)
+            first = await asyncio.wait_for(asyncio.shield(self.pending_claim), lock_wait)
         except TimeoutError:
             first = None
         if first is None:
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
-            return False
-        if not first:
+        elif not first:
             log.info("replayed request ignored (its claim was made after the ack)")
-        return first
+        return bool(first)
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -91,40 +76,32 @@ def builder(context: AsyncBoltContext) -> ContextBuilder:
     return found
 
 
-def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
-    """The channel to answer in: Bolt's, else the clicked message's container's, else
-    (a modal) the one its opener recorded in ``private_metadata``."""
-    if context.channel_id:
-        return context.channel_id
-    container = body.get("container") or {}
-    if container.get("channel_id"):
-        return str(container["channel_id"])
-    view = body.get("view")
-    if isinstance(view, dict):
-        try:
-            return OpenedFrom.model_validate_json(view.get("private_metadata") or "{}").channel
-        except ValidationError:
-            return None  # forged, or not ours: answered where nothing is said
-    return None
-
-
 class OpenedFrom(Metadata):
     """The channel a modal was opened from, as its private metadata keeps it."""
 
     channel: Annotated[str, StringConstraints(pattern=r"^[CDG][A-Z0-9]{2,30}$")] | None = None
 
 
+def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
+    """Bolt's channel, else the clicked message's container's, else (a modal) the one its
+    opener kept in ``private_metadata`` (a forged one is answered nowhere)."""
+    found = context.channel_id or (body.get("container") or {}).get("channel_id")
+    view = body.get("view")
+    if found or not isinstance(view, dict):
+        return found or None
+    try:
+        return OpenedFrom.model_validate_json(view.get("private_metadata") or "{}").channel
+    except ValidationError:
+        return None
+
+
 def name_the_work(
     registry: Registry,
-) -> Callable[[dict[str, Any], AsyncBoltContext, Callable[[], Awaitable[None]]], Awaitable[None]]:
-    """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
-    of this request on its log lines (named by the app's ``registry``), from before Bolt
-    asks Slack who the bot is.  Over HTTP the request already has its correlation id
-    (``bot.metrics``); over Socket Mode it gets one here."""
+) -> Callable[[dict[str, Any], AsyncBoltContext, Next], Awaitable[None]]:
+    """Bolt's ``before_authorize``: the team and the command (or interaction) on the log
+    lines, before Bolt asks Slack who the bot is (a correlation id too, in Socket Mode)."""
 
-    async def naming(
-        body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
-    ) -> None:
+    async def naming(body: dict[str, Any], context: AsyncBoltContext, next: Next) -> None:
         logs.begin(team=context.team_id, name=work_name(body, registry), keep_id=True)
         await next()
 
@@ -142,12 +119,11 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         body: dict[str, Any],
         context: AsyncBoltContext,
         client: AsyncWebClient,
-        next: Callable[[], Awaitable[None]],
+        next: Next,
     ) -> BoltResponse | None:
-        event_id, team = body.get("event_id"), context.team_id
+        event_id, team, user = body.get("event_id"), context.team_id, context.user_id
         if body.get("type") == "event_callback" and event_id and team:
-            try:
-                # Before the acknowledgement, so briefly: Slack resends an event refused now.
+            try:  # before the acknowledgement, so briefly: Slack resends an event refused now
                 first = await off_loop_quick(first_delivery, team, str(event_id))
             except Exception as exc:  # busy, or unavailable
                 log.info(
@@ -158,12 +134,10 @@ def install(app: AsyncApp, rt: Runtime) -> None:
                 log.info("event %s already handled; ignoring the retry", event_id)
                 return BoltResponse(status=200, body="")
         rt.responses.pool(context)
-        user = context.user_id
         if team and user:
             signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending = rt.held_claims.get(signature) if signature else None
-            context[CONTEXT_KEY] = ContextBuilder(
-                rt, client, team, user, _channel(body, context), pending
-            )
+            pending = rt.held_claims.get(signature)
+            channel = _channel(body, context)
+            context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, channel, pending)
         await next()
         return None

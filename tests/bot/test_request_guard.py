@@ -107,7 +107,7 @@ MALFORMED = [
             {"type": "block_actions", "user": {"id": "U1"}, "team": {"id": "T1"}, "actions": "x"}
         ),
         FORM,
-        "malformed_payload: actions is not a list of objects",
+        "malformed_payload: actions:list_type",
         id="actions not a list",
     ),
     pytest.param(
