@@ -1,7 +1,5 @@
 """The door in front of Bolt and the callback receiver: what passes is signed, fresh,
-well-formed and first-seen; the rest is answered here, one log line and no traceback.
-``docs/door.md`` lists each guarantee with its test, and why the replay claim is so shaped.
-"""
+well-formed and first-seen; the rest gets one log line (docs/door.md: each guarantee)."""
 
 from __future__ import annotations
 
@@ -11,6 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -32,33 +31,24 @@ MAX_FORM_FIELDS = 100
 SLASH_COMMAND_FIELDS = ("command", "team_id", "user_id", "response_url")
 RETRY_AFTER = "5"
 QUICK_LOCK_WAIT = 0.2  # seconds the door's claim waits for another writer's lock (one try)
-CLAIM_WINDOW = 10.0
-"""Seconds after its signed timestamp by which a command's or interaction's replay claim
-must be made for it to run: Slack sends each within a second or so, and never again."""
+CLAIM_WINDOW = 10.0  # seconds after signing by which a claim must be made for the work to run
 SUBMISSION_LOCK_WAIT = 0.5  # a form's pending claim waits this long: its answer is due in 3
 KEEP_SECONDS = 330.0  # a claim left to the background is held this long once made
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
+SERVER_LOG = logging.getLogger("callops.http")  # aiohttp's (``AppRunner(logger=...)``)
+Claim = asyncio.Task[bool | None]  # made in the background: True, False (a replay), None
 
-SERVER_LOG = logging.getLogger("callops.http")
-"""The logger aiohttp's request handler writes to (``AppRunner(logger=...)``)."""
-Claim = asyncio.Task[bool | None]
-"""A claim left to the background: True (run), False (a replay), None (its window closed
-first: nothing may run it now, anywhere)."""
-HeldClaims = dict[str, Claim]
-"""Claims left to the background, by request signature (``Runtime.held_claims``)."""
+HeldClaims = dict[str, Claim]  # by the request's signature (``Runtime.held_claims``)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _parser_refusal(record: logging.LogRecord) -> bool:
-    """What aiohttp's HTTP parser refused is the sender's mistake: one line at INFO, not a
-    traceback (a real error of the server keeps its own)."""
+    """What aiohttp's HTTP parser refused is the sender's mistake: one line, no traceback."""
     raised = exc = record.exc_info[1] if record.exc_info else None
-    for _ in range(4):  # the parser's refusal, or what it was raised from
-        if exc is None or isinstance(exc, HttpProcessingError):
-            break
-        exc = exc.__cause__
-    if not isinstance(exc, HttpProcessingError):
+    while exc is not None and not isinstance(exc, HttpProcessingError):
+        exc = exc.__cause__  # the parser's refusal, or what it was raised from
+    if exc is None:
         return True
     if isinstance(raised, RequestPayloadError):
         return False  # the unread body of a request answered already (a 415)
@@ -73,6 +63,12 @@ def _parser_refusal(record: logging.LogRecord) -> bool:
 SERVER_LOG.addFilter(_parser_refusal)
 
 
+def claim(seen: DedupStore, team: str, key: str, lock_wait: float | None = None) -> bool:
+    """True the first time any process claims ``key``; blocking (a database write)."""
+    with patience(lock_wait, tries=1) if lock_wait else contextlib.nullcontext():
+        return seen.mark_event(team, key)
+
+
 class Refused(Exception):
     """The answer to a request Bolt must not see: ``(status, error)``."""
 
@@ -80,8 +76,18 @@ class Refused(Exception):
 def _check_body(text: str, content_type: str) -> bool:
     """400 unless the body is as Slack sends it, read as Bolt reads it
     (``slack_bolt.request.internals.parse_body``); True for an Events API request."""
-    is_json = content_type == "application/json" or text.startswith("{")
-    payload = text if is_json else _form_payload(text)
+    payload: str | None = text
+    if is_form := content_type != "application/json" and not text.startswith("{"):
+        try:
+            form = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+        except ValueError:
+            raise Refused(400, "too_many_form_fields") from None
+        fields, payloads = dict(form), [value for key, value in form if key == "payload"]
+        if "command" in fields and not all(fields.get(f) for f in SLASH_COMMAND_FIELDS):
+            raise Refused(400, "slash_command_without_team_user_or_response_url")
+        if len(payloads) > 1:
+            raise Refused(400, "payload_not_a_json_object")
+        payload = fields.get("payload")
     if payload is None:
         return False
     try:
@@ -92,54 +98,31 @@ def _check_body(text: str, content_type: str) -> bool:
         raise Refused(400, "payload_not_a_json_object")
     if wrong := slack_shapes.problem(data):
         raise Refused(400, "malformed_payload: " + wrong)
-    return is_json
+    return not is_form
 
 
-def _form_payload(text: str) -> str | None:
-    try:
-        form = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
-    except ValueError:
-        raise Refused(400, "too_many_form_fields") from None
-    fields = dict(form)
-    if "command" in fields and not all(fields.get(f) for f in SLASH_COMMAND_FIELDS):
-        raise Refused(400, "slash_command_without_team_user_or_response_url")
-    payloads = [value for key, value in form if key == "payload"]
-    if len(payloads) > 1:
-        raise Refused(400, "payload_not_a_json_object")
-    return payloads[0] if payloads else None
-
-
+@dataclass
 class SlackRequestGuard:
-    """The aiohttp middleware on ``path`` (Slack's requests) and under ``callbacks``
-    (the call-center service's: only their encoding is judged here)."""
+    """The aiohttp middleware on ``path`` (Slack) and under ``callbacks`` (their encoding)."""
 
-    def __init__(
-        self,
-        signing_secret: str | None,
-        seen: DedupStore,
-        *,
-        path: str,
-        callbacks: str,
-        held: HeldClaims,
-        spawn: Callable[..., asyncio.Task[Any]],
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._verifier = SignatureVerifier(signing_secret) if signing_secret else None
-        self._seen, self._path, self._callbacks = seen, path, callbacks
-        self._held, self._spawn, self._clock = held, spawn, clock
+    signing_secret: str | None
+    seen: DedupStore
+    path: str
+    callbacks: str
+    held: HeldClaims
+    spawn: Callable[..., asyncio.Task[Any]]  # runs a claim left to the background
 
     async def check(self, request: web.Request) -> None:
-        """Raise ``Refused`` for a request Bolt must not see; a command or interaction the
-        busy database could not claim goes on, its claim held in the background."""
+        """``Refused`` unless Bolt may see the request (its claim perhaps pending)."""
         if "Content-Encoding" in request.headers:  # verified as sent: aiohttp would undo it
             raise Refused(415, "content_encoding_not_accepted")
-        if request.path != self._path:
+        if request.path != self.path:
             return
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
         if not _TIMESTAMP.match(timestamp):
             raise Refused(401, "missing_or_malformed_timestamp")
-        if abs(self._clock() - int(timestamp)) > MAX_SKEW:
+        if abs(time.time() - int(timestamp)) > MAX_SKEW:
             raise Refused(401, "stale_timestamp")
         if not _SIGNATURE.match(signature):
             raise Refused(401, "missing_or_malformed_signature")
@@ -147,20 +130,21 @@ class SlackRequestGuard:
             text = (await request.read()).decode("utf-8")  # at most client_max_size
         except UnicodeDecodeError:
             raise Refused(401, "invalid_signature") from None  # Slack signs UTF-8 only
-        if self._verifier is None or not self._verifier.is_valid(text, timestamp, signature):
+        secret = self.signing_secret
+        if not secret or not SignatureVerifier(secret).is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
         if _check_body(text, request.content_type):
             return  # an event: its event_id is claimed by bot.listeners.context
         run_by = int(timestamp) + CLAIM_WINDOW
-        if self._clock() > run_by or signature in self._held:
+        if time.time() > run_by or signature in self.held:
             raise Refused(401, "replayed_request")
         try:
-            first = await off_loop_quick(self._claim_quickly, signature)
+            first = await off_loop_quick(claim, self.seen, "*", "sig:" + signature, QUICK_LOCK_WAIT)
         except StorageBusyError:
-            if signature in self._held:  # the same request, sent twice at once
+            if signature in self.held:  # the same request, sent twice at once
                 raise Refused(401, "replayed_request") from None
-            claiming = self._spawn(self._claim_until(signature, run_by), name="callops-claim")
-            self._held[signature] = claiming
+            claiming = self.spawn(self._claim_until(signature, run_by), name="callops-claim")
+            self.held[signature] = claiming
             log.info("slack request: database busy; replay claim left to the background")
             return
         except Exception as exc:  # the database, whatever its engine, is unavailable
@@ -169,42 +153,32 @@ class SlackRequestGuard:
         if not first:
             raise Refused(401, "replayed_request")
 
-    def _claim_quickly(self, signature: str) -> bool:
-        with patience(QUICK_LOCK_WAIT, tries=1):
-            return self._claim(signature)
-
-    def _claim(self, signature: str) -> bool:
-        """True the first time a signature is seen, by any process (a database write)."""
-        return self._seen.mark_event("*", "sig:" + signature)
-
     async def _claim_until(self, signature: str, run_by: float) -> bool | None:
-        """The claim of a request let through while the database was busy, tried with the
-        store's usual patience until its window closes; held for its work path (and its
-        replays) until ``KEEP_SECONDS`` after."""
+        """A claim the busy database refused, tried with its usual patience till ``run_by``."""
         try:
             while True:
                 with contextlib.suppress(StorageBusyError):
-                    first = await off_loop(self._claim, signature)
+                    first = await off_loop(claim, self.seen, "*", "sig:" + signature)
                     # Made once its window had closed: another process would refuse it now.
-                    return None if first and self._clock() > run_by else first
-                if self._clock() >= run_by:
+                    return None if first and time.time() > run_by else first
+                if time.time() >= run_by:
                     return None
         except Exception as exc:
             log.warning("slack request: claim not made (%s)", type(exc).__name__)
             return None
         finally:
-            asyncio.get_running_loop().call_later(KEEP_SECONDS, self._held.pop, signature, None)
+            asyncio.get_running_loop().call_later(KEEP_SECONDS, self.held.pop, signature, None)
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         path = request.path
-        if request.method != "POST" or not (path == self._path or path.startswith(self._callbacks)):
+        if request.method != "POST" or not (path == self.path or path.startswith(self.callbacks)):
             return await handler(request)
         try:
             await self.check(request)
         except Refused as refused:
             status, error = refused.args
-            shown = path if path == self._path else self._callbacks + "…"  # not the token
+            shown = path if path == self.path else self.callbacks + "…"  # not the token
             log.info("refused POST %s from %s: %s", shown, request.remote, error)
             headers = {"Retry-After": RETRY_AFTER} if status == 503 else None
             answer = web.json_response(

@@ -1,10 +1,6 @@
-"""The fields Bolt and the listeners route by, typed as Slack sends them.
-
-Bolt reads payloads as Slack documents them (``body["actions"][0]["action_id"]``,
-``payload["team"]["id"]``) and answers 500 on anything else, as do the app's own readers;
-``problem`` names the first field that is not so, for the door's 400 (``docs/door.md``).
-Only what is read is typed: the rest passes as it came (``extra="allow"``).
-"""
+"""The fields Bolt and the listeners route by, typed as Slack sends them: Bolt reads
+``body["actions"][0]["action_id"]`` or ``payload["team"]["id"]`` and fails with a 500 on
+anything else, as do the app's readers.  Only what is read is typed (``extra="allow"``)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import PydanticCustomError
 
 Str = str | None
-Named = Annotated[str, Field(min_length=1)]
 
 
 class Slack(BaseModel):
@@ -101,10 +96,9 @@ class Option(Slack):
     value: Str = None
 
 
-class Action(Slack):
+class Action(Option):
     action_id: str
     block_id: Str = None
-    value: Str = None
     type: Str = None
     selected_option: Option | None = None
 
@@ -139,7 +133,7 @@ _BY_CALLBACK = _routed_by(callback_id=str)
 _BY_TYPE: dict[Any, type[Payload]] = {
     "block_actions": _routed_by(actions=Annotated[list[Action], Field(min_length=1)]),
     "block_suggestion": _routed_by(action_id=str),
-    "event_callback": _routed_by(team_id=Named, event=Event),
+    "event_callback": _routed_by(team_id=Annotated[str, Field(min_length=1)], event=Event),
     **dict.fromkeys(["view_submission", "view_closed"], _routed_by(view=View)),
     **dict.fromkeys(["shortcut", "message_action", "interactive_message"], _BY_CALLBACK),
     **dict.fromkeys(["dialog_submission", "dialog_cancellation"], _BY_CALLBACK),

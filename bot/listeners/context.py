@@ -1,8 +1,6 @@
-"""The Bolt middleware that knows who is asking: a ``ContextBuilder`` on Bolt's ``context``
-for every request, from what Bolt already extracted; the listener builds the
-``CommandContext`` after acknowledging.  It also acts on each Events API ``event_id`` once,
-and hands a request the replay claim the door left pending (``docs/door.md``).
-"""
+"""The Bolt middleware that knows who is asking (a ``ContextBuilder`` on Bolt's context,
+from what Bolt extracted; the listener builds the ``CommandContext`` after its ack), acts
+on each ``event_id`` once and hands on the claim the door left pending (docs/door.md)."""
 
 from __future__ import annotations
 
@@ -19,14 +17,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.metrics import work_name
-from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
 from commands.registry import Registry
-from storage import off_loop_quick, patience
+from storage import off_loop_quick
 
 log = logging.getLogger(__name__)
 
@@ -51,15 +49,12 @@ class ContextBuilder:
     async def claimed(
         self, tell: Callable[[Reply], Awaitable[Any]] | None, *, lock_wait: float | None = None
     ) -> bool:
-        """True when the request may go on: claimed at the door, or by its pending claim
-        (waited for ``lock_wait`` seconds at most: a form's answer is due in 3).  Else a
-        replay, or the database stayed busy: ``tell`` gets the busy message, nothing done."""
-        if self.pending_claim is None:
+        """True if the request may go on: claimed at the door, or by its pending claim within
+        ``lock_wait`` s; else a replay, or busy (``tell`` is told so) and nothing was done."""
+        if (claiming := self.pending_claim) is None:
             return True
-        try:
-            first = await asyncio.wait_for(asyncio.shield(self.pending_claim), lock_wait)
-        except TimeoutError:
-            first = None
+        done, _ = await asyncio.wait([claiming], timeout=lock_wait)
+        first = claiming.result() if done else None
         if first is None:
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
@@ -76,15 +71,12 @@ def builder(context: AsyncBoltContext) -> ContextBuilder:
     return found
 
 
-class OpenedFrom(Metadata):
-    """The channel a modal was opened from, as its private metadata keeps it."""
-
+class OpenedFrom(Metadata):  # the channel a modal was opened from, in its private metadata
     channel: Annotated[str, StringConstraints(pattern=r"^[CDG][A-Z0-9]{2,30}$")] | None = None
 
 
 def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
-    """Bolt's channel, else the clicked message's container's, else (a modal) the one its
-    opener kept in ``private_metadata`` (a forged one is answered nowhere)."""
+    """Bolt's channel, the clicked message's, or (a modal) the one its opener kept."""
     found = context.channel_id or (body.get("container") or {}).get("channel_id")
     view = body.get("view")
     if found or not isinstance(view, dict):
@@ -95,11 +87,8 @@ def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
         return None
 
 
-def name_the_work(
-    registry: Registry,
-) -> Callable[[dict[str, Any], AsyncBoltContext, Next], Awaitable[None]]:
-    """Bolt's ``before_authorize``: the team and the command (or interaction) on the log
-    lines, before Bolt asks Slack who the bot is (a correlation id too, in Socket Mode)."""
+def name_the_work(registry: Registry) -> Callable[..., Awaitable[None]]:
+    """Bolt's ``before_authorize``: the team and the work on the log lines, from the start."""
 
     async def naming(body: dict[str, Any], context: AsyncBoltContext, next: Next) -> None:
         logs.begin(team=context.team_id, name=work_name(body, registry), keep_id=True)
@@ -109,35 +98,25 @@ def name_the_work(
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:
-    def first_delivery(team: str, event_id: str) -> bool:
-        with patience(QUICK_LOCK_WAIT, tries=1):
-            return rt.storage.dedup.mark_event(team, event_id)
-
     @app.middleware
-    async def callops_context(
-        req: AsyncBoltRequest,
-        body: dict[str, Any],
-        context: AsyncBoltContext,
-        client: AsyncWebClient,
-        next: Next,
-    ) -> BoltResponse | None:
+    async def callops_context(req: AsyncBoltRequest, next: Next) -> BoltResponse | None:
+        body, context = req.body, req.context
         event_id, team, user = body.get("event_id"), context.team_id, context.user_id
         if body.get("type") == "event_callback" and event_id and team:
             try:  # before the acknowledgement, so briefly: Slack resends an event refused now
-                first = await off_loop_quick(first_delivery, team, str(event_id))
-            except Exception as exc:  # busy, or unavailable
-                log.info(
-                    "event %s: the database is busy (%s); refused", event_id, type(exc).__name__
+                first = await off_loop_quick(
+                    claim, rt.storage.dedup, team, str(event_id), QUICK_LOCK_WAIT
                 )
+            except Exception as exc:  # busy, or unavailable
+                log.info("event %s: database busy (%s); refused", event_id, type(exc).__name__)
                 return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
             if not first:
                 log.info("event %s already handled; ignoring the retry", event_id)
                 return BoltResponse(status=200, body="")
         rt.responses.pool(context)
         if team and user:
-            signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending = rt.held_claims.get(signature)
+            pending = rt.held_claims.get((req.headers.get("x-slack-signature") or [""])[0])
             channel = _channel(body, context)
-            context[CONTEXT_KEY] = ContextBuilder(rt, client, team, user, channel, pending)
+            context[CONTEXT_KEY] = ContextBuilder(rt, context.client, team, user, channel, pending)
         await next()
         return None
