@@ -38,7 +38,6 @@ _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
 SERVER_LOG = logging.getLogger("callops.http")  # aiohttp's (``AppRunner(logger=...)``)
 Claim = asyncio.Task[bool | None]  # made in the background: True, False (a replay), None
-
 HeldClaims = dict[str, Claim]  # by the request's signature (``Runtime.held_claims``)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -181,10 +180,8 @@ class SlackRequestGuard:
             shown = path if path == self.path else self.callbacks + "…"  # not the token
             log.info("refused POST %s from %s: %s", shown, request.remote, error)
             headers = {"Retry-After": RETRY_AFTER} if status == 503 else None
-            answer = web.json_response(
-                {"ok": False, "error": error}, status=status, headers=headers
-            )
+            reply = web.json_response({"ok": False, "error": error}, status=status, headers=headers)
             if status == 415:
-                answer.force_close()  # its body is not read: the client's next request waits not
-            return answer
+                reply.force_close()  # its body is not read: the client's next request waits not
+            return reply
         return await handler(request)

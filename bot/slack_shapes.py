@@ -17,12 +17,6 @@ class Slack(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
 
-class Id(Slack):
-    id: Str = None
-    team_id: Str = None
-    enterprise_id: Str = None
-
-
 class State(Slack):
     values: dict[str, dict[str, dict[str, Any]]]
 
@@ -30,10 +24,11 @@ class State(Slack):
 class Fields(Slack):
     """What Bolt and the listeners read from a payload, and from the objects in it."""
 
-    team: str | Id | None = None
-    user: str | Id | None = None
-    channel: str | Id | None = None
-    enterprise: str | Id | None = None
+    team: str | Fields | None = None  # an id, or an object with one
+    user: str | Fields | None = None
+    channel: str | Fields | None = None
+    enterprise: str | Fields | None = None
+    id: Str = None
     type: Str = None
     team_id: Str = None
     user_id: Str = None
@@ -79,10 +74,12 @@ class Payload(Fields):
         if self.type not in _FROM_A_PERSON:
             return self
         view, user, team = self.view or Fields(), self.user, self.team
-        if not (user.id if isinstance(user, Id) else user):
+        if not (user.id if isinstance(user, Fields) else user):
             raise PydanticCustomError("missing_user", "no user")
-        team_id = team.id if isinstance(team, Id) else team
-        user_team = user.team_id if isinstance(user, Id) else None
+        if self.type.startswith("view_") and (view.callback_id is None or view.type is None):
+            raise PydanticCustomError("missing_view", "no view with a callback_id and a type")
+        team_id = team.id if isinstance(team, Fields) else team
+        user_team = user.team_id if isinstance(user, Fields) else None
         if not (view.app_installed_team_id or team_id or self.team_id or user_team or view.team_id):
             raise PydanticCustomError("missing_team", "no team")
         return self
@@ -124,22 +121,16 @@ def _routed_by(**fields: Any) -> type[Payload]:
     return create_model("Routed", __base__=Payload, **required)
 
 
-class View(Fields):
-    callback_id: str
-    type: str
-
-
 _BY_CALLBACK = _routed_by(callback_id=str)
 _BY_TYPE: dict[Any, type[Payload]] = {
     "block_actions": _routed_by(actions=Annotated[list[Action], Field(min_length=1)]),
     "block_suggestion": _routed_by(action_id=str),
     "event_callback": _routed_by(team_id=Annotated[str, Field(min_length=1)], event=Event),
-    **dict.fromkeys(["view_submission", "view_closed"], _routed_by(view=View)),
     **dict.fromkeys(["shortcut", "message_action", "interactive_message"], _BY_CALLBACK),
     **dict.fromkeys(["dialog_submission", "dialog_cancellation"], _BY_CALLBACK),
     **dict.fromkeys(["dialog_suggestion", "workflow_step_edit"], _BY_CALLBACK),
 }
-_NAMES = {"actions"}.union(*(m.model_fields for m in (Payload, Id, State, Action, Option, Event)))
+_NAMES = {"actions"}.union(*(m.model_fields for m in (Payload, State, Action, Option, Event)))
 
 
 def problem(payload: dict[str, Any]) -> str | None:

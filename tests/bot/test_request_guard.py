@@ -111,6 +111,32 @@ MALFORMED = [
         id="actions not a list",
     ),
     pytest.param(
+        json.dumps(
+            {
+                "type": "event_callback",
+                "team_id": "T1",
+                "event": {"type": "x", "message": {"user": 5}},
+            }
+        ),
+        "application/json",
+        "malformed_payload: event.message.user:string_type",
+        id="an id Bolt reads in turn",
+    ),
+    pytest.param(
+        "payload="
+        + json.dumps(
+            {
+                "type": "view_submission",
+                "user": {"id": "U1"},
+                "team": {"id": "T1"},
+                "view": {"type": "modal", "callback_id": "c", "state": {"values": {"secret": 1}}},
+            }
+        ),
+        FORM,
+        "malformed_payload: view.state.values:dict_type",  # the sender's block id not in it
+        id="state values",
+    ),
+    pytest.param(
         "command=%2Fcallops&team_id=T0001&user_id=U0001&text=help",
         FORM,
         "slash_command_without_team_user_or_response_url",
