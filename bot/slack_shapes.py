@@ -21,9 +21,7 @@ class State(Slack):
     values: dict[str, dict[str, dict[str, Any]]]
 
 
-class Fields(Slack):
-    """What Bolt and the listeners read from a payload, and from the objects in it."""
-
+class Fields(Slack):  # what Bolt and the listeners read, in a payload and the objects in it
     team: str | Fields | None = None  # an id, or an object with one
     user: str | Fields | None = None
     channel: str | Fields | None = None
@@ -115,8 +113,7 @@ class Event(Fields):
         return self
 
 
-def _routed_by(**fields: Any) -> type[Payload]:
-    """The payload of a type Bolt routes by ``fields``, each required."""
+def _routed_by(**fields: Any) -> type[Payload]:  # a payload type Bolt routes by these fields
     required: dict[str, Any] = {name: (kind, ...) for name, kind in fields.items()}
     return create_model("Routed", __base__=Payload, **required)
 
