@@ -60,12 +60,11 @@ class Fields(Slack):  # what Bolt and the listeners read, in a payload and the o
     item: Fields | None = None
     assistant_thread: Fields | None = None
     container: Fields | None = None
-
-
-class Payload(Fields):
     authorizations: list[Fields] | None = None
     response_urls: list[Fields] | None = None
 
+
+class Payload(Fields):
     @model_validator(mode="after")
     def _person(self) -> Self:
         """A payload a person caused names them and their workspace (where Bolt looks)."""

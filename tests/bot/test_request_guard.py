@@ -123,6 +123,12 @@ MALFORMED = [
         id="an id Bolt reads in turn",
     ),
     pytest.param(
+        json.dumps({"type": "x", "authorizations": [{"authorizations": [None]}]}),
+        "application/json",
+        "malformed_payload: authorizations[].authorizations[]:model_type",
+        id="authorizations Bolt reads in turn",
+    ),
+    pytest.param(
         "payload="
         + json.dumps(
             {
