@@ -8,9 +8,20 @@ from itertools import takewhile
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic.functional_validators import AfterValidator
 from pydantic_core import PydanticCustomError
 
 Str = str | None
+
+
+def _not_null(value: Any) -> Any:
+    """An object may be absent, but not null: Bolt reads ``"view" in body`` as an object."""
+    if value is None:
+        raise PydanticCustomError("object_type", "null for an object")
+    return value
+
+
+NotNull = AfterValidator(_not_null)
 
 
 class Slack(BaseModel):
@@ -51,15 +62,15 @@ class Fields(Slack):  # what Bolt and the listeners read, in a payload and the o
     app_installed_team_id: Str = None
     function_execution_id: Str = None
     bot_access_token: Str = None
-    function_data: dict[str, Any] | None = None
-    state: State | None = None
-    view: Fields | None = None  # and the objects Bolt reads ids from in turn
-    event: Fields | None = None
-    message: Fields | None = None
-    previous_message: Fields | None = None
-    item: Fields | None = None
-    assistant_thread: Fields | None = None
-    container: Fields | None = None
+    function_data: Annotated[dict[str, Any] | None, NotNull] = None
+    state: Annotated[State | None, NotNull] = None
+    view: Annotated[Fields | None, NotNull] = None  # and what Bolt reads ids from in turn
+    event: Annotated[Fields | None, NotNull] = None
+    message: Annotated[Fields | None, NotNull] = None
+    previous_message: Annotated[Fields | None, NotNull] = None
+    item: Annotated[Fields | None, NotNull] = None
+    assistant_thread: Annotated[Fields | None, NotNull] = None
+    container: Annotated[Fields | None, NotNull] = None
     authorizations: list[Fields] | None = None
     response_urls: list[Fields] | None = None
 
@@ -133,7 +144,8 @@ def problem(payload: dict[str, Any]) -> str | None:
     """The first field of ``payload`` not as Slack sends it: its path and the kind of error,
     never a value (a dict's keys are the sender's, so the path stops at one)."""
     try:
-        _BY_TYPE.get(payload.get("type"), Payload).model_validate(payload)
+        kind = payload.get("type")
+        _BY_TYPE.get(kind if isinstance(kind, str) else None, Payload).model_validate(payload)
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = takewhile(lambda part: not isinstance(part, str) or part in _NAMES, error["loc"])

@@ -129,6 +129,18 @@ MALFORMED = [
         id="authorizations Bolt reads in turn",
     ),
     pytest.param(
+        json.dumps({"type": "app_rate_limited", "view": None}),
+        "application/json",
+        "malformed_payload: view:object_type",  # Bolt reads what "view" in body holds
+        id="view null",
+    ),
+    pytest.param(
+        json.dumps({"type": {}}),
+        "application/json",
+        "malformed_payload: type:string_type",
+        id="type",
+    ),
+    pytest.param(
         "payload="
         + json.dumps(
             {
