@@ -1,21 +1,20 @@
 """The fields Bolt and the listeners route by, typed as Slack sends them: Bolt reads
 ``body["actions"][0]["action_id"]`` or ``payload["team"]["id"]`` and fails with a 500 on
-anything else, as do the app's readers.  Only what is read is typed (``extra="allow"``)."""
+anything else, as do the app's readers.  Only what is read is typed; the rest is let be."""
 
 from __future__ import annotations
 
 from itertools import takewhile
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 from pydantic.functional_validators import AfterValidator
 from pydantic_core import PydanticCustomError
 
 Str = str | None
 
 
-def _not_null(value: Any) -> Any:
-    """An object may be absent, but not null: Bolt reads ``"view" in body`` as an object."""
+def _not_null(value: Any) -> Any:  # absent, or an object: Bolt reads "view" in body as one
     if value is None:
         raise PydanticCustomError("object_type", "null for an object")
     return value
@@ -24,15 +23,11 @@ def _not_null(value: Any) -> Any:
 NotNull = AfterValidator(_not_null)
 
 
-class Slack(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True)
-
-
-class State(Slack):
+class State(BaseModel):
     values: dict[str, dict[str, dict[str, Any]]]
 
 
-class Fields(Slack):  # what Bolt and the listeners read, in a payload and the objects in it
+class Fields(BaseModel):  # what Bolt and the listeners read, in a payload and the objects in it
     team: str | Fields | None = None  # an id, or an object with one
     user: str | Fields | None = None
     channel: str | Fields | None = None
@@ -97,7 +92,7 @@ _FROM_A_PERSON = {"block_actions", "block_suggestion", "view_submission", "view_
 _FROM_A_PERSON |= {"shortcut", "message_action"}
 
 
-class Option(Slack):
+class Option(BaseModel):
     value: Str = None
 
 
