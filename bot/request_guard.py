@@ -45,9 +45,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def _parser_refusal(record: logging.LogRecord) -> bool:
     """What aiohttp's HTTP parser refused is the sender's mistake: one line, no traceback."""
     raised = exc = record.exc_info[1] if record.exc_info else None
-    while exc is not None and not isinstance(exc, HttpProcessingError):
-        exc = exc.__cause__  # the parser's refusal, or what it was raised from
-    if exc is None:
+    for _ in range(4):  # the parser's refusal, or what it was raised from (no cycle)
+        if exc is None or isinstance(exc, HttpProcessingError):
+            break
+        exc = exc.__cause__
+    if not isinstance(exc, HttpProcessingError):
         return True
     if isinstance(raised, RequestPayloadError):
         return False  # the unread body of a request answered already (a 415)
