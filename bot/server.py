@@ -25,7 +25,7 @@ from bot.callbacks import install_call_feed
 from bot.drain import Drain
 from bot.jobs import JobRunner, env_of
 from bot.metrics import request_middleware
-from bot.request_guard import SERVER_LOG, SlackRequestGuard, encoded_body_refusal
+from bot.request_guard import SERVER_LOG, SlackRequestGuard
 from bot.runtime import Runtime
 from commands.kernel.jobs import SCHEDULER, SERVING
 
@@ -54,11 +54,11 @@ def build_web_app(
         secret.get_secret_value() if secret else None,
         rt.storage.dedup,
         path=EVENTS_PATH,
+        callbacks=CALLBACKS_PREFIX,
         held=rt.held_claims,
         spawn=rt.background.spawn,
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
-    web_app.middlewares.insert(1, encoded_body_refusal(EVENTS_PATH, CALLBACKS_PREFIX))
     web_app.middlewares.append(guard.middleware)
     readiness = readiness or health.Readiness(rt.storage)
     health.install(web_app, readiness)

@@ -1,214 +1,149 @@
-"""The shape a Slack payload has before Bolt and the listeners read it.
-
-Bolt's routing reads payloads as Slack documents them (``body["actions"][0]["action_id"]``,
-``payload["team"]["id"]``, ``view["callback_id"]``) and fails with a 500 on anything else;
-so do the app's own readers (a ``container`` that is not an object, ``private_metadata``
-that is not a string).  Only Slack (or someone holding the signing secret) gets this far,
-but a malformed payload is still a 400, not a crash: ``problem`` names the first field
-that is not of the type Slack sends, and ``bot.request_guard`` refuses the request.
-
-Only what is read is checked: ids (a string, or an object whose ``id`` is a string),
-objects, strings, and the fields each payload type is routed by.
-"""
+"""The fields Bolt and the listeners route by, typed as Slack sends them: Bolt reads
+``body["actions"][0]["action_id"]`` or ``payload["team"]["id"]`` and fails with a 500 on
+anything else, as do the app's readers.  Only what is read is typed; the rest is let be."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from itertools import takewhile
+from typing import Annotated, Any, Self
 
-_IDS = ("team", "user", "channel", "enterprise")
-"""A string id, or an object with a string ``id`` (or null)."""
-_OBJECTS = (
-    "view",
-    "event",
-    "container",
-    "message",
-    "previous_message",
-    "item",
-    "assistant_thread",
-    "function_data",
-    "state",
-)
-_STRINGS = (
-    "type",
-    "team_id",
-    "user_id",
-    "channel_id",
-    "enterprise_id",
-    "user_team",
-    "event_id",
-    "response_url",
-    "trigger_id",
-    "callback_id",
-    "action_id",
-    "block_id",
-    "api_app_id",
-    "token",
-    "thread_ts",
-    "ts",
-    "command",
-    "text",
-    "challenge",
-    "tab",
-    "private_metadata",
-    "app_installed_team_id",
-    "function_execution_id",
-    "bot_access_token",
-)
-_NESTED = ("event", "message", "previous_message", "item", "assistant_thread", "container")
-"""Objects Bolt reads ids from in turn."""
-_ROUTED_BY_CALLBACK = (
-    "shortcut",
-    "message_action",
-    "interactive_message",
-    "dialog_submission",
-    "dialog_cancellation",
-    "dialog_suggestion",
-    "workflow_step_edit",
-)
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic.functional_validators import AfterValidator
+from pydantic_core import PydanticCustomError
+
+Str = str | None
 
 
-def _is_str(value: Any) -> bool:
-    return value is None or isinstance(value, str)
+def _not_null(value: Any) -> Any:  # absent, or an object: Bolt reads "view" in body as one
+    if value is None:
+        raise PydanticCustomError("object_type", "null for an object")
+    return value
 
 
-def _fields(payload: Mapping[str, Any], where: str) -> str | None:
-    for key in _IDS:
-        value = payload.get(key)
-        if value is None or isinstance(value, str):
-            continue
-        if not isinstance(value, dict):
-            return f"{where}{key} is not an id"
-        if not _is_str(value.get("id")) or not _is_str(value.get("team_id")):
-            return f"{where}{key}.id is not a string"
-        if not _is_str(value.get("enterprise_id")):
-            return f"{where}{key}.enterprise_id is not a string"
-    for key in _OBJECTS:
-        if key in payload and not isinstance(payload[key], dict):
-            return f"{where}{key} is not an object"
-    for key in _STRINGS:
-        if not _is_str(payload.get(key)):
-            return f"{where}{key} is not a string"
-    return None
+NotNull = AfterValidator(_not_null)
 
 
-def _list_of_objects(value: Any) -> bool:
-    return value is None or (
-        isinstance(value, list) and all(isinstance(item, dict) for item in value)
-    )
+class State(BaseModel):
+    values: dict[str, dict[str, dict[str, Any]]]
 
 
-def problem(payload: Mapping[str, Any]) -> str | None:
-    """The first field of ``payload`` that is not as Slack sends it, or None."""
-    found = _fields(payload, "")
-    if found:
-        return found
-    for key in _NESTED:
-        nested = payload.get(key)
-        if isinstance(nested, dict):
-            found = _fields(nested, f"{key}.")
-            if found:
-                return found
-    for key in ("authorizations", "response_urls"):
-        if not _list_of_objects(payload.get(key)):
-            return f"{key} is not a list of objects"
-        for item in payload.get(key) or []:
-            found = _fields(item, f"{key}[].")
-            if found:
-                return found
-    return _routing(payload)
+class Fields(BaseModel):  # what Bolt and the listeners read, in a payload and the objects in it
+    team: str | Fields | None = None  # an id, or an object with one
+    user: str | Fields | None = None
+    channel: str | Fields | None = None
+    enterprise: str | Fields | None = None
+    id: Str = None
+    type: Str = None
+    team_id: Str = None
+    user_id: Str = None
+    channel_id: Str = None
+    enterprise_id: Str = None
+    user_team: Str = None
+    event_id: Str = None
+    response_url: Str = None
+    trigger_id: Str = None
+    callback_id: Str = None
+    action_id: Str = None
+    block_id: Str = None
+    api_app_id: Str = None
+    token: Str = None
+    thread_ts: Str = None
+    ts: Str = None
+    command: Str = None
+    text: Str = None
+    challenge: Str = None
+    tab: Str = None
+    private_metadata: Str = None
+    app_installed_team_id: Str = None
+    function_execution_id: Str = None
+    bot_access_token: Str = None
+    function_data: Annotated[dict[str, Any] | None, NotNull] = None
+    state: Annotated[State | None, NotNull] = None
+    view: Annotated[Fields | None, NotNull] = None  # and what Bolt reads ids from in turn
+    event: Annotated[Fields | None, NotNull] = None
+    message: Annotated[Fields | None, NotNull] = None
+    previous_message: Annotated[Fields | None, NotNull] = None
+    item: Annotated[Fields | None, NotNull] = None
+    assistant_thread: Annotated[Fields | None, NotNull] = None
+    container: Annotated[Fields | None, NotNull] = None
+    authorizations: list[Fields] | None = None
+    response_urls: list[Fields] | None = None
 
 
-_INTERACTIVE = (
-    "block_actions",
-    "block_suggestion",
-    "view_submission",
-    "view_closed",
-    "shortcut",
-    "message_action",
-)
-"""Payloads a person caused: Slack names the person and their workspace in each."""
+class Payload(Fields):
+    @model_validator(mode="after")
+    def _person(self) -> Self:
+        """A payload a person caused names them and their workspace (where Bolt looks)."""
+        if self.type not in _FROM_A_PERSON:
+            return self
+        view, user, team = self.view or Fields(), self.user, self.team
+        if not (user.id if isinstance(user, Fields) else user):
+            raise PydanticCustomError("missing_user", "no user")
+        if self.type.startswith("view_") and (view.callback_id is None or view.type is None):
+            raise PydanticCustomError("missing_view", "no view with a callback_id and a type")
+        team_id = team.id if isinstance(team, Fields) else team
+        user_team = user.team_id if isinstance(user, Fields) else None
+        if not (view.app_installed_team_id or team_id or self.team_id or user_team or view.team_id):
+            raise PydanticCustomError("missing_team", "no team")
+        return self
 
 
-def _id_of(value: Any) -> Any:
-    return value.get("id") if isinstance(value, dict) else value
+_FROM_A_PERSON = {"block_actions", "block_suggestion", "view_submission", "view_closed"}
+_FROM_A_PERSON |= {"shortcut", "message_action"}
 
 
-def _team_of(payload: Mapping[str, Any]) -> Any:
-    """The workspace, wherever Slack put it (Bolt looks in the same places)."""
-    found_view, found_user = payload.get("view"), payload.get("user")
-    view: Mapping[str, Any] = found_view if isinstance(found_view, dict) else {}
-    user: Mapping[str, Any] = found_user if isinstance(found_user, dict) else {}
-    return (
-        view.get("app_installed_team_id")
-        or _id_of(payload.get("team"))
-        or payload.get("team_id")
-        or user.get("team_id")
-        or view.get("team_id")
-    )
+class Option(BaseModel):
+    value: Str = None
 
 
-def _routing(payload: Mapping[str, Any]) -> str | None:
-    """The fields a payload of each type is routed by, and who it comes from."""
-    kind = payload.get("type")
-    if kind in _INTERACTIVE:
-        if not _id_of(payload.get("user")):
-            return "user.id is missing"
-        if not _team_of(payload):
-            return "team is missing"
-    if kind == "event_callback" and not payload.get("team_id"):
-        return "team_id is missing"
-    if kind == "block_actions":
-        actions = payload.get("actions")
-        if not actions or not _list_of_objects(actions):
-            return "actions is not a list of objects"
-        for action in actions:
-            if not isinstance(action.get("action_id"), str):
-                return "actions[].action_id is not a string"
-            for key in ("block_id", "value", "type"):
-                if not _is_str(action.get(key)):
-                    return f"actions[].{key} is not a string"
-            option = action.get("selected_option")
-            if option is not None and not (
-                isinstance(option, dict) and _is_str(option.get("value"))
-            ):
-                return "actions[].selected_option is not an option"
-    elif kind == "block_suggestion":
-        if not isinstance(payload.get("action_id"), str):
-            return "action_id is not a string"
-    elif kind in ("view_submission", "view_closed"):
-        view = payload.get("view")
-        if not isinstance(view, dict) or not isinstance(view.get("callback_id"), str):
-            return "view.callback_id is not a string"
-        if not isinstance(view.get("type"), str):
-            return "view.type is not a string"
-        state = view.get("state")
-        if state is not None:
-            values = state.get("values") if isinstance(state, dict) else None
-            if not isinstance(values, dict) or not all(
-                isinstance(inputs, dict) and all(isinstance(e, dict) for e in inputs.values())
-                for inputs in values.values()
-            ):
-                return "view.state.values is not as Slack sends it"
-        found = _fields(view, "view.")
-        if found:
-            return found
-    elif kind in _ROUTED_BY_CALLBACK:
-        if not isinstance(payload.get("callback_id"), str):
-            return "callback_id is not a string"
-    elif kind == "event_callback":
-        event = payload.get("event")
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            return "event.type is not a string"
-        step = event.get("workflow_step")
-        if step is not None and not isinstance(step, dict):
-            return "event.workflow_step is not an object"
-        if event["type"] == "app_home_opened" and not event.get("user"):
-            return "event.user is missing"
-        if event["type"] == "function_executed":
-            function = event.get("function")
-            if not isinstance(function, dict) or not isinstance(function.get("callback_id"), str):
-                return "event.function is not a function"
-            if not isinstance(event.get("inputs", {}), dict):
-                return "event.inputs is not an object"
+class Action(Option):
+    action_id: str
+    block_id: Str = None
+    type: Str = None
+    selected_option: Option | None = None
+
+
+class Event(Fields):
+    type: str
+    workflow_step: dict[str, Any] | None = None
+    function: Fields | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _routed(self) -> Self:
+        if self.type == "app_home_opened" and not self.user:
+            raise PydanticCustomError("missing_user", "no user")
+        if self.type == "function_executed" and not (self.function and self.function.callback_id):
+            raise PydanticCustomError("missing_function", "no function")
+        return self
+
+
+def _routed_by(**fields: Any) -> type[Payload]:  # a payload type Bolt routes by these fields
+    required: dict[str, Any] = {name: (kind, ...) for name, kind in fields.items()}
+    return create_model("Routed", __base__=Payload, **required)
+
+
+_BY_CALLBACK = _routed_by(callback_id=str)
+_BY_TYPE: dict[Any, type[Payload]] = {
+    "block_actions": _routed_by(actions=Annotated[list[Action], Field(min_length=1)]),
+    "block_suggestion": _routed_by(action_id=str),
+    "event_callback": _routed_by(team_id=Annotated[str, Field(min_length=1)], event=Event),
+    **dict.fromkeys(["shortcut", "message_action", "interactive_message"], _BY_CALLBACK),
+    **dict.fromkeys(["dialog_submission", "dialog_cancellation"], _BY_CALLBACK),
+    **dict.fromkeys(["dialog_suggestion", "workflow_step_edit"], _BY_CALLBACK),
+}
+_NAMES = {"actions"}.union(*(m.model_fields for m in (Payload, State, Action, Option, Event)))
+
+
+def problem(payload: dict[str, Any]) -> str | None:
+    """The first field of ``payload`` not as Slack sends it: its path and the kind of error,
+    never a value (a dict's keys are the sender's, so the path stops at one)."""
+    try:
+        kind = payload.get("type")
+        _BY_TYPE.get(kind if isinstance(kind, str) else None, Payload).model_validate(payload)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = takewhile(lambda part: not isinstance(part, str) or part in _NAMES, error["loc"])
+        path = ".".join(p if isinstance(p, str) else "[]" for p in loc).replace(".[]", "[]")
+        return f"{path or 'payload'}:{error['type']}"
     return None

@@ -1,15 +1,6 @@
-"""The one Bolt middleware that knows who is asking: it puts a ``ContextBuilder`` on
-Bolt's ``context`` for every request, read from what Bolt already extracted (team,
-enterprise, user, channel; a modal's ``view.app_installed_team_id`` included).  The
-listener builds the ``CommandContext`` (the person's role, from Slack and the database)
-after acknowledging: Slack's 3 seconds are never spent here.
-
-The same middleware acts on each Events API ``event_id`` once (Slack redelivers an event
-it thinks was not acknowledged), and a request whose replay claim the door could not make
-(``bot.request_guard``: the database was busy) carries its signature as
-``ContextBuilder.pending_claim``, which the listener settles with ``claimed`` before any
-work.
-"""
+"""The Bolt middleware that knows who is asking (a ``ContextBuilder`` on Bolt's context,
+from what Bolt extracted; the listener builds the ``CommandContext`` after its ack), acts
+on each ``event_id`` once and hands on the claim the door left pending (docs/door.md)."""
 
 from __future__ import annotations
 
@@ -26,18 +17,19 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.metrics import work_name
-from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim
+from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
 from commands.registry import Registry
-from storage import off_loop_quick, patience
+from storage import off_loop_quick
 
 log = logging.getLogger(__name__)
 
 CONTEXT_KEY = "callops"
+Next = Callable[[], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -47,9 +39,7 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
-    pending_claim: Claim | None = None
-    """The replay claim the door left to the background (the database was busy), else
-    None."""
+    pending_claim: Claim | None = None  # the door's claim left to the background, if any
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
@@ -57,31 +47,21 @@ class ContextBuilder:
         )
 
     async def claimed(
-        self,
-        tell: Callable[[Reply], Awaitable[Any]] | None,
-        *,
-        lock_wait: float | None = None,
+        self, tell: Callable[[Reply], Awaitable[Any]] | None, *, lock_wait: float | None = None
     ) -> bool:
-        """True when the request may go on: its replay claim was made at the door, or by
-        the claim the door left to the background (waited for, or for ``lock_wait``
-        seconds at most: a form's answer is due in 3).  False for a replay, or when the
-        database stayed busy: ``tell`` (if any) then gets the busy message, and nothing
-        was done (a form's claim goes on, so its replays are refused once it is made)."""
-        claiming = self.pending_claim
-        if claiming is None:
+        """True if the request may go on: claimed at the door, or by its pending claim within
+        ``lock_wait`` s; else a replay, or busy (``tell`` is told so) and nothing was done."""
+        if (claiming := self.pending_claim) is None:
             return True
-        try:
-            first = await asyncio.wait_for(asyncio.shield(claiming), lock_wait)
-        except TimeoutError:
-            first = None
+        done, _ = await asyncio.wait([claiming], timeout=lock_wait)
+        first = claiming.result() if done else None
         if first is None:
             log.warning("request refused: the database stayed busy; nothing was done")
             if tell is not None:
                 await tell(database_busy())
-            return False
-        if not first:
+        elif not first:
             log.info("replayed request ignored (its claim was made after the ack)")
-        return first
+        return bool(first)
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -91,40 +71,26 @@ def builder(context: AsyncBoltContext) -> ContextBuilder:
     return found
 
 
-def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
-    """The channel to answer in: Bolt's, else the clicked message's container's, else
-    (a modal) the one its opener recorded in ``private_metadata``."""
-    if context.channel_id:
-        return context.channel_id
-    container = body.get("container") or {}
-    if container.get("channel_id"):
-        return str(container["channel_id"])
-    view = body.get("view")
-    if isinstance(view, dict):
-        try:
-            return OpenedFrom.model_validate_json(view.get("private_metadata") or "{}").channel
-        except ValidationError:
-            return None  # forged, or not ours: answered where nothing is said
-    return None
-
-
-class OpenedFrom(Metadata):
-    """The channel a modal was opened from, as its private metadata keeps it."""
-
+class OpenedFrom(Metadata):  # the channel a modal was opened from, in its private metadata
     channel: Annotated[str, StringConstraints(pattern=r"^[CDG][A-Z0-9]{2,30}$")] | None = None
 
 
-def name_the_work(
-    registry: Registry,
-) -> Callable[[dict[str, Any], AsyncBoltContext, Callable[[], Awaitable[None]]], Awaitable[None]]:
-    """Bolt's ``before_authorize`` middleware: the team and the command (or interaction)
-    of this request on its log lines (named by the app's ``registry``), from before Bolt
-    asks Slack who the bot is.  Over HTTP the request already has its correlation id
-    (``bot.metrics``); over Socket Mode it gets one here."""
+def _channel(body: dict[str, Any], context: AsyncBoltContext) -> str | None:
+    """Bolt's channel, the clicked message's, or (a modal) the one its opener kept."""
+    found = context.channel_id or (body.get("container") or {}).get("channel_id")
+    view = body.get("view")
+    if found or not isinstance(view, dict):
+        return found or None
+    try:
+        return OpenedFrom.model_validate_json(view.get("private_metadata") or "{}").channel
+    except ValidationError:
+        return None
 
-    async def naming(
-        body: dict[str, Any], context: AsyncBoltContext, next: Callable[[], Awaitable[None]]
-    ) -> None:
+
+def name_the_work(registry: Registry) -> Callable[..., Awaitable[None]]:
+    """Bolt's ``before_authorize``: the team and the work on the log lines, from the start."""
+
+    async def naming(body: dict[str, Any], context: AsyncBoltContext, next: Next) -> None:
         logs.begin(team=context.team_id, name=work_name(body, registry), keep_id=True)
         await next()
 
@@ -132,38 +98,25 @@ def name_the_work(
 
 
 def install(app: AsyncApp, rt: Runtime) -> None:
-    def first_delivery(team: str, event_id: str) -> bool:
-        with patience(QUICK_LOCK_WAIT, tries=1):
-            return rt.storage.dedup.mark_event(team, event_id)
-
     @app.middleware
-    async def callops_context(
-        req: AsyncBoltRequest,
-        body: dict[str, Any],
-        context: AsyncBoltContext,
-        client: AsyncWebClient,
-        next: Callable[[], Awaitable[None]],
-    ) -> BoltResponse | None:
-        event_id, team = body.get("event_id"), context.team_id
+    async def callops_context(req: AsyncBoltRequest, next: Next) -> BoltResponse | None:
+        body, context = req.body, req.context
+        event_id, team, user = body.get("event_id"), context.team_id, context.user_id
         if body.get("type") == "event_callback" and event_id and team:
-            try:
-                # Before the acknowledgement, so briefly: Slack resends an event refused now.
-                first = await off_loop_quick(first_delivery, team, str(event_id))
-            except Exception as exc:  # busy, or unavailable
-                log.info(
-                    "event %s: the database is busy (%s); refused", event_id, type(exc).__name__
+            try:  # before the acknowledgement, so briefly: Slack resends an event refused now
+                first = await off_loop_quick(
+                    claim, rt.storage.dedup, team, str(event_id), QUICK_LOCK_WAIT
                 )
+            except Exception as exc:  # busy, or unavailable
+                log.info("event %s: database busy (%s); refused", event_id, type(exc).__name__)
                 return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
             if not first:
                 log.info("event %s already handled; ignoring the retry", event_id)
                 return BoltResponse(status=200, body="")
         rt.responses.pool(context)
-        user = context.user_id
         if team and user:
-            signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending = rt.held_claims.get(signature) if signature else None
-            context[CONTEXT_KEY] = ContextBuilder(
-                rt, client, team, user, _channel(body, context), pending
-            )
+            pending = rt.held_claims.get((req.headers.get("x-slack-signature") or [""])[0])
+            channel = _channel(body, context)
+            context[CONTEXT_KEY] = ContextBuilder(rt, context.client, team, user, channel, pending)
         await next()
         return None

@@ -107,8 +107,52 @@ MALFORMED = [
             {"type": "block_actions", "user": {"id": "U1"}, "team": {"id": "T1"}, "actions": "x"}
         ),
         FORM,
-        "malformed_payload: actions is not a list of objects",
+        "malformed_payload: actions:list_type",
         id="actions not a list",
+    ),
+    pytest.param(
+        json.dumps(
+            {
+                "type": "event_callback",
+                "team_id": "T1",
+                "event": {"type": "x", "message": {"user": 5}},
+            }
+        ),
+        "application/json",
+        "malformed_payload: event.message.user:string_type",
+        id="an id Bolt reads in turn",
+    ),
+    pytest.param(
+        json.dumps({"type": "x", "authorizations": [{"authorizations": [None]}]}),
+        "application/json",
+        "malformed_payload: authorizations[].authorizations[]:model_type",
+        id="authorizations Bolt reads in turn",
+    ),
+    pytest.param(
+        json.dumps({"type": "app_rate_limited", "view": None}),
+        "application/json",
+        "malformed_payload: view:object_type",  # Bolt reads what "view" in body holds
+        id="view null",
+    ),
+    pytest.param(
+        json.dumps({"type": {}}),
+        "application/json",
+        "malformed_payload: type:string_type",
+        id="type",
+    ),
+    pytest.param(
+        "payload="
+        + json.dumps(
+            {
+                "type": "view_submission",
+                "user": {"id": "U1"},
+                "team": {"id": "T1"},
+                "view": {"type": "modal", "callback_id": "c", "state": {"values": {"secret": 1}}},
+            }
+        ),
+        FORM,
+        "malformed_payload: view.state.values:dict_type",  # the sender's block id not in it
+        id="state values",
     ),
     pytest.param(
         "command=%2Fcallops&team_id=T0001&user_id=U0001&text=help",
