@@ -19,7 +19,7 @@ from aiohttp.web_protocol import RequestPayloadError
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from storage import DedupStore, off_loop, off_loop_quick, patience
+from storage import DedupStore, Requester, Storage, off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,9 @@ _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 _SIGNATURE = re.compile(r"^v0=[0-9a-f]{64}$")
 SERVER_LOG = logging.getLogger("callops.http")  # aiohttp's (``AppRunner(logger=...)``)
 Claim = asyncio.Task[bool | None]  # made in the background: True, False (a replay), None
-HeldClaims = dict[str, Claim]  # by the request's signature (``Runtime.held_claims``)
+Asker = tuple[str, str]  # the team and user a form request names (Bolt reads the same)
+ReadAtDoor = tuple[Asker, Requester]  # read with the claim, in one trip off the loop
+HeldClaims = dict[str, Claim | ReadAtDoor]  # by signature (``Runtime.held_claims``)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -70,13 +72,22 @@ def claim(seen: DedupStore, team: str, key: str, lock_wait: float | None = None)
         return seen.mark_event(team, key)
 
 
+def claim_and_read(
+    storage: Storage, key: str, asker: Asker | None
+) -> tuple[bool, Requester | None]:
+    """``claim`` at the door, with what the context will read of ``asker``; blocking."""
+    with patience(QUICK_LOCK_WAIT, tries=1):
+        return storage.first_request("*", key, asker)
+
+
 class Refused(Exception):
     """The answer to a request Bolt must not see: ``(status, error)``."""
 
 
-def _check_body(text: str, content_type: str) -> bool:
+def _check_body(text: str, content_type: str) -> tuple[bool, Asker | None]:
     """400 unless the body is as Slack sends it, read as Bolt reads it
-    (``slack_bolt.request.internals.parse_body``); True for an Events API request."""
+    (``slack_bolt.request.internals.parse_body``): whether it is an Events API request, and
+    who a form request says is asking."""
     payload: str | None = text
     if is_form := content_type != "application/json" and not text.startswith("{"):
         try:
@@ -90,7 +101,7 @@ def _check_body(text: str, content_type: str) -> bool:
             raise Refused(400, "payload_not_a_json_object")
         payload = fields.get("payload")
     if payload is None:
-        return False
+        return False, _asker(fields.get("team_id"), fields.get("user_id"))
     try:
         data = bounded_json.loads(payload, max_depth=MAX_DEPTH, max_values=MAX_VALUES)
     except bounded_json.JsonRefused as exc:
@@ -99,7 +110,15 @@ def _check_body(text: str, content_type: str) -> bool:
         raise Refused(400, "payload_not_a_json_object")
     if wrong := slack_shapes.problem(data):
         raise Refused(400, "malformed_payload: " + wrong)
-    return not is_form
+    return not is_form, _asker(_id(data.get("team")), _id(data.get("user")))
+
+
+def _id(value: Any) -> Any:
+    return value.get("id") if isinstance(value, dict) else value
+
+
+def _asker(team: Any, user: Any) -> Asker | None:
+    return (team, user) if isinstance(team, str) and isinstance(user, str) else None
 
 
 @dataclass
@@ -107,7 +126,7 @@ class SlackRequestGuard:
     """The aiohttp middleware on ``path`` (Slack) and under ``callbacks`` (their encoding)."""
 
     signing_secret: str | None
-    seen: DedupStore
+    storage: Storage
     path: str
     callbacks: str
     held: HeldClaims
@@ -134,13 +153,16 @@ class SlackRequestGuard:
         secret = self.signing_secret
         if not secret or not SignatureVerifier(secret).is_valid(text, timestamp, signature):
             raise Refused(401, "invalid_signature")
-        if _check_body(text, request.content_type):
+        is_event, asker = _check_body(text, request.content_type)
+        if is_event:
             return  # an event: its event_id is claimed by bot.listeners.context
         run_by = int(timestamp) + CLAIM_WINDOW
         if time.time() > run_by or signature in self.held:
             raise Refused(401, "replayed_request")
         try:
-            first = await off_loop_quick(claim, self.seen, "*", "sig:" + signature, QUICK_LOCK_WAIT)
+            first, known = await off_loop_quick(
+                claim_and_read, self.storage, "sig:" + signature, asker
+            )
         except StorageBusyError:
             if signature in self.held:  # the same request, sent twice at once
                 raise Refused(401, "replayed_request") from None
@@ -153,13 +175,16 @@ class SlackRequestGuard:
             raise Refused(503, "try_again_later") from None
         if not first:
             raise Refused(401, "replayed_request")
+        if asker and known:  # for the context (bot.listeners.context), while it may run
+            self.held[signature] = (asker, known)
+            asyncio.get_running_loop().call_later(CLAIM_WINDOW, self.held.pop, signature, None)
 
     async def _claim_until(self, signature: str, run_by: float) -> bool | None:
         """A claim the busy database refused, tried with its usual patience till ``run_by``."""
         try:
             while True:
                 with contextlib.suppress(StorageBusyError):
-                    first = await off_loop(claim, self.seen, "*", "sig:" + signature)
+                    first = await off_loop(claim, self.storage.dedup, "*", "sig:" + signature)
                     # Made once its window had closed: another process would refuse it now.
                     return None if first and time.time() > run_by else first
                 if time.time() >= run_by:

@@ -52,7 +52,7 @@ def build_web_app(
     secret = rt.settings.slack_signing_secret
     guard = SlackRequestGuard(
         secret.get_secret_value() if secret else None,
-        rt.storage.dedup,
+        rt.storage,
         path=EVENTS_PATH,
         callbacks=CALLBACKS_PREFIX,
         held=rt.held_claims,

@@ -23,6 +23,7 @@ from storage.channel_languages import ChannelLanguageStore
 from storage.clock import Clock, system_clock
 from storage.database import DEFAULT_LOCK_TIMEOUT, Database, open_database
 from storage.digests import DigestStore
+from storage.errors import SecretDecryptError
 from storage.feed_pruning import FeedPruning
 from storage.gate_log import GateLogStore
 from storage.installations import InstallationStore, OAuthStateStore
@@ -171,10 +172,14 @@ class Storage:
         request whose ``asker`` (team, user) is known, read what its context reads
         (``requester``), in one trip: each trip off the event loop costs a thread hop and a
         connection checkout, and every command needs both.  The mark is written last, so on
-        PostgreSQL a failed read leaves the request unmarked (nothing runs it either)."""
+        PostgreSQL a failed read leaves the request unmarked (nothing runs it either); a key
+        that no longer opens is not a failed read: the request is marked, its key unread."""
 
         def work(conn: Connection) -> tuple[bool, Requester | None]:
-            known = self._requester_in(conn, *asker) if asker else None
+            try:
+                known = self._requester_in(conn, *asker) if asker else None
+            except SecretDecryptError:
+                known = None  # the context reads it again and says what is wrong
             return self.dedup.mark_event_in(conn, team_id, event_id), known
 
         return self.db.each(work)

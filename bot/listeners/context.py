@@ -24,7 +24,7 @@ from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
 from commands.registry import Registry
-from storage import off_loop_quick
+from storage import Requester, off_loop_quick
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,15 @@ class ContextBuilder:
     user_id: str
     channel_id: str | None
     pending_claim: Claim | None = None  # the door's claim left to the background, if any
+    known: Requester | None = None  # what the door read of who asks, with its claim
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
-            self.client, team_id=self.team_id, user_id=self.user_id, channel_id=self.channel_id
+            self.client,
+            team_id=self.team_id,
+            user_id=self.user_id,
+            channel_id=self.channel_id,
+            known=self.known,
         )
 
     async def claimed(
@@ -115,8 +120,15 @@ def install(app: AsyncApp, rt: Runtime) -> None:
                 return BoltResponse(status=200, body="")
         rt.responses.pool(context)
         if team and user:
-            pending = rt.held_claims.get((req.headers.get("x-slack-signature") or [""])[0])
+            signature = (req.headers.get("x-slack-signature") or [""])[0]
+            pending, known = rt.held_claims.get(signature), None
+            if isinstance(pending, tuple):  # read at the door: of the team and user Bolt names?
+                (asker, read), pending = pending, None
+                del rt.held_claims[signature]
+                known = read if asker == (team, user) else None
             channel = _channel(body, context)
-            context[CONTEXT_KEY] = ContextBuilder(rt, context.client, team, user, channel, pending)
+            context[CONTEXT_KEY] = ContextBuilder(
+                rt, context.client, team, user, channel, pending, known
+            )
         await next()
         return None

@@ -197,6 +197,18 @@ async def test_a_replayed_command_is_refused_and_runs_once_in_any_process(
     assert len(app.storage.digests.list(TEAM)) == 1
 
 
+async def test_who_asks_is_read_with_the_claim_and_not_kept_after_the_answer(
+    app: Runtime, slack: SlackStandIn
+) -> None:
+    # The door reads the role and the workspace's key with its replay claim, for the
+    # request's context alone: once answered, no decrypted key is left held in the process.
+    before = len(slack.ephemerals(SUPERVISOR))
+    command = await slack.driver.slash_command(user=SUPERVISOR, channel=CALL_CENTER, text="help")
+    assert command.in_time and command.status == 200
+    await slack.wait_for(lambda: len(slack.ephemerals(SUPERVISOR)) > before or None)
+    assert app.held_claims == {}
+
+
 async def test_a_key_that_no_longer_opens_still_gets_the_command_claimed_and_answered(
     app: Runtime, slack: SlackStandIn
 ) -> None:
