@@ -23,7 +23,6 @@ one post and is recorded with its slot.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -110,7 +109,6 @@ class DigestPoster:
         self._services = services
         self.bots = bots
         self.outbox = outbox
-        self._listeners: list[Callable[[str], None]] = []
 
     @property
     def _family(self) -> Digests:
@@ -137,15 +135,6 @@ class DigestPoster:
             request = self._family.for_now(digest, at, up_to_now=up_to_now, asked_by=asked_by)
         posted = await self.post_request(digest, request)
         return posted.channel
-
-    def changed(self, team_id: str) -> None:
-        for listener in list(self._listeners):
-            listener(team_id)
-
-    def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(team_id)`` when a command changed schedules; returns the undo."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
 
     # --- posting ------------------------------------------------------------------------
 

@@ -109,7 +109,6 @@ class DigestScheduler:
         self._triggers: dict[tuple[str, str], CronTrigger] = {}
         self._candidates: dict[tuple[str, str, str, float, str | None], datetime | None] = {}
         self._aps: AsyncIOScheduler | None = None
-        self._undo_listener: Callable[[], None] | None = None
         self._ticks: set[asyncio.Task[Any]] = set()
         self._inflight = 0
         self._peak = 0
@@ -119,7 +118,6 @@ class DigestScheduler:
     def start(self) -> None:
         """Run in the current event loop: a tick now (to catch a slot missed while down;
         it reads the digests), then one at the start of every minute."""
-        self._undo_listener = self.poster.on_change(lambda _team: self._reload_soon())
         scheduler = AsyncIOScheduler(timezone=UTC)
         scheduler.add_job(
             self._tick,
@@ -145,9 +143,6 @@ class DigestScheduler:
         if self._aps is not None:
             self._aps.shutdown(wait=False)
             self._aps = None
-        if self._undo_listener is not None:
-            self._undo_listener()
-            self._undo_listener = None
         if self._ticks:
             _, pending = await asyncio.wait(set(self._ticks), timeout=10)
             for task in pending:
@@ -228,12 +223,6 @@ class DigestScheduler:
             self._set_table([])
             return
         self._set_table(await off_loop(self._storage.digests.active))
-
-    def _reload_soon(self) -> None:
-        """A command changed schedules (on the loop): read them again, off the loop."""
-        task = asyncio.get_running_loop().create_task(self.reload())
-        self._ticks.add(task)
-        task.add_done_callback(self._ticks.discard)
 
     def _set_table(self, digests: list[DigestSchedule]) -> None:
         table: dict[str, tuple[DigestSchedule, CronTrigger]] = {}

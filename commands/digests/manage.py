@@ -164,10 +164,6 @@ async def _require(ctx: CommandContext, args: list[str], name: str) -> DigestSch
     return found
 
 
-def _changed(ctx: CommandContext) -> None:
-    ctx.app.digests.changed(ctx.team_id)
-
-
 async def _campaign_uuids(
     ctx: CommandContext, words: Sequence[str], usage: str, names: dict[str, str] | None = None
 ) -> list[str]:
@@ -235,7 +231,6 @@ async def add(ctx: CommandContext, args: list[str]) -> Outcome:
             "language": language,
         },
     )
-    _changed(ctx)
     upcoming = next_fire(trigger_for(digest.schedule, ctx.tz), datetime.now(UTC))
     when = day_time(upcoming) if upcoming else _("never")
     if uuids:
@@ -325,7 +320,6 @@ async def _set_paused(ctx: CommandContext, args: list[str], *, paused: bool) -> 
     storage = ctx.storage
     await off_loop(storage.digests.set_paused, ctx.team_id, digest.id, paused=paused)
     await ctx.audit(name.replace(" ", "."), {"digest": digest.id})
-    _changed(ctx)
     if paused:
         return notice(
             _("Digest {id} is paused; `digest resume {raw_id}` starts it again.").format(
@@ -359,7 +353,6 @@ async def remove(ctx: CommandContext, args: list[str]) -> Outcome:
         "digest.remove",
         {"digest": digest.id, "channel": digest.channel, "schedule": digest.schedule},
     )
-    _changed(ctx)
     return notice(_("Digest {id} removed.").format(id=code(digest.id)), emoji=":wastebasket:")
 
 

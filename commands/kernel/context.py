@@ -137,10 +137,6 @@ class DigestActions(Protocol):
         ``DigestPostError`` when Slack refuses the post."""
         ...
 
-    def changed(self, team_id: str) -> None:
-        """Schedules of ``team_id`` were added, removed, paused or resumed."""
-        ...
-
 
 class DigestPostError(Exception):
     """Slack refused a digest post; the message says why in words for people."""
@@ -153,8 +149,8 @@ class AppPorts:
     whether it is there."""
 
     digests: DigestActions
-    """Posting a digest now (``digest run``) and telling this process's scheduler that
-    the schedules changed (the digests family)."""
+    """Posting a digest now (``digest run``, the digests family); the scheduler reads the
+    schedules from the database on every tick, so a change needs no telling."""
     addresses: ServiceAddresses
     """Where the call-center service may be, with the resolver that reads its names
     (``callcenter.addresses``): the connect form checks a new address against it."""
