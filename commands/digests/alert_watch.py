@@ -30,7 +30,15 @@ from commands.digests.on_hold import tell_failure, tell_recovery, workspace_fail
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import NotConnectedError
 from commands.kernel.i18n import Audience, use_audience
-from commands.kernel.jobs import SCHEDULER, Job, JobEnv, SlackRefused
+from commands.kernel.jobs import (
+    ALERT_BURST,
+    MINUTE,
+    SCHEDULER,
+    SCHEDULER_PROBE,
+    Job,
+    JobEnv,
+    SlackRefused,
+)
 from commands.kernel.reply import Reply
 from commands.reports.figures import DialerFigures, dialer_figures
 from storage import Alert, Workspace
@@ -40,11 +48,6 @@ log = logging.getLogger(__name__)
 
 CONCURRENCY = 50
 """Workspaces checked at once."""
-BURST = 3
-"""Posts to one channel that may go at once before the pace applies (the digests')."""
-MINUTE = 60.0
-PROBE = "scheduler"
-"""The check is the scheduler's work: ``/readyz`` says so under its check."""
 
 
 @dataclass
@@ -180,7 +183,9 @@ class AlertWatch:
         self, team: str, channel: str, message: Reply, *, thread_ts: str | None = None
     ) -> str:
         """Post as the bot at the channel's pace; raises ``SlackRefused``."""
-        return await self._env.outbox.post(team, channel, message, thread_ts=thread_ts, burst=BURST)
+        return await self._env.outbox.post(
+            team, channel, message, thread_ts=thread_ts, burst=ALERT_BURST
+        )
 
 
 async def check_minute(env: JobEnv) -> AlertReport:
@@ -192,7 +197,7 @@ JOB = Job(
     name="digests.alerts",
     run=check_minute,
     every=MINUTE,
-    probe=PROBE,
+    probe=SCHEDULER_PROBE,
     where=SCHEDULER,
     alone=True,  # a slow service holds up no other job
 )

@@ -43,7 +43,15 @@ from commands.digests.on_hold import tell_failure, tell_recovery, workspace_fail
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import NotConnectedError
 from commands.kernel.i18n import Audience, use_audience
-from commands.kernel.jobs import SCHEDULER, Job, JobEnv, SlackRefused
+from commands.kernel.jobs import (
+    ALERT_BURST,
+    MINUTE,
+    SCHEDULER,
+    SCHEDULER_PROBE,
+    Job,
+    JobEnv,
+    SlackRefused,
+)
 from commands.kernel.periods import Window
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import all_campaigns
@@ -66,10 +74,6 @@ from storage.offload import off_loop
 log = logging.getLogger(__name__)
 
 Learn = Callable[[CallCenter, date, ZoneInfo], Awaitable[UsualLevels]]
-
-BURST = 3
-"""Posts to one channel that may go at once before the pace applies (an episode's post
-and its chart, as a digest's)."""
 
 
 async def learn_weekday(cc: CallCenter, today: date, tz: ZoneInfo) -> UsualLevels:
@@ -394,7 +398,9 @@ class AnomalyWatch:
         self, team: str, channel: str, message: Reply, *, thread_ts: str | None = None
     ) -> str:
         """Post as the bot at the channel's pace; raises ``SlackRefused``."""
-        return await self._env.outbox.post(team, channel, message, thread_ts=thread_ts, burst=BURST)
+        return await self._env.outbox.post(
+            team, channel, message, thread_ts=thread_ts, burst=ALERT_BURST
+        )
 
 
 @dataclass(frozen=True)
@@ -410,10 +416,6 @@ class _Check:
     readers: Audience
     workspace: Workspace | None
 
-
-MINUTE = 60.0
-PROBE = "scheduler"
-"""The check is the scheduler's work: ``/readyz`` says so under its check."""
 
 _WATCHES: weakref.WeakKeyDictionary[JobEnv, AnomalyWatch] = weakref.WeakKeyDictionary()
 """One watch per process's ports, so the usual levels are learned once a day there."""
@@ -437,7 +439,7 @@ JOB = Job(
     name="digests.anomalies",
     run=check_minute,
     every=MINUTE,
-    probe=PROBE,
+    probe=SCHEDULER_PROBE,
     where=SCHEDULER,
     alone=True,  # a day's first learning of the bands holds up no other job
 )

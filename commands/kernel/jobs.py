@@ -29,6 +29,12 @@ SERVING: Where = "serving"
 """Every serving process runs the job (``callops serve``, ``callops socket``)."""
 SCHEDULER: Where = "scheduler"
 """Only the process that runs the scheduler runs the job (one in a deployment)."""
+MINUTE = 60.0
+SCHEDULER_PROBE = "scheduler"
+"""The readiness check (``/readyz``) the scheduler's jobs report under: its own."""
+ALERT_BURST = 3
+"""Posts to one channel that may go at once before the pace applies, for the checks that
+post alerts (the digests' burst)."""
 
 
 class SlackRefused(Exception):

@@ -29,7 +29,15 @@ from callcenter.models import Campaign
 from commands.kernel.audiences import for_channel
 from commands.kernel.context import NotConnectedError
 from commands.kernel.i18n import Audience, use_audience
-from commands.kernel.jobs import SCHEDULER, Job, JobEnv, SlackRefused
+from commands.kernel.jobs import (
+    ALERT_BURST,
+    MINUTE,
+    SCHEDULER,
+    SCHEDULER_PROBE,
+    Job,
+    JobEnv,
+    SlackRefused,
+)
 from commands.kernel.periods import to_service
 from commands.kernel.reply import Reply
 from commands.kernel.resolve import all_campaigns
@@ -49,14 +57,8 @@ FIRST_READ = timedelta(minutes=15)
 CONCURRENCY = 20
 POSTS_PER_PASS = 5
 """Breaches of one workspace posted one by one in a pass; the rest go in one message."""
-BURST = 3
-"""Posts to the rules channel that may go at once before the pace applies (the digests'
-burst: the watch posted through the digests' poster)."""
-MINUTE = 60.0
 JUDGE_SECONDS = 15.0
 """How often the call records callbacks brought are judged against the calling rules."""
-PROBE = "scheduler"
-"""The watch is the scheduler's work: ``/readyz`` says so under its check."""
 BREACH_EVENT = "callops_rule_breach"
 """The message metadata ``event_type`` of a breach post; its payload names ``record_id``."""
 
@@ -246,7 +248,7 @@ class RuleWatch:
         )
         try:
             return await self._env.outbox.post(
-                team, channel, message, metadata=metadata, burst=BURST
+                team, channel, message, metadata=metadata, burst=ALERT_BURST
             )
         except SlackRefused as exc:
             log.warning("rule watch of team %s: could not post (%s)", team, exc.error)
@@ -293,6 +295,12 @@ async def judge_noted(env: JobEnv) -> WatchReport:
 
 
 JOBS = (
-    Job(name="rules.watch", run=watch_minute, every=MINUTE, probe=PROBE, where=SCHEDULER),
-    Job(name="rules.judge", run=judge_noted, every=JUDGE_SECONDS, probe=PROBE, where=SCHEDULER),
+    Job(name="rules.watch", run=watch_minute, every=MINUTE, probe=SCHEDULER_PROBE, where=SCHEDULER),
+    Job(
+        name="rules.judge",
+        run=judge_noted,
+        every=JUDGE_SECONDS,
+        probe=SCHEDULER_PROBE,
+        where=SCHEDULER,
+    ),
 )
