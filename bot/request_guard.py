@@ -19,7 +19,7 @@ from aiohttp.web_protocol import RequestPayloadError
 from slack_sdk.signature import SignatureVerifier
 
 from bot import bounded_json, slack_shapes
-from storage import DedupStore, Requester, Storage, off_loop, off_loop_quick, patience
+from storage import Requester, Storage, off_loop, off_loop_quick, patience
 from storage.errors import StorageBusyError
 
 log = logging.getLogger(__name__)
@@ -66,18 +66,14 @@ def _parser_refusal(record: logging.LogRecord) -> bool:
 SERVER_LOG.addFilter(_parser_refusal)
 
 
-def claim(seen: DedupStore, team: str, key: str, lock_wait: float | None = None) -> bool:
-    """True the first time any process claims ``key``; blocking (a database write)."""
-    with patience(lock_wait, tries=1) if lock_wait else contextlib.nullcontext():
-        return seen.mark_event(team, key)
-
-
-def claim_and_read(
-    storage: Storage, key: str, asker: Asker | None
+def claim(
+    storage: Storage, team: str, key: str, asker: Asker | None = None, *, quick: bool = True
 ) -> tuple[bool, Requester | None]:
-    """``claim`` at the door, with what the context will read of ``asker``; blocking."""
-    with patience(QUICK_LOCK_WAIT, tries=1):
-        return storage.first_request("*", key, asker)
+    """True the first time any process claims ``key``, with what the context reads of
+    ``asker`` (``Storage.first_request``); ``quick`` waits at most ``QUICK_LOCK_WAIT`` for
+    another writer's lock, once.  Blocking (a database write)."""
+    with patience(QUICK_LOCK_WAIT, tries=1) if quick else contextlib.nullcontext():
+        return storage.first_request(team, key, asker)
 
 
 class Refused(Exception):
@@ -160,9 +156,7 @@ class SlackRequestGuard:
         if time.time() > run_by or signature in self.held:
             raise Refused(401, "replayed_request")
         try:
-            first, known = await off_loop_quick(
-                claim_and_read, self.storage, "sig:" + signature, asker
-            )
+            first, known = await off_loop_quick(claim, self.storage, "*", "sig:" + signature, asker)
         except StorageBusyError:
             if signature in self.held:  # the same request, sent twice at once
                 raise Refused(401, "replayed_request") from None
@@ -184,7 +178,9 @@ class SlackRequestGuard:
         try:
             while True:
                 with contextlib.suppress(StorageBusyError):
-                    first = await off_loop(claim, self.storage.dedup, "*", "sig:" + signature)
+                    first, _ = await off_loop(
+                        claim, self.storage, "*", "sig:" + signature, quick=False
+                    )
                     # Made once its window had closed: another process would refuse it now.
                     return None if first and time.time() > run_by else first
                 if time.time() >= run_by:

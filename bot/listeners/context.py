@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import logs
 from bot.metrics import work_name
-from bot.request_guard import QUICK_LOCK_WAIT, RETRY_AFTER, Claim, claim
+from bot.request_guard import RETRY_AFTER, Claim, claim
 from bot.runtime import Runtime
 from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
@@ -109,9 +109,7 @@ def install(app: AsyncApp, rt: Runtime) -> None:
         event_id, team, user = body.get("event_id"), context.team_id, context.user_id
         if body.get("type") == "event_callback" and event_id and team:
             try:  # before the acknowledgement, so briefly: Slack resends an event refused now
-                first = await off_loop_quick(
-                    claim, rt.storage.dedup, team, str(event_id), QUICK_LOCK_WAIT
-                )
+                first, _ = await off_loop_quick(claim, rt.storage, team, str(event_id))
             except Exception as exc:  # busy, or unavailable
                 log.info("event %s: database busy (%s); refused", event_id, type(exc).__name__)
                 return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
