@@ -6,14 +6,17 @@ families' jobs."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
 from bot.jobs import JobRunner, env_of
 from bot.runtime import Runtime
 from bot.settings import Settings
-from commands.kernel.jobs import SCHEDULER, SERVING
+from commands.kernel.family import Family
+from commands.kernel.jobs import SCHEDULER, SERVING, Job, JobEnv
+from commands.registry import build_registry
 from commands.rules.watch_jobs import WatchReport
 
 
@@ -61,18 +64,48 @@ async def test_the_scheduler_check_follows_its_jobs(rt: Runtime) -> None:
     assert not runner.running("scheduler")
 
 
-async def test_a_job_alone_runs_in_a_loop_of_its_own(rt: Runtime) -> None:
+@pytest.mark.parametrize("alone", [True, False])
+async def test_a_job_alone_holds_up_no_other_job(rt: Runtime, alone: bool) -> None:
     """The digests family's checks may be slow now and then (a day's first learning of
-    the usual bands, a slow service): each has its own loop, so the rule watch's
-    enforcing of the calling hours never waits for them."""
-    runner = JobRunner(rt.registry, env_of(rt), where=(SCHEDULER,), every=3600.0)
+    the usual bands, a slow service): run alone, a job that hangs keeps no other job of
+    its period from running (the rule watch's enforcing of the calling hours); run with
+    them, it would."""
+    hanging, ran_twice = asyncio.Event(), asyncio.Event()
+    quick_runs = 0
+
+    async def hang(env: JobEnv) -> None:
+        hanging.set()
+        await asyncio.Event().wait()
+
+    async def quick(env: JobEnv) -> None:
+        nonlocal quick_runs
+        quick_runs += 1
+        if quick_runs == 2:
+            ran_twice.set()
+
+    def job(name: str, run: Callable[[JobEnv], Awaitable[None]], **alone: bool) -> Job:
+        return Job(name=name, run=run, every=60.0, probe="x", where=SCHEDULER, **alone)
+
+    registry = build_registry(
+        [
+            Family(name="slow", jobs=(job("slow", hang, alone=alone),)),
+            Family(name="quick", jobs=(job("quick", quick),)),
+        ]
+    )
+    runner = JobRunner(registry, env_of(rt), where=(SCHEDULER,), every=0.01)
     runner.start()
     try:
-        loops = {task.get_name() for task in asyncio.all_tasks()}
+        await asyncio.wait_for(hanging.wait(), 5)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ran_twice.wait(), 5 if alone else 0.5)
     finally:
         await runner.stop()
-    assert {"digests.alerts", "digests.anomalies"} <= loops
-    assert "rules.watch,rules.judge,privacy.notice,privacy.work" in loops
+    assert ran_twice.is_set() is alone
+    # The app's own checks that may be slow are declared so.
+    assert {job.name for job in rt.registry.jobs if job.alone} == {
+        "digests.alerts",
+        "digests.anomalies",
+    }
 
 
 async def test_the_watch_jobs_run_on_the_process_ports(rt: Runtime) -> None:
