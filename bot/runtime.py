@@ -27,7 +27,6 @@ from bot.digest_scheduler import DigestScheduler
 from bot.metrics import DatabaseFigures, Metrics
 from bot.post_ledger import PostLedger
 from bot.posting import BotClients, ChannelPace, SlackOutbox
-from bot.request_guard import HeldClaims
 from bot.service_clients import ServiceClients
 from bot.settings import Settings
 from bot.slack_ports import ResponseUrls, WebApiFiles, WebApiLookup, WebApiMessenger
@@ -98,9 +97,9 @@ class Runtime:
     """Where the call-center service may be (``callcenter.addresses``), for every client."""
     ledger: PostLedger | None = None
     """Notes the customers' numbers each post shows (``bot.post_ledger``)."""
-    held_claims: HeldClaims = field(default_factory=HeldClaims)
-    """Replay claims the database was too busy to take, held until it can
-    (``bot.request_guard.HeldClaims``)."""
+    held_claims: dict[str, asyncio.Task[bool | None]] = field(default_factory=dict)
+    """Replay claims the database was too busy to take, held until it can, by the
+    request's signature (``bot.listeners.context``)."""
     stopping: bool = False
     """Set once the process drains (SIGTERM, SIGINT: ``bot.server``): no approved action
     starts running any more (``AppPorts.stopping``)."""

@@ -51,12 +51,7 @@ def build_web_app(
     web_app = server.web_app
     secret = rt.settings.slack_signing_secret
     guard = SlackRequestGuard(
-        secret.get_secret_value() if secret else None,
-        rt.storage,
-        path=EVENTS_PATH,
-        callbacks=CALLBACKS_PREFIX,
-        held=rt.held_claims,
-        spawn=rt.background.spawn,
+        secret.get_secret_value() if secret else None, path=EVENTS_PATH, callbacks=CALLBACKS_PREFIX
     )
     web_app.middlewares.insert(0, request_middleware(rt.metrics, EVENTS_PATH))
     web_app.middlewares.append(guard.middleware)

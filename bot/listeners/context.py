@@ -1,12 +1,11 @@
-"""The Bolt middleware that knows who is asking (a ``ContextBuilder`` on Bolt's context,
-from what Bolt extracted; the listener builds the ``CommandContext`` after its ack), acts
-on each ``event_id`` once and hands on the claim the door left pending (docs/door.md)."""
+"""The Bolt middleware in front of every listener: the request claimed once
+(``bot.request_guard``), then a ``ContextBuilder`` on Bolt's context for the listener to
+build the ``CommandContext`` from after its ack (who asks, where)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -15,16 +14,14 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import logs
+from bot import logs, request_guard
 from bot.metrics import work_name
-from bot.request_guard import RETRY_AFTER, Claim, claim
 from bot.runtime import Runtime
-from commands.dispatch import database_busy
 from commands.kernel.context import CommandContext
 from commands.kernel.reply import Reply
 from commands.kernel.values import Metadata
 from commands.registry import Registry
-from storage import Requester, off_loop_quick
+from storage import Requester
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +36,8 @@ class ContextBuilder:
     team_id: str
     user_id: str
     channel_id: str | None
-    pending_claim: Claim | None = None  # the door's claim left to the background, if any
-    known: Requester | None = None  # what the door read of who asks, with its claim
+    pending_claim: request_guard.Claim | None = None  # a claim left to the background
+    known: Requester | None = None  # what was read of who asks, with its claim
 
     async def build(self) -> CommandContext:
         return await self.rt.context(
@@ -54,19 +51,8 @@ class ContextBuilder:
     async def claimed(
         self, tell: Callable[[Reply], Awaitable[Any]] | None, *, lock_wait: float | None = None
     ) -> bool:
-        """True if the request may go on: claimed at the door, or by its pending claim within
-        ``lock_wait`` s; else a replay, or busy (``tell`` is told so) and nothing was done."""
-        if (claiming := self.pending_claim) is None:
-            return True
-        done, _ = await asyncio.wait([claiming], timeout=lock_wait)
-        first = claiming.result() if done else None
-        if first is None:
-            log.warning("request refused: the database stayed busy; nothing was done")
-            if tell is not None:
-                await tell(database_busy())
-        elif not first:
-            log.info("replayed request ignored (its claim was made after the ack)")
-        return bool(first)
+        """``bot.request_guard.claimed``, for the claim left pending, if any."""
+        return await request_guard.claimed(self.pending_claim, tell, lock_wait=lock_wait)
 
 
 def builder(context: AsyncBoltContext) -> ContextBuilder:
@@ -106,24 +92,15 @@ def install(app: AsyncApp, rt: Runtime) -> None:
     @app.middleware
     async def callops_context(req: AsyncBoltRequest, next: Next) -> BoltResponse | None:
         body, context = req.body, req.context
-        event_id, team, user = body.get("event_id"), context.team_id, context.user_id
-        if body.get("type") == "event_callback" and event_id and team:
-            try:  # before the acknowledgement, so briefly: Slack resends an event refused now
-                first, _ = await off_loop_quick(claim, rt.storage, team, str(event_id))
-            except Exception as exc:  # busy, or unavailable
-                log.info("event %s: database busy (%s); refused", event_id, type(exc).__name__)
-                return BoltResponse(status=503, body="", headers={"Retry-After": RETRY_AFTER})
-            if not first:
-                log.info("event %s already handled; ignoring the retry", event_id)
-                return BoltResponse(status=200, body="")
+        team, user = context.team_id, context.user_id
+        try:
+            pending, known = await request_guard.first_time(rt, req, team, user)
+        except request_guard.Refused as refused:
+            refused.log(f"{body.get('type') or 'slash command'} from {team}")
+            headers = dict[str, str | Sequence[str]](refused.headers)
+            return BoltResponse(status=refused.status, body=refused.body, headers=headers)
         rt.responses.pool(context)
         if team and user:
-            signature = (req.headers.get("x-slack-signature") or [""])[0]
-            pending, known = rt.held_claims.get(signature), None
-            if isinstance(pending, tuple):  # read at the door: of the team and user Bolt names?
-                (asker, read), pending = pending, None
-                del rt.held_claims[signature]
-                known = read if asker == (team, user) else None
             channel = _channel(body, context)
             context[CONTEXT_KEY] = ContextBuilder(
                 rt, context.client, team, user, channel, pending, known

@@ -32,7 +32,7 @@ async def test_an_event_retried_to_another_replica_is_handled_once(
     one = balancer.replica_of(first.sent_headers["X-Slack-Signature"])
     other = balancer.replica_of(retry.sent_headers["X-Slack-Signature"])
     assert one != other
-    ignored = f"event {event_id} already handled; ignoring the retry"
+    ignored = f"already_handled (event {event_id})"
     await until(lambda: ignored in replicas[other].log_text(), within=10)
 
     # A later, different event is acted on: the first was dropped as a repeat, not lost.
