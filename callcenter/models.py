@@ -216,7 +216,8 @@ class CampaignRow(BaseModel):
 
 class RowPage(BaseModel, Generic[T]):
     """The paging envelope (spec section 2) around the rows of a listing, frozen whole:
-    the rows in a tuple, each row frozen, unknown fields ignored.  Nothing in it can
+    the rows in a tuple, each row of a frozen model (``CampaignRow``; only such a ``T``
+    belongs here), unknown fields ignored.  Nothing in it can
     change, so an answer read once serves every request given the same bytes
     (``callcenter._responses``): a campaign listing is read on every ``/callops
     campaigns`` and is the same until someone edits a campaign."""
