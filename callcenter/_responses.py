@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import httpx
@@ -159,7 +160,24 @@ def _read_fast(content: bytes, cast: type[M]) -> M | None:
     """A 2xx body read straight into ``cast`` in one pass, or None when it may be an
     error body or does not fit (then it is decoded once and classified).
 
-    On a 2xx only a top-level "error" makes an error body (``classify``).  A model that
+    A frozen ``cast`` (``models.RowPage``: nothing in it can change) is read once for
+    the same bytes and the model handed to every caller: a campaign listing is some
+    120 KB, and validating it was the largest single cost of ``/callops campaigns``,
+    while hashing the bytes costs a tenth of that (``benchmarks/ack.py``)."""
+    if cast.model_config.get("frozen"):
+        return _read_shared(content, cast)
+    return _read_once(content, cast)
+
+
+@lru_cache(maxsize=16)
+def _read_shared(content: bytes, cast: type[M]) -> M | None:
+    """``_read_once``, keyed by the answer's own bytes (a few listings, the teams'
+    campaigns, at some 120 KB each)."""
+    return _read_once(content, cast)
+
+
+def _read_once(content: bytes, cast: type[M]) -> M | None:
+    """On a 2xx only a top-level "error" makes an error body (``classify``).  A model that
     keeps unknown fields shows whether it had one; any other model is not read this way
     when the body holds the word at all."""
     keeps_unknown = cast.model_config.get("extra") == "allow"

@@ -214,6 +214,22 @@ class CampaignRow(BaseModel):
     concurrent_call: int = 0
 
 
+class RowPage(BaseModel, Generic[T]):
+    """The paging envelope (spec section 2) around the rows of a listing, frozen whole:
+    the rows in a tuple, each row of a frozen model (``CampaignRow``; only such a ``T``
+    belongs here), unknown fields ignored.  Nothing in it can
+    change, so an answer read once serves every request given the same bytes
+    (``callcenter._responses``): a campaign listing is read on every ``/callops
+    campaigns`` and is the same until someone edits a campaign."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    data: tuple[T, ...] = ()
+    limit: int = 0
+    offset: int = 0
+    total: int = 0
+
+
 class CampaignUpdate(Campaign):
     """PUT /v3/campaign/{uuid} body: the campaign's fields, ``campaign_name`` and ``type``
     required.  The service resets what the body omits, so callers send a full body

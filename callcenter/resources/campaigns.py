@@ -15,6 +15,7 @@ from callcenter.models import (
     CampaignUpdate,
     CampaignUpdated,
     Page,
+    RowPage,
 )
 from callcenter.paging import collect, walk
 from callcenter.resources._base import Resource, paging, segment
@@ -22,6 +23,8 @@ from callcenter.resources._base import Resource, paging, segment
 CAMPAIGN_TYPES: tuple[str, ...] = get_args(CampaignType)
 CAMPAIGN_STATUSES: tuple[str, ...] = get_args(CampaignStatus)
 _LOOKUP_PAGE_SIZE = 100
+_ROW_PAGE = RowPage[CampaignRow]
+"""Parametrized once: pydantic looks a parametrization up again at every subscript."""
 
 
 def _list_params(
@@ -51,10 +54,10 @@ class Campaigns(Resource):
     ) -> builtins.list[CampaignRow]:
         """Every campaign (of ``type``) in one list, as a listing shows it."""
 
-        async def page(limit: int, offset: int) -> Page[CampaignRow]:
+        async def page(limit: int, offset: int) -> RowPage[CampaignRow]:
             params = _list_params(type, limit, offset)
             return await self._request(
-                "GET", "/v3/campaign", Page[CampaignRow], idempotent=True, params=params
+                "GET", "/v3/campaign", _ROW_PAGE, idempotent=True, params=params
             )
 
         return await collect(page, page_size)

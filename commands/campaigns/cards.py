@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -28,7 +30,7 @@ from callcenter.models import AutodialerStats, Campaign, CampaignRow, LeadList, 
 from commands.kernel.call_words import status_words
 from commands.kernel.context import CommandContext
 from commands.kernel.grammar import UsageError, join_words, replace_run
-from commands.kernel.i18n import N_, _, ngettext
+from commands.kernel.i18n import N_, Language, _, current_language, ngettext
 from commands.kernel.interactions import OPEN_CAMPAIGN, Click
 from commands.kernel.matching import fold, suggest
 from commands.kernel.paging import pager, showing
@@ -158,9 +160,33 @@ async def list_campaigns(ctx: CommandContext, args: list[str]) -> Reply:
             raise UsageError(message, "campaigns [autocall|autodialer|inbound|manual]")
     cc = ctx.client()
     campaigns = await cc.campaigns.list_all(type=kind)
-    campaigns.sort(key=lambda c: (c.status != "start", c.campaign_name.casefold()))
     command = "campaigns" + (f" {kind}" if kind else "")
-    return campaigns_reply(campaigns, kind=kind, offset=ctx.offset, command=command)
+    return listing(campaigns, kind=kind, offset=ctx.offset, command=command)
+
+
+def listing(
+    campaigns: Sequence[CampaignRow], *, kind: str | None, offset: int, command: str
+) -> Reply:
+    """The listing of ``campaigns``, started ones first, then by name.  The service sends
+    the same rows on every ``/callops campaigns`` until someone edits a campaign, so the
+    reply is made once for the same rows (frozen, compared by value), page and language:
+    sorting and writing sixty rows was most of the command's own work.  Each caller gets
+    a reply of its own around the same blocks, which are never changed (``reply.once``)."""
+    made = _listing(tuple(campaigns), kind, offset, command, current_language())
+    return replace(made, blocks=list(made.blocks))
+
+
+@lru_cache(maxsize=64)
+def _listing(
+    campaigns: tuple[CampaignRow, ...],
+    kind: str | None,
+    offset: int,
+    command: str,
+    language: Language,
+) -> Reply:
+    """``language`` is the reader's (the one ``_`` uses): part of the cache's key."""
+    ordered = sorted(campaigns, key=lambda c: (c.status != "start", c.campaign_name.casefold()))
+    return campaigns_reply(ordered, kind=kind, offset=offset, command=command)
 
 
 def _window(schedule: Schedule) -> list[str]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
 from callcenter import errors
 from tests.callcenter.fakes import FakeService, json_response, page, sent_json
@@ -160,6 +161,23 @@ async def test_a_campaign_named_error_is_still_listed() -> None:
     async with service.client() as cc:
         [listed] = await cc.campaigns.list_all()
     assert (listed.campaign_name, listed.status) == ("error", "fail")
+
+
+async def test_the_same_listing_is_read_once_and_a_changed_one_again() -> None:
+    rows = [campaign(1), campaign(2)]
+    service = FakeService()
+    service.route("GET", "/v3/campaign", lambda r: json_response(200, page(rows, 100, 0, 2)))
+    async with service.client() as cc:
+        first = await cc.campaigns.list_all()
+        again = await cc.campaigns.list_all()
+        rows[1] = {**campaign(2), "status": "start"}
+        changed = await cc.campaigns.list_all()
+    assert all(a is b for a, b in zip(first, again, strict=True))  # one read, shared
+    assert again is not first  # each caller has its own list to sort
+    assert changed[0] is not first[0]  # other bytes: the answer is read again
+    assert (changed[1].campaign_uuid, changed[1].status) == ("camp-2", "start")
+    with pytest.raises(ValidationError):
+        first[0].status = "start"  # type: ignore[misc]  # a shared row cannot change
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import (
 )
 
 from callcenter.models import CampaignRow
-from commands.campaigns.cards import campaigns_reply
+from commands.campaigns.cards import campaigns_reply, listing
 from commands.kernel.tables import (
     MAX_COLUMNS,
     Cell,
@@ -93,6 +93,22 @@ def test_the_campaign_list_is_a_table_with_its_open_buttons() -> None:
     assert rows[0][2] == "stopped"
     opens = [b for b in buttons(reply) if b["action_id"].startswith("campaign_open_")]
     assert [b["value"] for b in opens] == [c.campaign_uuid for c in campaigns[:10]]
+
+
+def test_the_same_rows_list_alike_each_time_in_a_reply_of_its_own() -> None:
+    rows = [
+        CampaignRow(campaign_uuid=f"u{i}", campaign_name=name, type="manual", status=status)
+        for i, (name, status) in enumerate([("b", "stop"), ("A", "stop"), ("c", "start")])
+    ]
+    first = listing(rows, kind=None, offset=0, command="campaigns")
+    first.replace_original = True  # as the dispatcher marks a rerun's answer
+    first.blocks.append(first.blocks[0])
+    again = listing(list(rows), kind=None, offset=0, command="campaigns")
+    assert not again.replace_original and len(again.blocks) == len(first.blocks) - 1
+    assert [r[0] for r in table_rows(again)[1:]] == ["c", "A", "b"]  # started, then by name
+    started = [rows[0].model_copy(update={"status": "start"}), *rows[1:]]
+    changed = listing(started, kind=None, offset=0, command="campaigns")
+    assert [r[0] for r in table_rows(changed)[1:]] == ["b", "c", "A"]
 
 
 def test_row_buttons_carry_each_name_id_and_value_as_given() -> None:
