@@ -623,8 +623,9 @@ def run_sender() -> int:
 
     async def jobs() -> None:
         # Slack sends from many machines at once: no limit on connections, or aiohttp's
-        # queue for its 100 would be counted as the app's ack time.
-        connector = aiohttp.TCPConnector(limit=0)
+        # queue for its 100 would be counted as the app's ack time.  Idle connections are
+        # kept while the other apps take their turns (under the servers' 75 s).
+        connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=60.0)
         async with aiohttp.ClientSession(connector=connector) as session:
             while line := await asyncio.to_thread(sys.stdin.buffer.readline):
                 report = await send_job(session, json.loads(line))
@@ -1283,11 +1284,14 @@ def run_capacity(args: Namespace) -> bool:
                 else ""
             )
             + ". Then `/callops campaigns` offered at rising rates "
-            f"({args.rate_seconds:g} s each, sent on time whatever the answers); a rate holds "
+            f"({args.rate_seconds:g} s each, sent on time whatever the answers, the apps "
+            "taking turns at each rate after the same warm-up) by a sender in a process of "
+            "its own, so that its timing never waits behind the stand-in's work on the "
+            "apps' replies; a rate holds "
             f"when ack p99 is under {P99_TARGET_MS:.0f} ms, no ack is late and every reply "
             f"arrives within {results[0].drain_limit:g} s of the last command. The CPU shares "
-            "of the app, the stand-in (the sender, Slack's Web API and response URLs) and the "
-            "emulator are of one core over the rate's window.",
+            "of the app, the sender, the emulator and the stand-in (Slack's Web API and "
+            "response URLs) are of one core over the rate's window.",
             "",
         ]
         write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
@@ -1317,10 +1321,13 @@ CAPACITY_NOTES: list[str] = [
     "its dependencies installed there). The machine is shared with other work; between "
     "runs a figure moves by up to a third, so read the columns of one run against each "
     "other, not against another run's. The `Bolt app that only acks` column (`--bare`) "
-    "is the floor Bolt, this machine and the sender set for the ack at each rate.",
+    "is the floor Bolt, this machine and the sender set for the ack at each rate. It "
+    "acks from its listener, which Bolt notices at its next 10 ms poll "
+    "(`AsyncioListenerRunner`); callops acks from a middleware, without that wait, so at "
+    "a low rate its ack p99 can be under the bare app's.",
     "",
-    "At the first rate missed, the CPU shares show why: the stand-in (sending the "
-    "commands, taking the replies) spends about as much CPU per command as the app, and "
+    "At the first rate missed, the CPU shares show why: the stand-in (taking the "
+    "replies and Web API calls) spends about as much CPU per command as the app, and "
     "with the emulator and other work on the same two cores the machine runs out before "
     "the app does; the app's CPU per command alone would allow about 1000 / (ms per "
     "command) commands a second on a core of its own.",
