@@ -9,8 +9,9 @@ capacity of one app process.
 
 Slack shows "operation timed out" when an app takes more than 3 seconds to acknowledge a
 slash command, whatever it does afterwards.  Here the emulator answers every call after
-``--latency-ms`` and ``--commands`` ``/callops campaigns`` arrive at once, signed as Slack
-signs them, from the Slack stand-in; ``--rounds`` such bursts, after one warm-up command.
+``--latency-ms`` and ``--commands`` ``/callops campaigns`` arrive at once, built by the
+Slack stand-in and signed as Slack signs them; ``--rounds`` such bursts, after one warm-up
+command.
 Three apps take them in turn:
 
 1. callops itself, as deployed (``callops serve``): acks first, asks the service after,
@@ -20,10 +21,11 @@ Three apps take them in turn:
 3. a minimal Bolt app written the wrong way: it asks the service for the campaigns and
    only then acknowledges, with the answer in the ack.
 
-Each app, the emulator and this process (the Slack stand-in: sender, Web API, response
-URLs) run as separate processes on loopback, as Slack, the app and the service are, so the
-stand-in's own work is not counted as the app's.  For each app: ack latency p50 / p99 / max
-as the stand-in measured it (request sent to response read), acks over 3 s, and how many
+Each app, the emulator, this process (the Slack stand-in: Web API, response URLs) and the
+sender (``Sender``, below) run as separate processes on loopback, as Slack, the app and
+the service are, so the stand-in's own work is not counted as the app's.  For each app:
+ack latency p50 / p99 / max as the sender measured it (request sent to response read),
+acks over 3 s, and how many
 answers reached the user.  Targets for callops: no ack over 3 s, p99 under 100 ms, every
 answer delivered.  The figures are printed as a table and written into
 ``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)" (that section
@@ -54,9 +56,9 @@ replies.  The stand-in still builds each command (``prepare_slash_command``: a f
 trigger id, a ``response_url`` pointing at the stand-in, so the replies are counted as
 before); the sender signs and posts it with the driver's own ``request_headers`` and
 ``post`` (request handed to the session to response read) and reports each ack back.
-The CPU-per-command part and the bursts still send from the stand-in's driver: the first
-reads the app process's own CPU time, which the sender's waiting does not change; the
-second times acks against the 3-second deadline, far above that wait.
+The bursts are sent by the same kind of sender (all at once).  The CPU-per-command part
+still sends from the stand-in's driver: it reads the app process's own CPU time, which the
+sender's waiting does not change.
 
 The ladder is also made the same for the three apps: all are up together (each in its own
 process, on the same server class, aiohttp's, behind Bolt's ``AsyncSlackAppServer``), and at
@@ -273,16 +275,24 @@ async def unlimited_driver_connections(slack: SlackStandIn) -> None:
     await slack.driver.on_loop(replace())
 
 
-async def burst(slack: SlackStandIn, result: Result, commands: int, answer_wait: float) -> None:
-    before, errors_before = replies(slack)
-    started = time.perf_counter()
-    sends = [
-        slack.driver.slash_command(
-            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
+async def burst(
+    slack: SlackStandIn, sender: Sender, result: Result, commands: int, answer_wait: float
+) -> None:
+    """``commands`` sent at once by ``sender`` (a process of its own, like the rate
+    ladder's), then until every answer has arrived."""
+    url = slack.driver.request_url
+    if url is None:
+        raise RuntimeError("no app connected to the stand-in")
+    deliveries = [
+        await slack.driver.prepare_slash_command(
+            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns"
         )
         for _ in range(commands)
     ]
-    deliveries: list[Delivery] = await asyncio.gather(*sends)
+    before, errors_before = replies(slack)
+    started = time.perf_counter()
+    await sender.send(url, slack.signing_secret, deliveries, math.inf, RATE_ACK_TIMEOUT_S)
+    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
     if result.answers_by_reply:
         with contextlib.suppress(TimeoutError):  # reported as fewer answers
             await slack.wait_for(
@@ -361,20 +371,25 @@ def connect_workspace(root: Path, db: str, key: str, service_url: str) -> None:
 
 
 async def run_app(
-    name: str, kind: str, slack: SlackStandIn, service_url: str, workdir: Path, args: Namespace
+    name: str,
+    kind: str,
+    slack: SlackStandIn,
+    sender: Sender,
+    service_url: str,
+    workdir: Path,
+    args: Namespace,
 ) -> Result:
     result = Result(
         name=name, answers_by_reply=kind == "callops", answers_expected=kind != "ack-only"
     )
     slack.reset()
-    await unlimited_driver_connections(slack)
     async with serving_app(kind, slack, service_url, workdir):
         # One command first, as on any app that has been up for a while: Bolt's first
         # auth.test, the workspace's service token and first connections are made here.
         warm = Result(name="warm-up", answers_by_reply=result.answers_by_reply)
-        await burst(slack, warm, 1, args.answer_wait)
+        await burst(slack, sender, warm, 1, args.answer_wait)
         for _ in range(args.rounds):
-            await burst(slack, result, args.commands, args.answer_wait)
+            await burst(slack, sender, result, args.commands, args.answer_wait)
     return result
 
 
@@ -1125,8 +1140,10 @@ async def measure(args: Namespace) -> list[Result]:
         SlackStandIn() as slack,
         tempfile.TemporaryDirectory() as tmp,
     ):
-        for name, kind in APPS:
-            results.append(await run_app(name, kind, slack, service_url, Path(tmp), args))
+        async with Sender.started() as sender:
+            for name, kind in APPS:
+                app = await run_app(name, kind, slack, sender, service_url, Path(tmp), args)
+                results.append(app)
     return results
 
 
@@ -1227,12 +1244,13 @@ def run_bursts(args: Namespace) -> bool:
         intro = [
             f"`.venv/bin/python benchmarks/ack.py` — {date.today().isoformat()}",
             "",
-            f"{args.rounds} bursts of {args.commands} `/callops campaigns` sent at once by the "
-            "Slack stand-in (after one warm-up command), while the emulator answers every "
-            f"call after {args.latency_ms / 1000:g} s. Each app, the emulator and the "
-            "stand-in are separate processes on loopback; ack latency is measured by the "
-            "sender, from request to response. Columns: callops as deployed (`callops "
-            "serve`: acks first, answers through `response_url`); a Bolt app that only acks "
+            f"{args.rounds} bursts of {args.commands} `/callops campaigns` sent at once "
+            "(after one warm-up command), while the emulator answers every "
+            f"call after {args.latency_ms / 1000:g} s. Each app, the emulator, the "
+            "Slack stand-in and the sender are separate processes on loopback; ack latency "
+            "is measured by the sender, from request to response. Columns: callops as "
+            "deployed (`callops serve`: acks first, answers through `response_url`); "
+            "a Bolt app that only acks "
             "(the floor of this machine, Bolt and the sender); a minimal Bolt app that calls "
             "the service before acking (answer in the ack). Targets for callops: no ack over "
             f"3 s, p99 under {P99_TARGET_MS:.0f} ms, every answer delivered.",
