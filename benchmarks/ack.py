@@ -25,11 +25,10 @@ Each app, the emulator, this process (the Slack stand-in: Web API, response URLs
 sender (``Sender``, below) run as separate processes on loopback, as Slack, the app and
 the service are, so the stand-in's own work is not counted as the app's.  For each app:
 ack latency p50 / p99 / max as the sender measured it (request sent to response read),
-acks over 3 s, and how many
-answers reached the user.  Targets for callops: no ack over 3 s, p99 under 100 ms, every
-answer delivered.  The figures are printed as a table and written into
-``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)" (that section
-only).  Exits 1 when callops misses a target.
+acks over 3 s, and how many answers reached the user.  Targets for callops: no ack over
+3 s, p99 under 100 ms, every answer delivered.  The figures are printed as a table and
+written into ``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)"
+(that section only).  Exits 1 when callops misses a target.
 
 The capacity part runs callops alone (``callops serve --no-scheduler``, its own process):
 the CPU time of that process (``/proc/<pid>/stat``, every thread) per ``/callops
@@ -56,6 +55,8 @@ replies.  The stand-in still builds each command (``prepare_slash_command``: a f
 trigger id, a ``response_url`` pointing at the stand-in, so the replies are counted as
 before); the sender signs and posts it with the driver's own ``request_headers`` and
 ``post`` (request handed to the session to response read) and reports each ack back.
+A step's commands are built just before it, so their trigger ids (valid 3 s) have run out
+by the end of a step; ``/callops campaigns`` opens no modal.
 The bursts are sent by the same kind of sender (all at once).  The CPU-per-command part
 still sends from the stand-in's driver: it reads the app process's own CPU time, which the
 sender's waiting does not change.
@@ -69,7 +70,9 @@ before each step (none carries the messages of the steps before); and both callo
 run from this tree's ``.venv``, at their own default logging, with their databases side by
 side in one temporary directory.  What stays unequal is what the apps do: callops asks the
 emulator and answers through ``response_url``, so at each rate the stand-in and the
-emulator take CPU on the machine's cores that the bare app leaves free.
+emulator take CPU on the machine's cores that the bare app leaves free; and the bare app
+acks from its listener, which Bolt notices only at its next 10 ms poll, where callops acks
+from a middleware.
 
 ``--serve ack-only|service-first --port N`` runs one of the comparison apps (the
 benchmark starts them that way; they read the SLACK_* and CALLOPS_* environment).
