@@ -791,6 +791,8 @@ async def highest_rate(
     rate, so that all of them meet the machine (shared with other work, which changes by
     the minute) as it was at that rate; and the stand-in is back at its seed before each
     step, so no step has it carrying the messages of the steps before."""
+    if not rates:
+        return
     for app in apps:
         slack.reset()
         slack.connect_app(app.url)
