@@ -9,8 +9,9 @@ capacity of one app process.
 
 Slack shows "operation timed out" when an app takes more than 3 seconds to acknowledge a
 slash command, whatever it does afterwards.  Here the emulator answers every call after
-``--latency-ms`` and ``--commands`` ``/callops campaigns`` arrive at once, signed as Slack
-signs them, from the Slack stand-in; ``--rounds`` such bursts, after one warm-up command.
+``--latency-ms`` and ``--commands`` ``/callops campaigns`` arrive at once, built by the
+Slack stand-in and signed as Slack signs them; ``--rounds`` such bursts, after one warm-up
+command.
 Three apps take them in turn:
 
 1. callops itself, as deployed (``callops serve``): acks first, asks the service after,
@@ -20,14 +21,14 @@ Three apps take them in turn:
 3. a minimal Bolt app written the wrong way: it asks the service for the campaigns and
    only then acknowledges, with the answer in the ack.
 
-Each app, the emulator and this process (the Slack stand-in: sender, Web API, response
-URLs) run as separate processes on loopback, as Slack, the app and the service are, so the
-stand-in's own work is not counted as the app's.  For each app: ack latency p50 / p99 / max
-as the stand-in measured it (request sent to response read), acks over 3 s, and how many
-answers reached the user.  Targets for callops: no ack over 3 s, p99 under 100 ms, every
-answer delivered.  The figures are printed as a table and written into
-``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)" (that section
-only).  Exits 1 when callops misses a target.
+Each app, the emulator, this process (the Slack stand-in: Web API, response URLs) and the
+sender (``Sender``, below) run as separate processes on loopback, as Slack, the app and
+the service are, so the stand-in's own work is not counted as the app's.  For each app:
+ack latency p50 / p99 / max as the sender measured it (request sent to response read),
+acks over 3 s, and how many answers reached the user.  Targets for callops: no ack over
+3 s, p99 under 100 ms, every answer delivered.  The figures are printed as a table and
+written into ``benchmarks/README.md`` under "## Slash-command acks (benchmarks/ack.py)"
+(that section only).  Exits 1 when callops misses a target.
 
 The capacity part runs callops alone (``callops serve --no-scheduler``, its own process):
 the CPU time of that process (``/proc/<pid>/stat``, every thread) per ``/callops
@@ -44,6 +45,35 @@ and capacity of one process (benchmarks/ack.py)".  The pieces (``serving_app``,
 ``cpu_per_command``, ``offer_rate``, ``highest_rate``, ``ReplyCounter``) are importable
 for other benchmarks.
 
+Where the rate ladder's sender runs, and why: in a process of its own (``Sender``, this
+script run as ``--send``), with its own event loop.  The stand-in's loop serves the app's
+Web API calls and takes its ``response_url`` replies; a sender timing acks on that loop
+waits behind that work at 100 commands a second for callops and not for the bare app
+(which sends no reply), and counts the wait as the app's ack time, so the ack p99 of the
+two can be compared only when the sender's loop is not the one serving the full app's
+replies.  The stand-in still builds each command (``prepare_slash_command``: a fresh
+trigger id, a ``response_url`` pointing at the stand-in, so the replies are counted as
+before); the sender signs and posts it with the driver's own ``request_headers`` and
+``post`` (request handed to the session to response read) and reports each ack back.
+A step's commands are built just before it, so their trigger ids (valid 3 s) have run out
+by the end of a step; ``/callops campaigns`` opens no modal.
+The bursts are sent by the same kind of sender (all at once).  The CPU-per-command part
+still sends from the stand-in's driver: it reads the app process's own CPU time, which the
+sender's waiting does not change.
+
+The ladder is also made the same for the three apps: all are up together (each in its own
+process, on the same server class, aiohttp's, behind Bolt's ``AsyncSlackAppServer``), and at
+each rate they take their turns one after another, the order moving round from rate to
+rate, so that each meets the shared machine as it was at that rate; each gets the same
+warm-up through the same sender before the first rate; the stand-in is back at its seed
+before each step (none carries the messages of the steps before); and both callops trees
+run from this tree's ``.venv``, at their own default logging, with their databases side by
+side in one temporary directory.  What stays unequal is what the apps do: callops asks the
+emulator and answers through ``response_url``, so at each rate the stand-in and the
+emulator take CPU on the machine's cores that the bare app leaves free; and the bare app
+acks from its listener, which Bolt notices only at its next 10 ms poll, where callops acks
+from a middleware.
+
 ``--serve ack-only|service-first --port N`` runs one of the comparison apps (the
 benchmark starts them that way; they read the SLACK_* and CALLOPS_* environment).
 """
@@ -53,6 +83,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import math
 import os
 import shlex
@@ -70,6 +101,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -84,6 +116,7 @@ from callcenter import CallCenter
 from callcenter.addresses import LOOPBACK_NETWORKS
 from emulators.slack import CALL_CENTER, SUPERVISOR, TEAM, Delivery, SlackStandIn
 from emulators.slack.bus import StandInEvent
+from emulators.slack.driver import post, request_headers
 from storage.facade import Storage
 from storage.secrets import SecretBox
 
@@ -245,16 +278,24 @@ async def unlimited_driver_connections(slack: SlackStandIn) -> None:
     await slack.driver.on_loop(replace())
 
 
-async def burst(slack: SlackStandIn, result: Result, commands: int, answer_wait: float) -> None:
-    before, errors_before = replies(slack)
-    started = time.perf_counter()
-    sends = [
-        slack.driver.slash_command(
-            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
+async def burst(
+    slack: SlackStandIn, sender: Sender, result: Result, commands: int, answer_wait: float
+) -> None:
+    """``commands`` sent at once by ``sender`` (a process of its own, like the rate
+    ladder's), then until every answer has arrived."""
+    url = slack.driver.request_url
+    if url is None:
+        raise RuntimeError("no app connected to the stand-in")
+    deliveries = [
+        await slack.driver.prepare_slash_command(
+            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns"
         )
         for _ in range(commands)
     ]
-    deliveries: list[Delivery] = await asyncio.gather(*sends)
+    before, errors_before = replies(slack)
+    started = time.perf_counter()
+    await sender.send(url, slack.signing_secret, deliveries, math.inf, RATE_ACK_TIMEOUT_S)
+    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
     if result.answers_by_reply:
         with contextlib.suppress(TimeoutError):  # reported as fewer answers
             await slack.wait_for(
@@ -296,8 +337,8 @@ async def serving_app(
     after in one run)."""
     key = Fernet.generate_key().decode()
     db = str(workdir / f"{kind}-{free_port()}.db")
-    if kind == "callops":
-        connect_workspace(root, db, key, service_url)
+    if kind == "callops":  # the store is not called on an event loop
+        await asyncio.to_thread(connect_workspace, root, db, key, service_url)
     port = free_port()
     env = app_env(slack, service_url, db, key, root=root)
     argv = app_command(kind, port)
@@ -333,20 +374,25 @@ def connect_workspace(root: Path, db: str, key: str, service_url: str) -> None:
 
 
 async def run_app(
-    name: str, kind: str, slack: SlackStandIn, service_url: str, workdir: Path, args: Namespace
+    name: str,
+    kind: str,
+    slack: SlackStandIn,
+    sender: Sender,
+    service_url: str,
+    workdir: Path,
+    args: Namespace,
 ) -> Result:
     result = Result(
         name=name, answers_by_reply=kind == "callops", answers_expected=kind != "ack-only"
     )
     slack.reset()
-    await unlimited_driver_connections(slack)
     async with serving_app(kind, slack, service_url, workdir):
         # One command first, as on any app that has been up for a while: Bolt's first
         # auth.test, the workspace's service token and first connections are made here.
         warm = Result(name="warm-up", answers_by_reply=result.answers_by_reply)
-        await burst(slack, warm, 1, args.answer_wait)
+        await burst(slack, sender, warm, 1, args.answer_wait)
         for _ in range(args.rounds):
-            await burst(slack, result, args.commands, args.answer_wait)
+            await burst(slack, sender, result, args.commands, args.answer_wait)
     return result
 
 
@@ -384,6 +430,9 @@ class ReplyCounter:
         self.answers = 0
         """Replies with the answer's mark (the campaigns list)."""
         self.total = 0
+        self.last_at = 0.0
+        """When the latest reply was posted (``time.monotonic()``, the same clock in
+        every process of the machine)."""
         self._user = slack.user(user).id
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
         self._unsubscribe = slack.bus.subscribe(self._seen)
@@ -395,6 +444,7 @@ class ReplyCounter:
         if message.get("source") == "slackbot":
             return
         self.total += 1
+        self.last_at = time.monotonic()
         if ANSWER_MARK in str(message.get("text", "")):
             self.answers += 1
         for loop, changed in list(self._waiters):
@@ -506,46 +556,187 @@ class RateStep:
         )
 
 
+# --- the sender of the rate ladder: a process of its own -----------------------------------
+
+
+SEND_FLAG = "--send"
+REPORT_LINE_LIMIT = 64 * 1024 * 1024
+"""The longest line the sender's report may be (one line per step: every ack)."""
+RATE_ACK_TIMEOUT_S = 60.0
+WARM_UP_COMMANDS = 20
+"""Sent to each app at the first rate before its first step, through the same sender."""
+
+
+class Sender:
+    """The process that sends the rate ladder's commands and times each ack, with an event
+    loop of its own.
+
+    It must not be the stand-in's loop: that loop also serves the app's Web API calls and
+    takes its ``response_url`` replies, so a sender on it waits behind that work for the
+    full app and not for the bare one (which sends no reply), and its ack times count the
+    waiting as the app's.  The stand-in still builds each command from its records (a fresh
+    trigger id, and a ``response_url`` pointing at the stand-in, so the replies are counted
+    as before: ``prepare_slash_command``); this process signs and sends each at its own
+    time with the driver's own ``request_headers`` and ``post``, whatever the answers, and
+    reports each ack back (status, body, request handed to the session to response read);
+    the stand-in then does with the acks what Slack does (``settle_slash_command``)."""
+
+    def __init__(self, child: asyncio.subprocess.Process) -> None:
+        self._child = child
+
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
+    @classmethod
+    @asynccontextmanager
+    async def started(cls) -> AsyncIterator[Sender]:
+        child = await asyncio.create_subprocess_exec(
+            *(sys.executable, str(SCRIPT), SEND_FLAG),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+            limit=REPORT_LINE_LIMIT,
+        )
+        try:
+            yield cls(child)
+        finally:
+            if child.stdin is not None:
+                child.stdin.close()  # the sender's loop ends at the end of its input
+            try:
+                await asyncio.wait_for(child.wait(), 10)
+            except TimeoutError:
+                child.kill()
+                await child.wait()
+
+    async def send(
+        self, url: str, secret: str, deliveries: list[Delivery], rate: float, ack_timeout: float
+    ) -> float:
+        """Sends ``deliveries`` to ``url``, ``rate`` a second from now, each signed with
+        ``secret`` as it goes; fills in each one's answer and returns when the last was
+        sent (``time.monotonic()``, the same clock in every process of the machine)."""
+        stdin, stdout = self._child.stdin, self._child.stdout
+        if stdin is None or stdout is None:
+            raise RuntimeError("the sender has no pipes")
+        commands = [{"body": d.sent_body, "content_type": d.content_type} for d in deliveries]
+        job = {"url": url, "secret": secret, "rate": rate, "ack_timeout": ack_timeout}
+        stdin.write(json.dumps({**job, "commands": commands}).encode() + b"\n")
+        await stdin.drain()
+        line = await stdout.readline()
+        if not line:
+            raise RuntimeError(f"the sender stopped (exit {await self._child.wait()})")
+        report = json.loads(line)
+        for delivery, answer in zip(deliveries, report["answers"], strict=True):
+            delivery.status = int(answer["status"])
+            delivery.body = str(answer["body"])
+            delivery.ack_seconds = float(answer["ack_seconds"])
+            delivery.headers = dict(answer["headers"])
+            delivery.sent_headers = dict(answer["sent_headers"])
+        return float(report["last_sent"])
+
+
+def run_sender() -> int:
+    """The sender's process (``ack.py --send``): a job a line on stdin, its report a line
+    on stdout, until stdin ends."""
+
+    async def jobs() -> None:
+        # Slack sends from many machines at once: no limit on connections, or aiohttp's
+        # queue for its 100 would be counted as the app's ack time.  Idle connections are
+        # kept while the other apps take their turns (under the servers' 75 s).
+        connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=60.0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            while line := await asyncio.to_thread(sys.stdin.buffer.readline):
+                report = await send_job(session, json.loads(line))
+                sys.stdout.write(json.dumps(report) + "\n")
+                sys.stdout.flush()
+
+    asyncio.run(jobs())
+    return 0
+
+
+async def send_job(session: aiohttp.ClientSession, job: dict[str, Any]) -> dict[str, Any]:
+    """One step's commands, each sent at its own time (an open loop: Slack does not wait
+    for one user's answer before sending the next user's command), signed and posted as
+    the stand-in's driver does."""
+    url, secret, rate = str(job["url"]), str(job["secret"]), float(job["rate"])
+    limit = float(job["ack_timeout"])
+    deliveries = [
+        Delivery(
+            kind="slash_command",
+            payload={},
+            team_id=TEAM,
+            sent_body=str(command["body"]),
+            content_type=str(command["content_type"]),
+        )
+        for command in job["commands"]
+    ]
+
+    async def one(delivery: Delivery) -> None:
+        headers = request_headers(secret, delivery, timestamp=int(time.time()))
+        await post(session, url, delivery, headers, limit)
+
+    loop = asyncio.get_running_loop()
+    sends: list[asyncio.Task[None]] = []
+    start = loop.time()
+    for i, delivery in enumerate(deliveries):
+        delay = start + i / rate - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        sends.append(asyncio.create_task(one(delivery)))
+    last_sent = time.monotonic()
+    await asyncio.gather(*sends)
+    answers = [
+        {
+            "status": d.status,
+            "body": d.body,
+            "ack_seconds": d.ack_seconds,
+            "headers": d.headers,
+            "sent_headers": d.sent_headers,
+        }
+        for d in deliveries
+    ]
+    return {"last_sent": last_sent, "answers": answers}
+
+
 async def offer_rate(
     slack: SlackStandIn,
+    sender: Sender,
     counter: ReplyCounter,
     pid: int,
     rate: float,
     seconds: float,
     *,
     text: str = "campaigns",
-    drain_limit: float = 2.0,
     answer_wait: float = 60.0,
     others: dict[str, int] | None = None,
     replies_expected: bool = True,
 ) -> RateStep:
-    """``rate`` commands a second for ``seconds``, each sent at its own time whatever the
-    app's answers (an open loop: Slack does not wait for one user before sending the
-    next's), then until every reply has arrived."""
-    before = counter.total
+    """``rate`` commands a second for ``seconds`` to the stand-in's request URL, sent by
+    ``sender`` (a process of its own) each at its own time whatever the app's answers (an
+    open loop: Slack does not wait for one user before sending the next's), then until
+    every reply has arrived."""
+    url = slack.driver.request_url
+    if url is None:
+        raise RuntimeError("no app connected to the stand-in")
     count = max(1, round(rate * seconds))
-    loop = asyncio.get_running_loop()
+    deliveries = [
+        await slack.driver.prepare_slash_command(user=SUPERVISOR, channel=CALL_CENTER, text=text)
+        for _ in range(count)
+    ]
+    before = counter.total
+    watched = {"sender": sender.pid, **(others or {})}
     cpu_before = process_cpu_seconds(pid)
-    others_before = {name: process_cpu_seconds(p) for name, p in (others or {}).items()}
+    others_before = {name: process_cpu_seconds(p) for name, p in watched.items()}
     own_before = time.process_time()
-    start = loop.time()
-    sends: list[asyncio.Task[Delivery]] = []
-    for i in range(count):
-        delay = start + i / rate - loop.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        sends.append(
-            asyncio.create_task(
-                slack.driver.slash_command(
-                    user=SUPERVISOR, channel=CALL_CENTER, text=text, ack_timeout=60.0
-                )
-            )
-        )
-    last_sent = loop.time()
-    deliveries = await asyncio.gather(*sends)
-    if replies_expected:
-        await counter.reach(before + count, answer_wait)
-    drained = loop.time() - last_sent
+    last_sent = await sender.send(url, slack.signing_secret, deliveries, rate, RATE_ACK_TIMEOUT_S)
+    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
+    reached = not replies_expected or await counter.reach(before + count, answer_wait)
+    if not replies_expected:
+        drained = 0.0
+    elif reached:
+        drained = max(0.0, counter.last_at - last_sent)
+    else:
+        drained = time.monotonic() - last_sent
     return RateStep(
         rate=rate,
         sent=count,
@@ -555,55 +746,91 @@ async def offer_rate(
         drain_seconds=drained,
         cpu_seconds=process_cpu_seconds(pid) - cpu_before,
         others_cpu_seconds={
-            **{n: process_cpu_seconds(p) - others_before[n] for n, p in (others or {}).items()},
+            **{n: process_cpu_seconds(p) - others_before[n] for n, p in watched.items()},
             "stand-in": time.process_time() - own_before,
         },
         replies_expected=replies_expected,
     )
 
 
+@dataclass
+class Ladder:
+    """One app the rates are offered to, and how it went."""
+
+    label: str
+    pid: int
+    url: str
+    replies_expected: bool = True
+    """False for the Bolt app that only acks: it sends no reply."""
+    best: float = 0.0
+    """The last rate that held before the first miss (0 if none)."""
+    steps: list[RateStep] = field(default_factory=list)
+    missed: bool = False
+
+
 async def highest_rate(
     slack: SlackStandIn,
+    sender: Sender,
     counter: ReplyCounter,
-    pid: int,
+    apps: list[Ladder],
     rates: list[float],
     seconds: float,
     *,
     drain_limit: float = 2.0,
-    report: Callable[[RateStep], None] | None = None,
+    report: Callable[[str, RateStep], None] | None = None,
     others: dict[str, int] | None = None,
-    replies_expected: bool = True,
     every_rate: bool = False,
-) -> tuple[float, list[RateStep]]:
-    """Offers each rate in turn (rising) until one does not hold (ack p99 under 100 ms,
-    none late, every reply delivered within ``drain_limit`` of the last command), or every
-    rate with ``every_rate``; returns the last rate that held before the first miss (0 if
-    none) and every step measured."""
-    steps: list[RateStep] = []
-    best = 0.0
-    missed = False
-    for rate in rates:
-        step = await offer_rate(
+) -> None:
+    """Offers each rate in turn (rising) to each app until one does not hold for it (ack
+    p99 under 100 ms, none late, every reply delivered within ``drain_limit`` of the last
+    command), or every rate with ``every_rate``; fills in each app's steps and ``best``.
+
+    Made fair between the apps: each gets the same warm-up first (``WARM_UP_COMMANDS``
+    through the same sender: its connections, the app's first paths); at each rate the
+    apps take their turns one after another, in an order that moves round from rate to
+    rate, so that all of them meet the machine (shared with other work, which changes by
+    the minute) as it was at that rate; and the stand-in is back at its seed before each
+    step, so no step has it carrying the messages of the steps before."""
+    if not rates:
+        return
+    for app in apps:
+        slack.reset()
+        slack.connect_app(app.url)
+        await offer_rate(
             slack,
+            sender,
             counter,
-            pid,
-            rate,
-            seconds,
-            drain_limit=drain_limit,
-            others=others,
-            replies_expected=replies_expected,
+            app.pid,
+            rates[0],
+            WARM_UP_COMMANDS / rates[0],
+            replies_expected=app.replies_expected,
         )
-        steps.append(step)
-        if report is not None:
-            report(step)
-        if not step.held(drain_limit):
-            missed = True
-            if not every_rate:
-                break
-        elif not missed:
-            best = rate
-        await asyncio.sleep(1.0)  # let the loop settle between steps
-    return best, steps
+        await asyncio.sleep(1.0)
+    for turn, rate in enumerate(rates):
+        start = turn % len(apps)
+        for app in [*apps[start:], *apps[:start]]:
+            if app.missed and not every_rate:
+                continue
+            slack.reset()
+            slack.connect_app(app.url)
+            step = await offer_rate(
+                slack,
+                sender,
+                counter,
+                app.pid,
+                rate,
+                seconds,
+                others=others,
+                replies_expected=app.replies_expected,
+            )
+            app.steps.append(step)
+            if report is not None:
+                report(app.label, step)
+            if not step.held(drain_limit):
+                app.missed = True
+            elif not app.missed:
+                app.best = rate
+            await asyncio.sleep(1.0)  # let the loops settle between steps
 
 
 @dataclass
@@ -705,78 +932,49 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                 results.append(
                     Capacity(label, cpu, idle_ms, 0.0, [], drain_limit=2.0, rounds=rounds)
                 )
-            for app, result in zip(apps, results, strict=True):
-                if not rates:
-                    break
-                slack.connect_app(app.url)
-                result.best_rate, result.steps = await ladder(
-                    result.label,
+            if not rates:
+                return results
+            ladders = [
+                Ladder(result.label, app.pid, app.url)
+                for app, result in zip(apps, results, strict=True)
+            ]
+            if args.bare:
+                bare, bare_idle = await bare_app(stack, slack, service_url, Path(tmp))
+                ladders.append(Ladder(BARE_LABEL, bare.pid, bare.url, replies_expected=False))
+                results.append(Capacity(BARE_LABEL, [], bare_idle, 0.0, [], drain_limit=2.0))
+            print(f"  offered rates, the apps in turn at each: {rates}", flush=True)
+            async with Sender.started() as sender:
+                await highest_rate(
                     slack,
+                    sender,
                     counter,
-                    app.pid,
+                    ladders,
                     rates,
                     args.rate_seconds,
+                    report=print_step,
                     others={"emulator": emulator_process.pid},
                     every_rate=args.every_rate,
                 )
-            if args.bare and rates:
-                results.append(await bare_rates(args, slack, counter, service_url, Path(tmp)))
+            for result, ladder in zip(results, ladders, strict=True):
+                result.best_rate, result.steps = ladder.best, ladder.steps
     return results
 
 
 BARE_LABEL = "Bolt app that only acks"
 
 
-async def bare_rates(
-    args: Namespace, slack: SlackStandIn, counter: ReplyCounter, service_url: str, tmp: Path
-) -> Capacity:
-    """The same rates offered to a Bolt app that only acks: the floor that Bolt, this
-    machine and the sender set for the ack, to read callops' ack p99 against."""
-    rates = [float(r) for r in args.rates.split(",") if r.strip()]
-    async with serving_app("ack-only", slack, service_url, tmp) as app:
-        for _ in range(5):  # warm up, as the other apps were
-            await slack.driver.slash_command(
-                user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
-            )
-        idle = await idle_cpu_per_second(app.pid)
-        best, steps = await ladder(
-            BARE_LABEL,
-            slack,
-            counter,
-            app.pid,
-            rates,
-            args.rate_seconds,
-            replies_expected=False,
-            every_rate=args.every_rate,
+async def bare_app(
+    stack: contextlib.AsyncExitStack, slack: SlackStandIn, service_url: str, tmp: Path
+) -> tuple[ServedApp, float]:
+    """A Bolt app that only acks, up until ``stack`` closes, and its CPU while idle: the
+    floor that Bolt, this machine and the sender set for the ack, to read callops' ack p99
+    against.  Served beside the others, so that it takes the same rates in turn with them."""
+    app = await stack.enter_async_context(serving_app("ack-only", slack, service_url, tmp))
+    for _ in range(5):  # its first auth.test and connections, as the others' warm-up did
+        await slack.driver.slash_command(
+            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
         )
-    return Capacity(BARE_LABEL, [], idle, best, steps, drain_limit=2.0)
-
-
-async def ladder(
-    label: str,
-    slack: SlackStandIn,
-    counter: ReplyCounter,
-    pid: int,
-    rates: list[float],
-    seconds: float,
-    *,
-    others: dict[str, int] | None = None,
-    replies_expected: bool = True,
-    every_rate: bool = False,
-) -> tuple[float, list[RateStep]]:
-    """``highest_rate`` of one app, each step printed as it is measured."""
-    print(f"  {label}: offered rates", flush=True)
-    return await highest_rate(
-        slack,
-        counter,
-        pid,
-        rates,
-        seconds,
-        report=print_step,
-        others=others,
-        replies_expected=replies_expected,
-        every_rate=every_rate,
-    )
+    return app, await idle_cpu_per_second(app.pid)
 
 
 def sample(pid: int, out: str, *, gil: bool = False) -> subprocess.Popen[bytes]:
@@ -804,9 +1002,9 @@ def merge_figures(figures: list[CpuFigure]) -> CpuFigure:
     )
 
 
-def print_step(step: RateStep) -> None:
+def print_step(label: str, step: RateStep) -> None:
     print(
-        f"  {step.rate:g}/s offered: ack p99 {step.p99_ms:.0f} ms, {step.late} late, "
+        f"  {label}, {step.rate:g}/s offered: ack p99 {step.p99_ms:.0f} ms, {step.late} late, "
         f"{step.answered} of {step.sent} answered, last reply {step.drain_seconds:.1f} s "
         f"after the last command; CPU s: app {step.cpu_seconds:.1f}, "
         + ", ".join(f"{name} {cpu:.1f}" for name, cpu in step.others_cpu_seconds.items()),
@@ -947,8 +1145,10 @@ async def measure(args: Namespace) -> list[Result]:
         SlackStandIn() as slack,
         tempfile.TemporaryDirectory() as tmp,
     ):
-        for name, kind in APPS:
-            results.append(await run_app(name, kind, slack, service_url, Path(tmp), args))
+        async with Sender.started() as sender:
+            for name, kind in APPS:
+                app = await run_app(name, kind, slack, sender, service_url, Path(tmp), args)
+                results.append(app)
     return results
 
 
@@ -1049,12 +1249,13 @@ def run_bursts(args: Namespace) -> bool:
         intro = [
             f"`.venv/bin/python benchmarks/ack.py` — {date.today().isoformat()}",
             "",
-            f"{args.rounds} bursts of {args.commands} `/callops campaigns` sent at once by the "
-            "Slack stand-in (after one warm-up command), while the emulator answers every "
-            f"call after {args.latency_ms / 1000:g} s. Each app, the emulator and the "
-            "stand-in are separate processes on loopback; ack latency is measured by the "
-            "sender, from request to response. Columns: callops as deployed (`callops "
-            "serve`: acks first, answers through `response_url`); a Bolt app that only acks "
+            f"{args.rounds} bursts of {args.commands} `/callops campaigns` sent at once "
+            "(after one warm-up command), while the emulator answers every "
+            f"call after {args.latency_ms / 1000:g} s. Each app, the emulator, the "
+            "Slack stand-in and the sender are separate processes on loopback; ack latency "
+            "is measured by the sender, from request to response. Columns: callops as "
+            "deployed (`callops serve`: acks first, answers through `response_url`); "
+            "a Bolt app that only acks "
             "(the floor of this machine, Bolt and the sender); a minimal Bolt app that calls "
             "the service before acking (answer in the ack). Targets for callops: no ack over "
             f"3 s, p99 under {P99_TARGET_MS:.0f} ms, every answer delivered.",
@@ -1106,11 +1307,14 @@ def run_capacity(args: Namespace) -> bool:
                 else ""
             )
             + ". Then `/callops campaigns` offered at rising rates "
-            f"({args.rate_seconds:g} s each, sent on time whatever the answers); a rate holds "
+            f"({args.rate_seconds:g} s each, sent on time whatever the answers, the apps "
+            "taking turns at each rate after the same warm-up) by a sender in a process of "
+            "its own, so that its timing never waits behind the stand-in's work on the "
+            "apps' replies; a rate holds "
             f"when ack p99 is under {P99_TARGET_MS:.0f} ms, no ack is late and every reply "
             f"arrives within {results[0].drain_limit:g} s of the last command. The CPU shares "
-            "of the app, the stand-in (the sender, Slack's Web API and response URLs) and the "
-            "emulator are of one core over the rate's window.",
+            "of the app, the sender, the emulator and the stand-in (Slack's Web API and "
+            "response URLs) are of one core over the rate's window.",
             "",
         ]
         write_readme([*wrap(intro), *lines, *wrap(CAPACITY_NOTES)], CAPACITY_HEADING)
@@ -1140,10 +1344,13 @@ CAPACITY_NOTES: list[str] = [
     "its dependencies installed there). The machine is shared with other work; between "
     "runs a figure moves by up to a third, so read the columns of one run against each "
     "other, not against another run's. The `Bolt app that only acks` column (`--bare`) "
-    "is the floor Bolt, this machine and the sender set for the ack at each rate.",
+    "is the floor Bolt, this machine and the sender set for the ack at each rate. It "
+    "acks from its listener, which Bolt notices at its next 10 ms poll "
+    "(`AsyncioListenerRunner`); callops acks from a middleware, without that wait, so at "
+    "a low rate its ack p99 can be under the bare app's.",
     "",
-    "At the first rate missed, the CPU shares show why: the stand-in (sending the "
-    "commands, taking the replies) spends about as much CPU per command as the app, and "
+    "At the first rate missed, the CPU shares show why: the stand-in (taking the "
+    "replies and Web API calls) spends about as much CPU per command as the app, and "
     "with the emulator and other work on the same two cores the machine runs out before "
     "the app does; the app's CPU per command alone would allow about 1000 / (ms per "
     "command) commands a second on a core of its own.",
@@ -1155,6 +1362,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--profiled"]:
         return run_profiled(argv[1], argv[2:])
+    if argv[:1] == [SEND_FLAG]:
+        return run_sender()
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--parts", default="bursts,capacity", help="bursts, capacity or both")
     parser.add_argument("--commands", type=int, default=200, help="slash commands per burst")

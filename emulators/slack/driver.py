@@ -8,7 +8,11 @@ ack body becomes the reply the user sees, a view_submission's ``response_action`
 the modal stack, an ack later than 3 s makes Slackbot say the command failed.
 
 Each call returns a ``Delivery`` (status, body, ack time). Methods are coroutines that may
-be awaited from any event loop; the work runs on the stand-in's loop.
+be awaited from any event loop; the work runs on the stand-in's loop.  A sender that must
+not share that loop (a benchmark timing acks while the stand-in serves the app's Web API
+calls) builds slash commands with ``prepare_slash_command``, signs and sends them with
+``request_headers`` and ``post`` from its own process, and hands the answers back to
+``settle_slash_command``.
 """
 
 from __future__ import annotations
@@ -93,6 +97,48 @@ class Delivery:
             return json.loads(self.body)
         except json.JSONDecodeError:
             return None
+
+
+def request_headers(
+    secret: str, delivery: Delivery, *, timestamp: int, corrupt: bool = False
+) -> dict[str, str]:
+    """The headers Slack sends ``delivery`` over HTTP with: its content type, Slackbot's
+    user agent and the v0 signature of its body at ``timestamp`` (``corrupt``: signed
+    with the wrong secret)."""
+    return {
+        "Content-Type": delivery.content_type,
+        "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
+        **signed_headers(secret, delivery.sent_body, timestamp=timestamp, corrupt=corrupt),
+    }
+
+
+async def post(
+    session: aiohttp.ClientSession,
+    url: str,
+    delivery: Delivery,
+    headers: dict[str, str],
+    limit: float,
+) -> None:
+    """POST ``delivery`` to the app's request ``url`` and fill in how it answered: status
+    (0 when no answer came within ``limit`` seconds), body, headers and ``ack_seconds``,
+    from the request handed to the session to the response read."""
+    delivery.sent_headers = dict(headers)
+    started = time.perf_counter()
+    try:
+        async with session.post(
+            url,
+            data=delivery.sent_body.encode(),
+            headers=delivery.sent_headers,
+            timeout=aiohttp.ClientTimeout(total=limit),
+            allow_redirects=False,
+        ) as response:
+            delivery.body = await response.text()
+            delivery.status = response.status
+            delivery.headers = dict(response.headers)
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        delivery.status = 0
+        delivery.body = f"{type(exc).__name__}: {exc}"
+    delivery.ack_seconds = time.perf_counter() - started
 
 
 class SlackDriver:
@@ -202,11 +248,9 @@ class SlackDriver:
             self._signed.clear()
         self._signed[delivery.sent_body] = max(timestamp, self._signed.get(delivery.sent_body, 0))
         headers = {
-            "Content-Type": delivery.content_type,
-            "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
-            **signed_headers(
+            **request_headers(
                 self.signing_secret,
-                delivery.sent_body,
+                delivery,
                 timestamp=timestamp,
                 corrupt=options.get("bad_signature", False),
             ),
@@ -219,23 +263,7 @@ class SlackDriver:
             raise RuntimeError("no request URL set and no Socket Mode connection open")
         if self._session is None:
             self._session = aiohttp.ClientSession()
-        delivery.sent_headers = dict(headers)
-        started = time.perf_counter()
-        try:
-            async with self._session.post(
-                self.request_url,
-                data=delivery.sent_body.encode(),
-                headers=delivery.sent_headers,
-                timeout=aiohttp.ClientTimeout(total=limit),
-                allow_redirects=False,
-            ) as response:
-                delivery.body = await response.text()
-                delivery.status = response.status
-                delivery.headers = dict(response.headers)
-        except (TimeoutError, aiohttp.ClientError) as exc:
-            delivery.status = 0
-            delivery.body = f"{type(exc).__name__}: {exc}"
-        delivery.ack_seconds = time.perf_counter() - started
+        await post(self._session, self.request_url, delivery, headers, limit)
 
     def _journal_ack(self, delivery: Delivery, problems: list[str], error: str | None) -> None:
         self._core.journal.record(
@@ -272,6 +300,54 @@ class SlackDriver:
         team_ref: str | None,
         options: SendOptions,
     ) -> Delivery:
+        delivery, record = self._slash_delivery(user_ref, channel_ref, text, command, team_ref)
+        await self._deliver(delivery, options)
+        self._after_slash(delivery, record, command)
+        return delivery
+
+    async def prepare_slash_command(
+        self,
+        *,
+        user: str,
+        channel: str,
+        text: str = "",
+        command: str = "/callops",
+        team: str | None = None,
+    ) -> Delivery:
+        """The slash command ``slash_command`` would send (a fresh trigger id and
+        ``response_url`` from the stand-in's records), built but not sent: for a sender
+        with a loop of its own (another process), whose timing must not queue behind the
+        stand-in's work.  It signs it with ``request_headers`` and sends it with ``post``
+        over HTTP, then hands the answered delivery to ``settle_slash_command``."""
+
+        async def build() -> Delivery:
+            return self._slash_delivery(user, channel, text, command, team)[0]
+
+        return await self.on_loop(build())
+
+    async def settle_slash_command(self, delivery: Delivery) -> None:
+        """Do with a slash command sent elsewhere (``prepare_slash_command``) and answered
+        what ``slash_command`` does with the ack: kept in ``history``, its ack body shown
+        as the reply, Slackbot's "failed" notice when it came late or not at all."""
+
+        async def settle() -> None:
+            url = delivery.response_url or ""
+            record = self._core.state.response_urls[url.rsplit("/", 1)[-1]]
+            delivery.transport = "http"
+            self.history.append(delivery)
+            self._core.bus.publish("delivery", delivery.team_id, delivery=delivery)
+            self._after_slash(delivery, record, str(delivery.payload["command"]))
+
+        await self.on_loop(settle())
+
+    def _slash_delivery(
+        self,
+        user_ref: str,
+        channel_ref: str,
+        text: str,
+        command: str,
+        team_ref: str | None,
+    ) -> tuple[Delivery, ResponseUrl]:
         state = self._core.state
         team, user = self._who(user_ref, team_ref)
         channel = self._channel(channel_ref, team)
@@ -298,9 +374,7 @@ class SlackDriver:
             envelope_type="slash_commands",
             accepts_response_payload=True,
         )
-        await self._deliver(delivery, options)
-        self._after_slash(delivery, record, command)
-        return delivery
+        return delivery, record
 
     def _after_slash(self, delivery: Delivery, record: ResponseUrl, command: str) -> None:
         if not delivery.in_time:

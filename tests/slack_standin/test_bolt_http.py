@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 
 from emulators.slack import AGENT, CALL_CENTER, SUPERVISOR, SlackStandIn
+from emulators.slack.driver import post, request_headers
 from tests.slack_standin.bolt_app import build_bolt_app
 from tests.slack_standin.loopback import serve
 
@@ -93,3 +96,37 @@ async def test_bolt_refuses_unsigned_or_stale_requests(
     )
     assert (command.status, click_target.status) == (401, 401)
     assert seen == [] and slack.messages(CALL_CENTER) == [] and slack.home(AGENT) is None
+
+
+async def test_a_command_sent_by_another_sender_is_what_slash_command_sends(
+    slack: SlackStandIn, seen: list[str]
+) -> None:
+    # What a benchmark's sender in a process of its own does: the stand-in builds the
+    # command, the sender signs and posts it, the stand-in applies the ack.
+    quick = await slack.driver.prepare_slash_command(user=AGENT, channel=CALL_CENTER, text="quick")
+    later = await slack.driver.prepare_slash_command(user=SUPERVISOR, channel=CALL_CENTER)
+    url = slack.driver.request_url
+    assert url is not None and quick.status == 0 and slack.ephemerals(AGENT) == []
+    async with aiohttp.ClientSession() as session:
+        for delivery in (quick, later):
+            headers = request_headers(slack.signing_secret, delivery, timestamp=int(time.time()))
+            await post(session, url, delivery, headers, 10.0)
+            await slack.driver.settle_slash_command(delivery)
+    assert quick.in_time and later.in_time and seen == ["command:quick", "command:"]
+    assert [e["text"] for e in slack.ephemerals(AGENT)] == ["Quick answer in the ack"]
+    # The answer through the command's response_url reaches the stand-in.
+    await slack.wait_for_message(CALL_CENTER, lambda m: m["text"] == "Spring is running")
+    assert slack.driver.history[-2:] == [quick, later]
+
+
+async def test_a_command_sent_by_another_sender_and_never_acked_fails(
+    slack: SlackStandIn, seen: list[str]
+) -> None:
+    delivery = await slack.driver.prepare_slash_command(user=AGENT, channel=CALL_CENTER)
+    headers = request_headers(slack.signing_secret, delivery, timestamp=int(time.time()))
+    async with aiohttp.ClientSession() as session:
+        await post(session, "http://127.0.0.1:9/slack/events", delivery, headers, 2.0)
+    await slack.driver.settle_slash_command(delivery)
+    assert delivery.status == 0 and not delivery.in_time and seen == []
+    [notice] = slack.ephemerals(AGENT)
+    assert notice["text"] == '/callops failed with the error "operation_timeout"'
