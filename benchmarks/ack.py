@@ -38,9 +38,11 @@ offered at each of ``--rates`` (commands per second, sent on time whatever the a
 ``--rate-seconds``, up to the first rate whose ack p99 is not under 100 ms or whose replies
 do not all arrive within 2 s of the last command; the last rate that held is the figure.
 ``--compare DIR`` runs the app of another checkout (the code before a change) beside this
-tree's, in the same run; ``--bare`` offers the same rates to a Bolt app that only acks,
-the floor to read the ack p99 against.  ``--sample-app`` (py-spy on PATH) and ``--profile-app``
-(cProfile, every thread) say where the app's CPU goes.  Written under "## CPU per command
+tree's, in the same run; ``--bare`` offers the same rates to two Bolt apps that only
+ack, the floors to read the ack p99 against: one acks in its listener, as Bolt apps do,
+the other answers from the listener's middleware, as callops does.  ``--sample-app``
+(py-spy on PATH) and ``--profile-app`` (cProfile, every thread) say where the app's CPU
+goes.  Written under "## CPU per command
 and capacity of one process (benchmarks/ack.py)".  The pieces (``serving_app``,
 ``cpu_per_command``, ``offer_rate``, ``highest_rate``, ``ReplyCounter``) are importable
 for other benchmarks.
@@ -70,11 +72,11 @@ before each step (none carries the messages of the steps before); and both callo
 run from this tree's ``.venv``, at their own default logging, with their databases side by
 side in one temporary directory.  What stays unequal is what the apps do: callops asks the
 emulator and answers through ``response_url``, so at each rate the stand-in and the
-emulator take CPU on the machine's cores that the bare app leaves free; and the bare app
-acks from its listener, which Bolt notices only at its next 10 ms poll, where callops acks
-from a middleware.
+emulator take CPU on the machine's cores that the bare apps leave free; and the first
+bare app acks from its listener, which Bolt notices only at its next 10 ms poll, where
+callops and the second bare app answer from a middleware.
 
-``--serve ack-only|service-first --port N`` runs one of the comparison apps (the
+``--serve ack-only|ack-first|service-first --port N`` runs one of the comparison apps (the
 benchmark starts them that way; they read the SLACK_* and CALLOPS_* environment).
 """
 
@@ -99,7 +101,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +112,7 @@ from aiohttp import web
 from cryptography.fernet import Fernet
 from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from callcenter import CallCenter
@@ -229,9 +232,12 @@ def comparison_app(kind: str) -> AsyncApp:
         ),
         signing_secret=os.environ["SLACK_SIGNING_SECRET"],
     )
-    if kind == "ack-only":
+    if kind in FLOORS:
 
-        @app.command("/callops")
+        async def answer_first() -> BoltResponse:  # before the listener, as callops answers
+            return BoltResponse(status=200, body="")
+
+        @app.command("/callops", middleware=[answer_first] if kind == "ack-first" else [])
         async def ack_only(ack: AsyncAck) -> None:
             await ack()
 
@@ -383,7 +389,7 @@ async def run_app(
     args: Namespace,
 ) -> Result:
     result = Result(
-        name=name, answers_by_reply=kind == "callops", answers_expected=kind != "ack-only"
+        name=name, answers_by_reply=kind == "callops", answers_expected=kind not in FLOORS
     )
     slack.reset()
     async with serving_app(kind, slack, service_url, workdir):
@@ -938,10 +944,10 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
                 Ladder(result.label, app.pid, app.url)
                 for app, result in zip(apps, results, strict=True)
             ]
-            if args.bare:
-                bare, bare_idle = await bare_app(stack, slack, service_url, Path(tmp))
-                ladders.append(Ladder(BARE_LABEL, bare.pid, bare.url, replies_expected=False))
-                results.append(Capacity(BARE_LABEL, [], bare_idle, 0.0, [], drain_limit=2.0))
+            for kind, label in FLOORS.items() if args.bare else ():
+                bare, bare_idle = await bare_app(stack, slack, service_url, Path(tmp), kind)
+                ladders.append(Ladder(label, bare.pid, bare.url, replies_expected=False))
+                results.append(Capacity(label, [], bare_idle, 0.0, [], drain_limit=2.0))
             print(f"  offered rates, the apps in turn at each: {rates}", flush=True)
             async with Sender.started() as sender:
                 await highest_rate(
@@ -961,15 +967,19 @@ async def measure_capacity(args: Namespace) -> list[Capacity]:
 
 
 BARE_LABEL = "Bolt app that only acks"
+FLOORS = {"ack-only": BARE_LABEL, "ack-first": "the same, acking from a middleware"}
+"""Two floors: Bolt's usual ``ack()`` in the listener, which Bolt notices at its next
+10 ms poll, and an answer from the listener's middleware, as callops answers."""
 
 
 async def bare_app(
-    stack: contextlib.AsyncExitStack, slack: SlackStandIn, service_url: str, tmp: Path
+    stack: contextlib.AsyncExitStack, slack: SlackStandIn, service_url: str, tmp: Path, kind: str
 ) -> tuple[ServedApp, float]:
-    """A Bolt app that only acks, up until ``stack`` closes, and its CPU while idle: the
-    floor that Bolt, this machine and the sender set for the ack, to read callops' ack p99
-    against.  Served beside the others, so that it takes the same rates in turn with them."""
-    app = await stack.enter_async_context(serving_app("ack-only", slack, service_url, tmp))
+    """A Bolt app that only acks (``kind``, one of ``FLOORS``), up until ``stack`` closes,
+    and its CPU while idle: the floor that Bolt, this machine and the sender set for the
+    ack, to read callops' ack p99 against.  Served beside the others, so that it takes the
+    same rates in turn with them."""
+    app = await stack.enter_async_context(serving_app(kind, slack, service_url, tmp))
     for _ in range(5):  # its first auth.test and connections, as the others' warm-up did
         await slack.driver.slash_command(
             user=SUPERVISOR, channel=CALL_CENTER, text="campaigns", ack_timeout=60.0
@@ -1213,27 +1223,26 @@ def capacity_table(results: list[Capacity]) -> list[str]:
     ]
     rates = sorted({s.rate for r in results for s in r.steps})
     lines.extend(row(f"{rate:g}/s offered", step(rate)) for rate in rates)
-    bare = next((r for r in results if r.label == BARE_LABEL), None)
-    if bare is not None:
+    for bare in [result for result in results if result.label in FLOORS.values()]:
 
-        def against_bare(rate: float) -> Callable[[Capacity], str]:
+        def against(rate: float, bare: Capacity = bare) -> Callable[[Capacity], str]:
             def cell(r: Capacity) -> str:
                 mine = next((s for s in r.steps if s.rate == rate), None)
                 floor = next((s for s in bare.steps if s.rate == rate), None)
-                if r is bare or mine is None or floor is None:
+                if r.label in FLOORS.values() or mine is None or floor is None:
                     return "–"
                 return f"{mine.p99_ms / floor.p99_ms:.2f}×"
 
             return cell
 
-        lines.extend(
-            row(f"ack p99 at {rate:g}/s ÷ the bare Bolt app's", against_bare(rate))
-            for rate in rates
-        )
+        name = "the bare Bolt app's" if bare.label == BARE_LABEL else "it acking from a middleware"
+        lines.extend(row(f"ack p99 at {rate:g}/s ÷ {name}", against(rate)) for rate in rates)
     return lines
 
 
 def run_bursts(args: Namespace) -> bool:
+    load = os.getloadavg()[0]  # before the run: what else the machine was doing
+    started = datetime.now(UTC)
     results = asyncio.run(measure(args))
     lines = table(results)
     checks = verdicts(results[0])
@@ -1247,7 +1256,8 @@ def run_bursts(args: Namespace) -> bool:
         print(f"callops: {label}: {'met' if ok else 'MISSED'}")
     if not args.no_readme:
         intro = [
-            f"`.venv/bin/python benchmarks/ack.py` — {date.today().isoformat()}",
+            f"`{shown_command(args)}` — {started:%Y-%m-%d, %H:%M} UTC, load average "
+            f"{load:.1f} before the run.",
             "",
             f"{args.rounds} bursts of {args.commands} `/callops campaigns` sent at once "
             "(after one warm-up command), while the emulator answers every "
@@ -1264,7 +1274,12 @@ def run_bursts(args: Namespace) -> bool:
         notes = [
             "",
             "The machine is shared with other work, so p99 moves by tens of milliseconds "
-            "between runs, the floor column with it. Before `/callops` acknowledged from its "
+            "between runs, the floor column with it. The commands of a burst arrive together "
+            "and one event loop takes them in turn, so the last ack of a burst waits for "
+            "every other command's work before its ack, and for the first steps of those "
+            "already acknowledged (who asks, the command read, the service asked): about "
+            "the burst's size times that work, where the floor column is the size times "
+            "Bolt's own. Before `/callops` acknowledged from its "
             "listener's middleware (it called `ack()` inside the Bolt listener), this harness "
             "measured callops at p50 267 ms and p99 285–313 ms: Bolt notices an `ack()` only "
             "at its next 10 ms poll, after every other ready task, so each ack waited behind "
@@ -1344,10 +1359,11 @@ CAPACITY_NOTES: list[str] = [
     "its dependencies installed there). The machine is shared with other work; between "
     "runs a figure moves by up to a third, so read the columns of one run against each "
     "other, not against another run's. The `Bolt app that only acks` column (`--bare`) "
-    "is the floor Bolt, this machine and the sender set for the ack at each rate. It "
-    "acks from its listener, which Bolt notices at its next 10 ms poll "
-    "(`AsyncioListenerRunner`); callops acks from a middleware, without that wait, so at "
-    "a low rate its ack p99 can be under the bare app's.",
+    "is the floor Bolt, this machine and the sender set for the ack at each rate when an "
+    "app acks as Bolt apps do, from its listener, which Bolt notices at its next 10 ms "
+    "poll (`AsyncioListenerRunner`); callops answers from the listener's middleware, "
+    "without that wait, so its ack p99 can be under that app's. The next column is the "
+    "same app answering from a middleware as callops does: the floor for that way.",
     "",
     "At the first rate missed, the CPU shares show why: the stand-in (taking the "
     "replies and Web API calls) spends about as much CPU per command as the app, and "
@@ -1404,7 +1420,7 @@ def main(argv: list[str] | None = None) -> int:
         "--every-rate", action="store_true", help="offer every rate, past the first missed"
     )
     parser.add_argument("--no-readme", action="store_true", help="print only")
-    parser.add_argument("--serve", choices=["ack-only", "service-first"], help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=[*FLOORS, "service-first"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.argv = argv
