@@ -289,19 +289,10 @@ async def burst(
 ) -> None:
     """``commands`` sent at once by ``sender`` (a process of its own, like the rate
     ladder's), then until every answer has arrived."""
-    url = slack.driver.request_url
-    if url is None:
-        raise RuntimeError("no app connected to the stand-in")
-    deliveries = [
-        await slack.driver.prepare_slash_command(
-            user=SUPERVISOR, channel=CALL_CENTER, text="campaigns"
-        )
-        for _ in range(commands)
-    ]
+    deliveries = await prepared(slack, commands, "campaigns")
     before, errors_before = replies(slack)
     started = time.perf_counter()
-    await sender.send(url, slack.signing_secret, deliveries, math.inf, RATE_ACK_TIMEOUT_S)
-    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
+    await sent(slack, sender, deliveries, math.inf)
     if result.answers_by_reply:
         with contextlib.suppress(TimeoutError):  # reported as fewer answers
             await slack.wait_for(
@@ -704,6 +695,28 @@ async def send_job(session: aiohttp.ClientSession, job: dict[str, Any]) -> dict[
     return {"last_sent": last_sent, "answers": answers}
 
 
+async def prepared(slack: SlackStandIn, count: int, text: str) -> list[Delivery]:
+    """``count`` ``/callops <text>`` as the stand-in would send them, built, not sent."""
+    return [
+        await slack.driver.prepare_slash_command(user=SUPERVISOR, channel=CALL_CENTER, text=text)
+        for _ in range(count)
+    ]
+
+
+async def sent(
+    slack: SlackStandIn, sender: Sender, deliveries: list[Delivery], rate: float
+) -> float:
+    """``deliveries`` sent to the stand-in's request URL by ``sender``, ``rate`` a second
+    (``math.inf``: all at once), their acks then settled as Slack would; when the last
+    was sent (``time.monotonic()``)."""
+    url = slack.driver.request_url
+    if url is None:
+        raise RuntimeError("no app connected to the stand-in")
+    last_sent = await sender.send(url, slack.signing_secret, deliveries, rate, RATE_ACK_TIMEOUT_S)
+    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
+    return last_sent
+
+
 async def offer_rate(
     slack: SlackStandIn,
     sender: Sender,
@@ -721,21 +734,14 @@ async def offer_rate(
     ``sender`` (a process of its own) each at its own time whatever the app's answers (an
     open loop: Slack does not wait for one user before sending the next's), then until
     every reply has arrived."""
-    url = slack.driver.request_url
-    if url is None:
-        raise RuntimeError("no app connected to the stand-in")
     count = max(1, round(rate * seconds))
-    deliveries = [
-        await slack.driver.prepare_slash_command(user=SUPERVISOR, channel=CALL_CENTER, text=text)
-        for _ in range(count)
-    ]
+    deliveries = await prepared(slack, count, text)
     before = counter.total
     watched = {"sender": sender.pid, **(others or {})}
     cpu_before = process_cpu_seconds(pid)
     others_before = {name: process_cpu_seconds(p) for name, p in watched.items()}
     own_before = time.process_time()
-    last_sent = await sender.send(url, slack.signing_secret, deliveries, rate, RATE_ACK_TIMEOUT_S)
-    await asyncio.gather(*(slack.driver.settle_slash_command(d) for d in deliveries))
+    last_sent = await sent(slack, sender, deliveries, rate)
     reached = not replies_expected or await counter.reach(before + count, answer_wait)
     if not replies_expected:
         drained = 0.0
