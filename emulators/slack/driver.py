@@ -226,9 +226,13 @@ class SlackDriver:
             delivery.ack_seconds = ack.seconds
         else:
             await self._post(delivery, options, limit, extra_headers or {}, signed_after)
+        self._record(delivery)
+        return delivery
+
+    def _record(self, delivery: Delivery) -> None:
+        """A request sent and answered: in ``history``, and told to the bus's watchers."""
         self.history.append(delivery)
         self._core.bus.publish("delivery", delivery.team_id, delivery=delivery)
-        return delivery
 
     async def _post(
         self,
@@ -334,8 +338,7 @@ class SlackDriver:
             url = delivery.response_url or ""
             record = self._core.state.response_urls[url.rsplit("/", 1)[-1]]
             delivery.transport = "http"
-            self.history.append(delivery)
-            self._core.bus.publish("delivery", delivery.team_id, delivery=delivery)
+            self._record(delivery)
             self._after_slash(delivery, record, str(delivery.payload["command"]))
 
         await self.on_loop(settle())
@@ -1014,6 +1017,5 @@ class SlackDriver:
             original, status=0, body="", ack_seconds=0.0, headers={}, sent_headers={}
         )
         await self._send(again, dict(original.sent_headers), 10.0)
-        self.history.append(again)
-        self._core.bus.publish("delivery", again.team_id, delivery=again)
+        self._record(again)
         return again
